@@ -1,0 +1,167 @@
+"""Parser for AT&T-syntax straight-line code (the GNU as spelling) into ``x86.Instr``.
+
+Accepted: ``%``-registers, ``$``-immediates (decimal, ``0x`` hex, negative),
+memory operands ``disp(base,index,scale)``, size suffixes ``l`` (and ``q`` on
+64-bit pointer registers), ``#`` and ``/* */`` comments, ``;``-separated
+statements, labels (ignored: the code is straight-line) and assembler
+directives that emit nothing (``.text``, ``.globl``, ``.cfi_*``...; ignored).
+
+Refused, with ``file:line`` and the offending word: any mnemonic outside the
+semantics table (``x86.SEMANTICS``), data directives inside code (``.byte``,
+``.long``...), symbolic displacements, unknown registers, operand shapes the
+instruction does not take. The whole file is parsed before anything is
+returned, and the first error wins.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .errors import ParseError, UnsupportedError
+from .x86 import Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register, split_mnemonic
+
+# Directives that put bytes into the section: code hidden in data is not
+# straight-line code we can reason about.
+_DATA_DIRECTIVES = {".byte", ".word", ".short", ".long", ".int", ".quad", ".ascii",
+                    ".asciz", ".string", ".zero", ".fill", ".skip", ".space", ".inst",
+                    ".octa", ".value", ".incbin"}
+
+_LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:")
+_NUM = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)$")
+_MEM = re.compile(r"^(?P<disp>[^()]*)\((?P<inner>[^()]*)\)$")
+
+
+def _number(text: str, what: str) -> int:
+    t = text.strip()
+    if not _NUM.match(t):
+        raise UnsupportedError(f"{what} {t!r} is not a number (symbols are not modelled)")
+    return int(t, 0)
+
+
+def _split_operands(text: str) -> list[str]:
+    """Split on commas that are not inside parentheses."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    last = "".join(cur).strip()
+    if last or out:
+        out.append(last)
+    return out
+
+
+def parse_operand(text: str, arch: Arch) -> Operand:
+    t = text.strip()
+    if not t:
+        raise ParseError("empty operand")
+    if t.startswith("%"):
+        return register(t[1:], arch)
+    if t.startswith("$"):
+        v = _number(t[1:], "immediate")
+        if not -(1 << 31) <= v < (1 << 32):
+            raise UnsupportedError(f"immediate {t} does not fit in 32 bits")
+        return Imm(v & 0xFFFFFFFF)
+    if t.startswith("*"):
+        raise UnsupportedError(f"indirect operand {t!r} is not modelled")
+    m = _MEM.match(t)
+    if m:
+        disp = _number(m.group("disp"), "displacement") if m.group("disp").strip() else 0
+        parts = [p.strip() for p in m.group("inner").split(",")]
+        if len(parts) > 3:
+            raise ParseError(f"memory operand {t!r} has too many parts")
+        base = register(parts[0][1:], arch) if parts[0] else None
+        if parts[0] and not parts[0].startswith("%"):
+            raise ParseError(f"memory operand {t!r}: base must be a %register")
+        index = None
+        scale = 1
+        if len(parts) >= 2 and parts[1]:
+            if not parts[1].startswith("%"):
+                raise ParseError(f"memory operand {t!r}: index must be a %register")
+            index = register(parts[1][1:], arch)
+            if index.name == "esp":
+                raise UnsupportedError(f"memory operand {t!r}: %esp cannot be an index")
+        if len(parts) == 3:
+            scale = _number(parts[2], "scale") if parts[2] else 1
+            if scale not in (1, 2, 4, 8):
+                raise ParseError(f"memory operand {t!r}: scale must be 1, 2, 4 or 8")
+        for r in (base, index):
+            if r is not None and r.width == 8:
+                raise UnsupportedError(f"memory operand {t!r}: 8-bit address register")
+        return Mem(base, index, scale, disp)
+    if _NUM.match(t):
+        # An absolute address as a memory operand: nothing in round code does this.
+        raise UnsupportedError(f"absolute memory operand {t!r} is not modelled")
+    raise UnsupportedError(f"operand {t!r} is not modelled (symbols and labels are not)")
+
+
+def _strip_block_comments(text: str) -> str:
+    """Blank out /* ... */ comments but keep newlines, so line numbers stay right."""
+    def blank(m: re.Match) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+    return re.sub(r"/\*.*?\*/", blank, text, flags=re.S)
+
+
+def parse_statement(stmt: str, arch: Arch, line: int) -> Instr | None:
+    """One statement (no comment, no label) -> an ``Instr``, or None for a no-op directive."""
+    s = stmt.strip()
+    if not s:
+        return None
+    word, _, rest = s.partition(" ")
+    if "\t" in word:
+        word, _, more = word.partition("\t")
+        rest = more + " " + rest
+    if word.startswith("."):
+        if word.lower() in _DATA_DIRECTIVES:
+            raise UnsupportedError(f"data directive {word} inside code")
+        return None
+    mnemonic, suffix = split_mnemonic(word)
+    operands = tuple(parse_operand(o, arch) for o in _split_operands(rest))
+    if suffix == "q" or any(isinstance(o, Reg) and o.width == 64 for o in operands[-1:]):
+        # 64-bit operand size is modelled only where it is pointer handling:
+        # moves, add/sub of a constant, lea of base+constant.
+        ok = mnemonic == "mov" or (mnemonic in ("add", "sub") and isinstance(operands[0], Imm)) or (
+            mnemonic == "lea" and isinstance(operands[0], Mem) and operands[0].index is None)
+        if not ok or any(isinstance(o, Reg) and o.width == 32 for o in operands):
+            raise UnsupportedError(f"{word}: 64-bit operand size is only modelled for pointer moves and constant offsets")
+    ins = Instr(mnemonic, operands, line)
+    check_operands(ins)
+    return ins
+
+
+def parse_text(text: str, arch: Arch, filename: str = "<input>") -> list[Instr]:
+    """Parse a whole file's text; errors say ``file:line: message``."""
+    out: list[Instr] = []
+    for lineno, raw in enumerate(_strip_block_comments(text).splitlines(), start=1):
+        code = raw.split("#", 1)[0]
+        for stmt in code.split(";"):
+            while True:  # any number of labels may precede a statement
+                m = _LABEL.match(stmt)
+                if not m:
+                    break
+                stmt = stmt[m.end():]
+            try:
+                ins = parse_statement(stmt, arch, lineno)
+            except (ParseError, UnsupportedError) as e:
+                raise type(e)(f"{filename}:{lineno}: {e}") from None
+            if ins is not None:
+                out.append(ins)
+    return out
+
+
+def parse_file(path: str | Path, arch: Arch) -> list[Instr]:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ParseError(f"{p}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise ParseError(f"{p}: not a text file") from None
+    return parse_text(text, arch, str(p))

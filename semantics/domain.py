@@ -1,0 +1,149 @@
+"""Value domains: where the ops of the term IR and the x86 table get their meaning.
+
+A domain turns the IR's op names (``ir.ARITY``) into operations on its own
+values. Three domains exist, and *everything* that computes -- the term
+evaluator, the x86 semantics table, the SHA-1 spec -- is written once against
+this interface:
+
+* ``Z3Domain``    -- symbolic 32-bit bit-vectors in one ``z3.Context``
+                     (each prover / worker owns its own context);
+* ``NumpyDomain`` -- ``uint32`` arrays of ``lanes`` random states at once:
+                     the test-case prefilter, thousands of states per call;
+* ``TermDomain``  -- builds IR terms (symbolic execution into the DAG).
+
+Invariant: for every op, all three agree bit for bit on every input
+(``tests/test_semantics.py`` checks it on random states). Shift and rotate
+counts are masked to 5 bits, as x86 does (``ir.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import z3
+
+from .errors import Sha1optError
+from .ir import ARITY, MASK32, Builder, Term
+
+
+class Domain:
+    """Interface: ``const``, ``var`` and ``apply(op, *args)`` over one value type."""
+
+    name = "abstract"
+
+    def const(self, value: int):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def apply(self, op: str, *args):
+        fn = getattr(self, "op_" + op, None)
+        if fn is None or ARITY.get(op) != len(args):
+            raise Sha1optError(f"domain {self.name} has no op {op!r}/{len(args)}")
+        return fn(*args)
+
+
+class Z3Domain(Domain):
+    """32-bit Z3 bit-vectors in a private context."""
+
+    name = "z3"
+
+    def __init__(self, ctx: z3.Context | None = None) -> None:
+        self.ctx = ctx if ctx is not None else z3.Context()
+
+    def const(self, value: int):
+        return z3.BitVecVal(value & MASK32, 32, self.ctx)
+
+    def var(self, name: str):
+        return z3.BitVec(name, 32, self.ctx)
+
+    @staticmethod
+    def _count(n):
+        """A rotate/shift count: a Python int when it is a literal (nicer terms)."""
+        if z3.is_bv_value(n):
+            return n.as_long() & 31
+        return n & 31
+
+    def op_add(self, x, y): return x + y
+    def op_sub(self, x, y): return x - y
+    def op_and(self, x, y): return x & y
+    def op_or(self, x, y): return x | y
+    def op_xor(self, x, y): return x ^ y
+    def op_not(self, x): return ~x
+    def op_neg(self, x): return -x
+
+    def op_shl(self, x, n):
+        k = self._count(n)
+        return x << (self.const(k) if isinstance(k, int) else k)
+
+    def op_shr(self, x, n):
+        k = self._count(n)
+        return z3.LShR(x, self.const(k) if isinstance(k, int) else k)
+
+    def op_rol(self, x, n):
+        k = self._count(n)
+        if isinstance(k, int):
+            return z3.RotateLeft(x, k) if k else x
+        return z3.RotateLeft(x, k)
+
+    def op_ror(self, x, n):
+        k = self._count(n)
+        if isinstance(k, int):
+            return z3.RotateRight(x, k) if k else x
+        return z3.RotateRight(x, k)
+
+    def op_bswap(self, x):
+        return z3.Concat(*(z3.Extract(8 * i + 7, 8 * i, x) for i in range(4)))
+
+
+class NumpyDomain(Domain):
+    """``uint32`` arrays of shape ``(lanes,)``; arithmetic wraps mod 2**32."""
+
+    name = "numpy"
+
+    def __init__(self, lanes: int) -> None:
+        self.lanes = lanes
+
+    def const(self, value: int):
+        return np.full(self.lanes, value & MASK32, dtype=np.uint32)
+
+    @staticmethod
+    def _k(n):
+        return n & np.uint32(31)
+
+    def op_add(self, x, y): return x + y
+    def op_sub(self, x, y): return x - y
+    def op_and(self, x, y): return x & y
+    def op_or(self, x, y): return x | y
+    def op_xor(self, x, y): return x ^ y
+    def op_not(self, x): return ~x
+    def op_neg(self, x): return np.uint32(0) - x
+    def op_shl(self, x, n): return x << self._k(n)
+    def op_shr(self, x, n): return x >> self._k(n)
+
+    def op_rol(self, x, n):
+        k = self._k(n)
+        # (32 - k) & 31 keeps the right shift in range when k == 0 (then x|x).
+        return (x << k) | (x >> ((np.uint32(32) - k) & np.uint32(31)))
+
+    def op_ror(self, x, n):
+        k = self._k(n)
+        return (x >> k) | (x << ((np.uint32(32) - k) & np.uint32(31)))
+
+    def op_bswap(self, x):
+        return x.byteswap()
+
+
+class TermDomain(Domain):
+    """Builds terms: running x86 code here yields the formula it computes."""
+
+    name = "term"
+
+    def __init__(self, builder: Builder | None = None) -> None:
+        self.builder = builder if builder is not None else Builder()
+
+    def const(self, value: int) -> Term:
+        return self.builder.const(value)
+
+    def var(self, name: str) -> Term:
+        return self.builder.var(name)
+
+    def apply(self, op: str, *args) -> Term:
+        return self.builder.node(op, args)

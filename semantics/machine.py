@@ -1,0 +1,234 @@
+"""The interpreter: runs straight-line ``x86.Instr`` lists over any ``domain.Domain``.
+
+One interpreter, three uses: over ``Z3Domain`` it is the symbolic semantics,
+over ``NumpyDomain`` it runs thousands of concrete states at once, over
+``TermDomain`` it yields the IR formula of each register. Every instruction's
+meaning comes from ``x86.SEMANTICS``; this module only moves operand values
+in and out.
+
+Memory model (stated once): memory is 32-bit words in *regions* -- the stack,
+the input block, the state array -- addressed as ``(region, byte offset)``.
+A register holds either a 32-bit data value or a ``Pointer(region, offset)``;
+pointers are only moved, offset by constants (``add $64,%rsi``, ``lea
+8(%rsp),%rbp``) and used as address bases. Distinct regions never alias
+(the ABI gives ``state``, ``data`` and our stack frame as separate objects;
+the emitted code's tests check that claim natively). Two accesses in one
+region at offsets closer than 4 bytes but not equal would partially overlap;
+that is refused rather than modelled byte-wise. A memory address must be a
+pointer plus a constant: an index register in a *load or store* is refused
+(``lea`` may use one, as it is arithmetic, not an access).
+
+Unwritten registers and words are read from ``initial_reg(name)`` and
+``initial_mem(region, offset)``; a register first used as an address base is
+taken to point at offset 0 of a region named after it (so ``12(%esi)`` in a
+snippet reads word 3 of region ``esi``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from .errors import UnsupportedError
+from .x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg
+
+Location = tuple  # ("reg", name) | ("mem", region, offset)
+
+
+@dataclass(frozen=True, slots=True)
+class Pointer:
+    region: str
+    offset: int = 0
+
+
+@dataclass
+class Machine:
+    domain: object
+    initial_reg: Callable[[str], object]
+    initial_mem: Callable[[str, int], object]
+    regs: dict[str, object] = field(default_factory=dict)
+    mem: dict[tuple[str, int], object] = field(default_factory=dict)
+    # Where pointers are on entry: a register name ("esi") or a memory word
+    # (("stack", 68), an i386 argument slot) -> the region pointed at.
+    pointers: dict = field(default_factory=dict)
+
+    # -- registers -----------------------------------------------------------
+    def _reg(self, r: Reg, ins: Instr, as_pointer: bool = False):
+        if r.name not in self.regs and r.name in self.pointers:
+            self.regs[r.name] = Pointer(self.pointers[r.name])
+        if r.name not in self.regs:
+            self.regs[r.name] = Pointer(r.name) if as_pointer else self.initial_reg(r.name)
+        v = self.regs[r.name]
+        if not as_pointer and isinstance(v, Pointer):
+            raise UnsupportedError(f"{_where(ins)}{r} holds a pointer ({v.region}+{v.offset}) but is used as data")
+        return v
+
+    # -- memory --------------------------------------------------------------
+    def address(self, m: Mem, ins: Instr) -> tuple[str, int]:
+        if m.index is not None or m.base is None:
+            raise UnsupportedError(f"{_where(ins)}memory access {m} must be a pointer register plus a constant")
+        p = self._reg(m.base, ins, as_pointer=True)
+        if not isinstance(p, Pointer):
+            raise UnsupportedError(f"{_where(ins)}{m.base} holds data but is used as an address")
+        return (p.region, p.offset + m.disp)
+
+    def _check_overlap(self, key: tuple[str, int], ins: Instr) -> None:
+        region, off = key
+        for d in (-3, -2, -1, 1, 2, 3):
+            if (region, off + d) in self.mem:
+                raise UnsupportedError(
+                    f"{_where(ins)}accesses {region}+{off} and {region}+{off + d} partially overlap"
+                )
+
+    def load(self, key: tuple[str, int], ins: Instr):
+        if key not in self.mem:
+            self._check_overlap(key, ins)
+            self.mem[key] = Pointer(self.pointers[key]) if key in self.pointers else self.initial_mem(*key)
+        return self.mem[key]
+
+    def store(self, key: tuple[str, int], value, ins: Instr) -> None:
+        if key not in self.mem:
+            self._check_overlap(key, ins)
+        self.mem[key] = value
+
+    # -- operands ------------------------------------------------------------
+    def read(self, op: Operand, ins: Instr):
+        if isinstance(op, Imm):
+            return self.domain.const(op.value)
+        if isinstance(op, Reg):
+            if op == CL:
+                return self._reg(Reg("ecx"), ins)  # the domain masks counts to 5 bits
+            return self._reg(op, ins)
+        v = self.load(self.address(op, ins), ins)
+        if isinstance(v, Pointer):
+            raise UnsupportedError(f"{_where(ins)}{op} holds a pointer but is used as data")
+        return v
+
+    def location(self, op: Operand, ins: Instr) -> Location:
+        if isinstance(op, Reg):
+            return ("reg", op.name)
+        if isinstance(op, Mem):
+            return ("mem", *self.address(op, ins))
+        raise UnsupportedError(f"{_where(ins)}cannot write to {op}")
+
+    def write(self, loc: Location, value, ins: Instr) -> None:
+        if loc[0] == "reg":
+            self.regs[loc[1]] = value
+        else:
+            self.store((loc[1], loc[2]), value, ins)
+
+    def get(self, loc: Location):
+        """Current value at a location (reading initial values if untouched)."""
+        if loc[0] == "reg":
+            if loc[1] not in self.regs:
+                return self._entry_pointer(loc[1]) or self.initial_reg(loc[1])
+            return self.regs[loc[1]]
+        key = (loc[1], loc[2])
+        if key in self.mem:
+            return self.mem[key]
+        return Pointer(self.pointers[key]) if key in self.pointers else self.initial_mem(*key)
+
+    # -- execution -----------------------------------------------------------
+    def _pointer_op(self, ins: Instr):
+        """Pointer arithmetic and moves; None when ``ins`` is a data operation."""
+        m, ops = ins.mnemonic, ins.operands
+        if m == "lea" and ops[0].base is not None and ops[0].index is None:
+            base = self.regs.get(ops[0].base.name, self._entry_pointer(ops[0].base.name))
+            if isinstance(base, Pointer):
+                p = self._reg(ops[0].base, ins, as_pointer=True)
+                return Pointer(p.region, p.offset + ops[0].disp)
+        if m == "mov" and isinstance(ops[0], Mem) and isinstance(ops[1], Reg):
+            v = self.load(self.address(ops[0], ins), ins)
+            if isinstance(v, Pointer):
+                return v
+        if m == "mov" and isinstance(ops[1], Mem) and isinstance(ops[0], Reg):
+            src = self.regs.get(ops[0].name, self._entry_pointer(ops[0].name))
+            if isinstance(src, Pointer):
+                self.store(self.address(ops[1], ins), src, ins)
+                return _STORED
+        if m == "mov" and isinstance(ops[0], Reg):
+            src = self.regs.get(ops[0].name, self._entry_pointer(ops[0].name))
+            if isinstance(src, Pointer):
+                return self._reg(ops[0], ins, as_pointer=True)
+        if m in ("add", "sub") and isinstance(ops[1], Reg):
+            dst = self.regs.get(ops[1].name, self._entry_pointer(ops[1].name))
+            if isinstance(dst, Pointer):
+                if not isinstance(ops[0], Imm):
+                    raise UnsupportedError(f"{_where(ins)}pointer arithmetic needs an immediate")
+                p = self._reg(ops[1], ins, as_pointer=True)
+                v = ops[0].value if ops[0].value < (1 << 31) else ops[0].value - (1 << 32)
+                return Pointer(p.region, p.offset + (v if m == "add" else -v))
+        return None
+
+    def _entry_pointer(self, name: str) -> Pointer | None:
+        return Pointer(self.pointers[name]) if name in self.pointers else None
+
+    def step(self, ins: Instr):
+        """Execute one instruction; returns (location written, value written)."""
+        sem = SEMANTICS.get(ins.mnemonic)
+        if sem is None:
+            raise UnsupportedError(f"{_where(ins)}unsupported instruction {ins.mnemonic!r}")
+        d = self.domain
+        ops = ins.operands
+        ptr = self._pointer_op(ins)
+        if ptr is _STORED:
+            loc = self.location(ops[1], ins)
+            return loc, self.get(loc)
+        if ptr is not None:
+            loc = ("reg", ops[-1].name)
+            self.write(loc, ptr, ins)
+            return loc, ptr
+        f = sem.form
+        if f == "binary":
+            loc = self.location(ops[1], ins)
+            value = sem.fn(d, self.read(ops[1], ins), self.read(ops[0], ins))
+        elif f == "shift":
+            loc = self.location(ops[-1], ins)
+            count = self.read(ops[0], ins) if len(ops) == 2 else d.const(1)
+            value = sem.fn(d, self.read(ops[-1], ins), count)
+        elif f == "unary":
+            loc = self.location(ops[0], ins)
+            value = sem.fn(d, self.read(ops[0], ins))
+        elif f == "move":
+            loc = self.location(ops[1], ins)
+            value = sem.fn(d, self.read(ops[0], ins))
+        elif f == "lea":
+            m: Mem = ops[0]
+            base = self.read(m.base, ins) if m.base is not None else None
+            index = None
+            if m.index is not None:
+                index = self.read(m.index, ins)
+                if m.scale != 1:
+                    index = d.apply("shl", index, d.const(m.scale.bit_length() - 1))
+            loc = ("reg", ops[1].name)
+            value = sem.fn(d, base, index, d.const(m.disp & 0xFFFFFFFF))
+        elif f == "andn":
+            loc = ("reg", ops[2].name)
+            value = sem.fn(d, self.read(ops[1], ins), self.read(ops[0], ins))
+        elif f == "rorx":
+            loc = ("reg", ops[2].name)
+            value = sem.fn(d, self.read(ops[1], ins), self.read(ops[0], ins))
+        else:  # pragma: no cover - the table has no other forms
+            raise UnsupportedError(f"{_where(ins)}form {f}")
+        self.write(loc, value, ins)
+        return loc, value
+
+    def run(
+        self,
+        program: Iterable[Instr],
+        on_write: Callable[[int, Instr, Location, object], object] | None = None,
+    ) -> None:
+        """Run ``program``; ``on_write(i, ins, loc, value)`` may replace each written value."""
+        for i, ins in enumerate(program):
+            loc, value = self.step(ins)
+            if on_write is not None and not isinstance(value, Pointer):
+                new = on_write(i, ins, loc, value)
+                if new is not value:
+                    self.write(loc, new, ins)
+
+
+_STORED = Pointer("<stored>")  # sentinel: a pointer was spilled to memory
+
+
+def _where(ins: Instr) -> str:
+    return f"line {ins.line}: {ins}: " if ins.line else f"{ins}: "

@@ -1,0 +1,264 @@
+"""x86 integer instructions at 32-bit operand size: operands, instructions, semantics.
+
+The modelled subset is what SHA-1 round code uses: ``mov add sub and or xor
+not andn rol ror rorx shl shr lea bswap``, each with register, immediate and
+memory operands where x86 allows them. Operands are in AT&T order (sources
+first, destination last), as GNU as spells them.
+
+Semantics are ONE table, ``SEMANTICS``, of small pure functions keyed by
+mnemonic. Each function receives a ``domain.Domain`` and the operand values
+and returns the destination value, so the same function drives the Z3, numpy
+and term interpreters (``machine.py``). A mnemonic that is not in the table is
+refused by name (``UnsupportedError``), never approximated.
+
+Flags policy (stated once, here): every instruction in the table may clobber
+the arithmetic flags and none reads them; flags are not modelled. Round code
+never reads flags, so an instruction that does (``adc sbb cmov* set* j*``) is
+outside the table and refused.
+
+Registers: the eight i386 names ``eax ebx ecx edx esi edi ebp esp``; x86-64
+adds ``r8d``..``r15d``. The 64-bit names (``rax``, ``r8``...) name the same
+register when it holds a *pointer* (the stack pointer, the data pointer);
+data values are always 32-bit. A register is identified by its 32-bit name
+(``Reg.name``); ``Reg.width`` records how the source spelled it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from .errors import UnsupportedError
+
+Arch = Literal["i386", "x86_64"]
+ARCHES: tuple[Arch, ...] = ("i386", "x86_64")
+
+I386_REGS = ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp")
+X64_EXTRA = tuple(f"r{i}d" for i in range(8, 16))
+_R64 = {"rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx", "rsi": "esi",
+        "rdi": "edi", "rbp": "ebp", "rsp": "esp", **{f"r{i}": f"r{i}d" for i in range(8, 16)}}
+_R32_TO_64 = {v: k for k, v in _R64.items()}
+
+# Registers free for data (round values and temporaries): all but the stack
+# pointer. i386: 7 (a..e plus two temporaries), x86-64: 15.
+DATA_REGS: dict[str, tuple[str, ...]] = {
+    "i386": tuple(r for r in I386_REGS if r != "esp"),
+    "x86_64": tuple(r for r in I386_REGS if r != "esp") + X64_EXTRA,
+}
+
+
+def register(spelling: str, arch: Arch) -> "Reg":
+    """The register named ``spelling`` (without ``%``) on ``arch``, or refuse it."""
+    s = spelling.lower()
+    if s == "cl":
+        return CL
+    if s in I386_REGS or s in X64_EXTRA:
+        if arch == "i386" and s in X64_EXTRA:
+            raise UnsupportedError(f"register %{s} does not exist on i386")
+        return Reg(s, 32)
+    if s in _R64:
+        if arch == "i386":
+            raise UnsupportedError(f"64-bit register %{s} does not exist on i386")
+        return Reg(_R64[s], 64)
+    raise UnsupportedError(f"unsupported register %{s} (only 32-bit data and 64-bit pointer registers are modelled)")
+
+
+@dataclass(frozen=True, slots=True)
+class Reg:
+    name: str        # canonical 32-bit name: "eax", "r9d", "esp"
+    width: int = 32  # 32, or 64 where the source spelled %rax-style (pointers)
+
+    def __str__(self) -> str:
+        if self.width == 8:
+            return "%cl"
+        return "%" + (_R32_TO_64[self.name] if self.width == 64 else self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Imm:
+    value: int
+
+    def __str__(self) -> str:
+        return f"${self.value:#x}" if abs(self.value) > 9 else f"${self.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class Mem:
+    """``disp(base, index, scale)``: an address, 32-bit access when used as memory."""
+
+    base: Reg | None
+    index: Reg | None = None
+    scale: int = 1
+    disp: int = 0
+
+    def __str__(self) -> str:
+        # Frame offsets read best in decimal, constants like K in hex.
+        v = self.disp
+        d = "" if v == 0 else (str(v) if abs(v) < 256 else (f"{v:#x}" if v > 0 else f"-{-v:#x}"))
+        if self.base is None and self.index is None:
+            return d or "0"
+        inner = str(self.base) if self.base else ""
+        if self.index is not None:
+            inner += f",{self.index}" + (f",{self.scale}" if self.scale != 1 else "")
+        return f"{d}({inner})"
+
+
+Operand = Reg | Imm | Mem
+
+CL = Reg("ecx", 8)  # the shift-count register; reads the low 5 bits of ecx
+
+
+@dataclass(frozen=True, slots=True)
+class Instr:
+    """One instruction: mnemonic without size suffix, operands in AT&T order."""
+
+    mnemonic: str
+    operands: tuple[Operand, ...]
+    line: int = 0  # 1-based source line, 0 when built in code
+
+    def __str__(self) -> str:
+        if not self.operands:
+            return self.mnemonic
+        return f"{self.mnemonic} " + ", ".join(map(str, self.operands))
+
+    @property
+    def dest(self) -> Operand:
+        return self.operands[-1]
+
+
+# --- the semantics table ---------------------------------------------------
+#
+# Forms say which operand shapes a mnemonic takes and how the machine feeds
+# the function; the function itself is pure: (domain, *values) -> value.
+#
+#   "binary":  op src, dst      dst = f(dst, src)   src: reg|imm|mem, dst: reg|mem
+#   "shift":   op cnt, dst      dst = f(dst, cnt)   cnt: imm|%cl; 1-operand form = count 1
+#   "unary":   op dst           dst = f(dst)
+#   "move":    op src, dst      dst = f(src)
+#   "lea":     op mem, reg      reg = f(base, index, disp)  (address arithmetic, no access)
+#   "andn":    op s2, s1, dst   dst = f(s1, s2) = ~s1 & s2   s2: reg|mem (AT&T order)
+#   "rorx":    op imm, src, dst dst = f(src, imm)            src: reg|mem
+
+Form = Literal["binary", "shift", "unary", "move", "lea", "andn", "rorx"]
+
+
+@dataclass(frozen=True, slots=True)
+class Semantics:
+    form: Form
+    fn: Callable
+    isa: str = "base"      # "base", "bmi1" (andn), "bmi2" (rorx)
+    writes_dest: bool = True
+
+
+def _lea(d, base, index_scaled, disp):
+    acc = disp
+    if base is not None:
+        acc = d.apply("add", base, acc)
+    if index_scaled is not None:
+        acc = d.apply("add", acc, index_scaled)
+    return acc
+
+
+SEMANTICS: dict[str, Semantics] = {
+    "mov":   Semantics("move",   lambda d, s: s),
+    "add":   Semantics("binary", lambda d, x, y: d.apply("add", x, y)),
+    "sub":   Semantics("binary", lambda d, x, y: d.apply("sub", x, y)),
+    "and":   Semantics("binary", lambda d, x, y: d.apply("and", x, y)),
+    "or":    Semantics("binary", lambda d, x, y: d.apply("or", x, y)),
+    "xor":   Semantics("binary", lambda d, x, y: d.apply("xor", x, y)),
+    "not":   Semantics("unary",  lambda d, x: d.apply("not", x)),
+    "bswap": Semantics("unary",  lambda d, x: d.apply("bswap", x)),
+    "rol":   Semantics("shift",  lambda d, x, n: d.apply("rol", x, n)),
+    "ror":   Semantics("shift",  lambda d, x, n: d.apply("ror", x, n)),
+    "shl":   Semantics("shift",  lambda d, x, n: d.apply("shl", x, n)),
+    "shr":   Semantics("shift",  lambda d, x, n: d.apply("shr", x, n)),
+    "lea":   Semantics("lea",    _lea),
+    "andn":  Semantics("andn",   lambda d, s1, s2: d.apply("and", d.apply("not", s1), s2), isa="bmi1"),
+    "rorx":  Semantics("rorx",   lambda d, x, n: d.apply("ror", x, n), isa="bmi2"),
+}
+
+# GNU as accepts these spellings for the same operation.
+ALIASES = {"sal": "shl"}
+
+# Suffixes: 'l' (32-bit) everywhere; 'q' only for pointer arithmetic on
+# 64-bit registers (``addq $64, %rsi``, ``leaq``, ``movq``).
+_SUFFIXABLE = set(SEMANTICS) | set(ALIASES)
+
+ISA_LEVELS = {"base": {"base"}, "bmi1": {"base", "bmi1"}, "bmi2": {"base", "bmi1", "bmi2"}}
+
+
+def split_mnemonic(word: str) -> tuple[str, str]:
+    """``"roll"`` -> ``("rol", "l")``; ``"xor"`` -> ``("xor", "")``; unknown -> refuse."""
+    w = word.lower()
+    if w in SEMANTICS:
+        return w, ""
+    if w in ALIASES:
+        return ALIASES[w], ""
+    if w[-1:] in ("l", "q") and w[:-1] in _SUFFIXABLE:
+        base = ALIASES.get(w[:-1], w[:-1])
+        return base, w[-1]
+    raise UnsupportedError(f"unsupported instruction {word!r}")
+
+
+def check_operands(ins: Instr) -> None:
+    """Refuse operand shapes the form does not allow (x86's own encoding rules)."""
+    sem = SEMANTICS[ins.mnemonic]
+    ops = ins.operands
+    kinds = tuple(type(o).__name__ for o in ops)
+    for k, o in enumerate(ops):
+        # %cl is the only 8-bit register modelled: the count of a shift.
+        if o == CL and not (sem.form == "shift" and k == 0 and len(ops) == 2):
+            raise UnsupportedError(f"{ins.mnemonic}: %cl is only modelled as a shift count")
+
+    def bad(why: str) -> UnsupportedError:
+        return UnsupportedError(f"{ins.mnemonic}: {why} (got {', '.join(map(str, ops)) or 'no operands'})")
+
+    f = sem.form
+    if f in ("binary", "move"):
+        if len(ops) != 2:
+            raise bad("takes 2 operands")
+        if isinstance(ops[1], Imm):
+            raise bad("destination cannot be an immediate")
+        if kinds == ("Mem", "Mem"):
+            raise bad("at most one memory operand")
+    elif f == "shift":
+        if len(ops) not in (1, 2):
+            raise bad("takes a count and a destination")
+        if isinstance(ops[-1], Imm):
+            raise bad("destination cannot be an immediate")
+        if len(ops) == 2 and not (isinstance(ops[0], Imm) or ops[0] == CL):
+            raise bad("count must be an immediate or %cl")
+    elif f == "unary":
+        if len(ops) != 1 or isinstance(ops[0], Imm):
+            raise bad("takes one register or memory operand")
+        if ins.mnemonic == "bswap" and not isinstance(ops[0], Reg):
+            raise bad("operand must be a register")
+    elif f == "lea":
+        if len(ops) != 2 or not isinstance(ops[0], Mem) or not isinstance(ops[1], Reg):
+            raise bad("takes an address and a register")
+    elif f == "andn":
+        if len(ops) != 3 or isinstance(ops[0], Imm) or not isinstance(ops[1], Reg) or not isinstance(ops[2], Reg):
+            raise bad("takes src2 (reg/mem), src1 (reg), dst (reg)")
+    elif f == "rorx":
+        if len(ops) != 3 or not isinstance(ops[0], Imm) or isinstance(ops[1], Imm) or not isinstance(ops[2], Reg):
+            raise bad("takes an immediate, a reg/mem source and a register destination")
+
+
+def reads(ins: Instr) -> set[str]:
+    """Registers (32-bit names) the instruction reads, addresses included."""
+    out: set[str] = set()
+    form = SEMANTICS[ins.mnemonic].form
+    for k, o in enumerate(ins.operands):
+        if isinstance(o, Reg):
+            is_dest = k == len(ins.operands) - 1
+            if not is_dest or form in ("binary", "shift", "unary"):
+                out.add(o.name)
+        elif isinstance(o, Mem):
+            out.update(r.name for r in (o.base, o.index) if r is not None)
+    return out
+
+
+def writes(ins: Instr) -> set[str]:
+    """Registers the instruction writes (flags are not registers here)."""
+    d = ins.dest
+    return {d.name} if isinstance(d, Reg) else set()

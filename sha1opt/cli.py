@@ -1,0 +1,158 @@
+"""The ``sha1opt`` command line: parse arguments, make one library call, format.
+
+Exit codes (every command): 0 success / proved; 1 counterexample or a
+check that failed; 2 usage error or bad input (one line on stderr naming the
+problem); 3 unknown (a solver gave up -- never reported as success).
+All logic lives in ``sha1opt.semantics`` / ``search`` / ``emit``; nothing
+here computes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+from . import __version__
+from .semantics.errors import Sha1optError
+from .semantics.prove import Counterexample, Proved, Unknown
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+
+
+def _exit_code(outcome) -> int:
+    if isinstance(outcome, Proved):
+        return EXIT_OK
+    return EXIT_FAIL if isinstance(outcome, Counterexample) else EXIT_UNKNOWN
+
+
+def _outcome_json(outcome) -> dict:
+    if isinstance(outcome, Proved):
+        return {"result": "proved", "seconds": round(outcome.seconds, 6), "method": outcome.method}
+    if isinstance(outcome, Counterexample):
+        return {"result": "counterexample", "inputs": {k: f"{v:#010x}" for k, v in sorted(outcome.inputs.items())},
+                "lhs": f"{outcome.lhs:#010x}", "rhs": f"{outcome.rhs:#010x}", "found_by": outcome.found_by}
+    return {"result": "unknown", "reason": outcome.reason}
+
+
+def _outcome_text(outcome, lhs_name: str = "lhs", rhs_name: str = "rhs") -> str:
+    if isinstance(outcome, Proved):
+        return f"proved ({outcome.method}, {outcome.seconds:.3f} s)"
+    if isinstance(outcome, Counterexample):
+        inputs = ", ".join(f"{k}={v:#010x}" for k, v in sorted(outcome.inputs.items()))
+        return (f"counterexample ({outcome.found_by}): {inputs}\n"
+                f"  {lhs_name} = {outcome.lhs:#010x}\n  {rhs_name} = {outcome.rhs:#010x}")
+    return f"unknown: {outcome.reason} (not a proof)"
+
+
+def _fail(message: str) -> None:
+    click.echo(f"sha1opt: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+class _Group(click.Group):
+    """Turns every library misuse error into one line and exit code 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Sha1optError as e:
+            _fail(str(e))
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="sha1opt")
+def main() -> None:
+    """sha1opt: a superoptimizer for SHA-1 round code on x86, with proofs."""
+
+
+def _parse_map(text: str) -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        var, eq, reg = item.partition("=")
+        if not eq or not var.strip() or not reg.strip():
+            raise click.BadParameter(f"{item!r} is not VAR=REG", param_hint="--map")
+        var = var.strip()
+        if var in mapping:
+            raise click.BadParameter(f"variable {var!r} mapped twice", param_hint="--map")
+        mapping[var] = reg.strip().lstrip("%").lower()
+    return mapping
+
+
+@main.command()
+@click.argument("exprs", nargs=-1)
+@click.option("--corpus", "use_corpus", is_flag=True, help="Prove every identity in the rewrite corpus.")
+@click.option("--asm", "asm_file", type=click.Path(dir_okay=False), help="AT&T straight-line code to prove.")
+@click.option("--out", "out_reg", help="With --asm: the register holding the result (e.g. eax).")
+@click.option("--expr", help="With --asm: the formula the result must equal.")
+@click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default="x86_64", show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def prove(exprs, use_corpus, asm_file, out_reg, expr, mapping, arch, timeout, as_json):
+    """Prove EXPR1 == EXPR2 for all 32-bit inputs, the corpus, or code against a formula.
+
+    \b
+    sha1opt prove "(b&c)|(d&(b|c))" "(b&c)+(d&(b^c))"
+    sha1opt prove --corpus
+    sha1opt prove --asm f3.s --out eax --expr "(b&c)|(d&(b|c))" --map b=ebx,c=ecx,d=edx
+    """
+    from .semantics import identities
+    from .semantics.att import parse_file
+    from .semantics.prove import prove_exprs, prove_program
+
+    modes = sum([bool(exprs), use_corpus, asm_file is not None])
+    if modes != 1:
+        raise click.UsageError("give EXPR1 EXPR2, or --corpus, or --asm FILE")
+    if use_corpus:
+        results = identities.check(identities.load(), timeout)
+        _report_corpus(results, as_json)
+        return
+    if asm_file is not None:
+        if not out_reg or not expr:
+            raise click.UsageError("--asm needs --out REG and --expr EXPR")
+        outcome = prove_program(parse_file(asm_file, arch), out_reg.lstrip("%").lower(), expr,
+                                _parse_map(mapping), timeout)
+        names = (f"%{out_reg.lstrip('%')}", "expr")
+    else:
+        if len(exprs) != 2:
+            raise click.UsageError(f"expected two expressions, got {len(exprs)}")
+        outcome = prove_exprs(exprs[0], exprs[1], timeout)
+        names = ("lhs", "rhs")
+    click.echo(json.dumps(_outcome_json(outcome)) if as_json else _outcome_text(outcome, *names))
+    sys.exit(_exit_code(outcome))
+
+
+def _report_corpus(results, as_json: bool) -> None:
+    bad = [r for r in results if not r.ok]
+    if as_json:
+        rows = [{"name": r.identity.name, "expect": r.identity.expect, "ok": r.ok, **_outcome_json(r.outcome)}
+                for r in results]
+        click.echo(json.dumps({"identities": rows, "failed": [r.identity.name for r in bad]}, indent=1))
+    else:
+        for r in results:
+            status = "ok  " if r.ok else "FAIL"
+            click.echo(f"{status} {r.identity.name:34s} expect {r.identity.expect:6s} "
+                       f"{_outcome_text(r.outcome).splitlines()[0]}")
+            if not r.ok:
+                click.echo("     " + _outcome_text(r.outcome).replace("\n", "\n     "))
+        click.echo(f"{len(results) - len(bad)}/{len(results)} identities as expected")
+    if any(not r.ok and not isinstance(r.outcome, Unknown) for r in bad):
+        sys.exit(EXIT_FAIL)
+    sys.exit(EXIT_UNKNOWN if bad else EXIT_OK)
+
+
+@main.command()
+def demo() -> None:
+    """The main job on its default: prove the corpus, an f3 rewrite and 80 textbook rounds."""
+    from .emit.job import steps
+
+    t0 = time.perf_counter()
+    ok = True
+    for step in steps():
+        click.echo(f"[{'ok' if step.ok else 'FAIL'}] {step.title}: {step.detail} ({step.seconds:.2f} s)")
+        ok = ok and step.ok
+    click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s: {'all proved' if ok else 'FAILURES above'}")
+    sys.exit(EXIT_OK if ok else EXIT_FAIL)

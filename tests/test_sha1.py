@@ -1,0 +1,79 @@
+"""The SHA-1 spec against hashlib, and compositional proofs of whole blocks of x86 code."""
+
+import os
+import random
+
+import pytest
+
+from sha1opt.emit.vectors import all_vectors
+from sha1opt.search.schedule import textbook
+from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.ir import Builder
+from sha1opt.semantics.prove import Counterexample, Proved, Prover
+from sha1opt.semantics.sha1 import check_against_hashlib, digest_numpy, range_spec
+from sha1opt.semantics.x86 import Imm, Instr, Reg
+
+
+def test_spec_matches_hashlib_on_random_messages():
+    rng = random.Random(7)
+    msgs = [os.urandom(rng.randrange(0, 300)) for _ in range(200)]
+    assert check_against_hashlib(msgs) == []
+
+
+def test_spec_matches_hashlib_on_random_single_blocks():
+    msgs = [os.urandom(55) for _ in range(2000)]   # 55 bytes pad to exactly one block
+    assert check_against_hashlib(msgs) == []
+
+
+def test_spec_matches_the_shipped_vectors():
+    vecs = [v for v in all_vectors() if len(v.message) < 4096]
+    assert [v.digest for v in vecs] == digest_numpy([v.message for v in vecs])
+
+
+def _check(sched, body=None):
+    return check_program(list(body or sched.body), range_spec(Builder()), sched.inputs, sched.outputs,
+                         Prover(), pointers=sched.pointers)
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+def test_textbook_block_proved_compositionally(arch):
+    res = _check(textbook(arch))
+    assert isinstance(res.outcome, Proved), res.failure
+    assert res.cuts == 160          # 80 new a values and 80 message words
+
+
+def test_wrong_rotate_is_refuted_at_its_round():
+    sched = textbook("x86_64")
+    body = list(sched.body)
+    i = next(k for k in range(sched.round_starts[30], sched.round_starts[31])
+             if body[k].mnemonic == "rol" and body[k].operands[0] == Imm(5))
+    body[i] = Instr("rol", (Imm(6), body[i].operands[1]))
+    res = _check(sched, body)
+    assert isinstance(res.outcome, Counterexample)
+    assert res.missing.startswith("A31 ")      # round 30 never produces its new a
+
+
+def test_wrong_register_is_refuted():
+    sched = textbook("i386")
+    body = list(sched.body)
+    i = next(k for k in range(sched.round_starts[50], sched.round_starts[51]) if body[k].mnemonic == "and")
+    ops = body[i].operands
+    body[i] = Instr("and", (Reg("ebp") if ops[0] != Reg("ebp") else Reg("eax"), ops[1]))
+    res = _check(sched, body)
+    assert isinstance(res.outcome, Counterexample)
+
+
+def test_missing_rotate_is_refuted():
+    sched = textbook("i386")
+    body = list(sched.body)
+    i = next(k for k in range(sched.round_starts[10], sched.round_starts[11]) if body[k].mnemonic == "ror")
+    del body[i]
+    res = _check(sched, body)
+    assert isinstance(res.outcome, Counterexample)
+
+
+@pytest.mark.parametrize("first, last", [(0, 19), (16, 39), (40, 59), (60, 79), (17, 17)])
+def test_range_spec_shapes(first, last):
+    spec = range_spec(Builder(), first, last)
+    assert sum(d.name.startswith("A") for d in spec.definitions) == last - first + 1
+    assert {"a", "b", "c", "d", "e"} <= set(spec.outputs)
