@@ -70,3 +70,12 @@ def link_shared(objects: list[Path], out: Path) -> Path:
     """Link x86-64 objects into a shared library loadable with ctypes."""
     run([which("gcc"), "-shared", "-nostartfiles", "-o", str(out), *map(str, objects)], "linker")
     return out
+
+
+def compile_preprocessed(source: str, arch: Arch, workdir: Path, name: str = "code") -> Path:
+    """Assemble a ``.S`` through gcc (so through cpp), as a user's build would."""
+    src = workdir / f"{name}.S"
+    obj = workdir / f"{name}.o"
+    src.write_text(source)
+    run([which("gcc"), "-m32" if arch == "i386" else "-m64", "-c", "-o", str(obj), str(src)], "gcc -c (with cpp)")
+    return obj

@@ -145,14 +145,77 @@ def _report_corpus(results, as_json: bool) -> None:
 
 
 @main.command()
-def demo() -> None:
-    """The main job on its default: prove the corpus, an f3 rewrite and 80 textbook rounds."""
+@click.option("--outdir", type=click.Path(file_okay=False), default="out", show_default=True)
+def demo(outdir) -> None:
+    """The main job: prove, export and bench the default schedule (see the README)."""
+    from pathlib import Path
+
     from .emit.job import steps
 
     t0 = time.perf_counter()
     ok = True
-    for step in steps():
+    for step in steps(Path(outdir)):
         click.echo(f"[{'ok' if step.ok else 'FAIL'}] {step.title}: {step.detail} ({step.seconds:.2f} s)")
         ok = ok and step.ok
     click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s: {'all proved' if ok else 'FAILURES above'}")
     sys.exit(EXIT_OK if ok else EXIT_FAIL)
+
+
+@main.command()
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The .S file to write.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default="x86_64", show_default=True)
+@click.option("--uarch", default=None, help="Microarchitecture whose cost model is recorded in the header.")
+@click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
+def export(output, arch, uarch, flavor):
+    """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
+    from .emit.export import export as do_export
+    from .search.schedule import textbook
+
+    command = "sha1opt " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["export"] else "sha1opt export"
+    result = do_export(textbook(arch), output, flavor=flavor, uarch=uarch, command=command)
+    for c in result.validation.checks:
+        click.echo(f"[{'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
+    if not result.ok:
+        failed = result.validation.failure
+        click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; {output} was not written", err=True)
+        sys.exit(EXIT_FAIL)
+    click.echo(f"wrote {result.path} ({flavor}, {arch}; validated in {result.validation.seconds:.2f} s)")
+
+
+@main.command()
+@click.argument("source", type=click.Path(exists=True, dir_okay=False))
+@click.option("--arch", type=click.Choice(["auto", "x86_64", "i386"]), default="auto", show_default=True)
+@click.option("--pairs", type=click.IntRange(min=2), default=30, show_default=True, help="Interleaved pairs per size.")
+@click.option("--sizes", default="64,1024,16384,1048576", show_default=True, help="Bytes per call (multiples of 64).")
+@click.option("--openssl", "paths", default="integer,ssse3,avx2,default", show_default=True,
+              help="OpenSSL code paths to compare with (x86-64 only); 'none' for none.")
+@click.option("--json", "as_json", is_flag=True)
+def bench(source, arch, pairs, sizes, paths, as_json):
+    """Measure SOURCE (a .S with sha1_block_data_order) against OpenSSL and gcc, as paired ratios."""
+    from pathlib import Path
+
+    from .emit.bench import OPENSSL_PATHS, bench as do_bench, guess_arch
+
+    size_list = [int(x) for x in sizes.split(",") if x.strip()]
+    if any(x <= 0 or x % 64 or x > 1 << 20 for x in size_list):
+        raise click.BadParameter("sizes must be positive multiples of 64, at most 1048576", param_hint="--sizes")
+    path_list = [] if paths == "none" else [p.strip() for p in paths.split(",")]
+    unknown = [p for p in path_list if p not in OPENSSL_PATHS]
+    if unknown:
+        raise click.BadParameter(f"unknown path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})", param_hint="--openssl")
+    arch = guess_arch(Path(source).read_text()) if arch == "auto" else arch
+    report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=1))
+        return
+    click.echo(f"{source} ({arch}); TSC {report.tsc_hz / 1e9:.3f} GHz (TSC ticks are not core cycles); "
+               f"{pairs} interleaved pairs per size")
+    click.echo(f"{'peer':18s} {'bytes':>8s} {'ratio med':>9s} {'p10':>6s} {'p90':>6s} {'min/min':>7s} "
+               f"{'ours t/B':>8s} {'peer t/B':>8s} {'ours ns/B':>9s}")
+    for s in report.stats:
+        click.echo(f"{s.peer:18s} {s.size:8d} {s.ratio_median:9.3f} {s.ratio_p10:6.3f} {s.ratio_p90:6.3f} "
+                   f"{s.ratio_of_minima:7.3f} {s.ours_ticks_per_byte:8.3f} {s.peer_ticks_per_byte:8.3f} "
+                   f"{report.ns_per_byte(s.ours_ticks_per_byte):9.3f}")
+    for note in report.notes:
+        click.echo(f"note: {note}")
+    click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster)")

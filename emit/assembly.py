@@ -1,0 +1,151 @@
+"""GNU-as text of a complete ``sha1_block_data_order`` around a ``Schedule``'s body.
+
+    void sha1_block_data_order(uint32_t state[5], const void *data, size_t nblocks);
+
+x86-64 (SysV): ``%rdi`` state, ``%rsi`` data, ``%rdx`` nblocks; rbx, rbp and
+r12-r15 are saved and restored; the frame lives below the pushes (no red
+zone is used: the frame is allocated with ``sub`` before any store), and the
+block count is kept in the frame at ``FRAME_BYTES`` so the body may use every
+data register.
+
+i386 (cdecl): arguments on the stack; ebx, esi, edi and ebp saved; the frame
+holds the W ring (0..63), the state pointer (64), the data pointer (68) and
+the block count (72), matching ``search.schedule``'s frame contract.
+
+Both: ``nblocks == 0`` returns before touching anything; ``data`` may be
+unaligned (x86 loads need no alignment); one block per loop iteration.
+``flavor="macho"`` prefixes the symbol with ``_`` and drops ELF-only
+directives (``.type``, ``.size``, ``.note.GNU-stack``); the instructions
+are identical to the ELF flavor, which is what gets assembled and proved
+here (GNU as on this host targets ELF).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..search.schedule import FRAME_BYTES, I386_DATA_SLOT, I386_STATE_SLOT, Schedule
+from ..semantics.errors import Sha1optError
+from ..semantics.x86 import Imm, Instr, Mem, Reg
+
+SYMBOL = "sha1_block_data_order"
+FLAVORS = ("elf", "macho")
+I386_COUNT_SLOT = 72
+X64_SAVED = ("%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15")
+I386_SAVED = ("%ebp", "%ebx", "%esi", "%edi")
+
+
+def format_instr(ins: Instr, arch: str) -> str:
+    """One instruction in GNU as syntax.
+
+    A size suffix is added when no register fixes the operand size
+    (``addl $64, 68(%esp)``); on x86-64 the address registers of a data
+    ``lea`` are spelled 64-bit (``lea K(%rax,%r8), %eax``) -- the low 32 bits
+    of the sum are the same and no address-size prefix is needed.
+    """
+    ops = list(ins.operands)
+    if arch == "x86_64" and ins.mnemonic == "lea":
+        m = ops[0]
+        ops[0] = replace(m, base=Reg(m.base.name, 64) if m.base else None,
+                         index=Reg(m.index.name, 64) if m.index else None)
+    mnemonic = ins.mnemonic
+    if not any(isinstance(o, Reg) for o in ops) and any(isinstance(o, Mem) for o in ops):
+        mnemonic += "l"
+    return f"{mnemonic} {', '.join(map(str, ops))}" if ops else mnemonic
+
+
+def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | None = None) -> str:
+    if flavor not in FLAVORS:
+        raise Sha1optError(f"unknown flavor {flavor!r} (known: {', '.join(FLAVORS)})")
+    arch = schedule.arch
+    sym = ("_" if flavor == "macho" else "") + SYMBOL
+    loop = "Lsha1_loop" if flavor == "macho" else ".Lsha1_loop"
+    done = "Lsha1_done" if flavor == "macho" else ".Lsha1_done"
+    # Block comments only: a '#' line would be a preprocessor directive when
+    # the .S file goes through cpp (gcc -c file.S).
+    out: list[str] = []
+    if header:
+        out.append("/*")
+        out += [f" * {line}".rstrip() for line in header]
+        out.append(" */")
+    out += ["\t.text", f"\t.globl {sym}"]
+    if flavor == "elf":
+        out.append(f"\t.type {sym}, @function")
+    out += ["\t.p2align 4", f"{sym}:"]
+    ins = lambda text: out.append("\t" + text)  # noqa: E731
+    if arch == "x86_64":
+        frame = FRAME_BYTES["x86_64"] + 8          # W ring + block count
+        ins("test %rdx, %rdx")
+        ins(f"jz {done}")
+        for r in X64_SAVED:
+            ins(f"push {r}")
+        ins(f"sub ${frame}, %rsp")
+        ins(f"mov %rdx, {FRAME_BYTES['x86_64']}(%rsp)")
+    elif arch == "i386":
+        frame = I386_COUNT_SLOT + 4
+        args = frame + 4 * len(I386_SAVED) + 4      # past the frame, the saves and the return address
+        ins("cmpl $0, 12(%esp)")
+        ins(f"je {done}")
+        for r in I386_SAVED:
+            ins(f"push {r}")
+        ins(f"sub ${frame}, %esp")
+        for slot, arg in ((I386_STATE_SLOT, 0), (I386_DATA_SLOT, 4), (I386_COUNT_SLOT, 8)):
+            ins(f"mov {args + arg}(%esp), %eax")
+            ins(f"mov %eax, {slot}(%esp)")
+    else:
+        raise Sha1optError(f"unknown arch {arch!r}")
+    out.append(f"{loop}:")
+    starts = {s: t for t, s in enumerate(schedule.round_starts[:80])}
+    for k, i in enumerate(schedule.body):
+        if k in starts:
+            out.append(f"\t/* round {starts[k]} */")
+        elif len(schedule.round_starts) > 80 and k == schedule.round_starts[80]:
+            out.append("\t/* feed-forward into state */")
+        ins(format_instr(i, arch))
+    if arch == "x86_64":
+        ins("add $64, %rsi")
+        ins(f"decq {FRAME_BYTES['x86_64']}(%rsp)")
+        ins(f"jnz {loop}")
+        ins(f"add ${frame}, %rsp")
+        for r in reversed(X64_SAVED):
+            ins(f"pop {r}")
+    else:
+        ins(f"addl $64, {I386_DATA_SLOT}(%esp)")
+        ins(f"decl {I386_COUNT_SLOT}(%esp)")
+        ins(f"jnz {loop}")
+        ins(f"add ${frame}, %esp")
+        for r in reversed(I386_SAVED):
+            ins(f"pop {r}")
+    out.append(f"{done}:")
+    ins("ret")
+    if flavor == "elf":
+        out.append(f"\t.size {sym}, .-{sym}")
+        out.append('\t.section .note.GNU-stack,"",@progbits')
+    return "\n".join(out) + "\n"
+
+
+def loop_control_ok(control: list, arch: str) -> str | None:
+    """Check the lifted loop control is exactly ours: advance data by 64, count down, branch.
+
+    Returns None when it matches, else a one-line reason. (The body is proved;
+    this pins down the few instructions around it that are not.)
+    """
+    from ..semantics.listing import Opaque
+
+    texts = []
+    for it in control:
+        if isinstance(it, Instr):
+            ops = it.operands
+            if it.mnemonic == "add" and isinstance(ops[0], Imm) and ops[0].value == 64:
+                texts.append(("advance", str(ops[1]) if isinstance(ops[1], Reg) else (ops[1].disp if isinstance(ops[1], Mem) else None)))
+                continue
+            texts.append(("other", str(it)))
+        elif isinstance(it, Opaque):
+            texts.append((it.kind, it.operands))
+    kinds = [t[0] for t in texts]
+    if kinds != ["advance", "counter"]:
+        return f"unexpected loop control: {[str(c) for c in control]}"
+    want = "%rsi" if arch == "x86_64" else I386_DATA_SLOT
+    if texts[0][1] != want:
+        return f"loop advances {texts[0][1]} instead of the data pointer"
+    return None

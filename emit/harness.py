@@ -1,0 +1,106 @@
+"""Native execution of an emitted transform: the freestanding harness in ``csrc/``.
+
+``BlockHarness(obj, arch)`` links an assembled ``sha1_block_data_order``
+with ``csrc/harness.c`` and ``csrc/callcheck_<arch>.S`` into a static
+executable with its own ``_start`` and raw syscalls (no libc, so the i386
+build needs no 32-bit libraries). ``run(records)`` feeds it records on stdin
+and returns per record the state after the call(s) and the harness flags
+(callee-saved registers, canaries around the state, input data unchanged).
+A crash (e.g. a fault on a guard page) is reported as a value, not raised.
+"""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..semantics.x86 import Arch
+from .toolchain import ToolchainError, run, which
+
+FLAG_CALLEE_SAVED = 1
+FLAG_CANARY = 2
+FLAG_DATA_WRITTEN = 4
+FLAG_TEXT = {FLAG_CALLEE_SAVED: "a callee-saved register or the stack pointer changed",
+             FLAG_CANARY: "a write just before the state array", FLAG_DATA_WRITTEN: "the input data was modified"}
+
+
+@dataclass(frozen=True)
+class Record:
+    state: tuple[int, ...]       # 5 words
+    data: bytes                  # a multiple of 64 bytes
+    misalign: int = 0            # bytes the data ends before the guard page
+    chunk: int = 0               # blocks per call (0: one call)
+
+    def encode(self) -> bytes:
+        if len(self.data) % 64:
+            raise ValueError("data must be whole blocks")
+        return struct.pack("<8I", len(self.data) // 64, self.misalign, self.chunk, *self.state) + self.data
+
+
+@dataclass(frozen=True)
+class Result:
+    state: tuple[int, ...]
+    flags: int
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """The harness died (signal or exit status) before answering every record."""
+
+    reason: str
+    completed: int
+
+
+def csrc(name: str) -> Path:
+    try:
+        p = Path(str(resources.files("sha1opt.emit") / "csrc" / name))
+        if p.exists():
+            return p
+    except ModuleNotFoundError:  # pragma: no cover
+        pass
+    return Path(__file__).resolve().parent / "csrc" / name
+
+
+def cflags(arch: Arch) -> list[str]:
+    return ["-m32" if arch == "i386" else "-m64", "-O2", "-ffreestanding", "-nostdlib", "-fno-pie",
+            "-fno-stack-protector", "-fno-builtin", "-fcf-protection=none", "-fno-asynchronous-unwind-tables"]
+
+
+class BlockHarness:
+    def __init__(self, obj: Path, arch: Arch, workdir: Path) -> None:
+        self.arch = arch
+        gcc = which("gcc")
+        h_obj = workdir / f"harness_{arch}.o"
+        c_obj = workdir / f"callcheck_{arch}.o"
+        run([gcc, *cflags(arch), "-c", "-o", str(h_obj), str(csrc("harness.c"))], "compiling the harness")
+        run([gcc, "-m32" if arch == "i386" else "-m64", "-c", "-o", str(c_obj), str(csrc(f"callcheck_{arch}.S"))],
+            "assembling the call checker")
+        self.exe = workdir / f"harness_{arch}"
+        emu = "elf_i386" if arch == "i386" else "elf_x86_64"
+        run([which("ld"), "-m", emu, "-static", "-e", "_start", "-o", str(self.exe),
+             str(h_obj), str(c_obj), str(obj)], "linking the harness")
+
+    def run(self, records: list[Record], timeout: float = 300.0) -> list[Result] | RunFailure:
+        payload = b"".join(r.encode() for r in records)
+        try:
+            proc = subprocess.run([str(self.exe)], input=payload, capture_output=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return RunFailure(f"harness timed out after {timeout:.0f} s", 0)
+        out = proc.stdout
+        n = len(out) // 24
+        results = [Result(tuple(w[:5]), w[5]) for w in struct.iter_unpack("<6I", out[: 24 * n])]
+        if proc.returncode != 0 or n != len(records):
+            if proc.returncode < 0:
+                import signal
+
+                why = f"killed by {signal.Signals(-proc.returncode).name}"
+            else:
+                why = f"exit status {proc.returncode}"
+            return RunFailure(f"harness {why} at record {n} of {len(records)}", n)
+        return results
+
+
+__all__ = ["BlockHarness", "Record", "Result", "RunFailure", "ToolchainError", "FLAG_TEXT"]
