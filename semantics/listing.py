@@ -115,14 +115,18 @@ class Listing:
             return fwd[0] if fwd else None
         return self.labels.get(target)
 
-    def loop(self) -> Loop:
-        """The block loop: the last backward conditional branch and its body."""
+    def loop(self, strict: bool = True) -> Loop:
+        """The block loop: the last backward conditional branch and its body.
+
+        ``strict`` (for proofs) refuses opaque instructions inside the body;
+        cost analysis passes ``strict=False`` and gets them in ``control``.
+        """
         for i in range(len(self.items) - 1, -1, -1):
             it = self.items[i]
             if isinstance(it, Opaque) and it.kind == "branch":
                 head = self.resolve(it.target, i)
                 if head is not None and head <= i:
-                    return _split_loop(self, head, i)
+                    return _split_loop(self, head, i, strict)
         raise UnsupportedError(f"{self.filename}: no loop (backward conditional branch) found")
 
     def straight_line(self) -> list[Instr]:
@@ -172,7 +176,7 @@ def _is_pointer_advance(it: Item) -> bool:
     return False
 
 
-def _split_loop(listing: Listing, head: int, branch: int) -> Loop:
+def _split_loop(listing: Listing, head: int, branch: int, strict: bool = True) -> Loop:
     """Body = items[head:branch] minus the trailing loop control."""
     items = listing.items[head:branch]
     control: list[Item] = []
@@ -193,6 +197,9 @@ def _split_loop(listing: Listing, head: int, branch: int) -> Loop:
     for it in items[:k]:
         if isinstance(it, Opaque):
             if it.kind == "nop":
+                continue
+            if not strict:
+                control.append(it)
                 continue
             raise UnsupportedError(f"{listing.filename}:{it.line}: {it.mnemonic} inside the loop body is not straight-line code")
         body.append(it)
@@ -222,6 +229,12 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
             if prefix:
                 word, _, rest = rest.strip().partition(" ")
             op = _fold(word) if not word.startswith(".") else None
+            if op is None and re.search(r"%[xyz]mm\d", rest):
+                # SIMD code (e.g. gcc vectorising the state update): costed as
+                # an opaque instruction, never given semantics.
+                operands = tuple(_split_operands(rest)) if rest.strip() else ()
+                lst.items.append(Opaque(word.lower(), operands, lineno, "vector"))
+                continue
             if op is not None:
                 operands = tuple(_split_operands(rest)) if rest.strip() else ()
                 kind = OPAQUE_KINDS[op]

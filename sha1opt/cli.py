@@ -163,23 +163,34 @@ def demo(outdir) -> None:
 
 @main.command()
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The .S file to write.")
-@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default="x86_64", show_default=True)
-@click.option("--uarch", default=None, help="Microarchitecture whose cost model is recorded in the header.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="Default: x86_64, or the uarch's default (i386 for pentium/p4/p4-prescott/atom).")
+@click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch.")
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
-def export(output, arch, uarch, flavor):
+def export(output, arch, uarch, db, flavor):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
     from .emit.export import export as do_export
+    from .search.driver import best_block, default_arch
     from .search.schedule import textbook
+    from .search.uarch import canonical_name
 
     command = "sha1opt " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["export"] else "sha1opt export"
-    result = do_export(textbook(arch), output, flavor=flavor, uarch=uarch, command=command)
+    if uarch:
+        uarch = canonical_name(uarch)
+        schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
+        for line in sources:
+            click.echo(f"rounds {line}")
+    else:
+        schedule = textbook(arch or "x86_64")
+    result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
     for c in result.validation.checks:
         click.echo(f"[{'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
     if not result.ok:
         failed = result.validation.failure
         click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; {output} was not written", err=True)
         sys.exit(EXIT_FAIL)
-    click.echo(f"wrote {result.path} ({flavor}, {arch}; validated in {result.validation.seconds:.2f} s)")
+    click.echo(f"wrote {result.path} ({flavor}, {schedule.arch}; validated in {result.validation.seconds:.2f} s)")
 
 
 @main.command()
@@ -219,3 +230,96 @@ def bench(source, arch, pairs, sizes, paths, as_json):
     for note in report.notes:
         click.echo(f"note: {note}")
     click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster)")
+
+
+def _parse_rounds(text: str) -> tuple[int, int]:
+    a, sep, b = text.partition("-")
+    try:
+        first, last = int(a), int(b) if sep else int(a)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not A-B (round numbers)", param_hint="--rounds") from None
+    if not (0 <= first <= last <= 79):
+        raise click.BadParameter(f"{text!r} is not a range within 0-79", param_hint="--rounds")
+    return first, last
+
+
+def _uarch_names() -> list[str]:
+    from .search.uarch import model_names
+
+    return model_names()
+
+
+@main.command()
+@click.option("--uarch", required=True, help="Microarchitecture model (see `sha1opt uarchs`).")
+@click.option("--rounds", "rounds", default="0-79", show_default=True, help="Round range A-B within 0-79.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="Default: i386 for pentium/p4/p4-prescott/atom, x86_64 otherwise.")
+@click.option("--time-limit", type=click.FloatRange(min=1), default=60.0, show_default=True, help="Seconds.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
+@click.option("--resume", is_flag=True, help="Start from the stored best for this key.")
+@click.option("--json", "as_json", is_flag=True)
+def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
+    """Find the cheapest proved schedule for a round range under a uarch's cost model."""
+    import signal
+    import threading
+
+    from .search.driver import search_range
+    from .search.uarch import canonical_name
+
+    first, last = _parse_rounds(rounds)
+    uarch = canonical_name(uarch)
+    stop = threading.Event()
+    old = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    t0 = time.monotonic()
+    tty = sys.stderr.isatty() and not as_json
+
+    def progress(e):
+        if tty:
+            done = min(1.0, (time.monotonic() - t0) / time_limit)
+            bar = "#" * int(30 * done) + "-" * (30 - int(30 * done))
+            click.echo(f"\r[{bar}] {time.monotonic() - t0:5.1f}/{time_limit:.0f} s  best {e['best']:.1f} cycles",
+                       nl=False, err=True)
+
+    try:
+        report = search_range(uarch, first, last, arch=arch, time_limit=time_limit, workers=workers, seed=seed,
+                              db=db, resume=resume, should_stop=stop.is_set, progress=progress)
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if tty:
+            click.echo("", err=True)
+    from .search.report import report_json, report_lines
+
+    click.echo(json.dumps(report_json(report), indent=1) if as_json else "\n".join(report_lines(report)))
+    sys.exit(EXIT_OK if report.proved else EXIT_FAIL)
+
+
+@main.command()
+@click.option("--uarch", required=True)
+@click.option("--rounds", default="40-44", show_default=True, help="Round range A-B within 0-79.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None)
+@click.option("--db", type=click.Path(dir_okay=False), default=None)
+@click.option("--png", type=click.Path(dir_okay=False), default=None, help="Also draw a Gantt chart.")
+def show(uarch, rounds, arch, db, png):
+    """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
+    from .search.cost import simulate
+    from .search.driver import best_known, default_arch
+    from .search.drawing import CHAIN_TITLES, gantt_png, table
+    from .search.uarch import canonical_name, load_model
+
+    first, last = _parse_rounds(rounds)
+    uarch = canonical_name(uarch)
+    arch = arch or default_arch(uarch)
+    real, where = best_known(uarch, arch, first, last, db)
+    sim = simulate(real.code, load_model(uarch))
+    click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {where}; {sim.cycles:.1f} cycles, bottleneck {sim.bottleneck}")
+    width = 30
+    click.echo(f"{'clk':>4} | " + " | ".join(f"{CHAIN_TITLES[c]:{width}s}" for c in CHAIN_TITLES))
+    for row in table(real, sim):
+        depth = max(1, *(len(v) for v in row.cells.values()))
+        for k in range(depth):
+            cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in CHAIN_TITLES]
+            click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
+    if png:
+        click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {sim.cycles:.0f} cycles')}")

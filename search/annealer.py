@@ -1,0 +1,103 @@
+"""The heuristic engine: simulated annealing over candidates (recipe + priority offsets).
+
+Moves, drawn with a seeded ``random.Random`` (so ``--seed`` reproduces a run
+given the same number of evaluations): with probability ``P_RECIPE`` switch
+one instruction-selection choice to another option the uarch's ISA has;
+otherwise nudge one (round, chain) group's priority offset by +-1 (clamped
+to +-``MAX_OFFSET``). A move whose order needs more temporaries than the
+architecture has is rejected. Acceptance is Metropolis with a temperature
+falling linearly in the evaluation budget from ``T0_FRACTION`` of the start
+cost to zero.
+
+The engine never proves anything: it returns the best candidate found and
+its predicted cost; the caller screens and proves it (``search/driver.py``).
+Stopping: the evaluation budget, the deadline, or a stop flag (Ctrl-C) -- in
+every case the best so far is returned with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, fields, replace
+from typing import Callable
+
+from .candidate import CHAINS, Candidate, realize
+from .recipe import ISA_RANK, OPTIONS, Recipe
+
+P_RECIPE = 0.15
+MAX_OFFSET = 4
+T0_FRACTION = 0.01
+
+
+@dataclass
+class AnnealResult:
+    best: Candidate
+    best_cost: float
+    start_cost: float
+    evaluations: int
+    reason: str          # "budget", "deadline", "interrupted"
+    improvements: list[tuple[int, float]]
+
+
+def _options(field: str, isa: str) -> list[str]:
+    return [o for o, need in OPTIONS[field].items() if ISA_RANK[need] <= ISA_RANK[isa]]
+
+
+def neighbour(c: Candidate, rng: random.Random, isa: str) -> Candidate:
+    if rng.random() < P_RECIPE:
+        names = [f.name for f in fields(Recipe)]
+        for _ in range(8):
+            name = rng.choice(names)
+            opts = [o for o in _options(name, isa) if o != getattr(c.recipe, name)]
+            if opts:
+                return c.with_recipe(replace(c.recipe, **{name: rng.choice(opts)}))
+    key = (rng.randint(c.first, c.last), rng.choice(CHAINS))
+    cur = c.offset_map().get(key, 0)
+    step = rng.choice((-1, 1))
+    return c.with_offset(key, max(-MAX_OFFSET, min(MAX_OFFSET, cur + step)))
+
+
+def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: int, evaluations: int,
+           deadline: float | None = None, should_stop: Callable[[], bool] = lambda: False,
+           on_improve: Callable[[Candidate, float], None] | None = None) -> AnnealResult:
+    rng = random.Random(seed)
+    cache: dict[Candidate, float | None] = {}
+
+    def evaluate(c: Candidate) -> float | None:
+        if c not in cache:
+            r = realize(c)
+            cache[c] = None if r is None else cost(r.code)
+        return cache[c]
+
+    cur = start
+    cur_cost = evaluate(start)
+    if cur_cost is None:
+        raise ValueError("the start candidate is infeasible")
+    best, best_cost = cur, cur_cost
+    t0 = T0_FRACTION * cur_cost
+    improvements = [(0, cur_cost)]
+    reason = "budget"
+    n = 0
+    while n < evaluations:
+        if should_stop():
+            reason = "interrupted"
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            reason = "deadline"
+            break
+        cand = neighbour(cur, rng, isa)
+        n += 1
+        c = evaluate(cand)
+        if c is None:
+            continue
+        temp = t0 * (1.0 - n / evaluations)
+        if c <= cur_cost or (temp > 0 and rng.random() < math.exp((cur_cost - c) / temp)):
+            cur, cur_cost = cand, c
+            if c < best_cost:
+                best, best_cost = cand, c
+                improvements.append((n, c))
+                if on_improve is not None:
+                    on_improve(best, best_cost)
+    return AnnealResult(best, best_cost, improvements[0][1], n, reason, improvements)

@@ -1,0 +1,134 @@
+"""A search candidate: recipe + priority offsets -> ordered, allocated code for a round range.
+
+The search state is small and meaningful: the ``Recipe`` (instruction
+selection) and an integer offset per (round, chain) group that shifts the
+list-scheduling priority of that group's operations -- "form W earlier",
+"rotate b later", "start the next round's f before this round's a5".
+Priorities are ``-position`` in generation order (the textbook order) plus
+``spread`` times the offset, so offsets of zero reproduce generation order.
+
+``realize`` turns a candidate into instructions (or None when the order
+needs more temporaries than the architecture has); ``block_schedule`` wraps
+per-range code into a whole-block ``Schedule`` (prologue, ranges in order,
+feed-forward) that the prover and the emitter take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..semantics.x86 import Arch, Instr, Reg
+from .order import Graph, build_graph, list_schedule
+from .recipe import Op, Recipe, epilogue, prologue, range_ops
+from .regalloc import TEMPS, allocate
+from .schedule import Schedule, block_bindings
+
+CHAINS = ("W", "kw", "f", "a5", "b")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    first: int
+    last: int
+    arch: Arch
+    recipe: Recipe
+    offsets: tuple[tuple[tuple[int, str], int], ...] = ()   # ((round, chain), offset) pairs, sorted
+    # Exact-engine templates: (kind, II, start time per template op). Rounds of
+    # that kind whose op count matches are ordered by (round base + start).
+    template: tuple[tuple[str, int, tuple[int, ...]], ...] = ()
+
+    def offset_map(self) -> dict[tuple[int, str], int]:
+        return dict(self.offsets)
+
+    def with_offset(self, key: tuple[int, str], value: int) -> "Candidate":
+        m = self.offset_map()
+        if value:
+            m[key] = value
+        else:
+            m.pop(key, None)
+        return Candidate(self.first, self.last, self.arch, self.recipe, tuple(sorted(m.items())), self.template)
+
+    def with_recipe(self, recipe: Recipe) -> "Candidate":
+        """A new recipe changes the ops, so a template made for the old one is dropped."""
+        return Candidate(self.first, self.last, self.arch, recipe, self.offsets, ())
+
+
+SPREAD = 6.0  # priority units per offset step (an op is ~1 unit): one step moves a group ~6 ops
+
+
+@dataclass
+class Realized:
+    candidate: Candidate
+    ops: list[Op]
+    order: list[int]
+    code: list[Instr]
+    graph: Graph = field(repr=False)
+
+
+def priorities(c: Candidate, ops: list[Op]) -> list[float]:
+    """Higher runs first. Without a template: generation order. With one: the
+    template's modulo start times laid out round after round (cycles)."""
+    offs = c.offset_map()
+    if not c.template:
+        return [-float(i) + SPREAD * offs.get((op.round, op.chain), 0) for i, op in enumerate(ops)]
+    from ..semantics.sha1 import kind
+
+    tmpl = {k: (ii, starts) for k, ii, starts in c.template}
+    per_round: dict[int, list[int]] = {}
+    for i, op in enumerate(ops):
+        per_round.setdefault(op.round, []).append(i)
+    prio = [0.0] * len(ops)
+    base = 0.0
+    for t in sorted(per_round):
+        idx = per_round[t]
+        ii, starts = tmpl.get(kind(t), (None, ()))
+        width = float(ii) if ii else len(idx) / 3.0
+        for k, i in enumerate(idx):
+            at = starts[k] if len(starts) == len(idx) else k * width / len(idx)
+            prio[i] = -(base + at + 1e-3 * k) + TEMPLATE_SPREAD * offs.get((t, ops[i].chain), 0)
+        base += width
+    return prio
+
+
+TEMPLATE_SPREAD = 2.0  # cycles per offset step when a template orders the range
+
+
+_PREPARED: dict[tuple, tuple] = {}
+
+
+def prepared(first: int, last: int, recipe: Recipe, arch: Arch) -> tuple[list[Op], Graph, dict]:
+    """Ops, graph and an instruction cache per (range, recipe, arch): the search revisits recipes."""
+    key = (first, last, recipe, arch)
+    got = _PREPARED.get(key)
+    if got is None:
+        if len(_PREPARED) > 256:
+            _PREPARED.clear()
+        ops = range_ops(first, last, recipe, arch)
+        got = (ops, build_graph(ops), {})
+        _PREPARED[key] = got
+    return got
+
+
+def realize(c: Candidate) -> Realized | None:
+    ops, graph, cache = prepared(c.first, c.last, c.recipe, c.arch)
+    prio = priorities(c, ops)
+    order = list_schedule(ops, graph, prio, len(TEMPS[c.arch]))
+    if order is None:
+        return None
+    code = allocate(ops, graph, order, c.arch, cache)
+    if code is None:
+        return None
+    return Realized(c, ops, order, code, graph)
+
+
+def block_schedule(parts: list[list[Instr]], arch: Arch, name: str, round_starts=None) -> Schedule:
+    """A whole-block body from per-range code covering rounds 0..79 in order."""
+    body: list[Instr] = list(prologue(arch))
+    starts = []
+    for p in parts:
+        starts.append(len(body))
+        body += p
+    end = len(body)
+    body += epilogue(arch, Reg(TEMPS[arch][0]))
+    inputs, outputs, pointers = block_bindings(arch)
+    return Schedule(arch, name, tuple(body), inputs, outputs, pointers, tuple(round_starts or ()) or ())

@@ -1,0 +1,68 @@
+"""Drawing a schedule: the cycle-by-cycle table (one column per dependency chain) and a Gantt chart.
+
+The columns are the chains the hand diagrams in the 2009 threads use: W
+formation, K+W into e, the round function f, a<<<5 and the rotate of b.
+Each row is a clock of the model's simulation; a cell lists the
+instructions of that chain *issued* in that clock, with the round number.
+Library code: returns rows, or writes a PNG (atomically) -- never prints.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .candidate import CHAINS, Realized
+
+CHAIN_TITLES = {"W": "W formation", "kw": "K+W into e", "f": "f(b,c,d)", "a5": "a<<<5", "b": "b>>>2"}
+
+
+@dataclass(frozen=True)
+class Row:
+    cycle: int
+    cells: dict[str, list[str]]   # chain -> instruction texts issued this cycle
+
+
+def table(real: Realized, sim) -> list[Row]:
+    chains = [real.ops[i].chain for i in real.order]
+    rounds = [real.ops[i].round for i in real.order]
+    rows: dict[int, dict[str, list[str]]] = {}
+    for slot in sim.timeline:
+        cyc = int(slot.issue)
+        rows.setdefault(cyc, {c: [] for c in CHAINS})
+        rows[cyc][chains[slot.index]].append(f"{rounds[slot.index]}: {slot.text}")
+    return [Row(c, rows[c]) for c in sorted(rows)]
+
+
+def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
+    """A Gantt chart of issue..complete per instruction, coloured by chain, written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    colours = {"W": "tab:blue", "kw": "tab:green", "f": "tab:orange", "a5": "tab:red", "b": "tab:purple"}
+    chains = [real.ops[i].chain for i in real.order]
+    n = len(sim.timeline)
+    fig, ax = plt.subplots(figsize=(12, max(4, n * 0.12)))
+    for k, slot in enumerate(sim.timeline):
+        ax.barh(k, max(0.2, slot.complete - slot.issue), left=slot.issue, color=colours[chains[slot.index]], height=0.8)
+    ax.invert_yaxis()
+    ax.set_xlabel("clock")
+    ax.set_ylabel("instruction (program order)")
+    ax.set_title(title)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[c]) for c in CHAINS]
+    ax.legend(handles, [CHAIN_TITLES[c] for c in CHAINS], loc="lower right")
+    fig.tight_layout()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent or ".")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=80)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        Path(tmp).unlink(missing_ok=True)
+    return path

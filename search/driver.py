@@ -1,0 +1,337 @@
+"""``search_range``: the whole search for one (uarch, arch, round range), as a ``Report``.
+
+1. Load the uarch model; its ISA level (BMI1/BMI2) bounds the recipes.
+2. Baselines under the same model: the default (textbook) schedule for the
+   range, and gcc -O2 -mtune=<cpu> of our C SHA-1 (whole block, scaled to
+   the range's share of rounds -- gcc's code has no round boundaries).
+3. The exact engine (``exact.py``) on the steady-state round template of
+   each round kind in the range: the optimal cycles per round under the
+   model's resources with a CP-SAT certificate, or its best bound.
+4. The heuristic engine (``annealer.py``): a portfolio of ``workers``
+   processes with seeds ``seed, seed+1, ...``, started from the stored best
+   (``resume``), the textbook recipe and the template-ordered candidate, until
+   the time limit or a stop request (Ctrl-C): the best so far is kept.
+5. The best candidate is screened (numpy) and proved (Z3, round cut points)
+   inside a whole block; only a proved result is stored and reported as a
+   result.
+
+Workers never print; progress comes back through ``progress(event)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing as mp
+import queue
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..semantics.composition import check_program
+from ..semantics.errors import Sha1optError
+from ..semantics.ir import Builder
+from ..semantics.prove import Proved, Prover
+from ..semantics.sha1 import range_spec
+from ..semantics.x86 import Arch, Instr
+from .annealer import anneal
+from .candidate import Candidate, block_schedule, realize
+from .recipe import TEXTBOOK, Recipe, recipes_for
+
+IN_ORDER_I386 = ("pentium", "p4", "p4-northwood", "p4-prescott", "atom")
+MTUNE = {"pentium": "pentium", "p4": "pentium4", "p4-northwood": "pentium4", "p4-prescott": "prescott",
+         "atom": "bonnell", "core2": "core2", "nehalem": "nehalem", "skylake": "skylake", "zen3": "znver3"}
+STANDARD_RANGES = ((0, 19), (20, 39), (40, 59), (60, 79))
+
+
+def default_arch(uarch: str) -> Arch:
+    return "i386" if uarch in IN_ORDER_I386 else "x86_64"
+
+
+def isa_of(model) -> str:
+    return "bmi2" if getattr(model, "has_bmi2", False) else ("bmi1" if getattr(model, "has_bmi1", False) else "base")
+
+
+def model_version(model) -> str:
+    from . import cost
+
+    tag = getattr(cost, "VERSION", "0")
+    return hashlib.sha256(f"{model!r}|{tag}".encode()).hexdigest()[:12]
+
+
+def range_cost(model) -> Callable[[list], float]:
+    from .cost import simulate
+
+    return lambda code: simulate(code, model).cycles
+
+
+@dataclass
+class Report:
+    uarch: str
+    arch: Arch
+    first: int
+    last: int
+    cycles: float                   # predicted cycles for the range, best proved candidate
+    textbook_cycles: float
+    gcc_cycles: float | None        # gcc's whole block scaled to the range (None if unavailable)
+    gcc_note: str
+    template: list                  # exact-engine results per round kind (see exact.py)
+    candidate: Candidate
+    code: list[Instr]
+    proof: str                      # "proved (...)" or why not
+    proved: bool
+    stored: str                     # where the result went, or why not
+    evaluations: int
+    seconds: float
+    stop_reason: str
+    workers: int
+    seed: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rounds(self) -> int:
+        return self.last - self.first + 1
+
+    @property
+    def cycles_per_round(self) -> float:
+        return self.cycles / self.rounds
+
+    @property
+    def cycles_per_byte(self) -> float:
+        return self.cycles_per_round * 80 / 64
+
+
+def round_segments(items: list) -> list[int] | None:
+    """Cut points of 80 rounds in foreign code: each round uses its K once.
+
+    Finds the instruction carrying K_t (as an immediate or a displacement,
+    either sign) for t = 0..79 in order, and cuts half-way between
+    consecutive ones. Returns 81 indices into ``items`` (None when the code
+    does not use each K exactly in round order, e.g. K kept in a register).
+    """
+    from ..semantics.sha1 import k_const
+    from ..semantics.x86 import Imm, Instr, Mem
+
+    pos = []
+    for i, it in enumerate(items):
+        if not isinstance(it, Instr):
+            continue
+        vals = {o.value for o in it.operands if isinstance(o, Imm)} | \
+               {o.disp & 0xFFFFFFFF for o in it.operands if isinstance(o, Mem)}
+        t = len(pos)
+        if t < 80 and (k_const(t) in vals or (-k_const(t)) & 0xFFFFFFFF in vals):
+            pos.append(i)
+    if len(pos) != 80:
+        return None
+    cuts = [0] + [(pos[t - 1] + pos[t] + 1) // 2 for t in range(1, 80)] + [len(items)]
+    return cuts
+
+
+def gcc_baseline(uarch: str, arch: Arch, model, first: int, last: int) -> tuple[float | None, str]:
+    """gcc -O2 -mtune=<cpu> of csrc/sha1_ref.c: the cycles of its code for rounds first..last."""
+    import subprocess
+    import tempfile
+
+    from ..emit.harness import csrc
+    from .cost import simulate
+    from ..semantics.listing import parse_listing
+
+    tune = MTUNE.get(uarch, "generic")
+    flags = f"-O2 -mtune={tune} {'-m32' if arch == 'i386' else '-m64'}"
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "ref.s"
+        args = ["gcc", *flags.split(), "-fno-asynchronous-unwind-tables", "-fno-pie", "-S", "-o", str(out),
+                str(csrc("sha1_ref.c"))]
+        proc = subprocess.run(args, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None, f"gcc failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr else proc.returncode}"
+        try:
+            listing = parse_listing(out.read_text(), arch, "gcc-sha1_ref.s")
+            loop = listing.loop(strict=False)
+            items = listing.items[loop.head:loop.branch + 1]
+            cuts = round_segments(items)
+            if cuts is not None:
+                seg = items[cuts[first]:cuts[last + 1]]
+                return simulate(seg, model).cycles, f"gcc {flags}, its rounds {first}-{last} (cut at each K)"
+            sim = simulate(items, model, loop=True)
+        except Sha1optError as e:
+            return None, f"gcc's code could not be analysed: {e}"
+    rounds = last - first + 1
+    return sim.cycles * rounds / 80, f"gcc {flags}, whole block x {rounds}/80 (no round boundaries found)"
+
+
+def prove_in_block(code: list[Instr], first: int, last: int, arch: Arch) -> tuple[bool, str]:
+    """Plug the range's code into textbook code for the other rounds and prove the block."""
+    parts = []
+    if first > 0:
+        parts.append(realize(Candidate(0, first - 1, arch, TEXTBOOK)).code)
+    parts.append(code)
+    if last < 79:
+        parts.append(realize(Candidate(last + 1, 79, arch, TEXTBOOK)).code)
+    sched = block_schedule(parts, arch, "search-check")
+    res = check_program(sched.body, range_spec(Builder()), sched.inputs, sched.outputs, Prover(), pointers=sched.pointers)
+    if res.ok:
+        return True, f"proved: whole block with rounds {first}-{last} from the search ({res.cuts} cuts, {res.solver_calls} Z3 calls)"
+    from ..emit.validate import describe_proof_failure
+
+    return False, f"NOT proved: {describe_proof_failure(res)}"
+
+
+# -- workers -----------------------------------------------------------------
+
+
+def _worker(args: dict, stop, out) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C and tells us via `stop`
+    from .uarch import load_model
+
+    model = load_model(args["uarch"])
+    cost = range_cost(model)
+    try:
+        res = anneal(args["start"], cost, isa=args["isa"], seed=args["seed"], evaluations=args["evaluations"],
+                     deadline=time.monotonic() + args["seconds"], should_stop=stop.is_set,
+                     on_improve=lambda c, v: out.put(("improve", args["seed"], v)))
+        out.put(("done", args["seed"], res))
+    except Exception as e:  # reported, never swallowed
+        out.put(("error", args["seed"], f"{type(e).__name__}: {e}"))
+
+
+def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None, time_limit: float = 60.0,
+                 workers: int = 1, seed: int = 0, db: str | Path | None = None, resume: bool = False,
+                 evaluations: int = 10**9, should_stop: Callable[[], bool] = lambda: False,
+                 progress: Callable[[dict], None] | None = None, use_exact: bool = True) -> Report:
+    from .store import Store
+    from .uarch import load_model
+
+    t_start = time.monotonic()
+    if not 0 <= first <= last <= 79:
+        raise Sha1optError(f"round range {first}-{last} is not within 0-79")
+    if workers < 1:
+        raise Sha1optError("workers must be at least 1")
+    model = load_model(uarch)
+    arch = arch or default_arch(uarch)
+    isa = isa_of(model)
+    cost = range_cost(model)
+    version = model_version(model)
+    notes: list[str] = []
+    emit = progress or (lambda e: None)
+
+    textbook = Candidate(first, last, arch, TEXTBOOK)
+    textbook_cycles = cost(realize(textbook).code)
+    gcc_cycles, gcc_note = gcc_baseline(uarch, arch, model, first, last)
+
+    template = []
+    starts = [textbook]
+    if use_exact:
+        from .exact import solve_templates
+
+        template = solve_templates(model, arch, first, last, isa, time_limit=max(1.0, 0.15 * time_limit))
+        for t in template:
+            if t.candidate is not None:
+                starts.append(t.candidate)
+    store = Store(db)
+    stored_row = store.get(uarch, arch, first, last, version)
+    if resume and stored_row is not None:
+        starts.insert(0, Candidate(first, last, arch, Recipe.parse(stored_row.recipe), stored_row.offsets))
+        notes.append(f"resumed from the stored result ({stored_row.cycles:.1f} cycles)")
+    # Good recipes for this ISA as extra starting points (selection matters most).
+    extra = [r for r in recipes_for(isa) if r.rol5 == ("rorx" if isa == "bmi2" else "mov-rol")][:8]
+    starts += [Candidate(first, last, arch, r) for r in extra]
+    starts = [s for s in starts if realize(s) is not None]
+
+    remaining = time_limit - (time.monotonic() - t_start)
+    best_c, best_cost, n_eval, reason = starts[0], cost(realize(starts[0]).code), 0, "deadline"
+    for s in starts[1:]:
+        v = cost(realize(s).code)
+        if v < best_cost:
+            best_c, best_cost = s, v
+    emit({"event": "start", "best": best_cost, "textbook": textbook_cycles})
+    if remaining > 0.5:
+        if workers == 1:
+            res = anneal(best_c, cost, isa=isa, seed=seed, evaluations=evaluations,
+                         deadline=time.monotonic() + remaining - 0.3, should_stop=should_stop,
+                         on_improve=lambda c, v: emit({"event": "improve", "best": v}))
+            n_eval, reason = res.evaluations, res.reason
+            if res.best_cost < best_cost:
+                best_c, best_cost = res.best, res.best_cost
+        else:
+            ctx = mp.get_context("spawn")
+            stop, out = ctx.Event(), ctx.Queue()
+            procs = []
+            for k in range(workers):
+                start = best_c if k == 0 else starts[k % len(starts)]
+                args = {"uarch": uarch, "start": start, "isa": isa, "seed": seed + k,
+                        "evaluations": evaluations, "seconds": remaining - 2.0}
+                p = ctx.Process(target=_worker, args=(args, stop, out), daemon=True)
+                p.start()
+                procs.append(p)
+            done, reason = 0, "deadline"
+            while done < workers:
+                if should_stop() and not stop.is_set():
+                    stop.set()
+                try:
+                    kind, who, payload = out.get(timeout=0.2)
+                except queue.Empty:
+                    if not any(p.is_alive() for p in procs) and out.empty():
+                        break
+                    continue
+                if kind == "improve":
+                    emit({"event": "improve", "best": min(best_cost, payload), "worker": who})
+                elif kind == "done":
+                    done += 1
+                    n_eval += payload.evaluations
+                    reason = payload.reason
+                    if payload.best_cost < best_cost:
+                        best_c, best_cost = payload.best, payload.best_cost
+                else:
+                    done += 1
+                    notes.append(f"worker {who} failed: {payload}")
+            for p in procs:
+                p.join(timeout=5)
+    if should_stop():
+        reason = "interrupted"
+    real = realize(best_c)
+    proved, proof = prove_in_block(real.code, first, last, arch)
+    stored = "not stored (not proved)"
+    if proved:
+        was = store.put(uarch=uarch, arch=arch, first=first, last=last, model_version=version, cycles=best_cost,
+                        recipe=best_c.recipe.key(), offsets=best_c.offsets,
+                        code="\n".join(map(str, real.code)), evaluations=n_eval,
+                        seconds=time.monotonic() - t_start, seed=seed, proved=True)
+        stored = (f"stored in {store.path}" if was else
+                  f"kept the better stored result in {store.path} ({stored_row.cycles:.1f} cycles)" if stored_row else
+                  f"stored in {store.path}")
+        if not was and stored_row is not None and stored_row.cycles < best_cost:
+            notes.append("the stored result is better than this run's")
+    store.close()
+    return Report(uarch, arch, first, last, best_cost, textbook_cycles, gcc_cycles, gcc_note, template, best_c,
+                  real.code, proof, proved, stored, n_eval, time.monotonic() - t_start, reason, workers, seed, notes)
+
+
+def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None):
+    """The stored best candidate for the key (realized), or the textbook one; and where it came from."""
+    from .store import Store
+    from .uarch import load_model
+
+    model = load_model(uarch)
+    store = Store(db)
+    try:
+        row = store.get(uarch, arch, first, last, model_version(model))
+    finally:
+        store.close()
+    if row is not None:
+        cand = Candidate(first, last, arch, Recipe.parse(row.recipe), row.offsets)
+        real = realize(cand)
+        if real is not None and "\n".join(map(str, real.code)) == row.code:
+            return real, f"stored result ({row.cycles:.1f} cycles, {row.evaluations} evaluations)"
+    return realize(Candidate(first, last, arch, TEXTBOOK)), "default schedule (no stored result for this key)"
+
+
+def best_block(uarch: str, arch: Arch, db: str | Path | None = None):
+    """A whole-block Schedule from the best known result of each standard range."""
+    parts, sources = [], []
+    for first, last in STANDARD_RANGES:
+        real, where = best_known(uarch, arch, first, last, db)
+        parts.append(real.code)
+        sources.append(f"{first}-{last}: {where}")
+    return block_schedule(parts, arch, f"sha1opt-{uarch}"), sources

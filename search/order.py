@@ -1,0 +1,162 @@
+"""Order: the dependence graph of a range's operations, and a pressure-aware list scheduler.
+
+Dependences are computed from what each instruction reads and writes --
+registers (physical and virtual temporaries) and memory words (the W ring
+slots, the input block) -- as read-after-write, write-after-read and
+write-after-write edges. Any topological order of that graph computes the
+same values, which is why the scheduler may reorder freely (and why the
+final proof still checks it).
+
+``list_schedule(ops, priority, temps)`` repeatedly takes the ready operation
+with the highest priority whose issue keeps at most ``temps`` virtual
+temporaries live (a temporary is live from its first write to its last
+read). It returns None when every ready operation would exceed the budget
+(the candidate is infeasible; the caller rejects it).
+
+Invariant: the result is a permutation of ``ops`` respecting every edge.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from ..semantics.x86 import SEMANTICS, Instr, Mem, Reg
+from .recipe import Op
+
+
+def is_virtual(r: Reg) -> bool:
+    return r.name.startswith("v")
+
+
+def _mem_key(m: Mem) -> tuple:
+    return ("mem", m.base.name if m.base else "", m.disp)
+
+
+def effects(ins: Instr) -> tuple[set, set]:
+    """(locations read, locations written): register names and memory keys."""
+    form = SEMANTICS[ins.mnemonic].form
+    reads: set = set()
+    writes: set = set()
+    ops = ins.operands
+    for k, o in enumerate(ops):
+        dest = k == len(ops) - 1
+        if isinstance(o, Reg):
+            if not dest or form in ("binary", "shift", "unary"):
+                reads.add(o.name)
+            if dest:
+                writes.add(o.name)
+        elif isinstance(o, Mem):
+            for r in (o.base, o.index):
+                if r is not None:
+                    reads.add(r.name)
+            if form == "lea":
+                continue
+            key = _mem_key(o)
+            if dest and form in ("binary", "shift", "unary", "move"):
+                writes.add(key)
+                if form != "move":
+                    reads.add(key)
+            else:
+                reads.add(key)
+    return reads, writes
+
+
+@dataclass
+class Graph:
+    preds: list[list[int]]
+    succs: list[list[int]]
+    reads: list[set]
+    writes: list[set]
+    vregs: list[tuple[str, ...]]   # virtual temporaries each op mentions, sorted
+
+
+def build_graph(ops: list[Op]) -> Graph:
+    n = len(ops)
+    preds: list[set[int]] = [set() for _ in range(n)]
+    last_write: dict = {}
+    readers_since: dict = {}
+    reads_l, writes_l = [], []
+    for i, op in enumerate(ops):
+        r, w = effects(op.ins)
+        reads_l.append(r)
+        writes_l.append(w)
+        for loc in r:
+            if loc in last_write:
+                preds[i].add(last_write[loc])           # RAW
+        for loc in w:
+            if loc in last_write:
+                preds[i].add(last_write[loc])           # WAW
+            for j in readers_since.get(loc, ()):
+                if j != i:
+                    preds[i].add(j)                     # WAR
+        for loc in r:
+            readers_since.setdefault(loc, []).append(i)
+        for loc in w:
+            last_write[loc] = i
+            readers_since[loc] = []
+    succs: list[list[int]] = [[] for _ in range(n)]
+    for i, ps in enumerate(preds):
+        for p in ps:
+            succs[p].append(i)
+    vregs = [tuple(sorted(v for v in (r | w) if isinstance(v, str) and v.startswith("v")))
+             for r, w in zip(reads_l, writes_l)]
+    return Graph([sorted(p) for p in preds], succs, reads_l, writes_l, vregs)
+
+
+def critical_path(graph: Graph, latency: list[float]) -> list[float]:
+    """Longest latency-weighted path from each op to any sink (a classic list-scheduling priority)."""
+    n = len(graph.preds)
+    cp = [0.0] * n
+    for i in range(n - 1, -1, -1):
+        best = 0.0
+        for s in graph.succs[i]:
+            if cp[s] > best:
+                best = cp[s]
+        cp[i] = latency[i] + best
+    return cp
+
+
+def list_schedule(ops: list[Op], graph: Graph, priority: list[float], temps: int) -> list[int] | None:
+    n = len(ops)
+    indeg = [len(p) for p in graph.preds]
+    # Virtual temporaries: readers still to come, and whether defined yet.
+    vreads: dict[str, int] = {}
+    for i in range(n):
+        for loc in graph.reads[i]:
+            if isinstance(loc, str) and loc.startswith("v"):
+                vreads[loc] = vreads.get(loc, 0) + 1
+    live: set[str] = set()
+    ready = [(-priority[i], i) for i in range(n) if indeg[i] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    skipped: list[tuple[float, int]] = []
+    while ready or skipped:
+        chosen = None
+        while ready:
+            item = heapq.heappop(ready)
+            i = item[1]
+            new = {loc for loc in graph.writes[i] if isinstance(loc, str) and loc.startswith("v") and loc not in live}
+            dying = {loc for loc in graph.reads[i] if isinstance(loc, str) and loc.startswith("v")
+                     and vreads.get(loc, 0) == 1 and loc not in graph.writes[i]}
+            if len(live) + len(new) - len(dying & live) <= temps:
+                chosen = (i, new, dying)
+                break
+            skipped.append(item)
+        if chosen is None:
+            return None
+        for item in skipped:
+            heapq.heappush(ready, item)
+        skipped = []
+        i, new, dying = chosen
+        order.append(i)
+        live |= new
+        for loc in graph.reads[i]:
+            if isinstance(loc, str) and loc.startswith("v"):
+                vreads[loc] -= 1
+        live -= {v for v in live if vreads.get(v, 0) == 0}
+        for s in graph.succs[i]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                heapq.heappush(ready, (-priority[s], s))
+    return order if len(order) == n else None

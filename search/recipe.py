@@ -1,0 +1,294 @@
+"""Instruction selection: a ``Recipe`` of choices -> the operations of a round range.
+
+Every way of writing a round that sha1opt considers is a choice here, and
+each choice rests on a corpus identity (``corpus/identities.toml``, proved
+by ``sha1opt prove --corpus``) named in ``JUSTIFIED_BY``:
+
+* ``f1``: ``select`` -- d ^ (b & (c ^ d)), one temporary, 4 ops + add;
+  ``andn`` (BMI1) -- (b & c) + andn(b, d), two independent terms each added
+  into e; ``ands-xor`` -- (b & c) + ((b & d) ^ d), the same split on the base ISA.
+* ``f2``: parity, with the first xor operand chosen (``bc`` / ``cd`` / ``bd``).
+* ``f3``: ``or`` -- (b & c) | (d & (b | c)), two temporaries;
+  ``sum`` -- (b & c) + (d & (b ^ c)) as two additions into e, one temporary.
+* ``rol5``: ``mov-rol``, ``mov-ror`` (ror 27), ``rorx`` (BMI2, no mov).
+* ``brot``: ``ror`` 2 or ``rol`` 30.
+* ``kw`` (how K and W reach e): ``lea`` K(e,w) / ``add`` of w then K /
+  ``wk``: K added into the W temporary first, then one add into e (keeps
+  e's chain one add shorter; what gcc does for slow-lea CPUs).
+* ``wsrc``: W recurrence with memory-operand xors (``mem``) or loads into
+  a second temporary (``load``).
+
+Operations use the physical registers of a..e (names rotate per round, as
+``search.schedule`` does) and *virtual* temporaries ``Reg("v<n>")``, which
+``regalloc`` maps to physical registers after ``order`` has chosen the
+instruction order. The ops of a range, in generation order, are a valid
+program (the textbook order when the recipe is the textbook's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from ..semantics.errors import Sha1optError
+from ..semantics.sha1 import k_const, kind
+from ..semantics.x86 import Arch, Imm, Instr, Mem, Reg
+from .schedule import I386_DATA_SLOT, RING
+
+KINDS = ("f1", "f2", "f3")
+OPTIONS: dict[str, dict[str, str]] = {
+    # option -> ISA level it needs
+    "f1": {"select": "base", "andn": "bmi1", "ands-xor": "base"},
+    "f2": {"bc": "base", "cd": "base", "bd": "base"},
+    "f3": {"or": "base", "sum": "base"},
+    "rol5": {"mov-rol": "base", "mov-ror": "base", "rorx": "bmi2"},
+    "brot": {"ror": "base", "rol": "base"},
+    "kw": {"lea": "base", "add": "base", "wk": "base"},
+    "wsrc": {"mem": "base", "load": "base"},
+}
+JUSTIFIED_BY: dict[tuple[str, str], str] = {
+    ("f1", "select"): "f1-select-is-or-of-ands",
+    ("f1", "andn"): "f1-andn-two-adds",
+    ("f1", "ands-xor"): "andn-without-bmi1",
+    ("f2", "bc"): "f2-parity-reassociates",
+    ("f2", "cd"): "f2-parity-reassociates",
+    ("f2", "bd"): "f2-parity-reassociates",
+    ("f3", "or"): "f3-or-of-three",
+    ("f3", "sum"): "f3-split-into-e",
+    ("rol5", "mov-rol"): "rol5-is-ror27",
+    ("rol5", "mov-ror"): "rol5-is-ror27",
+    ("rol5", "rorx"): "rol5-is-ror27",
+    ("brot", "ror"): "rol30-is-ror2",
+    ("brot", "rol"): "rol30-is-ror2",
+    ("kw", "lea"): "lea-reassociation",
+    ("kw", "add"): "lea-reassociation",
+    ("kw", "wk"): "lea-reassociation",
+    ("wsrc", "mem"): "rol-distributes-over-xor",
+    ("wsrc", "load"): "rol-distributes-over-xor",
+}
+ISA_RANK = {"base": 0, "bmi1": 1, "bmi2": 2}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    f1: str = "select"
+    f2: str = "bc"
+    f3: str = "or"
+    rol5: str = "mov-rol"
+    brot: str = "ror"
+    kw: str = "lea"
+    wsrc: str = "mem"
+
+    def isa(self) -> str:
+        """The ISA level this recipe needs."""
+        need = max(ISA_RANK[OPTIONS[f.name][getattr(self, f.name)]] for f in fields(self))
+        return next(k for k, v in ISA_RANK.items() if v == need)
+
+    def key(self) -> str:
+        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+    @staticmethod
+    def parse(text: str) -> "Recipe":
+        r = Recipe()
+        for item in filter(None, text.split(",")):
+            k, _, v = item.partition("=")
+            if k not in OPTIONS or v not in OPTIONS[k]:
+                raise Sha1optError(f"bad recipe item {item!r}")
+            r = replace(r, **{k: v})
+        return r
+
+
+TEXTBOOK = Recipe()
+
+
+def recipes_for(isa: str) -> list[Recipe]:
+    """Every recipe whose instructions the ISA level has."""
+    from itertools import product
+
+    names = [f.name for f in fields(Recipe)]
+    out = []
+    for combo in product(*(OPTIONS[n] for n in names)):
+        r = Recipe(**dict(zip(names, combo)))
+        if ISA_RANK[r.isa()] <= ISA_RANK[isa]:
+            out.append(r)
+    return out
+
+
+@dataclass(frozen=True)
+class Op:
+    """One instruction of a range, with where it came from (for drawing and priorities)."""
+
+    ins: Instr
+    round: int
+    chain: str   # "W" (message schedule), "f" (round function), "a5" (rol a,5), "kw", "b" (rotate b)
+
+
+STATE_REGS = ("eax", "ebx", "ecx", "edx", "ebp")
+
+
+def state_regs(t: int) -> tuple[Reg, ...]:
+    """Physical registers of (a, b, c, d, e) at the start of round t (names rotate by one per round)."""
+    k = t % 5
+    regs = [Reg(n) for n in STATE_REGS]
+    # After each round (a,b,c,d,e) <- (e,a,b,c,d): a's register is old e's.
+    return tuple(regs[(i - k) % 5] for i in range(5))
+
+
+class _Gen:
+    def __init__(self, arch: Arch) -> None:
+        self.arch = arch
+        self.sp = Reg("esp", 64 if arch == "x86_64" else 32)
+        self.data = Reg("esi", 64) if arch == "x86_64" else None
+        self.ops: list[Op] = []
+        self.nv = 0
+
+    def v(self) -> Reg:
+        self.nv += 1
+        return Reg(f"v{self.nv}")
+
+    def emit(self, t: int, chain: str, m: str, *ops) -> None:
+        self.ops.append(Op(Instr(m, tuple(ops)), t, chain))
+
+    def ring(self, j: int) -> Mem:
+        return Mem(self.sp, None, 1, RING + 4 * (j % 16))
+
+
+def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
+    """Operations of rounds first..last (inclusive) in generation (textbook) order.
+
+    Entry state: a..e in ``state_regs(first)``; W_0..15 in the ring for
+    i386 (the body prologue copies them) and in ``data`` for x86-64; the
+    ring holds W_{t-16}..W_{t-1} when first >= 16.
+    """
+    if not 0 <= first <= last <= 79:
+        raise Sha1optError(f"round range {first}-{last} is not within 0-79")
+    g = _Gen(arch)
+    for t in range(first, last + 1):
+        a, b, c, d, e = state_regs(t)
+        k = kind(t)
+        # -- W_t into a temporary w ------------------------------------------
+        w = g.v()
+        if t < 16:
+            if arch == "x86_64":
+                g.emit(t, "W", "mov", Mem(g.data, None, 1, 4 * t), w)
+                g.emit(t, "W", "bswap", w)
+                g.emit(t, "W", "mov", w, g.ring(t))
+            else:
+                g.emit(t, "W", "mov", g.ring(t), w)
+        else:
+            g.emit(t, "W", "mov", g.ring(t - 3), w)
+            for j in (t - 8, t - 14, t - 16):
+                if recipe.wsrc == "mem":
+                    g.emit(t, "W", "xor", g.ring(j), w)
+                else:
+                    x = g.v()
+                    g.emit(t, "W", "mov", g.ring(j), x)
+                    g.emit(t, "W", "xor", x, w)
+            g.emit(t, "W", "rol", Imm(1), w)
+            if t < 77:  # W_77..79 are never read again
+                g.emit(t, "W", "mov", w, g.ring(t))
+        # -- K and W into e ---------------------------------------------------
+        if recipe.kw == "lea":
+            g.emit(t, "kw", "lea", Mem(e, w, 1, k_const(t)), e)
+        elif recipe.kw == "wk":
+            g.emit(t, "kw", "add", Imm(k_const(t)), w)
+            g.emit(t, "kw", "add", w, e)
+        else:
+            g.emit(t, "kw", "add", w, e)
+            g.emit(t, "kw", "add", Imm(k_const(t)), e)
+        # -- f into e ----------------------------------------------------------
+        if k == "f1":
+            if recipe.f1 == "select":
+                f = g.v()
+                g.emit(t, "f", "mov", c, f)
+                g.emit(t, "f", "xor", d, f)
+                g.emit(t, "f", "and", b, f)
+                g.emit(t, "f", "xor", d, f)
+                g.emit(t, "f", "add", f, e)
+            else:
+                x, y = g.v(), g.v()
+                if recipe.f1 == "andn":
+                    g.emit(t, "f", "andn", d, b, x)       # x = ~b & d
+                else:
+                    g.emit(t, "f", "mov", b, x)
+                    g.emit(t, "f", "and", d, x)
+                    g.emit(t, "f", "xor", d, x)           # x = (b & d) ^ d = ~b & d
+                g.emit(t, "f", "add", x, e)
+                g.emit(t, "f", "mov", c, y)
+                g.emit(t, "f", "and", b, y)
+                g.emit(t, "f", "add", y, e)
+        elif k == "f2":
+            first_two = {"bc": (b, c, d), "cd": (c, d, b), "bd": (b, d, c)}[recipe.f2]
+            f = g.v()
+            g.emit(t, "f", "mov", first_two[0], f)
+            g.emit(t, "f", "xor", first_two[1], f)
+            g.emit(t, "f", "xor", first_two[2], f)
+            g.emit(t, "f", "add", f, e)
+        else:
+            if recipe.f3 == "or":
+                x, y = g.v(), g.v()
+                g.emit(t, "f", "mov", b, x)
+                g.emit(t, "f", "and", c, x)
+                g.emit(t, "f", "mov", b, y)
+                g.emit(t, "f", "or", c, y)
+                g.emit(t, "f", "and", d, y)
+                g.emit(t, "f", "or", x, y)
+                g.emit(t, "f", "add", y, e)
+            else:
+                x, y = g.v(), g.v()
+                g.emit(t, "f", "mov", b, x)
+                g.emit(t, "f", "and", c, x)
+                g.emit(t, "f", "add", x, e)
+                g.emit(t, "f", "mov", b, y)
+                g.emit(t, "f", "xor", c, y)
+                g.emit(t, "f", "and", d, y)
+                g.emit(t, "f", "add", y, e)
+        # -- rol(a, 5) into e --------------------------------------------------
+        r = g.v()
+        if recipe.rol5 == "rorx":
+            g.emit(t, "a5", "rorx", Imm(27), a, r)
+        else:
+            g.emit(t, "a5", "mov", a, r)
+            g.emit(t, "a5", "rol" if recipe.rol5 == "mov-rol" else "ror",
+                   Imm(5 if recipe.rol5 == "mov-rol" else 27), r)
+        g.emit(t, "a5", "add", r, e)
+        # -- b <- rol(b, 30) ---------------------------------------------------
+        g.emit(t, "b", "ror" if recipe.brot == "ror" else "rol", Imm(2 if recipe.brot == "ror" else 30), b)
+    return g.ops
+
+
+def prologue(arch: Arch) -> list[Instr]:
+    """Block entry: (i386) copy the block into the ring byte-swapped, then load a..e."""
+    sp = Reg("esp", 64 if arch == "x86_64" else 32)
+    out: list[Instr] = []
+    if arch == "x86_64":
+        state = Reg("edi", 64)
+    else:
+        src = Reg("esi")
+        out.append(Instr("mov", (Mem(sp, None, 1, I386_DATA_SLOT), src)))
+        for j in range(16):
+            out.append(Instr("mov", (Mem(src, None, 1, 4 * j), Reg("eax"))))
+            out.append(Instr("bswap", (Reg("eax"),)))
+            out.append(Instr("mov", (Reg("eax"), Mem(sp, None, 1, RING + 4 * j))))
+        from .schedule import I386_STATE_SLOT
+
+        out.append(Instr("mov", (Mem(sp, None, 1, I386_STATE_SLOT), src)))
+        state = src
+    for i, r in enumerate(state_regs(0)):
+        out.append(Instr("mov", (Mem(state, None, 1, 4 * i), r)))
+    return out
+
+
+def epilogue(arch: Arch, temp: Reg) -> list[Instr]:
+    """Feed-forward: state[i] += a..e and store (i386 reloads the state pointer into ``temp``)."""
+    out: list[Instr] = []
+    if arch == "x86_64":
+        state = Reg("edi", 64)
+    else:
+        from .schedule import I386_STATE_SLOT
+
+        out.append(Instr("mov", (Mem(Reg("esp"), None, 1, I386_STATE_SLOT), temp)))
+        state = temp
+    for i, r in enumerate(state_regs(80)):
+        out.append(Instr("add", (Mem(state, None, 1, 4 * i), r)))
+        out.append(Instr("mov", (r, Mem(state, None, 1, 4 * i))))
+    return out

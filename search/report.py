@@ -1,0 +1,79 @@
+"""Formatting-free views of a search ``Report``: plain data for the CLI to print.
+
+(Library code does not print; these functions build the lines and the JSON
+object the CLI writes, so the CLI command stays a thin wrapper.)
+"""
+
+from __future__ import annotations
+
+from .driver import Report
+
+
+def _gain(base: float | None, ours: float) -> str:
+    if not base:
+        return "n/a"
+    return f"{100.0 * (base - ours) / base:+.1f}%"
+
+
+def template_cycles(report: Report) -> float | None:
+    """The range's cycles if every round ran at its kind's template II (None if a kind has none).
+
+    The template is a modulo-scheduling abstraction of the model (whole
+    clocks, one template per kind, no window); the simulator's figure for
+    the searched code is the authoritative one and may be lower.
+    """
+    from ..semantics.sha1 import kind
+
+    per_kind = {t.kind: t.ii for t in report.template if t.ii}
+    total = 0.0
+    for t in range(report.first, report.last + 1):
+        if kind(t) not in per_kind:
+            return None
+        total += per_kind[kind(t)]
+    return total
+
+
+def report_lines(r: Report) -> list[str]:
+    lines = [f"sha1opt search: {r.uarch} ({r.arch}), rounds {r.first}-{r.last} ({r.rounds} rounds)"]
+    lines.append(f"  predicted        {r.cycles:8.1f} cycles  = {r.cycles_per_round:.2f} cycles/round"
+                 f" = {r.cycles_per_byte:.2f} cycles/byte at this rate")
+    lines.append(f"  default schedule {r.textbook_cycles:8.1f} cycles  gain {_gain(r.textbook_cycles, r.cycles)}")
+    if r.gcc_cycles is not None:
+        lines.append(f"  gcc's code       {r.gcc_cycles:8.1f} cycles  gain {_gain(r.gcc_cycles, r.cycles)}  ({r.gcc_note})")
+    else:
+        lines.append(f"  gcc's code       n/a ({r.gcc_note})")
+    for t in r.template:
+        cert = "optimal: gap 0 (CP-SAT proved every smaller II infeasible)" if t.status == "optimal" else \
+            f"{t.status}: gap {100 * t.gap:.0f}% (proved bound {t.lower_bound})"
+        lines.append(f"  template {t.kind}      II = {t.ii} cycles/round, {cert}; recipe {t.recipe.key()} "
+                     f"({t.seconds:.1f} s)")
+    tc = template_cycles(r)
+    if tc:
+        lines.append(f"  vs template      {tc:8.0f} cycles at the template IIs; the searched code is "
+                     f"{100.0 * (r.cycles - tc) / tc:+.1f}% (simulator, window and overlap included)")
+    lines.append(f"  recipe           {r.candidate.recipe.key()}; {len(r.candidate.offsets)} reordered groups")
+    lines.append(f"  proof            {r.proof}")
+    lines.append(f"  result           {r.stored}")
+    lines.append(f"  search           {r.evaluations} evaluations in {r.seconds:.1f} s, {r.workers} worker(s), "
+                 f"seed {r.seed}, stopped: {r.stop_reason}")
+    lines += [f"  note             {n}" for n in r.notes]
+    return lines
+
+
+def report_json(r: Report) -> dict:
+    tc = template_cycles(r)
+    return {
+        "uarch": r.uarch, "arch": r.arch, "rounds": [r.first, r.last],
+        "cycles": r.cycles, "cycles_per_round": r.cycles_per_round, "cycles_per_byte": r.cycles_per_byte,
+        "textbook_cycles": r.textbook_cycles, "gcc_cycles": r.gcc_cycles, "gcc_note": r.gcc_note,
+        "gain_vs_textbook": (r.textbook_cycles - r.cycles) / r.textbook_cycles,
+        "gain_vs_gcc": (r.gcc_cycles - r.cycles) / r.gcc_cycles if r.gcc_cycles else None,
+        "templates": [{"kind": t.kind, "ii": t.ii, "lower_bound": t.lower_bound, "status": t.status,
+                       "gap": t.gap, "recipe": t.recipe.key(), "seconds": t.seconds} for t in r.template],
+        "template_cycles": tc,
+        "recipe": r.candidate.recipe.key(), "offsets": [[list(k), v] for k, v in r.candidate.offsets],
+        "proved": r.proved, "proof": r.proof, "stored": r.stored,
+        "evaluations": r.evaluations, "seconds": r.seconds, "stop_reason": r.stop_reason,
+        "workers": r.workers, "seed": r.seed, "notes": r.notes,
+        "code": [str(i) for i in r.code],
+    }
