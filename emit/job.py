@@ -2,9 +2,12 @@
 
 Each step does real work and returns a ``Step`` value; the CLI formats them:
 prove the rewrite corpus and a worked f3 rewrite, prove the textbook
-80-round block for both architectures, export both (assembled, lifted from
-machine code, proved, run against the vectors) into ``outdir``, and bench
-the x86-64 file against OpenSSL's integer path and gcc -O2 C.
+80-round block for both architectures, search this machine's uarch (zen3)
+for a few seconds per standard round range (results kept in
+``outdir/results.sqlite``, resumed on the next run), export the best zen3
+x86-64 transform and the textbook i386 one (assembled, lifted from machine
+code, proved, run against the vectors) into ``outdir``, and bench the x86-64
+file against OpenSSL's integer path and gcc -O2 C.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ class Step:
     seconds: float
 
 
-def steps(outdir: Path = Path("out"), bench_pairs: int = 15) -> Iterator[Step]:
+def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen3",
+          search_seconds: float = 8.0) -> Iterator[Step]:
     t = time.perf_counter()
     results = identities.check(identities.load())
     good = sum(r.ok for r in results)
@@ -56,22 +60,33 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15) -> Iterator[Step]:
                    time.perf_counter() - t)
 
     outdir.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for arch in ("x86_64", "i386"):
-        t = time.perf_counter()
-        from .export import export
+    from ..search.driver import STANDARD_RANGES, best_block, search_range
+    from .bench import bench
+    from .export import export
 
-        path = outdir / f"sha1-textbook-{arch}.S"
-        res = export(textbook(arch), path, command=f"sha1opt export --arch {arch} -o {path}")
+    db = outdir / "results.sqlite"
+    for first, last in STANDARD_RANGES:
+        t = time.perf_counter()
+        rep = search_range(uarch, first, last, time_limit=search_seconds, workers=1, seed=0, db=db, resume=True)
+        yield Step(f"search {uarch} rounds {first}-{last} ({search_seconds:.0f} s)", rep.proved,
+                   f"{rep.cycles:.0f} cycles vs default {rep.textbook_cycles:.0f}"
+                   + (f", gcc {rep.gcc_cycles:.0f}" if rep.gcc_cycles else "") + f"; {rep.proof.split(':')[0]}; "
+                   f"{rep.stored}", time.perf_counter() - t)
+
+    files = {}
+    for arch, sched, label in (("x86_64", best_block(uarch, "x86_64", db)[0], f"sha1-{uarch}-x86_64.S"),
+                               ("i386", textbook("i386"), "sha1-textbook-i386.S")):
+        t = time.perf_counter()
+        path = outdir / label
+        res = export(sched, path, uarch=uarch if arch == "x86_64" else None,
+                     command=f"sha1opt export --arch {arch} -o {path}" + (f" --uarch {uarch}" if arch == "x86_64" else ""))
         fail = res.validation.failure
         detail = (f"wrote {path}: " + "; ".join(f"{c.name} ok" for c in res.validation.checks)
                   if res.ok else f"refused at {fail.name}: {fail.detail}")
         files[arch] = path if res.ok else None
-        yield Step(f"export the textbook {arch} transform", res.ok, detail, time.perf_counter() - t)
+        yield Step(f"export {label}", res.ok, detail, time.perf_counter() - t)
 
     if files.get("x86_64"):
-        from .bench import bench
-
         t = time.perf_counter()
         rep = bench(files["x86_64"], "x86_64", sizes=(16384,), pairs=bench_pairs, openssl_paths=("integer",))
         parts = [f"{s.peer}: median ratio {s.ratio_median:.3f} [p10 {s.ratio_p10:.3f}, p90 {s.ratio_p90:.3f}]"

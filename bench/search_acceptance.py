@@ -1,0 +1,116 @@
+"""Acceptance figures for the search issue (run on this 2-core machine).
+
+  p4      `sha1opt search --uarch p4 --rounds 40-59 --workers 2` wall time and gains
+  models  per model: search the four standard ranges, export the full transform
+          (validated), and tabulate predicted cycles/byte of the default schedule,
+          gcc -O2 -mtune=<cpu> and ours, all under that model
+  matrix  each model's best block evaluated on every model (8x8)
+  zen3    the exported zen3 x86_64 transform measured by `sha1opt bench` against
+          OpenSSL's integer path (paired ratios)
+
+Usage: python bench/search_acceptance.py [p4] [models] [matrix] [zen3] [--per-range S] [--db PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sha1opt.search.cost import simulate
+from sha1opt.search.driver import MTUNE, STANDARD_RANGES, best_block, default_arch, gcc_baseline, search_range
+from sha1opt.search.schedule import textbook
+from sha1opt.search.uarch import load_model, model_names
+
+
+def sha1opt_exe() -> str:
+    return str(Path(sys.executable).with_name("sha1opt"))
+
+
+def run_p4(db: str) -> None:
+    print("## p4: sha1opt search --uarch p4 --rounds 40-59 --workers 2 --time-limit 110")
+    t0 = time.monotonic()
+    proc = subprocess.run([sha1opt_exe(), "search", "--uarch", "p4", "--rounds", "40-59", "--workers", "2",
+                           "--time-limit", "110", "--db", db], capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    print(proc.stdout.rstrip())
+    print(f"wall time {wall:.1f} s (limit 120 s), exit {proc.returncode}")
+
+
+def block_cpb(schedule, model) -> float:
+    return simulate(list(schedule.body), model).cycles / 64
+
+
+def run_models(db: str, per_range: float) -> None:
+    print(f"\n## models: search each standard range for {per_range:.0f} s (2 workers), export, validate")
+    print(f"{'model':12s} {'arch':6s} {'default c/B':>11s} {'gcc c/B':>8s} {'ours c/B':>8s} {'vs default':>10s} "
+          f"{'vs gcc':>7s}  export")
+    from sha1opt.emit.export import export
+
+    for u in model_names():
+        arch = default_arch(u)
+        model = load_model(u)
+        for first, last in STANDARD_RANGES:
+            search_range(u, first, last, arch=arch, time_limit=per_range, workers=2, seed=0, db=db, resume=True)
+        sched, _ = best_block(u, arch, db)
+        ours = block_cpb(sched, model)
+        default = block_cpb(textbook(arch), model)
+        gcc, note = gcc_baseline(u, arch, model, 0, 79)
+        gcc_cpb = gcc / 64 if gcc else float("nan")
+        with tempfile.TemporaryDirectory() as d:
+            res = export(sched, Path(d) / f"{u}.S", uarch=u)
+        status = "validated" if res.ok else f"REFUSED: {res.validation.failure.detail}"
+        print(f"{u:12s} {arch:6s} {default:11.2f} {gcc_cpb:8.2f} {ours:8.2f} {100 * (default - ours) / default:+9.1f}% "
+              f"{100 * (gcc_cpb - ours) / gcc_cpb:+6.1f}%  {status} (gcc: -mtune={MTUNE[u]})")
+
+
+def run_matrix(db: str) -> None:
+    names = model_names()
+    print("\n## matrix: cycles/byte of each model's best block (row) on every model (column); * = row's own model")
+    print(f"{'best for':12s} " + " ".join(f"{n:>11s}" for n in names))
+    blocks = {u: best_block(u, default_arch(u), db)[0] for u in names}
+    models = {u: load_model(u) for u in names}
+    for u in names:
+        cells = []
+        for v in names:
+            if default_arch(u) != default_arch(v):
+                cells.append(f"{'(' + default_arch(u)[:4] + ')':>11s}")
+                continue
+            cpb = block_cpb(blocks[u], models[v])
+            cells.append(f"{cpb:10.2f}{'*' if u == v else ' '}")
+        print(f"{u:12s} " + " ".join(cells))
+    print("(blocks are compared on models of the same arch; i386 and x86_64 code differ in registers and frame)")
+
+
+def run_zen3(db: str) -> None:
+    print("\n## zen3: export the best zen3 x86_64 transform and bench it against OpenSSL's integer path")
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "zen3.S"
+        proc = subprocess.run([sha1opt_exe(), "export", "--uarch", "zen3", "--db", db, "-o", str(out)],
+                              capture_output=True, text=True)
+        print(proc.stdout.rstrip())
+        if proc.returncode != 0:
+            print(proc.stderr)
+            return
+        proc = subprocess.run([sha1opt_exe(), "bench", str(out), "--pairs", "40", "--openssl", "integer"],
+                              capture_output=True, text=True)
+        print(proc.stdout.rstrip())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("parts", nargs="*", default=["p4", "models", "matrix", "zen3"])
+    ap.add_argument("--per-range", type=float, default=20.0)
+    ap.add_argument("--db", default=str(Path("bench/results/search.sqlite")))
+    args = ap.parse_args()
+    for part in args.parts:
+        {"p4": lambda: run_p4(args.db), "models": lambda: run_models(args.db, args.per_range),
+         "matrix": lambda: run_matrix(args.db), "zen3": lambda: run_zen3(args.db)}[part]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""The search: every candidate it builds is SHA-1 (proved), the engines do what they claim, results persist."""
+
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from sha1opt.cli import main
+from sha1opt.search.annealer import anneal
+from sha1opt.search.candidate import Candidate, block_schedule, realize
+from sha1opt.search.driver import prove_in_block, round_segments, search_range
+from sha1opt.search.order import build_graph, list_schedule
+from sha1opt.search.recipe import JUSTIFIED_BY, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
+from sha1opt.search.store import Store
+from sha1opt.semantics import identities
+from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Builder
+from sha1opt.semantics.prove import Prover
+from sha1opt.semantics.sha1 import range_spec
+
+
+def test_every_choice_rests_on_a_corpus_identity():
+    names = {i.name for i in identities.load()}
+    for field, opts in OPTIONS.items():
+        for opt in opts:
+            assert JUSTIFIED_BY[(field, opt)] in names, (field, opt)
+
+
+def test_isa_levels_gate_bmi_choices():
+    assert all(r.isa() == "base" for r in recipes_for("base"))
+    assert any(r.f1 == "andn" for r in recipes_for("bmi1")) and not any(r.rol5 == "rorx" for r in recipes_for("bmi1"))
+    assert any(r.rol5 == "rorx" for r in recipes_for("bmi2"))
+
+
+def _random_candidate(rng, arch, recipe, first=0, last=79, moves=40):
+    c = Candidate(first, last, arch, recipe)
+    for _ in range(moves):
+        key = (rng.randint(first, last), rng.choice(["W", "kw", "f", "a5", "b"]))
+        nxt = c.with_offset(key, rng.randint(-3, 3))
+        if realize(nxt) is not None:
+            c = nxt
+    return c
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+@pytest.mark.parametrize("seed", range(3))
+def test_random_recipes_and_orders_prove(arch, seed):
+    """Whatever the search picks -- any recipe, any feasible order -- is SHA-1 (Z3, cut points)."""
+    rng = random.Random(seed)
+    recipe = rng.choice(recipes_for("bmi2"))
+    cand = _random_candidate(rng, arch, recipe)
+    real = realize(cand)
+    assert real is not None
+    sched = block_schedule([real.code], arch, "random")
+    res = check_program(sched.body, range_spec(Builder()), sched.inputs, sched.outputs, Prover(),
+                        pointers=sched.pointers)
+    assert res.ok, (recipe.key(), res.failure)
+
+
+def test_list_schedule_respects_every_dependence():
+    ops = range_ops(20, 29, Recipe(f2="cd", wsrc="load"), "x86_64")
+    g = build_graph(ops)
+    rng = random.Random(3)
+    order = list_schedule(ops, g, [-i + rng.uniform(-12, 12) for i in range(len(ops))], 8)
+    assert order is not None and sorted(order) == list(range(len(ops)))
+    pos = {op: k for k, op in enumerate(order)}
+    assert all(pos[p] < pos[j] for j in range(len(ops)) for p in g.preds[j])
+
+
+def test_i386_budget_is_enforced():
+    # Two temporaries only: an order that needs three is infeasible, never silently spilled.
+    ops = range_ops(40, 41, TEXTBOOK, "i386")
+    g = build_graph(ops)
+    prio = [1000.0 if o.chain == "a5" else -float(i) for i, o in enumerate(ops)]
+    assert list_schedule(ops, g, prio, 2) is None
+    assert list_schedule(ops, g, [-float(i) for i in range(len(ops))], 2) is not None
+
+
+def test_annealer_is_reproducible_and_never_worse():
+    from sha1opt.search.cost import simulate
+    from sha1opt.search.uarch import load_model
+
+    model = load_model("p4")
+    cost = lambda code: simulate(code, model).cycles  # noqa: E731
+    start = Candidate(40, 49, "i386", TEXTBOOK)
+    a = anneal(start, cost, isa="base", seed=7, evaluations=150)
+    b = anneal(start, cost, isa="base", seed=7, evaluations=150)
+    assert (a.best, a.best_cost) == (b.best, b.best_cost)
+    assert a.best_cost <= a.start_cost
+    assert cost(realize(a.best).code) == a.best_cost
+
+
+def test_stop_request_keeps_the_best_so_far():
+    from sha1opt.search.cost import simulate
+    from sha1opt.search.uarch import load_model
+
+    model = load_model("atom")
+    calls = {"n": 0}
+
+    def stop():
+        calls["n"] += 1
+        return calls["n"] > 40
+    res = anneal(Candidate(40, 44, "i386", TEXTBOOK), lambda c: simulate(c, model).cycles, isa="base", seed=1,
+                 evaluations=10**6, should_stop=stop)
+    assert res.reason == "interrupted" and res.evaluations <= 40 and res.best_cost <= res.start_cost
+
+
+def test_exact_template_has_a_certificate():
+    from sha1opt.search.exact import solve_template
+    from sha1opt.search.uarch import load_model
+
+    res = solve_template(load_model("core2"), "x86_64", 45, TEXTBOOK, time_limit=20)
+    assert res.status == "optimal" and res.gap == 0 and res.ii == res.lower_bound
+    assert len(res.starts) == len([o for o in range_ops(45, 45, TEXTBOOK, "x86_64")])
+
+
+def test_store_keeps_only_better_proved_results(tmp_path):
+    s = Store(tmp_path / "r.sqlite")
+    kw = dict(uarch="p4", arch="i386", first=40, last=59, model_version="v", recipe=TEXTBOOK.key(), offsets=(),
+              code="", evaluations=1, seconds=1.0, seed=0)
+    assert s.put(cycles=100.0, proved=True, **kw)
+    assert not s.put(cycles=120.0, proved=True, **kw)
+    assert s.put(cycles=90.0, proved=True, **kw)
+    assert s.get("p4", "i386", 40, 59, "v").cycles == 90.0
+    with pytest.raises(Sha1optError):
+        s.put(cycles=10.0, proved=False, **kw)
+
+
+def test_gcc_rounds_are_found_by_their_constants():
+    from sha1opt.search.driver import gcc_baseline
+    from sha1opt.search.uarch import load_model
+
+    cyc, note = gcc_baseline("p4", "i386", load_model("p4"), 40, 59)
+    assert cyc is not None and "cut at each K" in note
+
+
+def test_search_range_end_to_end(tmp_path):
+    db = tmp_path / "r.sqlite"
+    r = search_range("core2", 40, 44, time_limit=6, db=db, seed=3)
+    assert r.proved and r.proof.startswith("proved")
+    assert r.cycles <= r.textbook_cycles
+    assert Store(db).get("core2", "x86_64", 40, 44, __import__("sha1opt.search.driver", fromlist=["x"]).model_version(
+        __import__("sha1opt.search.uarch", fromlist=["x"]).load_model("core2"))).cycles == r.cycles
+    # --resume starts from the stored result: never worse.
+    r2 = search_range("core2", 40, 44, time_limit=4, db=db, seed=4, resume=True, use_exact=False)
+    assert r2.cycles <= r.cycles
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["search", "--uarch", "pentium5", "--rounds", "0-3"], "pentium5"),
+    (["search", "--uarch", "p4", "--rounds", "70-80"], "within 0-79"),
+    (["search", "--uarch", "p4", "--rounds", "x"], "is not A-B"),
+    (["show", "--uarch", "nope"], "nope"),
+])
+def test_cli_bad_input_exit_2(args, msg):
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2 and msg in r.output
+
+
+def test_cli_search_show_export(tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    r = CliRunner().invoke(main, ["search", "--uarch", "atom", "--rounds", "60-64", "--time-limit", "5", "--db", db])
+    assert r.exit_code == 0, r.output
+    assert "proof            proved" in r.output and "gain" in r.output
+    r = CliRunner().invoke(main, ["show", "--uarch", "atom", "--rounds", "60-64", "--db", db,
+                                  "--png", str(tmp_path / "g.png")])
+    assert r.exit_code == 0 and "stored result" in r.output and "a<<<5" in r.output
+    assert (tmp_path / "g.png").stat().st_size > 1000
+    out = tmp_path / "atom.S"
+    r = CliRunner().invoke(main, ["export", "--uarch", "atom", "--db", db, "-o", str(out)])
+    assert r.exit_code == 0 and out.exists(), r.output
+    assert "uarch: atom" in out.read_text()
