@@ -323,3 +323,19 @@ def show(uarch, rounds, arch, db, png):
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
         click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {sim.cycles:.0f} cycles')}")
+
+
+def _register() -> None:
+    """Commands kept in their own modules (each a thin wrapper like the ones above)."""
+    from .cli_analyze import analyze, uarchs
+
+    main.add_command(analyze)
+    main.add_command(uarchs)
+    try:
+        from .cli_synth import synth
+    except ImportError:  # pragma: no cover - the synth command ships with search/synth.py
+        return
+    main.add_command(synth)
+
+
+_register()

@@ -1,0 +1,453 @@
+"""Microarchitecture models: one TOML file per CPU in ``corpus/uarch/``, loaded into a frozen ``Model``.
+
+A model is data: execution units, one cost row per instruction class
+(uops, latency, reciprocal throughput, the units each uop may use, a
+``source``) and the CPU's quirks as typed rules (store forwarding, the
+address-generation stall, Pentium pairing, move elimination, the P4
+replay). ``cost.py`` interprets a model; nothing here simulates.
+
+Invariants (checked when a file is loaded; a violation is a ``CorpusError``
+naming the file and row):
+
+* every key is known -- top level, units, classes and rules alike -- and
+  every row carries a ``source``;
+* every class of ``CLASSES`` has a row (plus ``BMI1_CLASSES`` /
+  ``BMI2_CLASSES`` when the model has those extensions), and no other row;
+* every uop names defined units; every latency is >= 0 and a multiple of
+  half a clock (the double-pumped P4 ALUs are the finest grain);
+* ``inherits`` names another model file; the child's rows replace the
+  parent's rows of the same name whole (a row is never half-inherited), and
+  ``aliases`` are not inherited.
+
+Names: ``load_model`` accepts a model's name or any of its aliases
+(``p4-northwood`` -> ``p4``); an unknown name is a ``UarchError`` listing
+the known names.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..semantics.datafiles import check_keys, corpus_dir, load_toml
+from ..semantics.errors import CorpusError, Sha1optError
+
+
+class UarchError(Sha1optError):
+    """An unknown microarchitecture name, or a model asked for something it lacks."""
+
+
+# The instruction classes every model prices. ``cost.classify`` maps each
+# instruction (and each opaque control/stack item) to exactly one of them.
+CLASSES: tuple[str, ...] = (
+    "mov_rr", "mov_ri", "load", "store",
+    "add_rr", "logic_rr", "add_rm", "logic_rm", "alu_mr", "not",
+    "rot1", "rot_imm", "shift_imm", "shift_cl", "shift_mr",
+    "lea_simple", "lea_complex", "bswap",
+    "compare", "counter", "branch", "jump", "push", "pop", "nop", "opaque",
+)
+BMI1_CLASSES: tuple[str, ...] = ("andn", "andn_rm")
+BMI2_CLASSES: tuple[str, ...] = ("rorx", "rorx_rm")
+ROLES = ("load", "sta", "std")          # memory roles a uop may carry; none = compute
+ENGINES = ("in-order", "out-of-order")
+
+_TOP_REQUIRED = {"name", "description", "source", "engine", "issue_width", "units", "classes", "rules"}
+_TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2"}
+_UNIT_KEYS = {"speed", "what", "source"}
+_CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
+_RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
+    "store_forwarding": ({"latency", "source"}, set()),
+    "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
+    "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
+    "move_elimination": ({"classes", "source"}, set()),
+    "replay": ({"penalty", "min_latency", "source"}, set()),
+}
+
+
+@dataclass(frozen=True)
+class Unit:
+    name: str
+    speed: int          # operations accepted per clock: 1, or 2 (double-pumped)
+    what: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Uop:
+    role: str                   # "load", "sta", "std" or "" (compute)
+    units: tuple[str, ...]      # alternatives; the simulator picks one
+
+    def __str__(self) -> str:
+        return (f"{self.role}:" if self.role else "") + "|".join(self.units)
+
+
+@dataclass(frozen=True)
+class ClassCost:
+    name: str
+    uops: int                   # front-end slots (fused-domain uops / instructions)
+    latency: float              # clocks, from the last input to the result
+    rthroughput: float          # documented reciprocal throughput, clocks
+    ports: tuple[Uop, ...]      # one entry per executed uop
+    source: str
+
+
+@dataclass(frozen=True)
+class AddressStall:
+    name: str                   # how the bottleneck is reported, e.g. "lea stall"
+    cycles: int                 # extra clocks before a base/index register may be used
+    exempt: frozenset[str]      # producer classes that do not cause it (AGU results)
+    source: str
+
+
+@dataclass(frozen=True)
+class Pairing:
+    ordered: bool               # the 2nd instruction of a cycle must use a later unit (U then V)
+    lockstep: bool              # a multi-clock instruction holds the whole group
+    no_disp_and_imm: bool       # an instruction with a displacement and an immediate issues alone
+    source: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    penalty: float              # clocks lost by a replayed load
+    min_latency: float          # a store's data producer at least this slow triggers it
+    source: str
+
+
+@dataclass(frozen=True)
+class Rules:
+    store_forward_latency: float
+    store_forward_source: str
+    address_stall: AddressStall | None = None
+    pairing: Pairing | None = None
+    move_elimination: frozenset[str] = frozenset()
+    move_elimination_source: str = ""
+    replay: Replay | None = None
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    description: str
+    aliases: tuple[str, ...]
+    engine: str
+    issue_width: int
+    retire_width: int
+    window: int                 # reorder-buffer entries (fused uops); 0 for in-order
+    has_bmi1: bool
+    has_bmi2: bool
+    units: tuple[Unit, ...]
+    classes: Mapping[str, ClassCost]
+    rules: Rules
+    source: str
+    path: str = field(default="", compare=False, repr=False)
+
+    def __hash__(self) -> int:          # ``classes`` is a dict: hash the identity-defining fields
+        return hash((self.name, self.engine, self.issue_width, self.window))
+
+    @property
+    def in_order(self) -> bool:
+        return self.engine == "in-order"
+
+    @property
+    def ports(self) -> tuple[str, ...]:
+        return tuple(u.name for u in self.units)
+
+    @property
+    def load_latency(self) -> float:
+        return self.classes["load"].latency
+
+    @property
+    def ticks_per_cycle(self) -> int:
+        """Simulation grain: 2 when any latency is a half clock or a unit is double-pumped."""
+        half = any(c.latency != int(c.latency) for c in self.classes.values()) or \
+            any(u.speed == 2 for u in self.units) or \
+            self.rules.store_forward_latency != int(self.rules.store_forward_latency)
+        return 2 if half else 1
+
+    def notable(self) -> list[str]:
+        """One line per rule and per class that stands out, derived from the data (for ``sha1opt uarchs``)."""
+        out: list[str] = []
+        r = self.rules
+        if r.pairing:
+            out.append("pairs two instructions per clock: U then V; rotates/shifts U only, "
+                       "rol by an immediate other than 1 does not pair"
+                       + ("; displacement+immediate does not pair" if r.pairing.no_disp_and_imm else ""))
+        if r.address_stall:
+            ex = f" (not after {', '.join(sorted(r.address_stall.exempt))})" if r.address_stall.exempt else ""
+            out.append(f"{r.address_stall.name}: +{r.address_stall.cycles} clk when a base/index "
+                       f"register comes from a recent instruction{ex}")
+        if r.move_elimination:
+            out.append(f"move elimination: {', '.join(sorted(r.move_elimination))} cost no latency or port")
+        if r.replay:
+            out.append(f"replay: a load from a store of a >= {r.replay.min_latency:g}-clk result "
+                       f"costs +{r.replay.penalty:g} clk")
+        out.append(f"store forwarding: {r.store_forward_latency:g} clk")
+        dbl = [u.name for u in self.units if u.speed == 2]
+        if dbl:
+            out.append(f"double-pumped: {', '.join(dbl)}")
+        for cname in ("rot_imm", "rot1", "lea_complex", "bswap"):
+            c = self.classes[cname]
+            # "a|b": either unit; "a+b": one uop on each (a Pentium NP instruction takes both pipes)
+            out.append(f"{cname}: {c.latency:g} clk, {c.uops} slot(s), uops {' + '.join(map(str, c.ports))}")
+        return out
+
+
+# --- loading ---------------------------------------------------------------
+
+def uarch_dir() -> Path:
+    return corpus_dir() / "uarch"
+
+
+def _files() -> dict[str, Path]:
+    d = uarch_dir()
+    return {p.stem: p for p in sorted(d.glob("*.toml"))}
+
+
+def model_names() -> list[str]:
+    """Every model's canonical name (the file stems), sorted."""
+    return sorted(_files())
+
+
+def _aliases() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for stem, path in _files().items():
+        for a in load_toml(path).get("aliases", []):
+            out[str(a)] = stem
+    return out
+
+
+def canonical_name(name: str) -> str:
+    """``name`` or an alias -> the canonical model name; unknown -> ``UarchError``."""
+    files = _files()
+    if name in files:
+        return name
+    aliases = _aliases()
+    if name in aliases:
+        return aliases[name]
+    known = ", ".join(sorted(files) + sorted(f"{a} (= {t})" for a, t in aliases.items()))
+    raise UarchError(f"unknown microarchitecture {name!r}; known: {known}")
+
+
+def load_model(name: str) -> Model:
+    """The model called ``name`` (or an alias of it), loaded and checked once per process."""
+    return _load(canonical_name(name))
+
+
+@functools.lru_cache(maxsize=None)
+def _load(stem: str) -> Model:
+    raw = _merged(stem, ())
+    return _build(stem, raw, str(_files()[stem]))
+
+
+def _merged(stem: str, seen: tuple[str, ...]) -> dict[str, Any]:
+    """The raw table for ``stem`` with its ``inherits`` chain applied (rows replaced whole)."""
+    files = _files()
+    if stem not in files:
+        raise CorpusError(f"{seen[-1]}.toml: inherits unknown model {stem!r}")
+    if stem in seen:
+        raise CorpusError(f"{stem}.toml: inheritance cycle {' -> '.join(seen + (stem,))}")
+    path = files[stem]
+    data = load_toml(path)
+    unknown = sorted(set(data) - _TOP_REQUIRED - _TOP_OPTIONAL)
+    if unknown:
+        raise CorpusError(f"{path.name}: unknown key {unknown[0]!r}")
+    for table in ("units", "classes", "rules"):
+        if table in data and not isinstance(data[table], dict):
+            raise CorpusError(f"{path.name}: {table!r} must be a table")
+    if "inherits" not in data:
+        return data
+    parent = _merged(str(data["inherits"]), seen + (stem,))
+    out = {k: v for k, v in parent.items() if k not in ("aliases", "inherits")}
+    for k, v in data.items():
+        if k in ("units", "classes", "rules"):
+            out[k] = {**parent.get(k, {}), **v}
+        elif k != "inherits":
+            out[k] = v
+    return out
+
+
+def _number(v: Any, where: str, *, integer: bool = False, minimum: float = 0) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not isinstance(v, int)):
+        raise CorpusError(f"{where}: must be {'an integer' if integer else 'a number'}")
+    if v < minimum:
+        raise CorpusError(f"{where}: must be >= {minimum}")
+    return v
+
+
+def _string(v: Any, where: str) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise CorpusError(f"{where}: must be a non-empty string")
+    return v
+
+
+def _half_clock(v: float, where: str) -> float:
+    if abs(v * 2 - round(v * 2)) > 1e-9:
+        raise CorpusError(f"{where}: latencies are modelled to half a clock, got {v}")
+    return float(v)
+
+
+def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
+    fname = f"{stem}.toml"
+    check_keys(raw, fname, _TOP_REQUIRED, _TOP_OPTIONAL - {"inherits"})
+    if raw["name"] != stem:
+        raise CorpusError(f"{fname}: name {raw['name']!r} must equal the file name {stem!r}")
+    engine = raw["engine"]
+    if engine not in ENGINES:
+        raise CorpusError(f"{fname}: engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    in_order = engine == "in-order"
+    issue = int(_number(raw["issue_width"], f"{fname}: issue_width", integer=True, minimum=1))
+    window = int(_number(raw.get("window", 0), f"{fname}: window", integer=True))
+    if not in_order and window < 1:
+        raise CorpusError(f"{fname}: an out-of-order model needs a window (reorder-buffer size)")
+    retire = int(_number(raw.get("retire_width", issue), f"{fname}: retire_width", integer=True, minimum=1))
+    bmi1, bmi2 = raw.get("has_bmi1", False), raw.get("has_bmi2", False)
+    if not isinstance(bmi1, bool) or not isinstance(bmi2, bool):
+        raise CorpusError(f"{fname}: has_bmi1/has_bmi2 must be true or false")
+    aliases = raw.get("aliases", [])
+    if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+        raise CorpusError(f"{fname}: aliases must be a list of strings")
+
+    units: list[Unit] = []
+    for uname, row in raw["units"].items():
+        where = f"{fname}: units.{uname}"
+        if not isinstance(row, dict):
+            raise CorpusError(f"{where}: not a table")
+        check_keys(row, where, _UNIT_KEYS)
+        speed = _number(row["speed"], f"{where}.speed", integer=True, minimum=1)
+        if speed not in (1, 2):
+            raise CorpusError(f"{where}.speed: must be 1 or 2 operations per clock")
+        units.append(Unit(uname, int(speed), _string(row["what"], f"{where}.what"), _string(row["source"], f"{where}.source")))
+    if not units:
+        raise CorpusError(f"{fname}: no units")
+    unit_names = {u.name for u in units}
+
+    wanted = set(CLASSES) | (set(BMI1_CLASSES) if bmi1 else set()) | (set(BMI2_CLASSES) if bmi2 else set())
+    classes: dict[str, ClassCost] = {}
+    for cname, row in raw["classes"].items():
+        where = f"{fname}: classes.{cname}"
+        if cname not in wanted:
+            extra = " (the model lacks that extension)" if cname in BMI1_CLASSES + BMI2_CLASSES else ""
+            raise CorpusError(f"{where}: unknown instruction class{extra}")
+        if not isinstance(row, dict):
+            raise CorpusError(f"{where}: not a table")
+        check_keys(row, where, _CLASS_KEYS)
+        ports = row["ports"]
+        if not isinstance(ports, list) or not ports or not all(isinstance(p, str) for p in ports):
+            raise CorpusError(f"{where}.ports: must be a non-empty list of strings")
+        uops = tuple(_parse_uop(p, f"{where}.ports", unit_names) for p in ports)
+        classes[cname] = ClassCost(
+            cname,
+            int(_number(row["uops"], f"{where}.uops", integer=True, minimum=1)),
+            _half_clock(_number(row["latency"], f"{where}.latency"), f"{where}.latency"),
+            float(_number(row["rthroughput"], f"{where}.rthroughput")),
+            uops,
+            _string(row["source"], f"{where}.source"),
+        )
+    missing = sorted(wanted - set(classes))
+    if missing:
+        raise CorpusError(f"{fname}: missing instruction class {missing[0]!r}")
+    if not in_order:
+        _check_roles(fname, classes)
+    rules = _rules(fname, raw["rules"], set(classes), in_order)
+    return Model(stem, _string(raw["description"], f"{fname}: description"), tuple(aliases), engine, issue,
+                 retire, window, bmi1, bmi2, tuple(units), classes, rules,
+                 _string(raw["source"], f"{fname}: source"), path)
+
+
+def _parse_uop(text: str, where: str, unit_names: set[str]) -> Uop:
+    role, sep, rest = text.partition(":")
+    if not sep:
+        role, rest = "", text
+    elif role not in ROLES:
+        raise CorpusError(f"{where}: unknown uop role {role!r} in {text!r} (known: {', '.join(ROLES)})")
+    alts = tuple(a.strip() for a in rest.split("|"))
+    for a in alts:
+        if a not in unit_names:
+            raise CorpusError(f"{where}: unknown unit {a!r} in {text!r}")
+    if len(set(alts)) != len(alts):
+        raise CorpusError(f"{where}: unit repeated in {text!r}")
+    return Uop(role, alts)
+
+
+# Classes whose instructions read memory / write memory (the OoO engine needs
+# the uop that does it).
+READS_MEMORY = {"load", "add_rm", "logic_rm", "alu_mr", "shift_mr", "andn_rm", "rorx_rm", "pop"}
+WRITES_MEMORY = {"store", "alu_mr", "shift_mr", "push"}
+
+
+def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
+    for c in classes.values():
+        roles = [u.role for u in c.ports]
+        where = f"{fname}: classes.{c.name}.ports"
+        if c.name in READS_MEMORY and roles.count("load") != 1:
+            raise CorpusError(f"{where}: a class that reads memory needs exactly one 'load:' uop")
+        if c.name not in READS_MEMORY and "load" in roles:
+            raise CorpusError(f"{where}: only memory-reading classes have a 'load:' uop")
+        if c.name in WRITES_MEMORY and roles.count("std") != 1:
+            raise CorpusError(f"{where}: a class that writes memory needs exactly one 'std:' uop")
+        if c.name not in WRITES_MEMORY and ("std" in roles or "sta" in roles):
+            raise CorpusError(f"{where}: only memory-writing classes have 'sta:'/'std:' uops")
+        if c.name not in ("load", "store", "push", "pop") and "" not in roles:
+            raise CorpusError(f"{where}: needs a compute uop")
+
+
+def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules:
+    if not isinstance(raw, dict):
+        raise CorpusError(f"{fname}: rules must be a table")
+    for rname, row in raw.items():
+        if rname not in _RULE_KEYS:
+            raise CorpusError(f"{fname}: rules.{rname}: unknown rule (known: {', '.join(sorted(_RULE_KEYS))})")
+        if not isinstance(row, dict):
+            raise CorpusError(f"{fname}: rules.{rname}: not a table")
+        req, opt = _RULE_KEYS[rname]
+        check_keys(row, f"{fname}: rules.{rname}", req, opt)
+        _string(row["source"], f"{fname}: rules.{rname}.source")
+    if "store_forwarding" not in raw:
+        raise CorpusError(f"{fname}: missing rule 'store_forwarding'")
+    sf = raw["store_forwarding"]
+    stall = pairing = replay = None
+    if "address_stall" in raw:
+        r = raw["address_stall"]
+        ex = r["exempt"]
+        if not isinstance(ex, list) or not all(isinstance(c, str) and c in class_names for c in ex):
+            raise CorpusError(f"{fname}: rules.address_stall.exempt must list instruction classes")
+        stall = AddressStall(_string(r["name"], f"{fname}: rules.address_stall.name"),
+                             int(_number(r["cycles"], f"{fname}: rules.address_stall.cycles", integer=True, minimum=1)),
+                             frozenset(ex), r["source"])
+    if "pairing" in raw:
+        r = raw["pairing"]
+        if not in_order:
+            raise CorpusError(f"{fname}: rules.pairing applies to in-order models only")
+        for k in ("ordered", "lockstep", "no_disp_and_imm"):
+            if not isinstance(r[k], bool):
+                raise CorpusError(f"{fname}: rules.pairing.{k} must be true or false")
+        pairing = Pairing(r["ordered"], r["lockstep"], r["no_disp_and_imm"], r["source"])
+    elim: frozenset[str] = frozenset()
+    elim_src = ""
+    if "move_elimination" in raw:
+        r = raw["move_elimination"]
+        if not isinstance(r["classes"], list) or not all(c in ("mov_rr",) for c in r["classes"]):
+            raise CorpusError(f"{fname}: rules.move_elimination.classes may only list 'mov_rr'")
+        elim, elim_src = frozenset(r["classes"]), r["source"]
+    if "replay" in raw:
+        r = raw["replay"]
+        replay = Replay(float(_number(r["penalty"], f"{fname}: rules.replay.penalty")),
+                        float(_number(r["min_latency"], f"{fname}: rules.replay.min_latency")), r["source"])
+    lat = _half_clock(_number(sf["latency"], f"{fname}: rules.store_forwarding.latency"),
+                      f"{fname}: rules.store_forwarding.latency")
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay)
+
+
+def derived_rthroughput(c: ClassCost, model: Model) -> float:
+    """The reciprocal throughput the port map implies (the busiest set of units), for consistency checks."""
+    speed = {u.name: u.speed for u in model.units}
+    sets = {frozenset(u.units) for u in c.ports}
+    sets.add(frozenset(x for u in c.ports for x in u.units))
+    best = 0.0
+    for s in sets:
+        n = sum(1 for u in c.ports if set(u.units) <= s)
+        best = max(best, n / sum(speed[x] for x in s))
+    return best

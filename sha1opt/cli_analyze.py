@@ -1,0 +1,94 @@
+"""``sha1opt analyze`` and ``sha1opt uarchs``: predicted cost per microarchitecture, and the models.
+
+Two click commands, not attached to a group (``cli.main.add_command`` does
+that). Each parses its arguments, makes one library call
+(``search.analysis.analyze_file`` / ``search.uarch.load_model``) and formats
+the result. Exit codes as in ``cli.py``: 0 success, 2 bad input (unknown
+uarch, unparsable or unsupported line: one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .semantics.errors import Sha1optError
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"sha1opt: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+@click.command("analyze")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--uarch", "uarchs", multiple=True, help="Model to predict for (repeatable); see `sha1opt uarchs`.")
+@click.option("--all-uarchs", is_flag=True, help="Predict for every model.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None, help="Default: guessed from the registers used.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--timeline", is_flag=True, help="Also print each instruction's issue/complete cycle and unit.")
+def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
+    """Predict cycles/byte of an AT&T SHA-1 block function per microarchitecture, and say whether it is proved."""
+    from .search.analysis import analyze_file
+    from .search.uarch import model_names
+
+    if bool(uarchs) == all_uarchs:
+        raise click.UsageError("give --uarch U (one or more) or --all-uarchs")
+    try:
+        results = analyze_file(file, model_names() if all_uarchs else list(uarchs), arch)
+    except Sha1optError as e:
+        _fail(str(e))
+    if as_json:
+        rows = [{"uarch": a.uarch, "arch": a.arch, "loop": a.loop, "instructions": a.instructions,
+                 "cycles": a.cycles, "cycles_per_byte": a.cycles_per_byte, "bottleneck": a.bottleneck,
+                 "breakdown": a.simulation.breakdown if a.simulation else {}, "error": a.error,
+                 **({"timeline": [vars(s) for s in a.simulation.timeline]} if timeline and a.simulation else {})}
+                for a in results]
+        click.echo(json.dumps({"file": file, "proved": results[0].proved, "proof": results[0].proof.text,
+                               "results": rows}, indent=1))
+        return
+    first = results[0]
+    what = "per block (loop, steady state)" if first.loop else "straight-line, once"
+    click.echo(f"{file}: {first.arch}, {first.instructions} instructions {what}")
+    click.echo(f"  {'uarch':12s} {'cycles':>9s} {'c/byte':>7s}  bottleneck")
+    for a in results:
+        if a.error:
+            click.echo(f"  {a.uarch:12s} {'-':>9s} {'-':>7s}  {a.error}")
+        else:
+            click.echo(f"  {a.uarch:12s} {a.cycles:9.1f} {a.cycles_per_byte:7.2f}  {a.bottleneck}")
+        if timeline and a.simulation:
+            for s in a.simulation.timeline:
+                click.echo(f"      {s.issue:8.1f} {s.complete:8.1f}  {s.unit:14s} {s.text}")
+    click.echo(f"  SHA-1: {first.proof.text}")
+
+
+@click.command("uarchs")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def uarchs(as_json):
+    """List the microarchitecture models: issue width, units and notable rules."""
+    from .search.uarch import load_model, model_names
+
+    try:
+        models = [load_model(n) for n in model_names()]
+    except Sha1optError as e:
+        _fail(str(e))
+    if as_json:
+        click.echo(json.dumps([{"name": m.name, "aliases": list(m.aliases), "description": m.description,
+                                "engine": m.engine, "issue_width": m.issue_width, "window": m.window,
+                                "units": {u.name: u.what for u in m.units}, "bmi1": m.has_bmi1,
+                                "bmi2": m.has_bmi2, "rules": m.notable(), "source": m.source} for m in models],
+                              indent=1))
+        return
+    for m in models:
+        alias = f" (alias {', '.join(m.aliases)})" if m.aliases else ""
+        window = f", window {m.window}" if m.window else ""
+        isa = "+".join(x for x, on in (("BMI1", m.has_bmi1), ("BMI2", m.has_bmi2)) if on) or "no BMI"
+        click.echo(f"{m.name}{alias}: {m.engine}, issue {m.issue_width}/clk{window}, {isa}")
+        click.echo(f"  {m.description}")
+        click.echo(f"  units: {', '.join(u.name + ('x2' if u.speed == 2 else '') for u in m.units)}")
+        for line in m.notable():
+            click.echo(f"  - {line}")
