@@ -15,8 +15,12 @@ by ``sha1opt prove --corpus``) named in ``JUSTIFIED_BY``:
 * ``kw`` (how K and W reach e): ``lea`` K(e,w) / ``add`` of w then K /
   ``wk``: K added into the W temporary first, then one add into e (keeps
   e's chain one add shorter; what gcc does for slow-lea CPUs).
-* ``wsrc``: W recurrence with memory-operand xors (``mem``) or loads into
-  a second temporary (``load``).
+* ``wsrc``: the W recurrence W[t-3]^W[t-8]^W[t-14]^W[t-16]: memory-operand
+  xors starting from W[t-3] (``mem``, the textbook), or ending with it
+  (``late``: the recurrence through the ring is then one xor and the rotate
+  after the store-to-load forward, not four), loads into a second temporary
+  (``load``), or W[t-3] kept in a register since it was made (``reg3``: no
+  store-to-load forward on the recurrence at all; three more live temporaries).
 
 Operations use the physical registers of a..e (names rotate per round, as
 ``search.schedule`` does) and *virtual* temporaries ``Reg("v<n>")``, which
@@ -43,7 +47,7 @@ OPTIONS: dict[str, dict[str, str]] = {
     "rol5": {"mov-rol": "base", "mov-ror": "base", "rorx": "bmi2"},
     "brot": {"ror": "base", "rol": "base"},
     "kw": {"lea": "base", "add": "base", "wk": "base"},
-    "wsrc": {"mem": "base", "load": "base"},
+    "wsrc": {"mem": "base", "late": "base", "load": "base", "reg3": "base"},
 }
 JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("f1", "select"): "f1-select-is-or-of-ands",
@@ -64,6 +68,8 @@ JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("kw", "wk"): "lea-reassociation",
     ("wsrc", "mem"): "rol-distributes-over-xor",
     ("wsrc", "load"): "rol-distributes-over-xor",
+    ("wsrc", "late"): "rol-distributes-over-xor",
+    ("wsrc", "reg3"): "rol-distributes-over-xor",
 }
 ISA_RANK = {"base": 0, "bmi1": 1, "bmi2": 2}
 
@@ -162,6 +168,7 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
     if not 0 <= first <= last <= 79:
         raise Sha1optError(f"round range {first}-{last} is not within 0-79")
     g = _Gen(arch)
+    wreg: dict[int, Reg] = {}   # W words kept in registers (wsrc="reg3")
     for t in range(first, last + 1):
         a, b, c, d, e = state_regs(t)
         k = kind(t)
@@ -175,23 +182,37 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
             else:
                 g.emit(t, "W", "mov", g.ring(t), w)
         else:
-            g.emit(t, "W", "mov", g.ring(t - 3), w)
-            for j in (t - 8, t - 14, t - 16):
-                if recipe.wsrc == "mem":
-                    g.emit(t, "W", "xor", g.ring(j), w)
-                else:
+            kept = wreg.get(t - 3) if recipe.wsrc == "reg3" else None
+            if recipe.wsrc in ("late", "reg3"):
+                sources = (t - 8, t - 14, t - 16, t - 3)     # the newest word last
+            else:
+                sources = (t - 3, t - 8, t - 14, t - 16)
+            g.emit(t, "W", "mov", g.ring(sources[0]), w)
+            for j in sources[1:]:
+                if j == t - 3 and kept is not None:
+                    g.emit(t, "W", "xor", kept, w)
+                elif recipe.wsrc == "load":
                     x = g.v()
                     g.emit(t, "W", "mov", g.ring(j), x)
                     g.emit(t, "W", "xor", x, w)
+                else:
+                    g.emit(t, "W", "xor", g.ring(j), w)
             g.emit(t, "W", "rol", Imm(1), w)
             if t < 77:  # W_77..79 are never read again
                 g.emit(t, "W", "mov", w, g.ring(t))
+        if recipe.wsrc == "reg3" and 16 <= t + 3 <= last:
+            wreg[t] = w   # read again by W_{t+3}: keep it, so w must not be modified below
         # -- K and W into e ---------------------------------------------------
         if recipe.kw == "lea":
             g.emit(t, "kw", "lea", Mem(e, w, 1, k_const(t)), e)
         elif recipe.kw == "wk":
-            g.emit(t, "kw", "add", Imm(k_const(t)), w)
-            g.emit(t, "kw", "add", w, e)
+            if t in wreg:   # w is still needed: K goes into a copy made by a 2-term lea
+                x = g.v()
+                g.emit(t, "kw", "lea", Mem(w, None, 1, k_const(t)), x)
+                g.emit(t, "kw", "add", x, e)
+            else:
+                g.emit(t, "kw", "add", Imm(k_const(t)), w)
+                g.emit(t, "kw", "add", w, e)
         else:
             g.emit(t, "kw", "add", w, e)
             g.emit(t, "kw", "add", Imm(k_const(t)), e)
