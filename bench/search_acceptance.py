@@ -24,6 +24,7 @@ from sha1opt.search.cost import simulate
 from sha1opt.search.driver import MTUNE, STANDARD_RANGES, best_block, default_arch, gcc_baseline, search_range
 from sha1opt.search.schedule import textbook
 from sha1opt.search.uarch import load_model, model_names
+from sha1opt.semantics.errors import Sha1optError
 
 
 def sha1opt_exe() -> str:
@@ -44,17 +45,21 @@ def block_cpb(schedule, model) -> float:
     return simulate(list(schedule.body), model).cycles / 64
 
 
-def run_models(db: str, per_range: float) -> None:
-    print(f"\n## models: search each standard range for {per_range:.0f} s (2 workers), export, validate")
+def run_models(db: str, per_range: float, only: list[str] | None = None) -> None:
+    if per_range > 0:
+        print(f"\n## models: search each standard range for {per_range:.0f} s (2 workers, resuming), export, validate")
+    else:
+        print("\n## models: the stored best per standard range (no new search), export, validate")
     print(f"{'model':12s} {'arch':6s} {'default c/B':>11s} {'gcc c/B':>8s} {'ours c/B':>8s} {'vs default':>10s} "
           f"{'vs gcc':>7s}  export")
     from sha1opt.emit.export import export
 
-    for u in model_names():
+    for u in (only or model_names()):
         arch = default_arch(u)
         model = load_model(u)
         for first, last in STANDARD_RANGES:
-            search_range(u, first, last, arch=arch, time_limit=per_range, workers=2, seed=0, db=db, resume=True)
+            if per_range > 0:
+                search_range(u, first, last, arch=arch, time_limit=per_range, workers=2, seed=0, db=db, resume=True)
         sched, _ = best_block(u, arch, db)
         ours = block_cpb(sched, model)
         default = block_cpb(textbook(arch), model)
@@ -69,20 +74,38 @@ def run_models(db: str, per_range: float) -> None:
 
 def run_matrix(db: str) -> None:
     names = model_names()
-    print("\n## matrix: cycles/byte of each model's best block (row) on every model (column); * = row's own model")
+    print("\n## matrix: cycles/byte of each model's best block (row) on every model (column)")
+    print("## * = the row's own model; ~ = the block is for the other arch (simulated all the same);"
+          " n/a = the column's CPU lacks an instruction the block uses (BMI1/BMI2)")
     print(f"{'best for':12s} " + " ".join(f"{n:>11s}" for n in names))
     blocks = {u: best_block(u, default_arch(u), db)[0] for u in names}
     models = {u: load_model(u) for u in names}
     for u in names:
         cells = []
         for v in names:
-            if default_arch(u) != default_arch(v):
-                cells.append(f"{'(' + default_arch(u)[:4] + ')':>11s}")
+            try:
+                cpb = block_cpb(blocks[u], models[v])
+            except Sha1optError:
+                cells.append(f"{'n/a':>10s} ")
                 continue
-            cpb = block_cpb(blocks[u], models[v])
-            cells.append(f"{cpb:10.2f}{'*' if u == v else ' '}")
+            mark = "*" if u == v else ("~" if default_arch(u) != default_arch(v) else " ")
+            cells.append(f"{cpb:10.2f}{mark}")
         print(f"{u:12s} " + " ".join(cells))
-    print("(blocks are compared on models of the same arch; i386 and x86_64 code differ in registers and frame)")
+    # Per column: which row's block is cheapest on that model.
+    winners = []
+    for v in names:
+        best = None
+        for u in names:
+            if default_arch(u) != default_arch(v):
+                continue
+            try:
+                cpb = block_cpb(blocks[u], models[v])
+            except Sha1optError:
+                continue
+            if best is None or cpb < best[0]:
+                best = (cpb, u)
+        winners.append(f"{v}: {best[1]}")
+    print("cheapest same-arch block per model: " + "; ".join(winners))
 
 
 def run_zen3(db: str) -> None:
@@ -105,9 +128,10 @@ def main() -> int:
     ap.add_argument("parts", nargs="*", default=["p4", "models", "matrix", "zen3"])
     ap.add_argument("--per-range", type=float, default=20.0)
     ap.add_argument("--db", default=str(Path("bench/results/search.sqlite")))
+    ap.add_argument("--models", default="", help="comma list of models for the models part (default: all)")
     args = ap.parse_args()
     for part in args.parts:
-        {"p4": lambda: run_p4(args.db), "models": lambda: run_models(args.db, args.per_range),
+        {"p4": lambda: run_p4(args.db), "models": lambda: run_models(args.db, args.per_range, [m for m in args.models.split(",") if m] or None),
          "matrix": lambda: run_matrix(args.db), "zen3": lambda: run_zen3(args.db)}[part]()
     return 0
 

@@ -4,7 +4,8 @@ Moves, drawn with a seeded ``random.Random`` (so ``--seed`` reproduces a run
 given the same number of evaluations): with probability ``P_RECIPE`` switch
 one instruction-selection choice to another option the uarch's ISA has;
 otherwise nudge one (round, chain) group's priority offset by +-1 (clamped
-to +-``MAX_OFFSET``). A move whose order needs more temporaries than the
+to +-``MAX_OFFSET``), or -- with probability ``P_FINE`` -- one instruction's
+own offset (in-order machines pair single instructions, not groups). A move whose order needs more temporaries than the
 architecture has is rejected. Acceptance is Metropolis with a temperature
 falling linearly in the evaluation budget from ``T0_FRACTION`` of the start
 cost to zero.
@@ -27,6 +28,8 @@ from .candidate import CHAINS, Candidate, realize
 from .recipe import ISA_RANK, OPTIONS, Recipe
 
 P_RECIPE = 0.15
+P_FINE = 0.4      # share of offset moves that move one instruction rather than a group
+GROUP_OPS = 7     # groups have at most ~7 ops (f3 "or"; W with loads)
 MAX_OFFSET = 4
 T0_FRACTION = 0.01
 
@@ -53,7 +56,9 @@ def neighbour(c: Candidate, rng: random.Random, isa: str) -> Candidate:
             opts = [o for o in _options(name, isa) if o != getattr(c.recipe, name)]
             if opts:
                 return c.with_recipe(replace(c.recipe, **{name: rng.choice(opts)}))
-    key = (rng.randint(c.first, c.last), rng.choice(CHAINS))
+    key: tuple = (rng.randint(c.first, c.last), rng.choice(CHAINS))
+    if rng.random() < P_FINE:
+        key = key + (rng.randrange(GROUP_OPS),)
     cur = c.offset_map().get(key, 0)
     step = rng.choice((-1, 1))
     return c.with_offset(key, max(-MAX_OFFSET, min(MAX_OFFSET, cur + step)))

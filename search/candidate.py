@@ -32,15 +32,17 @@ class Candidate:
     last: int
     arch: Arch
     recipe: Recipe
-    offsets: tuple[tuple[tuple[int, str], int], ...] = ()   # ((round, chain), offset) pairs, sorted
+    # ((round, chain), offset) moves a whole group; ((round, chain, k), offset)
+    # moves the k-th op of that group alone (fine moves, for in-order pairing).
+    offsets: tuple[tuple[tuple, int], ...] = ()
     # Exact-engine templates: (kind, II, start time per template op). Rounds of
     # that kind whose op count matches are ordered by (round base + start).
     template: tuple[tuple[str, int, tuple[int, ...]], ...] = ()
 
-    def offset_map(self) -> dict[tuple[int, str], int]:
+    def offset_map(self) -> dict[tuple, int]:
         return dict(self.offsets)
 
-    def with_offset(self, key: tuple[int, str], value: int) -> "Candidate":
+    def with_offset(self, key: tuple, value: int) -> "Candidate":
         m = self.offset_map()
         if value:
             m[key] = value
@@ -69,8 +71,9 @@ def priorities(c: Candidate, ops: list[Op]) -> list[float]:
     """Higher runs first. Without a template: generation order. With one: the
     template's modulo start times laid out round after round (cycles)."""
     offs = c.offset_map()
+    fine = _fine_offsets(ops, offs)
     if not c.template:
-        return [-float(i) + SPREAD * offs.get((op.round, op.chain), 0) for i, op in enumerate(ops)]
+        return [-float(i) + SPREAD * offs.get((op.round, op.chain), 0) + FINE * fine[i] for i, op in enumerate(ops)]
     from ..semantics.sha1 import kind
 
     tmpl = {k: (ii, starts) for k, ii, starts in c.template}
@@ -85,12 +88,27 @@ def priorities(c: Candidate, ops: list[Op]) -> list[float]:
         width = float(ii) if ii else len(idx) / 3.0
         for k, i in enumerate(idx):
             at = starts[k] if len(starts) == len(idx) else k * width / len(idx)
-            prio[i] = -(base + at + 1e-3 * k) + TEMPLATE_SPREAD * offs.get((t, ops[i].chain), 0)
+            prio[i] = -(base + at + 1e-3 * k) + TEMPLATE_SPREAD * offs.get((t, ops[i].chain), 0) + FINE * fine[i]
         base += width
     return prio
 
 
 TEMPLATE_SPREAD = 2.0  # cycles per offset step when a template orders the range
+FINE = 1.0             # priority units per fine (single-op) offset step
+
+
+def _fine_offsets(ops: list[Op], offs: dict) -> list[int]:
+    """Per-op fine offsets: key (round, chain, k) addresses the k-th op of a group."""
+    if not any(len(k) == 3 for k in offs):
+        return [0] * len(ops)
+    seen: dict[tuple[int, str], int] = {}
+    out = []
+    for op in ops:
+        g = (op.round, op.chain)
+        k = seen.get(g, 0)
+        seen[g] = k + 1
+        out.append(offs.get((op.round, op.chain, k), 0))
+    return out
 
 
 _PREPARED: dict[tuple, tuple] = {}

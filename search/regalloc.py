@@ -50,8 +50,8 @@ def allocate(ops: list[Op], graph: Graph, order: list[int], arch: Arch,
     out: list[Instr] = []
     for pos, i in enumerate(order):
         # Free first: temporaries whose last read is this instruction.
-        dying = [v for v in graph.reads[i] if isinstance(v, str) and v.startswith("v")
-                 and last_read.get(v) == pos and v not in graph.writes[i]]
+        dying = sorted(v for v in graph.reads[i] if isinstance(v, str) and v.startswith("v")
+                       and last_read.get(v) == pos and v not in graph.writes[i])
         for v in dying:
             free.insert(0, assigned[v])
         for v in sorted(loc for loc in graph.writes[i] if isinstance(loc, str) and loc.startswith("v")):
@@ -71,7 +71,7 @@ def allocate(ops: list[Op], graph: Graph, order: list[int], arch: Arch,
                     cache[key] = ins
             out.append(ins)
         # A temporary written but never read again is dead right away.
-        for v in graph.writes[i]:
-            if isinstance(v, str) and v.startswith("v") and v not in last_read and v in assigned:
+        for v in sorted(x for x in graph.writes[i] if isinstance(x, str)):
+            if v.startswith("v") and v not in last_read and v in assigned:
                 free.insert(0, assigned[v])
     return out

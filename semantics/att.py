@@ -156,12 +156,16 @@ def parse_text(text: str, arch: Arch, filename: str = "<input>") -> list[Instr]:
     return out
 
 
-def parse_file(path: str | Path, arch: Arch) -> list[Instr]:
+def read_source(path: str | Path) -> str:
+    """A source file's text, or a one-line ParseError naming the file."""
     p = Path(path)
     try:
-        text = p.read_text()
+        return p.read_text()
     except OSError as e:
         raise ParseError(f"{p}: cannot read: {e.strerror}") from None
     except UnicodeDecodeError:
         raise ParseError(f"{p}: not a text file") from None
-    return parse_text(text, arch, str(p))
+
+
+def parse_file(path: str | Path, arch: Arch) -> list[Instr]:
+    return parse_text(read_source(path), arch, str(path))

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .att import _LABEL, _split_operands, _strip_block_comments, parse_statement
+from .att import _LABEL, _split_operands, _strip_block_comments, parse_statement, read_source
 from .errors import ParseError, UnsupportedError
 from .x86 import Arch, Imm, Instr, Mem, Reg
 
@@ -262,11 +262,4 @@ def _target(operand: str) -> str:
 
 
 def parse_listing_file(path: str | Path, arch: Arch) -> Listing:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ParseError(f"{p}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise ParseError(f"{p}: not a text file") from None
-    return parse_listing(text, arch, str(p))
+    return parse_listing(read_source(path), arch, str(path))

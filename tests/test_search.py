@@ -177,3 +177,35 @@ def test_cli_search_show_export(tmp_path):
     r = CliRunner().invoke(main, ["export", "--uarch", "atom", "--db", db, "-o", str(out)])
     assert r.exit_code == 0 and out.exists(), r.output
     assert "uarch: atom" in out.read_text()
+
+
+def test_regression_model_version_independent_of_hash_seed():
+    """Bug: the store key hashed repr(model), whose frozensets print in hash-seed order,
+    so another process could not find stored results. Two seeds must agree."""
+    import subprocess
+    import sys
+
+    code = ("from sha1opt.search.driver import model_version\n"
+            "from sha1opt.search.uarch import load_model, model_names\n"
+            "print([model_version(load_model(u)) for u in model_names()])")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(outs) == 1 and outs.pop().startswith("[")
+
+
+def test_regression_realize_independent_of_hash_seed():
+    """Register choice must not follow set iteration order (same seed search, same code, any process)."""
+    import subprocess
+    import sys
+
+    code = ("import random\nfrom sha1opt.search.candidate import Candidate, realize\n"
+            "from sha1opt.search.recipe import Recipe\n"
+            "c = Candidate(20, 39, 'x86_64', Recipe(wsrc='reg3', f3='sum'))\n"
+            "rng = random.Random(5)\n"
+            "for _ in range(30):\n"
+            "    n = c.with_offset((rng.randint(20, 39), rng.choice(['W','f','a5','kw','b'])), rng.randint(-2, 2))\n"
+            "    c = n if realize(n) is not None else c\n"
+            "print('|'.join(map(str, realize(c).code)))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(outs) == 1 and len(outs.pop()) > 100
