@@ -76,14 +76,31 @@ def model_version(model) -> str:
 
     from . import cost
 
-    text = json.dumps(_canonical(model), sort_keys=True) + "|" + str(getattr(cost, "VERSION", "0"))
+    text = json.dumps(_canonical(model), sort_keys=True) + "|" + str(getattr(cost, "VERSION", "0")) + \
+        f"|context={CONTEXT_ROUNDS}"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def range_cost(model) -> Callable[[list], float]:
+CONTEXT_ROUNDS = 4  # default-schedule rounds simulated on each side of a range
+
+
+def range_cost(model, first: int | None = None, last: int | None = None, arch: Arch | None = None
+               ) -> Callable[[list], float]:
+    """The objective: the model's cycles for the range *inside the block*.
+
+    A range simulated alone starts on an empty machine and ends with nothing
+    behind it, which flatters code that front-loads work; so the range is
+    simulated between ``CONTEXT_ROUNDS`` default rounds on each side (when
+    given first/last/arch), and the same context is used for every
+    candidate and baseline, so differences are the range's own.
+    """
     from .cost import simulate
 
-    return lambda code: simulate(code, model).cycles
+    if first is None:
+        return lambda code: simulate(code, model).cycles
+    before = realize(Candidate(max(0, first - CONTEXT_ROUNDS), first - 1, arch, TEXTBOOK)).code if first > 0 else []
+    after = realize(Candidate(last + 1, min(79, last + CONTEXT_ROUNDS), arch, TEXTBOOK)).code if last < 79 else []
+    return lambda code: simulate(before + list(code) + after, model).cycles
 
 
 @dataclass
@@ -92,7 +109,7 @@ class Report:
     arch: Arch
     first: int
     last: int
-    cycles: float                   # predicted cycles for the range, best proved candidate
+    cycles: float                   # predicted cycles the range adds inside the block (context subtracted)
     textbook_cycles: float
     gcc_cycles: float | None        # gcc's whole block scaled to the range (None if unavailable)
     gcc_note: str
@@ -172,8 +189,11 @@ def gcc_baseline(uarch: str, arch: Arch, model, first: int, last: int) -> tuple[
             items = listing.items[loop.head:loop.branch + 1]
             cuts = round_segments(items)
             if cuts is not None:
-                seg = items[cuts[first]:cuts[last + 1]]
-                return simulate(seg, model).cycles, f"gcc {flags}, its rounds {first}-{last} (cut at each K)"
+                lo, hi = max(0, first - CONTEXT_ROUNDS), min(80, last + 1 + CONTEXT_ROUNDS)
+                whole = simulate(items[cuts[lo]:cuts[hi]], model).cycles
+                ctx = simulate(items[cuts[lo]:cuts[first]] + items[cuts[last + 1]:cuts[hi]], model).cycles
+                return whole - ctx, (f"gcc {flags}, its rounds {first}-{last} (cut at each K, "
+                                     f"between its own neighbouring rounds)")
             sim = simulate(items, model, loop=True)
         except Sha1optError as e:
             return None, f"gcc's code could not be analysed: {e}"
@@ -206,7 +226,8 @@ def _worker(args: dict, stop, out) -> None:
     from .uarch import load_model
 
     model = load_model(args["uarch"])
-    cost = range_cost(model)
+    start = args["start"]
+    cost = range_cost(model, start.first, start.last, start.arch)
     try:
         res = anneal(args["start"], cost, isa=args["isa"], seed=args["seed"], evaluations=args["evaluations"],
                      deadline=time.monotonic() + args["seconds"], should_stop=stop.is_set,
@@ -231,13 +252,14 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
     model = load_model(uarch)
     arch = arch or default_arch(uarch)
     isa = isa_of(model)
-    cost = range_cost(model)
+    cost = range_cost(model, first, last, arch)
     version = model_version(model)
     notes: list[str] = []
     emit = progress or (lambda e: None)
 
+    context_only = cost([])          # the context rounds alone: subtracted from reported figures
     textbook = Candidate(first, last, arch, TEXTBOOK)
-    textbook_cycles = cost(realize(textbook).code)
+    textbook_cycles = cost(realize(textbook).code) - context_only
     gcc_cycles, gcc_note = gcc_baseline(uarch, arch, model, first, last)
 
     template = []
@@ -265,12 +287,12 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
         v = cost(realize(s).code)
         if v < best_cost:
             best_c, best_cost = s, v
-    emit({"event": "start", "best": best_cost, "textbook": textbook_cycles})
+    emit({"event": "start", "best": best_cost - context_only, "textbook": textbook_cycles})
     if remaining > 0.5:
         if workers == 1:
             res = anneal(best_c, cost, isa=isa, seed=seed, evaluations=evaluations,
                          deadline=time.monotonic() + remaining - 0.3, should_stop=should_stop,
-                         on_improve=lambda c, v: emit({"event": "improve", "best": v}))
+                         on_improve=lambda c, v: emit({"event": "improve", "best": v - context_only}))
             n_eval, reason = res.evaluations, res.reason
             if res.best_cost < best_cost:
                 best_c, best_cost = res.best, res.best_cost
@@ -296,7 +318,7 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
                         break
                     continue
                 if kind == "improve":
-                    emit({"event": "improve", "best": min(best_cost, payload), "worker": who})
+                    emit({"event": "improve", "best": min(best_cost, payload) - context_only, "worker": who})
                 elif kind == "done":
                     done += 1
                     n_eval += payload.evaluations
@@ -311,6 +333,7 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
     if should_stop():
         reason = "interrupted"
     real = realize(best_c)
+    best_cost -= context_only           # the range's own cycles inside the block
     proved, proof = prove_in_block(real.code, first, last, arch)
     stored = "not stored (not proved)"
     if proved:
