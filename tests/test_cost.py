@@ -375,10 +375,12 @@ def test_mca_on_the_textbook_block():
     items = parse_text(text, "x86_64")
     ours = {u: simulate(items, load_model(u), loop=True) for u in ("skylake", "zen3", "atom")}
     mca = {u: mca_cycles(text, cpu, 10) for u, cpu in (("skylake", "skylake"), ("zen3", "znver3"), ("atom", "atom"))}
-    for u in ("skylake", "zen3"):
-        # we are slower: 4-wide rename on Skylake (LLVM: 6), and the W ring's store->load
-        # forwarding, which llvm-mca ignores (it assumes loads never alias stores)
-        assert mca[u] < ours[u].cycles <= 1.25 * mca[u]
+    # Skylake: we are slower -- 4-wide rename (LLVM: 6) and the W ring's store->load
+    # forwarding, which llvm-mca ignores (it assumes loads never alias stores).
+    assert mca["skylake"] < ours["skylake"].cycles <= 1.25 * mca["skylake"]
+    # zen3 is calibrated on this host (bench/calibrate.py: 3-clk forwarding, 1-uop lea),
+    # which brings it to LLVM's figure: agreement within 5 %.
+    assert abs(ours["zen3"].cycles - mca["zen3"]) <= 0.05 * mca["zen3"]
     stall = ours["atom"].breakdown["lea stall"]
     assert ours["atom"].cycles - mca["atom"] >= 0.5 * stall > 0    # most of the gap is the lea stall
 

@@ -120,8 +120,8 @@ def test_copy_loads_unchanged(corpus):
     ('[rules.store_forwarding]\n', '[rules.warp]\nsource = "x"\n[rules.store_forwarding]\n', "unknown rule"),
     ('ports = ["load:agu0|agu1|agu2"]\nsource = "AMD SOG family 19h, 2.11: L1',
      'ports = ["fetch:agu0|agu1|agu2"]\nsource = "AMD SOG family 19h, 2.11: L1', "unknown uop role"),
-    ('latency = 2\nrthroughput = 0.5\nports = ["alu0|alu1|alu2|alu3", "alu0|alu1|alu2|alu3"]\nsource = "AMD',
-     'latency = 2.3\nrthroughput = 0.5\nports = ["alu0|alu1|alu2|alu3", "alu0|alu1|alu2|alu3"]\nsource = "AMD',
+    ('latency = 2\nrthroughput = 0.5\nports = ["alu0|alu1|alu2|alu3", "alu0|alu1|alu2|alu3"]\nsource = "conservative',
+     'latency = 2.3\nrthroughput = 0.5\nports = ["alu0|alu1|alu2|alu3", "alu0|alu1|alu2|alu3"]\nsource = "conservative',
      "half a clock"),
     ('engine = "out-of-order"', 'engine = "dataflow"', "engine must be"),
 ])

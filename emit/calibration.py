@@ -1,0 +1,275 @@
+"""Calibration of a cost model against this machine: paired timings, predictions, error and rank metrics.
+
+A calibration compares *relative* speeds: every variant of the block
+function is timed against one reference in the same process
+(``paired_ratio``), and each model's prediction is turned into the same
+kind of number (predicted cycles of the variant's block loop / predicted
+cycles of the reference's). Relative speeds need no core clock (the TSC runs
+at a fixed rate whatever the core does, and the ratio cancels it), which is
+what makes them comparable with a cycle model on a VM where ``perf`` cannot
+count cycles.
+
+* ``paired_ratio(variant, reference, arch)`` -- ``csrc/bench.c`` linked with
+  the variant as peer 0 (``sha1_block_data_order``) and the reference,
+  renamed, as peer 1 (``sha1_ref_block_data_order``); per pair the two run
+  back to back on the same data, first one then the other (the order
+  alternates), and the statistic is the distribution of per-pair ratios
+  variant/reference of ticks per byte (``emit/bench.py`` explains why only
+  paired ratios survive this machine's noise).
+* ``loop_items`` / ``loop_text`` -- the block loop of an AT&T function (head
+  label to the backward branch, loop control included), as items for
+  ``search.cost.simulate`` and as plain AT&T text for ``llvm-mca``.
+* ``mca_cycles`` -- llvm-mca's cycles per iteration of that text.
+* ``mape``, ``spearman``, ``kendall_tau`` -- the error and rank statistics
+  (ties get average ranks; Kendall's tau-b corrects for ties).
+
+Errors: a tool that fails raises ``ToolchainError`` (from ``toolchain.run``);
+a variant whose vectors fail is reported by ``vectors_ok`` as a value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..semantics.errors import Sha1optError
+from ..semantics.listing import parse_listing
+from ..semantics.x86 import Arch
+from .assembly import SYMBOL
+from .bench import _run, _tsc_hz
+from .harness import BlockHarness, cflags, csrc
+from .toolchain import ToolchainError, run, which
+
+REF_SYMBOL = "sha1_ref_block_data_order"   # peer 1 of csrc/bench.c
+LLVM_MCA = "/usr/bin/llvm-mca"             # LLVM 14 on this host (docs/uarch-notes.md)
+
+
+def rename_symbol(text: str, old: str, new: str) -> str:
+    """``text`` with the symbol ``old`` spelled ``new`` (whole identifiers only)."""
+    return re.sub(rf"(?<![\w.$]){re.escape(old)}(?![\w.$])", new, text)
+
+
+def gcc_variant(arch: Arch, flags: Sequence[str] = ()) -> str:
+    """gcc -O2 (plus ``flags``) assembly of ``csrc/sha1_ref.c``, its function renamed to ``sha1_block_data_order``."""
+    with tempfile.TemporaryDirectory(prefix="sha1opt-gcc-") as d:
+        out = Path(d) / "ref.s"
+        run([which("gcc"), "-O2", "-m32" if arch == "i386" else "-m64", *flags, "-fno-asynchronous-unwind-tables",
+             "-fno-pie", "-S", "-o", str(out), str(csrc("sha1_ref.c"))], "compiling sha1_ref.c to assembly")
+        return rename_symbol(out.read_text(), REF_SYMBOL, SYMBOL)
+
+
+def _assemble(text: str, arch: Arch, work: Path, name: str) -> Path:
+    # ".s": GNU as reads the /* */ comments of our files and gcc's output alike; no cpp needed.
+    src = work / f"{name}.s"
+    src.write_text(text)
+    obj = work / f"{name}.o"
+    run([which("gcc"), "-m32" if arch == "i386" else "-m64", "-c", "-o", str(obj), str(src)], f"assembling {name}")
+    return obj
+
+
+def vectors_ok(text: str, arch: Arch) -> tuple[bool, str]:
+    """Run ``text``'s ``sha1_block_data_order`` on the validation vectors natively (no proof).
+
+    For code that does not follow the frame contract the prover checks
+    against (gcc's: its own stack layout, spills, and on x86-64 a state
+    update through vector registers); our own schedules go through ``export``.
+    """
+    from .validate import run_vectors
+
+    with tempfile.TemporaryDirectory(prefix="sha1opt-vec-") as d:
+        work = Path(d)
+        obj = _assemble(text, arch, work, "variant")
+        return run_vectors(BlockHarness(obj, arch, work))
+
+
+@dataclass(frozen=True)
+class PairedRatio:
+    ratios: tuple[float, ...]   # per pair: variant / reference ticks per byte
+    size: int                   # bytes per call
+    variant_tpb: float          # TSC ticks per byte, median over pairs (context only)
+    reference_tpb: float
+
+    @property
+    def pairs(self) -> int:
+        return len(self.ratios)
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.ratios))
+
+    @property
+    def p10(self) -> float:
+        return float(np.percentile(self.ratios, 10))
+
+    @property
+    def p90(self) -> float:
+        return float(np.percentile(self.ratios, 90))
+
+    def __add__(self, other: "PairedRatio") -> "PairedRatio":
+        """Pool two runs of the same pair (the tick medians are approximated by the larger run's)."""
+        if other.size != self.size:
+            raise ValueError("cannot pool runs of different call sizes")
+        big = self if self.pairs >= other.pairs else other
+        return PairedRatio(self.ratios + other.ratios, self.size, big.variant_tpb, big.reference_tpb)
+
+
+def build_pair(variant: str, reference: str, arch: Arch, work: Path, reference_first: bool = False) -> Path:
+    """The bench program with ``variant`` as peer 0 and ``reference`` (renamed) as peer 1.
+
+    ``reference_first`` links the reference's object before the variant's, which moves both
+    functions (their alignment within cache lines and fetch blocks changes with it).
+    """
+    var_obj = _assemble(variant, arch, work, "variant")
+    ref_obj = _assemble(rename_symbol(reference, SYMBOL, REF_SYMBOL), arch, work, "reference")
+    objs = [str(ref_obj), str(var_obj)] if reference_first else [str(var_obj), str(ref_obj)]
+    gcc = which("gcc")
+    exe = work / f"pair_{arch}"
+    if arch == "x86_64":
+        run([gcc, "-O2", "-o", str(exe), str(csrc("bench.c")), *objs, "-ldl"],
+            "building the paired benchmark")
+    elif arch == "i386":
+        # The freestanding build of emit/bench.py::_build_i386, with the reference in place of the C peer.
+        bench_obj = work / "bench32.o"
+        start_obj = work / "start32.o"
+        run([gcc, *cflags("i386"), "-DSHA1OPT_FREESTANDING", "-c", "-o", str(bench_obj), str(csrc("bench.c"))],
+            "compiling bench.c -m32")
+        run([gcc, "-m32", "-c", "-o", str(start_obj), str(csrc("start_i386.S"))], "assembling _start")
+        run([which("ld"), "-m", "elf_i386", "-static", "-e", "_start", "-o", str(exe), str(bench_obj),
+             str(start_obj), *objs], "linking the i386 paired benchmark")
+    else:
+        raise Sha1optError(f"unknown arch {arch!r}")
+    return exe
+
+
+def run_pairs(exe: Path, pairs: int, size: int = 16384, min_bytes: int = 1 << 20) -> PairedRatio:
+    """Run a program from ``build_pair``: ``pairs`` pairs of calls of ``size`` bytes (repeated to ``min_bytes``)."""
+    if pairs < 2:
+        raise Sha1optError("pairs must be at least 2")
+    _, npeers, recs = _run(exe, [size], pairs, min_bytes, None, None)
+    if npeers != 2 or len(recs) != 2 * pairs:
+        raise ToolchainError(f"paired benchmark reported {npeers} peers and {len(recs)} records, "
+                             f"expected 2 and {2 * pairs}")
+    if not np.all(recs[0::2, 0] + recs[1::2, 0] == 1):
+        raise ToolchainError("paired benchmark records are not in pairs of peer 0 and peer 1")
+    tpb = recs[:, 1] / recs[:, 2]
+    # csrc/bench.c writes each pair's two records back to back, the order rotating: sort by peer index.
+    var = np.where(recs[0::2, 0] == 0, tpb[0::2], tpb[1::2])
+    ref = np.where(recs[0::2, 0] == 0, tpb[1::2], tpb[0::2])
+    return PairedRatio(tuple(float(x) for x in var / ref), size, float(np.median(var)), float(np.median(ref)))
+
+
+def paired_ratio(variant: str, reference: str, arch: Arch, *, pairs: int = 30, size: int = 16384,
+                 min_bytes: int = 1 << 20) -> PairedRatio:
+    """Time ``variant`` against ``reference`` (both define ``sha1_block_data_order``) in one process."""
+    with tempfile.TemporaryDirectory(prefix="sha1opt-pair-") as d:
+        exe = build_pair(variant, reference, arch, Path(d))
+        return run_pairs(exe, pairs, size, min_bytes)
+
+
+def tsc_hz() -> float:
+    """The TSC rate (ticks per second), for converting ticks to time in reports."""
+    with tempfile.TemporaryDirectory(prefix="sha1opt-tsc-") as d:
+        return _tsc_hz(Path(d))
+
+
+# --- the block loop of a function, for the models ------------------------------------
+
+def loop_items(text: str, arch: Arch, name: str = "<variant>") -> list:
+    """Items of the block loop, head label to backward branch inclusive (what ``analyze`` prices)."""
+    listing = parse_listing(text, arch, name)
+    lp = listing.loop(strict=False)
+    return list(listing.items[lp.head:lp.branch + 1])
+
+
+def loop_text(text: str, arch: Arch, name: str = "<variant>") -> str:
+    """The same loop as plain AT&T lines (the source line of every item), for llvm-mca."""
+    lines = text.splitlines()
+    out = []
+    for it in loop_items(text, arch, name):
+        src = lines[it.line - 1]
+        # One statement per line in our files and in gcc's output; drop labels and comments.
+        src = re.sub(r"/\*.*?\*/", "", src).split("#", 1)[0]
+        src = re.sub(r"^\s*[\w.$]+:", "", src).strip()
+        if ";" in src:
+            raise Sha1optError(f"{name}:{it.line}: several statements on one line")
+        out.append("\t" + src)
+    return "\n".join(out) + "\n"
+
+
+def mca_cycles(body: str, arch: Arch, cpu: str = "znver3", iterations: int = 10) -> float:
+    """llvm-mca's Total Cycles / iterations for ``body`` (plain AT&T instructions)."""
+    triple = "i386-unknown-linux-gnu" if arch == "i386" else "x86_64-unknown-linux-gnu"
+    proc = subprocess.run([LLVM_MCA, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={iterations}",
+                           "-instruction-info=false", "-resource-pressure=false"],
+                          input=body, capture_output=True, text=True, check=False, timeout=600)
+    m = re.search(r"Total Cycles:\s+(\d+)", proc.stdout)
+    if proc.returncode != 0 or not m:
+        why = proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else f"exit {proc.returncode}"
+        raise ToolchainError(f"llvm-mca failed: {why}")
+    return int(m.group(1)) / iterations
+
+
+# --- metrics ---------------------------------------------------------------------------
+
+def mape(predicted: Sequence[float], measured: Sequence[float]) -> float:
+    """Mean absolute percentage error, mean |p - m| / m, as a fraction (0.05 = 5 %)."""
+    if len(predicted) != len(measured) or not measured:
+        raise ValueError("mape needs two non-empty sequences of the same length")
+    return float(np.mean([abs(p - m) / m for p, m in zip(predicted, measured)]))
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks, tied values sharing the average of their ranks."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho: Pearson correlation of the (tie-averaged) ranks; nan when either side is constant."""
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError("spearman needs two sequences of the same length >= 2")
+    rx, ry = np.array(ranks(x)), np.array(ranks(y))
+    dx, dy = rx - rx.mean(), ry - ry.mean()
+    den = math.sqrt(float((dx * dx).sum() * (dy * dy).sum()))
+    return float((dx * dy).sum() / den) if den else float("nan")
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b: (concordant - discordant) / sqrt((n0 - ties in x)(n0 - ties in y)); nan when undefined."""
+    n = len(x)
+    if n != len(y) or n < 2:
+        raise ValueError("kendall_tau needs two sequences of the same length >= 2")
+    conc = disc = tx = ty = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            a = (x[i] > x[j]) - (x[i] < x[j])
+            b = (y[i] > y[j]) - (y[i] < y[j])
+            if a == 0 and b == 0:
+                continue
+            if a == 0:
+                tx += 1
+            elif b == 0:
+                ty += 1
+            elif a == b:
+                conc += 1
+            else:
+                disc += 1
+    # n0 - n1 = untied-in-x pairs = conc + disc + (tied in y only); likewise for y.
+    den = math.sqrt((conc + disc + tx) * (conc + disc + ty))
+    return (conc - disc) / den if den else float("nan")
