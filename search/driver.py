@@ -37,7 +37,7 @@ from ..semantics.sha1 import range_spec
 from ..semantics.x86 import Arch, Instr
 from .annealer import anneal
 from .candidate import Candidate, block_schedule, realize
-from .recipe import TEXTBOOK, Recipe, recipes_for
+from .recipe import ISA_RANK, TEXTBOOK, Recipe, recipes_for
 
 IN_ORDER_I386 = ("pentium", "p4", "p4-northwood", "p4-prescott", "atom")
 MTUNE = {"pentium": "pentium", "p4": "pentium4", "p4-northwood": "pentium4", "p4-prescott": "prescott",
@@ -276,6 +276,16 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
     if resume and stored_row is not None:
         starts.insert(0, Candidate(first, last, arch, Recipe.parse(stored_row.recipe), stored_row.offsets))
         notes.append(f"resumed from the stored result ({stored_row.cycles:.1f} cycles)")
+    # Other CPUs' winners for the same range and arch are starting points too
+    # (a schedule good on one uarch is often a fair start on its neighbour).
+    for row in store.rows():
+        if row.arch == arch and (row.first, row.last) == (first, last) and row.uarch != uarch:
+            try:
+                r = Recipe.parse(row.recipe)
+            except Sha1optError:
+                continue
+            if ISA_RANK[r.isa()] <= ISA_RANK[isa]:
+                starts.append(Candidate(first, last, arch, r, row.offsets))
     # Good recipes for this ISA as extra starting points (selection matters most).
     extra = [r for r in recipes_for(isa) if r.rol5 == ("rorx" if isa == "bmi2" else "mov-rol")][:8]
     starts += [Candidate(first, last, arch, r) for r in extra]
@@ -371,32 +381,65 @@ def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | N
 
 
 def best_block(uarch: str, arch: Arch, db: str | Path | None = None):
-    """A whole-block Schedule from the best known result of each standard range.
+    """A whole-block Schedule from the best known proved code for each standard range.
 
-    Ranges are searched apart, so two good ranges can meet badly: every mix
-    of stored and default code per range (16) is simulated as a whole block
-    and the cheapest is taken -- never worse than the default schedule.
+    Ranges are searched apart, so two good ranges can meet badly, and another
+    CPU's winner may suit this one: per range the options are the default
+    schedule, this uarch's stored result and the other uarchs' stored
+    results for the same arch (all proved); every mix of the default and own
+    results (16) is scored as a whole block, then each range's option is
+    improved in turn (coordinate descent) -- never worse than the default.
     """
     from itertools import product
 
     from .cost import simulate
+    from .store import Store
     from .uarch import load_model
 
     model = load_model(uarch)
-    found, default = [], []
+    isa = isa_of(model)
+    options: list[list[tuple[list, str]]] = []
+    store = Store(db)
+    try:
+        rows = store.rows()
+    finally:
+        store.close()
     for first, last in STANDARD_RANGES:
-        found.append(best_known(uarch, arch, first, last, db))
-        default.append(realize(Candidate(first, last, arch, TEXTBOOK)).code)
+        opts = [(realize(Candidate(first, last, arch, TEXTBOOK)).code, "default schedule")]
+        real, where = best_known(uarch, arch, first, last, db)
+        if where.startswith("stored"):
+            opts.append((real.code, where))
+        for row in rows:
+            if row.uarch == uarch or row.arch != arch or (row.first, row.last) != (first, last):
+                continue
+            try:
+                r = Recipe.parse(row.recipe)
+            except Sha1optError:
+                continue
+            if ISA_RANK[r.isa()] > ISA_RANK[isa]:
+                continue
+            other = realize(Candidate(first, last, arch, r, row.offsets))
+            if other is not None and "\n".join(map(str, other.code)) == row.code:
+                opts.append((other.code, f"proved result stored for {row.uarch}"))
+        options.append(opts)
+
+    def score(choice):
+        sched = block_schedule([options[i][k][0] for i, k in enumerate(choice)], arch, f"sha1opt-{uarch}")
+        return simulate(list(sched.body), model).cycles, sched
+
     best = None
-    for mask in product((0, 1), repeat=len(STANDARD_RANGES)):
-        parts = [found[i][0].code if m else default[i] for i, m in enumerate(mask)]
-        sched = block_schedule(parts, arch, f"sha1opt-{uarch}")
-        cyc = simulate(list(sched.body), model).cycles
+    for mask in product(*(range(min(2, len(o))) for o in options)):
+        cyc, sched = score(mask)
         if best is None or cyc < best[0]:
-            best = (cyc, mask, sched)
-    _, mask, sched = best
-    sources = [f"{a}-{b}: {found[i][1] if m else 'default schedule'}"
-               + (" (stored result not used: the whole block is cheaper without it)" if not m and
-                  found[i][1].startswith("stored") else "")
-               for i, ((a, b), m) in enumerate(zip(STANDARD_RANGES, mask))]
+            best = (cyc, list(mask), sched)
+    for _ in range(2):
+        for i, opts in enumerate(options):
+            for k in range(len(opts)):
+                trial = list(best[1])
+                trial[i] = k
+                cyc, sched = score(trial)
+                if cyc < best[0]:
+                    best = (cyc, trial, sched)
+    _, choice, sched = best
+    sources = [f"{a}-{b}: {options[i][k][1]}" for i, ((a, b), k) in enumerate(zip(STANDARD_RANGES, choice))]
     return sched, sources
