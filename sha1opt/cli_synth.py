@@ -1,0 +1,48 @@
+"""``sha1opt synth``: the shortest x86 sequences for a SHA-1 fragment, minimal up to a bound and proved.
+
+A click command, not attached to a group (``cli.main.add_command`` does
+that): parse, one library call (``search.synth.synthesize``), format.
+Exit codes: 0 found (minimal length proved), 1 none up to ``--max-len``,
+3 unknown (time or the memory budget ran out before the bound was
+exhausted, or Z3 gave up -- never success), 2 bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .search.synth import ISAS, TARGETS, render, save_discovered, synthesize
+from .semantics.errors import Sha1optError
+
+EXIT_FOUND, EXIT_NONE, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+
+
+@click.command("synth")
+@click.option("--target", type=click.Choice(list(TARGETS)), required=True, help="What to compute: f1 f2 f3 (any register), *-into-e (e += f), *-round (e += f+K+W), w-word.")
+@click.option("--temps", type=click.IntRange(0, 8), default=1, show_default=True, help="Free temporary registers.")
+@click.option("--isa", type=click.Choice(ISAS), default="base", show_default=True, help="base i386, +BMI1 andn, +BMI2 rorx.")
+@click.option("--destroy/--keep-inputs", default=False, show_default=True, help="May input registers be overwritten?")
+@click.option("--max-len", type=click.IntRange(0, 12), default=6, show_default=True, help="Longest sequence searched.")
+@click.option("--time-limit", type=click.FloatRange(min=0.001), default=None, help="Seconds; exit 3 if not done.")
+@click.option("--show", type=click.IntRange(min=0), default=8, show_default=True, help="Sequences to print.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every sequence).")
+@click.option("--save", is_flag=True, help="Add the proved minimal sequences to corpus/discovered.toml.")
+@click.option("--save-limit", type=click.IntRange(min=1), default=None, help="With --save: only the best N.")
+def synth(target, temps, isa, destroy, max_len, time_limit, show, as_json, save, save_limit):
+    """Find the shortest instruction sequences for TARGET, prove them with Z3, and prove none is shorter."""
+    try:
+        result = synthesize(target, temps=temps, isa=isa, destroy=destroy, max_len=max_len, time_limit=time_limit)
+        saved = save_discovered([result], limit=save_limit) if save and result.status == "found" else None
+    except Sha1optError as e:
+        click.echo(f"sha1opt: error: {e}", err=True)
+        sys.exit(EXIT_USAGE)
+    if as_json:
+        click.echo(json.dumps({**result.as_dict(), "saved": str(saved) if saved else None}, indent=1))
+    else:
+        click.echo(render(result, show))
+        if saved:
+            click.echo(f"saved {len(result.solutions[:save_limit])} sequence(s) to {saved}")
+    sys.exit({"found": EXIT_FOUND, "none": EXIT_NONE}.get(result.status, EXIT_UNKNOWN))
