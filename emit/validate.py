@@ -91,6 +91,19 @@ def describe_proof_failure(res: CompositionResult) -> str:
     return "; ".join(parts) or "proof failed"
 
 
+def _register_hint(res: CompositionResult) -> str:
+    """Where the failing round's new a belongs under sha1opt's rotating register names."""
+    import re
+
+    from ..search.recipe import state_regs
+
+    m = re.match(r"A(\d+) ", res.missing or "")
+    if not m:
+        return ""
+    t = int(m.group(1)) - 1
+    return f"; round {t} should leave its new a in %{state_regs(t)[4].name} (e's register in that round)"
+
+
 def _digest(state) -> bytes:
     return struct.pack(">5I", *state)
 
@@ -201,7 +214,7 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
                             Prover(), pointers=schedule.pointers)
         v.proof = res
         if not res.ok:
-            return False, describe_proof_failure(res)
+            return False, describe_proof_failure(res) + _register_hint(res)
         return True, (f"machine code = SHA-1 compression (80 rounds, W schedule, feed-forward): "
                       f"{res.cuts} cuts, {res.solver_calls} solver calls")
 
