@@ -169,26 +169,21 @@ def make_variants(work: Path, log) -> list[Variant]:
         if text is None:
             raise SystemExit(f"textbook {arch} failed validation: {how}")
         add(Variant(f"{s} textbook (reference)", arch, "reference", text, how))
+        def add_schedule(name, kind, sched, why):
+            if sched is None:
+                log(f"# skipped {name}: {why}")
+                return
+            text, how = exported(sched, work)
+            if text is None:
+                raise SystemExit(f"{name} failed validation: {how}")
+            add(Variant(name, arch, kind, text, how))
+
         for opts in RECIPES:
-            sched = schedule_of(arch, Recipe(**opts), {})
-            name = f"{s} recipe " + ",".join(f"{k}={v}" for k, v in opts.items())
-            if sched is None:
-                log(f"# skipped {name}: not realizable")
-                continue
-            text, how = exported(sched, work)
-            if text is None:
-                raise SystemExit(f"{name} failed validation: {how}")
-            add(Variant(name, arch, "recipe", text, how))
+            add_schedule(f"{s} recipe " + ",".join(f"{k}={v}" for k, v in opts.items()), "recipe",
+                         schedule_of(arch, Recipe(**opts), {}), "not realizable")
         for chains in ORDERS:
-            sched = schedule_of(arch, Recipe(), chains)
-            name = f"{s} order " + ",".join(f"{k}{v:+d}" for k, v in chains.items())
-            if sched is None:
-                log(f"# skipped {name}: not realizable ({arch} temporaries)")
-                continue
-            text, how = exported(sched, work)
-            if text is None:
-                raise SystemExit(f"{name} failed validation: {how}")
-            add(Variant(name, arch, "order", text, how))
+            add_schedule(f"{s} order " + ",".join(f"{k}{v:+d}" for k, v in chains.items()), "order",
+                         schedule_of(arch, Recipe(), chains), f"not realizable ({arch} temporaries)")
         for flags in GCC_FLAGS + (GCC_FLAGS_I386 if arch == "i386" else []):
             name = f"{s} gcc " + " ".join(("-O2",) + flags if "-O1" not in flags else flags)
             text = gcc_variant(arch, flags)

@@ -278,14 +278,7 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
         notes.append(f"resumed from the stored result ({stored_row.cycles:.1f} cycles)")
     # Other CPUs' winners for the same range and arch are starting points too
     # (a schedule good on one uarch is often a fair start on its neighbour).
-    for row in store.rows():
-        if row.arch == arch and (row.first, row.last) == (first, last) and row.uarch != uarch:
-            try:
-                r = Recipe.parse(row.recipe)
-            except Sha1optError:
-                continue
-            if ISA_RANK[r.isa()] <= ISA_RANK[isa]:
-                starts.append(Candidate(first, last, arch, r, row.offsets))
+    starts += [c for c, _ in stored_elsewhere(store.rows(), uarch, arch, first, last, isa)]
     # Good recipes for this ISA as extra starting points (selection matters most).
     extra = [r for r in recipes_for(isa) if r.rol5 == ("rorx" if isa == "bmi2" else "mov-rol")][:8]
     starts += [Candidate(first, last, arch, r) for r in extra]
@@ -361,6 +354,19 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
                   real.code, proof, proved, stored, n_eval, time.monotonic() - t_start, reason, workers, seed, notes)
 
 
+def stored_elsewhere(rows, uarch: str, arch: Arch, first: int, last: int, isa: str):
+    """(candidate, row) for other uarchs' stored results of this range and arch that this ISA can run."""
+    for row in rows:
+        if row.uarch == uarch or row.arch != arch or (row.first, row.last) != (first, last):
+            continue
+        try:
+            r = Recipe.parse(row.recipe)
+        except Sha1optError:
+            continue
+        if ISA_RANK[r.isa()] <= ISA_RANK[isa]:
+            yield Candidate(first, last, arch, r, row.offsets), row
+
+
 def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None):
     """The stored best candidate for the key (realized), or the textbook one; and where it came from."""
     from .store import Store
@@ -409,16 +415,8 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None):
         real, where = best_known(uarch, arch, first, last, db)
         if where.startswith("stored"):
             opts.append((real.code, where))
-        for row in rows:
-            if row.uarch == uarch or row.arch != arch or (row.first, row.last) != (first, last):
-                continue
-            try:
-                r = Recipe.parse(row.recipe)
-            except Sha1optError:
-                continue
-            if ISA_RANK[r.isa()] > ISA_RANK[isa]:
-                continue
-            other = realize(Candidate(first, last, arch, r, row.offsets))
+        for cand, row in stored_elsewhere(rows, uarch, arch, first, last, isa):
+            other = realize(cand)
             if other is not None and "\n".join(map(str, other.code)) == row.code:
                 opts.append((other.code, f"proved result stored for {row.uarch}"))
         options.append(opts)

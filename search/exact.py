@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..semantics.sha1 import kind
 from ..semantics.x86 import Arch
@@ -200,7 +200,5 @@ def solve_templates(model, arch: Arch, first: int, last: int, isa: str, time_lim
                 best = res
         if best is not None:
             cand = Candidate(first, last, arch, best.recipe, (), ((k, best.ii, best.starts),))
-            from dataclasses import replace
-
             out.append(replace(best, candidate=cand))
     return out

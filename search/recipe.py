@@ -36,7 +36,7 @@ from dataclasses import dataclass, fields, replace
 from ..semantics.errors import Sha1optError
 from ..semantics.sha1 import k_const, kind
 from ..semantics.x86 import Arch, Imm, Instr, Mem, Reg
-from .schedule import I386_DATA_SLOT, RING
+from .schedule import I386_DATA_SLOT, I386_STATE_SLOT, RING
 
 KINDS = ("f1", "f2", "f3")
 OPTIONS: dict[str, dict[str, str]] = {
@@ -290,8 +290,6 @@ def prologue(arch: Arch) -> list[Instr]:
             out.append(Instr("mov", (Mem(src, None, 1, 4 * j), Reg("eax"))))
             out.append(Instr("bswap", (Reg("eax"),)))
             out.append(Instr("mov", (Reg("eax"), Mem(sp, None, 1, RING + 4 * j))))
-        from .schedule import I386_STATE_SLOT
-
         out.append(Instr("mov", (Mem(sp, None, 1, I386_STATE_SLOT), src)))
         state = src
     for i, r in enumerate(state_regs(0)):
@@ -305,8 +303,6 @@ def epilogue(arch: Arch, temp: Reg) -> list[Instr]:
     if arch == "x86_64":
         state = Reg("edi", 64)
     else:
-        from .schedule import I386_STATE_SLOT
-
         out.append(Instr("mov", (Mem(Reg("esp"), None, 1, I386_STATE_SLOT), temp)))
         state = temp
     for i, r in enumerate(state_regs(80)):

@@ -141,12 +141,7 @@ class Machine:
             v = self.load(self.address(ops[0], ins), ins)
             if isinstance(v, Pointer):
                 return v
-        if m == "mov" and isinstance(ops[1], Mem) and isinstance(ops[0], Reg):
-            src = self.regs.get(ops[0].name, self._entry_pointer(ops[0].name))
-            if isinstance(src, Pointer):
-                self.store(self.address(ops[1], ins), src, ins)
-                return _STORED
-        if m == "mov" and isinstance(ops[0], Reg):
+        if m == "mov" and isinstance(ops[0], Reg):   # to a register, or spilled to memory
             src = self.regs.get(ops[0].name, self._entry_pointer(ops[0].name))
             if isinstance(src, Pointer):
                 return self._reg(ops[0], ins, as_pointer=True)
@@ -171,11 +166,8 @@ class Machine:
         d = self.domain
         ops = ins.operands
         ptr = self._pointer_op(ins)
-        if ptr is _STORED:
-            loc = self.location(ops[1], ins)
-            return loc, self.get(loc)
         if ptr is not None:
-            loc = ("reg", ops[-1].name)
+            loc = self.location(ops[-1], ins)
             self.write(loc, ptr, ins)
             return loc, ptr
         f = sem.form
@@ -225,9 +217,6 @@ class Machine:
                 new = on_write(i, ins, loc, value)
                 if new is not value:
                     self.write(loc, new, ins)
-
-
-_STORED = Pointer("<stored>")  # sentinel: a pointer was spilled to memory
 
 
 def _where(ins: Instr) -> str:

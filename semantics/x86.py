@@ -184,9 +184,6 @@ ALIASES = {"sal": "shl"}
 # 64-bit registers (``addq $64, %rsi``, ``leaq``, ``movq``).
 _SUFFIXABLE = set(SEMANTICS) | set(ALIASES)
 
-ISA_LEVELS = {"base": {"base"}, "bmi1": {"base", "bmi1"}, "bmi2": {"base", "bmi1", "bmi2"}}
-
-
 def split_mnemonic(word: str) -> tuple[str, str]:
     """``"roll"`` -> ``("rol", "l")``; ``"xor"`` -> ``("xor", "")``; unknown -> refuse."""
     w = word.lower()
