@@ -71,12 +71,12 @@ from pathlib import Path
 from sha1opt.emit.calibration import (LLVM_MCA, PairedRatio, build_pair, gcc_variant, kendall_tau, loop_items,
                                       loop_text, mape, mca_cycles, run_pairs, spearman, vectors_ok)
 from sha1opt.emit.export import export
-from sha1opt.search import cost
-from sha1opt.search.candidate import Candidate, block_schedule, realize
-from sha1opt.search.cost import simulate
-from sha1opt.search.recipe import Recipe
-from sha1opt.search.schedule import textbook
-from sha1opt.search.uarch import derived_rthroughput, load_model
+from sha1opt.search.cost import simulator as cost
+from sha1opt.search.space.candidate import Candidate, block_schedule, realize
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.space.recipe import Recipe
+from sha1opt.search.space.candidate import textbook
+from sha1opt.search.cost.model import derived_rthroughput, load_model
 
 RANGES = ((0, 19), (20, 39), (40, 59), (60, 79))
 ARCHES = ("x86_64", "i386")

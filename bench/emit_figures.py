@@ -21,7 +21,7 @@ from pathlib import Path
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.export import export
 from sha1opt.emit.validate import validate
-from sha1opt.search.schedule import textbook
+from sha1opt.search.space.candidate import textbook
 
 
 def main() -> int:

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from sha1opt.search.schedule import textbook
+from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.prove import Proved, Prover, prove_exprs

@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from sha1opt.search.cost import simulate
+from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.driver import MTUNE, STANDARD_RANGES, best_block, default_arch, gcc_baseline, search_range
-from sha1opt.search.schedule import textbook
-from sha1opt.search.uarch import load_model, model_names
+from sha1opt.search.space.candidate import textbook
+from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.semantics.errors import Sha1optError
 
 

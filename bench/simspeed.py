@@ -21,10 +21,10 @@ import statistics
 import sys
 import time
 
-from sha1opt.search import cost
-from sha1opt.search.cost import simulate
-from sha1opt.search.schedule import textbook
-from sha1opt.search.uarch import load_model, model_names
+from sha1opt.search.cost import simulator as cost
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.space.candidate import textbook
+from sha1opt.search.cost.model import load_model, model_names
 
 BUDGET_MS = 50.0
 

@@ -24,7 +24,7 @@ import os
 import platform
 import time
 
-from sha1opt.search.synth import synthesize
+from sha1opt.search.synth.cegis import synthesize
 
 TARGETS = ("f1", "f2", "f3")
 TEMPS = (0, 1, 2)

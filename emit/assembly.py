@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..search.schedule import FRAME_BYTES, I386_DATA_SLOT, I386_STATE_SLOT, Schedule
-from ..semantics.errors import Sha1optError
-from ..semantics.x86 import Imm, Instr, Mem, Reg
+from sha1opt.search.space.frame import FRAME_BYTES, I386_DATA_SLOT, I386_STATE_SLOT, Schedule
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 
 SYMBOL = "sha1_block_data_order"
 FLAVORS = ("elf", "macho")
@@ -130,7 +130,7 @@ def loop_control_ok(control: list, arch: str) -> str | None:
     Returns None when it matches, else a one-line reason. (The body is proved;
     this pins down the few instructions around it that are not.)
     """
-    from ..semantics.listing import Opaque
+    from sha1opt.semantics.listing import Opaque
 
     texts = []
     for it in control:

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..semantics.errors import Sha1optError
-from ..semantics.x86 import Arch
-from .harness import csrc
-from .toolchain import ToolchainError, run, which
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.harness import csrc
+from sha1opt.emit.toolchain import ToolchainError, run, which
 
 SIZES = (64, 1024, 16384, 1 << 20)
 # OPENSSL_ia32cap masks (OpenSSL 3.0 on this AMD host): which path each forces.

@@ -39,13 +39,13 @@ from typing import Sequence
 
 import numpy as np
 
-from ..semantics.errors import Sha1optError
-from ..semantics.listing import parse_listing
-from ..semantics.x86 import Arch
-from .assembly import SYMBOL
-from .bench import _run, _tsc_hz
-from .harness import BlockHarness, cflags, csrc
-from .toolchain import ToolchainError, run, which
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.listing import parse_listing
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.assembly import SYMBOL
+from sha1opt.emit.bench import _run, _tsc_hz
+from sha1opt.emit.harness import BlockHarness, cflags, csrc
+from sha1opt.emit.toolchain import ToolchainError, run, which
 
 REF_SYMBOL = "sha1_ref_block_data_order"   # peer 1 of csrc/bench.c
 LLVM_MCA = "/usr/bin/llvm-mca"             # LLVM 14 on this host (docs/uarch-notes.md)
@@ -81,7 +81,7 @@ def vectors_ok(text: str, arch: Arch) -> tuple[bool, str]:
     against (gcc's: its own stack layout, spills, and on x86-64 a state
     update through vector registers); our own schedules go through ``export``.
     """
-    from .validate import run_vectors
+    from sha1opt.emit.validate import run_vectors
 
     with tempfile.TemporaryDirectory(prefix="sha1opt-vec-") as d:
         work = Path(d)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..semantics.listing import Listing, parse_listing
-from ..semantics.x86 import Arch
-from .toolchain import ToolchainError, run, which
+from sha1opt.semantics.listing import Listing, parse_listing
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.toolchain import ToolchainError, run, which
 
 _LINE = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
 _PREFIXES = re.compile(r"^(?:(?:cs|ds|data16|addr32|notrack|bnd)\s+)+")

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import __version__
-from ..search.schedule import Schedule
-from ..semantics.errors import Sha1optError
-from .assembly import function_text
-from .disasm import text_bytes
-from .toolchain import compile_preprocessed
-from .validate import Validation, validate
+from sha1opt import __version__
+from sha1opt.search.space.frame import Schedule
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.emit.assembly import function_text
+from sha1opt.emit.disasm import text_bytes
+from sha1opt.emit.toolchain import compile_preprocessed
+from sha1opt.emit.validate import Validation, validate
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ def predicted(schedule: Schedule, uarch: str | None) -> str:
     if uarch is None:
         return "no uarch given"
     try:
-        from ..search.cost import simulate
-        from ..search.uarch import load_model
+        from sha1opt.search.cost.simulator import simulate
+        from sha1opt.search.cost.model import load_model
     except ImportError:
         return "no cost model available"
     sim = simulate(list(schedule.body), load_model(uarch), loop=True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..semantics.x86 import Arch
-from .toolchain import ToolchainError, run, which
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.toolchain import ToolchainError, run, which
 
 FLAG_CALLEE_SAVED = 1
 FLAG_CANARY = 2

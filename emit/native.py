@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..semantics.x86 import DATA_REGS
-from .toolchain import ToolchainError, assemble, host_is_x86_64, link_shared
+from sha1opt.semantics.x86 import DATA_REGS
+from sha1opt.emit.toolchain import ToolchainError, assemble, host_is_x86_64, link_shared
 
 TEST_REGS = tuple(r for r in DATA_REGS["x86_64"] if r != "esi")  # %rsi is the buffer
 BUFFER_WORDS = 16

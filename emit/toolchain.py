@@ -13,8 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..semantics.errors import Sha1optError
-from ..semantics.x86 import Arch
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Arch
 
 
 class ToolchainError(Sha1optError):

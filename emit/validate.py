@@ -31,18 +31,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ..search.schedule import Schedule
-from ..semantics.composition import CompositionResult, check_program
-from ..semantics.domain import NumpyDomain
-from ..semantics.errors import Sha1optError
-from ..semantics.ir import Builder
-from ..semantics.prove import Counterexample, Prover
-from ..semantics.sha1 import IV, compress, pad, range_spec
-from .assembly import SYMBOL, loop_control_ok
-from .disasm import disassemble
-from .harness import FLAG_TEXT, BlockHarness, Record, RunFailure
-from .toolchain import ToolchainError, assemble, host_is_x86_64
-from .vectors import all_vectors
+from sha1opt.search.space.frame import Schedule
+from sha1opt.semantics.composition import CompositionResult, check_program
+from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Builder
+from sha1opt.semantics.prove import Counterexample, Prover
+from sha1opt.semantics.sha1 import IV, compress, pad, range_spec
+from sha1opt.emit.assembly import SYMBOL, loop_control_ok
+from sha1opt.emit.disasm import disassemble
+from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
+from sha1opt.emit.toolchain import ToolchainError, assemble, host_is_x86_64
+from sha1opt.emit.vectors import all_vectors
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def _register_hint(res: CompositionResult) -> str:
     """Where the failing round's new a belongs under sha1opt's rotating register names."""
     import re
 
-    from ..search.recipe import state_regs
+    from sha1opt.search.space.frame import state_regs
 
     m = re.match(r"A(\d+) ", res.missing or "")
     if not m:

@@ -30,7 +30,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
-from ..semantics.errors import Sha1optError
+from sha1opt.semantics.errors import Sha1optError
 
 __all__ = [
     "CAVP_FILES",

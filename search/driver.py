@@ -29,15 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..semantics.composition import check_program
-from ..semantics.errors import Sha1optError
-from ..semantics.ir import Builder
-from ..semantics.prove import Proved, Prover
-from ..semantics.sha1 import range_spec
-from ..semantics.x86 import Arch, Instr
-from .annealer import anneal
-from .candidate import Candidate, block_schedule, realize
-from .recipe import ISA_RANK, TEXTBOOK, Recipe, recipes_for
+from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Builder
+from sha1opt.semantics.prove import Proved, Prover
+from sha1opt.semantics.sha1 import range_spec
+from sha1opt.semantics.x86 import Arch, Instr
+from sha1opt.search.engines.anneal import anneal
+from sha1opt.search.space.candidate import Candidate, block_schedule, realize
+from sha1opt.search.space.recipe import ISA_RANK, TEXTBOOK, Recipe, recipes_for
 
 IN_ORDER_I386 = ("pentium", "p4", "p4-northwood", "p4-prescott", "atom")
 MTUNE = {"pentium": "pentium", "p4": "pentium4", "p4-northwood": "pentium4", "p4-prescott": "prescott",
@@ -74,7 +74,7 @@ def model_version(model) -> str:
     """Key of stored results: the model's data and the simulator's version, hashed deterministically."""
     import json
 
-    from . import cost
+    from sha1opt.search.cost import simulator as cost
 
     text = json.dumps(_canonical(model), sort_keys=True) + "|" + str(getattr(cost, "VERSION", "0")) + \
         f"|context={CONTEXT_ROUNDS}"
@@ -94,7 +94,7 @@ def range_cost(model, first: int | None = None, last: int | None = None, arch: A
     given first/last/arch), and the same context is used for every
     candidate and baseline, so differences are the range's own.
     """
-    from .cost import simulate
+    from sha1opt.search.cost.simulator import simulate
 
     if first is None:
         return lambda code: simulate(code, model).cycles
@@ -147,8 +147,8 @@ def round_segments(items: list) -> list[int] | None:
     consecutive ones. Returns 81 indices into ``items`` (None when the code
     does not use each K exactly in round order, e.g. K kept in a register).
     """
-    from ..semantics.sha1 import k_const
-    from ..semantics.x86 import Imm, Instr, Mem
+    from sha1opt.semantics.sha1 import k_const
+    from sha1opt.semantics.x86 import Imm, Instr, Mem
 
     pos = []
     for i, it in enumerate(items):
@@ -170,9 +170,9 @@ def gcc_baseline(uarch: str, arch: Arch, model, first: int, last: int) -> tuple[
     import subprocess
     import tempfile
 
-    from ..emit.harness import csrc
-    from .cost import simulate
-    from ..semantics.listing import parse_listing
+    from sha1opt.emit.harness import csrc
+    from sha1opt.search.cost.simulator import simulate
+    from sha1opt.semantics.listing import parse_listing
 
     tune = MTUNE.get(uarch, "generic")
     flags = f"-O2 -mtune={tune} {'-m32' if arch == 'i386' else '-m64'}"
@@ -213,7 +213,7 @@ def prove_in_block(code: list[Instr], first: int, last: int, arch: Arch) -> tupl
     res = check_program(sched.body, range_spec(Builder()), sched.inputs, sched.outputs, Prover(), pointers=sched.pointers)
     if res.ok:
         return True, f"proved: whole block with rounds {first}-{last} from the search ({res.cuts} cuts, {res.solver_calls} Z3 calls)"
-    from ..emit.validate import describe_proof_failure
+    from sha1opt.emit.validate import describe_proof_failure
 
     return False, f"NOT proved: {describe_proof_failure(res)}"
 
@@ -223,7 +223,7 @@ def prove_in_block(code: list[Instr], first: int, last: int, arch: Arch) -> tupl
 
 def _worker(args: dict, stop, out) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C and tells us via `stop`
-    from .uarch import load_model
+    from sha1opt.search.cost.model import load_model
 
     model = load_model(args["uarch"])
     start = args["start"]
@@ -241,8 +241,8 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
                  workers: int = 1, seed: int = 0, db: str | Path | None = None, resume: bool = False,
                  evaluations: int = 10**9, should_stop: Callable[[], bool] = lambda: False,
                  progress: Callable[[dict], None] | None = None, use_exact: bool = True) -> Report:
-    from .store import Store
-    from .uarch import load_model
+    from sha1opt.search.store import Store
+    from sha1opt.search.cost.model import load_model
 
     t_start = time.monotonic()
     if not 0 <= first <= last <= 79:
@@ -265,7 +265,7 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
     template = []
     starts = [textbook]
     if use_exact:
-        from .exact import solve_templates
+        from sha1opt.search.engines.exact import solve_templates
 
         template = solve_templates(model, arch, first, last, isa, time_limit=max(1.0, 0.15 * time_limit))
         for t in template:
@@ -369,8 +369,8 @@ def stored_elsewhere(rows, uarch: str, arch: Arch, first: int, last: int, isa: s
 
 def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None):
     """The stored best candidate for the key (realized), or the textbook one; and where it came from."""
-    from .store import Store
-    from .uarch import load_model
+    from sha1opt.search.store import Store
+    from sha1opt.search.cost.model import load_model
 
     model = load_model(uarch)
     store = Store(db)
@@ -398,9 +398,9 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None):
     """
     from itertools import product
 
-    from .cost import simulate
-    from .store import Store
-    from .uarch import load_model
+    from sha1opt.search.cost.simulator import simulate
+    from sha1opt.search.store import Store
+    from sha1opt.search.cost.model import load_model
 
     model = load_model(uarch)
     isa = isa_of(model)

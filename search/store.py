@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..semantics.errors import Sha1optError
+from sha1opt.semantics.errors import Sha1optError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (

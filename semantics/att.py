@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .errors import ParseError, UnsupportedError
-from .x86 import Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register, split_mnemonic
+from sha1opt.semantics.errors import ParseError, UnsupportedError
+from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register, split_mnemonic
 
 # Directives that put bytes into the section: code hidden in data is not
 # straight-line code we can reason about.

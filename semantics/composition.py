@@ -29,13 +29,13 @@ from typing import Sequence
 
 import numpy as np
 
-from .domain import NumpyDomain, TermDomain
-from .errors import Sha1optError
-from .ir import Term, evaluate
-from .machine import Location, Machine, Pointer
-from .prove import Counterexample, Outcome, Proved, Prover, Unknown
-from .sha1 import Spec
-from .x86 import Instr
+from sha1opt.semantics.domain import NumpyDomain, TermDomain
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Term, evaluate
+from sha1opt.semantics.machine import Location, Machine, Pointer
+from sha1opt.semantics.prove import Counterexample, Outcome, Proved, Prover, Unknown
+from sha1opt.semantics.sha1 import Spec
+from sha1opt.semantics.x86 import Instr
 
 LANES = 64  # 64 random 32-bit lanes: a false match has probability ~2**-2048
 

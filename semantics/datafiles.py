@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import CorpusError
+from sha1opt.semantics.errors import CorpusError
 
 
 def corpus_dir() -> Path:

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 import z3
 
-from .errors import Sha1optError
-from .ir import ARITY, MASK32, Builder, Term
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import ARITY, MASK32, Builder, Term
 
 
 class Domain:

@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import ParseError
-from .ir import MASK32, Builder, Term
+from sha1opt.semantics.errors import ParseError
+from sha1opt.semantics.ir import MASK32, Builder, Term
 
 MAX_CHARS = 65536   # far above any round function; a 1 MB paste is refused
 MAX_DEPTH = 100     # parentheses / unary / call nesting (each level costs ~3 Python frames)

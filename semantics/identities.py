@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .datafiles import check_keys, corpus_dir, load_toml
-from .errors import CorpusError, ParseError
-from .expr import parse
-from .ir import Builder, Term
-from .prove import Counterexample, Outcome, Proved, Prover
+from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
+from sha1opt.semantics.errors import CorpusError, ParseError
+from sha1opt.semantics.expr import parse
+from sha1opt.semantics.ir import Builder, Term
+from sha1opt.semantics.prove import Counterexample, Outcome, Proved, Prover
 
 EXPECT = ("equal", "differ")
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
-from .errors import Sha1optError
+from sha1opt.semantics.errors import Sha1optError
 
 MASK32 = 0xFFFFFFFF
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .errors import UnsupportedError
-from .x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg
+from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg
 
 Location = tuple  # ("reg", name) | ("mem", region, offset)
 

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import z3
 
-from .domain import NumpyDomain, TermDomain, Z3Domain
-from .errors import Sha1optError
-from .ir import MASK32, Builder, Term, evaluate, variables
+from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import MASK32, Builder, Term, evaluate, variables
 
 # Values that break wrong identities fast: all-zero/all-one, lone bits at the
 # ends, alternating bits, half words (carry chains of "+ for |" rewrites).
@@ -170,9 +170,9 @@ class Prover:
 
 def prove_exprs(lhs: str, rhs: str, timeout: float = 10.0, prover: Prover | None = None) -> Outcome:
     """Parse two user expressions and prove them equal."""
-    from .expr import parse
+    from sha1opt.semantics.expr import parse
 
-    from .errors import ParseError
+    from sha1opt.semantics.errors import ParseError
 
     b = Builder()
     try:
@@ -193,8 +193,8 @@ def program_term(program, out_reg: str, mapping: dict[str, str], builder: Builde
     variables ``%eax``-style and memory words as ``region[offset]``, so a
     counterexample shows any input the result wrongly depends on.
     """
-    from .machine import Machine
-    from .x86 import DATA_REGS
+    from sha1opt.semantics.machine import Machine
+    from sha1opt.semantics.x86 import DATA_REGS
 
     known = set(DATA_REGS["x86_64"]) | {"esp"}
     by_reg: dict[str, str] = {}
@@ -222,9 +222,9 @@ def program_term(program, out_reg: str, mapping: dict[str, str], builder: Builde
 def prove_program(program, out_reg: str, expr: str, mapping: dict[str, str],
                   timeout: float = 10.0, prover: Prover | None = None) -> Outcome:
     """Prove that running ``program`` leaves ``expr`` (over ``mapping``'s variables) in ``out_reg``."""
-    from .expr import parse
+    from sha1opt.semantics.expr import parse
 
-    from .errors import ParseError
+    from sha1opt.semantics.errors import ParseError
 
     b = Builder()
     try:

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .domain import NumpyDomain
-from .errors import Sha1optError
-from .ir import Builder, Term
+from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Builder, Term
 
 K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
 IV = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)
@@ -214,6 +214,6 @@ def range_spec(builder: Builder, first: int = 0, last: int = 79, feed_forward: b
 
 
 def _TD(builder: Builder):
-    from .domain import TermDomain
+    from sha1opt.semantics.domain import TermDomain
 
     return TermDomain(builder)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from .errors import UnsupportedError
+from sha1opt.semantics.errors import UnsupportedError
 
 Arch = Literal["i386", "x86_64"]
 ARCHES: tuple[Arch, ...] = ("i386", "x86_64")

@@ -15,9 +15,9 @@ import time
 
 import click
 
-from . import __version__
-from .semantics.errors import Sha1optError
-from .semantics.prove import Counterexample, Proved, Unknown
+from sha1opt import __version__
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.prove import Counterexample, Proved, Unknown
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -99,9 +99,9 @@ def prove(exprs, use_corpus, asm_file, out_reg, expr, mapping, arch, timeout, as
     sha1opt prove --corpus
     sha1opt prove --asm f3.s --out eax --expr "(b&c)|(d&(b|c))" --map b=ebx,c=ecx,d=edx
     """
-    from .semantics import identities
-    from .semantics.att import parse_file
-    from .semantics.prove import prove_exprs, prove_program
+    from sha1opt.semantics import identities
+    from sha1opt.semantics.att import parse_file
+    from sha1opt.semantics.prove import prove_exprs, prove_program
 
     modes = sum([bool(exprs), use_corpus, asm_file is not None])
     if modes != 1:
@@ -150,7 +150,7 @@ def demo(outdir) -> None:
     """The main job: prove, export and bench the default schedule (see the README)."""
     from pathlib import Path
 
-    from .emit.job import steps
+    from sha1opt.job import steps
 
     t0 = time.perf_counter()
     ok = True
@@ -170,10 +170,10 @@ def demo(outdir) -> None:
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
 def export(output, arch, uarch, db, flavor):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
-    from .emit.export import export as do_export
-    from .search.driver import best_block, default_arch
-    from .search.schedule import textbook
-    from .search.uarch import canonical_name
+    from sha1opt.emit.export import export as do_export
+    from sha1opt.search.driver import best_block, default_arch
+    from sha1opt.search.space.candidate import textbook
+    from sha1opt.search.cost.model import canonical_name
 
     command = "sha1opt " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["export"] else "sha1opt export"
     if uarch:
@@ -205,7 +205,7 @@ def bench(source, arch, pairs, sizes, paths, as_json):
     """Measure SOURCE (a .S with sha1_block_data_order) against OpenSSL and gcc, as paired ratios."""
     from pathlib import Path
 
-    from .emit.bench import OPENSSL_PATHS, bench as do_bench, guess_arch
+    from sha1opt.emit.bench import OPENSSL_PATHS, bench as do_bench, guess_arch
 
     size_list = [int(x) for x in sizes.split(",") if x.strip()]
     if any(x <= 0 or x % 64 or x > 1 << 20 for x in size_list):
@@ -244,7 +244,7 @@ def _parse_rounds(text: str) -> tuple[int, int]:
 
 
 def _uarch_names() -> list[str]:
-    from .search.uarch import model_names
+    from sha1opt.search.cost.model import model_names
 
     return model_names()
 
@@ -265,8 +265,8 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
     import signal
     import threading
 
-    from .search.driver import search_range
-    from .search.uarch import canonical_name
+    from sha1opt.search.driver import search_range
+    from sha1opt.search.cost.model import canonical_name
 
     first, last = _parse_rounds(rounds)
     uarch = canonical_name(uarch)
@@ -289,7 +289,7 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
         signal.signal(signal.SIGINT, old)
         if tty:
             click.echo("", err=True)
-    from .search.report import report_json, report_lines
+    from sha1opt.views.report import report_json, report_lines
 
     click.echo(json.dumps(report_json(report), indent=1) if as_json else "\n".join(report_lines(report)))
     sys.exit(EXIT_OK if report.proved else EXIT_FAIL)
@@ -303,10 +303,10 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
 @click.option("--png", type=click.Path(dir_okay=False), default=None, help="Also draw a Gantt chart.")
 def show(uarch, rounds, arch, db, png):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
-    from .search.cost import simulate
-    from .search.driver import best_known, default_arch
-    from .search.drawing import CHAIN_TITLES, gantt_png, table
-    from .search.uarch import canonical_name, load_model
+    from sha1opt.search.cost.simulator import simulate
+    from sha1opt.search.driver import best_known, default_arch
+    from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
+    from sha1opt.search.cost.model import canonical_name, load_model
 
     first, last = _parse_rounds(rounds)
     uarch = canonical_name(uarch)
@@ -327,12 +327,12 @@ def show(uarch, rounds, arch, db, png):
 
 def _register() -> None:
     """Commands kept in their own modules (each a thin wrapper like the ones above)."""
-    from .cli_analyze import analyze, uarchs
+    from sha1opt.cli_analyze import analyze, uarchs
 
     main.add_command(analyze)
     main.add_command(uarchs)
     try:
-        from .cli_synth import synth
+        from sha1opt.cli_synth import synth
     except ImportError:  # pragma: no cover - the synth command ships with search/synth.py
         return
     main.add_command(synth)

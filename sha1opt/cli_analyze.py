@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from .semantics.errors import Sha1optError
+from sha1opt.semantics.errors import Sha1optError
 
 EXIT_USAGE = 2
 
@@ -33,8 +33,8 @@ def _fail(message: str) -> None:
 @click.option("--timeline", is_flag=True, help="Also print each instruction's issue/complete cycle and unit.")
 def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
     """Predict cycles/byte of an AT&T SHA-1 block function per microarchitecture, and say whether it is proved."""
-    from .search.analysis import analyze_file
-    from .search.uarch import model_names
+    from sha1opt.analyze import analyze_file
+    from sha1opt.search.cost.model import model_names
 
     if bool(uarchs) == all_uarchs:
         raise click.UsageError("give --uarch U (one or more) or --all-uarchs")
@@ -70,7 +70,7 @@ def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def uarchs(as_json):
     """List the microarchitecture models: issue width, units and notable rules."""
-    from .search.uarch import load_model, model_names
+    from sha1opt.search.cost.model import load_model, model_names
 
     try:
         models = [load_model(n) for n in model_names()]

@@ -14,8 +14,8 @@ import sys
 
 import click
 
-from .search.synth import ISAS, TARGETS, render, save_discovered, synthesize
-from .semantics.errors import Sha1optError
+from sha1opt.search.synth.cegis import ISAS, TARGETS, render, save_discovered, synthesize
+from sha1opt.semantics.errors import Sha1optError
 
 EXIT_FOUND, EXIT_NONE, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 

@@ -11,7 +11,7 @@ from sha1opt.emit.assembly import function_text
 from sha1opt.emit.calibration import (REF_SYMBOL, PairedRatio, kendall_tau, loop_items, loop_text, mape, ranks,
                                       rename_symbol, spearman)
 from sha1opt.emit.toolchain import host_is_x86_64
-from sha1opt.search.schedule import textbook
+from sha1opt.search.space.candidate import textbook
 
 needs_native = pytest.mark.skipif(not host_is_x86_64() or shutil.which("gcc") is None,
                                   reason="needs an x86-64 host with gcc")

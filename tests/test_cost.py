@@ -15,9 +15,9 @@ import subprocess
 
 import pytest
 
-from sha1opt.search.cost import classify, simulate
-from sha1opt.search.schedule import textbook
-from sha1opt.search.uarch import UarchError, load_model, model_names
+from sha1opt.search.cost.simulator import classify, simulate
+from sha1opt.search.space.candidate import textbook
+from sha1opt.search.cost.model import UarchError, load_model, model_names
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.listing import parse_listing
 
@@ -401,7 +401,7 @@ def function_files(tmp_path_factory):
 
 
 def test_analyze_proves_and_costs_the_textbook_function(function_files):
-    from sha1opt.search.analysis import analyze_file
+    from sha1opt.analyze import analyze_file
 
     for arch, path in function_files.items():
         results = analyze_file(path, ["skylake", "p4-northwood", "pentium"])
@@ -414,7 +414,7 @@ def test_analyze_proves_and_costs_the_textbook_function(function_files):
 
 
 def test_analyze_never_claims_a_broken_function_is_proved(function_files, tmp_path):
-    from sha1opt.search.analysis import analyze_file
+    from sha1opt.analyze import analyze_file
 
     text = function_files["x86_64"].read_text()
     broken = tmp_path / "broken.s"
@@ -425,7 +425,7 @@ def test_analyze_never_claims_a_broken_function_is_proved(function_files, tmp_pa
 
 
 def test_analyze_straight_line_and_missing_extensions(tmp_path):
-    from sha1opt.search.analysis import analyze_file
+    from sha1opt.analyze import analyze_file
 
     p = tmp_path / "snippet.s"
     p.write_text("andn %ebx, %ecx, %eax\nroll $5, %eax\n")
@@ -436,7 +436,7 @@ def test_analyze_straight_line_and_missing_extensions(tmp_path):
 
 
 def test_analyze_names_the_unsupported_line(tmp_path):
-    from sha1opt.search.analysis import analyze_file
+    from sha1opt.analyze import analyze_file
     from sha1opt.semantics.errors import Sha1optError
 
     p = tmp_path / "sse.s"

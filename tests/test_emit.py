@@ -15,7 +15,7 @@ from sha1opt.emit.harness import BlockHarness
 from sha1opt.emit.toolchain import assemble, host_is_x86_64, run, which
 from sha1opt.emit.validate import run_vectors, validate
 from sha1opt.emit.harness import csrc, cflags
-from sha1opt.search.schedule import textbook
+from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 
 pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native validation needs an x86-64 host")

@@ -6,11 +6,11 @@ import pytest
 from click.testing import CliRunner
 
 from sha1opt.cli import main
-from sha1opt.search.annealer import anneal
-from sha1opt.search.candidate import Candidate, block_schedule, realize
+from sha1opt.search.engines.anneal import anneal
+from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.driver import prove_in_block, round_segments, search_range
-from sha1opt.search.order import build_graph, list_schedule
-from sha1opt.search.recipe import JUSTIFIED_BY, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
+from sha1opt.search.space.order import build_graph, list_schedule
+from sha1opt.search.space.recipe import JUSTIFIED_BY, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
 from sha1opt.search.store import Store
 from sha1opt.semantics import identities
 from sha1opt.semantics.composition import check_program
@@ -86,8 +86,8 @@ def test_i386_budget_is_enforced():
 
 
 def test_annealer_is_reproducible_and_never_worse():
-    from sha1opt.search.cost import simulate
-    from sha1opt.search.uarch import load_model
+    from sha1opt.search.cost.simulator import simulate
+    from sha1opt.search.cost.model import load_model
 
     model = load_model("p4")
     cost = lambda code: simulate(code, model).cycles  # noqa: E731
@@ -100,8 +100,8 @@ def test_annealer_is_reproducible_and_never_worse():
 
 
 def test_stop_request_keeps_the_best_so_far():
-    from sha1opt.search.cost import simulate
-    from sha1opt.search.uarch import load_model
+    from sha1opt.search.cost.simulator import simulate
+    from sha1opt.search.cost.model import load_model
 
     model = load_model("atom")
     calls = {"n": 0}
@@ -115,8 +115,8 @@ def test_stop_request_keeps_the_best_so_far():
 
 
 def test_exact_template_has_a_certificate():
-    from sha1opt.search.exact import solve_template
-    from sha1opt.search.uarch import load_model
+    from sha1opt.search.engines.exact import solve_template
+    from sha1opt.search.cost.model import load_model
 
     res = solve_template(load_model("core2"), "x86_64", 45, TEXTBOOK, time_limit=20)
     assert res.status == "optimal" and res.gap == 0 and res.ii == res.lower_bound
@@ -137,7 +137,7 @@ def test_store_keeps_only_better_proved_results(tmp_path):
 
 def test_gcc_rounds_are_found_by_their_constants():
     from sha1opt.search.driver import gcc_baseline
-    from sha1opt.search.uarch import load_model
+    from sha1opt.search.cost.model import load_model
 
     cyc, note = gcc_baseline("p4", "i386", load_model("p4"), 40, 59)
     assert cyc is not None and "cut at each K" in note
@@ -149,7 +149,7 @@ def test_search_range_end_to_end(tmp_path):
     assert r.proved and r.proof.startswith("proved")
     assert r.cycles <= r.textbook_cycles
     assert Store(db).get("core2", "x86_64", 40, 44, __import__("sha1opt.search.driver", fromlist=["x"]).model_version(
-        __import__("sha1opt.search.uarch", fromlist=["x"]).load_model("core2"))).cycles == r.cycles
+        __import__("sha1opt.search.cost.model", fromlist=["x"]).load_model("core2"))).cycles == r.cycles
     # --resume starts from the stored result: never worse.
     r2 = search_range("core2", 40, 44, time_limit=4, db=db, seed=4, resume=True, use_exact=False)
     assert r2.cycles <= r.cycles
@@ -188,7 +188,7 @@ def test_regression_model_version_independent_of_hash_seed():
     import sys
 
     code = ("from sha1opt.search.driver import model_version\n"
-            "from sha1opt.search.uarch import load_model, model_names\n"
+            "from sha1opt.search.cost.model import load_model, model_names\n"
             "print([model_version(load_model(u)) for u in model_names()])")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
@@ -200,8 +200,8 @@ def test_regression_realize_independent_of_hash_seed():
     import subprocess
     import sys
 
-    code = ("import random\nfrom sha1opt.search.candidate import Candidate, realize\n"
-            "from sha1opt.search.recipe import Recipe\n"
+    code = ("import random\nfrom sha1opt.search.space.candidate import Candidate, realize\n"
+            "from sha1opt.search.space.recipe import Recipe\n"
             "c = Candidate(20, 39, 'x86_64', Recipe(wsrc='reg3', f3='sum'))\n"
             "rng = random.Random(5)\n"
             "for _ in range(30):\n"

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from sha1opt.emit.vectors import all_vectors
-from sha1opt.search.schedule import textbook
+from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.prove import Counterexample, Proved, Prover

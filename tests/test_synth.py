@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from sha1opt.cli_synth import synth as synth_command
-from sha1opt.search import synth as S
-from sha1opt.search.enumerate import Lane, Layout, PackedDomain, explore, minimal_paths
+from sha1opt.search.synth import cegis as S
+from sha1opt.search.synth.explore import Lane, Layout, PackedDomain, explore, minimal_paths
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import CorpusError, Sha1optError

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from sha1opt.search import uarch
-from sha1opt.search.uarch import (BMI1_CLASSES, BMI2_CLASSES, CLASSES, UarchError, derived_rthroughput,
+from sha1opt.search.cost import model as uarch
+from sha1opt.search.cost.model import (BMI1_CLASSES, BMI2_CLASSES, CLASSES, UarchError, derived_rthroughput,
                                   load_model, model_names)
 from sha1opt.semantics.errors import CorpusError, Sha1optError
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from ..semantics.errors import Sha1optError
-from ..semantics.sha1 import k_const, kind
-from ..semantics.x86 import Arch, Imm, Instr, Mem, Reg
-from .schedule import I386_DATA_SLOT, I386_STATE_SLOT, RING
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.sha1 import k_const, kind
+from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
+from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, RING, state_regs
 
 KINDS = ("f1", "f2", "f3")
 OPTIONS: dict[str, dict[str, str]] = {
@@ -126,17 +126,6 @@ class Op:
     ins: Instr
     round: int
     chain: str   # "W" (message schedule), "f" (round function), "a5" (rol a,5), "kw", "b" (rotate b)
-
-
-STATE_REGS = ("eax", "ebx", "ecx", "edx", "ebp")
-
-
-def state_regs(t: int) -> tuple[Reg, ...]:
-    """Physical registers of (a, b, c, d, e) at the start of round t (names rotate by one per round)."""
-    k = t % 5
-    regs = [Reg(n) for n in STATE_REGS]
-    # After each round (a,b,c,d,e) <- (e,a,b,c,d): a's register is old e's.
-    return tuple(regs[(i - k) % 5] for i in range(5))
 
 
 class _Gen:

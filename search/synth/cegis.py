@@ -70,17 +70,17 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import __version__
-from ..semantics.datafiles import check_keys, corpus_dir, load_toml
-from ..semantics.domain import NumpyDomain
-from ..semantics.errors import CorpusError, ParseError, Sha1optError, UnsupportedError
-from ..semantics.expr import parse
-from ..semantics.ir import MASK32, Builder, Term, evaluate, reachable, variables
-from ..semantics.machine import Machine
-from ..semantics.prove import Counterexample, Proved, Prover, TestSet, program_term
-from ..semantics.sha1 import F_FORMS, K
-from ..semantics.x86 import Imm, Instr, Mem, Reg, reads, writes
-from .enumerate import Lane, Space, explore, minimal_paths
+from sha1opt import __version__
+from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
+from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.errors import CorpusError, ParseError, Sha1optError, UnsupportedError
+from sha1opt.semantics.expr import parse
+from sha1opt.semantics.ir import MASK32, Builder, Term, evaluate, reachable, variables
+from sha1opt.semantics.machine import Machine
+from sha1opt.semantics.prove import Counterexample, Proved, Prover, TestSet, program_term
+from sha1opt.semantics.sha1 import F_FORMS, K
+from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, reads, writes
+from sha1opt.search.synth.explore import Lane, Space, explore, minimal_paths
 
 ISAS = ("base", "bmi1", "bmi2")
 TEMP_ORDER = ("esi", "edi", "eax", "r8d", "r9d", "r10d", "r11d", "r12d")
@@ -600,7 +600,8 @@ def uarch_costs(program: Sequence[Instr]) -> tuple[dict[str, float | None] | Non
     answer is None plus a note saying that the critical path stands in.
     """
     try:
-        from . import cost, uarch
+        from sha1opt.search.cost import simulator as cost
+        from sha1opt.search.cost import model as uarch
         names = uarch.model_names()
         models = [uarch.load_model(n) for n in names]
     except (ImportError, AttributeError, Sha1optError) as e:
@@ -645,7 +646,7 @@ class Discovered:
 
     @property
     def program(self) -> list[Instr]:
-        from ..semantics.att import parse_text
+        from sha1opt.semantics.att import parse_text
         return parse_text(self.code, "x86_64", self.name)
 
 

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .candidate import CHAINS, Realized
+from sha1opt.search.space.candidate import CHAINS, Realized
 
 CHAIN_TITLES = {"W": "W formation", "kw": "K+W into e", "f": "f(b,c,d)", "a5": "a<<<5", "b": "b>>>2"}
 

@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
-from .candidate import CHAINS, Candidate, realize
-from .recipe import ISA_RANK, OPTIONS, Recipe
+from sha1opt.search.space.candidate import CHAINS, Candidate, realize
+from sha1opt.search.space.recipe import ISA_RANK, OPTIONS, Recipe
 
 P_RECIPE = 0.15
 P_FINE = 0.4      # share of offset moves that move one instruction rather than a group

@@ -21,8 +21,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from ..semantics.x86 import SEMANTICS, Instr, Mem, Reg
-from .recipe import Op
+from sha1opt.semantics.x86 import SEMANTICS, Instr, Mem, Reg
+from sha1opt.search.space.recipe import Op
 
 
 def is_virtual(r: Reg) -> bool:

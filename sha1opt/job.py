@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..search.schedule import textbook
-from ..semantics import identities
-from ..semantics.composition import check_program
-from ..semantics.ir import Builder
-from ..semantics.prove import Proved, Prover, prove_exprs
-from ..semantics.sha1 import range_spec
+from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics import identities
+from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.ir import Builder
+from sha1opt.semantics.prove import Proved, Prover, prove_exprs
+from sha1opt.semantics.sha1 import range_spec
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,9 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen3"
                    time.perf_counter() - t)
 
     outdir.mkdir(parents=True, exist_ok=True)
-    from ..search.driver import STANDARD_RANGES, best_block, search_range
-    from .bench import bench
-    from .export import export
+    from sha1opt.search.driver import STANDARD_RANGES, best_block, search_range
+    from sha1opt.emit.bench import bench
+    from sha1opt.emit.export import export
 
     db = outdir / "results.sqlite"
     for first, last in STANDARD_RANGES:

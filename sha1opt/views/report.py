@@ -6,7 +6,7 @@ object the CLI writes, so the CLI command stays a thin wrapper.)
 
 from __future__ import annotations
 
-from .driver import Report
+from sha1opt.search.driver import Report
 
 
 def _gain(base: float | None, ours: float) -> str:
@@ -22,7 +22,7 @@ def template_cycles(report: Report) -> float | None:
     clocks, one template per kind, no window); the simulator's figure for
     the searched code is the authoritative one and may be lower.
     """
-    from ..semantics.sha1 import kind
+    from sha1opt.semantics.sha1 import kind
 
     per_kind = {t.kind: t.ii for t in report.template if t.ii}
     total = 0.0

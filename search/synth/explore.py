@@ -93,11 +93,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..semantics.domain import Domain, NumpyDomain
-from ..semantics.errors import Sha1optError, UnsupportedError
-from ..semantics.ir import MASK32, Term, evaluate
-from ..semantics.machine import Machine
-from ..semantics.x86 import Instr, reads, writes
+from sha1opt.semantics.domain import Domain, NumpyDomain
+from sha1opt.semantics.errors import Sha1optError, UnsupportedError
+from sha1opt.semantics.ir import MASK32, Term, evaluate
+from sha1opt.semantics.machine import Machine
+from sha1opt.semantics.x86 import Instr, reads, writes
 
 U64 = np.uint64
 _ONE = U64(1)

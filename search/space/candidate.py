@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..semantics.x86 import Arch, Instr, Reg
-from .order import Graph, build_graph, list_schedule
-from .recipe import Op, Recipe, epilogue, prologue, range_ops
-from .regalloc import TEMPS, allocate
-from .schedule import Schedule, block_bindings
+from sha1opt.semantics.x86 import Arch, Instr, Reg
+from sha1opt.search.space.order import Graph, build_graph, list_schedule
+from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, epilogue, prologue, range_ops
+from sha1opt.search.space.regalloc import TEMPS, allocate
+from sha1opt.search.space.frame import Schedule, block_bindings
 
 CHAINS = ("W", "kw", "f", "a5", "b")
 
@@ -74,7 +74,7 @@ def priorities(c: Candidate, ops: list[Op]) -> list[float]:
     fine = _fine_offsets(ops, offs)
     if not c.template:
         return [-float(i) + SPREAD * offs.get((op.round, op.chain), 0) + FINE * fine[i] for i, op in enumerate(ops)]
-    from ..semantics.sha1 import kind
+    from sha1opt.semantics.sha1 import kind
 
     tmpl = {k: (ii, starts) for k, ii, starts in c.template}
     per_round: dict[int, list[int]] = {}
@@ -150,3 +150,20 @@ def block_schedule(parts: list[list[Instr]], arch: Arch, name: str, round_starts
     body += epilogue(arch, Reg(TEMPS[arch][0]))
     inputs, outputs, pointers = block_bindings(arch)
     return Schedule(arch, name, tuple(body), inputs, outputs, pointers, tuple(round_starts or ()) or ())
+
+
+def textbook(arch: Arch) -> Schedule:
+    """The default schedule for ``arch``: the textbook recipe in generation order.
+
+    It is the same code the search starts from (``recipe.TEXTBOOK`` with no
+    reordering), so "default" means one thing everywhere.
+    """
+
+    real = realize(Candidate(0, 79, arch, TEXTBOOK))
+    base = len(prologue(arch))
+    starts: dict[int, int] = {}
+    for pos, i in enumerate(real.order):
+        starts.setdefault(real.ops[i].round, base + pos)
+    sched = block_schedule([real.code], arch, "textbook")
+    return Schedule(arch, "textbook", sched.body, sched.inputs, sched.outputs, sched.pointers,
+                    tuple(starts[t] for t in range(80)) + (base + len(real.code),))

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..semantics.machine import Location
-from ..semantics.x86 import Arch, Instr
+from sha1opt.semantics.machine import Location
+from sha1opt.semantics.x86 import Arch, Instr, Reg
 
 RING = 0          # byte offset of the W ring in the frame
 I386_STATE_SLOT = 64
@@ -58,20 +58,12 @@ def block_bindings(arch: Arch) -> tuple[dict, dict, dict]:
     return inputs, outputs, pointers
 
 
-def textbook(arch: Arch) -> Schedule:
-    """The default schedule for ``arch``: the textbook recipe in generation order.
+STATE_REGS = ("eax", "ebx", "ecx", "edx", "ebp")
 
-    It is the same code the search starts from (``recipe.TEXTBOOK`` with no
-    reordering), so "default" means one thing everywhere.
-    """
-    from .candidate import Candidate, block_schedule, realize
-    from .recipe import TEXTBOOK, prologue
 
-    real = realize(Candidate(0, 79, arch, TEXTBOOK))
-    base = len(prologue(arch))
-    starts: dict[int, int] = {}
-    for pos, i in enumerate(real.order):
-        starts.setdefault(real.ops[i].round, base + pos)
-    sched = block_schedule([real.code], arch, "textbook")
-    return Schedule(arch, "textbook", sched.body, sched.inputs, sched.outputs, sched.pointers,
-                    tuple(starts[t] for t in range(80)) + (base + len(real.code),))
+def state_regs(t: int) -> tuple[Reg, ...]:
+    """Physical registers of (a, b, c, d, e) at the start of round t (names rotate by one per round)."""
+    k = t % 5
+    regs = [Reg(n) for n in STATE_REGS]
+    # After each round (a,b,c,d,e) <- (e,a,b,c,d): a's register is old e's.
+    return tuple(regs[(i - k) % 5] for i in range(5))

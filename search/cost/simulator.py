@@ -48,9 +48,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..semantics.listing import Opaque
-from ..semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Reg
-from .uarch import Model, UarchError
+from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Reg
+from sha1opt.search.cost.model import Model, UarchError
 
 Item = Instr | Opaque
 

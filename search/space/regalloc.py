@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..semantics.x86 import Arch, Instr, Mem, Reg
-from .order import Graph
-from .recipe import Op
+from sha1opt.semantics.x86 import Arch, Instr, Mem, Reg
+from sha1opt.search.space.order import Graph
+from sha1opt.search.space.recipe import Op
 
 TEMPS: dict[str, tuple[str, ...]] = {
     "i386": ("esi", "edi"),

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..semantics.datafiles import check_keys, corpus_dir, load_toml
-from ..semantics.errors import CorpusError, Sha1optError
+from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
+from sha1opt.semantics.errors import CorpusError, Sha1optError
 
 
 class UarchError(Sha1optError):
