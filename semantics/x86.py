@@ -142,12 +142,34 @@ class Instr:
 Form = Literal["binary", "shift", "unary", "move", "lea", "andn", "rorx"]
 
 
+ISA = Literal["base", "bmi1", "bmi2"]
+ISA_LEVELS: tuple[ISA, ...] = ("base", "bmi1", "bmi2")  # each level includes the ones before it
+
+
 @dataclass(frozen=True, slots=True)
 class Semantics:
+    """One row of the table: how a mnemonic reads, writes and computes.
+
+    ``form`` fixes the operand shapes and which operands are read (see the
+    table above); ``fn`` is the pure value function; ``isa`` is the lowest
+    ISA level that has the instruction; ``writes_flags`` says whether it
+    changes the arithmetic flags (nothing in the table reads them, but a
+    cost model must order flag writers: P4 does not rename them).
+
+    Example: ``SEMANTICS["andn"]`` is ``Semantics("andn", fn, isa="bmi1",
+    writes_flags=True)``: ``andn %ecx, %ebx, %eax`` reads ebx and ecx,
+    writes eax and the flags, and needs BMI1.
+    """
+
     form: Form
     fn: Callable
-    isa: str = "base"      # "base", "bmi1" (andn), "bmi2" (rorx)
-    writes_dest: bool = True
+    isa: ISA = "base"
+    writes_flags: bool = True
+
+    @property
+    def reads_dest(self) -> bool:
+        """Whether the last operand is read as well as written (``add``: yes, ``mov``: no)."""
+        return self.form in ("binary", "shift", "unary")
 
 
 def _lea(d, base, index_scaled, disp):
@@ -160,21 +182,21 @@ def _lea(d, base, index_scaled, disp):
 
 
 SEMANTICS: dict[str, Semantics] = {
-    "mov":   Semantics("move",   lambda d, s: s),
+    "mov":   Semantics("move",   lambda d, s: s, writes_flags=False),
     "add":   Semantics("binary", lambda d, x, y: d.apply("add", x, y)),
     "sub":   Semantics("binary", lambda d, x, y: d.apply("sub", x, y)),
     "and":   Semantics("binary", lambda d, x, y: d.apply("and", x, y)),
     "or":    Semantics("binary", lambda d, x, y: d.apply("or", x, y)),
     "xor":   Semantics("binary", lambda d, x, y: d.apply("xor", x, y)),
-    "not":   Semantics("unary",  lambda d, x: d.apply("not", x)),
-    "bswap": Semantics("unary",  lambda d, x: d.apply("bswap", x)),
+    "not":   Semantics("unary",  lambda d, x: d.apply("not", x), writes_flags=False),
+    "bswap": Semantics("unary",  lambda d, x: d.apply("bswap", x), writes_flags=False),
     "rol":   Semantics("shift",  lambda d, x, n: d.apply("rol", x, n)),
     "ror":   Semantics("shift",  lambda d, x, n: d.apply("ror", x, n)),
     "shl":   Semantics("shift",  lambda d, x, n: d.apply("shl", x, n)),
     "shr":   Semantics("shift",  lambda d, x, n: d.apply("shr", x, n)),
-    "lea":   Semantics("lea",    _lea),
+    "lea":   Semantics("lea",    _lea, writes_flags=False),
     "andn":  Semantics("andn",   lambda d, s1, s2: d.apply("and", d.apply("not", s1), s2), isa="bmi1"),
-    "rorx":  Semantics("rorx",   lambda d, x, n: d.apply("ror", x, n), isa="bmi2"),
+    "rorx":  Semantics("rorx",   lambda d, x, n: d.apply("ror", x, n), isa="bmi2", writes_flags=False),
 }
 
 # GNU as accepts these spellings for the same operation.
@@ -241,21 +263,81 @@ def check_operands(ins: Instr) -> None:
             raise bad("takes an immediate, a reg/mem source and a register destination")
 
 
+@dataclass(frozen=True, slots=True)
+class Effects:
+    """What one instruction reads and writes, derived from its table row only.
+
+    Invariant: every module that needs operand effects (ordering, register
+    allocation, the cost model, synthesis) asks ``effects``; none derives
+    them from operand positions itself.
+
+    Example: ``add 4(%rsp), %eax`` -> ``data=("eax",)``, ``address=("esp",)``,
+    ``writes=("eax",)``, ``mem_read=Mem(rsp, disp=4)``, ``mem_write=None``,
+    ``flags=True``. ``lea 5(%eax,%ebx), %ecx`` -> ``data=()``,
+    ``address=("eax", "ebx")`` (lea reads its inputs as an address, but
+    touches no memory), ``writes=("ecx",)``, ``flags=False``.
+    """
+
+    data: tuple[str, ...]        # registers read as data values, in operand order
+    address: tuple[str, ...]     # registers read to form an address (lea's inputs too)
+    writes: tuple[str, ...]      # registers written (32-bit names)
+    mem_read: Mem | None         # the memory operand when it is loaded from
+    mem_write: Mem | None        # the memory operand when it is stored to
+    flags: bool                  # the arithmetic flags are written
+
+    @property
+    def registers_read(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.data + self.address))
+
+
+def effects(ins: Instr) -> Effects:
+    """The operand effects of ``ins`` (see ``Effects``); unknown mnemonics are refused."""
+    sem = SEMANTICS.get(ins.mnemonic)
+    if sem is None:
+        raise UnsupportedError(f"unsupported instruction {ins.mnemonic!r}")
+    ops = ins.operands
+    last = len(ops) - 1
+    data: list[str] = []
+    addr: list[str] = []
+    mem = None
+    for k, o in enumerate(ops):
+        if isinstance(o, Reg):
+            if k != last or sem.reads_dest:
+                data.append(o.name)
+        elif isinstance(o, Mem):
+            addr.extend(r.name for r in (o.base, o.index) if r is not None)
+            if sem.form != "lea":
+                mem = o
+    dest = ops[last] if ops else None
+    writes_mem = mem is not None and dest is mem
+    reads_mem = mem is not None and (not writes_mem or sem.reads_dest)
+    return Effects(tuple(dict.fromkeys(data)), tuple(dict.fromkeys(addr)),
+                   (dest.name,) if isinstance(dest, Reg) else (),
+                   mem if reads_mem else None, mem if writes_mem else None, sem.writes_flags)
+
+
+def required_isa(ins: Instr) -> ISA:
+    """The lowest ISA level that has ``ins`` (``"base"``, ``"bmi1"``, ``"bmi2"``)."""
+    sem = SEMANTICS.get(ins.mnemonic)
+    if sem is None:
+        raise UnsupportedError(f"unsupported instruction {ins.mnemonic!r}")
+    return sem.isa
+
+
+def isa_of(code) -> ISA:
+    """The lowest ISA level that has every instruction of ``code``."""
+    level = 0
+    for ins in code:
+        if isinstance(ins, Instr):
+            level = max(level, ISA_LEVELS.index(required_isa(ins)))
+    return ISA_LEVELS[level]
+
+
 def reads(ins: Instr) -> set[str]:
     """Registers (32-bit names) the instruction reads, addresses included."""
-    out: set[str] = set()
-    form = SEMANTICS[ins.mnemonic].form
-    for k, o in enumerate(ins.operands):
-        if isinstance(o, Reg):
-            is_dest = k == len(ins.operands) - 1
-            if not is_dest or form in ("binary", "shift", "unary"):
-                out.add(o.name)
-        elif isinstance(o, Mem):
-            out.update(r.name for r in (o.base, o.index) if r is not None)
-    return out
+    return set(effects(ins).registers_read)
 
 
 def writes(ins: Instr) -> set[str]:
     """Registers the instruction writes (flags are not registers here)."""
-    d = ins.dest
-    return {d.name} if isinstance(d, Reg) else set()
+    return set(effects(ins).writes)
