@@ -22,3 +22,7 @@ class UnsupportedError(Sha1optError):
 
 class CorpusError(Sha1optError):
     """A corpus data file breaks its schema (unknown key, duplicate name...)."""
+
+
+class OutputError(Sha1optError):
+    """An output path that cannot or must not be written (not a regular file, unwritable)."""

@@ -25,7 +25,7 @@ data values are always 32-bit. A register is identified by its 32-bit name
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Literal
 
 from sha1opt.semantics.errors import UnsupportedError
@@ -341,3 +341,18 @@ def reads(ins: Instr) -> set[str]:
 def writes(ins: Instr) -> set[str]:
     """Registers the instruction writes (flags are not registers here)."""
     return set(effects(ins).writes)
+
+
+def rename(ins: Instr, mapping: dict[str, str]) -> Instr:
+    """``ins`` with registers renamed by 32-bit name (widths and everything else kept).
+
+    Example: ``rename(add %esi, %eax, {"esi": "r8d"})`` is ``add %r8d, %eax``;
+    address registers are renamed too (``4(%rsi)`` -> ``4(%r8)``).
+    """
+    def fix(o):
+        if isinstance(o, Reg) and o.name in mapping:
+            return Reg(mapping[o.name], o.width)
+        if isinstance(o, Mem):
+            return replace(o, base=fix(o.base) if o.base else None, index=fix(o.index) if o.index else None)
+        return o
+    return replace(ins, operands=tuple(fix(o) for o in ins.operands))
