@@ -171,7 +171,8 @@ def demo(outdir) -> None:
 def export(output, arch, uarch, db, flavor):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
     from sha1opt.emit.export import export as do_export
-    from sha1opt.search.driver import best_block, default_arch
+    from sha1opt.search.blocks import best_block
+    from sha1opt.search.driver import default_arch
     from sha1opt.search.space.candidate import textbook
     from sha1opt.search.cost.model import canonical_name
 
@@ -304,7 +305,8 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
 def show(uarch, rounds, arch, db, png):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
     from sha1opt.search.cost.simulator import simulate
-    from sha1opt.search.driver import best_known, default_arch
+    from sha1opt.search.blocks import best_known
+    from sha1opt.search.driver import default_arch
     from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
     from sha1opt.search.cost.model import canonical_name, load_model
 

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.search.engines.anneal import anneal
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
-from sha1opt.search.driver import prove_in_block, round_segments, search_range
+from sha1opt.search.driver import prove_in_block, search_range
+from sha1opt.search.objective import round_segments
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import JUSTIFIED_BY, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
 from sha1opt.search.store import Store
@@ -95,7 +96,9 @@ def test_annealer_is_reproducible_and_never_worse():
     a = anneal(start, cost, isa="base", seed=7, evaluations=150)
     b = anneal(start, cost, isa="base", seed=7, evaluations=150)
     assert (a.best, a.best_cost) == (b.best, b.best_cost)
-    assert a.best_cost <= a.start_cost
+    # It finds something: on P4 the textbook order of rounds 40-49 is beaten within
+    # 150 moves (87.5 -> 81.5 cycles when written), and the reported cost is the real one.
+    assert a.best_cost < a.start_cost and a.best != start
     assert cost(realize(a.best).code) == a.best_cost
 
 
@@ -144,15 +147,30 @@ def test_gcc_rounds_are_found_by_their_constants():
 
 
 def test_search_range_end_to_end(tmp_path):
+    """A short search on Atom beats the default schedule, proves and stores exactly what it reports."""
+    from sha1opt.search.cost.model import load_model
+    from sha1opt.search.objective import model_version
+
     db = tmp_path / "r.sqlite"
-    r = search_range("core2", 40, 44, time_limit=6, db=db, seed=3)
+    r = search_range("atom", 40, 44, time_limit=6, db=db, seed=3)
     assert r.proved and r.proof.startswith("proved")
-    assert r.cycles <= r.textbook_cycles
-    assert Store(db).get("core2", "x86_64", 40, 44, __import__("sha1opt.search.driver", fromlist=["x"]).model_version(
-        __import__("sha1opt.search.cost.model", fromlist=["x"]).load_model("core2"))).cycles == r.cycles
-    # --resume starts from the stored result: never worse.
-    r2 = search_range("core2", 40, 44, time_limit=4, db=db, seed=4, resume=True, use_exact=False)
-    assert r2.cycles <= r.cycles
+    assert r.cycles < r.textbook_cycles          # the default is a start, so it must be strictly beaten
+    row = Store(db).get("atom", "i386", 40, 44, model_version(load_model("atom")))
+    assert row.cycles == r.cycles and row.code == "\n".join(map(str, r.code))
+    ok, _ = prove_in_block(r.code, 40, 44, "i386")
+    assert ok
+
+
+def test_resume_starts_from_the_stored_result(tmp_path):
+    """--resume: the first progress event already reports the stored cycles (not the default's)."""
+    db = tmp_path / "r.sqlite"
+    r = search_range("atom", 40, 44, time_limit=4, db=db, seed=3, use_exact=False)
+    events = []
+    r2 = search_range("atom", 40, 44, time_limit=2, db=db, seed=4, resume=True, use_exact=False,
+                      progress=events.append)
+    assert events[0]["event"] == "start" and events[0]["best"] == pytest.approx(r.cycles)
+    assert events[0]["best"] < events[0]["textbook"]
+    assert any("resumed from the stored result" in n for n in r2.notes)
 
 
 @pytest.mark.parametrize("args, msg", [
@@ -187,7 +205,7 @@ def test_regression_model_version_independent_of_hash_seed():
     import subprocess
     import sys
 
-    code = ("from sha1opt.search.driver import model_version\n"
+    code = ("from sha1opt.search.objective import model_version\n"
             "from sha1opt.search.cost.model import load_model, model_names\n"
             "print([model_version(load_model(u)) for u in model_names()])")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -24,8 +24,9 @@ import time
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.space.candidate import CHAINS, Candidate, realize
-from sha1opt.search.space.recipe import ISA_RANK, OPTIONS, Recipe
+from sha1opt.search.space.recipe import Recipe, options_for
 
 P_RECIPE = 0.15
 P_FINE = 0.4      # share of offset moves that move one instruction rather than a group
@@ -44,16 +45,12 @@ class AnnealResult:
     improvements: list[tuple[int, float]]
 
 
-def _options(field: str, isa: str) -> list[str]:
-    return [o for o, need in OPTIONS[field].items() if ISA_RANK[need] <= ISA_RANK[isa]]
-
-
 def neighbour(c: Candidate, rng: random.Random, isa: str) -> Candidate:
     if rng.random() < P_RECIPE:
         names = [f.name for f in fields(Recipe)]
         for _ in range(8):
             name = rng.choice(names)
-            opts = [o for o in _options(name, isa) if o != getattr(c.recipe, name)]
+            opts = [o for o in options_for(name, isa) if o != getattr(c.recipe, name)]
             if opts:
                 return c.with_recipe(replace(c.recipe, **{name: rng.choice(opts)}))
     key: tuple = (rng.randint(c.first, c.last), rng.choice(CHAINS))
@@ -79,7 +76,7 @@ def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: i
     cur = start
     cur_cost = evaluate(start)
     if cur_cost is None:
-        raise ValueError("the start candidate is infeasible")
+        raise Sha1optError("the start candidate is infeasible (its order needs more temporaries than the architecture has)")
     best, best_cost = cur, cur_cost
     t0 = T0_FRACTION * cur_cost
     improvements = [(0, cur_cost)]

@@ -31,23 +31,26 @@ program (the textbook order when the recipe is the textbook's).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields, replace
+from itertools import product
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.sha1 import k_const, kind
-from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import ISA_LEVELS, Arch, Imm, Instr, Mem, Reg, isa_of
 from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, RING, state_regs
 
 KINDS = ("f1", "f2", "f3")
-OPTIONS: dict[str, dict[str, str]] = {
-    # option -> ISA level it needs
-    "f1": {"select": "base", "andn": "bmi1", "ands-xor": "base"},
-    "f2": {"bc": "base", "cd": "base", "bd": "base"},
-    "f3": {"or": "base", "sum": "base"},
-    "rol5": {"mov-rol": "base", "mov-ror": "base", "rorx": "bmi2"},
-    "brot": {"ror": "base", "rol": "base"},
-    "kw": {"lea": "base", "add": "base", "wk": "base"},
-    "wsrc": {"mem": "base", "late": "base", "load": "base", "reg3": "base"},
+# The choices per field. Which ISA level an option needs is not written here:
+# it is read off the instructions the option generates (``option_isa``).
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "f1": ("select", "andn", "ands-xor"),
+    "f2": ("bc", "cd", "bd"),
+    "f3": ("or", "sum"),
+    "rol5": ("mov-rol", "mov-ror", "rorx"),
+    "brot": ("ror", "rol"),
+    "kw": ("lea", "add", "wk"),
+    "wsrc": ("mem", "late", "load", "reg3"),
 }
 JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("f1", "select"): "f1-select-is-or-of-ands",
@@ -71,7 +74,11 @@ JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("wsrc", "late"): "rol-distributes-over-xor",
     ("wsrc", "reg3"): "rol-distributes-over-xor",
 }
-ISA_RANK = {"base": 0, "bmi1": 1, "bmi2": 2}
+
+
+def isa_rank(level: str) -> int:
+    """Position of an ISA level in ``x86.ISA_LEVELS`` (base < bmi1 < bmi2)."""
+    return ISA_LEVELS.index(level)
 
 
 @dataclass(frozen=True)
@@ -85,9 +92,8 @@ class Recipe:
     wsrc: str = "mem"
 
     def isa(self) -> str:
-        """The ISA level this recipe needs."""
-        need = max(ISA_RANK[OPTIONS[f.name][getattr(self, f.name)]] for f in fields(self))
-        return next(k for k, v in ISA_RANK.items() if v == need)
+        """The ISA level this recipe needs: the highest any of its options needs."""
+        return ISA_LEVELS[max(isa_rank(option_isa(f.name, getattr(self, f.name))) for f in fields(self))]
 
     def key(self) -> str:
         return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
@@ -106,17 +112,29 @@ class Recipe:
 TEXTBOOK = Recipe()
 
 
+@functools.cache
+def option_isa(field_name: str, option: str) -> str:
+    """The ISA level of the code one option generates, asked of the semantics table.
+
+    The option is generated for a whole block on both architectures with every
+    other field at the textbook's choice, and ``x86.isa_of`` reads the level
+    off the instructions (``f1=andn`` -> ``bmi1`` because ``andn`` is BMI1).
+    """
+    if option not in OPTIONS.get(field_name, ()):
+        raise Sha1optError(f"bad recipe item {field_name}={option}")
+    r = replace(Recipe(), **{field_name: option})
+    return ISA_LEVELS[max(isa_rank(isa_of(op.ins for op in range_ops(0, 79, r, arch))) for arch in ("i386", "x86_64"))]
+
+
+def options_for(field_name: str, isa: str) -> list[str]:
+    """The options of one field that the ISA level has."""
+    return [o for o in OPTIONS[field_name] if isa_rank(option_isa(field_name, o)) <= isa_rank(isa)]
+
+
 def recipes_for(isa: str) -> list[Recipe]:
     """Every recipe whose instructions the ISA level has."""
-    from itertools import product
-
     names = [f.name for f in fields(Recipe)]
-    out = []
-    for combo in product(*(OPTIONS[n] for n in names)):
-        r = Recipe(**dict(zip(names, combo)))
-        if ISA_RANK[r.isa()] <= ISA_RANK[isa]:
-            out.append(r)
-    return out
+    return [Recipe(**dict(zip(names, combo))) for combo in product(*(options_for(n, isa) for n in names))]
 
 
 @dataclass(frozen=True)

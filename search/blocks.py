@@ -1,0 +1,126 @@
+"""Whole blocks from stored results: the best known proved code per range, mixed per block.
+
+A range's options are the default schedule, this uarch's stored result and
+other uarchs' stored results for the same range and arch (every stored row
+was proved inside a whole block before it was stored). A stored row is used
+only if its candidate still rebuilds to exactly the code that was proved;
+when it does not (the generator changed since), the default is used and the
+reason is said, never hidden.
+
+Example: ``best_block("p4", "i386")`` scores the 16 mixes of default/own per
+range as whole blocks on the p4 model, improves each range's choice in turn,
+and returns the Schedule with one source line per range ("40-59: stored
+result (153.0 cycles, ...)").
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from pathlib import Path
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Arch
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.objective import isa_of, model_version
+from sha1opt.search.space.candidate import Candidate, Realized, block_schedule, realize
+from sha1opt.search.space.frame import Schedule
+from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank
+from sha1opt.search.store import Row, Store
+
+STANDARD_RANGES = ((0, 19), (20, 39), (40, 59), (60, 79))
+
+
+def _rebuild(row: Row) -> tuple[Realized | None, str]:
+    """The stored row's candidate realized, if it still gives the stored code; else why not."""
+    where = f"the stored result for rounds {row.first}-{row.last} on {row.uarch}"
+    try:
+        cand = Candidate(row.first, row.last, row.arch, Recipe.parse(row.recipe), row.offsets)
+    except Sha1optError as e:
+        return None, f"{where} has an unreadable recipe ({e})"
+    real = realize(cand)
+    if real is None:
+        return None, f"{where} no longer realizes (its order needs more temporaries)"
+    if "\n".join(map(str, real.code)) != row.code:
+        return None, f"{where} rebuilds to different code than was proved and stored"
+    return real, ""
+
+
+def stored_elsewhere(rows, uarch: str, arch: Arch, first: int, last: int, isa: str):
+    """(realized, row) for other uarchs' stored results of this range and arch that this ISA can run."""
+    for row in rows:
+        if row.uarch == uarch or row.arch != arch or (row.first, row.last) != (first, last):
+            continue
+        try:
+            r = Recipe.parse(row.recipe)
+        except Sha1optError:
+            continue
+        if isa_rank(r.isa()) <= isa_rank(isa):
+            real, _ = _rebuild(row)
+            if real is not None:
+                yield real, row
+
+
+def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None
+               ) -> tuple[Realized, str]:
+    """The stored best for the key (realized), or the default schedule; and where it came from (or why not)."""
+    model = load_model(uarch)
+    store = Store(db)
+    try:
+        row = store.get(uarch, arch, first, last, model_version(model))
+    finally:
+        store.close()
+    if row is None:
+        return realize(Candidate(first, last, arch, TEXTBOOK)), "default schedule (no stored result for this key)"
+    real, why = _rebuild(row)
+    if real is not None:
+        return real, f"stored result ({row.cycles:.1f} cycles, {row.evaluations} evaluations)"
+    return realize(Candidate(first, last, arch, TEXTBOOK)), f"default schedule ({why})"
+
+
+def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Schedule, list[str]]:
+    """A whole-block Schedule from the best known proved code for each standard range, and its sources.
+
+    Every mix of the default and own results (16) is scored as a whole block,
+    then each range's option (default, own, other uarchs') is improved in turn
+    (coordinate descent) -- never worse than the default.
+    """
+    model = load_model(uarch)
+    isa = isa_of(model)
+    options: list[list[tuple[list, str]]] = []
+    store = Store(db)
+    try:
+        rows = store.rows()
+    finally:
+        store.close()
+    for first, last in STANDARD_RANGES:
+        opts = [(realize(Candidate(first, last, arch, TEXTBOOK)).code, "default schedule")]
+        real, where = best_known(uarch, arch, first, last, db)
+        if where.startswith("stored"):
+            opts.append((real.code, where))
+        else:
+            opts[0] = (opts[0][0], where)
+        for other, row in stored_elsewhere(rows, uarch, arch, first, last, isa):
+            opts.append((other.code, f"proved result stored for {row.uarch}"))
+        options.append(opts)
+
+    def score(choice):
+        sched = block_schedule([options[i][k][0] for i, k in enumerate(choice)], arch, f"sha1opt-{uarch}")
+        return simulate(list(sched.body), model).cycles, sched
+
+    best = None
+    for mask in product(*(range(min(2, len(o))) for o in options)):
+        cyc, sched = score(mask)
+        if best is None or cyc < best[0]:
+            best = (cyc, list(mask), sched)
+    for _ in range(2):
+        for i, opts in enumerate(options):
+            for k in range(len(opts)):
+                trial = list(best[1])
+                trial[i] = k
+                cyc, sched = score(trial)
+                if cyc < best[0]:
+                    best = (cyc, trial, sched)
+    _, choice, sched = best
+    sources = [f"{a}-{b}: {options[i][k][1]}" for i, ((a, b), k) in enumerate(zip(STANDARD_RANGES, choice))]
+    return sched, sources
