@@ -1,0 +1,23 @@
+"""The search: per microarchitecture, the cheapest proved code for a range of SHA-1 rounds.
+
+What lives here, one concept per folder or module:
+
+* ``space/``    -- the search space: the frame contract and state registers
+  (``frame``), instruction selection (``recipe``), dependence graph and list
+  scheduling (``order``), register allocation (``regalloc``) and the
+  candidate that ties them together, with the default (textbook) schedule
+  (``candidate``).
+* ``cost/``     -- the cost models: per-CPU tables from ``corpus/uarch`` and
+  the cycle simulator (in-order and out-of-order engines).
+* ``engines/``  -- the engines that search the space: CP-SAT round templates
+  (``exact``), simulated annealing (``anneal``) and the worker portfolio.
+* ``synth/``    -- CEGIS synthesis of minimal instruction sequences.
+* ``objective`` (a range's cycles inside the block; peers as a ``Reference``),
+  ``store`` (SQLite results), ``blocks`` (whole blocks from stored results)
+  and ``driver`` (``search_range``, the stages of one search).
+
+May import: ``sha1opt.semantics`` and its own modules (``tests/test_architecture.py``
+checks the order inside: space and cost are leaves). Never ``emit`` or the CLI:
+what the search needs from the toolchain (gcc's code as a peer) is handed in.
+Library code: never prints, exits or imports click.
+"""

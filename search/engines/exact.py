@@ -27,8 +27,12 @@ import math
 import time
 from dataclasses import dataclass, replace
 
+from ortools.sat.python import cp_model
+
 from sha1opt.semantics.sha1 import kind
 from sha1opt.semantics.x86 import Arch
+from sha1opt.search.cost.simulator import classify
+from sha1opt.search.space.candidate import Candidate
 from sha1opt.search.space.order import build_graph
 from sha1opt.search.space.recipe import Recipe, range_ops, recipes_for
 
@@ -65,10 +69,6 @@ def _template(t: int, recipe: Recipe, arch: Arch):
 
 
 def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float = 10.0) -> TemplateResult:
-    from ortools.sat.python import cp_model
-
-    from sha1opt.search.cost.simulator import classify
-
     t0 = time.monotonic()
     built = _template(t, recipe, arch)
     k = kind(t)
@@ -168,8 +168,6 @@ def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float 
 def solve_templates(model, arch: Arch, first: int, last: int, isa: str, time_limit: float = 10.0,
                     recipes: list[Recipe] | None = None) -> list[TemplateResult]:
     """Best template per round kind present in first..last, over the recipes of the ISA."""
-    from sha1opt.search.space.candidate import Candidate
-
     kinds: dict[str, int] = {}
     for t in range(first, last + 1):
         kinds.setdefault(kind(t), t)

@@ -1,0 +1,11 @@
+"""The search space: every block of code the search can build, and the default one.
+
+``frame`` (the frame contract the emitter provides: where state, data and the
+W ring live; the rotating state registers) <- ``recipe`` (instruction
+selection: choices, each resting on a corpus identity) <- ``order``
+(dependence graph, list scheduling) <- ``regalloc`` (temporaries onto
+physical registers) <- ``candidate`` (recipe + priority offsets -> code;
+``textbook`` is the default schedule).
+
+May import: ``sha1opt.semantics`` only (a leaf of ``search``).
+"""

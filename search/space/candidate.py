@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sha1opt.semantics.sha1 import kind
 from sha1opt.semantics.x86 import Arch, Instr, Reg
 from sha1opt.search.space.order import Graph, build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, epilogue, prologue, range_ops
@@ -74,8 +75,6 @@ def priorities(c: Candidate, ops: list[Op]) -> list[float]:
     fine = _fine_offsets(ops, offs)
     if not c.template:
         return [-float(i) + SPREAD * offs.get((op.round, op.chain), 0) + FINE * fine[i] for i, op in enumerate(ops)]
-    from sha1opt.semantics.sha1 import kind
-
     tmpl = {k: (ii, starts) for k, ii, starts in c.template}
     per_round: dict[int, list[int]] = {}
     for i, op in enumerate(ops):

@@ -1,0 +1,174 @@
+"""The dependency rules of the tree, read from every module's imports (ast), not from a diagram.
+
+Rules (README "Layout"):
+1. Layers point one way: ``sha1opt`` (CLI, views, analyze, demo job) -> ``emit`` -> ``search`` ->
+   ``semantics``. A module may import its own layer and the ones below, never above.
+2. Inside ``search``: ``space`` (block generation) and ``cost`` (the cost models) are leaves
+   (semantics only, and not each other); ``synth`` may use ``cost``; ``engines`` sit on space,
+   cost and the objective; the driver on top may use everything in search.
+3. No import cycles between project modules.
+4. Project imports sit at module top level. An import inside a function hides a dependency;
+   the few allowed ones are listed in ``ALLOWED_LOCAL`` with the reason.
+5. ``corpus/`` is data: no module imports it as code.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = {"semantics": "sha1opt.semantics", "search": "sha1opt.search", "emit": "sha1opt.emit",
+           "sha1opt": "sha1opt"}
+LAYER = {"sha1opt.semantics": 0, "sha1opt.search": 1, "sha1opt.emit": 2, "sha1opt": 3}
+
+# Inside search: which sub-packages each may import (besides itself and semantics).
+SEARCH_MAY_IMPORT = {
+    "space": set(),
+    "cost": set(),
+    "synth": {"cost"},
+    "store": set(),
+    "objective": {"space", "cost"},
+    "engines": {"space", "cost", "objective"},
+    "blocks": {"space", "cost", "objective", "store"},
+    "driver": {"space", "cost", "objective", "store", "blocks", "engines"},
+}
+
+# (importing module, imported module) -> why it is imported inside a function.
+ALLOWED_LOCAL: dict[tuple[str, str], str] = {
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for folder, pkg in FOLDERS.items():
+        for p in (ROOT / folder).rglob("*.py"):
+            rel = p.relative_to(ROOT / folder).with_suffix("")
+            parts = [x for x in rel.parts if x != "__init__"]
+            out[".".join([pkg, *parts])] = p
+    return out
+
+
+def layer_of(mod: str) -> str:
+    for pkg in ("sha1opt.semantics", "sha1opt.search", "sha1opt.emit", "sha1opt.corpus"):
+        if mod == pkg or mod.startswith(pkg + "."):
+            return pkg
+    return "sha1opt"
+
+
+def search_part(mod: str) -> str:
+    return mod.split(".")[2] if mod.count(".") >= 2 else ""
+
+
+def project_imports(path: Path, mod: str) -> list[tuple[str, int, bool]]:
+    """(imported module, line, inside a function?) for every project import of one file."""
+    tree = ast.parse(path.read_text(), str(path))
+    is_pkg = path.name == "__init__.py"
+    out = []
+
+    def visit(node, in_func):
+        for child in ast.iter_child_nodes(node):
+            f = in_func or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                    base = base[:len(base) - child.level + 1]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                if target == "sha1opt" or target.startswith("sha1opt."):
+                    names = [a.name for a in child.names]
+                    known = modules()
+                    subs = [f"{target}.{n}" for n in names if f"{target}.{n}" in known]
+                    for t in subs or [target]:
+                        out.append((t, child.lineno, f))
+            elif isinstance(child, ast.Import):
+                for a in child.names:
+                    if a.name == "sha1opt" or a.name.startswith("sha1opt."):
+                        out.append((a.name, child.lineno, f))
+            visit(child, f)
+
+    visit(tree, False)
+    return out
+
+
+def all_edges():
+    for mod, path in sorted(modules().items()):
+        for target, line, local in project_imports(path, mod):
+            yield mod, target, f"{path.relative_to(ROOT)}:{line}", local
+
+
+def test_layers_point_one_way():
+    # ``sha1opt`` itself (sha1opt/__init__.py) holds only ``__version__`` and imports
+    # nothing, so every layer may read the version from it.
+    bad = [f"{where}: {mod} imports {t}" for mod, t, where, _ in all_edges()
+           if t != "sha1opt" and layer_of(t) != "sha1opt.corpus" and LAYER[layer_of(t)] > LAYER[layer_of(mod)]]
+    assert not bad, "upward imports:\n" + "\n".join(bad)
+
+
+def test_search_sub_packages_keep_their_order():
+    bad = []
+    for mod, t, where, _ in all_edges():
+        if layer_of(mod) != "sha1opt.search" or layer_of(t) != "sha1opt.search":
+            continue
+        a, b = search_part(mod), search_part(t)
+        if a and b and a != b and b not in SEARCH_MAY_IMPORT.get(a, set()):
+            bad.append(f"{where}: search.{a} imports search.{b}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles():
+    graph: dict[str, set[str]] = {}
+    for mod, t, _, local in all_edges():
+        if t != mod:
+            graph.setdefault(mod, set()).add(t)
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def strong(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in list(graph):
+        if v not in index:
+            strong(v)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_project_imports_are_at_module_level():
+    bad = [f"{where}: {mod} imports {t} inside a function" for mod, t, where, local in all_edges()
+           if local and (mod, t) not in ALLOWED_LOCAL]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_root_package_imports_nothing():
+    assert project_imports(ROOT / "sha1opt" / "__init__.py", "sha1opt") == []
+
+
+def test_corpus_is_data_not_code():
+    assert not [w for m, t, w, _ in all_edges() if layer_of(t) == "sha1opt.corpus"]
+    assert not [p for p in (ROOT / "corpus").rglob("*.py") if p.name != "__init__.py"]
+
+
+def test_the_rules_catch_a_violation(tmp_path):
+    """The checker itself: an upward import in a sample module is found."""
+    p = tmp_path / "x.py"
+    p.write_text("from sha1opt.emit.export import export\n\ndef f():\n    from sha1opt.search import driver\n")
+    got = project_imports(p, "sha1opt.semantics.x")
+    assert ("sha1opt.emit.export", 1, False) in got and any(local for _, _, local in got)
