@@ -27,7 +27,6 @@ cost.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -37,6 +36,7 @@ from sha1opt.semantics.listing import Listing, parse_listing_file
 from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.search.cost.model import UarchError, load_model
+from sha1opt.emit.assembly import guess_arch
 
 BLOCK_BYTES = 64
 
@@ -63,11 +63,6 @@ class Analysis:
     @property
     def proved(self) -> bool:
         return self.proof.proved
-
-
-def guess_arch(text: str) -> Arch:
-    """x86_64 when the code names a 64-bit register (%rax, %rsi, %r8...), else i386."""
-    return "x86_64" if re.search(r"%r(?:[abcd]x|[sd]i|[sb]p|\d+)\b", text) else "i386"
 
 
 def code_under_test(listing: Listing) -> tuple[list, bool, list[Instr] | None, str]:
