@@ -378,12 +378,18 @@ def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | N
         row = store.get(uarch, arch, first, last, model_version(model))
     finally:
         store.close()
-    if row is not None:
-        cand = Candidate(first, last, arch, Recipe.parse(row.recipe), row.offsets)
-        real = realize(cand)
-        if real is not None and "\n".join(map(str, real.code)) == row.code:
-            return real, f"stored result ({row.cycles:.1f} cycles, {row.evaluations} evaluations)"
-    return realize(Candidate(first, last, arch, TEXTBOOK)), "default schedule (no stored result for this key)"
+    default = realize(Candidate(first, last, arch, TEXTBOOK))
+    if row is None:
+        return default, "default schedule (no stored result for this key)"
+    try:
+        real = realize(Candidate(first, last, arch, Recipe.parse(row.recipe), row.offsets))
+    except Sha1optError as e:
+        real, why = None, f"has a recipe this version cannot read ({e})"
+    else:
+        why = "no longer builds" if real is None else "rebuilds to different code"
+    if real is not None and "\n".join(map(str, real.code)) == row.code:
+        return real, f"stored result ({row.cycles:.1f} cycles, {row.evaluations} evaluations)"
+    return default, f"stored result for rounds {first}-{last} on {uarch} {why}: using the default schedule for that range"
 
 
 def best_block(uarch: str, arch: Arch, db: str | Path | None = None):
@@ -411,10 +417,11 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None):
     finally:
         store.close()
     for first, last in STANDARD_RANGES:
-        opts = [(realize(Candidate(first, last, arch, TEXTBOOK)).code, "default schedule")]
         real, where = best_known(uarch, arch, first, last, db)
-        if where.startswith("stored"):
-            opts.append((real.code, where))
+        if where.startswith("stored result ("):
+            opts = [(realize(Candidate(first, last, arch, TEXTBOOK)).code, "default schedule"), (real.code, where)]
+        else:   # the default schedule, and why (no stored result, or one whose rebuild does not match)
+            opts = [(real.code, "default schedule" if where.startswith("default") else where)]
         for cand, row in stored_elsewhere(rows, uarch, arch, first, last, isa):
             other = realize(cand)
             if other is not None and "\n".join(map(str, other.code)) == row.code:
