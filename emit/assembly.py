@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from sha1opt.search.space.frame import FRAME_BYTES, I386_DATA_SLOT, I386_STATE_SLOT, Schedule
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
 
 SYMBOL = "sha1_block_data_order"
@@ -139,8 +140,6 @@ def loop_control_ok(control: list, arch: str) -> str | None:
     Returns None when it matches, else a one-line reason. (The body is proved;
     this pins down the few instructions around it that are not.)
     """
-    from sha1opt.semantics.listing import Opaque
-
     texts = []
     for it in control:
         if isinstance(it, Instr):

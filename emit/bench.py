@@ -31,12 +31,11 @@ import numpy as np
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
-from sha1opt.emit.assembly import guess_arch
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
 from sha1opt.emit.toolchain import FREESTANDING_FLAGS, compile_source, csrc, link_static
 
-__all__ = ["SIZES", "OPENSSL_PATHS", "PEER_NAMES", "PeerStats", "BenchReport", "bench", "guess_arch", "libcrypto"]
+__all__ = ["SIZES", "PEER_NAMES", "PeerStats", "BenchReport", "bench"]
 
 SIZES = (64, 1024, 16384, 1 << 20)
 PEER_NAMES = {0: "ours", 1: "gcc -O2 C"}

@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.calibration import (REF_SYMBOL, CalibrationError, PairedRatio, kendall_tau, loop_items, loop_text, mape, ranks,
-                                      rename_symbol, spearman)
+from sha1opt.emit.calibration import (REF_SYMBOL, CalibrationError, PairedRatio, kendall_tau, loop_items, loop_text,
+                                      mape, paired_ratio, ranks, rename_symbol, spearman)
 from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
@@ -95,8 +95,6 @@ def test_loop_text_is_the_block_loop_as_plain_att(arch):
 @needs_native
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
 def test_variant_against_itself_measures_one(arch):
-    from sha1opt.emit.calibration import paired_ratio
-
     text = function_text(textbook(arch))
     r = paired_ratio(text, text, arch, pairs=20, min_bytes=1 << 18)
     assert r.pairs == 20 and len(r.ratios) == 20

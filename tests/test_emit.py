@@ -8,15 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import sha1opt.emit.bench as bench_module
 from sha1opt.cli import main
-from sha1opt.emit.assembly import function_text
+from sha1opt.emit.assembly import function_text, guess_arch
 from sha1opt.emit.export import export
-from sha1opt.emit.harness import BlockHarness
-from sha1opt.emit.assembly import guess_arch
-from sha1opt.emit.harness import HarnessError, Record
+from sha1opt.emit.harness import BlockHarness, HarnessError, Record
 from sha1opt.emit.peers import gcc_reference_loop, libcrypto
-from sha1opt.emit.toolchain import ToolchainError
-from sha1opt.emit.toolchain import cflags, csrc, host_is_x86_64, run, which
+from sha1opt.emit.toolchain import ToolchainError, cflags, csrc, host_is_x86_64, run, which
 from sha1opt.emit.validate import run_vectors, validate
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import model_version
@@ -172,8 +170,6 @@ def test_bench_json_has_promised_fields_for_gcc_and_openssl(tmp_path):
 
 
 def test_bench_without_libcrypto_measures_gcc_and_says_openssl_was_skipped(tmp_path, monkeypatch):
-    import sha1opt.emit.bench as bench_module
-
     monkeypatch.setattr(bench_module, "libcrypto", lambda: None)
     data = _bench_json(tmp_path, "--openssl", "integer")
     assert [row["peer"] for row in data["results"]] == ["gcc -O2 C"]

@@ -37,7 +37,7 @@ def table(real: Realized, sim) -> list[Row]:
 
 def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
     """A Gantt chart of issue..complete per instruction, coloured by chain, written atomically."""
-    import matplotlib
+    import matplotlib  # lazily: matplotlib takes about a second to import, and only --png needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
