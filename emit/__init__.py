@@ -1,0 +1,25 @@
+"""Emit: from a schedule to a validated, measured ``sha1_block_data_order`` on the real machine.
+
+What lives here (one concept per module):
+
+* ``assembly``    -- GNU-as text of the whole function around a schedule's body (ELF / Mach-O
+                     flavors), one instruction's AT&T spelling, ``guess_arch`` of AT&T text;
+* ``toolchain``   -- ``as`` / ``gcc`` / ``ld`` as argument lists: the one place for C builds and
+                     their flags (freestanding ``cflags``, ``compile_source``, ``c_assembly``,
+                     ``link_static``); every failure is a ``ToolchainError``;
+* ``disasm``      -- ``objdump`` of an object back into a ``semantics.listing.Listing``;
+* ``validate``    -- assemble, lift the machine code, prove, run the vectors natively;
+* ``harness``     -- the freestanding native harness (``csrc/harness.c``) that runs the vectors;
+* ``vectors``     -- the NIST CAVP and FIPS 180 known answers from ``corpus/vectors``;
+* ``native``      -- straight-line snippets run on the CPU, to check the semantics table;
+* ``export``      -- validated ``.S`` written atomically, or nothing;
+* ``timing``      -- the timing program ``csrc/bench.c``: built, run, paired records, the TSC rate;
+* ``bench``       -- paired-ratio benchmark of an emitted file against the peers;
+* ``peers``       -- the peers: gcc's code for ``csrc/sha1_ref.c`` (``gcc_reference_loop``) and
+                     OpenSSL's libcrypto with its code-path masks;
+* ``calibration`` -- paired timings of variants, llvm-mca, and the error/rank statistics.
+
+Imports: ``sha1opt.search`` and ``sha1opt.semantics`` (and the data in ``sha1opt.corpus``);
+never ``sha1opt``'s CLI, job or views, and never click. Library code: no printing, no exits;
+outcomes are values, misuse raises a ``Sha1optError`` subclass.
+"""

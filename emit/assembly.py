@@ -22,17 +22,27 @@ here (GNU as on this host targets ELF).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from sha1opt.search.space.frame import FRAME_BYTES, I386_DATA_SLOT, I386_STATE_SLOT, Schedule
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
+from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
 
 SYMBOL = "sha1_block_data_order"
 FLAVORS = ("elf", "macho")
 I386_COUNT_SLOT = 72
 X64_SAVED = ("%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15")
 I386_SAVED = ("%ebp", "%ebx", "%esi", "%edi")
+
+
+def guess_arch(text: str) -> Arch:
+    """x86_64 when AT&T ``text`` names a 64-bit register (%rax, %rsi, %r8...), else i386.
+
+    ``guess_arch("mov %rsi, %rax")`` is ``"x86_64"``; ``guess_arch("mov 4(%esp), %eax")`` is ``"i386"``.
+    """
+    return "x86_64" if re.search(r"%r(?:[abcd]x|[sd]i|[sb]p|\d+)\b", text) else "i386"
 
 
 def format_instr(ins: Instr, arch: str) -> str:
@@ -130,8 +140,6 @@ def loop_control_ok(control: list, arch: str) -> str | None:
     Returns None when it matches, else a one-line reason. (The body is proved;
     this pins down the few instructions around it that are not.)
     """
-    from sha1opt.semantics.listing import Opaque
-
     texts = []
     for it in control:
         if isinstance(it, Instr):

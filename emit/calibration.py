@@ -24,14 +24,16 @@ count cycles.
   (ties get average ranks; Kendall's tau-b corrects for ties).
 
 Errors: a tool that fails raises ``ToolchainError`` (from ``toolchain.run``);
-a variant whose vectors fail is reported by ``vectors_ok`` as a value.
+a statistic asked of sequences it is not defined for raises
+``CalibrationError``; a variant whose vectors fail is reported by
+``vectors_ok`` as a value. Building and running the timing program is
+``timing.py``'s; gcc's reference code is ``peers.py``'s.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,12 +45,22 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.listing import parse_listing
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.assembly import SYMBOL
-from sha1opt.emit.bench import _run, _tsc_hz
-from sha1opt.emit.harness import BlockHarness, cflags, csrc
-from sha1opt.emit.toolchain import ToolchainError, run, which
+from sha1opt.emit.harness import BlockHarness
+from sha1opt.emit.peers import REFERENCE_SYMBOL, reference_assembly
+from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
+from sha1opt.emit.toolchain import ToolchainError, compile_text, link_static, run
+from sha1opt.emit.validate import run_vectors
 
-REF_SYMBOL = "sha1_ref_block_data_order"   # peer 1 of csrc/bench.c
+__all__ = ["REF_SYMBOL", "LLVM_MCA", "CalibrationError", "PairedRatio", "rename_symbol", "gcc_variant",
+           "vectors_ok", "build_pair", "run_pairs", "paired_ratio", "tsc_hz", "loop_items", "loop_text",
+           "mca_cycles", "mape", "ranks", "spearman", "kendall_tau"]
+
+REF_SYMBOL = REFERENCE_SYMBOL              # peer 1 of csrc/bench.c
 LLVM_MCA = "/usr/bin/llvm-mca"             # LLVM 14 on this host (docs/uarch-notes.md)
+
+
+class CalibrationError(Sha1optError):
+    """A statistic asked of sequences it is not defined for (different lengths, too short)."""
 
 
 def rename_symbol(text: str, old: str, new: str) -> str:
@@ -58,20 +70,7 @@ def rename_symbol(text: str, old: str, new: str) -> str:
 
 def gcc_variant(arch: Arch, flags: Sequence[str] = ()) -> str:
     """gcc -O2 (plus ``flags``) assembly of ``csrc/sha1_ref.c``, its function renamed to ``sha1_block_data_order``."""
-    with tempfile.TemporaryDirectory(prefix="sha1opt-gcc-") as d:
-        out = Path(d) / "ref.s"
-        run([which("gcc"), "-O2", "-m32" if arch == "i386" else "-m64", *flags, "-fno-asynchronous-unwind-tables",
-             "-fno-pie", "-S", "-o", str(out), str(csrc("sha1_ref.c"))], "compiling sha1_ref.c to assembly")
-        return rename_symbol(out.read_text(), REF_SYMBOL, SYMBOL)
-
-
-def _assemble(text: str, arch: Arch, work: Path, name: str) -> Path:
-    # ".s": GNU as reads the /* */ comments of our files and gcc's output alike; no cpp needed.
-    src = work / f"{name}.s"
-    src.write_text(text)
-    obj = work / f"{name}.o"
-    run([which("gcc"), "-m32" if arch == "i386" else "-m64", "-c", "-o", str(obj), str(src)], f"assembling {name}")
-    return obj
+    return rename_symbol(reference_assembly(arch, flags), REF_SYMBOL, SYMBOL)
 
 
 def vectors_ok(text: str, arch: Arch) -> tuple[bool, str]:
@@ -81,11 +80,9 @@ def vectors_ok(text: str, arch: Arch) -> tuple[bool, str]:
     against (gcc's: its own stack layout, spills, and on x86-64 a state
     update through vector registers); our own schedules go through ``export``.
     """
-    from sha1opt.emit.validate import run_vectors
-
     with tempfile.TemporaryDirectory(prefix="sha1opt-vec-") as d:
         work = Path(d)
-        obj = _assemble(text, arch, work, "variant")
+        obj = compile_text(text, arch, work, "variant")
         return run_vectors(BlockHarness(obj, arch, work))
 
 
@@ -115,7 +112,7 @@ class PairedRatio:
     def __add__(self, other: "PairedRatio") -> "PairedRatio":
         """Pool two runs of the same pair (the tick medians are approximated by the larger run's)."""
         if other.size != self.size:
-            raise ValueError("cannot pool runs of different call sizes")
+            raise CalibrationError("cannot pool runs of different call sizes")
         big = self if self.pairs >= other.pairs else other
         return PairedRatio(self.ratios + other.ratios, self.size, big.variant_tpb, big.reference_tpb)
 
@@ -126,33 +123,24 @@ def build_pair(variant: str, reference: str, arch: Arch, work: Path, reference_f
     ``reference_first`` links the reference's object before the variant's, which moves both
     functions (their alignment within cache lines and fetch blocks changes with it).
     """
-    var_obj = _assemble(variant, arch, work, "variant")
-    ref_obj = _assemble(rename_symbol(reference, SYMBOL, REF_SYMBOL), arch, work, "reference")
-    objs = [str(ref_obj), str(var_obj)] if reference_first else [str(var_obj), str(ref_obj)]
-    gcc = which("gcc")
-    exe = work / f"pair_{arch}"
-    if arch == "x86_64":
-        run([gcc, "-O2", "-o", str(exe), str(csrc("bench.c")), *objs, "-ldl"],
-            "building the paired benchmark")
-    elif arch == "i386":
-        # The freestanding build of emit/bench.py::_build_i386, with the reference in place of the C peer.
-        bench_obj = work / "bench32.o"
-        start_obj = work / "start32.o"
-        run([gcc, *cflags("i386"), "-DSHA1OPT_FREESTANDING", "-c", "-o", str(bench_obj), str(csrc("bench.c"))],
-            "compiling bench.c -m32")
-        run([gcc, "-m32", "-c", "-o", str(start_obj), str(csrc("start_i386.S"))], "assembling _start")
-        run([which("ld"), "-m", "elf_i386", "-static", "-e", "_start", "-o", str(exe), str(bench_obj),
-             str(start_obj), *objs], "linking the i386 paired benchmark")
-    else:
+    if arch not in ("x86_64", "i386"):
         raise Sha1optError(f"unknown arch {arch!r}")
-    return exe
+    var_obj = compile_text(variant, arch, work, "variant")
+    ref_obj = compile_text(rename_symbol(reference, SYMBOL, REF_SYMBOL), arch, work, "reference")
+    objs = [ref_obj, var_obj] if reference_first else [var_obj, ref_obj]
+    if arch == "x86_64":
+        return hosted_program(objs, work, f"pair_{arch}")
+    # The freestanding build of emit/bench.py, with the reference in place of the C peer.
+    main, start = freestanding_i386(work)
+    return link_static([main, start, *objs], "i386", work / f"pair_{arch}", "linking the i386 paired benchmark")
 
 
 def run_pairs(exe: Path, pairs: int, size: int = 16384, min_bytes: int = 1 << 20) -> PairedRatio:
     """Run a program from ``build_pair``: ``pairs`` pairs of calls of ``size`` bytes (repeated to ``min_bytes``)."""
     if pairs < 2:
         raise Sha1optError("pairs must be at least 2")
-    _, npeers, recs = _run(exe, [size], pairs, min_bytes, None, None)
+    t = run_program(exe, [size], pairs, min_bytes)
+    npeers, recs = t.peers, t.records
     if npeers != 2 or len(recs) != 2 * pairs:
         raise ToolchainError(f"paired benchmark reported {npeers} peers and {len(recs)} records, "
                              f"expected 2 and {2 * pairs}")
@@ -171,12 +159,6 @@ def paired_ratio(variant: str, reference: str, arch: Arch, *, pairs: int = 30, s
     with tempfile.TemporaryDirectory(prefix="sha1opt-pair-") as d:
         exe = build_pair(variant, reference, arch, Path(d))
         return run_pairs(exe, pairs, size, min_bytes)
-
-
-def tsc_hz() -> float:
-    """The TSC rate (ticks per second), for converting ticks to time in reports."""
-    with tempfile.TemporaryDirectory(prefix="sha1opt-tsc-") as d:
-        return _tsc_hz(Path(d))
 
 
 # --- the block loop of a function, for the models ------------------------------------
@@ -206,13 +188,11 @@ def loop_text(text: str, arch: Arch, name: str = "<variant>") -> str:
 def mca_cycles(body: str, arch: Arch, cpu: str = "znver3", iterations: int = 10) -> float:
     """llvm-mca's Total Cycles / iterations for ``body`` (plain AT&T instructions)."""
     triple = "i386-unknown-linux-gnu" if arch == "i386" else "x86_64-unknown-linux-gnu"
-    proc = subprocess.run([LLVM_MCA, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={iterations}",
-                           "-instruction-info=false", "-resource-pressure=false"],
-                          input=body, capture_output=True, text=True, check=False, timeout=600)
+    proc = run([LLVM_MCA, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={iterations}",
+                "-instruction-info=false", "-resource-pressure=false"], "llvm-mca", timeout=600, input=body)
     m = re.search(r"Total Cycles:\s+(\d+)", proc.stdout)
-    if proc.returncode != 0 or not m:
-        why = proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else f"exit {proc.returncode}"
-        raise ToolchainError(f"llvm-mca failed: {why}")
+    if not m:
+        raise ToolchainError("llvm-mca: no 'Total Cycles' in its report")
     return int(m.group(1)) / iterations
 
 
@@ -221,7 +201,7 @@ def mca_cycles(body: str, arch: Arch, cpu: str = "znver3", iterations: int = 10)
 def mape(predicted: Sequence[float], measured: Sequence[float]) -> float:
     """Mean absolute percentage error, mean |p - m| / m, as a fraction (0.05 = 5 %)."""
     if len(predicted) != len(measured) or not measured:
-        raise ValueError("mape needs two non-empty sequences of the same length")
+        raise CalibrationError("mape needs two non-empty sequences of the same length")
     return float(np.mean([abs(p - m) / m for p, m in zip(predicted, measured)]))
 
 
@@ -243,7 +223,7 @@ def ranks(values: Sequence[float]) -> list[float]:
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     """Spearman's rho: Pearson correlation of the (tie-averaged) ranks; nan when either side is constant."""
     if len(x) != len(y) or len(x) < 2:
-        raise ValueError("spearman needs two sequences of the same length >= 2")
+        raise CalibrationError("spearman needs two sequences of the same length >= 2")
     rx, ry = np.array(ranks(x)), np.array(ranks(y))
     dx, dy = rx - rx.mean(), ry - ry.mean()
     den = math.sqrt(float((dx * dx).sum() * (dy * dy).sum()))
@@ -254,7 +234,7 @@ def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
     """Kendall's tau-b: (concordant - discordant) / sqrt((n0 - ties in x)(n0 - ties in y)); nan when undefined."""
     n = len(x)
     if n != len(y) or n < 2:
-        raise ValueError("kendall_tau needs two sequences of the same length >= 2")
+        raise CalibrationError("kendall_tau needs two sequences of the same length >= 2")
     conc = disc = tx = ty = 0
     for i in range(n):
         for j in range(i + 1, n):

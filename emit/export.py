@@ -2,24 +2,27 @@
 
 ``export(schedule, path, ...)`` renders the function, validates the ELF
 rendering (``validate.py``: assemble, lift the machine code, prove, run the
-vectors natively), and only then writes the requested flavor to ``path``
-through a temporary file in the same directory and ``os.replace``. For the
+vectors natively), and only then writes the requested flavor to ``path``. For the
 ELF flavor the written text is re-assembled and its ``.text`` bytes compared
 with the validated object's, so the header that records the proof cannot
 drift from the code it describes. On any failure nothing is written and the
-returned ``ExportResult`` says which check failed and why.
+returned ``ExportResult`` says which check failed and why. The write goes
+through ``semantics.datafiles.atomic_write``: ``path`` holds either its old
+content or the whole new file, and only a regular file is ever replaced.
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from sha1opt import __version__
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.frame import Schedule
+from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.disasm import text_bytes
@@ -42,11 +45,6 @@ def predicted(schedule: Schedule, uarch: str | None) -> str:
     """The cost model's prediction for the header, or why there is none."""
     if uarch is None:
         return "no uarch given"
-    try:
-        from sha1opt.search.cost.simulator import simulate
-        from sha1opt.search.cost.model import load_model
-    except ImportError:
-        return "no cost model available"
     sim = simulate(list(schedule.body), load_model(uarch), loop=True)
     return f"{sim.cycles:.0f} cycles/block, {sim.cycles_per_byte:.2f} cycles/byte on {uarch} (bottleneck: {sim.bottleneck})"
 
@@ -80,12 +78,5 @@ def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: 
             again = compile_preprocessed(final, schedule.arch, work_dir, "final")
             if text_bytes(again) != text_bytes(v.obj):
                 raise Sha1optError("internal: the written file assembles to different code than was validated")
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(final)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(path, final)
     return ExportResult(path, v, final)

@@ -11,20 +11,25 @@ A crash (e.g. a fault on a guard page) is reported as a value, not raised.
 
 from __future__ import annotations
 
+import signal
 import struct
 import subprocess
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
-from sha1opt.emit.toolchain import ToolchainError, run, which
+from sha1opt.emit.toolchain import FREESTANDING_FLAGS, ToolchainError, compile_source, csrc, link_static
 
 FLAG_CALLEE_SAVED = 1
 FLAG_CANARY = 2
 FLAG_DATA_WRITTEN = 4
 FLAG_TEXT = {FLAG_CALLEE_SAVED: "a callee-saved register or the stack pointer changed",
              FLAG_CANARY: "a write just before the state array", FLAG_DATA_WRITTEN: "the input data was modified"}
+
+
+class HarnessError(Sha1optError):
+    """Misuse of the harness: a record the C side cannot read (data not whole blocks)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,7 @@ class Record:
 
     def encode(self) -> bytes:
         if len(self.data) % 64:
-            raise ValueError("data must be whole blocks")
+            raise HarnessError(f"data must be whole 64-byte blocks, not {len(self.data)} bytes")
         return struct.pack("<8I", len(self.data) // 64, self.misalign, self.chunk, *self.state) + self.data
 
 
@@ -54,34 +59,14 @@ class RunFailure:
     completed: int
 
 
-def csrc(name: str) -> Path:
-    try:
-        p = Path(str(resources.files("sha1opt.emit") / "csrc" / name))
-        if p.exists():
-            return p
-    except ModuleNotFoundError:  # pragma: no cover
-        pass
-    return Path(__file__).resolve().parent / "csrc" / name
-
-
-def cflags(arch: Arch) -> list[str]:
-    return ["-m32" if arch == "i386" else "-m64", "-O2", "-ffreestanding", "-nostdlib", "-fno-pie",
-            "-fno-stack-protector", "-fno-builtin", "-fcf-protection=none", "-fno-asynchronous-unwind-tables"]
-
-
 class BlockHarness:
     def __init__(self, obj: Path, arch: Arch, workdir: Path) -> None:
         self.arch = arch
-        gcc = which("gcc")
-        h_obj = workdir / f"harness_{arch}.o"
-        c_obj = workdir / f"callcheck_{arch}.o"
-        run([gcc, *cflags(arch), "-c", "-o", str(h_obj), str(csrc("harness.c"))], "compiling the harness")
-        run([gcc, "-m32" if arch == "i386" else "-m64", "-c", "-o", str(c_obj), str(csrc(f"callcheck_{arch}.S"))],
-            "assembling the call checker")
-        self.exe = workdir / f"harness_{arch}"
-        emu = "elf_i386" if arch == "i386" else "elf_x86_64"
-        run([which("ld"), "-m", emu, "-static", "-e", "_start", "-o", str(self.exe),
-             str(h_obj), str(c_obj), str(obj)], "linking the harness")
+        h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_{arch}.o", "compiling the harness",
+                               FREESTANDING_FLAGS)
+        c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_{arch}.o",
+                               "assembling the call checker")
+        self.exe = link_static([h_obj, c_obj, obj], arch, workdir / f"harness_{arch}", "linking the harness")
 
     def run(self, records: list[Record], timeout: float = 300.0) -> list[Result] | RunFailure:
         payload = b"".join(r.encode() for r in records)
@@ -94,8 +79,6 @@ class BlockHarness:
         results = [Result(tuple(w[:5]), w[5]) for w in struct.iter_unpack("<6I", out[: 24 * n])]
         if proc.returncode != 0 or n != len(records):
             if proc.returncode < 0:
-                import signal
-
                 why = f"killed by {signal.Signals(-proc.returncode).name}"
             else:
                 why = f"exit status {proc.returncode}"
@@ -103,4 +86,4 @@ class BlockHarness:
         return results
 
 
-__all__ = ["BlockHarness", "Record", "Result", "RunFailure", "ToolchainError", "FLAG_TEXT"]
+__all__ = ["BlockHarness", "HarnessError", "Record", "Result", "RunFailure", "ToolchainError", "FLAG_TEXT"]

@@ -19,11 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import DATA_REGS
 from sha1opt.emit.toolchain import ToolchainError, assemble, host_is_x86_64, link_shared
 
 TEST_REGS = tuple(r for r in DATA_REGS["x86_64"] if r != "esi")  # %rsi is the buffer
 BUFFER_WORDS = 16
+
+
+class SnippetError(Sha1optError):
+    """Misuse of ``SnippetRunner``: a memory buffer of the wrong size."""
+
 
 _R64 = {"eax": "rax", "ebx": "rbx", "ecx": "rcx", "edx": "rdx", "edi": "rdi", "ebp": "rbp"}
 
@@ -74,7 +80,7 @@ class SnippetRunner:
         r = np.array([regs.get(name, 0) for name in TEST_REGS], dtype=np.uint32)
         m = np.array(buf, dtype=np.uint32)
         if m.shape != (BUFFER_WORDS,):
-            raise ValueError(f"buffer must have {BUFFER_WORDS} words")
+            raise SnippetError(f"buffer must have {BUFFER_WORDS} words, not {m.size}")
         self._fns[k](r.ctypes.data, m.ctypes.data)
         return {name: int(v) for name, v in zip(TEST_REGS, r)}, [int(v) for v in m]
 

@@ -25,11 +25,10 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
+from sha1opt.semantics.datafiles import corpus_dir
 from sha1opt.semantics.errors import Sha1optError
 
 __all__ = [
@@ -82,20 +81,9 @@ class Vector:
 # Locating the data
 
 
-def _vectors_dir() -> Traversable:
-    """The ``corpus/vectors`` directory, installed or in a source checkout.
-
-    Installed, ``corpus/`` is the data package ``sha1opt.corpus``; run from a
-    checkout where that package cannot be imported, it is the sibling of this
-    file's ``emit/`` directory.
-    """
-    try:
-        found = files("sha1opt.corpus") / "vectors"
-        if found.is_dir():
-            return found
-    except ImportError:  # ModuleNotFoundError included: not installed
-        pass
-    return Path(__file__).resolve().parent.parent / "corpus" / "vectors"
+def _vectors_dir() -> Path:
+    """The ``corpus/vectors`` directory (``semantics.datafiles.corpus_dir``, installed or in a checkout)."""
+    return corpus_dir() / "vectors"
 
 
 def _read_text(filename: str) -> str:

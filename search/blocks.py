@@ -33,16 +33,16 @@ STANDARD_RANGES = ((0, 19), (20, 39), (40, 59), (60, 79))
 
 def _rebuild(row: Row) -> tuple[Realized | None, str]:
     """The stored row's candidate realized, if it still gives the stored code; else why not."""
-    where = f"the stored result for rounds {row.first}-{row.last} on {row.uarch}"
+    where = f"stored result for rounds {row.first}-{row.last} on {row.uarch}"
     try:
         cand = Candidate(row.first, row.last, row.arch, Recipe.parse(row.recipe), row.offsets)
     except Sha1optError as e:
-        return None, f"{where} has an unreadable recipe ({e})"
+        return None, f"{where} has a recipe this version cannot read ({e})"
     real = realize(cand)
     if real is None:
-        return None, f"{where} no longer realizes (its order needs more temporaries)"
+        return None, f"{where} no longer builds"
     if "\n".join(map(str, real.code)) != row.code:
-        return None, f"{where} rebuilds to different code than was proved and stored"
+        return None, f"{where} rebuilds to different code"
     return real, ""
 
 
@@ -75,7 +75,7 @@ def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | N
     real, why = _rebuild(row)
     if real is not None:
         return real, f"stored result ({row.cycles:.1f} cycles, {row.evaluations} evaluations)"
-    return realize(Candidate(first, last, arch, TEXTBOOK)), f"default schedule ({why})"
+    return realize(Candidate(first, last, arch, TEXTBOOK)), f"{why}: using the default schedule for that range"
 
 
 def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Schedule, list[str]]:
@@ -96,9 +96,9 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
     for first, last in STANDARD_RANGES:
         opts = [(realize(Candidate(first, last, arch, TEXTBOOK)).code, "default schedule")]
         real, where = best_known(uarch, arch, first, last, db)
-        if where.startswith("stored"):
+        if where.startswith("stored result ("):
             opts.append((real.code, where))
-        else:
+        elif not where.startswith("default"):      # a stored row that could not be used: say why
             opts[0] = (opts[0][0], where)
         for other, row in stored_elsewhere(rows, uarch, arch, first, last, isa):
             opts.append((other.code, f"proved result stored for {row.uarch}"))

@@ -27,16 +27,21 @@ cost.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.errors import Sha1optError, UnsupportedError
+from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.listing import Listing, parse_listing_file
+from sha1opt.semantics.prove import Prover
+from sha1opt.semantics.sha1 import range_spec
 from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.search.cost.model import UarchError, load_model
+from sha1opt.search.space.frame import block_bindings
+from sha1opt.emit.assembly import guess_arch
 
 BLOCK_BYTES = 64
 
@@ -65,11 +70,6 @@ class Analysis:
         return self.proof.proved
 
 
-def guess_arch(text: str) -> Arch:
-    """x86_64 when the code names a 64-bit register (%rax, %rsi, %r8...), else i386."""
-    return "x86_64" if re.search(r"%r(?:[abcd]x|[sd]i|[sb]p|\d+)\b", text) else "i386"
-
-
 def code_under_test(listing: Listing) -> tuple[list, bool, list[Instr] | None, str]:
     """(items to simulate, is a loop, straight-line body to prove or None, why no body)."""
     try:
@@ -84,12 +84,6 @@ def code_under_test(listing: Listing) -> tuple[list, bool, list[Instr] | None, s
 
 def prove_body(body: Sequence[Instr] | None, arch: Arch, why_not: str = "") -> Proof:
     """Check ``body`` is one SHA-1 block under the frame contract; never claims more than the checker said."""
-    from sha1opt.semantics.composition import check_program
-    from sha1opt.semantics.ir import Builder
-    from sha1opt.semantics.prove import Prover
-    from sha1opt.semantics.sha1 import range_spec
-    from sha1opt.search.space.frame import block_bindings
-
     if body is None:
         return Proof(False, f"not proved ({why_not})")
     if not body:

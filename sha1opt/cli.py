@@ -206,7 +206,9 @@ def bench(source, arch, pairs, sizes, paths, as_json):
     """Measure SOURCE (a .S with sha1_block_data_order) against OpenSSL and gcc, as paired ratios."""
     from pathlib import Path
 
-    from sha1opt.emit.bench import OPENSSL_PATHS, bench as do_bench, guess_arch
+    from sha1opt.emit.assembly import guess_arch
+    from sha1opt.emit.bench import bench as do_bench
+    from sha1opt.emit.peers import OPENSSL_PATHS
 
     size_list = [int(x) for x in sizes.split(",") if x.strip()]
     if any(x <= 0 or x % 64 or x > 1 << 20 for x in size_list):

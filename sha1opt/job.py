@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from sha1opt.emit.bench import bench
+from sha1opt.emit.export import export
+from sha1opt.search.driver import STANDARD_RANGES, best_block, search_range
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import identities
 from sha1opt.semantics.composition import check_program
@@ -60,10 +63,6 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen3"
                    time.perf_counter() - t)
 
     outdir.mkdir(parents=True, exist_ok=True)
-    from sha1opt.search.driver import STANDARD_RANGES, best_block, search_range
-    from sha1opt.emit.bench import bench
-    from sha1opt.emit.export import export
-
     db = outdir / "results.sqlite"
     for first, last in STANDARD_RANGES:
         t = time.perf_counter()

@@ -8,10 +8,11 @@ import shutil
 import pytest
 
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.calibration import (REF_SYMBOL, PairedRatio, kendall_tau, loop_items, loop_text, mape, ranks,
-                                      rename_symbol, spearman)
+from sha1opt.emit.calibration import (REF_SYMBOL, CalibrationError, PairedRatio, kendall_tau, loop_items, loop_text,
+                                      mape, paired_ratio, ranks, rename_symbol, spearman)
 from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.errors import Sha1optError
 
 needs_native = pytest.mark.skipif(not host_is_x86_64() or shutil.which("gcc") is None,
                                   reason="needs an x86-64 host with gcc")
@@ -22,8 +23,15 @@ needs_native = pytest.mark.skipif(not host_is_x86_64() or shutil.which("gcc") is
 def test_mape_is_a_fraction_of_the_measured_value():
     assert mape([1.1, 0.9], [1.0, 1.0]) == pytest.approx(0.10)
     assert mape([2.0], [4.0]) == pytest.approx(0.5)          # relative to the measured value, not the prediction
-    with pytest.raises(ValueError):
+    with pytest.raises(CalibrationError):
         mape([1.0], [1.0, 2.0])
+
+
+def test_calibration_misuse_is_a_sha1opt_error():
+    """Misuse raises under the root class, so the CLI prints one line and exits 2 instead of a traceback."""
+    assert issubclass(CalibrationError, Sha1optError)
+    with pytest.raises(Sha1optError, match="same length"):
+        spearman([1.0, 2.0], [1.0])
 
 
 def test_ranks_average_ties():
@@ -60,7 +68,7 @@ def test_pooled_runs_keep_every_pair():
     b = PairedRatio((1.04,), 16384, 2.1, 2.0)
     both = a + b
     assert both.pairs == 4 and both.median == pytest.approx(1.01) and both.variant_tpb == 2.0
-    with pytest.raises(ValueError):
+    with pytest.raises(CalibrationError):
         a + PairedRatio((1.0,), 64, 1.0, 1.0)
 
 
@@ -87,8 +95,6 @@ def test_loop_text_is_the_block_loop_as_plain_att(arch):
 @needs_native
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
 def test_variant_against_itself_measures_one(arch):
-    from sha1opt.emit.calibration import paired_ratio
-
     text = function_text(textbook(arch))
     r = paired_ratio(text, text, arch, pairs=20, min_bytes=1 << 18)
     assert r.pairs == 20 and len(r.ratios) == 20

@@ -8,14 +8,20 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import sha1opt.emit.bench as bench_module
 from sha1opt.cli import main
-from sha1opt.emit.assembly import function_text
+from sha1opt.emit.assembly import function_text, guess_arch
 from sha1opt.emit.export import export
-from sha1opt.emit.harness import BlockHarness
-from sha1opt.emit.toolchain import assemble, host_is_x86_64, run, which
+from sha1opt.emit.harness import BlockHarness, HarnessError, Record
+from sha1opt.emit.peers import gcc_reference_loop, libcrypto
+from sha1opt.emit.toolchain import ToolchainError, cflags, csrc, host_is_x86_64, run, which
 from sha1opt.emit.validate import run_vectors, validate
-from sha1opt.emit.harness import csrc, cflags
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.driver import model_version
 from sha1opt.search.space.candidate import textbook
+from sha1opt.search.space.recipe import TEXTBOOK
+from sha1opt.search.store import Store
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 
 pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native validation needs an x86-64 host")
@@ -140,20 +146,50 @@ def test_export_cli(tmp_path):
     assert r.exit_code == 2 and "no such directory" in r.output
 
 
-def test_bench_json_has_promised_fields(tmp_path):
+BENCH_KEYS = ("ratio_median", "ratio_p10", "ratio_p90", "ratio_of_minima", "ours_ticks_per_byte",
+              "peer_ticks_per_byte", "ours_ns_per_byte", "bytes_per_call", "pairs")
+
+
+def _bench_json(tmp_path, *args):
     out = tmp_path / "s.S"
     assert export(textbook("x86_64"), out).ok
-    r = CliRunner().invoke(main, ["bench", str(out), "--pairs", "2", "--sizes", "64", "--openssl", "integer", "--json"])
+    r = CliRunner().invoke(main, ["bench", str(out), "--pairs", "2", "--sizes", "64", *args, "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    return json.loads(r.output)
+
+
+@pytest.mark.skipif(libcrypto() is None, reason="libcrypto not installed: there is no OpenSSL peer to measure")
+def test_bench_json_has_promised_fields_for_gcc_and_openssl(tmp_path):
+    data = _bench_json(tmp_path, "--openssl", "integer")
     assert data["arch"] == "x86_64" and data["tsc_hz"] > 1e8 and "not core cycles" in data["tsc_note"]
-    peers = {row["peer"] for row in data["results"]}
-    assert {"gcc -O2 C", "OpenSSL integer"} <= peers or peers == {"gcc -O2 C"}
+    assert [row["peer"] for row in data["results"]] == ["gcc -O2 C", "OpenSSL integer"]
     for row in data["results"]:
-        for key in ("ratio_median", "ratio_p10", "ratio_p90", "ratio_of_minima", "ours_ticks_per_byte",
-                    "peer_ticks_per_byte", "ours_ns_per_byte", "bytes_per_call", "pairs"):
+        for key in BENCH_KEYS:
             assert key in row
         assert row["ratio_p10"] <= row["ratio_median"] <= row["ratio_p90"]
+
+
+def test_bench_without_libcrypto_measures_gcc_and_says_openssl_was_skipped(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench_module, "libcrypto", lambda: None)
+    data = _bench_json(tmp_path, "--openssl", "integer")
+    assert [row["peer"] for row in data["results"]] == ["gcc -O2 C"]
+    assert data["notes"] == ["libcrypto not found: OpenSSL peers skipped"]
+
+
+def test_export_names_a_stored_result_that_rebuilds_to_different_code(tmp_path):
+    """Regression: a stored row whose candidate no longer rebuilds to its stored code was reported as
+    "default schedule (no stored result for this key)", hiding that a result exists and why it was not used."""
+    db = tmp_path / "results.sqlite"
+    store = Store(db)
+    store.put(uarch="p4", arch="i386", first=20, last=39, model_version=model_version(load_model("p4")),
+              cycles=1.0, recipe=TEXTBOOK.key(), offsets=(), code="not what the candidate rebuilds to",
+              evaluations=1, seconds=0.0, seed=0, proved=True)
+    store.close()
+    r = CliRunner().invoke(main, ["export", "-o", str(tmp_path / "p4.S"), "--uarch", "p4", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    assert ("rounds 20-39: stored result for rounds 20-39 on p4 rebuilds to different code: "
+            "using the default schedule for that range") in r.output
+    assert "rounds 0-19: default schedule\n" in r.output     # a range with no stored result says just that
 
 
 def test_bench_rejects_bad_sizes(tmp_path):
@@ -161,3 +197,28 @@ def test_bench_rejects_bad_sizes(tmp_path):
     f.write_text("\n")
     r = CliRunner().invoke(main, ["bench", str(f), "--sizes", "100"])
     assert r.exit_code == 2 and "multiples of 64" in r.output
+
+
+def test_guess_arch_reads_64_bit_register_names():
+    assert guess_arch(function_text(textbook("x86_64"))) == "x86_64"
+    assert guess_arch(function_text(textbook("i386"))) == "i386"
+    assert guess_arch("mov %r8, %rax\n") == "x86_64" and guess_arch("mov %eax, %ebx\n") == "i386"
+
+
+@pytest.mark.parametrize("arch, mtune", [("i386", "pentium4"), ("x86_64", "znver3")])
+def test_gcc_reference_loop_is_the_block_loop_and_says_how_it_was_built(arch, mtune):
+    items, description = gcc_reference_loop(arch, mtune)
+    assert description == f"gcc -O2 -mtune={mtune} {'-m32' if arch == 'i386' else '-m64'}"
+    assert items[-1].kind == "branch" and items[-1].mnemonic != "jmp"      # ends at the backward branch
+    assert sum(isinstance(it, Instr) for it in items) > 400               # 80 rounds of a few instructions each
+
+
+def test_gcc_reference_loop_failure_is_a_toolchain_error():
+    with pytest.raises(ToolchainError, match="no-such-cpu"):
+        gcc_reference_loop("x86_64", "no-such-cpu")
+
+
+def test_harness_record_of_partial_block_is_a_sha1opt_error():
+    with pytest.raises(HarnessError, match="whole 64-byte blocks"):
+        Record((0,) * 5, b"x" * 65).encode()
+    assert issubclass(HarnessError, Sha1optError)

@@ -9,12 +9,11 @@ Library code: returns rows, or writes a PNG (atomically) -- never prints.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from sha1opt.search.space.candidate import CHAINS, Realized
+from sha1opt.semantics.datafiles import atomic_output
 
 CHAIN_TITLES = {"W": "W formation", "kw": "K+W into e", "f": "f(b,c,d)", "a5": "a<<<5", "b": "b>>>2"}
 
@@ -38,7 +37,7 @@ def table(real: Realized, sim) -> list[Row]:
 
 def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
     """A Gantt chart of issue..complete per instruction, coloured by chain, written atomically."""
-    import matplotlib
+    import matplotlib  # lazily: matplotlib takes about a second to import, and only --png needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -57,12 +56,9 @@ def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours[c]) for c in CHAINS]
     ax.legend(handles, [CHAIN_TITLES[c] for c in CHAINS], loc="lower right")
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent or ".")
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=80)
-        os.replace(tmp, path)
+        with atomic_output(path, suffix=".png") as tmp:
+            fig.savefig(tmp, dpi=80)
     finally:
         plt.close(fig)
-        Path(tmp).unlink(missing_ok=True)
     return path

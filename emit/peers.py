@@ -1,0 +1,62 @@
+"""The peers sha1opt measures itself against: gcc's code for our plain C SHA-1, and OpenSSL.
+
+* ``reference_assembly(arch, flags)`` -- ``gcc -O2 <flags> -m32|-m64
+  -fno-asynchronous-unwind-tables -fno-pie -S`` of ``csrc/sha1_ref.c``
+  (function ``sha1_ref_block_data_order``), as AT&T text.
+* ``gcc_reference_loop(arch, mtune)`` -- the block loop of that listing
+  tuned for one CPU, as items for the cost model, with a description:
+  ``gcc_reference_loop("i386", "pentium4")`` gives the items from the loop
+  head label to the backward branch inclusive (loop control included, as
+  ``listing.items[loop.head:loop.branch + 1]``) and
+  ``"gcc -O2 -mtune=pentium4 -m32"``. The search takes this as an argument
+  (search never runs tools); this module is where the listing is made.
+* ``libcrypto()`` and ``OPENSSL_PATHS`` -- OpenSSL's libcrypto for the
+  benchmark, and the ``OPENSSL_ia32cap`` masks that force each of its
+  SHA-1 code paths (OpenSSL 3.0 on this AMD host).
+
+Errors: gcc failing, or a listing ``semantics.listing`` cannot read, raises
+``ToolchainError`` (a ``Sha1optError``) with gcc's or the parser's message.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+from typing import Sequence
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.listing import parse_listing
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.toolchain import ToolchainError, arch_flag, c_assembly, csrc
+
+REFERENCE_C = "sha1_ref.c"
+REFERENCE_SYMBOL = "sha1_ref_block_data_order"   # the function csrc/sha1_ref.c defines
+
+# OPENSSL_ia32cap masks (OpenSSL 3.0 on this AMD host): which path each forces.
+OPENSSL_PATHS: dict[str, str | None] = {
+    "integer": "~0x20000000000",                       # no SSSE3/AVX/SHA: the integer code
+    "ssse3": "~0x1000000000000000:~0x20000120",        # SSSE3, no AVX, no SHA extensions
+    "avx2": ":~0x20000000",                            # everything but SHA extensions
+    "default": None,                                   # SHA-NI on this machine
+}
+
+
+def reference_assembly(arch: Arch, flags: Sequence[str] = ()) -> str:
+    """gcc -O2 (plus ``flags``) assembly of ``csrc/sha1_ref.c`` for ``arch``, as text."""
+    return c_assembly(csrc(REFERENCE_C), arch, flags)
+
+
+def gcc_reference_loop(arch: Arch, mtune: str) -> tuple[list, str]:
+    """(items of the block loop of gcc -O2 -mtune=<mtune> of sha1_ref.c, "gcc -O2 -mtune=<mtune> -m32|-m64")."""
+    text = reference_assembly(arch, (f"-mtune={mtune}",))
+    description = f"gcc -O2 -mtune={mtune} {arch_flag(arch)}"
+    try:
+        listing = parse_listing(text, arch, "gcc-sha1_ref.s")
+        loop = listing.loop(strict=False)
+    except Sha1optError as e:
+        raise ToolchainError(f"{description}: its code could not be read: {e}") from None
+    return list(listing.items[loop.head:loop.branch + 1]), description
+
+
+def libcrypto() -> str | None:
+    """The path ctypes finds for OpenSSL's libcrypto, or None when it is not installed."""
+    return ctypes.util.find_library("crypto")
