@@ -139,11 +139,15 @@ def test_store_keeps_only_better_proved_results(tmp_path):
 
 
 def test_gcc_rounds_are_found_by_their_constants():
-    from sha1opt.search.driver import gcc_baseline
+    """A peer's loop is cut at each round's K, so its rounds 40-59 are costed inside its own block."""
+    from sha1opt.emit.peers import gcc_reference_loop
     from sha1opt.search.cost.model import load_model
+    from sha1opt.search.objective import Reference, reference_cycles
 
-    cyc, note = gcc_baseline("p4", "i386", load_model("p4"), 40, 59)
-    assert cyc is not None and "cut at each K" in note
+    items, name = gcc_reference_loop("i386", "pentium4")
+    assert round_segments(items) is not None
+    cyc, note = reference_cycles(Reference(name, tuple(items)), load_model("p4"), 40, 59)
+    assert cyc is not None and cyc > 0 and "cut at each K" in note
 
 
 def test_search_range_end_to_end(tmp_path):
