@@ -84,10 +84,7 @@ def code_under_test(listing: Listing) -> tuple[list, bool, list[Instr] | None, s
 
 def prove_body(body: Sequence[Instr] | None, arch: Arch, why_not: str = "") -> Proof:
     """Check ``body`` is one SHA-1 block under the frame contract; never claims more than the checker said."""
-    from sha1opt.semantics.composition import check_program
-    from sha1opt.semantics.ir import Builder
-    from sha1opt.semantics.prove import Prover
-    from sha1opt.semantics.sha1 import range_spec
+    from sha1opt.semantics.block import prove_block
     from sha1opt.search.space.frame import block_bindings
 
     if body is None:
@@ -96,7 +93,7 @@ def prove_body(body: Sequence[Instr] | None, arch: Arch, why_not: str = "") -> P
         return Proof(False, "not proved (no instructions to check)")
     inputs, outputs, pointers = block_bindings(arch)
     try:
-        res = check_program(list(body), range_spec(Builder()), inputs, outputs, Prover(), pointers=pointers)
+        res = prove_block(body, inputs, outputs, pointers)
     except Sha1optError as e:
         return Proof(False, f"not proved (does not follow the {arch} frame contract: {e})")
     if res.ok:

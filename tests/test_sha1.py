@@ -1,5 +1,6 @@
 """The SHA-1 spec against hashlib, and compositional proofs of whole blocks of x86 code."""
 
+import dataclasses
 import os
 import random
 
@@ -7,9 +8,9 @@ import pytest
 
 from sha1opt.emit.vectors import all_vectors
 from sha1opt.search.space.candidate import textbook
-from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.block import describe_failure, failing_round, prove_block
 from sha1opt.semantics.ir import Builder
-from sha1opt.semantics.prove import Counterexample, Proved, Prover
+from sha1opt.semantics.prove import Counterexample, Proved, Unknown
 from sha1opt.semantics.sha1 import check_against_hashlib, digest_numpy, range_spec
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 
@@ -31,8 +32,7 @@ def test_spec_matches_the_shipped_vectors():
 
 
 def _check(sched, body=None):
-    return check_program(list(body or sched.body), range_spec(Builder()), sched.inputs, sched.outputs,
-                         Prover(), pointers=sched.pointers)
+    return prove_block(list(body or sched.body), sched.inputs, sched.outputs, sched.pointers)
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
@@ -51,6 +51,48 @@ def test_wrong_rotate_is_refuted_at_its_round():
     res = _check(sched, body)
     assert isinstance(res.outcome, Counterexample)
     assert res.missing.startswith("A31 ")      # round 30 never produces its new a
+    assert failing_round(res) == 30
+
+
+def _wrong_rotate_result():
+    sched = textbook("x86_64")
+    body = list(sched.body)
+    i = next(k for k in range(sched.round_starts[30], sched.round_starts[31])
+             if body[k].mnemonic == "rol" and body[k].operands[0] == Imm(5))
+    body[i] = Instr("rol", (Imm(6), body[i].operands[1]))
+    return _check(sched, body)
+
+
+def test_describe_failure_names_the_round_location_and_counterexample():
+    text = describe_failure(_wrong_rotate_result())
+    first, refuted, cex, _ = text.split("; ", 3)
+    assert first == "first wrong value: A31 (new a of round 30) is never computed"
+    assert refuted.startswith("refuted: ")
+    assert cex.startswith("counterexample: ") and "more inputs" in cex
+    assert "code gives 0x" in text and "SHA-1 gives 0x" in text
+
+
+def test_describe_failure_calls_a_hint_with_the_failing_round():
+    res = _wrong_rotate_result()
+    seen = []
+    text = describe_failure(res, hint=lambda t: seen.append(t) or f"look at round {t}")
+    assert seen == [30]
+    assert text == describe_failure(res) + "; look at round 30"
+
+
+def test_describe_failure_appends_a_string_hint_and_skips_a_callable_without_a_round():
+    res = _wrong_rotate_result()
+    assert describe_failure(res, hint="see the listing") == describe_failure(res) + "; see the listing"
+    nothing_missing = dataclasses.replace(res, missing=None)
+    assert describe_failure(nothing_missing, hint=lambda t: pytest.fail("called without a round")) \
+        == describe_failure(nothing_missing)
+
+
+def test_describe_failure_reports_an_unknown_as_not_a_proof():
+    res = _wrong_rotate_result()
+    unknown = Unknown("timeout")
+    res = dataclasses.replace(res, outcome=unknown, failure=dataclasses.replace(res.failure, outcome=unknown))
+    assert "solver: timeout (not a proof)" in describe_failure(res)
 
 
 def test_wrong_register_is_refuted():
