@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from sha1opt.search.space.candidate import textbook
-from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.prove import Proved, Prover, prove_exprs
 from sha1opt.semantics.sha1 import range_spec
@@ -55,8 +55,8 @@ def main() -> int:
     ok = proc.returncode == 0 and isinstance(out, Proved)
     for arch in ("x86_64", "i386"):
         sched = textbook(arch)
-        med, best, res = timed(lambda: check_program(sched.body, range_spec(Builder()), sched.inputs, sched.outputs,
-                                                     Prover(), pointers=sched.pointers), args.repeats)
+        med, best, res = timed(lambda: prove_block(sched.body, sched.inputs, sched.outputs, sched.pointers),
+                               args.repeats)
         print(f"80-round textbook block, {arch:6s} (compositional) {med:7.3f} / {best:7.3f}   "
               f"{type(res.outcome).__name__}, {len(sched.body)} instructions, {res.cuts} cuts, {res.solver_calls} solver calls")
         ok = ok and res.ok

@@ -31,13 +31,12 @@ from pathlib import Path
 
 import numpy as np
 
-from sha1opt.search.space.frame import Schedule
-from sha1opt.semantics.composition import CompositionResult, check_program
+from sha1opt.search.space.frame import Schedule, state_regs
+from sha1opt.semantics.block import describe_failure, prove_block
+from sha1opt.semantics.composition import CompositionResult
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.ir import Builder
-from sha1opt.semantics.prove import Counterexample, Prover
-from sha1opt.semantics.sha1 import IV, compress, pad, range_spec
+from sha1opt.semantics.sha1 import IV, compress, pad
 from sha1opt.emit.assembly import SYMBOL, loop_control_ok
 from sha1opt.emit.disasm import disassemble
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
@@ -70,38 +69,6 @@ class Validation:
     @property
     def seconds(self) -> float:
         return sum(c.seconds for c in self.checks)
-
-
-def describe_proof_failure(res: CompositionResult) -> str:
-    """Round, register and counterexample of a failed compositional proof, one line each."""
-    f = res.failure
-    parts = []
-    if res.missing:
-        parts.append(f"first wrong value: {res.missing} is never computed")
-    if f is not None:
-        parts.append(f"refuted: {f.describe()}")
-        out = f.outcome
-        if isinstance(out, Counterexample):
-            shown = ", ".join(f"{k}={v:#010x}" for k, v in list(sorted(out.inputs.items()))[:8])
-            more = len(out.inputs) - 8
-            parts.append(f"counterexample: {shown}{f', ... ({more} more inputs)' if more > 0 else ''}; "
-                         f"code gives {out.lhs:#010x}, SHA-1 gives {out.rhs:#010x}")
-        else:
-            parts.append(f"solver: {out.reason} (not a proof)")
-    return "; ".join(parts) or "proof failed"
-
-
-def _register_hint(res: CompositionResult) -> str:
-    """Where the failing round's new a belongs under sha1opt's rotating register names."""
-    import re
-
-    from sha1opt.search.space.frame import state_regs
-
-    m = re.match(r"A(\d+) ", res.missing or "")
-    if not m:
-        return ""
-    t = int(m.group(1)) - 1
-    return f"; round {t} should leave its new a in %{state_regs(t)[4].name} (e's register in that round)"
 
 
 def _digest(state) -> bytes:
@@ -210,11 +177,11 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
         return v
 
     def do_prove():
-        res = check_program(lifted["body"], range_spec(Builder()), schedule.inputs, schedule.outputs,
-                            Prover(), pointers=schedule.pointers)
+        res = prove_block(lifted["body"], schedule.inputs, schedule.outputs, schedule.pointers)
         v.proof = res
         if not res.ok:
-            return False, describe_proof_failure(res) + _register_hint(res)
+            return False, describe_failure(res, hint=lambda t: f"round {t} should leave its new a in "
+                                           f"%{state_regs(t)[4].name} (e's register in that round)")
         return True, (f"machine code = SHA-1 compression (80 rounds, W schedule, feed-forward): "
                       f"{res.cuts} cuts, {res.solver_calls} solver calls")
 

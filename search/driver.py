@@ -29,11 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.ir import Builder
-from sha1opt.semantics.prove import Prover
-from sha1opt.semantics.sha1 import range_spec
 from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.blocks import STANDARD_RANGES, stored_elsewhere
 from sha1opt.search.cost.model import load_model
@@ -100,10 +97,10 @@ def prove_in_block(code: list[Instr], first: int, last: int, arch: Arch) -> tupl
     if last < 79:
         parts.append(realize(Candidate(last + 1, 79, arch, TEXTBOOK)).code)
     sched = block_schedule(parts, arch, "search-check")
-    res = check_program(sched.body, range_spec(Builder()), sched.inputs, sched.outputs, Prover(), pointers=sched.pointers)
+    res = prove_block(sched.body, sched.inputs, sched.outputs, sched.pointers)
     if res.ok:
         return True, f"proved: whole block with rounds {first}-{last} from the search ({res.cuts} cuts, {res.solver_calls} Z3 calls)"
-    return False, f"NOT proved: {describe_proof_failure(res)}"
+    return False, f"NOT proved: {describe_failure(res)}"
 
 
 @dataclass

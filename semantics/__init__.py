@@ -1,2 +1,31 @@
-"""Semantics of SHA-1 round code: the term IR, x86 instructions, the SHA-1
-specification and the prover. Never prints, exits or imports click."""
+"""Semantics of SHA-1 round code: what x86 code computes, and proofs that it is SHA-1.
+
+What lives here (one concept per module):
+
+- ``ir``          the term IR: 32-bit terms as an interned DAG in a ``Builder``.
+- ``x86``         registers, operands, instructions and THE table (``SEMANTICS``):
+                  each mnemonic's form, value function, ISA level and flag writes;
+                  ``effects``, ``arguments``, ``required_isa``, ``rename`` derive
+                  everything else from it.
+- ``att``         parser of straight-line AT&T code into ``x86.Instr``.
+- ``listing``     whole functions (control, stack, labels) and their block loop.
+- ``expr``        parser of the user expression grammar (``(b & c) | (~b & d)``).
+- ``domain``      the value domains: Z3 bit-vectors, numpy lanes, terms.
+- ``machine``     one interpreter of ``x86.Instr`` over any domain.
+- ``sha1``        the SHA-1 specification, once, over any domain; ``range_spec``.
+- ``prove``       the prover (tests first, then Z3) and its outcome values.
+- ``identities``  the rewrite corpus (``corpus/identities``) and its checks.
+- ``composition`` the compositional checker: cut at round values, prove each.
+- ``block``       ``prove_block`` (the whole-block proof every caller uses) and
+                  ``describe_failure``.
+- ``datafiles``   locating and reading the corpus data files; atomic writes.
+- ``errors``      ``Sha1optError`` and its subclasses, the only exceptions raised.
+
+What it may import: the standard library, numpy and z3 -- nothing of the
+project outside ``sha1opt.semantics`` (search, emit and the CLI import it,
+never the reverse); ``corpus/`` is read as data through ``datafiles``.
+Library code here never prints, exits or imports click.
+
+Example: ``prove_block(sched.body, sched.inputs, sched.outputs, sched.pointers).ok``
+is True for the textbook block of ``search.space.candidate.textbook("x86_64")``.
+"""

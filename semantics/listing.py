@@ -26,7 +26,7 @@ from pathlib import Path
 
 from sha1opt.semantics.att import _LABEL, _split_operands, _strip_block_comments, parse_statement, read_source
 from sha1opt.semantics.errors import ParseError, UnsupportedError
-from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import _R64, I386_REGS, X64_EXTRA, Arch, Imm, Instr, Mem, Reg
 
 _CONDITIONS = ("o no b c nae ae nb nc e z ne nz be na a nbe s ns p pe np po l nge ge nl le ng g nle").split()
 BRANCHES = {"j" + c for c in _CONDITIONS}
@@ -140,8 +140,6 @@ class Listing:
 
 
 def _canon(name: str) -> str:
-    from sha1opt.semantics.x86 import _R64, I386_REGS, X64_EXTRA
-
     n = name.lower()
     if n in _R64:
         return _R64[n]

@@ -3,8 +3,8 @@
 One interpreter, three uses: over ``Z3Domain`` it is the symbolic semantics,
 over ``NumpyDomain`` it runs thousands of concrete states at once, over
 ``TermDomain`` it yields the IR formula of each register. Every instruction's
-meaning comes from ``x86.SEMANTICS``; this module only moves operand values
-in and out.
+meaning comes from ``x86.SEMANTICS`` and which operands feed it from
+``x86.arguments``; this module only moves operand values in and out.
 
 Memory model (stated once): memory is 32-bit words in *regions* -- the stack,
 the input block, the state array -- addressed as ``(region, byte offset)``.
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from sha1opt.semantics.errors import UnsupportedError
-from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg
+from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg, arguments
 
 Location = tuple  # ("reg", name) | ("mem", region, offset)
 
@@ -170,21 +170,8 @@ class Machine:
             loc = self.location(ops[-1], ins)
             self.write(loc, ptr, ins)
             return loc, ptr
-        f = sem.form
-        if f == "binary":
-            loc = self.location(ops[1], ins)
-            value = sem.fn(d, self.read(ops[1], ins), self.read(ops[0], ins))
-        elif f == "shift":
-            loc = self.location(ops[-1], ins)
-            count = self.read(ops[0], ins) if len(ops) == 2 else d.const(1)
-            value = sem.fn(d, self.read(ops[-1], ins), count)
-        elif f == "unary":
-            loc = self.location(ops[0], ins)
-            value = sem.fn(d, self.read(ops[0], ins))
-        elif f == "move":
-            loc = self.location(ops[1], ins)
-            value = sem.fn(d, self.read(ops[0], ins))
-        elif f == "lea":
+        loc = self.location(ops[-1], ins)
+        if sem.form == "lea":
             m: Mem = ops[0]
             base = self.read(m.base, ins) if m.base is not None else None
             index = None
@@ -192,16 +179,9 @@ class Machine:
                 index = self.read(m.index, ins)
                 if m.scale != 1:
                     index = d.apply("shl", index, d.const(m.scale.bit_length() - 1))
-            loc = ("reg", ops[1].name)
             value = sem.fn(d, base, index, d.const(m.disp & 0xFFFFFFFF))
-        elif f == "andn":
-            loc = ("reg", ops[2].name)
-            value = sem.fn(d, self.read(ops[1], ins), self.read(ops[0], ins))
-        elif f == "rorx":
-            loc = ("reg", ops[2].name)
-            value = sem.fn(d, self.read(ops[1], ins), self.read(ops[0], ins))
-        else:  # pragma: no cover - the table has no other forms
-            raise UnsupportedError(f"{_where(ins)}form {f}")
+        else:
+            value = sem.fn(d, *(self.read(o, ins) for o in arguments(ins)))
         self.write(loc, value, ins)
         return loc, value
 

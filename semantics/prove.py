@@ -29,8 +29,11 @@ import numpy as np
 import z3
 
 from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
-from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.errors import ParseError, Sha1optError
+from sha1opt.semantics.expr import parse
 from sha1opt.semantics.ir import MASK32, Builder, Term, evaluate, variables
+from sha1opt.semantics.machine import Machine
+from sha1opt.semantics.x86 import DATA_REGS
 
 # Values that break wrong identities fast: all-zero/all-one, lone bits at the
 # ends, alternating bits, half words (carry chains of "+ for |" rewrites).
@@ -170,10 +173,6 @@ class Prover:
 
 def prove_exprs(lhs: str, rhs: str, timeout: float = 10.0, prover: Prover | None = None) -> Outcome:
     """Parse two user expressions and prove them equal."""
-    from sha1opt.semantics.expr import parse
-
-    from sha1opt.semantics.errors import ParseError
-
     b = Builder()
     try:
         left = parse(lhs, b)
@@ -193,9 +192,6 @@ def program_term(program, out_reg: str, mapping: dict[str, str], builder: Builde
     variables ``%eax``-style and memory words as ``region[offset]``, so a
     counterexample shows any input the result wrongly depends on.
     """
-    from sha1opt.semantics.machine import Machine
-    from sha1opt.semantics.x86 import DATA_REGS
-
     known = set(DATA_REGS["x86_64"]) | {"esp"}
     by_reg: dict[str, str] = {}
     for var, reg in mapping.items():
@@ -222,10 +218,6 @@ def program_term(program, out_reg: str, mapping: dict[str, str], builder: Builde
 def prove_program(program, out_reg: str, expr: str, mapping: dict[str, str],
                   timeout: float = 10.0, prover: Prover | None = None) -> Outcome:
     """Prove that running ``program`` leaves ``expr`` (over ``mapping``'s variables) in ``out_reg``."""
-    from sha1opt.semantics.expr import parse
-
-    from sha1opt.semantics.errors import ParseError
-
     b = Builder()
     try:
         target = parse(expr, b)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.domain import NumpyDomain, TermDomain
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.ir import Builder, Term
 
@@ -214,6 +214,4 @@ def range_spec(builder: Builder, first: int = 0, last: int = 79, feed_forward: b
 
 
 def _TD(builder: Builder):
-    from sha1opt.semantics.domain import TermDomain
-
     return TermDomain(builder)

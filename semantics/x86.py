@@ -316,6 +316,32 @@ def effects(ins: Instr) -> Effects:
                    mem if reads_mem else None, mem if writes_mem else None, sem.writes_flags)
 
 
+# Which operands feed the value function, in its argument order, per form
+# (the table at the top of the section); lea is fed its address parts
+# instead. Index -1 is the destination; None is the implicit count 1.
+_ARGUMENTS: dict[str, tuple[int | None, ...]] = {
+    "binary": (-1, 0), "shift": (-1, 0), "unary": (-1,), "move": (0,), "andn": (1, 0), "rorx": (1, 0),
+}
+
+
+def arguments(ins: Instr) -> tuple[Operand, ...]:
+    """The operands ``SEMANTICS[ins.mnemonic].fn`` takes after the domain, in its argument order.
+
+    Example: ``sub %ebx, %eax`` -> ``(%eax, %ebx)`` (``eax - ebx``); ``shl %eax``
+    -> ``(%eax, $1)``; ``andn %ecx, %ebx, %eax`` -> ``(%ebx, %ecx)``
+    (``~ebx & ecx``). ``lea`` is fed ``(base, index * scale, disp)`` from its
+    address, not operands, and is refused here. The destination is always
+    the last operand.
+    """
+    sem = SEMANTICS.get(ins.mnemonic)
+    if sem is None or sem.form == "lea":
+        raise UnsupportedError(f"{ins.mnemonic!r} has no operand arguments")
+    ops = ins.operands
+    if sem.form == "shift" and len(ops) == 1:
+        return (ops[0], Imm(1))
+    return tuple(ops[k] for k in _ARGUMENTS[sem.form])
+
+
 def required_isa(ins: Instr) -> ISA:
     """The lowest ISA level that has ``ins`` (``"base"``, ``"bmi1"``, ``"bmi2"``)."""
     sem = SEMANTICS.get(ins.mnemonic)

@@ -10,8 +10,8 @@ simulation itself), in the order asked.
 
 "Proved" is decided once per file, never per model: the loop body (or the
 whole straight-line listing) is checked against SHA-1's compression
-function with ``semantics.composition.check_program`` under the frame
-contract of ``search.schedule.block_bindings(arch)`` (x86-64: %rdi state,
+function with ``semantics.block.prove_block`` under the frame
+contract of ``search.space.frame.block_bindings(arch)`` (x86-64: %rdi state,
 %rsi data, %rsp frame; i386: frame at %esp with the state and data pointers
 at 64 and 68). Invariant: ``proved`` is True only when that check returned
 ``ok``; every other outcome -- a counterexample, an unknown, code that does
@@ -31,12 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.errors import Sha1optError, UnsupportedError
-from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.listing import Listing, parse_listing_file
-from sha1opt.semantics.prove import Prover
-from sha1opt.semantics.sha1 import range_spec
 from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.search.cost.model import UarchError, load_model
@@ -90,7 +87,7 @@ def prove_body(body: Sequence[Instr] | None, arch: Arch, why_not: str = "") -> P
         return Proof(False, "not proved (no instructions to check)")
     inputs, outputs, pointers = block_bindings(arch)
     try:
-        res = check_program(list(body), range_spec(Builder()), inputs, outputs, Prover(), pointers=pointers)
+        res = prove_block(body, inputs, outputs, pointers)
     except Sha1optError as e:
         return Proof(False, f"not proved (does not follow the {arch} frame contract: {e})")
     if res.ok:

@@ -22,10 +22,8 @@ from sha1opt.emit.export import export
 from sha1opt.search.driver import STANDARD_RANGES, best_block, search_range
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import identities
-from sha1opt.semantics.composition import check_program
-from sha1opt.semantics.ir import Builder
-from sha1opt.semantics.prove import Proved, Prover, prove_exprs
-from sha1opt.semantics.sha1 import range_spec
+from sha1opt.semantics.block import prove_block
+from sha1opt.semantics.prove import Proved, prove_exprs
 
 
 @dataclass(frozen=True)
@@ -53,8 +51,7 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen3"
     for arch in ("x86_64", "i386"):
         t = time.perf_counter()
         sched = textbook(arch)
-        res = check_program(sched.body, range_spec(Builder()), sched.inputs, sched.outputs,
-                            Prover(), pointers=sched.pointers)
+        res = prove_block(sched.body, sched.inputs, sched.outputs, sched.pointers)
         detail = (f"{len(sched.body)} instructions, {res.cuts} cuts, {res.solver_calls} solver calls: "
                   f"{type(res.outcome).__name__.lower()}")
         if res.failure:

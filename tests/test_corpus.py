@@ -1,9 +1,12 @@
 """Every corpus identity holds as stated, and the loader refuses bad rows by name."""
 
+import numpy as np
 import pytest
 
 from sha1opt.semantics import identities
+from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import CorpusError
+from sha1opt.semantics.ir import evaluate, variables
 from sha1opt.semantics.prove import Counterexample, Proved
 
 CORPUS = identities.load()
@@ -22,7 +25,11 @@ def test_identity(ident, prover):
         assert isinstance(out, Proved), out
     else:
         assert isinstance(out, Counterexample), out
-        assert out.lhs != out.rhs
+        # The counterexample is real: both sides, evaluated at its inputs, give its two differing values.
+        assert set(variables([lhs, rhs])) <= set(out.inputs)
+        env = {k: np.array([v], dtype=np.uint32) for k, v in out.inputs.items()}
+        got = [int(v[0]) for v in evaluate([lhs, rhs], NumpyDomain(1), env)]
+        assert got == [out.lhs, out.rhs] and out.lhs != out.rhs
 
 
 def _write(tmp_path, body):

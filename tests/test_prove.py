@@ -8,7 +8,7 @@ from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.expr import parse
 from sha1opt.semantics.ir import Builder, evaluate
-from sha1opt.semantics.prove import Counterexample, Proved, Prover, Unknown, prove_exprs, prove_program
+from sha1opt.semantics.prove import Counterexample, Proved, Prover, Unknown, program_term, prove_exprs, prove_program
 
 
 def _holds(cex: Counterexample, lhs: str, rhs: str) -> bool:
@@ -95,8 +95,6 @@ def test_program_depending_on_unmapped_register_is_caught():
 
 
 def test_program_memory_operands_read_named_words():
-    from sha1opt.semantics.prove import program_term
-
     prog = parse_text("mov 4(%esp), %eax\nxor 8(%esp), %eax\nrol $1, %eax", "i386")
     b = Builder()
     got = program_term(prog, "eax", {}, b)

@@ -14,11 +14,8 @@ from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import JUSTIFIED_BY, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
 from sha1opt.search.store import Store
 from sha1opt.semantics import identities
-from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.ir import Builder
-from sha1opt.semantics.prove import Prover
-from sha1opt.semantics.sha1 import range_spec
 
 
 def test_every_choice_rests_on_a_corpus_identity():
@@ -62,8 +59,7 @@ def test_random_recipes_and_orders_prove(arch, seed):
     real = realize(cand)
     assert real is not None
     sched = block_schedule([real.code], arch, "random")
-    res = check_program(sched.body, range_spec(Builder()), sched.inputs, sched.outputs, Prover(),
-                        pointers=sched.pointers)
+    res = prove_block(sched.body, sched.inputs, sched.outputs, sched.pointers)
     assert res.ok, (recipe.key(), res.failure)
 
 

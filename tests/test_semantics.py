@@ -10,17 +10,20 @@ called through ctypes); 8 of those states also run through Z3 symbolically
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 import z3
 
 from sha1opt.emit.native import BUFFER_WORDS, TEST_REGS, SnippetRunner
-from sha1opt.emit.toolchain import ToolchainError, cpu_flags, host_is_x86_64
+from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
 from sha1opt.semantics.ir import evaluate
 from sha1opt.semantics.machine import Machine
-from sha1opt.semantics.x86 import SEMANTICS
+from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, Imm, Reg, arguments
 
 LANES = 64
 Z3_LANES = 8
@@ -73,13 +76,17 @@ def _run_numpy(program, regs, buf):
     return out_regs, out_buf
 
 
+def _skip_unless_the_host_runs(mnemonic: str) -> None:
+    """Only the BMI rows are skipped on a host without BMI; the base rows still run."""
+    isa = SEMANTICS[mnemonic].isa
+    if isa != "base" and isa not in cpu_flags():      # /proc/cpuinfo spells them bmi1, bmi2
+        pytest.skip(f"host lacks {isa.upper()} ({mnemonic})")
+
+
 @pytest.fixture(scope="module")
 def native():
     if not host_is_x86_64():
         pytest.skip("host is not x86-64: cannot run snippets natively")
-    flags = cpu_flags()
-    if not {"bmi1", "bmi2"} <= flags:
-        pytest.skip("host lacks BMI1/BMI2 (andn/rorx)")
     try:
         runner = SnippetRunner([s for _, s in ALL])
     except ToolchainError as e:
@@ -91,6 +98,7 @@ def native():
 @pytest.mark.parametrize("k", range(len(ALL)), ids=[s for _, s in ALL])
 def test_numpy_agrees_with_cpu(native, k):
     mnemonic, snippet = ALL[k]
+    _skip_unless_the_host_runs(mnemonic)
     program = parse_text(snippet, "x86_64")
     assert program[0].mnemonic == mnemonic
     regs, buf = _inputs(k)
@@ -128,3 +136,115 @@ def test_z3_and_terms_agree_with_numpy(k):
         for w in range(BUFFER_WORDS):
             zval = z3.simplify(z3.substitute(mz.get(("mem", "buf", 4 * w)), *subst)).as_long()
             assert zval == int(want_buf[w, lane]), f"{snippet}: word {w} lane {lane}"
+
+
+# --- the table's flag and ISA columns ---------------------------------------
+#
+# Intel SDM vol. 2 (order no. 325383), "Flags Affected" of each instruction,
+# the fact ``writes_flags`` states; the native test below checks it on the CPU.
+SDM_FLAGS: dict[str, tuple[bool, str]] = {
+    "mov":   (False, "MOV: None of the flags are affected"),
+    "add":   (True,  "ADD: OF, SF, ZF, AF, CF, PF set according to the result"),
+    "sub":   (True,  "SUB: OF, SF, ZF, AF, PF, CF set according to the result"),
+    "and":   (True,  "AND: OF and CF cleared; SF, ZF, PF set according to the result"),
+    "or":    (True,  "OR: OF and CF cleared; SF, ZF, PF set according to the result"),
+    "xor":   (True,  "XOR: OF and CF cleared; SF, ZF, PF set according to the result"),
+    "not":   (False, "NOT: None"),
+    "bswap": (False, "BSWAP: None"),
+    "rol":   (True,  "RCL/RCR/ROL/ROR: CF affected (OF for 1-bit rotates); none for count 0"),
+    "ror":   (True,  "RCL/RCR/ROL/ROR: CF affected (OF for 1-bit rotates); none for count 0"),
+    "shl":   (True,  "SAL/SAR/SHL/SHR: CF, OF, SF, ZF, PF affected; none for count 0"),
+    "shr":   (True,  "SAL/SAR/SHL/SHR: CF, OF, SF, ZF, PF affected; none for count 0"),
+    "lea":   (False, "LEA: None"),
+    "andn":  (True,  "ANDN: SF and ZF updated, OF and CF cleared"),
+    "rorx":  (False, "RORX: None"),
+}
+STATUS_FLAGS = 0x8D5       # OF SF ZF AF PF CF in EFLAGS
+FLAG_PRESETS = (0x002, 0x002 | STATUS_FLAGS)   # bit 1 always reads 1
+FLAG_LANES = 16
+FLAG_CASES = [(m, s, p) for m, s in ALL for p in FLAG_PRESETS]
+
+
+def test_writes_flags_matches_the_sdm():
+    assert {m: SEMANTICS[m].writes_flags for m in SEMANTICS} == {m: w for m, (w, _) in SDM_FLAGS.items()}
+
+
+@pytest.fixture(scope="module")
+def flag_runner():
+    """Each snippet between ``popfq`` of a preset and ``pushfq``; EFLAGS land in buffer words 0-1."""
+    if not host_is_x86_64():
+        pytest.skip("host is not x86-64: cannot run snippets natively")
+    try:
+        runner = SnippetRunner([f"pushq ${p:#x}\npopfq\n{s}\npushfq\npopq (%rsi)" for _, s, p in FLAG_CASES])
+    except ToolchainError as e:
+        pytest.skip(f"toolchain unavailable: {e}")
+    yield runner
+    runner.close()
+
+
+def _flags_after(runner, k: int) -> list[int]:
+    """EFLAGS' status bits after FLAG_CASES[k] on FLAG_LANES random states."""
+    regs, buf = _inputs(2000 + k)
+    out = []
+    for lane in range(FLAG_LANES):
+        _, got_buf = runner.run(k, {r: int(v[lane]) for r, v in regs.items()}, [int(w) for w in buf[:, lane]])
+        out.append(got_buf[0] & STATUS_FLAGS)
+    return out
+
+
+@pytest.mark.parametrize("mnemonic", sorted(SEMANTICS))
+def test_writes_flags_matches_the_cpu(flag_runner, mnemonic):
+    """A row without flag writes leaves every status flag as preset, in every form and state;
+    a row with them changes some flag for some form, state and preset."""
+    _skip_unless_the_host_runs(mnemonic)
+    changed = []
+    for k, (m, snippet, preset) in enumerate(FLAG_CASES):
+        if m != mnemonic:
+            continue
+        for got in _flags_after(flag_runner, k):
+            if got != preset & STATUS_FLAGS:
+                changed.append(snippet)
+    assert bool(changed) == SEMANTICS[mnemonic].writes_flags, (mnemonic, sorted(set(changed)))
+
+
+# GNU as ``.arch`` extensions that each ISA level adds (gas names BMI1 ``.bmi``).
+_GAS_EXTENSIONS = {"base": (), "bmi1": (".bmi",), "bmi2": (".bmi", ".bmi2")}
+# The CPUID feature each instruction needs (Intel SDM vol. 2, "CPUID Feature Flag" column):
+# ANDN: BMI1 (CPUID.(EAX=07H,ECX=0):EBX[bit 3]); RORX: BMI2 (EBX[bit 8]); the rest are base i486+.
+CPUID_FEATURE = {"andn": "bmi1", "rorx": "bmi2"}
+
+
+def _assembles_at(level: str, snippet: str, tmp_path) -> bool:
+    source = "\n".join([".arch generic64", *(f".arch {x}" for x in _GAS_EXTENSIONS[level]), snippet, ""])
+    try:
+        assemble(source, "x86_64", tmp_path, "isa")
+    except ToolchainError:
+        return False
+    return True
+
+
+def test_isa_matches_the_cpuid_feature():
+    assert {m: SEMANTICS[m].isa for m in SEMANTICS} == {m: CPUID_FEATURE.get(m, "base") for m in SEMANTICS}
+
+
+@pytest.mark.parametrize("k", range(len(ALL)), ids=[s for _, s in ALL])
+def test_isa_is_the_lowest_level_the_assembler_accepts(k, tmp_path):
+    """gas (whose ISA tables follow the SDM) accepts the snippet at the row's ``isa`` level,
+    and refuses it one level lower."""
+    if shutil.which("as") is None:
+        pytest.skip("GNU as not on PATH")
+    mnemonic, snippet = ALL[k]
+    level = SEMANTICS[mnemonic].isa
+    assert _assembles_at(level, snippet, tmp_path), f"{snippet} refused at {level}"
+    i = ISA_LEVELS.index(level)
+    if i > 0:
+        assert not _assembles_at(ISA_LEVELS[i - 1], snippet, tmp_path), f"{snippet} accepted below {level}"
+
+
+def test_arguments_feed_the_value_function_in_its_order():
+    sub, shl1, andn = parse_text("sub %ebx, %eax\nshl %eax\nandn %ecx, %ebx, %eax", "x86_64")
+    assert arguments(sub) == (Reg("eax"), Reg("ebx"))          # eax - ebx
+    assert arguments(shl1) == (Reg("eax"), Imm(1))             # the implicit count
+    assert arguments(andn) == (Reg("ebx"), Reg("ecx"))         # ~ebx & ecx
+    with pytest.raises(UnsupportedError):
+        arguments(parse_text("lea 4(%rax), %ebx", "x86_64")[0])

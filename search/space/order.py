@@ -21,7 +21,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from sha1opt.semantics.x86 import SEMANTICS, Instr, Mem, Reg
+from sha1opt.semantics import x86
+from sha1opt.semantics.x86 import Instr, Mem, Reg
 from sha1opt.search.space.recipe import Op
 
 
@@ -34,31 +35,19 @@ def _mem_key(m: Mem) -> tuple:
 
 
 def effects(ins: Instr) -> tuple[set, set]:
-    """(locations read, locations written): register names and memory keys."""
-    form = SEMANTICS[ins.mnemonic].form
-    reads: set = set()
-    writes: set = set()
-    ops = ins.operands
-    for k, o in enumerate(ops):
-        dest = k == len(ops) - 1
-        if isinstance(o, Reg):
-            if not dest or form in ("binary", "shift", "unary"):
-                reads.add(o.name)
-            if dest:
-                writes.add(o.name)
-        elif isinstance(o, Mem):
-            for r in (o.base, o.index):
-                if r is not None:
-                    reads.add(r.name)
-            if form == "lea":
-                continue
-            key = _mem_key(o)
-            if dest and form in ("binary", "shift", "unary", "move"):
-                writes.add(key)
-                if form != "move":
-                    reads.add(key)
-            else:
-                reads.add(key)
+    """(locations read, locations written): register names and memory keys, from ``x86.effects``.
+
+    Memory words are keyed by base register and displacement (``_mem_key``).
+    Example: ``add 4(%rsp), %eax`` -> ``({"eax", "esp", ("mem", "esp", 4)}, {"eax"})``;
+    ``mov %eax, 8(%rsp)`` -> ``({"eax", "esp"}, {("mem", "esp", 8)})``.
+    """
+    e = x86.effects(ins)
+    reads: set = set(e.registers_read)
+    writes: set = set(e.writes)
+    if e.mem_read is not None:
+        reads.add(_mem_key(e.mem_read))
+    if e.mem_write is not None:
+        writes.add(_mem_key(e.mem_write))
     return reads, writes
 
 

@@ -14,9 +14,7 @@ Returns None when the order needs more temporaries than the budget.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from sha1opt.semantics.x86 import Arch, Instr, Mem, Reg
+from sha1opt.semantics.x86 import Arch, Instr, rename
 from sha1opt.search.space.order import Graph
 from sha1opt.search.space.recipe import Op
 
@@ -24,16 +22,6 @@ TEMPS: dict[str, tuple[str, ...]] = {
     "i386": ("esi", "edi"),
     "x86_64": ("r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d"),
 }
-
-
-def _subst(ins: Instr, m: dict[str, str]) -> Instr:
-    def fix(o):
-        if isinstance(o, Reg) and o.name in m:
-            return Reg(m[o.name], o.width)
-        if isinstance(o, Mem):
-            return replace(o, base=fix(o.base) if o.base else None, index=fix(o.index) if o.index else None)
-        return o
-    return replace(ins, operands=tuple(fix(o) for o in ins.operands))
 
 
 def allocate(ops: list[Op], graph: Graph, order: list[int], arch: Arch,
@@ -66,7 +54,7 @@ def allocate(ops: list[Op], graph: Graph, order: list[int], arch: Arch,
             key = (i, tuple(assigned[v] for v in vs))
             ins = cache.get(key) if cache is not None else None
             if ins is None:
-                ins = _subst(ops[i].ins, {v: assigned[v] for v in vs})
+                ins = rename(ops[i].ins, {v: assigned[v] for v in vs})
                 if cache is not None:
                     cache[key] = ins
             out.append(ins)
