@@ -88,8 +88,6 @@ class Report:
 
 def prove_in_block(code: list[Instr], first: int, last: int, arch: Arch) -> tuple[bool, str]:
     """Plug the range's code into textbook code for the other rounds and prove the block."""
-    from sha1opt.emit.validate import describe_proof_failure  # noqa: replaced by semantics.block (issue 9 merge)
-
     parts = []
     if first > 0:
         parts.append(realize(Candidate(0, first - 1, arch, TEXTBOOK)).code)
