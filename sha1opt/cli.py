@@ -10,14 +10,33 @@ here computes.
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 import time
+from pathlib import Path
 
 import click
 
 from sha1opt import __version__
+from sha1opt.cli_analyze import analyze, uarchs
+from sha1opt.cli_synth import synth
+from sha1opt.emit.assembly import guess_arch
+from sha1opt.emit.bench import bench as do_bench
+from sha1opt.emit.export import export as do_export
+from sha1opt.emit.peers import OPENSSL_PATHS
+from sha1opt.job import steps
+from sha1opt.search.blocks import best_block, best_known
+from sha1opt.search.cost.model import canonical_name, load_model, model_names
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.driver import default_arch, search_range
+from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics import identities
+from sha1opt.semantics.att import parse_file
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.prove import Counterexample, Proved, Unknown
+from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs, prove_program
+from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
+from sha1opt.views.report import report_json, report_lines
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -54,7 +73,6 @@ def _fail(message: str) -> None:
 
 class _Group(click.Group):
     """Turns every library misuse error into one line and exit code 2."""
-
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -99,9 +117,6 @@ def prove(exprs, use_corpus, asm_file, out_reg, expr, mapping, arch, timeout, as
     sha1opt prove --corpus
     sha1opt prove --asm f3.s --out eax --expr "(b&c)|(d&(b|c))" --map b=ebx,c=ecx,d=edx
     """
-    from sha1opt.semantics import identities
-    from sha1opt.semantics.att import parse_file
-    from sha1opt.semantics.prove import prove_exprs, prove_program
 
     modes = sum([bool(exprs), use_corpus, asm_file is not None])
     if modes != 1:
@@ -148,10 +163,6 @@ def _report_corpus(results, as_json: bool) -> None:
 @click.option("--outdir", type=click.Path(file_okay=False), default="out", show_default=True)
 def demo(outdir) -> None:
     """The main job: prove, export and bench the default schedule (see the README)."""
-    from pathlib import Path
-
-    from sha1opt.job import steps
-
     t0 = time.perf_counter()
     ok = True
     for step in steps(Path(outdir)):
@@ -170,12 +181,6 @@ def demo(outdir) -> None:
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
 def export(output, arch, uarch, db, flavor):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
-    from sha1opt.emit.export import export as do_export
-    from sha1opt.search.blocks import best_block
-    from sha1opt.search.driver import default_arch
-    from sha1opt.search.space.candidate import textbook
-    from sha1opt.search.cost.model import canonical_name
-
     command = "sha1opt " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["export"] else "sha1opt export"
     if uarch:
         uarch = canonical_name(uarch)
@@ -204,12 +209,6 @@ def export(output, arch, uarch, db, flavor):
 @click.option("--json", "as_json", is_flag=True)
 def bench(source, arch, pairs, sizes, paths, as_json):
     """Measure SOURCE (a .S with sha1_block_data_order) against OpenSSL and gcc, as paired ratios."""
-    from pathlib import Path
-
-    from sha1opt.emit.assembly import guess_arch
-    from sha1opt.emit.bench import bench as do_bench
-    from sha1opt.emit.peers import OPENSSL_PATHS
-
     size_list = [int(x) for x in sizes.split(",") if x.strip()]
     if any(x <= 0 or x % 64 or x > 1 << 20 for x in size_list):
         raise click.BadParameter("sizes must be positive multiples of 64, at most 1048576", param_hint="--sizes")
@@ -247,7 +246,6 @@ def _parse_rounds(text: str) -> tuple[int, int]:
 
 
 def _uarch_names() -> list[str]:
-    from sha1opt.search.cost.model import model_names
 
     return model_names()
 
@@ -265,12 +263,6 @@ def _uarch_names() -> list[str]:
 @click.option("--json", "as_json", is_flag=True)
 def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
     """Find the cheapest proved schedule for a round range under a uarch's cost model."""
-    import signal
-    import threading
-
-    from sha1opt.search.driver import search_range
-    from sha1opt.search.cost.model import canonical_name
-
     first, last = _parse_rounds(rounds)
     uarch = canonical_name(uarch)
     stop = threading.Event()
@@ -292,7 +284,6 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
         signal.signal(signal.SIGINT, old)
         if tty:
             click.echo("", err=True)
-    from sha1opt.views.report import report_json, report_lines
 
     click.echo(json.dumps(report_json(report), indent=1) if as_json else "\n".join(report_lines(report)))
     sys.exit(EXIT_OK if report.proved else EXIT_FAIL)
@@ -306,12 +297,6 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
 @click.option("--png", type=click.Path(dir_okay=False), default=None, help="Also draw a Gantt chart.")
 def show(uarch, rounds, arch, db, png):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
-    from sha1opt.search.cost.simulator import simulate
-    from sha1opt.search.blocks import best_known
-    from sha1opt.search.driver import default_arch
-    from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
-    from sha1opt.search.cost.model import canonical_name, load_model
-
     first, last = _parse_rounds(rounds)
     uarch = canonical_name(uarch)
     arch = arch or default_arch(uarch)
@@ -331,14 +316,8 @@ def show(uarch, rounds, arch, db, png):
 
 def _register() -> None:
     """Commands kept in their own modules (each a thin wrapper like the ones above)."""
-    from sha1opt.cli_analyze import analyze, uarchs
-
     main.add_command(analyze)
     main.add_command(uarchs)
-    try:
-        from sha1opt.cli_synth import synth
-    except ImportError:  # pragma: no cover - the synth command ships with search/synth.py
-        return
     main.add_command(synth)
 
 

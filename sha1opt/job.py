@@ -19,7 +19,8 @@ from typing import Iterator
 
 from sha1opt.emit.bench import bench
 from sha1opt.emit.export import export
-from sha1opt.search.driver import STANDARD_RANGES, best_block, search_range
+from sha1opt.search.blocks import STANDARD_RANGES, best_block
+from sha1opt.search.driver import search_range
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import identities
 from sha1opt.semantics.block import prove_block
