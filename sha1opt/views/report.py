@@ -1,4 +1,4 @@
-"""Formatting-free views of a search ``Report``: plain data for the CLI to print.
+"""The view of a search ``Report``: the lines and the JSON object the CLI prints.
 
 (Library code does not print; these functions build the lines and the JSON
 object the CLI writes, so the CLI command stays a thin wrapper.)
@@ -7,6 +7,7 @@ object the CLI writes, so the CLI command stays a thin wrapper.)
 from __future__ import annotations
 
 from sha1opt.search.driver import Report
+from sha1opt.semantics.sha1 import kind
 
 
 def _gain(base: float | None, ours: float) -> str:
@@ -22,8 +23,6 @@ def template_cycles(report: Report) -> float | None:
     clocks, one template per kind, no window); the simulator's figure for
     the searched code is the authoritative one and may be lower.
     """
-    from sha1opt.semantics.sha1 import kind
-
     per_kind = {t.kind: t.ii for t in report.template if t.ii}
     total = 0.0
     for t in range(report.first, report.last + 1):
