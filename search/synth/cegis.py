@@ -47,7 +47,7 @@ mov %ebx, %esi; xor %ecx, %esi; and %edx, %esi; add %esi, %ebp``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -221,54 +221,86 @@ def synthesize(target: str | Target, temps: int = 1, isa: str = "base", destroy:
         # No register may hold the result (inputs read-only, no temporaries): no length works.
         return result("none", exhausted=max_len, closed=True, sizes=(1,))
     while True:
+        # Search: the first length with abstract goals (or none / out of time).
         exp = explore(space, lanes, max_len, deadline, memory_limit)
         if exp.status == "timeout":
             return result("unknown", exhausted=exp.depth, sizes=exp.layer_sizes, reason=exp.reason)
         if exp.status == "exhausted":
             return result("none", exhausted=max_len, closed=exp.closed, sizes=exp.layer_sizes)
         n = exp.depth
+        # Every path to a goal at that length (each real minimal sequence is one of them).
         goal_paths = minimal_paths(exp, max_solutions * 16)
         if goal_paths.stopped:
             return result("unknown", exhausted=n - 1, sizes=exp.layer_sizes, reason=goal_paths.stopped)
         total, paths = goal_paths.total, goal_paths.paths
-        proved: list[Solution] = []
-        refuted: list[np.ndarray] = []
-        new_lanes: list[Lane] = []
-        unproved = 0
-        done: set[tuple[Instr, ...]] = set()
-        for path in paths:
-            if deadline is not None and time.monotonic() > deadline:
-                return result("unknown", exhausted=n - 1, sizes=exp.layer_sizes, reason="time limit while proving")
-            prog, out = canonical_form(path, _output_of(path, space), space)
-            if prog in done:
-                continue
-            done.add(prog)
-            fails = screen.failures(prog, out)
-            if (fails >= 0).any():
-                refuted.append(fails)
-                stats["tests"] += 1
-                continue
-            if len(proved) + unproved >= max_solutions:
-                continue
-            outcome = prove_sequence(prog, out, target, prover)
-            if isinstance(outcome, Proved):
-                proved.append(_solution(prog, out, outcome.seconds, with_costs))
-            elif isinstance(outcome, Counterexample):
-                stats["z3" if outcome.found_by == "z3" else "tests"] += 1
-                width = _low_bit(outcome.lhs ^ outcome.rhs) + 1 if space.narrow_ok else 32
-                new_lanes.append(Lane(tuple(outcome.inputs.get(v, 0) for v in space.variables), width))
-            else:
-                unproved += 1
+        # Screen and prove them.
+        rnd = _check_paths(paths, space, target, screen, prover, deadline, max_solutions, with_costs)
+        stats["tests"] += rnd.by_tests
+        stats["z3"] += rnd.by_z3
+        proved, unproved, new_lanes = rnd.proved, rnd.unproved, rnd.new_lanes
+        if rnd.timed_out:
+            return result("unknown", exhausted=n - 1, sizes=exp.layer_sizes, reason="time limit while proving")
         if proved:
             complete = total <= len(paths) and len(proved) + unproved < max_solutions and unproved == 0
             return result("found", n, n - 1, sols=_rank(proved), complete=complete, candidates=total,
                           unproved=unproved, sizes=exp.layer_sizes)
-        new_lanes += refuting_lanes(refuted, screen, space.narrow_ok, limit=8)
+        # All spurious: refute them with new lanes and restart from depth 0.
+        new_lanes += refuting_lanes(rnd.refuted, screen, space.narrow_ok, limit=8)
         if not new_lanes:
             return result("unknown", exhausted=n - 1, candidates=total, unproved=unproved, sizes=exp.layer_sizes,
                           reason="Z3 gave up on every candidate")
         lanes = lanes + [lane for lane in dict.fromkeys(new_lanes) if lane not in lanes]
         refinements += 1
+
+
+@dataclass
+class _Round:
+    """What screening and proving the goal paths of one search gave (stopped early when ``timed_out``)."""
+
+    proved: list[Solution] = field(default_factory=list)
+    refuted: list[np.ndarray] = field(default_factory=list)   # the screen's failures, one per refuted path
+    new_lanes: list[Lane] = field(default_factory=list)       # from counterexamples the prover found
+    unproved: int = 0                                          # candidates Z3 gave up on
+    by_tests: int = 0                                          # spurious paths refuted by tests
+    by_z3: int = 0                                             # spurious paths only Z3 refuted
+    timed_out: bool = False
+
+
+def _check_paths(paths: Sequence[tuple[Instr, ...]], space: Space, target: Target, screen: Screen,
+                 prover: Prover, deadline: float | None, max_solutions: int, with_costs: bool) -> _Round:
+    """Screen, then prove, each goal path's canonical form once: proved ones become solutions, refuted ones
+    the material for new lanes (a Z3 counterexample is a lane at once, truncated above its lowest wrong
+    bit when narrow lanes are exact). At most ``max_solutions`` candidates reach the prover."""
+    rnd = _Round()
+    done: set[tuple[Instr, ...]] = set()
+    for path in paths:
+        if deadline is not None and time.monotonic() > deadline:
+            rnd.timed_out = True
+            return rnd
+        prog, out = canonical_form(path, _output_of(path, space), space)
+        if prog in done:
+            continue
+        done.add(prog)
+        fails = screen.failures(prog, out)
+        if (fails >= 0).any():
+            rnd.refuted.append(fails)
+            rnd.by_tests += 1
+            continue
+        if len(rnd.proved) + rnd.unproved >= max_solutions:
+            continue
+        outcome = prove_sequence(prog, out, target, prover)
+        if isinstance(outcome, Proved):
+            rnd.proved.append(_solution(prog, out, outcome.seconds, with_costs))
+        elif isinstance(outcome, Counterexample):
+            if outcome.found_by == "z3":
+                rnd.by_z3 += 1
+            else:
+                rnd.by_tests += 1
+            width = _low_bit(outcome.lhs ^ outcome.rhs) + 1 if space.narrow_ok else 32
+            rnd.new_lanes.append(Lane(tuple(outcome.inputs.get(v, 0) for v in space.variables), width))
+        else:
+            rnd.unproved += 1
+    return rnd
 
 
 def refuting_lanes(refuted: list[np.ndarray], screen: Screen, narrow: bool, limit: int) -> list[Lane]:

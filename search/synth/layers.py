@@ -224,7 +224,13 @@ class HashedLayer:
 
 
 class HashedStore:
-    """Layers as decoded arrays plus a 64-bit hash; equal hashes are confirmed word by word."""
+    """Layers as decoded arrays plus a 64-bit hash; equal hashes are confirmed word by word.
+
+    A state's hash is the sum (mod 2**64) of one salted splitmix hash per
+    register column plus one of the written-temps mask, so a child's hash is
+    its parent's minus the old destination column's plus the new one's: no
+    child is hashed from scratch. Only the exact comparison (``same``) merges.
+    """
 
     def __init__(self, shape: LayerShape, check_memory: Callable[[float], None]) -> None:
         self.shape, self.check_memory = shape, check_memory
