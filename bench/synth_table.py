@@ -24,7 +24,8 @@ import os
 import platform
 import time
 
-from sha1opt.search.synth.cegis import synthesize
+from sha1opt.search.synth import synthesize
+from sha1opt.views.synth import claim, cycles_text
 
 TARGETS = ("f1", "f2", "f3")
 TEMPS = (0, 1, 2)
@@ -71,12 +72,12 @@ def rediscoveries() -> list[str]:
         t0 = time.perf_counter()
         r = synthesize(target, temps=temps, isa=isa, max_len=max_len, max_solutions=512)
         dt = time.perf_counter() - t0
-        lines.append(f"{target} temps={temps} isa={isa}: {r.claim} ({dt:.2f} s)")
+        lines.append(f"{target} temps={temps} isa={isa}: {claim(r)} ({dt:.2f} s)")
         if r.solutions:
             best = r.solutions[0]
             lines.append(f"  best: {best.text}  (critical path {best.critical_path})")
             if best.costs:
-                lines.append("  cycles: " + " ".join(f"{m} {'-' if c is None else f'{c:g}'}" for m, c in best.costs.items()))
+                lines.append("  cycles: " + cycles_text(best.costs))
             by_path: dict[int, int] = {}
             for s in r.solutions:
                 by_path[s.critical_path] = by_path.get(s.critical_path, 0) + 1

@@ -1,7 +1,8 @@
 """``sha1opt synth``: the shortest x86 sequences for a SHA-1 fragment, minimal up to a bound and proved.
 
 A click command, not attached to a group (``cli.main.add_command`` does
-that): parse, one library call (``search.synth.synthesize``), format.
+that): parse, one library call (``search.synth.synthesize``), format with
+``views.synth``.
 Exit codes: 0 found (minimal length proved), 1 none up to ``--max-len``,
 3 unknown (time or the memory budget ran out before the bound was
 exhausted, or Z3 gave up -- never success), 2 bad input (one line on stderr).
@@ -14,8 +15,9 @@ import sys
 
 import click
 
-from sha1opt.search.synth.cegis import ISAS, TARGETS, render, save_discovered, synthesize
+from sha1opt.search.synth import ISAS, TARGETS, save_discovered, synthesize
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.views.synth import as_dict, render
 
 EXIT_FOUND, EXIT_NONE, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -40,7 +42,7 @@ def synth(target, temps, isa, destroy, max_len, time_limit, show, as_json, save,
         click.echo(f"sha1opt: error: {e}", err=True)
         sys.exit(EXIT_USAGE)
     if as_json:
-        click.echo(json.dumps({**result.as_dict(), "saved": str(saved) if saved else None}, indent=1))
+        click.echo(json.dumps({**as_dict(result), "saved": str(saved) if saved else None}, indent=1))
     else:
         click.echo(render(result, show))
         if saved:

@@ -4,23 +4,13 @@ The question this module answers: is there a sequence of at most ``n``
 instructions from a fixed vocabulary (``x86.Instr`` values) that leaves the
 target formula in an allowed output register, and which sequences of the
 first length that works are candidates? Candidates are then screened and
-proved by ``synth.py``; this module only ever *refutes* (claims that no
+proved by ``cegis.py``; this module only ever *refutes* (claims that no
 sequence exists), and that claim is exact, as argued below.
 
-Lanes. A ``Lane`` is one assignment of the input variables plus a width
-``w``: the lane observes the low ``w`` bits of every register. Lanes are
-packed into ``uint64`` words (``Layout``) and ``PackedDomain`` implements the
-IR's ops on the packed cells (SWAR add/sub as in Hacker's Delight, 2nd ed.,
-section 2-18; masked shifts), so the one x86 semantics table
-(``x86.SEMANTICS``, run by ``machine.Machine``) evaluates an instruction on
-millions of states at once. ``w < 32`` is allowed only when every op of the
-vocabulary is a *T-function* (Klimov and Shamir, CHES 2002: bit k of a
-result depends only on bits <= k of the operands -- add sub and or xor not
-andn, lea with scale 1, shl); then truncating to w bits commutes with every
-instruction. Rotates,
-right shifts and bswap force ``w = 32``. The abstraction of a machine state
-is the tuple of its registers' cells; ``alpha(i(S)) = i(alpha(S))`` for every
-instruction i of the vocabulary.
+Lanes. The search runs on a *lane abstraction* (``lanes.py``: a ``Lane`` observes
+the low ``w`` bits of every register under one input assignment; narrow lanes
+are exact for T-functions): ``alpha(i(S)) = i(alpha(S))`` for every instruction i
+of the vocabulary, which is all the argument below needs of it.
 
 Search. Breadth-first over abstract states, each kept at the first depth it
 is reached: partial programs are equivalent when their values on the tests
@@ -55,11 +45,8 @@ be rewritten into one of no greater length that obeys it":
 Metadata that is not part of a state's key (unread-register mask, the
 partial-order summary) is merged by AND over every path that reaches the
 state at its depth: a merged node allows whatever any of its paths allows.
-The key is the writable registers' cells plus which temporaries are written.
-Storage: when key and metadata fit one uint64 (``_PackedStore``) a layer is a
-sorted array of such words -- exact; otherwise (``_HashedStore``) states are
-found by a 64-bit hash and then compared word by word, so a hash collision
-never merges two different states either.
+The key is the writable registers' cells plus which temporaries are written;
+the layer stores (``layers.py``) keep exactly that key and that merge.
 
 Why "no abstract goal at depth <= n" proves "no real sequence of length
 <= n", for ANY lane set (the search space: sequences over the vocabulary
@@ -93,170 +80,19 @@ from typing import Sequence
 
 import numpy as np
 
-from sha1opt.semantics.domain import Domain, NumpyDomain
-from sha1opt.semantics.errors import Sha1optError, UnsupportedError
-from sha1opt.semantics.ir import MASK32, Term, evaluate
+from sha1opt.search.synth.canonical import value_reads
+from sha1opt.search.synth.lanes import T_FUNCTION_MNEMONICS, Lane, LaneEval, Layout, PackedDomain
+from sha1opt.search.synth.layers import LayerShape, LayerStore, States, Step, open_store
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Term, evaluate
 from sha1opt.semantics.machine import Machine
-from sha1opt.semantics.x86 import Instr, reads, writes
+from sha1opt.semantics.x86 import Instr, writes
 
 U64 = np.uint64
-_ONE = U64(1)
-
-# Ops whose result bit k depends only on operand bits <= k; narrow lanes are
-# exact for them (see the module docstring).
-T_FUNCTION_MNEMONICS = frozenset({"mov", "add", "sub", "and", "or", "xor", "not", "andn", "lea", "shl"})
-
-
-@dataclass(frozen=True)
-class Lane:
-    """One test input (a 32-bit value per variable, in ``Space.variables`` order), seen ``width`` bits wide."""
-
-    inputs: tuple[int, ...]
-    width: int
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.width <= 32:
-            raise Sha1optError(f"lane width {self.width} is outside 1..32")
-
-
-class Layout:
-    """Packs lanes into uint64 words: lane i occupies ``width`` bits at ``offset[i]`` of ``word[i]``.
-
-    Invariant: no cell straddles a word, so SWAR arithmetic never carries
-    from one lane into the next.
-    """
-
-    def __init__(self, lanes: Sequence[Lane]) -> None:
-        if not lanes:
-            raise Sha1optError("a layout needs at least one lane")
-        self.lanes = tuple(lanes)
-        self.word: list[int] = []
-        self.offset: list[int] = []
-        w, pos = 0, 0
-        for lane in self.lanes:
-            if pos + lane.width > 64:
-                w, pos = w + 1, 0
-            self.word.append(w)
-            self.offset.append(pos)
-            pos += lane.width
-        self.nwords = w + 1
-        self.cell = self._mask(lambda lane: (1 << lane.width) - 1)
-        self.high = self._mask(lambda lane: 1 << (lane.width - 1))
-        self.low = self.cell & ~self.high
-        self.full_width = all(lane.width == 32 for lane in self.lanes)
-
-    def _mask(self, per_lane) -> np.ndarray:
-        out = [0] * self.nwords
-        for i, lane in enumerate(self.lanes):
-            out[self.word[i]] |= per_lane(lane) << self.offset[i]
-        return np.array(out, dtype=U64)
-
-    def mask_bits(self, lo: int, hi: int) -> np.ndarray:
-        """Per cell, bits lo..hi-1 of the cell (clipped to its width)."""
-        def bits(lane: Lane) -> int:
-            a, b = min(lo, lane.width), min(hi, lane.width)
-            return ((1 << b) - (1 << a)) if b > a else 0
-        return self._mask(bits)
-
-    def pack(self, values: Sequence[int]) -> np.ndarray:
-        """One value per lane -> words (each value truncated to its lane's width)."""
-        out = [0] * self.nwords
-        for i, (lane, v) in enumerate(zip(self.lanes, values)):
-            out[self.word[i]] |= (int(v) & ((1 << lane.width) - 1)) << self.offset[i]
-        return np.array(out, dtype=U64)
-
-    def unpack(self, words: np.ndarray) -> list[int]:
-        ws = [int(x) for x in np.asarray(words).reshape(-1)]
-        return [(ws[self.word[i]] >> self.offset[i]) & ((1 << lane.width) - 1)
-                for i, lane in enumerate(self.lanes)]
-
-
-class PackedDomain(Domain):
-    """The IR's ops on packed lane cells (arrays ``(..., nwords)`` of uint64); agrees with ``NumpyDomain``
-    on every lane's low ``width`` bits (``tests/test_synth.py`` checks each op).
-
-    Shift and rotate counts must be constants made by ``const`` (the
-    vocabulary only has immediate counts); rotates, ``shr`` and ``bswap``
-    need 32-bit lanes.
-    """
-
-    name = "packed"
-
-    def __init__(self, layout: Layout) -> None:
-        self.layout = layout
-        self._consts: dict[int, np.ndarray] = {}
-        self._const_of_id: dict[int, int] = {}
-        self._masks: dict[tuple[int, int], np.ndarray] = {}
-
-    def const(self, value: int) -> np.ndarray:
-        value &= MASK32
-        arr = self._consts.get(value)
-        if arr is None:
-            arr = self.layout.pack([value] * len(self.layout.lanes))
-            self._consts[value] = arr
-            self._const_of_id[id(arr)] = value
-        return arr
-
-    def _count(self, n) -> int:
-        v = self._const_of_id.get(id(n))
-        if v is None:
-            raise UnsupportedError("packed domain: shift and rotate counts must be immediates")
-        return v & 31
-
-    def _bits(self, lo: int, hi: int) -> np.ndarray:
-        key = (lo, hi)
-        if key not in self._masks:
-            self._masks[key] = self.layout.mask_bits(lo, hi)
-        return self._masks[key]
-
-    def _need_full(self, op: str) -> None:
-        if not self.layout.full_width:
-            raise UnsupportedError(f"packed domain: {op} needs 32-bit lanes")
-
-    def op_add(self, x, y):
-        lo, hi = self.layout.low, self.layout.high
-        return ((x & lo) + (y & lo)) ^ ((x ^ y) & hi)
-
-    def op_sub(self, x, y):
-        lo, hi = self.layout.low, self.layout.high
-        return (((x | hi) - (y & lo)) ^ ((x ^ ~y) & hi)) & self.layout.cell
-
-    def op_and(self, x, y): return x & y
-    def op_or(self, x, y): return x | y
-    def op_xor(self, x, y): return x ^ y
-    def op_not(self, x): return x ^ self.layout.cell
-
-    def op_neg(self, x):
-        return self.op_sub(np.zeros_like(self.layout.cell), x)
-
-    def op_shl(self, x, n):
-        k = self._count(n)
-        return (x << U64(k)) & self._bits(k, 32) if k else x
-
-    def op_shr(self, x, n):
-        self._need_full("shr")
-        k = self._count(n)
-        return (x >> U64(k)) & self._bits(0, 32 - k) if k else x
-
-    def op_rol(self, x, n):
-        self._need_full("rol")
-        k = self._count(n)
-        if k == 0:
-            return x
-        return ((x << U64(k)) & self._bits(k, 32)) | ((x >> U64(32 - k)) & self._bits(0, k))
-
-    def op_ror(self, x, n):
-        return self.op_rol(x, self.const((32 - self._count(n)) & 31))
-
-    def op_bswap(self, x):
-        self._need_full("bswap")
-        b0, b1 = self._bits(0, 8), self._bits(8, 16)
-        return ((x & b0) << U64(24)) | ((x & b1) << U64(8)) | ((x >> U64(8)) & b1) | ((x >> U64(24)) & b0)
-
 
 @dataclass(frozen=True)
 class Space:
-    """What may be enumerated (see ``synth.space_for``).
+    """What may be enumerated (see ``targets.space_for``).
 
     ``home`` maps each input variable to its register; ``writable`` lists the
     registers the code may write, in partial-order-reduction order (temps in
@@ -277,31 +113,6 @@ class Space:
     def narrow_ok(self) -> bool:
         """True when lanes narrower than 32 bits are exact for every instruction."""
         return all(i.mnemonic in T_FUNCTION_MNEMONICS for i in self.vocabulary)
-
-
-@dataclass(frozen=True)
-class _Step:
-    ins: Instr
-    dst: int            # index into Space.writable
-    reads_w: int        # writable registers read (bitmask); xor r,r reads none
-    need_written: int   # temps (writable bits) that must already be written
-    sym: int            # the temp that must be written before this one's first write (bit), 0 if none
-    temp_bit: int       # this step's destination bit if it is a temp, else 0
-    forbid: int         # partial-order pairs that forbid this step (compact bits)
-    post: int           # partial-order pairs set after this step (compact bits)
-
-
-@dataclass
-class _States:
-    """One layer, decoded: what the search needs to expand it."""
-
-    values: np.ndarray    # (S, W, nwords) uint64: the writable registers' cells
-    written: np.ndarray   # (S,) int64: temps written so far (writable bits; part of the key)
-    pending: np.ndarray   # (S,) int64: writable registers written and not read since (AND-merged)
-    por: np.ndarray       # (S,) int64: partial-order pairs (AND-merged)
-
-    def __len__(self) -> int:
-        return len(self.written)
 
 
 @dataclass
@@ -329,26 +140,7 @@ class _Stop(Exception):
     """The search ran out of time or of its memory budget; the message says which."""
 
 
-_C1, _C2 = U64(0xBF58476D1CE4E5B9), U64(0x94D049BB133111EB)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finalizer (Steele, Lea and Flood, OOPSLA 2014), vectorized: a bijection on uint64."""
-    x = x ^ (x >> U64(30))
-    x = x * _C1
-    x = x ^ (x >> U64(27))
-    x = x * _C2
-    return x ^ (x >> U64(31))
-
-
 _POPCOUNT16 = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int64)
-
-
-def _runs(sorted_keys: np.ndarray) -> np.ndarray:
-    """Start index of every run of equal values in a sorted array."""
-    if len(sorted_keys) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate([[0], np.nonzero(sorted_keys[1:] != sorted_keys[:-1])[0] + 1])
 
 
 class _Engine:
@@ -374,28 +166,24 @@ class _Engine:
         self.var_words = {v: layout.pack(cols[i]) for i, v in enumerate(space.variables)}
         self.readonly = {space.home[v]: self.var_words[v] for v in space.variables
                          if space.home[v] not in self.widx}
-        per_lane = evaluate([space.target], _LaneEval(),
+        per_lane = evaluate([space.target], LaneEval(),
                             lambda name: [lane.inputs[space.variables.index(name)] for lane in layout.lanes])[0]
         self.target = layout.pack(per_lane)
         self.steps = [self._compile(i) for i in space.vocabulary]
         self._witness_setup()
         self.bound_cut = False
-        if store not in ("auto", "packed", "hashed"):
-            raise Sha1optError(f"unknown store {store!r}")
-        if store == "packed" and not _PackedStore.fits(self):
-            raise Sha1optError("the states do not fit the packed store")
-        packed = store == "packed" or (store == "auto" and _PackedStore.fits(self))
-        self.store: _PackedStore | _HashedStore = _PackedStore(self) if packed else _HashedStore(self)
+        shape = LayerShape(self.W, self.nw, sum(lane.width for lane in layout.lanes), len(self.pairs),
+                           tuple(self.widx[t] for t in space.temps))
+        self.store: LayerStore = open_store(store, shape, self.check_memory)
 
     # -- compilation ---------------------------------------------------------
-    def _compile(self, ins: Instr) -> _Step:
+    def _compile(self, ins: Instr) -> Step:
         dsts = writes(ins)
         if len(dsts) != 1 or next(iter(dsts)) not in self.widx:
             raise Sha1optError(f"vocabulary instruction {ins} must write one writable register")
         dname = next(iter(dsts))
         d = self.widx[dname]
-        zero_idiom = ins.mnemonic in ("xor", "sub") and len(ins.operands) == 2 and ins.operands[0] == ins.operands[1]
-        rd = set() if zero_idiom else reads(ins)
+        rd = value_reads(ins)
         for r in rd:
             if r not in self.widx and r not in self.readonly:
                 raise Sha1optError(f"vocabulary instruction {ins} reads {r}, which holds no input")
@@ -408,7 +196,7 @@ class _Engine:
                 sym = self.temp_bits[self.space.temps[k - 1]]
         forbid = sum(1 << self.pairs[d, D] for D in range(d + 1, self.W) if not reads_w >> D & 1)
         post = sum(1 << self.pairs[dp, d] for dp in range(d) if not reads_w >> dp & 1)
-        return _Step(ins, d, reads_w, need, sym, self.temp_bits.get(dname, 0), forbid, post)
+        return Step(ins, d, reads_w, need, sym, self.temp_bits.get(dname, 0), forbid, post)
 
     def _witness_setup(self) -> None:
         """Pairs of pure rows for the information-loss cut (see the module docstring)."""
@@ -454,7 +242,7 @@ class _Engine:
         if nbytes > self.memory_limit:
             raise _Stop(f"memory budget {self.memory_limit / 1e9:.1f} GB reached")
 
-    def applicable(self, step: _Step, st: _States) -> np.ndarray:
+    def applicable(self, step: Step, st: States) -> np.ndarray:
         ok = np.ones(len(st), dtype=bool)
         if step.need_written:
             ok &= (st.written & step.need_written) == step.need_written
@@ -466,7 +254,7 @@ class _Engine:
             ok &= (st.por & step.forbid) == 0
         return ok
 
-    def evaluate(self, step: _Step, values: np.ndarray) -> np.ndarray:
+    def evaluate(self, step: Step, values: np.ndarray) -> np.ndarray:
         """The destination's new cells after ``step`` on every state of ``values`` (S, W, nwords)."""
         regs = {r: values[:, i, :] for i, r in enumerate(self.space.writable)}
         regs.update(self.readonly)
@@ -478,12 +266,12 @@ class _Engine:
         _, value = m.step(step.ins)
         return np.broadcast_to(value, (len(values), self.nw))
 
-    def witness_flags(self, st: _States) -> list[list[np.ndarray]] | None:
+    def witness_flags(self, st: States) -> list[list[np.ndarray]] | None:
         if not self.witness:
             return None
         return [[self.eqflags(st.values[:, w, 0], s, f) for w in range(self.W)] for s, f, _ in self.witness]
 
-    def children(self, step: _Step, st: _States, depth: int, eq, goals_only: bool = False):
+    def children(self, step: Step, st: States, depth: int, eq, goals_only: bool = False):
         """Applicable, unpruned children of ``st`` by ``step``: (rows, new cells, goal mask, pending after)."""
         ok = self.applicable(step, st)
         if not ok.any():
@@ -520,294 +308,6 @@ class _Engine:
         return rows[keep], new[keep], goal[keep], pend[keep]
 
 
-class _PackedStore:
-    """Layers as sorted uint64 words holding the whole key and the metadata: exact, compact, fast.
-
-    Word layout, low to high: unread mask (W bits), partial-order pairs,
-    each writable register's cells (``B`` bits each), the written-temps mask.
-    Used when all of it fits in 64 bits and the layout has one word.
-    """
-
-    @staticmethod
-    def fits(eng: _Engine) -> bool:
-        B = sum(lane.width for lane in eng.layout.lanes)
-        return eng.nw == 1 and eng.W + len(eng.pairs) + eng.W * B + len(eng.space.temps) <= 64
-
-    def __init__(self, eng: _Engine) -> None:
-        self.eng = eng
-        self.B = sum(lane.width for lane in eng.layout.lanes)
-        self.mbits = eng.W + len(eng.pairs)
-        self.kbits = eng.W * self.B + len(eng.space.temps)
-        self.temp_w = [eng.widx[t] for t in eng.space.temps]   # compact temp bit i <-> writable index
-        self.layers: list[np.ndarray] = []
-        self.seen = np.zeros(0, dtype=U64)                      # keys of every stored state, sorted
-        self._cand: list[np.ndarray] = []
-        self._parent_bytes = 0
-
-    def key(self, values: np.ndarray, written: np.ndarray) -> np.ndarray:
-        k = np.zeros(len(written), dtype=U64)
-        for w in range(self.eng.W):
-            k |= values[:, w, 0] << U64(w * self.B)
-        for i, w in enumerate(self.temp_w):
-            k |= ((written >> w) & 1).astype(U64) << U64(self.eng.W * self.B + i)
-        return k
-
-    def pack(self, key: np.ndarray, pending: np.ndarray, por: np.ndarray) -> np.ndarray:
-        return (key << U64(self.mbits)) | pending.astype(U64) | (por.astype(U64) << U64(self.eng.W))
-
-    def decode(self, pk: np.ndarray) -> _States:
-        W, B = self.eng.W, self.B
-        key = pk >> U64(self.mbits)
-        cell = U64((1 << B) - 1) if B < 64 else U64(0xFFFFFFFFFFFFFFFF)
-        values = np.empty((len(pk), W, 1), dtype=U64)
-        for w in range(W):
-            values[:, w, 0] = (key >> U64(w * B)) & cell
-        written = np.zeros(len(pk), dtype=np.int64)
-        for i, w in enumerate(self.temp_w):
-            written |= ((key >> U64(W * B + i)) & _ONE).astype(np.int64) << w
-        pending = (pk & U64((1 << W) - 1)).astype(np.int64)
-        por = ((pk >> U64(W)) & U64((1 << len(self.eng.pairs)) - 1)).astype(np.int64)
-        return _States(values, written, pending, por)
-
-    def start(self, st: _States) -> None:
-        pk = self.pack(self.key(st.values, st.written), st.pending, st.por)
-        self.layers = [pk]
-        self.seen = np.sort(pk >> U64(self.mbits))
-
-    def states(self, k: int) -> _States:
-        self._parent_bytes = len(self.layers[k]) * (8 * self.eng.W + 96)
-        return self.decode(self.layers[k])
-
-    def child_keys(self, k: int, step: _Step, rows: np.ndarray, new: np.ndarray, st: _States) -> np.ndarray:
-        key = self.layers[k][rows] >> U64(self.mbits)
-        shift = U64(step.dst * self.B)
-        key = key ^ ((st.values[rows, step.dst, 0] ^ new[:, 0]) << shift)
-        if step.temp_bit:
-            key |= _ONE << U64(self.eng.W * self.B + self.temp_w.index(step.dst))
-        return key
-
-    def collect(self, k: int, step: _Step, rows, new, pend, st: _States) -> None:
-        key = self.child_keys(k, step, rows, new, st)
-        self._cand.append(self.pack(key, pend, np.full(len(rows), step.post, dtype=np.int64)))
-        n = sum(len(c) for c in self._cand)
-        if n > 16_000_000:
-            self._cand = [self._reduce(np.concatenate(self._cand))]
-            n = len(self._cand[0])
-        # Stored keys and layers, candidates (and a sort's copies), the decoded parent layer.
-        self.eng.check_memory(16 * len(self.seen) + 24 * n + self._parent_bytes)
-
-    def _reduce(self, pk: np.ndarray) -> np.ndarray:
-        """Unique keys, metadata AND-merged (sorting the packed words groups equal keys)."""
-        pk = np.sort(pk)
-        key = pk >> U64(self.mbits)
-        starts = _runs(key)
-        meta = np.bitwise_and.reduceat(pk & U64((1 << self.mbits) - 1), starts) if len(pk) else pk
-        return (key[starts] << U64(self.mbits)) | meta
-
-    def finish_level(self) -> int:
-        pk = self._reduce(np.concatenate(self._cand)) if self._cand else np.zeros(0, dtype=U64)
-        self._cand = []
-        key = pk >> U64(self.mbits)
-        if len(self.seen):
-            pos = np.minimum(np.searchsorted(self.seen, key), len(self.seen) - 1)
-            pk = pk[self.seen[pos] != key]
-        self.layers.append(pk)
-        self.seen = np.sort(np.concatenate([self.seen, pk >> U64(self.mbits)]))
-        return len(pk)
-
-    def matcher(self, k: int, needed: np.ndarray):
-        """For re-expansion: maps children of layer k-1 to rows of layer k among ``needed``."""
-        keys = self.layers[k][needed] >> U64(self.mbits)
-        order = np.argsort(keys)
-        skeys, srows = keys[order], needed[order]
-
-        def match(step: _Step, rows, new, st: _States):
-            ck = self.child_keys(k - 1, step, rows, new, st)
-            pos = np.minimum(np.searchsorted(skeys, ck), len(skeys) - 1)
-            hit = skeys[pos] == ck
-            return hit, srows[pos]
-
-        return match
-
-
-@dataclass
-class _HashedLayer:
-    st: _States
-    hash: np.ndarray
-
-
-class _HashedStore:
-    """Layers as decoded arrays plus a 64-bit hash; equal hashes are confirmed word by word."""
-
-    def __init__(self, eng: _Engine) -> None:
-        self.eng = eng
-        rng = np.random.default_rng(0x5A1)
-        self.salt = rng.integers(0, 1 << 63, size=(eng.W + 1, eng.nw), dtype=np.uint64) | _ONE
-        self.layers: list[_HashedLayer] = []
-        self.seen_hash = np.zeros(0, dtype=U64)
-        self.seen_layer = np.zeros(0, dtype=np.int64)
-        self.seen_row = np.zeros(0, dtype=np.int64)
-        self._cand: list[tuple] = []
-        self._colh: np.ndarray | None = None
-
-    def colhash(self, col: np.ndarray, w: int) -> np.ndarray:
-        return _mix(col + self.salt[w]).sum(axis=-1, dtype=U64)
-
-    def metahash(self, written: np.ndarray) -> np.ndarray:
-        return _mix(written.astype(U64) * self.salt[self.eng.W, 0] + self.salt[self.eng.W, 0])
-
-    def statehash(self, st: _States) -> np.ndarray:
-        h = self.metahash(st.written)
-        for w in range(self.eng.W):
-            h = h + self.colhash(st.values[:, w, :], w)
-        return h
-
-    def _add_seen(self, k: int, h: np.ndarray) -> None:
-        hh = np.concatenate([self.seen_hash, h])
-        lay = np.concatenate([self.seen_layer, np.full(len(h), k, dtype=np.int64)])
-        row = np.concatenate([self.seen_row, np.arange(len(h), dtype=np.int64)])
-        order = np.argsort(hh, kind="stable")
-        self.seen_hash, self.seen_layer, self.seen_row = hh[order], lay[order], row[order]
-
-    def start(self, st: _States) -> None:
-        h = self.statehash(st)
-        self.layers = [_HashedLayer(st, h)]
-        self._add_seen(0, h)
-
-    def states(self, k: int) -> _States:
-        lay = self.layers[k]
-        self._colh = np.stack([self.colhash(lay.st.values[:, w, :], w) for w in range(self.eng.W)], axis=1)
-        self._colh_layer = k
-        return lay.st
-
-    def child_hash(self, k: int, step: _Step, rows, new, st: _States) -> np.ndarray:
-        if self._colh is None or self._colh_layer != k:
-            self.states(k)
-        old_w = st.written[rows]
-        return (self.layers[k].hash[rows] - self._colh[rows, step.dst] + self.colhash(new, step.dst)
-                - self.metahash(old_w) + self.metahash(old_w | step.temp_bit))
-
-    def same(self, st: _States, rows, dst, new, written, other: _States, idx) -> np.ndarray:
-        """Exact key equality: children of ``st`` (column ``dst`` := ``new``) versus ``other[idx]``."""
-        eq = written == other.written[idx]
-        for w in range(self.eng.W):
-            col = np.where((dst == w)[:, None], new, st.values[rows, w, :])
-            eq &= (col == other.values[idx, w, :]).all(axis=1)
-        return eq
-
-    def collect(self, k: int, step: _Step, rows, new, pend, st: _States) -> None:
-        h = self.child_hash(k, step, rows, new, st)
-        written = st.written[rows] | step.temp_bit
-        dst = np.full(len(rows), step.dst)
-        keep = ~self._in_seen(st, rows, dst, new, written, h)
-        n = int(keep.sum())
-        if n:
-            self._cand.append((st.values[rows[keep]], dst[keep], new[keep], written[keep], pend[keep],
-                               np.full(n, step.post, dtype=np.int64), h[keep]))
-        W, nw = self.eng.W, self.eng.nw
-        stored = len(self.seen_hash)
-        cands = sum(len(c[1]) for c in self._cand)
-        self.eng.check_memory(stored * (8 * W * nw + 56) + 2 * cands * (8 * W * nw + 8 * nw + 48)
-                              + len(self.layers[k].hash) * (8 * W * nw + 96))
-
-    def _in_seen(self, st, rows, dst, new, written, h) -> np.ndarray:
-        out = np.zeros(len(h), dtype=bool)
-        if len(self.seen_hash) == 0 or len(h) == 0:
-            return out
-        pos = np.searchsorted(self.seen_hash, h)
-        todo = np.nonzero(pos < len(self.seen_hash))[0]
-        while len(todo):  # a hash may occur several times (collisions): walk its run
-            p = pos[todo]
-            todo = todo[self.seen_hash[p] == h[todo]]
-            p = pos[todo]
-            for k in np.unique(self.seen_layer[p]):
-                sel = todo[self.seen_layer[p] == k]
-                other = self.layers[int(k)].st
-                out[sel] |= self.same(st, rows[sel], dst[sel], new[sel], written[sel], other,
-                                      self.seen_row[pos[sel]])
-            todo = todo[~out[todo]]
-            pos[todo] += 1
-            todo = todo[pos[todo] < len(self.seen_hash)]
-        return out
-
-    def finish_level(self) -> int:
-        W, nw = self.eng.W, self.eng.nw
-        if not self._cand:
-            e = np.zeros(0, dtype=np.int64)
-            st = _States(np.zeros((0, W, nw), dtype=U64), e, e.copy(), e.copy())
-            self.layers.append(_HashedLayer(st, np.zeros(0, dtype=U64)))
-            return 0
-        parts = list(zip(*self._cand))
-        self._cand = []
-        vals, dst, new, written, pend, por, h = (np.concatenate(p) for p in parts)
-        vals[np.arange(len(dst)), dst, :] = new
-        order = np.argsort(h, kind="stable")
-        vals, written, pend, por, h = vals[order], written[order], pend[order], por[order], h[order]
-        starts = _runs(h)
-        group = np.repeat(starts, np.diff(np.append(starts, len(h))))
-        same = (written == written[group]) & (vals == vals[group]).all(axis=(1, 2))
-        if not same.all():
-            # A hash collision: split those runs by the exact key (rare; Python is fine).
-            for start in np.unique(group[~same]):
-                members = np.nonzero(group == start)[0]
-                first: dict[bytes, int] = {}
-                for m in members:
-                    group[m] = first.setdefault(vals[m].tobytes() + int(written[m]).to_bytes(8, "little"), int(m))
-        order = np.argsort(group, kind="stable")
-        group = group[order]
-        starts = _runs(group)
-        sel = order[starts]
-        st = _States(vals[sel], written[sel], np.bitwise_and.reduceat(pend[order], starts),
-                     np.bitwise_and.reduceat(por[order], starts))
-        k = len(self.layers)
-        self.layers.append(_HashedLayer(st, h[sel]))
-        self._add_seen(k, h[sel])
-        return len(sel)
-
-    def matcher(self, k: int, needed: np.ndarray):
-        lay = self.layers[k]
-        nh = lay.hash[needed]
-        order = np.argsort(nh)
-        sh, srows = nh[order], needed[order]
-
-        def match(step: _Step, rows, new, st: _States):
-            h = self.child_hash(k - 1, step, rows, new, st)
-            hit = np.zeros(len(rows), dtype=bool)
-            idx = np.zeros(len(rows), dtype=np.int64)
-            pos = np.searchsorted(sh, h)
-            todo = np.nonzero(pos < len(sh))[0]
-            written = st.written[rows] | step.temp_bit
-            dst = np.full(len(rows), step.dst)
-            while len(todo):
-                p = pos[todo]
-                todo = todo[sh[p] == h[todo]]
-                cand = srows[pos[todo]]
-                ok = self.same(st, rows[todo], dst[todo], new[todo], written[todo], lay.st, cand)
-                hit[todo[ok]] = True
-                idx[todo[ok]] = cand[ok]
-                todo = todo[~ok]
-                pos[todo] += 1
-                todo = todo[pos[todo] < len(sh)]
-            return hit, idx
-
-        return match
-
-
-class _LaneEval(Domain):
-    """The target's value in every lane: Python lists of exact 32-bit values, computed by ``NumpyDomain``."""
-
-    name = "lanes"
-
-    def const(self, value):
-        return value
-
-    def apply(self, op, *args):
-        n = max(len(a) for a in args if isinstance(a, list))
-        arrs = [np.array(a, dtype=np.uint32) if isinstance(a, list) else np.full(n, a, dtype=np.uint32)
-                for a in args]
-        return [int(x) for x in NumpyDomain(n).apply(op, *arrs)]
-
-
 def explore(space: Space, lanes: Sequence[Lane], max_len: int, deadline: float | None = None,
             memory_limit: float = 3e9, store: str = "auto") -> Exploration:
     """Breadth-first search up to ``max_len`` instructions (see the module docstring).
@@ -827,7 +327,7 @@ def explore(space: Space, lanes: Sequence[Lane], max_len: int, deadline: float |
         if space.home[v] in eng.widx:
             values[0, eng.widx[space.home[v]], :] = eng.var_words[v]
     zero = np.zeros(1, dtype=np.int64)
-    root = _States(values, zero.copy(), zero.copy(), zero.copy())
+    root = States(values, zero.copy(), zero.copy(), zero.copy())
     store = eng.store
     store.start(root)
     exp = Exploration("exhausted", 0, layer_sizes=[1], _engine=eng)
