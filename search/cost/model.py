@@ -48,7 +48,7 @@ class UarchError(Sha1optError):
     """An unknown microarchitecture name, or a model asked for something it lacks."""
 
 
-# The instruction classes every model prices. ``cost.classify`` maps each
+# The instruction classes every model prices. ``classes.classify`` maps each
 # instruction (and each opaque control/stack item) to exactly one of them.
 CLASSES: tuple[str, ...] = (
     "mov_rr", "mov_ri", "load", "store",
