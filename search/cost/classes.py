@@ -27,7 +27,7 @@ def classify(item: Item, model: Model) -> str:
     """The instruction class ``item`` is priced as on ``model`` (a key of ``model.classes``)."""
     if isinstance(item, Instr):
         level = required_isa(item)
-        if not model.has_isa(level):
+        if level != "base" and not model.has_isa(level):
             where = f"line {item.line}: " if item.line else ""
             raise UarchError(f"{where}{item} needs {level.upper()}, which {model.name} does not have")
     cls = class_of(item)

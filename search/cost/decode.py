@@ -28,7 +28,7 @@ STDREG     a register store's data register (the replay rule), or None
 
 Example, on p4 (2 ticks per clock): ``movl %eax, 8(%esp)`` decodes to
 CLS ``"store"``, DATA ``("eax",)``, ADDR ``("esp",)``, WRITES ``()``,
-MWRITE ``Mem(esp, disp=8)``, STDREG ``"eax"``; ``addl %ebx, %eax`` to
+MWRITE the ``Mem`` ``8(%esp)``, STDREG ``"eax"``; ``addl %ebx, %eax`` to
 CLS ``"add_rr"``, LAT 1 (half a clock), WRITES ``("eax", "flags")``.
 """
 

@@ -8,7 +8,7 @@ Per instruction, in program order:
    AGI, Atom lea stall), a forwarded store (``store_forwarding`` clocks after
    the store), and write-after-write order (a result is never written before
    the previous writer's);
-2. grouping (``Pipeline.join`` / ``Pipeline.open_group``): up to
+2. grouping (``Pipeline.group``): up to
    ``issue_width`` instructions issue in one clock, each on a distinct free
    unit of its class; ``rules.pairing`` adds U-then-V order (``ordered``),
    lock-step pipes (``lockstep``: a multi-clock instruction holds the next
@@ -117,30 +117,31 @@ class Pipeline:
                     r_need, p_need, stalled = t, producer[r], 0
         return r_need, p_need, stalled
 
-    def blocked(self, d: tuple) -> tuple[str, list[int] | None]:
-        """Stage 2, data aside: why ``d`` cannot join the open group ("" if it can), and its units if it can."""
-        if not self.group_n:
-            return "", None
-        if self.group_closed or d[ALONE]:
-            return PAIRING, None
-        if self.group_n >= self.width:
-            return ISSUE_WIDTH, None
-        picks = fit_units(d[UOPS], self.group_units, self.group_max_unit, self.ordered)
-        if picks is None:
-            return (PAIRING if self.pairing else unit_port("|".join(self.unit_names[u] for u in d[UOPS][0][1]))), None
-        return "", picks
-
-    def open_group(self, i: int, d: tuple, r_need: int, p_need: int, stalled: int, why: str) -> tuple[int, list[int]]:
-        """Stage 2: open the next group for instruction ``i``; (its issue tick, its units). Records the issue node."""
-        nodes, cur = self.nodes, self.cur
-        t_order = cur + self.tpc if self.group_n else cur
+    def group(self, i: int, d: tuple, r_need: int, p_need: int, stalled: int) -> tuple[int, list[int]]:
+        """Stage 2: join the open group, or open the next one; (issue tick, units). Records the issue node."""
+        nodes, cur, group_n = self.nodes, self.cur, self.group_n
+        why = ""                 # why the instruction cannot join the open group, data aside
+        if group_n:
+            if self.group_closed or d[ALONE]:
+                why = PAIRING
+            elif group_n >= self.width:
+                why = ISSUE_WIDTH
+            else:
+                picks = fit_units(d[UOPS], self.group_units, self.group_max_unit, self.ordered)
+                if picks is None:
+                    why = PAIRING if self.pairing else unit_port("|".join(self.unit_names[u] for u in d[UOPS][0][1]))
+                elif r_need <= cur:
+                    nodes[2 * i + 1] = (cur, 2 * i - 1, ((ISSUE, 0),))
+                    return cur, picks
+        # open the next group: after the open one, after its lock-step pipes, when the inputs are ready
+        t_order = cur + self.tpc if group_n else cur
         t_lock = self.group_end if self.lockstep else 0
         t = max(r_need, t_order, t_lock)
         if p_need >= 0 and t == r_need and r_need > cur:
             c_p = self.complete[p_need]
             # The stall counts only for the clocks it added beyond where the
             # instruction would otherwise have issued (in the open group if it fits).
-            t_free = max(cur if self.group_n and not why else t_order, t_lock)
+            t_free = max(cur if group_n and not why else t_order, t_lock)
             stalled = max(0, min(stalled, r_need - t_free))
             if r_need >= c_p:       # waited for a result (plus any address stall)
                 segs = ((self.stall_name, stalled), (CRITICAL, r_need - stalled - c_p)) if stalled \
@@ -169,16 +170,17 @@ class Pipeline:
 
     def issue(self, i: int, d: tuple, t: int, picks: list[int]) -> None:
         """Stage 3: issue instruction ``i`` at tick ``t`` on ``picks``; publish its result and stored address."""
-        group_units = self.group_units
+        group_units, top = self.group_units, self.group_max_unit
         for u in picks:
             group_units[u] = True
-            if u > self.group_max_unit:
-                self.group_max_unit = u
+            if u > top:
+                top = u
+        self.group_max_unit = top
         self.group_n += 1
         if d[ALONE]:
             self.group_closed = True
-        if self.lockstep:
-            self.group_end = max(self.group_end, t + d[OCC])
+        if self.lockstep and t + d[OCC] > self.group_end:
+            self.group_end = t + d[OCC]
         lat = d[LAT]
         self.issue_t[i] = t
         result = t + lat
@@ -186,14 +188,14 @@ class Pipeline:
         self.units_used[i] = tuple(picks)
         self.nodes[2 * i] = (result, 2 * i + 1, ((CRITICAL, lat),))
 
-        gen = self.gen
+        gen, ready, ready_addr, producer = self.gen, self.ready, self.ready_addr, self.producer
         if d[MWRITE] is not None:
             self.stores[mem_key(d[MWRITE], gen)] = (t, 0, i)
         ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks
         for r in d[WRITES]:
-            self.ready[r] = result
-            self.ready_addr[r] = ready_at_addr
-            self.producer[r] = i
+            ready[r] = result
+            ready_addr[r] = ready_at_addr
+            producer[r] = i
             gen[r] = gen.get(r, 0) + 1
 
 
@@ -201,13 +203,9 @@ def run_in_order(seq: list[tuple], model: Model) -> Trace:
     """Schedule the decoded ``seq`` on the in-order ``model``: operands -> grouping -> issue per instruction."""
     p = Pipeline(model, len(seq))
     nodes = p.nodes
+    operands, group, issue = p.operands, p.group, p.issue
     for i, d in enumerate(seq):
-        r_need, p_need, stalled = p.operands(d)
-        why, picks = p.blocked(d)
-        if p.group_n > 0 and not why and r_need <= p.cur:      # joins the open group
-            t = p.cur
-            nodes[2 * i + 1] = (t, 2 * i - 1, ((ISSUE, 0),))
-        else:
-            t, picks = p.open_group(i, d, r_need, p_need, stalled, why)
-        p.issue(i, d, t, picks)
+        r_need, p_need, stalled = operands(d)                   # 1. operands
+        t, picks = group(i, d, r_need, p_need, stalled)         # 2. grouping
+        issue(i, d, t, picks)                                   # 3. issue
     return Trace(p.issue_t, p.complete, p.units_used, nodes)

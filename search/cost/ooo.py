@@ -57,8 +57,11 @@ class Ports:
                     best = u
             if best >= 0:
                 o = occ[best]
-                for k in range(t, t + busy):
-                    o[k] = 1
+                if busy == 1:
+                    o[t] = 1
+                else:
+                    for k in range(t, t + busy):
+                        o[k] = 1
                 used[best] += 1
                 return t, best
             t += 1
@@ -79,14 +82,15 @@ class ReorderBuffer:
     def retire(self, i: int, k: int, result: int, std_d: int) -> None:
         """Retire instruction ``i`` (``k`` fused uops), done at tick ``result`` (a store: its data at ``std_d``)."""
         tpc = self.tpc
+        cycle, count = self.cycle, self.count
         c = -(-max(result, std_d + tpc if std_d else 0) // tpc)
-        if c > self.cycle:
-            self.cycle, self.count = c, 0
-        if self.count >= self.width:
-            self.cycle += 1
-            self.count = 0
-        self.count += 1
-        self.slots.extend([self.cycle] * k)
+        if c > cycle:
+            cycle, count = c, 0
+        if count >= self.width:
+            cycle += 1
+            count = 0
+        self.cycle, self.count = cycle, count + 1
+        self.slots.extend([cycle] * k)
         self.owner.extend([i] * k)
 
 
@@ -102,20 +106,22 @@ class FrontEnd:
 
     def allocate(self, i: int, k: int, rob: ReorderBuffer, nodes: list) -> int:
         """The tick instruction ``i`` (``k`` fused uops) is allocated; records its allocation node."""
-        width = self.width
+        width, cycle, count = self.width, self.cycle, self.count
         a_pred, a_cause = (2 * i - 1 if i else -1), FRONT_END
-        if self.count >= width:
-            self.cycle += 1
-            self.count = 0
-        slot = len(rob.slots) + k - 1 - self.window
-        if slot >= 0 and rob.slots[slot] > self.cycle:
-            self.cycle, self.count = rob.slots[slot], 0
+        if count >= width:
+            cycle += 1
+            count = 0
+        slots = rob.slots
+        slot = len(slots) + k - 1 - self.window
+        if slot >= 0 and slots[slot] > cycle:
+            cycle, count = slots[slot], 0
             a_pred, a_cause = 2 * rob.owner[slot], WINDOW
-        self.count += k
-        while self.count > width:
-            self.cycle += 1
-            self.count -= width
-        alloc = self.cycle * self.tpc
+        count += k
+        while count > width:
+            cycle += 1
+            count -= width
+        self.cycle, self.count = cycle, count
+        alloc = cycle * self.tpc
         prev_t = nodes[a_pred][0] if a_pred >= 0 else 0
         nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
         return alloc
@@ -125,7 +131,7 @@ class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
     __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
-                 "stall_ticks", "stall_name", "ports", "ready", "ready_addr", "producer", "prod_lat", "gen",
+                 "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
                  "stores", "issue", "complete", "units_used", "nodes")
 
     def __init__(self, model: Model, n: int) -> None:
@@ -141,6 +147,7 @@ class Execute:
         self.stall_ticks = stall.cycles * tpc if stall else 0
         self.stall_name = stall.name if stall else ""
         self.ports = Ports(len(model.units))
+        self.place = self.ports.place
         self.ready: dict[str, int] = {}          # register -> tick its value is ready
         self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
         self.producer: dict[str, int] = {}       # register -> index of its last writer
@@ -181,7 +188,7 @@ class Execute:
             cause = (2 * p_data, ((CRITICAL, 0),)) if r_data >= alloc and p_data >= 0 else \
                 (2 * i + 1, ((FRONT_END, 0),))
         else:
-            place = self.ports.place
+            place = self.place
             mem_ready, replayed, mem_pred, mem_extra = -1, False, -1, 0
             comp_d, comp_wait, last_unit = -1, 0, -1
             for role, alts, busy in d[UOPS]:
@@ -296,9 +303,10 @@ def run_out_of_order(seq: list[tuple], model: Model) -> Trace:
     front = FrontEnd(model.issue_width, model.window, tpc)
     ex = Execute(model, len(seq))
     nodes = ex.nodes
+    allocate, execute, retire = front.allocate, ex.run, rob.retire
     for i, d in enumerate(seq):
         k = d[FE]
-        alloc = front.allocate(i, k, rob, nodes)
-        result, std_d = ex.run(i, d, alloc)
-        rob.retire(i, k, result, std_d)
+        alloc = allocate(i, k, rob, nodes)         # 1. dispatch
+        result, std_d = execute(i, d, alloc)       # 2. issue / execute / write back
+        retire(i, k, result, std_d)                # 3. retire
     return Trace(ex.issue, ex.complete, ex.units_used, nodes)
