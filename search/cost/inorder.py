@@ -60,7 +60,7 @@ class Pipeline:
     __slots__ = ("tpc", "width", "nunits", "unit_names", "pairing", "ordered", "lockstep", "fwd_lat",
                  "stall_ticks", "stall_name", "model_name", "ready", "ready_addr", "producer", "gen", "stores",
                  "issue_t", "complete", "units_used", "nodes", "cur", "group_n", "group_units",
-                 "group_max_unit", "group_closed", "group_end")
+                 "group_max_unit", "group_closed", "group_end", "first_picks")
 
     def __init__(self, model: Model, n: int) -> None:
         self.tpc = model.ticks_per_cycle
@@ -90,6 +90,7 @@ class Pipeline:
         self.group_max_unit = -1
         self.group_closed = False       # an issue-alone instruction closed it
         self.group_end = 0              # lock step: the group's pipes are busy until here
+        self.first_picks: dict[tuple, tuple] = {}   # uops -> their units as the first of a group (pure)
 
     def operands(self, d: tuple) -> tuple[int, int, int]:
         """Stage 1: (tick the inputs are ready, producer index or -1, address-stall ticks in it)."""
@@ -117,7 +118,7 @@ class Pipeline:
                     r_need, p_need, stalled = t, producer[r], 0
         return r_need, p_need, stalled
 
-    def group(self, i: int, d: tuple, r_need: int, p_need: int, stalled: int) -> tuple[int, list[int]]:
+    def group(self, i: int, d: tuple, r_need: int, p_need: int, stalled: int) -> tuple[int, tuple[int, ...]]:
         """Stage 2: join the open group, or open the next one; (issue tick, units). Records the issue node."""
         nodes, cur, group_n = self.nodes, self.cur, self.group_n
         why = ""                 # why the instruction cannot join the open group, data aside
@@ -132,7 +133,7 @@ class Pipeline:
                     why = PAIRING if self.pairing else unit_port("|".join(self.unit_names[u] for u in d[UOPS][0][1]))
                 elif r_need <= cur:
                     nodes[2 * i + 1] = (cur, 2 * i - 1, ((ISSUE, 0),))
-                    return cur, picks
+                    return cur, tuple(picks)
         # open the next group: after the open one, after its lock-step pipes, when the inputs are ready
         t_order = cur + self.tpc if group_n else cur
         t_lock = self.group_end if self.lockstep else 0
@@ -163,12 +164,16 @@ class Pipeline:
         self.group_max_unit = -1
         self.group_closed = False
         self.group_end = t
-        picks = fit_units(d[UOPS], self.group_units, -1, self.ordered)
-        if picks is None:        # cannot happen for a valid model: an empty group fits any class
-            raise UarchError(f"{d[TEXT]}: its uops do not fit one issue group on {self.model_name}")
+        uops = d[UOPS]
+        picks = self.first_picks.get(uops)
+        if picks is None:
+            fresh = fit_units(uops, self.group_units, -1, self.ordered)
+            if fresh is None:        # cannot happen for a valid model: an empty group fits any class
+                raise UarchError(f"{d[TEXT]}: its uops do not fit one issue group on {self.model_name}")
+            picks = self.first_picks[uops] = tuple(fresh)
         return t, picks
 
-    def issue(self, i: int, d: tuple, t: int, picks: list[int]) -> None:
+    def issue(self, i: int, d: tuple, t: int, picks: tuple[int, ...]) -> None:
         """Stage 3: issue instruction ``i`` at tick ``t`` on ``picks``; publish its result and stored address."""
         group_units, top = self.group_units, self.group_max_unit
         for u in picks:
@@ -185,7 +190,7 @@ class Pipeline:
         self.issue_t[i] = t
         result = t + lat
         self.complete[i] = result
-        self.units_used[i] = tuple(picks)
+        self.units_used[i] = picks
         self.nodes[2 * i] = (result, 2 * i + 1, ((CRITICAL, lat),))
 
         gen, ready, ready_addr, producer = self.gen, self.ready, self.ready_addr, self.producer
