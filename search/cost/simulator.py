@@ -43,14 +43,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from sha1opt.search.cost.attribution import attribute, bottleneck, utilisation
+from sha1opt.search.cost.attribution import SATURATED, attribute, bottleneck, utilisation
 from sha1opt.search.cost.classes import Item, classify
-from sha1opt.search.cost.decode import ELIM, FE, LINE, TEXT, decode_item
+from sha1opt.search.cost.decode import ELIM, FE, FLAGS, LINE, TEXT, decode_item
 from sha1opt.search.cost.inorder import run_in_order
 from sha1opt.search.cost.model import Model, UarchError
 from sha1opt.search.cost.ooo import run_out_of_order
 
-__all__ = ["Item", "Simulation", "Simulator", "Slot", "classify", "decode", "simulate"]
+# FLAGS and SATURATED are re-exported: they were public names of this module before the split.
+__all__ = ["FLAGS", "Item", "SATURATED", "Simulation", "Simulator", "Slot", "classify", "decode", "simulate"]
 
 
 @dataclass(frozen=True)
