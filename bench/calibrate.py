@@ -71,7 +71,6 @@ from pathlib import Path
 from sha1opt.emit.calibration import (LLVM_MCA, PairedRatio, build_pair, gcc_variant, kendall_tau, loop_items,
                                       loop_text, mape, mca_cycles, run_pairs, spearman, vectors_ok)
 from sha1opt.emit.export import export
-from sha1opt.search.cost import simulator as cost
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.recipe import Recipe
@@ -230,7 +229,7 @@ def measure(variants: list[Variant], pairs: int, passes: int, log) -> None:
 # --- predictions ----------------------------------------------------------------------
 
 def with_params(base, params: dict):
-    """``base`` (a uarch.Model) with the GRID parameters set; a distinct name keeps cost's decode cache apart."""
+    """``base`` (a uarch.Model) with the GRID parameters set (same name: each model object gets its own Simulator)."""
     m = base
     for key, val in params.items():
         if key == "store_forwarding":
@@ -244,8 +243,7 @@ def with_params(base, params: dict):
             m = dataclasses.replace(m, classes={**m.classes, "lea_complex": new})
         else:
             raise KeyError(key)
-    tag = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
-    return dataclasses.replace(m, name=f"{base.name}[{tag}]")
+    return m
 
 
 def current_params(model) -> dict:
@@ -297,7 +295,6 @@ def fit(variants: list[Variant], base) -> tuple[dict, list[tuple[dict, float, fl
         predict(train + refs, label, with_params(base, params))
         e, rho, tau = stats(variants, train, label)
         scored.append((params, e, rho, tau))
-        cost._cache.pop(with_params(base, params).name, None)
     top = max(s[2] for s in scored)
     best = min((s for s in scored if s[2] >= top - 0.005), key=lambda s: s[1])
     return best[0], scored

@@ -4,10 +4,10 @@ The cost model runs inside the search loop, so one block must simulate in
 well under 50 ms. For each arch and model this measures, over REPEATS runs
 (median and best, milliseconds):
 
-  cold      simulate() with the per-model decode cache emptied first
-            (what the first candidate of a search pays);
-  warm      simulate() of the same body again (cached decode: what every
-            later candidate sharing instructions pays), straight-line;
+  cold      Simulator.simulate() with the simulator's decode cache emptied
+            first (what the first candidate of a search pays);
+  warm      the same body again (cached decode: what every later candidate
+            sharing instructions pays), straight-line;
   loop      warm, ``loop=True`` (several iterations back to back, steady state).
 
 Usage: python bench/simspeed.py [--repeats N]   (output: bench/results/simspeed.txt)
@@ -21,10 +21,8 @@ import statistics
 import sys
 import time
 
-from sha1opt.search.cost import simulator as cost
-from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.cost import Simulator, load_model, model_names
 from sha1opt.search.space.candidate import textbook
-from sha1opt.search.cost.model import load_model, model_names
 
 BUDGET_MS = 50.0
 
@@ -51,10 +49,10 @@ def main() -> int:
     for arch in ("x86_64", "i386"):
         body = list(textbook(arch).body)
         for name in model_names():
-            m = load_model(name)
-            cold = timed(lambda: simulate(body, m), args.repeats, before=lambda: cost._cache.pop(m.name, None))
-            warm = timed(lambda: simulate(body, m), args.repeats)
-            loop = timed(lambda: simulate(body, m, loop=True), args.repeats)
+            sim = Simulator(load_model(name))
+            cold = timed(lambda: sim.simulate(body), args.repeats, before=sim.clear)
+            warm = timed(lambda: sim.simulate(body), args.repeats)
+            loop = timed(lambda: sim.simulate(body, loop=True), args.repeats)
             worst = max(worst, cold[0], warm[0], loop[0])
             print(f"  {arch:6s} {name:12s} {len(body):5d}   {cold[0]:6.1f} / {cold[1]:5.1f}   "
                   f"{warm[0]:6.1f} / {warm[1]:5.1f}   {loop[0]:6.1f} / {loop[1]:5.1f}   {loop[2].cycles:7.1f}")

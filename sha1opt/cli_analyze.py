@@ -70,7 +70,9 @@ def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def uarchs(as_json):
     """List the microarchitecture models: issue width, units and notable rules."""
+    # imported here like the other commands' libraries: `sha1opt --help` stays fast
     from sha1opt.search.cost.model import load_model, model_names
+    from sha1opt.views import uarch_notes
 
     try:
         models = [load_model(n) for n in model_names()]
@@ -80,15 +82,9 @@ def uarchs(as_json):
         click.echo(json.dumps([{"name": m.name, "aliases": list(m.aliases), "description": m.description,
                                 "engine": m.engine, "issue_width": m.issue_width, "window": m.window,
                                 "units": {u.name: u.what for u in m.units}, "bmi1": m.has_bmi1,
-                                "bmi2": m.has_bmi2, "rules": m.notable(), "source": m.source} for m in models],
-                              indent=1))
+                                "bmi2": m.has_bmi2, "rules": uarch_notes.notable(m), "source": m.source}
+                               for m in models], indent=1))
         return
     for m in models:
-        alias = f" (alias {', '.join(m.aliases)})" if m.aliases else ""
-        window = f", window {m.window}" if m.window else ""
-        isa = "+".join(x for x, on in (("BMI1", m.has_bmi1), ("BMI2", m.has_bmi2)) if on) or "no BMI"
-        click.echo(f"{m.name}{alias}: {m.engine}, issue {m.issue_width}/clk{window}, {isa}")
-        click.echo(f"  {m.description}")
-        click.echo(f"  units: {', '.join(u.name + ('x2' if u.speed == 2 else '') for u in m.units)}")
-        for line in m.notable():
-            click.echo(f"  - {line}")
+        for line in uarch_notes.lines(m):
+            click.echo(line)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
@@ -10,6 +11,8 @@ from sha1opt.search.cost import model as uarch
 from sha1opt.search.cost.model import (BMI1_CLASSES, BMI2_CLASSES, CLASSES, UarchError, derived_rthroughput,
                                   load_model, model_names)
 from sha1opt.semantics.errors import CorpusError, Sha1optError
+from sha1opt.semantics.x86 import ISA_LEVELS
+from sha1opt.views import uarch_notes
 
 EXPECTED = ["atom", "core2", "nehalem", "p4", "p4-prescott", "pentium", "skylake", "zen3"]
 
@@ -78,12 +81,47 @@ def test_every_row_has_a_source():
         assert all(u.source for u in m.units)
 
 
-def test_notable_rules_are_derived_from_the_data():
-    assert any("AGI stall" in line for line in load_model("pentium").notable())
-    assert any("lea stall" in line for line in load_model("atom").notable())
-    assert any("replay" in line for line in load_model("p4").notable())
-    assert any("move elimination" in line for line in load_model("zen3").notable())
-    assert any("rot_imm: 4 clk" in line for line in load_model("p4").notable())
+def test_uarch_notes_word_each_rule_from_the_data():
+    """The view (not the model) words the rules; each line follows the model's data, names included."""
+    pentium, atom, p4 = load_model("pentium"), load_model("atom"), load_model("p4")
+    assert "AGI stall: +1 clk when a base/index register comes from a recent instruction" in uarch_notes.notable(pentium)
+    assert any(line.startswith("lea stall: +3 clk") for line in uarch_notes.notable(atom))
+    assert "replay: a load from a store of a >= 4-clk result costs +12 clk" in uarch_notes.notable(p4)
+    assert "move elimination: mov_rr cost no latency or port" in uarch_notes.notable(load_model("zen3"))
+    assert "move elimination: mov_rr cost no latency or port" not in uarch_notes.notable(load_model("core2"))
+    assert any(line.startswith("rot_imm: 4 clk") for line in uarch_notes.notable(p4))
+    renamed = dataclasses.replace(atom, rules=dataclasses.replace(
+        atom.rules, address_stall=dataclasses.replace(atom.rules.address_stall, name="AGU stall", cycles=2)))
+    assert any(line.startswith("AGU stall: +2 clk") for line in uarch_notes.notable(renamed))
+    assert uarch_notes.header(p4) == "p4 (alias p4-northwood): out-of-order, issue 3/clk, window 126, no BMI"
+
+
+def test_arch_and_gcc_mtune_are_data():
+    """Each model names its default architecture and GCC's -mtune for it (formerly driver.IN_ORDER_I386 / MTUNE)."""
+    arch = {n: load_model(n).arch for n in EXPECTED}
+    assert arch == {"atom": "i386", "core2": "x86_64", "nehalem": "x86_64", "p4": "i386", "p4-prescott": "i386",
+                    "pentium": "i386", "skylake": "x86_64", "zen3": "x86_64"}
+    tune = {n: load_model(n).gcc_mtune for n in EXPECTED}
+    assert tune == {"atom": "bonnell", "core2": "core2", "nehalem": "nehalem", "p4": "pentium4",
+                    "p4-prescott": "prescott", "pentium": "pentium", "skylake": "skylake", "zen3": "znver3"}
+
+
+def test_isa_level_of_each_model():
+    """``Model.isa`` is the highest x86.ISA_LEVELS level the CPU has; ``has_isa`` includes the lower levels."""
+    assert {n: load_model(n).isa for n in EXPECTED} == {n: ("bmi2" if n in ("skylake", "zen3") else "base")
+                                                        for n in EXPECTED}
+    zen3, core2 = load_model("zen3"), load_model("core2")
+    assert [zen3.has_isa(x) for x in ISA_LEVELS] == [True, True, True]
+    assert [core2.has_isa(x) for x in ISA_LEVELS] == [True, False, False]
+    bmi1_only = dataclasses.replace(zen3, has_bmi2=False)
+    assert bmi1_only.isa == "bmi1" and [bmi1_only.has_isa(x) for x in ISA_LEVELS] == [True, True, False]
+    with pytest.raises(UarchError, match="unknown ISA level 'avx2'"):
+        zen3.has_isa("avx2")
+
+
+def test_replay_cause_name_is_data():
+    assert load_model("p4").rules.replay.name == "P4 replay"
+    assert load_model("p4-prescott").rules.replay.name == "P4 replay"     # inherited rule
 
 
 # --- the loader refuses bad data ---------------------------------------------
@@ -124,6 +162,9 @@ def test_copy_loads_unchanged(corpus):
      'latency = 2.3\nrthroughput = 0.5\nports = ["alu0|alu1|alu2|alu3", "alu0|alu1|alu2|alu3"]\nsource = "conservative',
      "half a clock"),
     ('engine = "out-of-order"', 'engine = "dataflow"', "engine must be"),
+    ('arch = "x86_64"', 'arch = "amd64"', "arch must be one of i386, x86_64"),
+    ('gcc_mtune = "znver3"\n', '', "missing key 'gcc_mtune'"),
+    ('has_bmi1 = true', 'has_bmi1 = false\nhas_bmi3 = true', "unknown key 'has_bmi3'"),
 ])
 def test_loader_refuses(corpus, old, new, message):
     _edit(corpus / "zen3.toml", old, new)
@@ -148,7 +189,7 @@ def test_loader_refuses_a_row_without_source(corpus):
 
 
 def test_loader_refuses_bmi_rows_without_the_extension(corpus):
-    _edit(corpus / "zen3.toml", "has_bmi1 = true", "has_bmi1 = false")
+    _edit(corpus / "zen3.toml", "has_bmi1 = true\nhas_bmi2 = true", "has_bmi1 = false\nhas_bmi2 = false")
     with pytest.raises(CorpusError, match="lacks that extension"):
         load_model("zen3")
 
@@ -158,6 +199,21 @@ def test_loader_refuses_a_load_class_without_its_load_uop(corpus):
           'ports = ["p2|p3", "p0|p1|p5|p6"]\nsource = "uops.info SKL: ADD (R32, M32)')
     with pytest.raises(CorpusError, match="exactly one 'load:' uop"):
         load_model("skylake")
+
+
+def test_loader_refuses_bmi2_without_bmi1(corpus):
+    _edit(corpus / "zen3.toml", "has_bmi1 = true", "has_bmi1 = false")
+    text = (corpus / "zen3.toml").read_text()
+    start, end = text.index("[classes.andn]"), text.index("[classes.rorx]")
+    (corpus / "zen3.toml").write_text(text[:start] + text[end:])
+    with pytest.raises(CorpusError, match="has_bmi2 needs has_bmi1"):
+        load_model("zen3")
+
+
+def test_loader_refuses_a_replay_rule_without_a_name(corpus):
+    _edit(corpus / "p4.toml", 'name = "P4 replay"\n', "")
+    with pytest.raises(CorpusError, match="rules.replay: missing key 'name'"):
+        load_model("p4")
 
 
 def test_inheritance_from_an_unknown_model_is_refused(corpus):
@@ -180,3 +236,8 @@ def test_cli_uarchs_lists_every_model():
     rows = json.loads(CliRunner().invoke(uarchs, ["--json"]).output)
     assert [row["name"] for row in rows] == EXPECTED
     assert rows[EXPECTED.index("zen3")]["bmi2"] is True
+    atom = load_model("atom")
+    assert rows[EXPECTED.index("atom")]["rules"] == uarch_notes.notable(atom)
+    plain = CliRunner().invoke(uarchs, []).output.splitlines()
+    start = plain.index(uarch_notes.header(atom))
+    assert plain[start:start + len(uarch_notes.lines(atom))] == uarch_notes.lines(atom)

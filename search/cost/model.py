@@ -4,7 +4,15 @@ A model is data: execution units, one cost row per instruction class
 (uops, latency, reciprocal throughput, the units each uop may use, a
 ``source``) and the CPU's quirks as typed rules (store forwarding, the
 address-generation stall, Pentium pairing, move elimination, the P4
-replay). ``cost.py`` interprets a model; nothing here simulates.
+replay), plus the CPU's default architecture (``arch``) and GCC's
+``-mtune`` name for it (``gcc_mtune``). ``sha1opt.search.cost.simulator``
+interprets a model; nothing here simulates, and nothing here formats prose
+(``sha1opt.views.uarch_notes`` turns a model into the lines ``sha1opt uarchs``
+prints).
+
+Example: ``load_model("p4-northwood")`` is the ``p4`` model:
+``engine == "out-of-order"``, ``arch == "i386"``, ``gcc_mtune == "pentium4"``,
+``isa == "base"``, ``rules.replay.name == "P4 replay"``.
 
 Invariants (checked when a file is loaded; a violation is a ``CorpusError``
 naming the file and row):
@@ -33,13 +41,14 @@ from typing import Any, Mapping
 
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
+from sha1opt.semantics.x86 import ISA_LEVELS
 
 
 class UarchError(Sha1optError):
     """An unknown microarchitecture name, or a model asked for something it lacks."""
 
 
-# The instruction classes every model prices. ``cost.classify`` maps each
+# The instruction classes every model prices. ``classes.classify`` maps each
 # instruction (and each opaque control/stack item) to exactly one of them.
 CLASSES: tuple[str, ...] = (
     "mov_rr", "mov_ri", "load", "store",
@@ -52,8 +61,10 @@ BMI1_CLASSES: tuple[str, ...] = ("andn", "andn_rm")
 BMI2_CLASSES: tuple[str, ...] = ("rorx", "rorx_rm")
 ROLES = ("load", "sta", "std")          # memory roles a uop may carry; none = compute
 ENGINES = ("in-order", "out-of-order")
+ARCHES = ("i386", "x86_64")
 
-_TOP_REQUIRED = {"name", "description", "source", "engine", "issue_width", "units", "classes", "rules"}
+_TOP_REQUIRED = {"name", "description", "source", "engine", "issue_width", "arch", "gcc_mtune",
+                 "units", "classes", "rules"}
 _TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2"}
 _UNIT_KEYS = {"speed", "what", "source"}
 _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
@@ -62,7 +73,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
     "move_elimination": ({"classes", "source"}, set()),
-    "replay": ({"penalty", "min_latency", "source"}, set()),
+    "replay": ({"name", "penalty", "min_latency", "source"}, set()),
 }
 
 
@@ -111,6 +122,7 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Replay:
+    name: str                   # how the cause is reported in breakdowns, e.g. "P4 replay"
     penalty: float              # clocks lost by a replayed load
     min_latency: float          # a store's data producer at least this slow triggers it
     source: str
@@ -142,6 +154,8 @@ class Model:
     classes: Mapping[str, ClassCost]
     rules: Rules
     source: str
+    arch: str = "x86_64"        # the architecture code for this CPU is built for by default
+    gcc_mtune: str = "generic"  # GCC's -mtune= name for this CPU
     path: str = field(default="", compare=False, repr=False)
 
     def __hash__(self) -> int:          # ``classes`` is a dict: hash the identity-defining fields
@@ -150,6 +164,23 @@ class Model:
     @property
     def in_order(self) -> bool:
         return self.engine == "in-order"
+
+    @property
+    def isa(self) -> str:
+        """The highest ISA level of ``x86.ISA_LEVELS`` the CPU has: ``"base"``, ``"bmi1"`` or ``"bmi2"``.
+
+        Example: zen3 (BMI1 and BMI2) -> ``"bmi2"``; core2 -> ``"base"``.
+        """
+        return "bmi2" if self.has_bmi2 else "bmi1" if self.has_bmi1 else "base"
+
+    def has_isa(self, level: str) -> bool:
+        """Whether code needing ISA ``level`` runs here (levels include the ones before them).
+
+        Example: skylake ``has_isa("bmi1")`` is True; pentium ``has_isa("bmi1")`` is False.
+        """
+        if level not in ISA_LEVELS:
+            raise UarchError(f"unknown ISA level {level!r} (known: {', '.join(ISA_LEVELS)})")
+        return ISA_LEVELS.index(level) <= ISA_LEVELS.index(self.isa)
 
     @property
     def ports(self) -> tuple[str, ...]:
@@ -166,33 +197,6 @@ class Model:
             any(u.speed == 2 for u in self.units) or \
             self.rules.store_forward_latency != int(self.rules.store_forward_latency)
         return 2 if half else 1
-
-    def notable(self) -> list[str]:
-        """One line per rule and per class that stands out, derived from the data (for ``sha1opt uarchs``)."""
-        out: list[str] = []
-        r = self.rules
-        if r.pairing:
-            out.append("pairs two instructions per clock: U then V; rotates/shifts U only, "
-                       "rol by an immediate other than 1 does not pair"
-                       + ("; displacement+immediate does not pair" if r.pairing.no_disp_and_imm else ""))
-        if r.address_stall:
-            ex = f" (not after {', '.join(sorted(r.address_stall.exempt))})" if r.address_stall.exempt else ""
-            out.append(f"{r.address_stall.name}: +{r.address_stall.cycles} clk when a base/index "
-                       f"register comes from a recent instruction{ex}")
-        if r.move_elimination:
-            out.append(f"move elimination: {', '.join(sorted(r.move_elimination))} cost no latency or port")
-        if r.replay:
-            out.append(f"replay: a load from a store of a >= {r.replay.min_latency:g}-clk result "
-                       f"costs +{r.replay.penalty:g} clk")
-        out.append(f"store forwarding: {r.store_forward_latency:g} clk")
-        dbl = [u.name for u in self.units if u.speed == 2]
-        if dbl:
-            out.append(f"double-pumped: {', '.join(dbl)}")
-        for cname in ("rot_imm", "rot1", "lea_complex", "bswap"):
-            c = self.classes[cname]
-            # "a|b": either unit; "a+b": one uop on each (a Pentium NP instruction takes both pipes)
-            out.append(f"{cname}: {c.latency:g} clk, {c.uops} slot(s), uops {' + '.join(map(str, c.ports))}")
-        return out
 
 
 # --- loading ---------------------------------------------------------------
@@ -306,6 +310,12 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     bmi1, bmi2 = raw.get("has_bmi1", False), raw.get("has_bmi2", False)
     if not isinstance(bmi1, bool) or not isinstance(bmi2, bool):
         raise CorpusError(f"{fname}: has_bmi1/has_bmi2 must be true or false")
+    if bmi2 and not bmi1:
+        raise CorpusError(f"{fname}: has_bmi2 needs has_bmi1 (ISA levels nest: base < bmi1 < bmi2)")
+    arch = raw["arch"]
+    if arch not in ARCHES:
+        raise CorpusError(f"{fname}: arch must be one of {', '.join(ARCHES)}, not {arch!r}")
+    gcc_mtune = _string(raw["gcc_mtune"], f"{fname}: gcc_mtune")
     aliases = raw.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise CorpusError(f"{fname}: aliases must be a list of strings")
@@ -354,7 +364,7 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     rules = _rules(fname, raw["rules"], set(classes), in_order)
     return Model(stem, _string(raw["description"], f"{fname}: description"), tuple(aliases), engine, issue,
                  retire, window, bmi1, bmi2, tuple(units), classes, rules,
-                 _string(raw["source"], f"{fname}: source"), path)
+                 _string(raw["source"], f"{fname}: source"), arch, gcc_mtune, path)
 
 
 def _parse_uop(text: str, where: str, unit_names: set[str]) -> Uop:
@@ -434,7 +444,7 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         elim, elim_src = frozenset(r["classes"]), r["source"]
     if "replay" in raw:
         r = raw["replay"]
-        replay = Replay(float(_number(r["penalty"], f"{fname}: rules.replay.penalty")),
+        replay = Replay(_string(r["name"], f"{fname}: rules.replay.name"), float(_number(r["penalty"], f"{fname}: rules.replay.penalty")),
                         float(_number(r["min_latency"], f"{fname}: rules.replay.min_latency")), r["source"])
     lat = _half_clock(_number(sf["latency"], f"{fname}: rules.store_forwarding.latency"),
                       f"{fname}: rules.store_forwarding.latency")

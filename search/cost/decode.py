@@ -1,0 +1,84 @@
+"""Per-instruction facts the engines need, computed once per (item, model).
+
+``decode_item(item, model)`` turns one instruction (or opaque control/stack
+item) into a plain tuple -- a tuple, not an object, because the engines index
+it in their hot loops. Register and memory effects come from
+``x86.effects`` (the one source of operand effects); prices come from the
+model's class row. Times are in ticks (``model.ticks_per_cycle`` per clock).
+
+Layout (the constants below index it):
+
+=========  ================================================================
+CLS        instruction class (``classes.classify``)
+FE         front-end slots (fused uops)
+UOPS       ((role, unit indices, busy ticks), ...), one per executed uop
+LAT        latency, ticks
+DATA       registers read as data, in operand order
+ADDR       registers read to form an address (lea's inputs too)
+WRITES     registers written, plus ``FLAGS`` for a flag writer
+MREAD      the ``Mem`` loaded from, or None
+MWRITE     the ``Mem`` stored to, or None
+ELIM       a move the renamer eliminates (``rules.move_elimination``)
+EXEMPT     its result does not cause ``rules.address_stall``
+ALONE      issues alone (Pentium: displacement and immediate)
+TEXT, LINE the item's text and source line
+OCC        ticks it holds its unit (reciprocal throughput, >= 1 tick)
+STDREG     a register store's data register (the replay rule), or None
+=========  ================================================================
+
+Example, on p4 (2 ticks per clock): ``movl %eax, 8(%esp)`` decodes to
+CLS ``"store"``, DATA ``("eax",)``, ADDR ``("esp",)``, WRITES ``()``,
+MWRITE the ``Mem`` ``8(%esp)``, STDREG ``"eax"``; ``addl %ebx, %eax`` to
+CLS ``"add_rr"``, LAT 1 (half a clock), WRITES ``("eax", "flags")``.
+"""
+
+from __future__ import annotations
+
+from sha1opt.search.cost.classes import Item, classify
+from sha1opt.search.cost.model import Model
+from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.x86 import Imm, Mem, effects
+
+CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG = range(16)
+
+FLAGS = "flags"     # the arithmetic flags, tracked as one more register
+
+
+def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) -> tuple:
+    """The decoded tuple of ``item`` on ``model`` (layout above); ``unit_index``: unit name -> position."""
+    cls = classify(item, model)
+    cost = model.classes[cls]
+    speed = {u.name: u.speed for u in model.units}
+    uops = []
+    if isinstance(item, Opaque) and item.memory and cls not in ("push", "pop", "load") and not model.in_order:
+        # An opaque compare/counter with a memory operand: its load first.
+        ld = model.classes["load"].ports[0]
+        uops.append(("load", tuple(unit_index[u] for u in ld.units), tpc // speed[ld.units[0]] or 1))
+    for u in cost.ports:
+        busy = max(1, tpc // speed[u.units[0]])
+        uops.append((u.role, tuple(unit_index[x] for x in u.units), busy))
+    lat = int(round(cost.latency * tpc))
+    occ = max(1, int(round(cost.rthroughput * tpc)))
+    stall = model.rules.address_stall
+    exempt = stall is None or cls in stall.exempt
+    elim = cls in model.rules.move_elimination
+    if isinstance(item, Opaque):
+        return (cls, cost.uops, tuple(uops), lat, tuple(sorted(item.reads)), (), tuple(sorted(item.writes)),
+                None, None, elim, exempt, False, str(item), item.line, occ, None)
+    eff = effects(item)
+    writes = eff.writes + (FLAGS,) if eff.flags else eff.writes
+    # a register store (mov %reg, mem): the replay rule looks at that register's producer
+    std_reg = eff.data[0] if cls == "store" and eff.data else None
+    alone = False
+    if model.rules.pairing and model.rules.pairing.no_disp_and_imm:
+        mem = eff.mem_read if eff.mem_read is not None else eff.mem_write
+        alone = mem is not None and mem.disp != 0 and any(isinstance(o, Imm) for o in item.operands)
+    return (cls, cost.uops, tuple(uops), lat, eff.data, eff.address, writes, eff.mem_read, eff.mem_write,
+            elim, exempt, alone, str(item), item.line, occ, std_reg)
+
+
+def mem_key(m: Mem, gen: dict[str, int]) -> tuple:
+    """Identity of an address for store forwarding: same registers, unchanged since (``gen``), same scale/disp."""
+    b = m.base.name if m.base is not None else None
+    x = m.index.name if m.index is not None else None
+    return (b, gen.get(b, 0), x, gen.get(x, 0), m.scale, m.disp)

@@ -1,0 +1,312 @@
+"""The out-of-order engine (P4, Core 2, Nehalem, Skylake, Zen 3), in three stages like llvm-mca's.
+
+Per instruction, in program order:
+
+1. dispatch (``FrontEnd.allocate``): the front end allocates ``issue_width``
+   fused uops per clock into a ``window``-entry reorder buffer; an
+   instruction's uops may straddle two clocks, it is allocated when its last
+   one is, and it waits while the buffer is full;
+2. execute (``Execute.run``): each uop is placed, at the first tick its
+   inputs are ready, on the least-used free unit among its alternatives
+   (``Ports.place``); registers are renamed (only true dependencies count),
+   a load of a just-stored address gets the data ``store_forwarding`` clocks
+   after the store's data, ``rules.replay`` charges a load that ran before
+   its forwarded slow data, and ``rules.move_elimination`` moves cost
+   nothing; the result is written back (``Execute.write_back``);
+3. retire (``ReorderBuffer.retire``): in order, ``retire_width``
+   instructions per clock, each no earlier than its result; a retired slot
+   frees a window entry for stage 1.
+
+Every time computed records what bound it (``attribution`` node format).
+
+Example: on core2, 30 independent loads/stores/moves (``MIX`` in
+tests/test_cost.py) take 30/4 clocks per iteration, bound by the front end.
+"""
+
+from __future__ import annotations
+
+from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
+from sha1opt.search.cost.decode import (ADDR, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
+                                        WRITES, mem_key)
+from sha1opt.search.cost.model import Model
+
+
+class Ports:
+    """Execute-stage resources: which ticks each unit is busy (a bytearray per unit, grown on demand)."""
+
+    __slots__ = ("occ", "used")
+
+    def __init__(self, nunits: int) -> None:
+        self.occ = [bytearray(4096) for _ in range(nunits)]
+        self.used = [0] * nunits
+
+    def place(self, alts: tuple, t: int, busy: int) -> tuple[int, int]:
+        """The first tick >= ``t`` one of ``alts`` is free for ``busy`` ticks, and that unit (least used wins)."""
+        occ, used = self.occ, self.used
+        while True:
+            best = -1
+            for u in alts:
+                o = occ[u]
+                if t + busy > len(o):
+                    o.extend(bytearray(len(o) + busy + 4096))
+                if busy == 1:
+                    free = not o[t]
+                else:
+                    free = not any(o[t:t + busy])
+                if free and (best < 0 or used[u] < used[best]):
+                    best = u
+            if best >= 0:
+                o = occ[best]
+                if busy == 1:
+                    o[t] = 1
+                else:
+                    for k in range(t, t + busy):
+                        o[k] = 1
+                used[best] += 1
+                return t, best
+            t += 1
+
+
+class ReorderBuffer:
+    """Retire stage: in order, ``width`` instructions per clock; the retire clock of every fused uop."""
+
+    __slots__ = ("width", "tpc", "slots", "owner", "cycle", "count")
+
+    def __init__(self, width: int, tpc: int) -> None:
+        self.width, self.tpc = width, tpc
+        self.slots: list[int] = []      # retire clock of each fused uop, in order
+        self.owner: list[int] = []      # the instruction each slot belongs to
+        self.cycle = 0
+        self.count = 0
+
+    def retire(self, i: int, k: int, result: int, std_d: int) -> None:
+        """Retire instruction ``i`` (``k`` fused uops), done at tick ``result`` (a store: its data at ``std_d``)."""
+        tpc = self.tpc
+        cycle, count = self.cycle, self.count
+        c = -(-max(result, std_d + tpc if std_d else 0) // tpc)
+        if c > cycle:
+            cycle, count = c, 0
+        if count >= self.width:
+            cycle += 1
+            count = 0
+        self.cycle, self.count = cycle, count + 1
+        self.slots.extend([cycle] * k)
+        self.owner.extend([i] * k)
+
+
+class FrontEnd:
+    """Dispatch stage: ``width`` fused uops per clock into a ``window``-entry reorder buffer."""
+
+    __slots__ = ("width", "window", "tpc", "cycle", "count")
+
+    def __init__(self, width: int, window: int, tpc: int) -> None:
+        self.width, self.window, self.tpc = width, window, tpc
+        self.cycle = 0
+        self.count = 0
+
+    def allocate(self, i: int, k: int, rob: ReorderBuffer, nodes: list) -> int:
+        """The tick instruction ``i`` (``k`` fused uops) is allocated; records its allocation node."""
+        width, cycle, count = self.width, self.cycle, self.count
+        a_pred, a_cause = (2 * i - 1 if i else -1), FRONT_END
+        if count >= width:
+            cycle += 1
+            count = 0
+        slots = rob.slots
+        slot = len(slots) + k - 1 - self.window
+        if slot >= 0 and slots[slot] > cycle:
+            cycle, count = slots[slot], 0
+            a_pred, a_cause = 2 * rob.owner[slot], WINDOW
+        count += k
+        while count > width:
+            cycle += 1
+            count -= width
+        self.cycle, self.count = cycle, count
+        alloc = cycle * self.tpc
+        prev_t = nodes[a_pred][0] if a_pred >= 0 else 0
+        nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
+        return alloc
+
+
+class Execute:
+    """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
+
+    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+                 "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
+                 "stores", "issue", "complete", "units_used", "nodes")
+
+    def __init__(self, model: Model, n: int) -> None:
+        tpc = self.tpc = model.ticks_per_cycle
+        self.unit_names = [u.name for u in model.units]
+        self.load_lat = int(round(model.load_latency * tpc))
+        self.fwd_lat = int(round(model.rules.store_forward_latency * tpc))
+        replay = self.replay = model.rules.replay
+        self.rp_pen = int(round(replay.penalty * tpc)) if replay else 0
+        self.rp_min = int(round(replay.min_latency * tpc)) if replay else 0
+        self.rp_name = replay.name if replay else ""
+        stall = model.rules.address_stall
+        self.stall_ticks = stall.cycles * tpc if stall else 0
+        self.stall_name = stall.name if stall else ""
+        self.ports = Ports(len(model.units))
+        self.place = self.ports.place
+        self.ready: dict[str, int] = {}          # register -> tick its value is ready
+        self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
+        self.producer: dict[str, int] = {}       # register -> index of its last writer
+        self.prod_lat: dict[str, int] = {}       # register -> latency of its last writer (replay rule)
+        self.gen: dict[str, int] = {}            # register -> writes so far (address identity)
+        self.stores: dict[tuple, tuple] = {}     # address key -> (data tick, producer latency, store index)
+        self.issue = [0] * n
+        self.complete = [0] * n
+        self.units_used: list[tuple] = [()] * n
+        self.nodes: list = [None] * (2 * n)
+
+    def run(self, i: int, d: tuple, alloc: int) -> tuple[int, int]:
+        """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
+        tpc, nodes, complete = self.tpc, self.nodes, self.complete
+        ready, ready_addr, producer = self.ready, self.ready_addr, self.producer
+        start = alloc + tpc
+
+        # -- inputs: register data, address registers, a forwarded store --
+        r_data, p_data = 0, -1
+        for r in d[DATA]:
+            t = ready.get(r, 0)
+            if t > r_data:
+                r_data, p_data = t, producer[r]
+        r_addr, p_addr, addr_stalled = 0, -1, 0
+        for r in d[ADDR]:
+            t = ready_addr.get(r, 0)
+            if t > r_addr:
+                r_addr, p_addr = t, producer[r]
+                addr_stalled = t - ready.get(r, 0)
+        fwd = self.stores.get(mem_key(d[MREAD], self.gen)) if d[MREAD] is not None else None
+
+        # -- dispatch the uops to units --
+        used_units = []
+        first_d = -1
+        std_d = 0
+        if d[ELIM]:
+            result = max(r_data, alloc)
+            cause = (2 * p_data, ((CRITICAL, 0),)) if r_data >= alloc and p_data >= 0 else \
+                (2 * i + 1, ((FRONT_END, 0),))
+        else:
+            place = self.place
+            mem_ready, replayed, mem_pred, mem_extra = -1, False, -1, 0
+            comp_d, comp_wait, last_unit = -1, 0, -1
+            for role, alts, busy in d[UOPS]:
+                if role == "load":
+                    r0 = max(start, r_addr)
+                    t, u = place(alts, r0, busy)
+                    mem_ready = t + self.load_lat
+                    mem_pred = 2 * p_addr if r_addr >= start and p_addr >= 0 else 2 * i + 1
+                    mem_extra, replayed = t - r0, False
+                    if fwd is not None:
+                        mem_ready, replayed, mem_pred, mem_extra = self._forward(fwd, t, mem_ready, mem_pred,
+                                                                                 mem_extra)
+                elif role == "sta":
+                    t, u = place(alts, max(start, r_addr), busy)
+                elif role == "std":
+                    v = comp_d + d[LAT] if comp_d >= 0 else r_data
+                    t, u = place(alts, max(start, v), busy)
+                    std_d = t
+                else:
+                    # lea computes from its address registers (no load uop to wait for them)
+                    r0 = max(start, r_data, mem_ready, r_addr if mem_ready < 0 else 0)
+                    t, u = place(alts, r0, busy)
+                    if t > comp_d:
+                        comp_d, comp_wait, last_unit = t, t - r0, u
+                if first_d < 0 or t < first_d:
+                    first_d = t
+                used_units.append(u)
+
+            # -- what bound the result: memory data, register data, address, or allocation --
+            if comp_d >= 0:
+                result = comp_d + d[LAT]
+                lat_seg = (CRITICAL, d[LAT])
+                port_seg = (unit_port(self.unit_names[last_unit]), comp_wait)
+                if mem_ready >= 0 and mem_ready >= r_data and mem_ready >= start:
+                    cause = (mem_pred, (lat_seg, port_seg) + self._load_segments(mem_ready, mem_pred, replayed))
+                elif mem_ready < 0 and r_addr > r_data and r_addr >= start and p_addr >= 0:
+                    cause = (2 * p_addr, (lat_seg, port_seg, (CRITICAL, r_addr - complete[p_addr])))
+                elif r_data >= start and p_data >= 0:
+                    cause = (2 * p_data, (lat_seg, port_seg, (CRITICAL, r_data - complete[p_data])))
+                else:
+                    cause = (2 * i + 1, (lat_seg, port_seg, (FRONT_END, start - alloc)))
+            elif mem_ready >= 0:          # a pure load
+                result = mem_ready
+                if replayed:
+                    segs = self._load_segments(mem_ready, mem_pred, True)
+                else:
+                    base = nodes[mem_pred][0] if mem_pred >= 0 and nodes[mem_pred] else 0
+                    segs = ((CRITICAL, result - base - mem_extra),
+                            (unit_port(self.unit_names[used_units[0]]), mem_extra))
+                cause = (mem_pred, segs)
+            else:                         # a pure store / push: done when its data is written
+                result = max(std_d, first_d) + tpc
+                cause = (2 * i + 1, ((CRITICAL, result - alloc),))
+
+        # the address-stall share of a data link is the stall name's
+        pred, segs = cause
+        if self.stall_ticks and addr_stalled and pred == 2 * p_addr and p_addr >= 0 and d[ADDR]:
+            # only the clocks the stall added beyond allocation count as the stall
+            eff = max(0, min(addr_stalled, r_addr - start))
+            if eff:
+                segs = split_stall(segs, eff, self.stall_name)
+        pt = nodes[pred][0] if pred >= 0 and nodes[pred] is not None else 0
+        nodes[2 * i] = (result, pred, fit(segs, result - pt))
+        self.issue[i] = first_d if first_d >= 0 else alloc
+        complete[i] = result
+        self.units_used[i] = tuple(used_units)
+        self.write_back(i, d, result, std_d)
+        return result, std_d
+
+    def _forward(self, fwd: tuple, t: int, mem_ready: int, mem_pred: int, mem_extra: int) -> tuple:
+        """A load at tick ``t`` of a just-stored address: (ready tick, replayed?, predecessor node, port wait)."""
+        sdata, plat, sidx = fwd
+        if self.replay is not None and plat >= self.rp_min and sdata > t:
+            return sdata + self.fwd_lat + self.rp_pen, True, 2 * sidx, 0
+        if sdata + self.fwd_lat > mem_ready:
+            return sdata + self.fwd_lat, False, 2 * sidx, 0
+        return mem_ready, False, mem_pred, mem_extra
+
+    def _load_segments(self, mem_ready: int, mem_pred: int, replayed: bool) -> tuple:
+        """The causes of a load's data: the replay penalty (if replayed) and the dependency before it."""
+        nodes = self.nodes
+        base = nodes[mem_pred][0] if mem_pred >= 0 and nodes[mem_pred] else 0
+        if replayed:
+            return ((self.rp_name, self.rp_pen), (CRITICAL, mem_ready - self.rp_pen - base))
+        return ((CRITICAL, mem_ready - base),)
+
+    def write_back(self, i: int, d: tuple, result: int, std_d: int) -> None:
+        """Publish instruction ``i``'s results: the stored value (for forwarding) and the renamed registers."""
+        ready, gen, prod_lat = self.ready, self.gen, self.prod_lat
+        if d[MWRITE] is not None:
+            key = mem_key(d[MWRITE], gen)
+            if d[STDREG] is not None:
+                plat = prod_lat.get(d[STDREG], 0)
+                sdata = max(std_d, ready.get(d[STDREG], 0))
+            else:
+                plat, sdata = d[LAT], max(std_d, result)
+            self.stores[key] = (sdata, plat, i)
+        ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks
+        for r in d[WRITES]:
+            ready[r] = result
+            self.ready_addr[r] = ready_at_addr
+            self.producer[r] = i
+            # an eliminated move passes its source's producer latency on
+            prod_lat[r] = d[LAT] if not d[ELIM] else prod_lat.get(d[DATA][0], 0) if d[DATA] else 0
+            gen[r] = gen.get(r, 0) + 1
+
+
+def run_out_of_order(seq: list[tuple], model: Model) -> Trace:
+    """Schedule the decoded ``seq`` on the out-of-order ``model``: dispatch -> execute -> retire per instruction."""
+    tpc = model.ticks_per_cycle
+    rob = ReorderBuffer(model.retire_width, tpc)
+    front = FrontEnd(model.issue_width, model.window, tpc)
+    ex = Execute(model, len(seq))
+    nodes = ex.nodes
+    allocate, execute, retire = front.allocate, ex.run, rob.retire
+    for i, d in enumerate(seq):
+        k = d[FE]
+        alloc = allocate(i, k, rob, nodes)         # 1. dispatch
+        result, std_d = execute(i, d, alloc)       # 2. issue / execute / write back
+        retire(i, k, result, std_d)                # 3. retire
+    return Trace(ex.issue, ex.complete, ex.units_used, nodes)
