@@ -5,7 +5,7 @@ our schedules through ``emit.export.export`` (assemble, lift, prove, native
 vectors), gcc's code through the native vector run (``vectors_ok``; the
 prover does not take gcc's frame layout). Variants:
 
-* the textbook schedule (``search.schedule.textbook``) -- the reference;
+* the textbook schedule (``search.space.candidate.textbook``) -- the reference;
 * the search machinery's recipes (``search.recipe.Recipe``: f1 select / andn /
   ands-xor, f2 operand order, f3 or / sum, rol5 mov-rol / mov-ror / rorx,
   brot ror / rol, kw lea / add / wk, wsrc mem / load, and combinations),

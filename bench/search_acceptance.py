@@ -21,7 +21,10 @@ import time
 from pathlib import Path
 
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.driver import MTUNE, STANDARD_RANGES, best_block, default_arch, gcc_baseline, search_range
+from sha1opt.emit.peers import gcc_reference
+from sha1opt.search.blocks import STANDARD_RANGES, best_block
+from sha1opt.search.driver import default_arch, search_range
+from sha1opt.search.objective import reference_cycles
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.semantics.errors import Sha1optError
@@ -57,19 +60,21 @@ def run_models(db: str, per_range: float, only: list[str] | None = None) -> None
     for u in (only or model_names()):
         arch = default_arch(u)
         model = load_model(u)
+        reference = gcc_reference(model, arch)
         for first, last in STANDARD_RANGES:
             if per_range > 0:
-                search_range(u, first, last, arch=arch, time_limit=per_range, workers=2, seed=0, db=db, resume=True)
+                search_range(u, first, last, arch=arch, time_limit=per_range, workers=2, seed=0, db=db, resume=True,
+                             reference=reference)
         sched, _ = best_block(u, arch, db)
         ours = block_cpb(sched, model)
         default = block_cpb(textbook(arch), model)
-        gcc, note = gcc_baseline(u, arch, model, 0, 79)
+        gcc, note = reference_cycles(reference, model, 0, 79)
         gcc_cpb = gcc / 64 if gcc else float("nan")
         with tempfile.TemporaryDirectory() as d:
             res = export(sched, Path(d) / f"{u}.S", uarch=u)
         status = "validated" if res.ok else f"REFUSED: {res.validation.failure.detail}"
         print(f"{u:12s} {arch:6s} {default:11.2f} {gcc_cpb:8.2f} {ours:8.2f} {100 * (default - ours) / default:+9.1f}% "
-              f"{100 * (gcc_cpb - ours) / gcc_cpb:+6.1f}%  {status} (gcc: -mtune={MTUNE[u]})")
+              f"{100 * (gcc_cpb - ours) / gcc_cpb:+6.1f}%  {status} (gcc: -mtune={model.gcc_mtune})")
 
 
 def run_matrix(db: str) -> None:

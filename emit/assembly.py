@@ -10,7 +10,7 @@ data register.
 
 i386 (cdecl): arguments on the stack; ebx, esi, edi and ebp saved; the frame
 holds the W ring (0..63), the state pointer (64), the data pointer (68) and
-the block count (72), matching ``search.schedule``'s frame contract.
+the block count (72), matching ``search.space.frame``'s frame contract.
 
 Both: ``nblocks == 0`` returns before touching anything; ``data`` may be
 unaligned (x86 loads need no alignment); one block per loop iteration.

@@ -27,6 +27,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.listing import parse_listing
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.toolchain import ToolchainError, arch_flag, c_assembly, csrc
+from sha1opt.search.objective import Reference
 
 REFERENCE_C = "sha1_ref.c"
 REFERENCE_SYMBOL = "sha1_ref_block_data_order"   # the function csrc/sha1_ref.c defines
@@ -55,6 +56,20 @@ def gcc_reference_loop(arch: Arch, mtune: str) -> tuple[list, str]:
     except Sha1optError as e:
         raise ToolchainError(f"{description}: its code could not be read: {e}") from None
     return list(listing.items[loop.head:loop.branch + 1]), description
+
+
+def gcc_reference(model, arch: Arch) -> Reference:
+    """gcc -O2 -mtune=<the model's CPU> of our C SHA-1 as the search's peer for ``model``.
+
+    When gcc cannot build or its listing cannot be read, the Reference has no
+    items and its name says why (the search then reports the peer as n/a with
+    that reason instead of failing).
+    """
+    try:
+        items, name = gcc_reference_loop(arch, model.gcc_mtune)
+    except Sha1optError as e:
+        return Reference(f"gcc -O2 -mtune={model.gcc_mtune}: {e}", ())
+    return Reference(name, tuple(items))
 
 
 def libcrypto() -> str | None:

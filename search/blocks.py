@@ -22,7 +22,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.objective import isa_of, model_version
+from sha1opt.search.objective import model_version
 from sha1opt.search.space.candidate import Candidate, Realized, block_schedule, realize
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank
@@ -86,7 +86,7 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
     (coordinate descent) -- never worse than the default.
     """
     model = load_model(uarch)
-    isa = isa_of(model)
+    isa = model.isa
     options: list[list[tuple[list, str]]] = []
     store = Store(db)
     try:

@@ -36,18 +36,16 @@ from sha1opt.search.blocks import STANDARD_RANGES, stored_elsewhere
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.exact import solve_templates
 from sha1opt.search.engines.portfolio import Job, run_portfolio
-from sha1opt.search.objective import Reference, isa_of, model_version, range_cost, reference_cycles
+from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, recipes_for
 from sha1opt.search.store import Store
 
 __all__ = ["Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "search_range"]
 
-IN_ORDER_I386 = ("pentium", "p4", "p4-northwood", "p4-prescott", "atom")
-
-
 def default_arch(uarch: str) -> Arch:
-    return "i386" if uarch in IN_ORDER_I386 else "x86_64"
+    """The architecture a model's CPU is searched for by default (``arch`` in its corpus/uarch TOML)."""
+    return load_model(uarch).arch
 
 
 @dataclass
@@ -122,7 +120,7 @@ def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int) -
     model = load_model(uarch)
     arch = arch or default_arch(uarch)
     cost = range_cost(model, first, last, arch)
-    return _Setup(uarch, arch, first, last, model, isa_of(model), cost, cost([]), model_version(model))
+    return _Setup(uarch, arch, first, last, model, model.isa, cost, cost([]), model_version(model))
 
 
 def _starts(s: _Setup, store: Store, stored_row, resume: bool, use_exact: bool, time_limit: float,

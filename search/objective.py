@@ -18,17 +18,14 @@ cuts gcc's loop at each round's K (``round_segments``), simulates its rounds
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.sha1 import k_const
 from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem
-from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.cost import fingerprint, simulate
 from sha1opt.search.space.candidate import Candidate, realize
 from sha1opt.search.space.recipe import TEXTBOOK
 
@@ -39,8 +36,8 @@ CONTEXT_ROUNDS = 4  # default-schedule rounds simulated on each side of a range
 class Reference:
     """A peer's code for one block (the loop body of its block function), and what it is."""
 
-    name: str              # e.g. "gcc -O2 -mtune=pentium4 -m32"
-    items: tuple           # Instr | Opaque, as semantics.listing yields them
+    name: str              # e.g. "gcc -O2 -mtune=pentium4 -m32"; or why there is no code
+    items: tuple           # Instr | Opaque, as semantics.listing yields them (empty: unavailable)
 
 
 def range_cost(model, first: int | None = None, last: int | None = None, arch: Arch | None = None
@@ -83,6 +80,8 @@ def reference_cycles(ref: Reference | None, model, first: int, last: int) -> tup
     """The peer's cycles for rounds first..last between its own neighbouring rounds, and how it was measured."""
     if ref is None:
         return None, "no reference code given"
+    if not ref.items:
+        return None, ref.name
     items = list(ref.items)
     try:
         cuts = round_segments(items)
@@ -98,29 +97,11 @@ def reference_cycles(ref: Reference | None, model, first: int, last: int) -> tup
     return sim.cycles * rounds / 80, f"{ref.name}, whole block x {rounds}/80 (no round boundaries found)"
 
 
-def isa_of(model) -> str:
-    """The ISA level the model's CPU has (bounds the recipes searched)."""
-    return "bmi2" if getattr(model, "has_bmi2", False) else ("bmi1" if getattr(model, "has_bmi1", False) else "base")
-
-
-def _canonical(obj):
-    """A JSON-able form of a model with every set sorted: its text must not
-    depend on the process's string-hash seed (``repr`` of a frozenset does)."""
-    if dataclasses.is_dataclass(obj):
-        return {f.name: _canonical(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "path"}
-    if isinstance(obj, Mapping):
-        return {str(k): _canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(obj, (set, frozenset)):
-        return sorted(_canonical(v) for v in obj)
-    if isinstance(obj, (list, tuple)):
-        return [_canonical(v) for v in obj]
-    return obj
-
-
 def model_version(model) -> str:
-    """Key of stored results: the model's data and the objective's definition, hashed deterministically."""
-    from sha1opt.search.cost import simulator as cost
+    """Key of stored results: the model's content (data and engine source) and the objective's definition.
 
-    text = json.dumps(_canonical(model), sort_keys=True) + "|" + str(getattr(cost, "VERSION", "0")) + \
-        f"|context={CONTEXT_ROUNDS}"
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+    Example: two loads of ``p4.toml`` give the same key in any process; editing
+    a latency in the TOML, or the simulator's code, or ``CONTEXT_ROUNDS``,
+    gives a new one (results stored under the old key are then not used).
+    """
+    return hashlib.sha256(f"{fingerprint(model)}|context={CONTEXT_ROUNDS}".encode()).hexdigest()[:12]

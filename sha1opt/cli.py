@@ -24,7 +24,7 @@ from sha1opt.cli_synth import synth
 from sha1opt.emit.assembly import guess_arch
 from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.export import export as do_export
-from sha1opt.emit.peers import OPENSSL_PATHS
+from sha1opt.emit.peers import OPENSSL_PATHS, gcc_reference
 from sha1opt.job import steps
 from sha1opt.search.blocks import best_block, best_known
 from sha1opt.search.cost.model import canonical_name, load_model, model_names
@@ -278,7 +278,10 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
                        nl=False, err=True)
 
     try:
+        arch = arch or default_arch(uarch)
+        reference = gcc_reference(load_model(uarch), arch)
         report = search_range(uarch, first, last, arch=arch, time_limit=time_limit, workers=workers, seed=seed,
+                              reference=reference,
                               db=db, resume=resume, should_stop=stop.is_set, progress=progress)
     finally:
         signal.signal(signal.SIGINT, old)

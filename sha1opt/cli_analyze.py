@@ -2,7 +2,7 @@
 
 Two click commands, not attached to a group (``cli.main.add_command`` does
 that). Each parses its arguments, makes one library call
-(``search.analysis.analyze_file`` / ``search.uarch.load_model``) and formats
+(``sha1opt.analyze.analyze_file`` / ``search.cost.load_model``) and formats
 the result. Exit codes as in ``cli.py``: 0 success, 2 bad input (unknown
 uarch, unparsable or unsupported line: one line on stderr).
 """
@@ -14,6 +14,9 @@ import sys
 
 import click
 
+from sha1opt.analyze import analyze_file
+from sha1opt.search.cost.model import load_model, model_names
+from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
 
 EXIT_USAGE = 2
@@ -33,8 +36,6 @@ def _fail(message: str) -> None:
 @click.option("--timeline", is_flag=True, help="Also print each instruction's issue/complete cycle and unit.")
 def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
     """Predict cycles/byte of an AT&T SHA-1 block function per microarchitecture, and say whether it is proved."""
-    from sha1opt.analyze import analyze_file
-    from sha1opt.search.cost.model import model_names
 
     if bool(uarchs) == all_uarchs:
         raise click.UsageError("give --uarch U (one or more) or --all-uarchs")
@@ -71,8 +72,6 @@ def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
 def uarchs(as_json):
     """List the microarchitecture models: issue width, units and notable rules."""
     # imported here like the other commands' libraries: `sha1opt --help` stays fast
-    from sha1opt.search.cost.model import load_model, model_names
-    from sha1opt.views import uarch_notes
 
     try:
         models = [load_model(n) for n in model_names()]

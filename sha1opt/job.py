@@ -19,6 +19,8 @@ from typing import Iterator
 
 from sha1opt.emit.bench import bench
 from sha1opt.emit.export import export
+from sha1opt.emit.peers import gcc_reference
+from sha1opt.search.cost import load_model
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
 from sha1opt.search.driver import search_range
 from sha1opt.search.space.candidate import textbook
@@ -62,9 +64,12 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen3"
 
     outdir.mkdir(parents=True, exist_ok=True)
     db = outdir / "results.sqlite"
+    arch = load_model(uarch).arch
+    reference = gcc_reference(load_model(uarch), arch)
     for first, last in STANDARD_RANGES:
         t = time.perf_counter()
-        rep = search_range(uarch, first, last, time_limit=search_seconds, workers=1, seed=0, db=db, resume=True)
+        rep = search_range(uarch, first, last, arch=arch, time_limit=search_seconds, workers=1, seed=0, db=db,
+                           resume=True, reference=reference)
         yield Step(f"search {uarch} rounds {first}-{last} ({search_seconds:.0f} s)", rep.proved,
                    f"{rep.cycles:.0f} cycles vs default {rep.textbook_cycles:.0f}"
                    + (f", gcc {rep.gcc_cycles:.0f}" if rep.gcc_cycles else "") + f"; {rep.proof.split(':')[0]}; "

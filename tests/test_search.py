@@ -82,7 +82,7 @@ def test_i386_budget_is_enforced():
     assert list_schedule(ops, g, [-float(i) for i in range(len(ops))], 2) is not None
 
 
-def test_annealer_is_reproducible_and_never_worse():
+def test_annealer_is_reproducible_and_improves():
     from sha1opt.search.cost.simulator import simulate
     from sha1opt.search.cost.model import load_model
 

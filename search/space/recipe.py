@@ -23,7 +23,7 @@ by ``sha1opt prove --corpus``) named in ``JUSTIFIED_BY``:
   store-to-load forward on the recurrence at all; three more live temporaries).
 
 Operations use the physical registers of a..e (names rotate per round, as
-``search.schedule`` does) and *virtual* temporaries ``Reg("v<n>")``, which
+``search.space.frame`` does) and *virtual* temporaries ``Reg("v<n>")``, which
 ``regalloc`` maps to physical registers after ``order`` has chosen the
 instruction order. The ops of a range, in generation order, are a valid
 program (the textbook order when the recipe is the textbook's).

@@ -6,7 +6,7 @@ the final order: a temporary takes a free register at its first write and
 gives it back after its last read (x86 reads sources before writing the
 destination, so one instruction may free a register and reuse it).
 
-Budgets (the frame contract of ``search.schedule``): i386 has 7 data
+Budgets (the frame contract of ``search.space.frame``): i386 has 7 data
 registers -- a..e plus ``esi``/``edi``; x86-64 has 13 once ``%rdi``/``%rsi``
 carry the state and data pointers -- a..e plus ``r8d``..``r15d``.
 Returns None when the order needs more temporaries than the budget.
