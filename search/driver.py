@@ -33,7 +33,7 @@ from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.blocks import STANDARD_RANGES, stored_elsewhere
-from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.engines.exact import solve_templates
 from sha1opt.search.engines.portfolio import Job, run_portfolio
 from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
@@ -105,7 +105,7 @@ class _Setup:
     arch: Arch
     first: int
     last: int
-    model: object
+    model: Model
     isa: str
     cost: Callable[[list], float]
     context_only: float

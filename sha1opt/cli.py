@@ -175,7 +175,7 @@ def demo(outdir) -> None:
 @main.command()
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The .S file to write.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
-              help="Default: x86_64, or the uarch's default (i386 for pentium/p4/p4-prescott/atom).")
+              help="Default: x86_64, or the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
 @click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch.")
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
@@ -254,7 +254,7 @@ def _uarch_names() -> list[str]:
 @click.option("--uarch", required=True, help="Microarchitecture model (see `sha1opt uarchs`).")
 @click.option("--rounds", "rounds", default="0-79", show_default=True, help="Round range A-B within 0-79.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
-              help="Default: i386 for pentium/p4/p4-prescott/atom, x86_64 otherwise.")
+              help="Default: the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
 @click.option("--time-limit", type=click.FloatRange(min=1), default=60.0, show_default=True, help="Seconds.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -15,6 +15,8 @@ import subprocess
 
 import pytest
 
+from sha1opt.emit import calibration
+
 from sha1opt.search.cost import (Simulator, UarchError, classify, decode, fingerprint, load_model, model_names,
                                  simulate)
 from sha1opt.search.cost.decode import ADDR, DATA, WRITES
@@ -460,10 +462,8 @@ needs_mca = pytest.mark.skipif(LLVM_MCA is None, reason="llvm-mca (LLVM 14) not 
 
 
 def mca_cycles(text: str, cpu: str, iterations: int = 100) -> float:
-    r = subprocess.run([LLVM_MCA, "-mtriple=x86_64", f"-mcpu={cpu}", f"-iterations={iterations}",
-                        "-instruction-info=false", "-resource-pressure=false"],
-                       input=text, capture_output=True, text=True, check=True)
-    return int(re.search(r"Total Cycles:\s+(\d+)", r.stdout).group(1)) / iterations
+    """llvm-mca's cycles per iteration (the one helper in emit.calibration), x86-64 triple."""
+    return calibration.mca_cycles(text, "x86_64", cpu, iterations)
 
 
 @needs_mca

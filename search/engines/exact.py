@@ -49,7 +49,7 @@ class TemplateResult:
     status: str                # "optimal", "feasible", "unknown"
     starts: tuple[int, ...]    # start time of each template op (s_i)
     seconds: float
-    candidate: object = None   # a Candidate ordering a range by this template (set by solve_templates)
+    candidate: Candidate | None = None   # a Candidate ordering a range by this template (set by solve_templates)
 
     @property
     def gap(self) -> float | None:

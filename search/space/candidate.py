@@ -15,6 +15,7 @@ feed-forward) that the prover and the emitter take.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from sha1opt.semantics.sha1 import kind
@@ -110,20 +111,16 @@ def _fine_offsets(ops: list[Op], offs: dict) -> list[int]:
     return out
 
 
-_PREPARED: dict[tuple, tuple] = {}
-
-
+@functools.lru_cache(maxsize=256)
 def prepared(first: int, last: int, recipe: Recipe, arch: Arch) -> tuple[list[Op], Graph, dict]:
-    """Ops, graph and an instruction cache per (range, recipe, arch): the search revisits recipes."""
-    key = (first, last, recipe, arch)
-    got = _PREPARED.get(key)
-    if got is None:
-        if len(_PREPARED) > 256:
-            _PREPARED.clear()
-        ops = range_ops(first, last, recipe, arch)
-        got = (ops, build_graph(ops), {})
-        _PREPARED[key] = got
-    return got
+    """Ops, graph and an allocation memo per (range, recipe, arch): the search revisits recipes.
+
+    A memo of a pure function of its whole key (the ops and graph follow from
+    the key alone; the memo maps an order to its allocated code), so no run
+    can see another's state through it.
+    """
+    ops = range_ops(first, last, recipe, arch)
+    return ops, build_graph(ops), {}
 
 
 def realize(c: Candidate) -> Realized | None:
