@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import z3
 
-from sha1opt.emit.native import BUFFER_WORDS, TEST_REGS, SnippetRunner
+from tests.support.native import BUFFER_WORDS, TEST_REGS, SnippetRunner
 from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
