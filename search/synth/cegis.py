@@ -51,8 +51,10 @@ Per-uarch cost: ``uarch_costs`` prices a sequence with ``search.cost``
 (every model in ``corpus/uarch``); when that module is missing it says so
 and the critical path (unit latency) stands in.
 
-Discovered sequences are rows of ``corpus/discovered.toml`` (``save_discovered``
-/ ``load_discovered``, strict keys), with their provenance.
+Discovered sequences are rows of a discovered file (``load_discovered``,
+strict keys), with their provenance: the shipped ``corpus/discovered.toml``
+is read-only; ``save_discovered`` writes the user's file
+(``user_discovered_path()``, ``$XDG_DATA_HOME/sha1opt/discovered.toml``).
 """
 
 from __future__ import annotations
@@ -62,7 +64,6 @@ import itertools
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +72,7 @@ from typing import Sequence
 import numpy as np
 
 from sha1opt import __version__
-from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
+from sha1opt.semantics.datafiles import atomic_output, check_keys, corpus_dir, load_toml, output_dir
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import CorpusError, ParseError, Sha1optError, UnsupportedError
 from sha1opt.semantics.expr import parse
@@ -651,7 +652,15 @@ class Discovered:
 
 
 def discovered_path() -> Path:
+    """The shipped corpus (read-only: it is part of the installed package)."""
     return corpus_dir() / "discovered.toml"
+
+
+def user_discovered_path() -> Path:
+    """Where ``synth --save`` writes by default: ``$XDG_DATA_HOME/sha1opt/discovered.toml``
+    (``~/.local/share/sha1opt/discovered.toml``), never into the installed package."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "sha1opt" / "discovered.toml"
 
 
 def discovered_rows(result: Result, date: str | None = None, limit: int | None = None) -> list[dict]:
@@ -705,9 +714,12 @@ def load_discovered(path: Path | None = None) -> list[Discovered]:
 
 def save_discovered(results: Sequence[Result], path: Path | None = None, date: str | None = None,
                     limit: int | None = None) -> Path:
-    """Merge found results into the corpus file (best ``limit`` sequences of each), replacing rows of the
-    same target and setting; written to a temporary file and renamed over the old one."""
-    path = path or discovered_path()
+    """Merge found results into the file (best ``limit`` sequences of each; default the user's
+    ``user_discovered_path()``), replacing rows of the same target and setting; written through
+    ``datafiles.atomic_output`` (all or nothing, regular files only, umask honoured)."""
+    if path is None:
+        path = user_discovered_path()
+        output_dir(path.parent)
     keep = load_discovered(path)
     fresh: list[dict] = []
     replaced: set[tuple] = set()
@@ -719,15 +731,8 @@ def save_discovered(results: Sequence[Result], path: Path | None = None, date: s
             fresh += rows
     old = [r.__dict__ for r in keep if (r.target, r.temps, r.isa, r.destroy) not in replaced]
     text = _toml_rows(old + fresh)
-    fd, tmp = tempfile.mkstemp(prefix=".discovered.", suffix=".toml", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_output(path, suffix=".toml") as tmp:
+        tmp.write_text(text)
     return path
 
 
