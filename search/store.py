@@ -12,10 +12,10 @@ Only proved results are stored (``put`` refuses ``proved=False``): nothing
 unproved is ever reported as a result.
 
 Invariant: nothing is read from a database that is not exactly this schema.
-Opening checks the file (a regular file, SQLite, ``PRAGMA quick_check``)
-and the ``results`` table's columns; every row is checked when read
-(types, a round range within 0-79, finite positive cycles, offsets JSON of
-the candidate's shape). Any failure is one ``StoreError`` line naming the
+Opening checks the file (a regular file, SQLite, ``PRAGMA quick_check``),
+the ``results`` table's columns and every row (types, a round range within
+0-79, finite positive cycles, offsets JSON of the candidate's shape); rows
+are checked again whenever read. Any failure is one ``StoreError`` line naming the
 file and the row -- a damaged or hand-edited database is refused, never
 half-trusted (a row claiming -1e9 cycles would otherwise win for ever).
 
@@ -227,6 +227,8 @@ class Store:
             why = (f"unexpected column {_short(extra[0])}" if extra else f"missing column {missing[0]!r}" if missing
                    else "columns of other types or order")
             raise StoreError(f"{self._where}: not this version's schema ({why})")
+        for r in self._db.execute("SELECT * FROM results"):  # all or nothing: a bad row refuses the file
+            _check_row(r, self._where)
 
     def close(self) -> None:
         if self._db is not None:

@@ -151,11 +151,19 @@ def parse_statement(stmt: str, arch: Arch, line: int) -> Instr | None:
     return ins
 
 
+def refuse_non_ascii_digits(code: str, filename: str, lineno: int) -> None:
+    """``file:line:column`` ParseError for a Unicode digit outside comments: as would read it as a symbol."""
+    col = non_ascii_digit(code)
+    if col is not None:
+        raise ParseError(f"{filename}:{lineno}:{col + 1}: {describe(code[col])}")
+
+
 def parse_text(text: str, arch: Arch, filename: str = "<input>") -> list[Instr]:
     """Parse a whole file's text; errors say ``file:line: message``."""
     out: list[Instr] = []
     for lineno, raw in enumerate(_strip_block_comments(text).splitlines(), start=1):
         code = raw.split("#", 1)[0]
+        refuse_non_ascii_digits(code, filename, lineno)
         for stmt in code.split(";"):
             while True:  # any number of labels may precede a statement
                 m = _LABEL.match(stmt)

@@ -27,7 +27,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sha1opt.semantics.att import _LABEL, _split_operands, _strip_block_comments, parse_statement, read_source
+from sha1opt.semantics.att import (_LABEL, _split_operands, _strip_block_comments, parse_statement, read_source,
+                                   refuse_non_ascii_digits)
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.x86 import _R64, I386_REGS, X64_EXTRA, Arch, Imm, Instr, Mem, Reg
 
@@ -211,6 +212,7 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
     lst = Listing(arch, filename)
     for lineno, raw in enumerate(_strip_block_comments(text).splitlines(), start=1):
         code = raw.split("#", 1)[0]
+        refuse_non_ascii_digits(code, filename, lineno)
         for stmt in code.split(";"):
             while True:
                 m = _LABEL.match(stmt)

@@ -66,10 +66,10 @@ class Integer(click.ParamType):
                 v = numerals.decimal(str(value))
             except Sha1optError as e:
                 self.fail(str(e), param, ctx)
-        if (self.low is not None and v < self.low) or (self.high is not None and v > self.high):
-            lo = "" if self.low is None else self.low
-            hi = "" if self.high is None else self.high
-            self.fail(f"{v} is not within {lo}..{hi}", param, ctx)
+        if self.low is not None and v < self.low:
+            self.fail(f"{v} is below the minimum {self.low}", param, ctx)
+        if self.high is not None and v > self.high:
+            self.fail(f"{v} is above the maximum {self.high}", param, ctx)
         return v
 
 
