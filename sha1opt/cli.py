@@ -107,7 +107,7 @@ def _parse_map(text: str) -> dict[str, str]:
 @main.command()
 @click.argument("exprs", nargs=-1)
 @click.option("--corpus", "use_corpus", is_flag=True, help="Prove every identity in the rewrite corpus.")
-@click.option("--asm", "asm_file", type=click.Path(dir_okay=False), help="AT&T straight-line code to prove.")
+@click.option("--asm", "asm_file", type=TextSource(), help="AT&T straight-line code to prove.")
 @click.option("--out", "out_reg", help="With --asm: the register holding the result (e.g. eax).")
 @click.option("--expr", help="With --asm: the formula the result must equal.")
 @click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")

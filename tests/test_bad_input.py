@@ -6,6 +6,7 @@ issue, named after the defect.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,16 @@ SHA1OPT = Path(sys.executable).with_name("sha1opt")
 
 def run(*args: str):
     return CliRunner().invoke(main, list(args))
+
+
+def cli_process(*args: str) -> subprocess.CompletedProcess:
+    """A real ``sha1opt`` process with a deadline: a command that blocks fails here instead of hanging."""
+    return subprocess.run([str(SHA1OPT), *args], capture_output=True, text=True, timeout=60)
+
+
+def one_line_process_error(proc: subprocess.CompletedProcess, needle: str) -> None:
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and needle in proc.stderr, proc.stderr
 
 
 def one_line_error(r, *needles: str) -> None:
@@ -50,11 +61,9 @@ def test_search_time_limit_not_finite_is_refused_at_once(value):
     """Regression: --time-limit inf searched for ever (memory growing); nan ran 0 evaluations, exit 0.
 
     A real process with a deadline: a search that starts is a failure here, not a hang."""
-    proc = subprocess.run([str(SHA1OPT), "search", "--uarch", "p4", "--rounds", "40-41", "--time-limit", value,
-                           "--db", "/nonexistent-dir/never-created.db"],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().count("\n") == 0 and "--time-limit" in proc.stderr
+    proc = cli_process("search", "--uarch", "p4", "--rounds", "40-41", "--time-limit", value,
+                       "--db", "/nonexistent-dir/never-created.db")
+    one_line_process_error(proc, "--time-limit")
     assert not Path("/nonexistent-dir").exists()
 
 
@@ -77,10 +86,10 @@ def test_bench_binary_source_with_arch_auto_is_one_line(tmp_path):
 
 
 def test_bench_source_that_is_a_fifo_is_refused_without_reading(tmp_path):
-    import os
+    """Regression: --arch auto read the FIFO and blocked for ever."""
     p = tmp_path / "src.S"
     os.mkfifo(p)
-    one_line_error(run("bench", str(p)), "not a regular file")
+    one_line_process_error(cli_process("bench", str(p)), "not a regular file")
 
 
 def test_option_errors_are_one_line_naming_the_option():
@@ -178,3 +187,10 @@ def test_numerals_decimal_reads_ascii(text, value):
 def test_numerals_seconds_are_finite_ascii(text):
     with pytest.raises(ParseError):
         numerals.seconds(text)
+
+
+def test_prove_asm_from_a_fifo_is_refused_without_reading(tmp_path):
+    """Regression: --asm on a FIFO blocked for ever in read()."""
+    p = tmp_path / "f.s"
+    os.mkfifo(p)
+    one_line_process_error(cli_process("prove", "--asm", str(p), "--out", "eax", "--expr", "b"), "not a regular file")
