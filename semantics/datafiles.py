@@ -32,6 +32,13 @@ def corpus_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "corpus"
 
 
+def user_data_dir() -> Path:
+    """Where sha1opt keeps data the user made (``synth --save`` rows): ``$XDG_DATA_HOME/sha1opt``,
+    default ``~/.local/share/sha1opt`` -- never inside the installed package (``corpus_dir()``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "sha1opt"
+
+
 def load_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:

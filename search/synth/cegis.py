@@ -62,7 +62,6 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import json
-import os
 import re
 import time
 from dataclasses import dataclass
@@ -72,7 +71,7 @@ from typing import Sequence
 import numpy as np
 
 from sha1opt import __version__
-from sha1opt.semantics.datafiles import atomic_output, check_keys, corpus_dir, load_toml, output_dir
+from sha1opt.semantics.datafiles import atomic_output, check_keys, corpus_dir, load_toml, output_dir, user_data_dir
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import CorpusError, ParseError, Sha1optError, UnsupportedError
 from sha1opt.semantics.expr import parse
@@ -659,8 +658,7 @@ def discovered_path() -> Path:
 def user_discovered_path() -> Path:
     """Where ``synth --save`` writes by default: ``$XDG_DATA_HOME/sha1opt/discovered.toml``
     (``~/.local/share/sha1opt/discovered.toml``), never into the installed package."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "sha1opt" / "discovered.toml"
+    return user_data_dir() / "discovered.toml"
 
 
 def discovered_rows(result: Result, date: str | None = None, limit: int | None = None) -> list[dict]:
