@@ -159,7 +159,8 @@ def atomic_output(path: str | Path, suffix: str = "") -> Iterator[Path]:
     Invariant: ``path`` is either left as it was or holds the complete new
     content (never a half-written file), and only a regular file or a new
     name is ever replaced -- a device, FIFO or directory is refused
-    (``check_output``). The new file keeps the old one's permission bits, or
+    (``check_output``). The new file keeps the old one's permission bits
+    (``rwx`` for each class; set-user/group-ID bits are not carried over), or
     gets 0666 less the umask (as ``open(path, "w")`` would), never the
     temporary file's 0600.
 
@@ -168,7 +169,7 @@ def atomic_output(path: str | Path, suffix: str = "") -> Iterator[Path]:
     """
     target = check_output(path)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        mode = stat.S_IMODE(os.stat(target).st_mode) & 0o777   # permission bits; never set-id onto new text
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     except OSError as e:

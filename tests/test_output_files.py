@@ -89,6 +89,14 @@ def test_existing_file_keeps_its_mode(tmp_path, umask):
     assert p.read_text() == "new\n" and stat.S_IMODE(p.stat().st_mode) == 0o644
 
 
+def test_set_id_bits_are_not_carried_onto_new_content(tmp_path):
+    p = tmp_path / "tool"
+    p.write_text("old\n")
+    p.chmod(0o4755)
+    atomic_write(p, "new\n")
+    assert stat.S_IMODE(p.stat().st_mode) == 0o755
+
+
 def test_a_fifo_is_refused_and_left_a_fifo(fifo):
     with pytest.raises(OutputError, match="a FIFO, not a regular file"):
         atomic_write(fifo, "x")
