@@ -65,7 +65,7 @@ def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | N
                ) -> tuple[Realized, str]:
     """The stored best for the key (realized), or the default schedule; and where it came from (or why not)."""
     model = load_model(uarch)
-    store = Store(db)
+    store = Store(db, readonly=True)
     try:
         row = store.get(uarch, arch, first, last, model_version(model))
     finally:
@@ -88,7 +88,7 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
     model = load_model(uarch)
     isa = model.isa
     options: list[list[tuple[list, str]]] = []
-    store = Store(db)
+    store = Store(db, readonly=True)
     try:
         rows = store.rows()
     finally:

@@ -153,11 +153,11 @@ def _prove_and_store(s: _Setup, store: Store, stored_row, best: Candidate, best_
                     cycles=best_cost, recipe=best.recipe.key(), offsets=best.offsets,
                     code="\n".join(map(str, real.code)), evaluations=n_eval,
                     seconds=time.monotonic() - t_start, seed=seed, proved=True)
-    if was or stored_row is None:
+    if was:
         stored = f"stored in {store.path}"
-    else:
-        stored = f"kept the better stored result in {store.path} ({stored_row.cycles:.1f} cycles)"
-        if stored_row.cycles < best_cost:
+    else:   # the stored row (maybe another run's, stored while this one searched) is as good or better
+        stored = f"kept the better stored result in {store.path} ({was.cycles:.1f} cycles)"
+        if was.cycles < best_cost:
             notes.append("the stored result is better than this run's")
     return real.code, True, proof, stored
 

@@ -1,23 +1,45 @@
 """The results store: best proved schedule per (uarch, arch, round range, model version).
 
 SQLite, one row per key; ``put`` keeps a row only if it is better (fewer
-predicted cycles) than what is stored, inside one transaction, so a crash or
-Ctrl-C never leaves a half-written result and concurrent searches on the
-same key keep the better one. Default path ``$SHA1OPT_DB`` or
-``~/.cache/sha1opt/results.sqlite``; ``--db`` overrides it.
+predicted cycles) than what is stored, inside one ``BEGIN IMMEDIATE``
+transaction, so a crash or Ctrl-C never leaves a half-written result and
+concurrent searches on the same key keep the better one -- and the loser
+learns it (``Put.stored`` is False, ``Put.cycles`` is the winner's). Default
+path ``$SHA1OPT_DB`` or ``~/.cache/sha1opt/results.sqlite``; ``--db``
+overrides it.
 
 Only proved results are stored (``put`` refuses ``proved=False``): nothing
 unproved is ever reported as a result.
+
+Invariant: nothing is read from a database that is not exactly this schema.
+Opening checks the file (a regular file, SQLite, ``PRAGMA quick_check``),
+the ``results`` table's columns and every row (types, a round range within
+0-79, finite positive cycles, offsets JSON of the candidate's shape); rows
+are checked again whenever read. Any failure is one ``StoreError`` line naming the
+file and the row -- a damaged or hand-edited database is refused, never
+half-trusted (a row claiming -1e9 cycles would otherwise win for ever).
+
+``Store(path, readonly=True)`` (``show``, ``export``) opens with SQLite's
+``mode=ro``: it never creates a directory or a file. A missing database
+named explicitly is an error ("no results database at PATH"); a missing
+default database is simply empty.
+
+Example: ``Store(tmp / "r.db").put(..., cycles=90.0, proved=True)`` returns
+``Put(stored=True, cycles=90.0)``; a second ``put`` of 120 cycles for the
+same key returns ``Put(stored=False, cycles=90.0)``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from sha1opt.semantics.errors import Sha1optError
 
@@ -40,6 +62,17 @@ CREATE TABLE IF NOT EXISTS results (
 )
 """
 
+# (name, declared type, position in the primary key or 0), as PRAGMA table_info reports them.
+COLUMNS = (("uarch", "TEXT", 1), ("arch", "TEXT", 2), ("first", "INTEGER", 3), ("last", "INTEGER", 4),
+           ("model_version", "TEXT", 5), ("cycles", "REAL", 0), ("recipe", "TEXT", 0), ("offsets", "TEXT", 0),
+           ("code", "TEXT", 0), ("evaluations", "INTEGER", 0), ("seconds", "REAL", 0), ("seed", "INTEGER", 0),
+           ("created", "REAL", 0))
+ARCHS = ("x86_64", "i386")
+
+
+class StoreError(Sha1optError):
+    """A results database that cannot be used: missing, not SQLite, damaged, another schema, a bad row."""
+
 
 @dataclass(frozen=True)
 class Row:
@@ -58,6 +91,21 @@ class Row:
     created: float
 
 
+@dataclass(frozen=True)
+class Put:
+    """What ``Store.put`` did: ``stored`` -- this row is now the key's; ``cycles`` -- the key's stored cycles after.
+
+    ``bool(put)`` is ``stored``. When two searches race on one key, the loser
+    gets ``stored=False`` and the winner's ``cycles``.
+    """
+
+    stored: bool
+    cycles: float
+
+    def __bool__(self) -> bool:
+        return self.stored
+
+
 def default_path() -> Path:
     env = os.environ.get("SHA1OPT_DB")
     if env:
@@ -65,50 +113,178 @@ def default_path() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sha1opt" / "results.sqlite"
 
 
+def _positive(v) -> bool:
+    return isinstance(v, float) and math.isfinite(v) and v > 0
+
+
+def _short(v) -> str:
+    """A database value for a one-line message: plain if a short word or number, else a cut repr."""
+    if isinstance(v, (int, float)) or (isinstance(v, str) and v.isascii() and v.replace("-", "").replace("_", "").isalnum()
+                                       and len(v) <= 40):
+        return str(v)
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _check_row(vals: tuple, where: str) -> Row:
+    """A database row as a ``Row``, or a ``StoreError`` saying which field is impossible."""
+    (uarch, arch, first, last, version, cycles, recipe, offsets, code, evaluations, seconds, seed, created) = vals
+    key = f"row {_short(uarch)}/{_short(arch)}/{_short(first)}-{_short(last)}"
+
+    def bad(what: str) -> StoreError:
+        return StoreError(f"{where}: {key}: {what}; the database was not written by this sha1opt "
+                          "(move it away to start afresh)")
+
+    for name, v in (("uarch", uarch), ("model_version", version), ("recipe", recipe), ("code", code),
+                    ("offsets", offsets)):
+        if not isinstance(v, str):
+            raise bad(f"{name} is not text")
+    if arch not in ARCHS:
+        raise bad(f"arch {_short(arch)} is not one of {', '.join(ARCHS)}")
+    for name, v in (("first", first), ("last", last), ("evaluations", evaluations), ("seed", seed)):
+        if type(v) is not int:
+            raise bad(f"{name} {_short(v)} is not an integer")
+    if not 0 <= first <= last <= 79:
+        raise bad("the round range is not within 0-79")
+    if evaluations < 0:
+        raise bad(f"evaluations {evaluations} is negative")
+    if not _positive(cycles):
+        raise bad(f"cycles {_short(cycles)} is not a positive finite number")
+    for name, v in (("seconds", seconds), ("created", created)):
+        if not (isinstance(v, float) and math.isfinite(v) and v >= 0):
+            raise bad(f"{name} {_short(v)} is not a finite number >= 0")
+    try:
+        pairs = json.loads(offsets)
+        offs = tuple((tuple(k), v) for k, v in pairs)
+        if not all(type(v) is int and all(type(x) in (int, str) for x in k) for k, v in offs):
+            raise TypeError
+    except (ValueError, TypeError):
+        raise bad("offsets is not a JSON list of [key, integer] pairs") from None
+    return Row(uarch, arch, first, last, version, cycles, recipe, offs, code, evaluations, seconds, seed, created)
+
+
 class Store:
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, readonly: bool = False) -> None:
         self.path = Path(path) if path else default_path()
+        self.readonly = readonly
+        self._where = f"results database {self.path}"
+        self._db: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30)
-            self._db.execute(SCHEMA)
-            self._db.commit()
-        except (OSError, sqlite3.Error) as e:
-            raise Sha1optError(f"results store {self.path}: {e}") from None
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            st = None
+        except OSError as e:
+            raise StoreError(f"{self._where}: {e.strerror}") from None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"{self._where}: not a regular file")
+        if st is None and readonly:
+            if path:
+                raise StoreError(f"no results database at {self.path}")
+            return                                  # the default database does not exist yet: no rows
+        try:
+            if readonly:
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self._check_schema()
+        except OSError as e:
+            self.close()
+            raise StoreError(f"{self._where}: {_one_line(e.strerror or e)}") from None
+        except sqlite3.Error as e:
+            self.close()
+            raise StoreError(f"{self._where}: {_one_line(e)}") from None
+        except StoreError:
+            self.close()
+            raise
+
+    def _check_schema(self) -> None:
+        """Refuse a file that is not SQLite, is damaged, or holds another schema; create the table if new."""
+        assert self._db is not None
+        problems = [r[0] for r in self._db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise StoreError(f"{self._where}: damaged ({_one_line(problems[0])})")
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "results" not in tables:
+            if tables:
+                raise StoreError(f"{self._where}: not a sha1opt results database (no 'results' table)")
+            if self.readonly:
+                self.close()                    # an empty database: no rows, and nothing to keep open
+            else:
+                self._db.execute(SCHEMA)
+            return
+        cols = tuple((r[1], r[2].upper(), r[5]) for r in self._db.execute("PRAGMA table_info(results)"))
+        if cols != COLUMNS:
+            got = {c[0] for c in cols}
+            want = {c[0] for c in COLUMNS}
+            extra, missing = sorted(got - want), sorted(want - got)
+            why = (f"unexpected column {_short(extra[0])}" if extra else f"missing column {missing[0]!r}" if missing
+                   else "columns of other types or order")
+            raise StoreError(f"{self._where}: not this version's schema ({why})")
+        for r in self._db.execute("SELECT * FROM results"):  # all or nothing: a bad row refuses the file
+            _check_row(r, self._where)
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        if self._db is None:
+            return []
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            raise StoreError(f"{self._where}: {_one_line(e)}") from None
 
     def get(self, uarch: str, arch: str, first: int, last: int, model_version: str) -> Row | None:
-        cur = self._db.execute(
+        rows = self._query(
             "SELECT * FROM results WHERE uarch=? AND arch=? AND first=? AND last=? AND model_version=?",
             (uarch, arch, first, last, model_version))
-        r = cur.fetchone()
-        if r is None:
-            return None
-        vals = list(r)
-        vals[7] = tuple((tuple(k), v) for k, v in json.loads(vals[7]))
-        return Row(*vals)
+        return _check_row(rows[0], self._where) if rows else None
 
     def put(self, *, uarch: str, arch: str, first: int, last: int, model_version: str, cycles: float,
             recipe: str, offsets: tuple, code: str, evaluations: int, seconds: float, seed: int,
-            proved: bool) -> bool:
-        """Store if better than the stored row; returns True when stored."""
+            proved: bool) -> Put:
+        """Store if better than the stored row (one immediate transaction); says what is stored after."""
         if not proved:
-            raise Sha1optError("refusing to store an unproved schedule")
-        with self._db:   # one transaction
-            cur = self._db.execute(
-                "SELECT cycles FROM results WHERE uarch=? AND arch=? AND first=? AND last=? AND model_version=?",
-                (uarch, arch, first, last, model_version))
-            old = cur.fetchone()
-            if old is not None and old[0] <= cycles:
-                return False
-            self._db.execute(
-                "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (uarch, arch, first, last, model_version, cycles, recipe,
-                 json.dumps([[list(k), v] for k, v in offsets]), code, evaluations, seconds, seed, time.time()))
-        return True
+            raise StoreError("refusing to store an unproved schedule")
+        cycles = float(cycles)
+        if not _positive(cycles):
+            raise StoreError(f"refusing to store {cycles!r} cycles (not a positive finite number)")
+        if self._db is None or self.readonly:
+            raise StoreError(f"{self._where}: opened read-only")
+        key = (uarch, arch, first, last, model_version)
+        try:
+            self._db.execute("BEGIN IMMEDIATE")     # the write lock first: no other put between read and write
+            try:
+                old = self._db.execute(
+                    "SELECT * FROM results WHERE uarch=? AND arch=? AND first=? AND last=? AND model_version=?",
+                    key).fetchone()
+                if old is not None:
+                    kept = _check_row(old, self._where).cycles
+                    if kept <= cycles:
+                        self._db.execute("ROLLBACK")
+                        return Put(False, kept)
+                self._db.execute(
+                    "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (*key, cycles, recipe, json.dumps([[list(k), v] for k, v in offsets]), code, evaluations,
+                     float(seconds), seed, time.time()))
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as e:
+            raise StoreError(f"{self._where}: {_one_line(e)}") from None
+        return Put(True, cycles)
 
     def rows(self) -> list[Row]:
-        cur = self._db.execute("SELECT uarch, arch, first, last, model_version FROM results ORDER BY uarch, arch, first")
-        return [self.get(*k) for k in cur.fetchall()]
+        return [_check_row(r, self._where)
+                for r in self._query("SELECT * FROM results ORDER BY uarch, arch, first, last, model_version")]

@@ -10,6 +10,7 @@ What lives here (one concept per module):
 - ``att``         parser of straight-line AT&T code into ``x86.Instr``.
 - ``listing``     whole functions (control, stack, labels) and their block loop.
 - ``expr``        parser of the user expression grammar (``(b & c) | (~b & d)``).
+- ``numerals``    how numbers are spelled (ASCII only) for every parser.
 - ``domain``      the value domains: Z3 bit-vectors, numpy lanes, terms.
 - ``machine``     one interpreter of ``x86.Instr`` over any domain.
 - ``sha1``        the SHA-1 specification, once, over any domain; ``range_spec``.
@@ -18,7 +19,8 @@ What lives here (one concept per module):
 - ``composition`` the compositional checker: cut at round values, prove each.
 - ``block``       ``prove_block`` (the whole-block proof every caller uses) and
                   ``describe_failure``.
-- ``datafiles``   locating and reading the corpus data files; atomic writes.
+- ``datafiles``   locating and reading the corpus data files; every output file
+                  (``atomic_output``: regular files only, umask honoured).
 - ``errors``      ``Sha1optError`` and its subclasses, the only exceptions raised.
 
 What it may import: the standard library, numpy and z3 -- nothing of the

@@ -1,6 +1,8 @@
 """Parser for AT&T-syntax straight-line code (the GNU as spelling) into ``x86.Instr``.
 
-Accepted: ``%``-registers, ``$``-immediates (decimal, ``0x`` hex, negative),
+Accepted: ``%``-registers, ``$``-immediates (decimal, ``0x`` hex, ``0b``
+binary, leading-``0`` octal as GNU as reads them, negative; ASCII digits
+only -- ``$٣`` is a symbol to as, so it is refused, never read as 3),
 memory operands ``disp(base,index,scale)``, size suffixes ``l`` (and ``q`` on
 64-bit pointer registers), ``#`` and ``/* */`` comments, ``;``-separated
 statements, labels (ignored: the code is straight-line) and assembler
@@ -19,6 +21,7 @@ import re
 from pathlib import Path
 
 from sha1opt.semantics.errors import ParseError, UnsupportedError
+from sha1opt.semantics.numerals import describe, non_ascii_digit
 from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register, split_mnemonic
 
 # Directives that put bytes into the section: code hidden in data is not
@@ -27,16 +30,28 @@ _DATA_DIRECTIVES = {".byte", ".word", ".short", ".long", ".int", ".quad", ".asci
                     ".asciz", ".string", ".zero", ".fill", ".skip", ".space", ".inst",
                     ".octa", ".value", ".incbin"}
 
-_LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:")
-_NUM = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)$")
+_LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|[0-9]+)\s*:")
+# GNU as integer spellings, ASCII only (numerals.py): hex, binary, octal (a leading 0), decimal.
+_NUM = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$")
 _MEM = re.compile(r"^(?P<disp>[^()]*)\((?P<inner>[^()]*)\)$")
 
 
 def _number(text: str, what: str) -> int:
+    """An AT&T integer as GNU as reads it: ``0x1f``, ``0b101``, ``017`` (octal), ``42``, signed.
+
+    Only ASCII digits: ``$٣`` is a symbol to as (a relocation), so it is
+    refused here, never read as 3.
+    """
     t = text.strip()
     if not _NUM.match(t):
+        bad = non_ascii_digit(t)
+        if bad is not None:
+            raise ParseError(f"{what} {t!r}: {describe(t[bad])}")
         raise UnsupportedError(f"{what} {t!r} is not a number (symbols are not modelled)")
-    return int(t, 0)
+    sign, body = (-1, t[1:]) if t[0] == "-" else (1, t.lstrip("+"))
+    if body[:2].lower() in ("0x", "0b"):
+        return sign * int(body, 0)
+    return sign * int(body, 8 if body.startswith("0") else 10)
 
 
 def _split_operands(text: str) -> list[str]:
@@ -136,11 +151,19 @@ def parse_statement(stmt: str, arch: Arch, line: int) -> Instr | None:
     return ins
 
 
+def refuse_non_ascii_digits(code: str, filename: str, lineno: int) -> None:
+    """``file:line:column`` ParseError for a Unicode digit outside comments: as would read it as a symbol."""
+    col = non_ascii_digit(code)
+    if col is not None:
+        raise ParseError(f"{filename}:{lineno}:{col + 1}: {describe(code[col])}")
+
+
 def parse_text(text: str, arch: Arch, filename: str = "<input>") -> list[Instr]:
     """Parse a whole file's text; errors say ``file:line: message``."""
     out: list[Instr] = []
     for lineno, raw in enumerate(_strip_block_comments(text).splitlines(), start=1):
         code = raw.split("#", 1)[0]
+        refuse_non_ascii_digits(code, filename, lineno)
         for stmt in code.split(";"):
             while True:  # any number of labels may precede a statement
                 m = _LABEL.match(stmt)

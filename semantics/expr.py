@@ -11,7 +11,8 @@ Grammar (C precedence and associativity, lowest first)::
     primary := NUMBER | NAME | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
     FUNC    := rol(x, n) | ror(x, n) | bswap(x)
 
-NUMBER is decimal or ``0x`` hex and must fit 32 bits; NAME is a 32-bit
+NUMBER is ASCII decimal or ``0x`` hex and must fit 32 bits (``numerals.py``:
+``b+١٢`` is refused at column 3, never read as ``b+12``); NAME is a 32-bit
 variable (``[A-Za-z_][A-Za-z0-9_]*``, not a function name). Shift and rotate
 counts are taken mod 32 (``ir.py``).
 
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 
 from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.ir import MASK32, Builder, Term
+from sha1opt.semantics.numerals import describe, non_ascii_digit
 
 MAX_CHARS = 65536   # far above any round function; a 1 MB paste is refused
 MAX_DEPTH = 100     # parentheses / unary / call nesting (each level costs ~3 Python frames)
@@ -36,7 +38,7 @@ FUNCTIONS = {"rol": 2, "ror": 2, "bswap": 1}
 
 _TOKEN = re.compile(
     r"""\s*(?:
-        (?P<num>0[xX][0-9A-Fa-f]+|\d+)
+        (?P<num>0[xX][0-9A-Fa-f]+|[0-9]+)
       | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
       | (?P<op><<|>>|[~&|^+\-(),])
     )""",
@@ -65,6 +67,8 @@ def tokenize(text: str) -> list[Token]:
         m = _TOKEN.match(text, pos)
         if m is None or m.end() == pos:
             ch = text[pos]
+            if non_ascii_digit(ch) is not None:
+                raise ParseError(f"column {pos + 1}: {describe(ch)}")
             raise ParseError(f"column {pos + 1}: unexpected character {ch!r}")
         kind = m.lastgroup or "op"
         toks.append(Token(kind, m.group(kind), m.start(kind) + 1))

@@ -14,6 +14,9 @@ branch, its target label, and the straight-line body in between (with the
 loop-control instructions -- pointer advance, counter update, compare --
 split off), which is what gets proved and costed per block.
 
+Numbers (local labels ``1:``/``1b``, register numbers, objdump addresses)
+are ASCII digits only, as in ``att.py``.
+
 Invariant: ``items`` keeps source order; ``labels[name]`` is the index of the
 item the label precedes; an ``Opaque`` is never given to an interpreter.
 """
@@ -24,7 +27,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sha1opt.semantics.att import _LABEL, _split_operands, _strip_block_comments, parse_statement, read_source
+from sha1opt.semantics.att import (_LABEL, _split_operands, _strip_block_comments, parse_statement, read_source,
+                                   refuse_non_ascii_digits)
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.x86 import _R64, I386_REGS, X64_EXTRA, Arch, Imm, Instr, Mem, Reg
 
@@ -105,7 +109,7 @@ class Listing:
         """Item index a branch at index ``at`` to ``target`` goes to, if known."""
         if target is None:
             return None
-        m = re.fullmatch(r"(\d+)([bf])", target)
+        m = re.fullmatch(r"([0-9]+)([bf])", target)
         if m:
             spots = self.numeric_labels.get(m.group(1), [])
             if m.group(2) == "b":
@@ -149,7 +153,7 @@ def _canon(name: str) -> str:
              "dl": "edx", "dx": "edx", "si": "esi", "di": "edi", "bp": "ebp", "sp": "esp"}
     if n in small:
         return small[n]
-    m = re.fullmatch(r"r(\d+)[bwd]?", n)
+    m = re.fullmatch(r"r([0-9]+)[bwd]?", n)
     return f"r{m.group(1)}d" if m else ""
 
 
@@ -208,13 +212,14 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
     lst = Listing(arch, filename)
     for lineno, raw in enumerate(_strip_block_comments(text).splitlines(), start=1):
         code = raw.split("#", 1)[0]
+        refuse_non_ascii_digits(code, filename, lineno)
         for stmt in code.split(";"):
             while True:
                 m = _LABEL.match(stmt)
                 if not m:
                     break
                 name = m.group(1)
-                if name.isdigit():
+                if name.isascii() and name.isdigit():
                     lst.numeric_labels.setdefault(name, []).append(len(lst.items))
                 else:
                     lst.labels[name] = len(lst.items)
@@ -227,7 +232,7 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
             if prefix:
                 word, _, rest = rest.strip().partition(" ")
             op = _fold(word) if not word.startswith(".") else None
-            if op is None and re.search(r"%[xyz]mm\d", rest):
+            if op is None and re.search(r"%[xyz]mm[0-9]", rest):
                 # SIMD code (e.g. gcc vectorising the state update): costed as
                 # an opaque instruction, never given semantics.
                 operands = tuple(_split_operands(rest)) if rest.strip() else ()

@@ -4,6 +4,7 @@ This top package is the user-facing layer:
 
 * ``cli`` (with ``cli_analyze``, ``cli_synth``) -- the click commands; thin wrappers that make one
   library call, format its value, and map ``Sha1optError`` to one line on stderr and exit 2;
+  ``cli_types`` holds their parameter types (finite seconds, ASCII integers, output paths);
 * ``job``     -- the demo job (``sha1opt demo``): prove, search, export and bench, as ``Step`` values;
 * ``analyze`` -- predicted cost and proof status of any AT&T SHA-1 block function;
 * ``views``   -- formatting of library values (search report, drawing of a schedule).

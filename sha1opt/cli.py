@@ -21,6 +21,7 @@ import click
 from sha1opt import __version__
 from sha1opt.cli_analyze import analyze, uarchs
 from sha1opt.cli_synth import synth
+from sha1opt.cli_types import Integer, OutputDir, OutputFile, Seconds, Sizes, TextSource
 from sha1opt.emit.assembly import guess_arch
 from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.export import export as do_export
@@ -34,6 +35,7 @@ from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import identities
 from sha1opt.semantics.att import parse_file
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.numerals import decimal
 from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs, prove_program
 from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
 from sha1opt.views.report import report_json, report_lines
@@ -72,12 +74,15 @@ def _fail(message: str) -> None:
 
 
 class _Group(click.Group):
-    """Turns every library misuse error into one line and exit code 2."""
+    """Turns every library misuse error, and every bad option value, into one line and exit code 2."""
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except Sha1optError as e:
             _fail(str(e))
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx is not None else "sha1opt"
+            _fail(f"{e.format_message()} (see '{where} --help')")
 
 
 @click.group(cls=_Group)
@@ -102,12 +107,12 @@ def _parse_map(text: str) -> dict[str, str]:
 @main.command()
 @click.argument("exprs", nargs=-1)
 @click.option("--corpus", "use_corpus", is_flag=True, help="Prove every identity in the rewrite corpus.")
-@click.option("--asm", "asm_file", type=click.Path(dir_okay=False), help="AT&T straight-line code to prove.")
+@click.option("--asm", "asm_file", type=TextSource(), help="AT&T straight-line code to prove.")
 @click.option("--out", "out_reg", help="With --asm: the register holding the result (e.g. eax).")
 @click.option("--expr", help="With --asm: the formula the result must equal.")
 @click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default="x86_64", show_default=True)
-@click.option("--timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
+@click.option("--timeout", type=Seconds(0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def prove(exprs, use_corpus, asm_file, out_reg, expr, mapping, arch, timeout, as_json):
     """Prove EXPR1 == EXPR2 for all 32-bit inputs, the corpus, or code against a formula.
@@ -160,12 +165,13 @@ def _report_corpus(results, as_json: bool) -> None:
 
 
 @main.command()
-@click.option("--outdir", type=click.Path(file_okay=False), default="out", show_default=True)
-def demo(outdir) -> None:
+@click.option("--outdir", type=OutputDir(), default="out", show_default=True,
+              help="Created if missing; must take files (checked before any work).")
+def demo(outdir: Path) -> None:
     """The main job: prove, export and bench the default schedule (see the README)."""
     t0 = time.perf_counter()
     ok = True
-    for step in steps(Path(outdir)):
+    for step in steps(outdir):
         click.echo(f"[{'ok' if step.ok else 'FAIL'}] {step.title}: {step.detail} ({step.seconds:.2f} s)")
         ok = ok and step.ok
     click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s: {'all proved' if ok else 'FAILURES above'}")
@@ -173,11 +179,13 @@ def demo(outdir) -> None:
 
 
 @main.command()
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The .S file to write.")
+@click.option("-o", "--output", required=True, type=OutputFile(),
+              help="The .S file to write: a regular file or a new name (a device or FIFO is refused).")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="Default: x86_64, or the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
 @click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch.")
-@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
+@click.option("--db", type=click.Path(dir_okay=False), default=None,
+              help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
 def export(output, arch, uarch, db, flavor):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
@@ -200,18 +208,17 @@ def export(output, arch, uarch, db, flavor):
 
 
 @main.command()
-@click.argument("source", type=click.Path(exists=True, dir_okay=False))
+@click.argument("source", type=TextSource())
 @click.option("--arch", type=click.Choice(["auto", "x86_64", "i386"]), default="auto", show_default=True)
-@click.option("--pairs", type=click.IntRange(min=2), default=30, show_default=True, help="Interleaved pairs per size.")
-@click.option("--sizes", default="64,1024,16384,1048576", show_default=True, help="Bytes per call (multiples of 64).")
+@click.option("--pairs", type=Integer(2), default=30, show_default=True, help="Interleaved pairs per size.")
+@click.option("--sizes", type=Sizes(), default="64,1024,16384,1048576", show_default=True,
+              help="Bytes per call (multiples of 64).")
 @click.option("--openssl", "paths", default="integer,ssse3,avx2,default", show_default=True,
               help="OpenSSL code paths to compare with (x86-64 only); 'none' for none.")
 @click.option("--json", "as_json", is_flag=True)
 def bench(source, arch, pairs, sizes, paths, as_json):
     """Measure SOURCE (a .S with sha1_block_data_order) against OpenSSL and gcc, as paired ratios."""
-    size_list = [int(x) for x in sizes.split(",") if x.strip()]
-    if any(x <= 0 or x % 64 or x > 1 << 20 for x in size_list):
-        raise click.BadParameter("sizes must be positive multiples of 64, at most 1048576", param_hint="--sizes")
+    size_list = sizes
     path_list = [] if paths == "none" else [p.strip() for p in paths.split(",")]
     unknown = [p for p in path_list if p not in OPENSSL_PATHS]
     if unknown:
@@ -237,9 +244,9 @@ def bench(source, arch, pairs, sizes, paths, as_json):
 def _parse_rounds(text: str) -> tuple[int, int]:
     a, sep, b = text.partition("-")
     try:
-        first, last = int(a), int(b) if sep else int(a)
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not A-B (round numbers)", param_hint="--rounds") from None
+        first, last = decimal(a), decimal(b) if sep else decimal(a)
+    except Sha1optError:
+        raise click.BadParameter(f"{text!r} is not A-B (ASCII round numbers)", param_hint="--rounds") from None
     if not (0 <= first <= last <= 79):
         raise click.BadParameter(f"{text!r} is not a range within 0-79", param_hint="--rounds")
     return first, last
@@ -255,9 +262,9 @@ def _uarch_names() -> list[str]:
 @click.option("--rounds", "rounds", default="0-79", show_default=True, help="Round range A-B within 0-79.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="Default: the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
-@click.option("--time-limit", type=click.FloatRange(min=1), default=60.0, show_default=True, help="Seconds.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--time-limit", type=Seconds(1), default=60.0, show_default=True, help="Seconds (finite).")
+@click.option("--workers", type=Integer(1), default=1, show_default=True)
+@click.option("--seed", type=Integer(), default=0, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
 @click.option("--resume", is_flag=True, help="Start from the stored best for this key.")
 @click.option("--json", "as_json", is_flag=True)
@@ -296,8 +303,9 @@ def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
 @click.option("--uarch", required=True)
 @click.option("--rounds", default="40-44", show_default=True, help="Round range A-B within 0-79.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None)
-@click.option("--db", type=click.Path(dir_okay=False), default=None)
-@click.option("--png", type=click.Path(dir_okay=False), default=None, help="Also draw a Gantt chart.")
+@click.option("--db", type=click.Path(dir_okay=False), default=None,
+              help="Results store (SQLite), opened read-only; must exist if given.")
+@click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
 def show(uarch, rounds, arch, db, png):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
     first, last = _parse_rounds(rounds)

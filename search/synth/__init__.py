@@ -41,7 +41,8 @@ from sha1opt.search.synth.cegis import (
     synthesize,
     uarch_costs,
 )
-from sha1opt.search.synth.discovered import Discovered, discovered_path, discovered_rows, load_discovered, save_discovered
+from sha1opt.search.synth.discovered import (Discovered, discovered_path, discovered_rows, load_discovered, save_discovered,
+                                            user_discovered_path)
 from sha1opt.search.synth.explore import Exploration, GoalPaths, Space, explore, minimal_paths
 from sha1opt.search.synth.lanes import Lane, Layout, PackedDomain
 from sha1opt.search.synth.layers import LayerStore
@@ -50,6 +51,6 @@ from sha1opt.search.synth.targets import ISAS, TARGETS, Setting, Target, Vocabul
 __all__ = [
     "ISAS", "TARGETS", "Discovered", "Exploration", "GoalPaths", "Lane", "LayerStore", "Layout", "PackedDomain",
     "Result", "Setting", "Solution", "Space", "Target", "Vocabulary", "canonical_form", "critical_path",
-    "discovered_path", "discovered_rows", "explore", "initial_lanes", "load_discovered", "minimal_paths",
+    "discovered_path", "user_discovered_path", "discovered_rows", "explore", "initial_lanes", "load_discovered", "minimal_paths",
     "prove_sequence", "save_discovered", "space_for", "synthesize", "uarch_costs", "vocabulary_of",
 ]

@@ -38,7 +38,7 @@ import tomli_w
 
 from sha1opt.search.synth.cegis import Result
 from sha1opt.semantics.att import parse_text
-from sha1opt.semantics.datafiles import atomic_write, check_keys, corpus_dir, load_toml
+from sha1opt.semantics.datafiles import atomic_write, check_keys, corpus_dir, load_toml, output_dir, user_data_dir
 from sha1opt.semantics.errors import CorpusError, ParseError, UnsupportedError
 from sha1opt.semantics.x86 import Instr
 
@@ -81,7 +81,14 @@ class Discovered:
 
 
 def discovered_path() -> Path:
+    """The shipped, read-only corpus of discovered sequences (``corpus/discovered.toml``)."""
     return corpus_dir() / "discovered.toml"
+
+
+def user_discovered_path() -> Path:
+    """Where ``synth --save`` writes by default: ``$XDG_DATA_HOME/sha1opt/discovered.toml``
+    (``~/.local/share/sha1opt/discovered.toml``), never into the installed package."""
+    return user_data_dir() / "discovered.toml"
 
 
 def discovered_rows(result: Result, date: str | None = None, limit: int | None = None) -> list[dict]:
@@ -135,9 +142,12 @@ def load_discovered(path: Path | None = None) -> list[Discovered]:
 
 def save_discovered(results: Sequence[Result], path: Path | None = None, date: str | None = None,
                     limit: int | None = None) -> Path:
-    """Merge found results into the corpus file (best ``limit`` sequences of each), replacing rows of the
-    same target and setting; all or nothing (``atomic_write``)."""
-    path = path or discovered_path()
+    """Merge found results into the file (best ``limit`` sequences of each; default the user's
+    ``user_discovered_path()``), replacing rows of the same target and setting; all or nothing
+    (``atomic_write``: regular files only, umask honoured)."""
+    if path is None:
+        path = user_discovered_path()
+        output_dir(path.parent)
     keep = load_discovered(path)
     fresh: list[dict] = []
     replaced: set[tuple] = set()

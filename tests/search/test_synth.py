@@ -340,9 +340,10 @@ def test_cli_library_refusal_exit_2_one_line():
     assert r.output.strip().splitlines() == ["sha1opt: error: at most 7 temporaries for f1-round"]
 
 
-def test_cli_save_writes_the_corpus_file(tmp_path, monkeypatch):
-    path = tmp_path / "discovered.toml"
-    monkeypatch.setattr(D, "discovered_path", lambda: path)
+def test_cli_save_writes_the_users_file(tmp_path, monkeypatch):
+    """--save alone writes $XDG_DATA_HOME/sha1opt/discovered.toml (not the installed corpus/)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    path = tmp_path / "sha1opt" / "discovered.toml"
     r = run("--target", "f1", "--temps", "1", "--max-len", "4", "--save", "--save-limit", "1")
     assert r.exit_code == 0 and f"saved 1 sequence(s) to {path}" in r.output
     assert [(row.target, row.length) for row in S.load_discovered(path)] == [("f1", 4)]
