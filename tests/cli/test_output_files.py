@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from sha1opt.cli import main
-from sha1opt.search.synth import cegis
+from sha1opt.search import synth as cegis
 from sha1opt.semantics.datafiles import atomic_write, check_output, corpus_dir, output_dir
 from sha1opt.semantics.errors import OutputError
 
