@@ -331,7 +331,14 @@ def _vprold(d, x, n):
     return tuple(_op(d, "rol", a, d.const(k)) if k else a for a in x)
 
 
-_ONES = -1     # the all-ones sentinel of _boolean; 0 is all zeros
+class _Const:
+    """All-zeros or all-ones, kept symbolic while a boolean function is built (compared by identity)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+_ZERO, _ONES = _Const(0), _Const(MASK32)
 
 
 def _boolean(d, table: int, inputs):
@@ -341,31 +348,30 @@ def _boolean(d, table: int, inputs):
     is bit ``len-1-k`` of ``i``, as VPTERNLOGD indexes imm8 by
     ``(a << 2) | (b << 1) | c``. Built by Shannon expansion on the first
     input, with the and/or/xor/not shortcuts that keep e.g. 0x96 as
-    ``a ^ (b ^ c)``. Returns a domain value, or 0 / ``_ONES`` for a constant.
+    ``a ^ (b ^ c)``. Returns a domain value, or ``_ZERO`` / ``_ONES``.
     """
     n = len(inputs)
     full = (1 << (1 << n)) - 1
     table &= full
     if table == 0:
-        return 0
+        return _ZERO
     if table == full:
         return _ONES
     half = 1 << (n - 1)
-    f1, f0 = table >> half, table & ((1 << half) - 1)
+    low = (1 << half) - 1
+    f1, f0 = table >> half, table & low
     a, rest = inputs[0], inputs[1:]
     if f1 == f0:
         return _boolean(d, f0, rest)
-    low = (1 << half) - 1
-    e0 = _boolean(d, f0, rest)
-    e1 = _boolean(d, f1, rest)
+    e0, e1 = _boolean(d, f0, rest), _boolean(d, f1, rest)
     if f1 == f0 ^ low:                         # a ? ~g : g  ==  a ^ g
-        return _op(d, "xor", a, _value(d, e0)) if e0 not in (0, _ONES) else (
-            a if e0 == 0 else _op(d, "not", a))
-    if f0 == 0:
-        return a if e1 == _ONES else _op(d, "and", a, e1)
+        if e0 is _ZERO:
+            return a
+        return _op(d, "not", a) if e0 is _ONES else _op(d, "xor", a, e0)
+    if f0 == 0:                                # e1 is not constant here
+        return _op(d, "and", a, e1)
     if f1 == 0:
-        na = _op(d, "not", a)
-        return na if e0 == _ONES else _op(d, "and", na, e0)
+        return _op(d, "and", _op(d, "not", a), e0)
     if f1 == low:
         return _op(d, "or", a, e0)
     if f0 == low:
@@ -374,11 +380,7 @@ def _boolean(d, table: int, inputs):
 
 
 def _value(d, e):
-    if e == 0:
-        return d.const(0)
-    if e == _ONES:
-        return d.const(MASK32)
-    return e
+    return d.const(e.value) if isinstance(e, _Const) else e
 
 
 def _vpternlogd(d, a, b, c, n):
