@@ -97,6 +97,9 @@ def parse_operand(text: str, arch: Arch) -> Operand:
         for r in (base, index):
             if r is not None and r.width == 8:
                 raise UnsupportedError(f"memory operand {t!r}: 8-bit address register")
+            if r is not None and r.width in (128, 256):
+                raise UnsupportedError(f"memory operand {t!r}: vector registers do not address memory "
+                                       "(gathers are not modelled)")
         return Mem(base, index, scale, disp)
     if _NUM.match(t):
         # An absolute address as a memory operand: nothing in round code does this.

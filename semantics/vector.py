@@ -157,6 +157,8 @@ def shape(mnemonic: str, row: VectorRow, kinds: tuple[str, ...]) -> Shape:
 
     if len(kinds) != len(form.kinds):
         raise bad(f"takes {len(form.kinds)} operands, got {len(kinds)}")
+    if row.form in ("shift", "shift_reg") and kinds[0] != "i":
+        raise bad("the count must be an immediate (the xmm-count form is not modelled)")
     regs = {k for k, want in zip(kinds, form.kinds) if k in "xy" and "v" in want}
     if len(regs) > 1:
         raise bad("vector operands must all be xmm or all ymm")

@@ -387,3 +387,87 @@ def test_effects_are_what_the_machine_reads_and_writes(k):
         pytest.skip("vzeroupper/vzeroall: effects name every register; the machine touches them lazily")
     ins = parse_text(snippet, "x86_64")[0]
     assert _observe(ins) == _claimed(ins), snippet
+
+
+# --- refusals, the ISA order, alignment, the documented representation ------------
+
+@pytest.mark.parametrize("text, words", [
+    ("vpaddq %xmm1, %xmm2, %xmm3", "unsupported instruction 'vpaddq'"),
+    ("vpermd %ymm1, %ymm2, %ymm3", "unsupported instruction 'vpermd'"),
+    ("pshufbl %xmm1, %xmm0", "unsupported instruction 'pshufbl'"),
+    ("pxor %ymm1, %ymm0", "pxor: has no ymm form"),
+    ("vinserti128 $1, %xmm1, %xmm2, %xmm3", "vinserti128: has no xmm form"),
+    ("vpaddd %xmm1, %ymm2, %ymm3", "must all be xmm or all ymm"),
+    ("psrld %xmm1, %xmm0", "psrld: the count must be an immediate"),
+    ("vprold $1, %zmm1, %zmm2", "%zmm1 is EVEX-only"),
+    ("vpxor %xmm17, %xmm1, %xmm2", "%xmm17 is EVEX-only"),
+    ("movq %xmm1, %rax", "movq: 64-bit operand size"),
+    ("movdqa (%rsi), 16(%rsi)", "at most one memory operand"),
+    ("add %xmm0, %eax", "add: takes no vector register"),
+    ("movdqu (%xmm1), %xmm0", "vector registers do not address memory"),
+])
+def test_unmodelled_vector_forms_are_refused_by_name(text, words):
+    with pytest.raises(UnsupportedError, match=words.replace("$", r"\$")):
+        parse_text(text, "x86_64")
+
+
+def test_xmm8_to_15_do_not_exist_on_i386():
+    assert parse_text("movdqa %xmm7, %xmm0", "i386")
+    with pytest.raises(UnsupportedError, match="%xmm8 does not exist on i386"):
+        parse_text("movdqa %xmm8, %xmm0", "i386")
+
+
+@pytest.mark.parametrize("domain", ["z3", "term", "numpy"])
+def test_pshufb_with_a_mask_that_is_not_a_constant_is_refused_by_name(domain):
+    d = {"z3": Z3Domain, "term": TermDomain, "numpy": lambda: NumpyDomain(8)}[domain]()
+    rng = np.random.default_rng(1)
+    var = (lambda r: rng.integers(0, 1 << 32, 8, dtype=np.uint64).astype(np.uint32)) if domain == "numpy" else d.var
+    m = Machine(d, var, lambda region, off: var(f"{region}[{off}]"))
+    with pytest.raises(UnsupportedError, match=r"pshufb %xmm1, %xmm0: pshufb with a mask that is not a constant"):
+        m.run(parse_text("pshufb %xmm1, %xmm0", "x86_64"))
+
+
+def test_isa_features_are_a_partial_order():
+    code = parse_text("rorx $2, %eax, %ebx\nvpaddd %ymm1, %ymm2, %ymm3\npshufb %xmm1, %xmm0", "x86_64")
+    assert isa_set(code) == {"bmi2", "avx2"}                       # AVX2 includes SSSE3
+    assert required_isa(parse_text("vpaddd %xmm1, %xmm2, %xmm3", "x86_64")[0]) == "avx"
+    assert includes("avx512vl", "avx2") and includes("avx2", "sse4.1") and includes("sha", "sse2")
+    assert not includes("sha", "avx2") and not includes("avx2", "sha") and not includes("sha", "ssse3")
+    assert isa_of(parse_text("sha1msg1 %xmm1, %xmm0\npaddd %xmm1, %xmm2", "x86_64")) == "sha"
+    assert isa_of(parse_text("andn %ecx, %ebx, %eax\nrorx $2, %eax, %ebx", "x86_64")) == "bmi2"
+    with pytest.raises(UnsupportedError, match="unrelated ISA features sha, ssse3"):
+        isa_of(parse_text("sha1msg1 %xmm1, %xmm0\npshufb %xmm1, %xmm2", "x86_64"))
+
+
+def test_aligned_accesses_are_recorded_as_preconditions():
+    td = TermDomain()
+    m = Machine(td, td.var, lambda region, off: td.var(f"{region}[{off}]"), pointers={"esi": "buf"})
+    m.run(parse_text("movdqa 16(%rsi), %xmm0\nmovdqu 4(%rsi), %xmm1\npaddd 32(%rsi), %xmm2\n"
+                     "vpaddd 48(%rsi), %xmm3, %xmm3\nvmovdqa %ymm4, 64(%rsi)\nmovd 8(%rsi), %xmm5", "x86_64"))
+    assert m.aligned == [("buf", 16, 16), ("buf", 32, 16), ("buf", 64, 32)]
+
+
+def test_legacy_sse_keeps_the_upper_lanes_and_vex_zeroes_them():
+    td = TermDomain()
+    m = Machine(td, td.var, lambda region, off: td.var(f"{region}[{off}]"))
+    m.run(parse_text("paddd %xmm1, %xmm0\nvpaddd %xmm1, %xmm2, %xmm2\nvzeroupper\nvmovdqa %ymm3, %ymm4", "x86_64"))
+    assert [to_text(x) for x in m.get(("reg", "xmm0"))[4:]] == ["0"] * 4        # vzeroupper cleared them
+    assert [to_text(x) for x in m.get(("reg", "xmm4"))] == [f"xmm3.{j}" for j in range(4)] + ["0"] * 4
+    td = TermDomain()
+    m = Machine(td, td.var, lambda region, off: td.var(f"{region}[{off}]"))
+    m.run(parse_text("paddd %xmm1, %xmm0\nvpaddd %xmm1, %xmm2, %xmm2", "x86_64"))
+    assert [to_text(x) for x in m.get(("reg", "xmm0"))[4:]] == [f"xmm0.{j}" for j in range(4, 8)]
+    assert [to_text(x) for x in m.get(("reg", "xmm2"))[4:]] == ["0"] * 4
+
+
+def test_the_docstring_examples_hold():
+    """``vector.py``'s worked examples: psrldq $1 is shifts and ors; the byte-swap mask is bswap."""
+    td = TermDomain()
+    mask = dict(zip((lane_name("xmm6", j) for j in range(8)), BSWAP_MASK))
+    m = Machine(td, lambda r: td.const(mask[r]) if r in mask else td.var(r), lambda region, off: td.var("m"))
+    m.run(parse_text("movdqa %xmm0, %xmm1\npsrldq $1, %xmm0\npshufb %xmm6, %xmm1", "x86_64"))
+    x = [f"xmm0.{j}" for j in range(4)]
+    assert [to_text(v) for v in m.get(("reg", "xmm0"))[:4]] == [
+        f"(({x[0]} >> 8) | ({x[1]} << 0x18))", f"(({x[1]} >> 8) | ({x[2]} << 0x18))",
+        f"(({x[2]} >> 8) | ({x[3]} << 0x18))", f"({x[3]} >> 8)"]
+    assert [to_text(v) for v in m.get(("reg", "xmm1"))[:4]] == [f"bswap({v})" for v in x]
