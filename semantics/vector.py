@@ -43,6 +43,13 @@ register, ``i`` an immediate. A value function receives vector operands as
 lane tuples (a general register or a ``d`` word as a 1-tuple) and immediates
 as Python ints, and returns the destination's lanes.
 
+Refused by name, never approximated: a ``pshufb``/``vpshufb`` whose mask is
+not a known constant (``Domain.constant``: OpenSSL loads its masks from
+``.rodata``, which the front end reads as constants); shifts by an xmm count;
+masking (``{%k1}``), embedded broadcast, zmm and xmm16-31; 64-bit general
+registers as data (``movq %xmm0, %rax``); every mnemonic not in
+``VECTOR_ROWS`` (``vpaddq``, ``vpermd``, ``vpsrlq``...).
+
 ISA: ``isa`` maps each operand width (128, 256) to the CPUID feature that
 form needs (``vpaddd``: AVX on xmm, AVX2 on ymm); features are not a line
 but a partial order, see ``x86.ISA_INCLUDES``. No vector row reads or writes
