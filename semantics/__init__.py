@@ -7,6 +7,8 @@ What lives here (one concept per module):
                   each mnemonic's form, value function, ISA level and flag writes;
                   ``effects``, ``arguments``, ``required_isa``, ``rename`` derive
                   everything else from it.
+- ``vector``      the vector and SHA-NI rows of the table, over 32-bit lanes
+                  (xmm = 4 lanes, ymm = 8), registered into ``x86.SEMANTICS``.
 - ``att``         parser of straight-line AT&T code into ``x86.Instr``.
 - ``listing``     whole functions (control, stack, labels) and their block loop.
 - ``expr``        parser of the user expression grammar (``(b & c) | (~b & d)``).

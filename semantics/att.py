@@ -1,12 +1,14 @@
 """Parser for AT&T-syntax straight-line code (the GNU as spelling) into ``x86.Instr``.
 
-Accepted: ``%``-registers, ``$``-immediates (decimal, ``0x`` hex, ``0b``
+Accepted: ``%``-registers (xmm/ymm too), ``$``-immediates (decimal, ``0x`` hex, ``0b``
 binary, leading-``0`` octal as GNU as reads them, negative; ASCII digits
 only -- ``$٣`` is a symbol to as, so it is refused, never read as 3),
 memory operands ``disp(base,index,scale)``, size suffixes ``l`` (and ``q`` on
 64-bit pointer registers), ``#`` and ``/* */`` comments, ``;``-separated
 statements, labels (ignored: the code is straight-line) and assembler
 directives that emit nothing (``.text``, ``.globl``, ``.cfi_*``...; ignored).
+``movq`` is the SSE2 row when an operand is an xmm register, else a 64-bit
+pointer move (``mov`` with suffix ``q``).
 
 Refused, with ``file:line`` and the offending word: any mnemonic outside the
 semantics table (``x86.SEMANTICS``), data directives inside code (``.byte``,
@@ -110,6 +112,9 @@ def parse_operand(text: str, arch: Arch) -> Operand:
         for r in (base, index):
             if r is not None and r.width == 8:
                 raise UnsupportedError(f"memory operand {t!r}: 8-bit address register")
+            if r is not None and r.width in (128, 256):
+                raise UnsupportedError(f"memory operand {t!r}: vector registers do not address memory "
+                                       "(gathers are not modelled)")
         return Mem(base, index, scale, disp)
     if _NUM.match(t):
         # An absolute address as a memory operand: nothing in round code does this.
@@ -139,6 +144,8 @@ def parse_statement(stmt: str, arch: Arch, line: int) -> Instr | None:
         return None
     mnemonic, suffix = split_mnemonic(word)
     operands = tuple(parse_operand(o, arch) for o in _split_operands(rest))
+    if mnemonic == "movq" and not any(isinstance(o, Reg) and o.width in (128, 256) for o in operands):
+        mnemonic, suffix = "mov", "q"    # movq without an xmm operand is a 64-bit (pointer) move
     if suffix == "q" or any(isinstance(o, Reg) and o.width == 64 for o in operands[-1:]):
         # 64-bit operand size is modelled only where it is pointer handling:
         # moves, add/sub of a constant, lea of base+constant.

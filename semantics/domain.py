@@ -13,7 +13,10 @@ this interface:
 
 Invariant: for every op, all three agree bit for bit on every input
 (``tests/test_semantics.py`` checks it on random states). Shift and rotate
-counts are masked to 5 bits, as x86 does (``ir.py``).
+counts are masked to 5 bits, as x86 does (``ir.py``). ``constant(x)`` says
+whether a value is a known constant (a Z3 literal, a ``const`` term, numpy
+lanes that all hold one value): the vector rows need it where x86 itself
+only takes constants (``pshufb``'s mask, see ``vector.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ class Domain:
     name = "abstract"
 
     def const(self, value: int):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def constant(self, x) -> int | None:  # pragma: no cover - interface
+        """``x``'s value when it is the same known constant in every state, else None."""
         raise NotImplementedError
 
     def apply(self, op: str, *args):
@@ -53,6 +60,9 @@ class Z3Domain(Domain):
 
     def var(self, name: str):
         return z3.BitVec(name, 32, self.ctx)
+
+    def constant(self, x) -> int | None:
+        return x.as_long() if z3.is_bv_value(x) else None
 
     @staticmethod
     def _count(n):
@@ -104,6 +114,10 @@ class NumpyDomain(Domain):
     def const(self, value: int):
         return np.full(self.lanes, value & MASK32, dtype=np.uint32)
 
+    def constant(self, x) -> int | None:
+        # Concrete lanes: a constant is a value every lane (state) shares.
+        return int(x[0]) if len(x) and bool(np.all(x == x[0])) else None
+
     @staticmethod
     def _k(n):
         return n & np.uint32(31)
@@ -144,6 +158,10 @@ class TermDomain(Domain):
 
     def var(self, name: str) -> Term:
         return self.builder.var(name)
+
+    def constant(self, x: Term) -> int | None:
+        n = x.node
+        return n.payload if n.op == "const" else None  # type: ignore[return-value]
 
     def apply(self, op: str, *args) -> Term:
         return self.builder.node(op, args)

@@ -22,6 +22,16 @@ Unwritten registers and words are read from ``initial_reg(name)`` and
 ``initial_mem(region, offset)``; a register first used as an address base is
 taken to point at offset 0 of a region named after it (so ``12(%esi)`` in a
 snippet reads word 3 of region ``esi``).
+
+Vector registers (``vector.py`` has the representation) hold 8-lane tuples
+under their xmm name; lane j of register r starts as
+``initial_reg(vector.lane_name(r, j))`` -- after ``vzeroupper`` an untouched
+register's lanes 4-7 are 0, after ``vzeroall`` all of them. A vector store
+writes its lanes to consecutive words, and ``step`` returns the tuple of
+lanes (or words) written; ``vzeroupper``/``vzeroall`` return ``(None,
+None)``. Aligned accesses (``movdqa``...) are recorded in ``aligned`` as
+``(region, offset, bytes)``: a precondition, not checked here (regions have
+no base address in this model).
 """
 
 from __future__ import annotations
@@ -30,7 +40,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from sha1opt.semantics.errors import UnsupportedError
-from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg, arguments
+from sha1opt.semantics.vector import FORMS, lane_name, shape
+from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg, arguments, operand_kinds
 
 Location = tuple  # ("reg", name) | ("mem", region, offset)
 
@@ -51,6 +62,10 @@ class Machine:
     # Where pointers are on entry: a register name ("esi") or a memory word
     # (("stack", 68), an i386 argument slot) -> the region pointed at.
     pointers: dict = field(default_factory=dict)
+    # (region, offset, bytes) of every access that must be aligned (movdqa, legacy-SSE m128).
+    aligned: list = field(default_factory=list)
+    # How an untouched vector register reads: "entry" (initial_reg), "upper-zero", "zero".
+    vector_entry: str = "entry"
 
     # -- registers -----------------------------------------------------------
     def _reg(self, r: Reg, ins: Instr, as_pointer: bool = False):
@@ -114,12 +129,17 @@ class Machine:
     def write(self, loc: Location, value, ins: Instr) -> None:
         if loc[0] == "reg":
             self.regs[loc[1]] = value
+        elif isinstance(value, tuple):      # a vector store: consecutive words
+            for j, v in enumerate(value):
+                self.store((loc[1], loc[2] + 4 * j), v, ins)
         else:
             self.store((loc[1], loc[2]), value, ins)
 
     def get(self, loc: Location):
         """Current value at a location (reading initial values if untouched)."""
         if loc[0] == "reg":
+            if loc[1] not in self.regs and _is_vector(loc[1]):
+                return self._fresh_vector(loc[1])
             if loc[1] not in self.regs:
                 return self._entry_pointer(loc[1]) or self.initial_reg(loc[1])
             return self.regs[loc[1]]
@@ -163,6 +183,8 @@ class Machine:
         sem = SEMANTICS.get(ins.mnemonic)
         if sem is None:
             raise UnsupportedError(f"{_where(ins)}unsupported instruction {ins.mnemonic!r}")
+        if sem.vector:
+            return self._vector_step(ins, sem)
         d = self.domain
         ops = ins.operands
         ptr = self._pointer_op(ins)
@@ -193,10 +215,82 @@ class Machine:
         """Run ``program``; ``on_write(i, ins, loc, value)`` may replace each written value."""
         for i, ins in enumerate(program):
             loc, value = self.step(ins)
-            if on_write is not None and not isinstance(value, Pointer):
+            if on_write is not None and loc is not None and not isinstance(value, Pointer):
                 new = on_write(i, ins, loc, value)
                 if new is not value:
                     self.write(loc, new, ins)
+
+
+    # -- vectors -------------------------------------------------------------
+    def _fresh_vector(self, name: str) -> tuple:
+        d = self.domain
+        if self.vector_entry == "zero":
+            return tuple(d.const(0) for _ in range(8))
+        low = tuple(self.initial_reg(lane_name(name, j)) for j in range(4))
+        if self.vector_entry == "upper-zero":
+            return low + tuple(d.const(0) for _ in range(4))
+        return low + tuple(self.initial_reg(lane_name(name, j)) for j in range(4, 8))
+
+    def _vreg(self, name: str) -> tuple:
+        if name not in self.regs:
+            self.regs[name] = self._fresh_vector(name)
+        return self.regs[name]
+
+    def _vread(self, op: Operand, lanes: int, aligned: bool, ins: Instr):
+        if isinstance(op, Imm):
+            return op.value
+        if isinstance(op, Reg):
+            return self._vreg(op.name)[:lanes] if op.width in (128, 256) else (self.read(op, ins),)
+        region, off = self.address(op, ins)
+        if aligned and lanes >= 4:
+            self.aligned.append((region, off, 4 * lanes))
+        words = []
+        for j in range(lanes):
+            v = self.load((region, off + 4 * j), ins)
+            if isinstance(v, Pointer):
+                raise UnsupportedError(f"{_where(ins)}{region}+{off + 4 * j} holds a pointer but is used as data")
+            words.append(v)
+        return tuple(words)
+
+    def _vector_step(self, ins: Instr, row):
+        d = self.domain
+        zero = d.const(0)
+        if row.form == "zero":
+            keep = 0 if ins.mnemonic == "vzeroall" else 4
+            for name, v in list(self.regs.items()):
+                if _is_vector(name):
+                    self.regs[name] = tuple(v[:keep]) + (zero,) * (8 - keep)
+            self.vector_entry = "zero" if keep == 0 else ("upper-zero" if self.vector_entry == "entry"
+                                                          else self.vector_entry)
+            return None, None
+        ops = ins.operands
+        sh = shape(ins.mnemonic, row, operand_kinds(ins))
+        args = [self._vread(ops[k], sh.lanes[k], row.aligned, ins) for k in FORMS[row.form].args]
+        try:
+            result = tuple(row.fn(d, *args))
+        except UnsupportedError as e:
+            raise UnsupportedError(f"{_where(ins)}{e}") from None
+        dest, n = ops[-1], sh.lanes[-1]
+        if isinstance(dest, Reg) and dest.width in (128, 256):
+            loc = ("reg", dest.name)
+            if n == 4:
+                upper = self._vreg(dest.name)[4:] if row.enc == "sse" else (zero,) * 4
+                value = result[:4] + tuple(upper)
+            else:
+                value = result[:8]
+        elif isinstance(dest, Reg):
+            loc, value = ("reg", dest.name), result[0]
+        else:
+            region, off = self.address(dest, ins)
+            if row.aligned and n >= 4:
+                self.aligned.append((region, off, 4 * n))
+            loc, value = ("mem", region, off), result[:n]
+        self.write(loc, value, ins)
+        return loc, value
+
+
+def _is_vector(name: str) -> bool:
+    return name.startswith("xmm")
 
 
 def _where(ins: Instr) -> str:

@@ -1,9 +1,11 @@
-"""x86 integer instructions at 32-bit operand size: operands, instructions, semantics.
+"""x86 instructions: operands, instructions, and THE semantics table.
 
-The modelled subset is what SHA-1 round code uses: ``mov add sub and or xor
-not andn rol ror rorx shl shr lea bswap``, each with register, immediate and
-memory operands where x86 allows them. Operands are in AT&T order (sources
-first, destination last), as GNU as spells them.
+The modelled subset is what SHA-1 code uses: the integer instructions at
+32-bit operand size ``mov add sub and or xor not andn rol ror rorx shl shr
+shld shrd lea bswap``, each with register, immediate and memory operands
+where x86 allows them, and the SSE2 .. AVX-512VL and SHA-NI rows of
+``vector.py`` (registered into the same table, below). Operands are in AT&T
+order (sources first, destination last), as GNU as spells them.
 
 Semantics are ONE table, ``SEMANTICS``, of small pure functions keyed by
 mnemonic. Each function receives a ``domain.Domain`` and the operand values
@@ -20,15 +22,32 @@ Registers: the eight i386 names ``eax ebx ecx edx esi edi ebp esp``; x86-64
 adds ``r8d``..``r15d``. The 64-bit names (``rax``, ``r8``...) name the same
 register when it holds a *pointer* (the stack pointer, the data pointer);
 data values are always 32-bit. A register is identified by its 32-bit name
-(``Reg.name``); ``Reg.width`` records how the source spelled it.
+(``Reg.name``); ``Reg.width`` records how the source spelled it. Vector
+registers are named by their xmm name (``Reg("xmm3", 128)`` is ``%xmm3``,
+``Reg("xmm3", 256)`` is ``%ymm3``: one register, two widths); i386 has
+xmm0-7, x86-64 xmm0-15 (xmm16-31 and zmm are EVEX-only and not modelled).
+
+ISA features are a partial order, not a line: ``ISA_INCLUDES[f]`` is the set
+of features a CPU with ``f`` has (gas's ``.arch .f`` and the CPUID
+dependencies agree: AVX2 includes AVX, SSE4.1, SSSE3, SSE2; SHA-NI includes
+only SSE2 -- it is not "above" AVX2, and AVX2 is not above it). A piece of
+code needs ``isa_set(code)``, the minimal features whose inclusions cover
+every instruction (``{"avx2", "bmi2"}`` for OpenSSL's AVX2 path).
+``ISA_LEVELS`` stays the scalar chain ``base < bmi1 < bmi2`` the search
+ranks recipes on; ``isa_of`` is the one feature covering the code, refused
+when there is none (code that needs two unrelated features).
 """
 
 from __future__ import annotations
+
+import re
 
 from dataclasses import dataclass, replace
 from typing import Callable, Literal
 
 from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.vector import FORMS as VECTOR_FORMS
+from sha1opt.semantics.vector import VECTOR_ROWS, VectorRow, shape
 
 Arch = Literal["i386", "x86_64"]
 ARCHES: tuple[Arch, ...] = ("i386", "x86_64")
@@ -52,6 +71,14 @@ def register(spelling: str, arch: Arch) -> "Reg":
     s = spelling.lower()
     if s == "cl":
         return CL
+    v = _VECTOR_REG.fullmatch(s)
+    if v:
+        n = int(v.group(2))
+        if v.group(1) == "z" or n >= 16:
+            raise UnsupportedError(f"register %{s} is EVEX-only (zmm, xmm16-31) and not modelled")
+        if arch == "i386" and n >= 8:
+            raise UnsupportedError(f"register %{s} does not exist on i386")
+        return Reg(f"xmm{n}", 256 if v.group(1) == "y" else 128)
     if s in I386_REGS or s in X64_EXTRA:
         if arch == "i386" and s in X64_EXTRA:
             raise UnsupportedError(f"register %{s} does not exist on i386")
@@ -60,17 +87,25 @@ def register(spelling: str, arch: Arch) -> "Reg":
         if arch == "i386":
             raise UnsupportedError(f"64-bit register %{s} does not exist on i386")
         return Reg(_R64[s], 64)
-    raise UnsupportedError(f"unsupported register %{s} (only 32-bit data and 64-bit pointer registers are modelled)")
+    raise UnsupportedError(f"unsupported register %{s} (only 32-bit data, 64-bit pointer and xmm/ymm registers "
+                           "are modelled)")
+
+
+_VECTOR_REG = re.compile(r"([xyz])mm(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
 class Reg:
-    name: str        # canonical 32-bit name: "eax", "r9d", "esp"
-    width: int = 32  # 32, or 64 where the source spelled %rax-style (pointers)
+    name: str        # canonical name: "eax", "r9d", "esp"; "xmm3" for %xmm3 and %ymm3
+    width: int = 32  # 32, or 64 where the source spelled %rax-style (pointers); 128 / 256 for xmm / ymm
 
     def __str__(self) -> str:
         if self.width == 8:
             return "%cl"
+        if self.width == 256:
+            return "%y" + self.name[1:]
+        if self.width == 128:
+            return "%" + self.name
         return "%" + (_R32_TO_64[self.name] if self.width == 64 else self.name)
 
 
@@ -138,12 +173,35 @@ class Instr:
 #   "lea":     op mem, reg      reg = f(base, index, disp)  (address arithmetic, no access)
 #   "andn":    op s2, s1, dst   dst = f(s1, s2) = ~s1 & s2   s2: reg|mem (AT&T order)
 #   "rorx":    op imm, src, dst dst = f(src, imm)            src: reg|mem
+#   "double":  op cnt, src, dst dst = f(dst, src, cnt)       cnt: imm|%cl, src: reg, dst: reg|mem
+#
+# Vector rows (``vector.VectorRow``) have their own forms, ``vector.FORMS``.
 
-Form = Literal["binary", "shift", "unary", "move", "lea", "andn", "rorx"]
+Form = Literal["binary", "shift", "unary", "move", "lea", "andn", "rorx", "double"]
 
 
-ISA = Literal["base", "bmi1", "bmi2"]
-ISA_LEVELS: tuple[ISA, ...] = ("base", "bmi1", "bmi2")  # each level includes the ones before it
+ISA = Literal["base", "bmi1", "bmi2", "sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "avx512vl", "sha"]
+ISA_LEVELS: tuple[ISA, ...] = ("base", "bmi1", "bmi2")  # the scalar chain: each includes the ones before it
+
+
+def _chain(*features: str) -> dict[str, frozenset[str]]:
+    return {f: frozenset(("base",) + features[:k + 1]) for k, f in enumerate(features)}
+
+
+# Feature -> every feature a CPU with it has (itself included). Intel SDM vol. 2's
+# CPUID columns and gas's ``.arch`` agree on these inclusions; SHA-NI sits beside
+# the AVX line, on SSE2 only.
+ISA_INCLUDES: dict[str, frozenset[str]] = {
+    "base": frozenset({"base"}),
+    **_chain("bmi1", "bmi2"),
+    **_chain("sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "avx512vl"),
+    "sha": frozenset({"base", "sse", "sse2", "sha"}),
+}
+
+
+def includes(have: str, need: str) -> bool:
+    """Whether a CPU with feature ``have`` runs an instruction needing ``need`` (``includes("avx2", "ssse3")``)."""
+    return need in ISA_INCLUDES[have]
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +227,12 @@ class Semantics:
     @property
     def reads_dest(self) -> bool:
         """Whether the last operand is read as well as written (``add``: yes, ``mov``: no)."""
-        return self.form in ("binary", "shift", "unary")
+        return self.form in ("binary", "shift", "unary", "double")
+
+    @property
+    def vector(self) -> bool:
+        """False: a scalar row (``vector.VectorRow`` says True)."""
+        return False
 
 
 def _lea(d, base, index_scaled, disp):
@@ -181,7 +244,28 @@ def _lea(d, base, index_scaled, disp):
     return acc
 
 
-SEMANTICS: dict[str, Semantics] = {
+def _shld(d, x, y, n):
+    """``shld n, y, x``: x shifted left by n (mod 32), filled from the top of y."""
+    k = d.constant(n)
+    if k is not None:
+        k &= 31
+        return x if k == 0 else d.apply("or", d.apply("shl", x, d.const(k)), d.apply("shr", y, d.const(32 - k)))
+    # A variable count: (y >> 1) >> (31 - n) is y >> (32 - n) for n in 1..31, and 0 for n = 0.
+    fill = d.apply("shr", d.apply("shr", y, d.const(1)), d.apply("sub", d.const(31), n))
+    return d.apply("or", d.apply("shl", x, n), fill)
+
+
+def _shrd(d, x, y, n):
+    """``shrd n, y, x``: x shifted right by n (mod 32), filled from the bottom of y."""
+    k = d.constant(n)
+    if k is not None:
+        k &= 31
+        return x if k == 0 else d.apply("or", d.apply("shr", x, d.const(k)), d.apply("shl", y, d.const(32 - k)))
+    fill = d.apply("shl", d.apply("shl", y, d.const(1)), d.apply("sub", d.const(31), n))
+    return d.apply("or", d.apply("shr", x, n), fill)
+
+
+SEMANTICS: dict[str, Semantics | VectorRow] = {
     "mov":   Semantics("move",   lambda d, s: s, writes_flags=False),
     "add":   Semantics("binary", lambda d, x, y: d.apply("add", x, y)),
     "sub":   Semantics("binary", lambda d, x, y: d.apply("sub", x, y)),
@@ -197,14 +281,18 @@ SEMANTICS: dict[str, Semantics] = {
     "lea":   Semantics("lea",    _lea, writes_flags=False),
     "andn":  Semantics("andn",   lambda d, s1, s2: d.apply("and", d.apply("not", s1), s2), isa="bmi1"),
     "rorx":  Semantics("rorx",   lambda d, x, n: d.apply("ror", x, n), isa="bmi2", writes_flags=False),
+    "shld":  Semantics("double", _shld),
+    "shrd":  Semantics("double", _shrd),
 }
+
+SEMANTICS.update(VECTOR_ROWS)  # <<< the vector and SHA-NI rows (semantics/vector.py) join the one table here
 
 # GNU as accepts these spellings for the same operation.
 ALIASES = {"sal": "shl"}
 
 # Suffixes: 'l' (32-bit) everywhere; 'q' only for pointer arithmetic on
 # 64-bit registers (``addq $64, %rsi``, ``leaq``, ``movq``).
-_SUFFIXABLE = set(SEMANTICS) | set(ALIASES)
+_SUFFIXABLE = {m for m, sem in SEMANTICS.items() if not sem.vector} | set(ALIASES)
 
 def split_mnemonic(word: str) -> tuple[str, str]:
     """``"roll"`` -> ``("rol", "l")``; ``"xor"`` -> ``("xor", "")``; unknown -> refuse."""
@@ -223,11 +311,16 @@ def check_operands(ins: Instr) -> None:
     """Refuse operand shapes the form does not allow (x86's own encoding rules)."""
     sem = SEMANTICS[ins.mnemonic]
     ops = ins.operands
+    if sem.vector:
+        shape(ins.mnemonic, sem, operand_kinds(ins))
+        return
     kinds = tuple(type(o).__name__ for o in ops)
     for k, o in enumerate(ops):
         # %cl is the only 8-bit register modelled: the count of a shift.
-        if o == CL and not (sem.form == "shift" and k == 0 and len(ops) == 2):
+        if o == CL and not (sem.form in ("shift", "double") and k == 0 and len(ops) == len(_ARGUMENTS[sem.form])):
             raise UnsupportedError(f"{ins.mnemonic}: %cl is only modelled as a shift count")
+        if isinstance(o, Reg) and o.width in (128, 256):
+            raise UnsupportedError(f"{ins.mnemonic}: takes no vector register (got {o})")
 
     def bad(why: str) -> UnsupportedError:
         return UnsupportedError(f"{ins.mnemonic}: {why} (got {', '.join(map(str, ops)) or 'no operands'})")
@@ -261,6 +354,22 @@ def check_operands(ins: Instr) -> None:
     elif f == "rorx":
         if len(ops) != 3 or not isinstance(ops[0], Imm) or isinstance(ops[1], Imm) or not isinstance(ops[2], Reg):
             raise bad("takes an immediate, a reg/mem source and a register destination")
+    elif f == "double":
+        if len(ops) != 3 or not (isinstance(ops[0], Imm) or ops[0] == CL) or not isinstance(ops[1], Reg) \
+                or isinstance(ops[2], Imm):
+            raise bad("takes a count (immediate or %cl), a register source and a reg/mem destination")
+
+
+def operand_kinds(ins: Instr) -> tuple[str, ...]:
+    """One letter per operand: ``i`` immediate, ``m`` memory, ``x``/``y`` xmm/ymm, ``r`` 32-bit,
+    ``g`` 64-bit, ``c`` %cl (``vinserti128 $1, 16(%rsi), %ymm3, %ymm3`` -> ``("i", "m", "y", "y")``)."""
+    def kind(o):
+        if isinstance(o, Imm):
+            return "i"
+        if isinstance(o, Mem):
+            return "m"
+        return {8: "c", 32: "r", 64: "g", 128: "x", 256: "y"}[o.width]
+    return tuple(kind(o) for o in ins.operands)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +404,8 @@ def effects(ins: Instr) -> Effects:
     sem = SEMANTICS.get(ins.mnemonic)
     if sem is None:
         raise UnsupportedError(f"unsupported instruction {ins.mnemonic!r}")
+    if sem.vector:
+        return _vector_effects(ins, sem)
     ops = ins.operands
     last = len(ops) - 1
     data: list[str] = []
@@ -316,11 +427,41 @@ def effects(ins: Instr) -> Effects:
                    mem if reads_mem else None, mem if writes_mem else None, sem.writes_flags)
 
 
+VECTOR_REGISTERS = tuple(f"xmm{i}" for i in range(16))
+
+
+def _vector_effects(ins: Instr, row: VectorRow) -> Effects:
+    """Vector rows: a legacy-SSE write to an xmm register also reads it (ymm lanes 4-7 are kept);
+    ``vzeroupper`` reads and writes every vector register, ``vzeroall`` writes them. A vector
+    memory operand (``mem_read`` / ``mem_write``) covers 4 or 8 words from its address."""
+    if row.form == "zero":
+        every = VECTOR_REGISTERS
+        return Effects(() if ins.mnemonic == "vzeroall" else every, (), every, None, None, False)
+    ops = ins.operands
+    last = len(ops) - 1
+    dest = ops[last]
+    data: list[str] = []
+    addr: list[str] = []
+    mem = None
+    merge = row.enc == "sse" and isinstance(dest, Reg) and dest.width == 128
+    for k, o in enumerate(ops):
+        if isinstance(o, Reg) and (k != last or row.reads_dest or merge):
+            data.append(o.name)
+        elif isinstance(o, Mem):
+            addr.extend(r.name for r in (o.base, o.index) if r is not None)
+            mem = o
+    writes_mem = mem is not None and dest is mem
+    return Effects(tuple(dict.fromkeys(data)), tuple(dict.fromkeys(addr)),
+                   (dest.name,) if isinstance(dest, Reg) else (),
+                   None if writes_mem else mem, mem if writes_mem else None, row.writes_flags)
+
+
 # Which operands feed the value function, in its argument order, per form
 # (the table at the top of the section); lea is fed its address parts
 # instead. Index -1 is the destination; None is the implicit count 1.
 _ARGUMENTS: dict[str, tuple[int | None, ...]] = {
     "binary": (-1, 0), "shift": (-1, 0), "unary": (-1,), "move": (0,), "andn": (1, 0), "rorx": (1, 0),
+    "double": (-1, 1, 0),
 }
 
 
@@ -331,32 +472,53 @@ def arguments(ins: Instr) -> tuple[Operand, ...]:
     -> ``(%eax, $1)``; ``andn %ecx, %ebx, %eax`` -> ``(%ebx, %ecx)``
     (``~ebx & ecx``). ``lea`` is fed ``(base, index * scale, disp)`` from its
     address, not operands, and is refused here. The destination is always
-    the last operand.
+    the last operand. Vector rows take their form's ``args`` (``vector.FORMS``):
+    ``palignr $8, %xmm1, %xmm0`` -> ``(%xmm0, %xmm1, $8)``.
     """
     sem = SEMANTICS.get(ins.mnemonic)
     if sem is None or sem.form == "lea":
         raise UnsupportedError(f"{ins.mnemonic!r} has no operand arguments")
     ops = ins.operands
+    if sem.vector:
+        return tuple(ops[k] for k in VECTOR_FORMS[sem.form].args)
     if sem.form == "shift" and len(ops) == 1:
         return (ops[0], Imm(1))
     return tuple(ops[k] for k in _ARGUMENTS[sem.form])
 
 
 def required_isa(ins: Instr) -> ISA:
-    """The lowest ISA level that has ``ins`` (``"base"``, ``"bmi1"``, ``"bmi2"``)."""
+    """The feature ``ins`` needs (``"base"``, ``"bmi2"``; ``vpaddd`` on xmm ``"avx"``, on ymm ``"avx2"``)."""
     sem = SEMANTICS.get(ins.mnemonic)
     if sem is None:
         raise UnsupportedError(f"unsupported instruction {ins.mnemonic!r}")
+    if sem.vector and sem.form != "zero":
+        return sem.isa_for(shape(ins.mnemonic, sem, operand_kinds(ins)).width)
     return sem.isa
 
 
+def isa_set(code) -> frozenset[str]:
+    """The minimal features that together run every instruction of ``code`` (empty: base only).
+
+    Example: ``rorx`` + ``vpaddd %ymm1, %ymm2, %ymm3`` + ``pshufb`` -> ``{"bmi2", "avx2"}``
+    (AVX2 includes SSSE3).
+    """
+    need = {required_isa(ins) for ins in code if isinstance(ins, Instr)} - {"base"}
+    return frozenset(f for f in need if not any(g != f and includes(g, f) for g in need))
+
+
 def isa_of(code) -> ISA:
-    """The lowest ISA level that has every instruction of ``code``."""
-    level = 0
-    for ins in code:
-        if isinstance(ins, Instr):
-            level = max(level, ISA_LEVELS.index(required_isa(ins)))
-    return ISA_LEVELS[level]
+    """The one feature that runs every instruction of ``code`` (``"base"`` for base code).
+
+    On scalar code this is the lowest level of ``ISA_LEVELS``; code that needs two
+    unrelated features (SHA-NI and AVX2, BMI2 and SSSE3) has no single one and is
+    refused: ask ``isa_set``.
+    """
+    need = isa_set(code)
+    if not need:
+        return "base"
+    if len(need) > 1:
+        raise UnsupportedError(f"code needs the unrelated ISA features {', '.join(sorted(need))}; use isa_set")
+    return next(iter(need))
 
 
 def reads(ins: Instr) -> set[str]:

@@ -1,0 +1,548 @@
+"""Vector (SSE2 .. AVX-512VL) and SHA-NI rows of the one semantics table, written over 32-bit lanes.
+
+Representation (the invariant everything here keeps): a vector value is a
+tuple of 32-bit *lanes*, lane 0 holding bits 31:0 -- an xmm value has 4
+lanes, a ymm value 8 -- and each lane is a value of the existing 32-bit
+domains (a Z3 bit-vector, a numpy ``uint32`` array, an IR term). So the Z3,
+numpy and term domains need no new op: every vector operation below is
+written once with ``d.apply`` of the IR ops (``add xor and or not shl shr rol
+bswap``) and *constant* lane selection. Byte-level operations are 32-bit
+shifts, masks and ors of lanes: byte k of lane j is ``(x_j >> 8k) & 0xff``.
+
+Worked example: ``psrldq $1, %xmm0`` with xmm0 = (x0, x1, x2, x3) gives
+``((x0 >> 8) | (x1 << 24), (x1 >> 8) | (x2 << 24), (x2 >> 8) | (x3 << 24), x3 >> 8)``
+(no masks are needed: the shifts already clear the other bytes), and
+``pshufb`` with OpenSSL's byte-swap mask ``0x0c0d0e0f_08090a0b_04050607_00010203``
+gives ``(bswap(x0), bswap(x1), bswap(x2), bswap(x3))``.
+
+Registers: the machine keeps one location per vector register, named by its
+xmm name (``"xmm3"``), always holding 8 lanes (the whole ymm register);
+``%xmm3`` reads lanes 0-3, ``%ymm3`` all 8. Writes to an xmm destination:
+legacy-SSE encodings (``enc="sse"``) keep lanes 4-7, VEX and EVEX encodings
+zero them; so ``vzeroupper``, ``vzeroall``, ``vinserti128`` and ``vperm2i128``
+are exact. ZMM bits 511:256 and the registers xmm16-31 are not modelled
+(EVEX forms on them are refused by the register parser). On entry, lane j of
+register r is ``initial_reg(lane_name(r, j))`` (``"xmm3.2"``).
+
+Memory: a vector operand is 4 or 8 consecutive 32-bit words of a region
+(``machine.py``'s model), starting at the operand's address; ``movd``,
+``pinsrd``, ``pextrd`` and ``vpbroadcastd`` access 1 word, ``movq`` 2.
+Alignment is a *precondition*, not a refusal: rows with ``aligned=True``
+(``movdqa``/``movaps``/``vmovdqa``, and every legacy-SSE 128-bit memory
+source, SDM vol. 1 §4.1.1 "alignment of 128-bit operands") fault on a
+misaligned address rather than compute another value, and the machine
+records each such access in ``Machine.aligned`` for whoever knows the
+regions' base addresses (the object-file front end) to discharge.
+
+Forms (``FORMS``) give each operand's kind, in AT&T order, and which operands
+feed the value function (``args``, in its argument order). Kind letters:
+``v`` vector register of the operation's width (xmm, or ymm where the row has
+a 256-bit form), ``m`` memory of that width, ``x`` an xmm register, ``h``
+16 bytes of memory, ``d`` 4 bytes, ``q`` 8 bytes, ``r`` a 32-bit general
+register, ``i`` an immediate. A value function receives vector operands as
+lane tuples (a general register or a ``d`` word as a 1-tuple) and immediates
+as Python ints, and returns the destination's lanes.
+
+Refused by name, never approximated: a ``pshufb``/``vpshufb`` whose mask is
+not a known constant (``Domain.constant``: OpenSSL loads its masks from
+``.rodata``, which the front end reads as constants); shifts by an xmm count;
+masking (``{%k1}``), embedded broadcast, zmm and xmm16-31; 64-bit general
+registers as data (``movq %xmm0, %rax``); every mnemonic not in
+``VECTOR_ROWS`` (``vpaddq``, ``vpermd``, ``vpsrlq``...).
+
+ISA: ``isa`` maps each operand width (128, 256) to the CPUID feature that
+form needs (``vpaddd``: AVX on xmm, AVX2 on ymm); features are not a line
+but a partial order, see ``x86.ISA_INCLUDES``. No vector row reads or writes
+the arithmetic flags.
+
+Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
+"Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
+PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD,
+PSRLDQ/PSLLDQ, PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD, SHLD/SHRD, and
+SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode the SHA-NI
+functions below transcribe line by line); vol. 2C §5.1 for VINSERTI128,
+VPERM2I128, VPBROADCASTD, VPROLD, VPTERNLOGD, VZEROUPPER, VZEROALL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.ir import MASK32
+
+Enc = Literal["sse", "vex", "evex"]
+LANES = {128: 4, 256: 8}
+REGISTERS = 16          # xmm0-15 (i386: xmm0-7)
+
+
+def lane_name(register: str, lane: int) -> str:
+    """The entry variable of lane ``lane`` of vector register ``register``: ``"xmm3.2"``."""
+    return f"{register}.{lane}"
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    kinds: tuple[str, ...]      # allowed kind letters per operand, AT&T order
+    args: tuple[int, ...]       # operand indices feeding the value function, in its order
+    reads_dest: bool = False    # the destination's old value is an argument
+
+
+FORMS: dict[str, Form] = {
+    "move":      Form(("vm", "vm"), (0,)),                     # movdqa src, dst
+    "binary":    Form(("vm", "v"), (1, 0), True),              # paddd src, dst: dst = f(dst, src)
+    "binary_imm": Form(("i", "vm", "v"), (2, 1, 0), True),     # palignr $n, src, dst
+    "unary_imm": Form(("i", "vm", "v"), (1, 0)),               # pshufd $n, src, dst: dst = f(src, n)
+    "shift_reg": Form(("i", "v", "v"), (1, 0)),                # vpsrld $n, src, dst (register source)
+    "shift":     Form(("i", "v"), (1, 0), True),               # psrld $n, dst
+    "vex3":      Form(("vm", "v", "v"), (1, 0)),               # vpaddd src2, src1, dst: f(src1, src2)
+    "vex3_imm":  Form(("i", "vm", "v", "v"), (2, 1, 0)),       # vpalignr $n, src2, src1, dst
+    "insert":    Form(("i", "xh", "v", "v"), (2, 1, 0)),       # vinserti128 $n, x/m128, src1, dst
+    "ternary":   Form(("i", "vm", "v", "v"), (3, 2, 1, 0), True),  # vpternlogd $n, src3, src2, dst
+    "broadcast": Form(("xd", "v"), (0,)),                      # vpbroadcastd x/m32, dst
+    "movd":      Form(("xrd", "xrd"), (0,)),                   # exactly one xmm operand
+    "movq":      Form(("xq", "xq"), (0,)),                     # xmm/m64 -> xmm/m64
+    "extract":   Form(("i", "x", "rd"), (1, 0)),               # pextrd $n, xmm, r32/m32
+    "insert32":  Form(("i", "rd", "x"), (2, 1, 0), True),      # pinsrd $n, r32/m32, xmm
+    "zero":      Form((), ()),                                 # vzeroupper / vzeroall
+}
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    """One vector row of ``x86.SEMANTICS``; same columns as ``x86.Semantics`` plus the vector ones.
+
+    ``isa`` is the feature of the narrowest form (what ``x86.required_isa``
+    starts from); ``widths`` lists ``(operand width, feature)`` per width the
+    row takes. Example: ``VECTOR_ROWS["vpaddd"]`` has ``form="vex3"``,
+    ``widths=((128, "avx"), (256, "avx2"))``, ``enc="vex"``: ``vpaddd %ymm1,
+    %ymm2, %ymm3`` is ``ymm3 = ymm2 + ymm1`` lane by lane and needs AVX2.
+    """
+
+    form: str
+    fn: Callable
+    widths: tuple[tuple[int, str], ...]
+    enc: Enc
+    aligned: bool = False          # a memory operand of 16/32 bytes must be aligned to its size
+    writes_flags: bool = False
+
+    @property
+    def isa(self) -> str:
+        return self.widths[0][1]
+
+    @property
+    def vector(self) -> bool:
+        return True
+
+    @property
+    def reads_dest(self) -> bool:
+        return FORMS[self.form].reads_dest
+
+    def isa_for(self, width: int) -> str:
+        return dict(self.widths)[width]
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How one instruction's operands are accessed: lanes per operand (0 = immediate)."""
+
+    width: int                   # the operation's width in bits (128 or 256)
+    lanes: tuple[int, ...]       # 32-bit lanes read or written per operand
+
+
+def shape(mnemonic: str, row: VectorRow, kinds: tuple[str, ...]) -> Shape:
+    """Match operand kinds (``"i" "x" "y" "r" "m"``, one per operand) to the row's form, or refuse.
+
+    Example: ``shape("vinserti128", row, ("i", "m", "y", "y"))`` is
+    ``Shape(256, (0, 4, 8, 8))``: the memory source is 16 bytes.
+    """
+    form = FORMS[row.form]
+
+    def bad(why: str) -> UnsupportedError:
+        return UnsupportedError(f"{mnemonic}: {why}")
+
+    if len(kinds) != len(form.kinds):
+        raise bad(f"takes {len(form.kinds)} operands, got {len(kinds)}")
+    if row.form in ("shift", "shift_reg") and kinds[0] != "i":
+        raise bad("the count must be an immediate (the xmm-count form is not modelled)")
+    regs = {k for k, want in zip(kinds, form.kinds) if k in "xy" and "v" in want}
+    if len(regs) > 1:
+        raise bad("vector operands must all be xmm or all ymm")
+    width = 256 if regs == {"y"} else 128
+    if width not in dict(row.widths):
+        raise bad(f"has no {'ymm' if width == 256 else 'xmm'} form")
+    n = LANES[width]
+    lanes = []
+    for k, want in zip(kinds, form.kinds):
+        if k == "i" and "i" in want:
+            lanes.append(0)
+        elif k in "xy" and "v" in want:
+            lanes.append(n)
+        elif k == "x" and "x" in want:
+            lanes.append(4)
+        elif k == "r" and "r" in want:
+            lanes.append(1)
+        elif k == "m" and any(c in want for c in "mhdq"):
+            lanes.append(n if "m" in want else {"h": 4, "d": 1, "q": 2}[next(c for c in want if c in "hdq")])
+        else:
+            raise bad(f"operand kinds {''.join(kinds)} do not fit {' '.join(form.kinds)} "
+                      "(v: vector register, m: memory, x: xmm, r: 32-bit register, i: immediate)")
+    if kinds.count("m") > 1:
+        raise bad("at most one memory operand")
+    if row.form == "movd" and kinds.count("x") != 1:
+        raise bad("moves between one xmm register and a 32-bit register or memory")
+    return Shape(width, tuple(lanes))
+
+
+# --- lane helpers ---------------------------------------------------------------
+
+def _op(d, op, *args):
+    return d.apply(op, *args)
+
+
+def _is_zero(d, x) -> bool:
+    return d.constant(x) == 0
+
+
+def _gather(d, sources, picks):
+    """One lane from bytes: ``picks[k]`` is ``(source lane, byte)`` or None (zero) for result byte k.
+
+    Runs of bytes that come from one source lane at one distance become one
+    shift and (when the shift leaves other bytes) one mask; a whole lane is
+    that lane, a reversed whole lane is ``bswap``.
+    """
+    if all(p is not None for p in picks) and len({p[0] for p in picks}) == 1:
+        lane = picks[0][0]
+        if [p[1] for p in picks] == [0, 1, 2, 3]:
+            return sources[lane]
+        if [p[1] for p in picks] == [3, 2, 1, 0]:
+            return _op(d, "bswap", sources[lane])
+    groups: dict[tuple[int, int], list[int]] = {}
+    for k, p in enumerate(picks):
+        if p is not None and not _is_zero(d, sources[p[0]]):
+            groups.setdefault((p[0], k - p[1]), []).append(k)
+    parts = []
+    for (lane, delta), ks in groups.items():
+        x = sources[lane]
+        if delta > 0:
+            x = _op(d, "shl", x, d.const(8 * delta))
+            live = set(range(delta, 4))
+        elif delta < 0:
+            x = _op(d, "shr", x, d.const(-8 * delta))
+            live = set(range(0, 4 + delta))
+        else:
+            live = set(range(4))
+        if not live <= set(ks):
+            x = _op(d, "and", x, d.const(sum(0xFF << (8 * k) for k in ks)))
+        parts.append(x)
+    if not parts:
+        return d.const(0)
+    out = parts[0]
+    for p in parts[1:]:
+        out = _op(d, "or", out, p)
+    return out
+
+
+def _bytes_to_lanes(d, sources, picks):
+    """Lanes from a byte pick list (4 picks per result lane)."""
+    return tuple(_gather(d, sources, picks[4 * j:4 * j + 4]) for j in range(len(picks) // 4))
+
+
+def _halves(fn):
+    """Apply a 4-lane function to each 128-bit half (AVX2 in-lane semantics)."""
+    def run(d, *args):
+        vecs = [a for a in args if isinstance(a, tuple)]
+        n = len(vecs[0])
+        out = ()
+        for h in range(0, n, 4):
+            out += fn(d, *((a[h:h + 4] if isinstance(a, tuple) else a) for a in args))
+        return out
+    return run
+
+
+def _lanewise(op):
+    return lambda d, x, y: tuple(_op(d, op, a, b) for a, b in zip(x, y))
+
+
+def _andn(d, x, y):     # pandn src, dst: dst = ~dst & src
+    return tuple(_op(d, "and", _op(d, "not", a), b) for a, b in zip(x, y))
+
+
+def _shift_lanes(op):
+    def run(d, x, n):
+        if n > 31:
+            return tuple(d.const(0) for _ in x)
+        return tuple(_op(d, op, a, d.const(n)) if n else a for a in x)
+    return run
+
+
+def _byte_shift(right: bool):
+    @_halves
+    def run(d, x, n):
+        picks = []
+        for k in range(16):
+            s = k + n if right else k - n
+            picks.append((s // 4, s % 4) if 0 <= s < 16 else None)
+        return _bytes_to_lanes(d, x, picks)
+    return run
+
+
+@_halves
+def _palignr(d, dst, src, n):
+    cat = src + dst            # bytes 0-15 from src, 16-31 from dst
+    picks = [((k + n) // 4, (k + n) % 4) if k + n < 32 else None for k in range(16)]
+    return _bytes_to_lanes(d, cat, picks)
+
+
+@_halves
+def _pshufb(d, x, mask):
+    picks = []
+    for lane in mask:
+        m = d.constant(lane)
+        if m is None:
+            raise UnsupportedError("pshufb with a mask that is not a constant is not modelled")
+        for k in range(4):
+            b = (m >> (8 * k)) & 0xFF
+            picks.append(None if b & 0x80 else ((b & 15) // 4, b % 4))
+    return _bytes_to_lanes(d, x, picks)
+
+
+@_halves
+def _pshufd(d, x, n):
+    return tuple(x[(n >> (2 * j)) & 3] for j in range(4))
+
+
+@_halves
+def _punpcklqdq(d, x, y):
+    return (x[0], x[1], y[0], y[1])
+
+
+@_halves
+def _punpckhqdq(d, x, y):
+    return (x[2], x[3], y[2], y[3])
+
+
+def _vinserti128(d, src1, x, n):
+    return (x + src1[4:]) if n & 1 == 0 else (src1[:4] + x)
+
+
+def _vperm2i128(d, src1, src2, n):
+    pick = (src1[:4], src1[4:], src2[:4], src2[4:])
+    zero = tuple(d.const(0) for _ in range(4))
+    lo = zero if n & 0x08 else pick[n & 3]
+    hi = zero if n & 0x80 else pick[(n >> 4) & 3]
+    return lo + hi
+
+
+def _vprold(d, x, n):
+    k = n & 31
+    return tuple(_op(d, "rol", a, d.const(k)) if k else a for a in x)
+
+
+class _Const:
+    """All-zeros or all-ones, kept symbolic while a boolean function is built (compared by identity)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+_ZERO, _ONES = _Const(0), _Const(MASK32)
+
+
+def _boolean(d, table: int, inputs):
+    """A boolean function of ``len(inputs)`` inputs, bit for bit, from its truth table.
+
+    Bit ``i`` of ``table`` is the result where input k (0 = most significant)
+    is bit ``len-1-k`` of ``i``, as VPTERNLOGD indexes imm8 by
+    ``(a << 2) | (b << 1) | c``. Built by Shannon expansion on the first
+    input, with the and/or/xor/not shortcuts that keep e.g. 0x96 as
+    ``a ^ (b ^ c)``. Returns a domain value, or ``_ZERO`` / ``_ONES``.
+    """
+    n = len(inputs)
+    full = (1 << (1 << n)) - 1
+    table &= full
+    if table == 0:
+        return _ZERO
+    if table == full:
+        return _ONES
+    half = 1 << (n - 1)
+    low = (1 << half) - 1
+    f1, f0 = table >> half, table & low
+    a, rest = inputs[0], inputs[1:]
+    if f1 == f0:
+        return _boolean(d, f0, rest)
+    e0, e1 = _boolean(d, f0, rest), _boolean(d, f1, rest)
+    if f1 == f0 ^ low:                         # a ? ~g : g  ==  a ^ g
+        if e0 is _ZERO:
+            return a
+        return _op(d, "not", a) if e0 is _ONES else _op(d, "xor", a, e0)
+    if f0 == 0:                                # e1 is not constant here
+        return _op(d, "and", a, e1)
+    if f1 == 0:
+        return _op(d, "and", _op(d, "not", a), e0)
+    if f1 == low:
+        return _op(d, "or", a, e0)
+    if f0 == low:
+        return _op(d, "or", _op(d, "not", a), e1)
+    return _op(d, "or", _op(d, "and", a, e1), _op(d, "and", _op(d, "not", a), e0))
+
+
+def _value(d, e):
+    return d.const(e.value) if isinstance(e, _Const) else e
+
+
+def _vpternlogd(d, a, b, c, n):
+    return tuple(_value(d, _boolean(d, n, (x, y, z))) for x, y, z in zip(a, b, c))
+
+
+def _broadcast(d, x):
+    return (x[0],) * 8      # the machine keeps as many lanes as the destination has
+
+
+def _movd(d, x):
+    return (x[0],) + tuple(d.const(0) for _ in range(3))
+
+
+def _movq(d, x):
+    return (x[0], x[1], d.const(0), d.const(0))
+
+
+def _pextrd(d, x, n):
+    return (x[n & 3],)
+
+
+def _pinsrd(d, dst, v, n):
+    k = n & 3
+    return tuple(v[0] if j == k else dst[j] for j in range(4))
+
+
+# --- SHA-NI (SDM vol. 2B §4.3, "Operation" of each; lane 0 is bits 31:0) --------
+
+_SHA1_K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
+
+
+def _sha1_f(d, i, b, c, e):
+    if i == 0:   # f0: (B AND C) XOR ((NOT B) AND D)
+        return _op(d, "xor", _op(d, "and", b, c), _op(d, "and", _op(d, "not", b), e))
+    if i == 2:   # f2: (B AND C) XOR (B AND D) XOR (C AND D)
+        return _op(d, "xor", _op(d, "xor", _op(d, "and", b, c), _op(d, "and", b, e)), _op(d, "and", c, e))
+    return _op(d, "xor", _op(d, "xor", b, c), e)      # f1 = f3: B XOR C XOR D
+
+
+def _sha1rnds4(d, src1, src2, n):
+    """SHA1RNDS4: four rounds with f and K chosen by imm8[1:0]; E of the first round is folded into W0."""
+    i = n & 3
+    k = d.const(_SHA1_K[i])
+    a, b, c, dd = src1[3], src1[2], src1[1], src1[0]
+    w = (src2[3], src2[2], src2[1], src2[0])          # W0E, W1, W2, W3
+    e = None
+    for r in range(4):
+        t = _op(d, "add", _op(d, "add", _sha1_f(d, i, b, c, dd), _op(d, "rol", a, d.const(5))), w[r])
+        if e is not None:
+            t = _op(d, "add", t, e)
+        t = _op(d, "add", t, k)
+        a, b, c, dd, e = t, a, _op(d, "rol", b, d.const(30)), c, dd
+    return (dd, c, b, a)
+
+
+def _sha1nexte(d, src1, src2):
+    tmp = _op(d, "rol", src1[3], d.const(30))
+    return (src2[0], src2[1], src2[2], _op(d, "add", src2[3], tmp))
+
+
+def _sha1msg1(d, src1, src2):
+    w0, w1, w2, w3 = src1[3], src1[2], src1[1], src1[0]
+    w4, w5 = src2[3], src2[2]
+    return (_op(d, "xor", w5, w3), _op(d, "xor", w4, w2), _op(d, "xor", w3, w1), _op(d, "xor", w2, w0))
+
+
+def _sha1msg2(d, src1, src2):
+    w13, w14, w15 = src2[2], src2[1], src2[0]
+    one = d.const(1)
+    w16 = _op(d, "rol", _op(d, "xor", src1[3], w13), one)
+    w17 = _op(d, "rol", _op(d, "xor", src1[2], w14), one)
+    w18 = _op(d, "rol", _op(d, "xor", src1[1], w15), one)
+    w19 = _op(d, "rol", _op(d, "xor", src1[0], w16), one)
+    return (w19, w18, w17, w16)
+
+
+def _zero(d):      # vzeroupper / vzeroall act on every register; the machine does it
+    return ()
+
+
+# --- the rows ---------------------------------------------------------------------
+
+_SSE2 = ((128, "sse2"),)
+_SSSE3 = ((128, "ssse3"),)
+_AVX_AVX2 = ((128, "avx"), (256, "avx2"))
+_AVX_BOTH = ((128, "avx"), (256, "avx"))
+_VL = ((128, "avx512vl"), (256, "avx512vl"))
+_SHA = ((128, "sha"),)
+
+
+def _move(d, x):
+    return x
+
+
+_ADD, _SUB, _XOR, _OR, _AND = (_lanewise(op) for op in ("add", "sub", "xor", "or", "and"))
+_SRL, _SLL = _shift_lanes("shr"), _shift_lanes("shl")
+_SRLDQ, _SLLDQ = _byte_shift(True), _byte_shift(False)
+
+VECTOR_ROWS: dict[str, VectorRow] = {
+    # SSE2 / SSSE3 / SSE4.1 (legacy encodings: an xmm write keeps ymm lanes 4-7)
+    "movdqa":     VectorRow("move", _move, _SSE2, "sse", aligned=True),
+    "movdqu":     VectorRow("move", _move, _SSE2, "sse"),
+    "movaps":     VectorRow("move", _move, ((128, "sse"),), "sse", aligned=True),
+    "movups":     VectorRow("move", _move, ((128, "sse"),), "sse"),
+    "movd":       VectorRow("movd", _movd, _SSE2, "sse"),
+    "movq":       VectorRow("movq", _movq, _SSE2, "sse"),
+    "paddd":      VectorRow("binary", _ADD, _SSE2, "sse", aligned=True),
+    "psubd":      VectorRow("binary", _SUB, _SSE2, "sse", aligned=True),
+    "pxor":       VectorRow("binary", _XOR, _SSE2, "sse", aligned=True),
+    "por":        VectorRow("binary", _OR, _SSE2, "sse", aligned=True),
+    "pand":       VectorRow("binary", _AND, _SSE2, "sse", aligned=True),
+    "pandn":      VectorRow("binary", _andn, _SSE2, "sse", aligned=True),
+    "pshufb":     VectorRow("binary", _pshufb, _SSSE3, "sse", aligned=True),
+    "psrld":      VectorRow("shift", _SRL, _SSE2, "sse"),
+    "pslld":      VectorRow("shift", _SLL, _SSE2, "sse"),
+    "psrldq":     VectorRow("shift", _SRLDQ, _SSE2, "sse"),
+    "pslldq":     VectorRow("shift", _SLLDQ, _SSE2, "sse"),
+    "palignr":    VectorRow("binary_imm", _palignr, _SSSE3, "sse", aligned=True),
+    "pshufd":     VectorRow("unary_imm", _pshufd, _SSE2, "sse", aligned=True),
+    "punpcklqdq": VectorRow("binary", _punpcklqdq, _SSE2, "sse", aligned=True),
+    "punpckhqdq": VectorRow("binary", _punpckhqdq, _SSE2, "sse", aligned=True),
+    "pextrd":     VectorRow("extract", _pextrd, ((128, "sse4.1"),), "sse"),
+    "pinsrd":     VectorRow("insert32", _pinsrd, ((128, "sse4.1"),), "sse"),
+    # AVX / AVX2 (VEX: an xmm write zeroes ymm lanes 4-7)
+    "vmovdqa":    VectorRow("move", _move, _AVX_BOTH, "vex", aligned=True),
+    "vmovdqu":    VectorRow("move", _move, _AVX_BOTH, "vex"),
+    "vpaddd":     VectorRow("vex3", _ADD, _AVX_AVX2, "vex"),
+    "vpsubd":     VectorRow("vex3", _SUB, _AVX_AVX2, "vex"),
+    "vpxor":      VectorRow("vex3", _XOR, _AVX_AVX2, "vex"),
+    "vpor":       VectorRow("vex3", _OR, _AVX_AVX2, "vex"),
+    "vpand":      VectorRow("vex3", _AND, _AVX_AVX2, "vex"),
+    "vpandn":     VectorRow("vex3", _andn, _AVX_AVX2, "vex"),
+    "vpshufb":    VectorRow("vex3", _pshufb, _AVX_AVX2, "vex"),
+    "vpsrld":     VectorRow("shift_reg", _SRL, _AVX_AVX2, "vex"),
+    "vpslld":     VectorRow("shift_reg", _SLL, _AVX_AVX2, "vex"),
+    "vpsrldq":    VectorRow("shift_reg", _SRLDQ, _AVX_AVX2, "vex"),
+    "vpslldq":    VectorRow("shift_reg", _SLLDQ, _AVX_AVX2, "vex"),
+    "vpalignr":   VectorRow("vex3_imm", _palignr, _AVX_AVX2, "vex"),
+    "vpshufd":    VectorRow("unary_imm", _pshufd, _AVX_AVX2, "vex"),
+    "vpunpcklqdq": VectorRow("vex3", _punpcklqdq, _AVX_AVX2, "vex"),
+    "vpunpckhqdq": VectorRow("vex3", _punpckhqdq, _AVX_AVX2, "vex"),
+    "vinserti128": VectorRow("insert", _vinserti128, ((256, "avx2"),), "vex"),
+    "vperm2i128": VectorRow("vex3_imm", _vperm2i128, ((256, "avx2"),), "vex"),
+    "vpbroadcastd": VectorRow("broadcast", _broadcast, ((128, "avx2"), (256, "avx2")), "vex"),
+    "vzeroupper": VectorRow("zero", _zero, ((128, "avx"),), "vex"),
+    "vzeroall":   VectorRow("zero", _zero, ((128, "avx"),), "vex"),
+    # AVX-512VL on xmm/ymm (EVEX: upper lanes zeroed like VEX)
+    "vprold":     VectorRow("unary_imm", _vprold, _VL, "evex"),
+    "vpternlogd": VectorRow("ternary", _vpternlogd, _VL, "evex"),
+    # SHA-NI (legacy encoding, xmm only)
+    "sha1rnds4":  VectorRow("binary_imm", _sha1rnds4, _SHA, "sse", aligned=True),
+    "sha1nexte":  VectorRow("binary", _sha1nexte, _SHA, "sse", aligned=True),
+    "sha1msg1":   VectorRow("binary", _sha1msg1, _SHA, "sse", aligned=True),
+    "sha1msg2":   VectorRow("binary", _sha1msg2, _SHA, "sse", aligned=True),
+}

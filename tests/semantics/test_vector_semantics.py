@@ -1,0 +1,484 @@
+"""The vector and SHA-NI rows agree with themselves (numpy vs Z3 vs terms) and with the real CPU.
+
+For every row of ``vector.VECTOR_ROWS`` there are snippets in ``FORMS``
+covering its operand shapes (xmm and ymm, register and memory operands,
+immediates at and beyond their edges). Each snippet runs on random states
+-- the 16 general registers, a 64-byte buffer at %rsi and all 16 ymm
+registers -- through the numpy interpreter and natively (assembled with
+``as``, run through ctypes, ymm registers loaded and saved with
+``vmovdqu``); a few of those states also run through Z3 (symbolically, then
+instantiated) and through the term IR. Every ymm lane is compared, so the
+upper-lane rules (legacy SSE keeps lanes 4-7, VEX/EVEX zero them) are
+checked too.
+
+``pshufb`` needs a constant mask: %xmm15/%ymm15 and buffer words 12-15 hold
+one fixed (random, or given) value in every state of a snippet and are
+constants in the Z3 and term runs; everything else is random per state.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import numpy as np
+import pytest
+import z3
+
+from tests.support.native import BUFFER_WORDS, TEST_REGS, VECTOR_REGS, SnippetRunner
+from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
+from sha1opt.semantics.att import parse_text
+from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
+from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.ir import evaluate, to_text
+from sha1opt.semantics.machine import Machine, Pointer
+from sha1opt.semantics.vector import VECTOR_ROWS, lane_name, shape
+from sha1opt.semantics.x86 import (ISA_INCLUDES, SEMANTICS, effects, includes, isa_of, isa_set, operand_kinds,
+                                   required_isa)
+
+LANES = 24          # random states per snippet, natively and in numpy
+Z3_LANES = 4        # of those, also through Z3 and terms
+MASK_REG = 15       # %xmm15 / %ymm15 hold a constant (pshufb masks)
+MASK_WORDS = range(12, 16)   # so do buffer words 12..15 (48(%rsi))
+BSWAP_MASK = [0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F] * 2
+
+# mnemonic -> snippets (AT&T; %rsi points at the 16-word buffer). A snippet may be
+# (text, mask words for ymm15); its first instruction is the row it tests.
+FORMS: dict[str, list] = {
+    "movdqa": ["movdqa %xmm1, %xmm0", "movdqa 16(%rsi), %xmm2", "movdqa %xmm3, 32(%rsi)"],
+    "movdqu": ["movdqu 4(%rsi), %xmm4", "movdqu %xmm5, 20(%rsi)", "movdqu %xmm9, %xmm14"],
+    "movaps": ["movaps %xmm1, %xmm0", "movaps 48(%rsi), %xmm2", "movaps %xmm11, (%rsi)"],
+    "movups": ["movups 8(%rsi), %xmm6", "movups %xmm7, 36(%rsi)"],
+    "movd": ["movd %eax, %xmm0", "movd 8(%rsi), %xmm1", "movd %xmm2, %ebx", "movd %xmm3, 12(%rsi)",
+             "movd %r9d, %xmm10"],
+    "movq": ["movq %xmm1, %xmm0", "movq 8(%rsi), %xmm2", "movq %xmm3, 24(%rsi)"],
+    "paddd": ["paddd %xmm1, %xmm0", "paddd 16(%rsi), %xmm8"],
+    "psubd": ["psubd %xmm2, %xmm3", "psubd 32(%rsi), %xmm12"],
+    "pxor": ["pxor %xmm7, %xmm5", "pxor (%rsi), %xmm4"],
+    "por": ["por %xmm1, %xmm2", "por 48(%rsi), %xmm3"],
+    "pand": ["pand %xmm4, %xmm5", "pand 16(%rsi), %xmm6"],
+    "pandn": ["pandn %xmm7, %xmm8", "pandn 32(%rsi), %xmm9"],
+    "pshufb": ["pshufb %xmm15, %xmm0", "pshufb 48(%rsi), %xmm3", ("pshufb %xmm15, %xmm7", BSWAP_MASK)],
+    "psrld": ["psrld $30, %xmm0", "psrld $0, %xmm1", "psrld $32, %xmm2", "psrld $200, %xmm3"],
+    "pslld": ["pslld $5, %xmm4", "pslld $31, %xmm5", "pslld $40, %xmm6"],
+    "psrldq": ["psrldq $1, %xmm0", "psrldq $4, %xmm1", "psrldq $7, %xmm2", "psrldq $15, %xmm3", "psrldq $16, %xmm4"],
+    "pslldq": ["pslldq $1, %xmm5", "pslldq $4, %xmm6", "pslldq $12, %xmm10", "pslldq $17, %xmm7"],
+    "palignr": ["palignr $8, %xmm1, %xmm0", "palignr $3, 16(%rsi), %xmm2", "palignr $0, %xmm3, %xmm4",
+                "palignr $17, %xmm5, %xmm6", "palignr $31, %xmm7, %xmm8", "palignr $32, %xmm9, %xmm10"],
+    "pshufd": ["pshufd $0x1b, %xmm1, %xmm1", "pshufd $0xe4, 32(%rsi), %xmm2", "pshufd $0x39, %xmm3, %xmm4"],
+    "punpcklqdq": ["punpcklqdq %xmm1, %xmm0", "punpcklqdq 16(%rsi), %xmm2"],
+    "punpckhqdq": ["punpckhqdq %xmm3, %xmm4", "punpckhqdq 32(%rsi), %xmm5"],
+    "pextrd": ["pextrd $1, %xmm1, %eax", "pextrd $3, %xmm2, 8(%rsi)", "pextrd $0, %xmm3, %r12d"],
+    "pinsrd": ["pinsrd $2, %eax, %xmm0", "pinsrd $0, 12(%rsi), %xmm1", "pinsrd $3, %r10d, %xmm2"],
+    "vmovdqa": ["vmovdqa %xmm1, %xmm0", "vmovdqa %ymm2, %ymm3", "vmovdqa 32(%rsi), %ymm4", "vmovdqa %ymm5, (%rsi)",
+                "vmovdqa 16(%rsi), %xmm6", "vmovdqa %xmm7, 48(%rsi)"],
+    "vmovdqu": ["vmovdqu 4(%rsi), %ymm1", "vmovdqu %ymm9, 12(%rsi)", "vmovdqu 20(%rsi), %xmm3",
+                "vmovdqu %xmm9, %xmm10", "vmovdqu %ymm11, %ymm12"],
+    "vpaddd": ["vpaddd %xmm1, %xmm2, %xmm3", "vpaddd %ymm11, %ymm7, %ymm9", "vpaddd 32(%rsi), %ymm1, %ymm1",
+               "vpaddd 4(%rsi), %xmm5, %xmm6"],
+    "vpsubd": ["vpsubd %xmm1, %xmm2, %xmm3", "vpsubd %ymm4, %ymm5, %ymm6"],
+    "vpxor": ["vpxor %xmm1, %xmm2, %xmm3", "vpxor %ymm4, %ymm5, %ymm6", "vpxor (%rsi), %ymm7, %ymm8"],
+    "vpor": ["vpor %xmm1, %xmm2, %xmm3", "vpor %ymm4, %ymm5, %ymm6"],
+    "vpand": ["vpand %xmm1, %xmm2, %xmm3", "vpand 16(%rsi), %ymm5, %ymm6"],
+    "vpandn": ["vpandn %xmm1, %xmm2, %xmm3", "vpandn %ymm4, %ymm5, %ymm6"],
+    "vpshufb": ["vpshufb %xmm15, %xmm2, %xmm3", "vpshufb %ymm15, %ymm1, %ymm1", "vpshufb 48(%rsi), %xmm4, %xmm5",
+                ("vpshufb %ymm15, %ymm6, %ymm6", BSWAP_MASK)],
+    "vpsrld": ["vpsrld $30, %ymm10, %ymm9", "vpsrld $31, %xmm1, %xmm2", "vpsrld $33, %ymm3, %ymm4"],
+    "vpslld": ["vpslld $2, %ymm5, %ymm6", "vpslld $1, %xmm7, %xmm7", "vpslld $32, %ymm8, %ymm9"],
+    "vpsrldq": ["vpsrldq $4, %ymm6, %ymm8", "vpsrldq $3, %xmm1, %xmm2", "vpsrldq $16, %ymm1, %ymm2"],
+    "vpslldq": ["vpslldq $12, %ymm7, %ymm10", "vpslldq $5, %xmm1, %xmm2", "vpslldq $9, %ymm3, %ymm4"],
+    "vpalignr": ["vpalignr $8, %ymm7, %ymm0, %ymm8", "vpalignr $4, %xmm1, %xmm2, %xmm3",
+                 "vpalignr $13, 32(%rsi), %ymm4, %ymm5", "vpalignr $20, %ymm1, %ymm2, %ymm3"],
+    "vpshufd": ["vpshufd $0x1b, %ymm1, %ymm2", "vpshufd $0x4e, %xmm3, %xmm3", "vpshufd $0x93, 32(%rsi), %ymm4"],
+    "vpunpcklqdq": ["vpunpcklqdq %ymm1, %ymm2, %ymm3", "vpunpcklqdq %xmm4, %xmm5, %xmm6"],
+    "vpunpckhqdq": ["vpunpckhqdq %ymm1, %ymm2, %ymm3", "vpunpckhqdq 16(%rsi), %xmm5, %xmm6"],
+    "vinserti128": ["vinserti128 $1, 16(%rsi), %ymm3, %ymm3", "vinserti128 $0, %xmm1, %ymm2, %ymm4",
+                    "vinserti128 $3, %xmm5, %ymm6, %ymm7"],
+    "vperm2i128": ["vperm2i128 $0x20, %ymm1, %ymm2, %ymm3", "vperm2i128 $0x31, %ymm4, %ymm5, %ymm6",
+                   "vperm2i128 $0x88, %ymm1, %ymm2, %ymm3", "vperm2i128 $0x13, 32(%rsi), %ymm7, %ymm8",
+                   "vperm2i128 $0x02, %ymm9, %ymm10, %ymm11"],
+    "vpbroadcastd": ["vpbroadcastd %xmm1, %xmm2", "vpbroadcastd %xmm3, %ymm4", "vpbroadcastd 8(%rsi), %ymm5",
+                     "vpbroadcastd 12(%rsi), %xmm6"],
+    "vzeroupper": ["vzeroupper", "vzeroupper\nvpaddd %ymm1, %ymm2, %ymm3",
+                   "vzeroupper\npaddd %xmm4, %xmm5\nvzeroall"],
+    "vzeroall": ["vzeroall", "vzeroall\nmovd %eax, %xmm0\nvpxor %ymm1, %ymm2, %ymm3"],
+    "vprold": ["vprold $5, %xmm1, %xmm2", "vprold $30, %ymm3, %ymm4", "vprold $0, %ymm5, %ymm5",
+               "vprold $33, 32(%rsi), %ymm6"],
+    "vpternlogd": ["vpternlogd $0x96, %xmm1, %xmm2, %xmm3", "vpternlogd $0xe8, %ymm4, %ymm5, %ymm6",
+                   "vpternlogd $0xca, 32(%rsi), %ymm7, %ymm8", "vpternlogd $0x00, %xmm9, %xmm10, %xmm11",
+                   "vpternlogd $0xff, %ymm12, %ymm13, %ymm14"],
+    "sha1rnds4": ["sha1rnds4 $0, %xmm1, %xmm0", "sha1rnds4 $1, %xmm2, %xmm0", "sha1rnds4 $2, %xmm3, %xmm4",
+                  "sha1rnds4 $3, %xmm5, %xmm6", "sha1rnds4 $3, 16(%rsi), %xmm7"],
+    "sha1nexte": ["sha1nexte %xmm1, %xmm0", "sha1nexte 32(%rsi), %xmm3"],
+    "sha1msg1": ["sha1msg1 %xmm1, %xmm0", "sha1msg1 16(%rsi), %xmm5"],
+    "sha1msg2": ["sha1msg2 %xmm2, %xmm3", "sha1msg2 (%rsi), %xmm4"],
+}
+
+ALL = [(m, *(f if isinstance(f, tuple) else (f, None))) for m, forms in FORMS.items() for f in forms]
+TERNLOG = [f"vpternlogd ${imm:#04x}, %ymm1, %ymm2, %ymm3" for imm in range(256)]
+CPUINFO = {"sse": ("sse",), "sse2": ("sse2",), "ssse3": ("ssse3",), "sse4.1": ("sse4_1",), "avx": ("avx",),
+           "avx2": ("avx2",), "avx512vl": ("avx512f", "avx512vl"), "sha": ("sha_ni",), "bmi1": ("bmi1",),
+           "bmi2": ("bmi2",)}
+
+
+def test_every_vector_row_has_forms():
+    assert set(FORMS) == set(VECTOR_ROWS), "each vector row needs CPU-checked snippets"
+    assert all(SEMANTICS[m] is row for m, row in VECTOR_ROWS.items()), "registered in the one table"
+
+
+# --- states -----------------------------------------------------------------
+
+def _state(seed: int, lanes: int, mask):
+    """Random registers, buffer and ymm file (``ymm[8k + j]`` = lane j of register k), lanes wide."""
+    rng = np.random.default_rng(seed)
+    draw = lambda *shape: rng.integers(0, 1 << 32, shape, dtype=np.uint64).astype(np.uint32)  # noqa: E731
+    regs = {r: draw(lanes) for r in TEST_REGS}
+    buf = draw(BUFFER_WORDS, lanes)
+    ymm = draw(8 * VECTOR_REGS, lanes)
+    fixed = draw(12)             # this snippet's constants: 8 for ymm15, 4 for the buffer words
+    if mask is not None:
+        fixed[:8] = mask
+    for j in range(8):
+        ymm[8 * MASK_REG + j] = fixed[j]
+    for w, k in zip(MASK_WORDS, range(8, 12)):
+        buf[w] = fixed[k]
+    regs["eax"][:3] = [0, 0xFFFFFFFF, 0x80000000]
+    return regs, buf, ymm
+
+
+def _constant(name: str) -> bool:
+    return name.startswith(f"xmm{MASK_REG}.") or name in {f"m{4 * w}" for w in MASK_WORDS}
+
+
+def _run_numpy(program, regs, buf, ymm):
+    lanes = len(buf[0])
+    dom = NumpyDomain(lanes)
+
+    def initial_reg(name):
+        if "." in name:
+            k, j = name[3:].split(".")
+            return ymm[8 * int(k) + int(j)].copy()
+        return regs[name].copy()
+
+    m = Machine(dom, initial_reg=initial_reg, initial_mem=lambda region, off: buf[off // 4].copy(),
+                pointers={"esi": "buf"})
+    m.run(program)
+    return _outputs(m)
+
+
+def _outputs(m):
+    out_regs = {r: m.get(("reg", r)) for r in TEST_REGS}
+    out_buf = [m.get(("mem", "buf", 4 * w)) for w in range(BUFFER_WORDS)]
+    out_ymm = [lane for k in range(VECTOR_REGS) for lane in m.get(("reg", f"xmm{k}"))]
+    return out_regs, out_buf, out_ymm
+
+
+def _needs(program) -> list[str]:
+    return sorted({flag for f in isa_set(program) for flag in CPUINFO[f]})
+
+
+def _skip_unless_the_host_runs(program) -> None:
+    missing = [f for f in _needs(program) if f not in cpu_flags()]
+    if missing:
+        pytest.skip(f"host CPU lacks {', '.join(missing)}")
+
+
+def _runner(snippets):
+    if not host_is_x86_64():
+        pytest.skip("host is not x86-64: cannot run snippets natively")
+    if "avx" not in cpu_flags():
+        pytest.skip("host lacks AVX: the harness moves ymm registers with vmovdqu")
+    try:
+        return SnippetRunner(snippets, vectors=True)
+    except ToolchainError as e:
+        pytest.skip(f"toolchain unavailable: {e}")
+
+
+@pytest.fixture(scope="module")
+def native():
+    # Only snippets this host's CPU runs go into the library (gas may encode what the CPU lacks).
+    runner = _runner([s for _, s, _ in ALL])
+    yield runner
+    runner.close()
+
+
+def _compare_native(runner, k, program, regs, buf, ymm, what):
+    want_regs, want_buf, want_ymm = _run_numpy(program, regs, buf, ymm)
+    for lane in range(len(buf[0])):
+        got_regs, got_buf, got_ymm = runner.run_vectors(
+            k, {r: int(v[lane]) for r, v in regs.items()}, [int(w) for w in buf[:, lane]],
+            [int(w) for w in ymm[:, lane]])
+        for r in TEST_REGS:
+            assert got_regs[r] == int(want_regs[r][lane]), f"{what}: %{r} lane {lane}"
+        assert got_buf == [int(w[lane]) for w in want_buf], f"{what}: memory lane {lane}"
+        for i, (g, w) in enumerate(zip(got_ymm, want_ymm)):
+            assert g == int(w[lane]), f"{what}: %ymm{i // 8} lane {i % 8}, state {lane}"
+
+
+@pytest.mark.parametrize("k", range(len(ALL)), ids=[s for _, s, _ in ALL])
+def test_numpy_agrees_with_cpu(native, k):
+    mnemonic, snippet, mask = ALL[k]
+    program = parse_text(snippet, "x86_64")
+    assert program[0].mnemonic == mnemonic
+    _skip_unless_the_host_runs(program)
+    _compare_native(native, k, program, *_state(k, LANES, mask), snippet)
+
+
+@pytest.mark.parametrize("k", range(len(ALL)), ids=[s for _, s, _ in ALL])
+def test_z3_and_terms_agree_with_numpy(k):
+    _, snippet, mask = ALL[k]
+    program = parse_text(snippet, "x86_64")
+    regs, buf, ymm = _state(5000 + k, Z3_LANES, mask)
+    want = _run_numpy(program, regs, buf, ymm)
+
+    def point(lane):
+        p = {r: int(regs[r][lane]) for r in TEST_REGS} | {f"m{4 * w}": int(buf[w, lane]) for w in range(BUFFER_WORDS)}
+        return p | {lane_name(f"xmm{i}", j): int(ymm[8 * i + j, lane]) for i in range(VECTOR_REGS) for j in range(8)}
+
+    fixed = point(0)
+    zd, td = Z3Domain(), TermDomain()
+    mz = Machine(zd, lambda r: zd.const(fixed[r]) if _constant(r) else zd.var(r),
+                 lambda reg, off: zd.const(fixed[f"m{off}"]) if _constant(f"m{off}") else zd.var(f"m{off}"),
+                 pointers={"esi": "buf"})
+    mt = Machine(td, lambda r: td.const(fixed[r]) if _constant(r) else td.var(r),
+                 lambda reg, off: td.const(fixed[f"m{off}"]) if _constant(f"m{off}") else td.var(f"m{off}"),
+                 pointers={"esi": "buf"})
+    mz.run(program)
+    mt.run(program)
+    got_z, got_t = _outputs(mz), _outputs(mt)
+    flat = lambda o: list(o[0].values()) + o[1] + o[2]  # noqa: E731
+    outputs_z = flat(got_z)
+    together = z3.Concat(*outputs_z)          # one substitution per state, not one per output
+    for lane in range(Z3_LANES):
+        values = point(lane)
+        subst = [(zd.var(n), zd.const(v)) for n, v in values.items() if not _constant(n)]
+        env = {n: np.array([v], dtype=np.uint32) for n, v in values.items()}
+        packed = z3.simplify(z3.substitute(together, *subst)).as_long()
+        zvals = [(packed >> (32 * (len(outputs_z) - 1 - i))) & 0xFFFFFFFF for i in range(len(outputs_z))]
+        tvals = [int(v[0]) for v in evaluate(flat(got_t), NumpyDomain(1), env)]
+        for i, (zval, tval, nv) in enumerate(zip(zvals, tvals, flat(want))):
+            assert zval == tval == int(nv[lane]), f"{snippet}: output {i} state {lane}"
+
+
+@pytest.fixture(scope="module")
+def ternlog_runner():
+    runner = _runner(TERNLOG)
+    yield runner
+    runner.close()
+
+
+@pytest.mark.parametrize("imm", range(256))
+def test_vpternlogd_every_immediate_agrees_with_cpu(ternlog_runner, imm):
+    program = parse_text(TERNLOG[imm], "x86_64")
+    _skip_unless_the_host_runs(program)
+    _compare_native(ternlog_runner, imm, program, *_state(9000 + imm, 4, None), TERNLOG[imm])
+
+
+@pytest.mark.parametrize("imm", range(256))
+def test_vpternlogd_is_its_truth_table_in_every_domain(imm):
+    """Bit i of the result is bit (a<<2 | b<<1 | c) of imm, with a = dst, b = src2, c = src3."""
+    rng = np.random.default_rng(imm)
+    a, b, c = (rng.integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32) for _ in range(3))
+    want = np.zeros(64, dtype=np.uint32)
+    for idx in range(8):
+        if imm >> idx & 1:
+            want |= ((a if idx & 4 else ~a) & (b if idx & 2 else ~b) & (c if idx & 1 else ~c))
+    fn = VECTOR_ROWS["vpternlogd"].fn
+    got = fn(NumpyDomain(64), (a,), (b,), (c,), imm)[0]
+    assert np.array_equal(got, want)
+    td = TermDomain()
+    term = fn(td, (td.var("a"),), (td.var("b"),), (td.var("c"),), imm)[0]
+    assert np.array_equal(evaluate([term], NumpyDomain(64), {"a": a, "b": b, "c": c})[0], want)
+
+
+# --- flags, ISA, effects ----------------------------------------------------------
+
+STATUS_FLAGS = 0x8D5
+SINGLE = [(m, s) for m, s, _ in ALL if "\n" not in s]
+
+
+@pytest.fixture(scope="module")
+def flag_runner():
+    runner = _runner([f"pushq ${p:#x}\npopfq\n{s}\npushfq\npopq 56(%rsi)"
+                      for _, s in SINGLE for p in (0x002, 0x002 | STATUS_FLAGS)])
+    yield runner
+    runner.close()
+
+
+@pytest.mark.parametrize("k", range(len(SINGLE)), ids=[s for _, s in SINGLE])
+def test_vector_rows_leave_the_flags_alone(flag_runner, k):
+    """No vector row writes flags (the table says so, and the CPU agrees for both presets)."""
+    mnemonic, snippet = SINGLE[k]
+    assert SEMANTICS[mnemonic].writes_flags is False
+    program = parse_text(snippet, "x86_64")
+    _skip_unless_the_host_runs(program)
+    for p, preset in enumerate((0x002, 0x002 | STATUS_FLAGS)):
+        regs, buf, ymm = _state(700 + k, 4, None)
+        for lane in range(4):
+            _, got_buf, _ = flag_runner.run_vectors(2 * k + p, {r: int(v[lane]) for r, v in regs.items()},
+                                                    [int(w) for w in buf[:, lane]], [int(w) for w in ymm[:, lane]])
+            assert got_buf[14] & STATUS_FLAGS == preset & STATUS_FLAGS, snippet
+
+
+_GAS = {"base": None, "sse": ".sse", "sse2": ".sse2", "ssse3": ".ssse3", "sse4.1": ".sse4.1", "avx": ".avx",
+        "avx2": ".avx2", "avx512vl": ".avx512vl", "sha": ".sha", "bmi1": ".bmi", "bmi2": ".bmi2"}
+
+
+def _assembles(directives, snippet, tmp_path) -> bool:
+    source = "\n".join([".arch generic64", *(f".arch {d}" for d in directives), snippet, ""])
+    try:
+        assemble(source, "x86_64", tmp_path, "isa")
+    except ToolchainError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("k", range(len(SINGLE)), ids=[s for _, s in SINGLE])
+def test_isa_is_what_the_assembler_needs(k, tmp_path):
+    """gas accepts the snippet with the row's feature, and refuses it with every modelled
+    feature that does not include that one (SSE/SSE2, which generic64 has, switched off)."""
+    if shutil.which("as") is None:
+        pytest.skip("GNU as not on PATH")
+    _, snippet = SINGLE[k]
+    need = required_isa(parse_text(snippet, "x86_64")[0])
+    assert _assembles([_GAS[need]], snippet, tmp_path), f"{snippet} refused with {need}"
+    others = [_GAS[g] for g in ISA_INCLUDES if g != "base" and not includes(g, need)]
+    if need in ("sse", "sse2"):
+        others.append(".no" + need)
+    assert not _assembles(others, snippet, tmp_path), f"{snippet} accepted without {need}"
+
+
+def _observe(ins):
+    """(registers read, registers written, words read, words written) of one run on a fresh machine."""
+    reads, words = set(), set()
+    td = TermDomain()
+
+    def initial_reg(name):
+        reads.add(name.split(".")[0])
+        return td.const(0x0F0E0D0C) if _constant(name) else td.var(name)   # pshufb needs a constant mask
+
+    def initial_mem(region, off):
+        words.add((region, off))
+        return td.const(0x83028100) if _constant(f"m{off}") else td.var(f"{region}[{off}]")
+
+    m = Machine(td, initial_reg, initial_mem)
+    loc, value = m.step(ins)
+    reads |= {r for r, v in m.regs.items() if isinstance(v, Pointer)}
+    writes = {loc[1]} if loc[0] == "reg" else set()
+    stored = {(loc[1], loc[2] + 4 * j) for j in range(len(value))} if loc[0] == "mem" else set()
+    return reads, writes, words, stored
+
+
+def _claimed(ins):
+    from_mem = lambda mem: {(mem.base.name, mem.disp + 4 * j) for j in range(_words(ins))} if mem else set()  # noqa: E731
+    e = effects(ins)
+    return set(e.registers_read), set(e.writes), from_mem(e.mem_read), from_mem(e.mem_write)
+
+
+def _words(ins) -> int:
+    sh = shape(ins.mnemonic, VECTOR_ROWS[ins.mnemonic], operand_kinds(ins))
+    return max(n for n, o in zip(sh.lanes, ins.operands) if type(o).__name__ == "Mem")
+
+
+ACCESSES = [(m, s) for m, s in SINGLE if VECTOR_ROWS[m].form != "zero"]
+
+
+@pytest.mark.parametrize("k", range(len(ACCESSES)), ids=[s for _, s in ACCESSES])
+def test_effects_are_what_the_machine_reads_and_writes(k):
+    _, snippet = ACCESSES[k]
+    ins = parse_text(snippet, "x86_64")[0]
+    assert _observe(ins) == _claimed(ins), snippet
+
+
+def test_vzeroupper_and_vzeroall_touch_every_vector_register():
+    """The machine zeroes lazily, so effects (what a scheduler must not move across) are stated, not observed:
+    vzeroupper keeps every low half (reads and writes all 16), vzeroall reads none."""
+    every = {f"xmm{i}" for i in range(16)}
+    upper, zero = (effects(parse_text(t, "x86_64")[0]) for t in ("vzeroupper", "vzeroall"))
+    assert (set(upper.data), set(upper.writes)) == (every, every)
+    assert (set(zero.data), set(zero.writes)) == (set(), every)
+    assert not upper.flags and not zero.flags
+
+
+# --- refusals, the ISA order, alignment, the documented representation ------------
+
+@pytest.mark.parametrize("text, words", [
+    ("vpaddq %xmm1, %xmm2, %xmm3", "unsupported instruction 'vpaddq'"),
+    ("vpermd %ymm1, %ymm2, %ymm3", "unsupported instruction 'vpermd'"),
+    ("pshufbl %xmm1, %xmm0", "unsupported instruction 'pshufbl'"),
+    ("pxor %ymm1, %ymm0", "pxor: has no ymm form"),
+    ("vinserti128 $1, %xmm1, %xmm2, %xmm3", "vinserti128: has no xmm form"),
+    ("vpaddd %xmm1, %ymm2, %ymm3", "must all be xmm or all ymm"),
+    ("psrld %xmm1, %xmm0", "psrld: the count must be an immediate"),
+    ("vprold $1, %zmm1, %zmm2", "%zmm1 is EVEX-only"),
+    ("vpxor %xmm17, %xmm1, %xmm2", "%xmm17 is EVEX-only"),
+    ("movq %xmm1, %rax", "movq: 64-bit operand size"),
+    ("movdqa (%rsi), 16(%rsi)", "at most one memory operand"),
+    ("add %xmm0, %eax", "add: takes no vector register"),
+    ("movdqu (%xmm1), %xmm0", "vector registers do not address memory"),
+])
+def test_unmodelled_vector_forms_are_refused_by_name(text, words):
+    with pytest.raises(UnsupportedError, match=words.replace("$", r"\$")):
+        parse_text(text, "x86_64")
+
+
+def test_xmm8_to_15_do_not_exist_on_i386():
+    assert parse_text("movdqa %xmm7, %xmm0", "i386")
+    with pytest.raises(UnsupportedError, match="%xmm8 does not exist on i386"):
+        parse_text("movdqa %xmm8, %xmm0", "i386")
+
+
+@pytest.mark.parametrize("domain", ["z3", "term", "numpy"])
+def test_pshufb_with_a_mask_that_is_not_a_constant_is_refused_by_name(domain):
+    d = {"z3": Z3Domain, "term": TermDomain, "numpy": lambda: NumpyDomain(8)}[domain]()
+    rng = np.random.default_rng(1)
+    var = (lambda r: rng.integers(0, 1 << 32, 8, dtype=np.uint64).astype(np.uint32)) if domain == "numpy" else d.var
+    m = Machine(d, var, lambda region, off: var(f"{region}[{off}]"))
+    with pytest.raises(UnsupportedError, match=r"pshufb %xmm1, %xmm0: pshufb with a mask that is not a constant"):
+        m.run(parse_text("pshufb %xmm1, %xmm0", "x86_64"))
+
+
+def test_isa_features_are_a_partial_order():
+    code = parse_text("rorx $2, %eax, %ebx\nvpaddd %ymm1, %ymm2, %ymm3\npshufb %xmm1, %xmm0", "x86_64")
+    assert isa_set(code) == {"bmi2", "avx2"}                       # AVX2 includes SSSE3
+    assert required_isa(parse_text("vpaddd %xmm1, %xmm2, %xmm3", "x86_64")[0]) == "avx"
+    assert includes("avx512vl", "avx2") and includes("avx2", "sse4.1") and includes("sha", "sse2")
+    assert not includes("sha", "avx2") and not includes("avx2", "sha") and not includes("sha", "ssse3")
+    assert isa_of(parse_text("sha1msg1 %xmm1, %xmm0\npaddd %xmm1, %xmm2", "x86_64")) == "sha"
+    assert isa_of(parse_text("andn %ecx, %ebx, %eax\nrorx $2, %eax, %ebx", "x86_64")) == "bmi2"
+    with pytest.raises(UnsupportedError, match="unrelated ISA features sha, ssse3"):
+        isa_of(parse_text("sha1msg1 %xmm1, %xmm0\npshufb %xmm1, %xmm2", "x86_64"))
+
+
+def test_aligned_accesses_are_recorded_as_preconditions():
+    td = TermDomain()
+    m = Machine(td, td.var, lambda region, off: td.var(f"{region}[{off}]"), pointers={"esi": "buf"})
+    m.run(parse_text("movdqa 16(%rsi), %xmm0\nmovdqu 4(%rsi), %xmm1\npaddd 32(%rsi), %xmm2\n"
+                     "vpaddd 48(%rsi), %xmm3, %xmm3\nvmovdqa %ymm4, 64(%rsi)\nmovd 8(%rsi), %xmm5", "x86_64"))
+    assert m.aligned == [("buf", 16, 16), ("buf", 32, 16), ("buf", 64, 32)]
+
+
+def test_legacy_sse_keeps_the_upper_lanes_and_vex_zeroes_them():
+    td = TermDomain()
+    m = Machine(td, td.var, lambda region, off: td.var(f"{region}[{off}]"))
+    m.run(parse_text("paddd %xmm1, %xmm0\nvpaddd %xmm1, %xmm2, %xmm2\nvzeroupper\nvmovdqa %ymm3, %ymm4", "x86_64"))
+    assert [to_text(x) for x in m.get(("reg", "xmm0"))[4:]] == ["0"] * 4        # vzeroupper cleared them
+    assert [to_text(x) for x in m.get(("reg", "xmm4"))] == [f"xmm3.{j}" for j in range(4)] + ["0"] * 4
+    td = TermDomain()
+    m = Machine(td, td.var, lambda region, off: td.var(f"{region}[{off}]"))
+    m.run(parse_text("paddd %xmm1, %xmm0\nvpaddd %xmm1, %xmm2, %xmm2", "x86_64"))
+    assert [to_text(x) for x in m.get(("reg", "xmm0"))[4:]] == [f"xmm0.{j}" for j in range(4, 8)]
+    assert [to_text(x) for x in m.get(("reg", "xmm2"))[4:]] == ["0"] * 4
+
+
+def test_the_docstring_examples_hold():
+    """``vector.py``'s worked examples: psrldq $1 is shifts and ors; the byte-swap mask is bswap."""
+    td = TermDomain()
+    mask = dict(zip((lane_name("xmm6", j) for j in range(8)), BSWAP_MASK))
+    m = Machine(td, lambda r: td.const(mask[r]) if r in mask else td.var(r), lambda region, off: td.var("m"))
+    m.run(parse_text("movdqa %xmm0, %xmm1\npsrldq $1, %xmm0\npshufb %xmm6, %xmm1", "x86_64"))
+    x = [f"xmm0.{j}" for j in range(4)]
+    assert [to_text(v) for v in m.get(("reg", "xmm0"))[:4]] == [
+        f"(({x[0]} >> 8) | ({x[1]} << 0x18))", f"(({x[1]} >> 8) | ({x[2]} << 0x18))",
+        f"(({x[2]} >> 8) | ({x[3]} << 0x18))", f"({x[3]} >> 8)"]
+    assert [to_text(v) for v in m.get(("reg", "xmm1"))[:4]] == [f"bswap({v})" for v in x]
