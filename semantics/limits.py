@@ -1,0 +1,58 @@
+"""The limits sha1opt enforces on what it reads and on every child process it starts.
+
+One place for every bound (docs/security.md and the README cite these names):
+
+====================  ==========  =====================================================
+``SOURCE_BYTES``      4 MiB       an AT&T ``.s``/``.S`` file read by ``prove --asm``,
+                                  ``analyze`` or ``bench``; larger, or not a regular
+                                  file (``/dev/zero``, a FIFO), is refused unread
+``MESSAGE_CHARS``     200         an error message quoting user text (a source line, a
+                                  tool's first error line) is cut there, ending in "..."
+``TOOL_SECONDS``      120 s       wall time of one ``as``/``gcc``/``ld``/``objdump`` run
+``TOOL_CPU_SECONDS``  60 s        its CPU time (RLIMIT_CPU)
+``TOOL_MEMORY``       1 GiB       its address space (RLIMIT_AS)
+``TOOL_OUTPUT``       64 MiB      any file it writes (RLIMIT_FSIZE): ``.rept 1e8`` or a
+                                  ``.fill`` of 8 GB stop here, with that reason shown
+``NATIVE_SECONDS``    120 s       wall time of one native run of validated code (the
+                                  vector harness; one timing process of ``bench``,
+                                  which the caller may lower)
+``NATIVE_CPU_SECONDS`` 300 s      its CPU time
+``NATIVE_MEMORY``     1 GiB       its address space
+``NATIVE_OUTPUT``     0           files a native run may write: none (stdout is a pipe)
+====================  ==========  =====================================================
+
+Every child runs in its own process group, which is killed (SIGKILL) on a
+time limit, on SIGINT/SIGTERM to sha1opt and when the child returns, so no
+process outlives the call. ``clip(text)`` is how messages are cut::
+
+    >>> clip("x" * 500)[-5:], len(clip("x" * 500))
+    ('xx...', 200)
+"""
+
+from __future__ import annotations
+
+MiB = 1 << 20
+
+SOURCE_BYTES = 4 * MiB
+MESSAGE_CHARS = 200
+
+TOOL_SECONDS = 120.0
+TOOL_CPU_SECONDS = 60
+TOOL_MEMORY = 1024 * MiB
+TOOL_OUTPUT = 64 * MiB
+
+NATIVE_SECONDS = 120.0
+NATIVE_CPU_SECONDS = 300
+NATIVE_MEMORY = 1024 * MiB
+NATIVE_OUTPUT = 0
+
+
+def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """``text`` on one line of at most ``limit`` characters: newlines become spaces, the cut ends in "..."."""
+    one = " ".join(text.split("\n"))
+    return one if len(one) <= limit else one[: limit - 3] + "..."
+
+
+def size_text(n: int) -> str:
+    """``64 MiB`` for 64 * 2**20, ``4096 bytes`` below a MiB."""
+    return f"{n // MiB} MiB" if n >= MiB and n % MiB == 0 else f"{n} bytes"
