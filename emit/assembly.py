@@ -88,7 +88,8 @@ def header_problem(text: str) -> str | None:
     """Why the leading comment of an emitted ``text`` is not a plain header, or None.
 
     A plain header is ``/*``, lines `` * <printable ASCII without */ or /*>``,
-    `` */``, and then the first directive (``\t.text``).
+    `` */``, and then the first directive (a tab and ``.text``); a text with
+    no header starts with that directive.
     """
     lines = text.split("\n")
     if not lines or lines[0] != "/*":

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.limits import NATIVE_SECONDS
+from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
@@ -141,7 +141,7 @@ class BenchRefusal:
 
 def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_bytes: int = 1 << 20,
           openssl_paths=("integer", "ssse3", "avx2", "default"),
-          time_limit: float = NATIVE_SECONDS) -> BenchReport | BenchRefusal:
+          time_limit: float = BENCH_SECONDS) -> BenchReport | BenchRefusal:
     """Validate ``source`` (a .S defining sha1_block_data_order), then measure it against the peers.
 
     Validation is ``validate.validate_source`` -- assemble, object, lift,

@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
+from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.emit.toolchain import (
     FREESTANDING_FLAGS, NATIVE_LIMITS, ToolchainError, compile_source, csrc, run, run_child, tool_env, which,
 )
@@ -65,14 +66,15 @@ def run_program(exe: Path, sizes: Sequence[int], pairs: int, min_bytes: int, env
     """Run a timing program: ``pairs`` pairs per size, each call repeated to ``min_bytes``; ``lib`` is libcrypto.
 
     The program is a bounded child (``toolchain.run_child`` under
-    ``NATIVE_LIMITS``, ``time_limit`` seconds of wall time when given): past
+    ``NATIVE_LIMITS`` with ``time_limit`` seconds of wall time, by default
+    ``limits.BENCH_SECONDS``): past
     it, or on SIGINT/SIGTERM, its process group is killed and
     ``ToolchainError`` says why. Only validated code may be linked into it
     (``bench`` validates first).
     """
     payload = struct.pack(f"<3I{len(sizes)}I", pairs, min_bytes, len(sizes), *sizes)
     args = [str(exe)] + ([lib] if lib else [])
-    proc = run_child(args, "benchmark", NATIVE_LIMITS.with_seconds(time_limit), input=payload,
+    proc = run_child(args, "benchmark", NATIVE_LIMITS.with_seconds(time_limit or BENCH_SECONDS), input=payload,
                      env={**os.environ, **(env or {})})
     if proc.returncode != 0:
         why = (f"killed by {signal.Signals(-proc.returncode).name}" if proc.returncode < 0

@@ -37,7 +37,7 @@ from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import identities
 from sha1opt.semantics.att import parse_file, read_source
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.limits import NATIVE_SECONDS
+from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs, prove_program
 from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
 from sha1opt.views.report import report_json, report_lines
@@ -253,7 +253,7 @@ def export(output, arch, uarch, db, flavor):
 @click.option("--sizes", default="64,1024,16384,1048576", show_default=True, help="Bytes per call (multiples of 64).")
 @click.option("--openssl", "paths", default="integer,ssse3,avx2,default", show_default=True,
               help="OpenSSL code paths to compare with (x86-64 only); 'none' for none.")
-@click.option("--time-limit", type=click.FloatRange(min=0.1, max=NATIVE_SECONDS), default=NATIVE_SECONDS,
+@click.option("--time-limit", type=click.FloatRange(min=0.1, max=BENCH_SECONDS), default=BENCH_SECONDS,
               show_default=True, help="Wall seconds per timing process (it is killed past them).")
 @click.option("--json", "as_json", is_flag=True)
 def bench(source, arch, pairs, sizes, paths, time_limit, as_json):

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import sha1opt.emit.export as ex
-from processes import SHA1OPT
+from tests.support.processes import SHA1OPT
 from sha1opt.emit.toolchain import host_is_x86_64, which
 from sha1opt.search.space.candidate import textbook
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from processes import finished, reap, settle, started, wait_for_member
+from tests.support.processes import finished, reap, settle, started, wait_for_member
 from sha1opt.emit.export import export
 from sha1opt.emit.timing import run_program
 from sha1opt.emit.toolchain import ToolchainError, host_is_x86_64, which
