@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 
 from sha1opt.semantics.errors import ParseError, UnsupportedError
-from sha1opt.semantics.limits import SOURCE_BYTES, clip, size_text
+from sha1opt.semantics.limits import SOURCE_BYTES, SOURCE_LINES, clip, size_text
 from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register, split_mnemonic
 
 # Directives that put bytes into the section: code hidden in data is not
@@ -162,9 +162,10 @@ def parse_text(text: str, arch: Arch, filename: str = "<input>") -> list[Instr]:
 def read_source(path: str | Path, limit: int = SOURCE_BYTES) -> str:
     """A source file's text, or a one-line ParseError naming the file.
 
-    Only a regular file of at most ``limit`` bytes (``limits.SOURCE_BYTES``) is
-    read, and never more than ``limit + 1`` bytes of it: ``/dev/zero`` or a FIFO
-    is refused before reading, a 5 MB file after 4 MiB + 1 byte.
+    Only a regular file of at most ``limit`` bytes (``limits.SOURCE_BYTES``) and
+    ``limits.SOURCE_LINES`` lines is accepted, and never more than ``limit + 1``
+    bytes of it are read: ``/dev/zero`` or a FIFO is refused before reading, a
+    5 MB file after 4 MiB + 1 byte.
     """
     p = Path(path)
     try:
@@ -176,6 +177,8 @@ def read_source(path: str | Path, limit: int = SOURCE_BYTES) -> str:
         raise ParseError(clip(f"{p}: cannot read: {e.strerror}")) from None
     if len(data) > limit:
         raise ParseError(clip(f"{p}: larger than the {size_text(limit)} source limit"))
+    if data.count(b"\n") + (not data.endswith(b"\n")) > SOURCE_LINES:
+        raise ParseError(clip(f"{p}: more than the {SOURCE_LINES} line source limit"))
     try:
         return data.decode()
     except UnicodeDecodeError:

@@ -6,6 +6,10 @@ One place for every bound (docs/security.md and the README cite these names):
 ``SOURCE_BYTES``      4 MiB       an AT&T ``.s``/``.S`` file read by ``prove --asm``,
                                   ``analyze`` or ``bench``; larger, or not a regular
                                   file (``/dev/zero``, a FIFO), is refused unread
+``SOURCE_LINES``      20,000      lines of such a file (a whole unrolled SHA-1
+                                  function is ~1,300; OpenSSL's perlasm output
+                                  ~5,500): a 4 MiB file of 280,000 ``add`` lines
+                                  would otherwise take 26 s and 1.5 GB to prove
 ``MESSAGE_CHARS``     200         an error message quoting user text (a source line, a
                                   tool's first error line) is cut there, ending in "..."
 ``TOOL_SECONDS``      120 s       wall time of one ``as``/``gcc``/``ld``/``objdump`` run
@@ -34,6 +38,7 @@ from __future__ import annotations
 MiB = 1 << 20
 
 SOURCE_BYTES = 4 * MiB
+SOURCE_LINES = 20_000
 MESSAGE_CHARS = 200
 
 TOOL_SECONDS = 120.0

@@ -57,6 +57,16 @@ def test_source_larger_than_4_mib_is_refused_before_parsing(tmp_path):
     assert time.monotonic() - t0 < 15
 
 
+def test_source_of_more_than_20000_lines_is_refused_before_parsing(tmp_path):
+    src = tmp_path / "long.s"
+    src.write_text("add %eax, %ebx\n" * 279_000)             # under 4 MiB, 280k lines: 26 s and 1.5 GB to prove
+    t0 = time.monotonic()
+    code, _, err, _ = _sha1opt(tmp_path, "prove", "--asm", str(src), "--out", "ebx", "--expr", "b", "--map", "b=ebx",
+                               timeout=20)
+    assert code == 2 and "20000 line" in err, (code, err[-300:])
+    assert time.monotonic() - t0 < 15
+
+
 def test_analyze_dev_zero_is_refused_without_reading_it(tmp_path):
     code, _, err, _ = _sha1opt(tmp_path, "analyze", "/dev/zero", "--uarch", "p4", timeout=20)
     assert code == 2 and "not a regular file" in err, (code, err[-300:])
