@@ -137,3 +137,14 @@ def test_timing_program_past_its_time_limit_is_killed_with_its_group(tmp_path):
     assert time.monotonic() - t0 < 10
     spinning = subprocess.run(["pgrep", "-f", str(exe)], capture_output=True, text=True, timeout=10).stdout.split()
     assert spinning == []
+
+
+def test_bench_time_limit_stops_a_long_timing_run_with_exit_2_and_no_process_left(tmp_path, good):
+    src = _source(tmp_path, "good.S", good)
+    t0 = time.monotonic()
+    code, out, err, left, temps = _bench(tmp_path, src, "--pairs", "100000", "--sizes", "1048576",
+                                         "--time-limit", "1", timeout=90)
+    assert code == 2 and "exceeded its 1 s time limit" in err, (code, err[-300:])
+    assert len(err.strip().splitlines()) == 1
+    assert time.monotonic() - t0 < 60
+    assert left == [] and temps == []
