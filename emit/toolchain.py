@@ -111,10 +111,11 @@ except (OSError, AttributeError):  # pragma: no cover - not Linux
 def _child_setup(limits: Limits):
     """In the child, before exec: resource limits, and die with sha1opt (PR_SET_PDEATHSIG)."""
     def setup() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.output, limits.output))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        for kind, value in ((resource.RLIMIT_AS, limits.memory), (resource.RLIMIT_CPU, limits.cpu_seconds),
+                            (resource.RLIMIT_FSIZE, limits.output), (resource.RLIMIT_CORE, 0)):
+            hard = resource.getrlimit(kind)[1]      # never above a tighter limit sha1opt itself runs under
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (value, value))
         if _PRCTL is not None:
             _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
     return setup
@@ -146,20 +147,21 @@ def run_child(args: Sequence[str], what: str, limits: Limits = TOOL_LIMITS, inpu
                                 preexec_fn=_child_setup(limits))
     except FileNotFoundError:
         raise ToolchainError(f"{args[0]} not found") from None
-    except OSError as e:
-        raise ToolchainError(clip(f"{what}: cannot start {args[0]}: {e.strerror}")) from None
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ToolchainError(clip(f"{what}: cannot start {args[0]}: {getattr(e, 'strerror', None) or e}")) from None
     try:
         out, err = proc.communicate(input, timeout=limits.seconds)
     except subprocess.TimeoutExpired:
-        _kill_group(proc.pid)
-        proc.communicate()
         raise ToolchainError(f"{what}: {Path(args[0]).name} exceeded its {limits.seconds:g} s time limit "
                              f"and was stopped") from None
     finally:
         _kill_group(proc.pid)
-        if proc.returncode is None:    # interrupted (KeyboardInterrupt...): reap before unwinding
+        if proc.returncode is None:    # timed out or interrupted (KeyboardInterrupt...): reap before unwinding
             proc.kill()
             proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
 
 
