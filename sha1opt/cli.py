@@ -263,10 +263,10 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
     vectors) and be sha1opt's function shape around its proved loop body;
     anything else is refused (exit 2) before any timing run.
     """
-    try:
-        size_list = [int(x) for x in sizes.split(",") if x.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{sizes!r} is not a comma-separated list of byte counts", param_hint="--sizes") from None
+    words = [x.strip() for x in sizes.split(",") if x.strip()]
+    if not all(w.isascii() and w.isdigit() for w in words):     # ASCII digits only: int() takes "١٢" too
+        raise click.BadParameter(f"{sizes!r} is not a comma-separated list of byte counts", param_hint="--sizes")
+    size_list = [int(w) for w in words]
     if not size_list or any(x <= 0 or x % 64 or x > 1 << 20 for x in size_list):
         raise click.BadParameter("sizes must be positive multiples of 64, at most 1048576", param_hint="--sizes")
     path_list = [] if paths == "none" else [p.strip() for p in paths.split(",")]

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.support.processes import SHA1OPT, finished, reap, settle, started
+from tests.support.processes import finished, reap, settle, started
 from sha1opt.emit.toolchain import ToolchainError, host_is_x86_64, run
 
 native = pytest.mark.skipif(not host_is_x86_64(), reason="bench needs an x86-64 host")
