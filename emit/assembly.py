@@ -64,7 +64,48 @@ def format_instr(ins: Instr, arch: str) -> str:
     return f"{mnemonic} {', '.join(map(str, ops))}" if ops else mnemonic
 
 
+def comment_text(text: str) -> str:
+    r"""``text`` made safe inside one line of a ``/* */`` block comment, readable and reversible.
+
+    Nothing in it can end the comment or start a line: ``\`` becomes ``\\``,
+    ``*/`` becomes ``*\/`` (and ``/*`` becomes ``/\*``), and every character
+    outside printable ASCII -- a newline, a tab, a NUL, any non-ASCII letter --
+    becomes ``\xNN`` / ``\uNNNN`` / ``\UNNNNNNNN``. Example: the path
+    ``x*/`` + newline + ``.section .init_array`` becomes the one line
+    ``x*\/\x0a.section .init_array``.
+    """
+    out = []
+    for ch in text.replace("\\", "\\\\").replace("*/", "*\\/").replace("/*", "/\\*"):
+        c = ord(ch)
+        if 0x20 <= c < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" if c < 0x10000 else f"\\U{c:08x}")
+    return "".join(out)
+
+
+def header_problem(text: str) -> str | None:
+    """Why the leading comment of an emitted ``text`` is not a plain header, or None.
+
+    A plain header is ``/*``, lines `` * <printable ASCII without */ or /*>``,
+    `` */``, and then the first directive (a tab and ``.text``); a text with
+    no header starts with that directive.
+    """
+    lines = text.split("\n")
+    if not lines or lines[0] != "/*":
+        return None if lines and lines[0] == "\t.text" else "text does not start with the header or .text"
+    end = next((k for k, ln in enumerate(lines) if ln == " */"), None)
+    if end is None or end + 1 >= len(lines) or lines[end + 1] != "\t.text":
+        return "the header comment is not followed by .text"
+    for ln in lines[1:end]:
+        if not (ln == " *" or ln.startswith(" * ")) or "*/" in ln or "/*" in ln or \
+                any(not 0x20 <= ord(c) < 0x7F for c in ln):
+            return f"header line {comment_text(ln)[:60]!r} is not plain comment text"
+    return None
+
+
 def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | None = None) -> str:
+    """The whole function; ``header`` lines go into a leading ``/* */`` comment through ``comment_text``."""
     if flavor not in FLAVORS:
         raise Sha1optError(f"unknown flavor {flavor!r} (known: {', '.join(FLAVORS)})")
     arch = schedule.arch
@@ -76,7 +117,7 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
     out: list[str] = []
     if header:
         out.append("/*")
-        out += [f" * {line}".rstrip() for line in header]
+        out += [f" * {comment_text(line)}".rstrip() for line in header]
         out.append(" */")
     out += ["\t.text", f"\t.globl {sym}"]
     if flavor == "elf":

@@ -17,6 +17,10 @@ Peers (``csrc/bench.c``, built and run by ``timing.py``; OpenSSL found by ``peer
 * ``gcc -O2`` of our plain C SHA-1 (``csrc/sha1_ref.c``), ``-m32``
   freestanding for i386 candidates.
 
+Nothing is timed before it validates (``validate.validate_source``, the
+same checks as export): a bare ``ret``, a ``call system``, clobbered
+callee-saved registers or a spin loop come back as a ``BenchRefusal``.
+
 Ticks are TSC ticks, not core cycles: the TSC runs at a fixed rate whatever
 the core clock does; ``tsc_hz`` is measured against CLOCK_MONOTONIC_RAW.
 """
@@ -30,12 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
+from sha1opt.emit.validate import Validation, validate_source
 from sha1opt.emit.toolchain import FREESTANDING_FLAGS, compile_source, csrc, link_static
 
-__all__ = ["SIZES", "PEER_NAMES", "PeerStats", "BenchReport", "bench"]
+__all__ = ["SIZES", "PEER_NAMES", "PeerStats", "BenchReport", "BenchRefusal", "bench"]
 
 SIZES = (64, 1024, 16384, 1 << 20)
 PEER_NAMES = {0: "ours", 1: "gcc -O2 C"}
@@ -61,6 +67,7 @@ class BenchReport:
     pairs: int
     stats: list[PeerStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    validated: tuple[str, ...] = ()   # the checks passed before any timing run ("prove", "vectors"...)
 
     def ns_per_byte(self, ticks_per_byte: float) -> float:
         return ticks_per_byte / self.tsc_hz * 1e9 if self.tsc_hz else float("nan")
@@ -72,6 +79,7 @@ class BenchReport:
             "tsc_note": "TSC ticks at a constant rate, not core cycles",
             "pairs": self.pairs,
             "notes": self.notes,
+            "validated": list(self.validated),
             "results": [
                 {
                     "peer": s.peer, "bytes_per_call": s.size,
@@ -88,17 +96,15 @@ class BenchReport:
         }
 
 
-def _build_x86_64(source: Path, work: Path) -> Path:
+def _build_x86_64(candidate: Path, work: Path) -> Path:
     ref = compile_source(csrc("sha1_ref.c"), "x86_64", work / "ref64.o", "compiling the C peer", ("-O2",))
-    cand = compile_source(source, "x86_64", work / "cand64.o", "assembling the candidate")
-    return hosted_program([ref, cand], work, "bench64")
+    return hosted_program([ref, candidate], work, "bench64")
 
 
-def _build_i386(source: Path, work: Path) -> Path:
+def _build_i386(candidate: Path, work: Path) -> Path:
     main, start = freestanding_i386(work)
     ref = compile_source(csrc("sha1_ref.c"), "i386", work / "ref32.o", "compiling sha1_ref.c -m32", FREESTANDING_FLAGS)
-    cand = compile_source(source, "i386", work / "cand32.o", "assembling the candidate")
-    return link_static([main, ref, start, cand], "i386", work / "bench32", "linking the i386 benchmark")
+    return link_static([main, ref, start, candidate], "i386", work / "bench32", "linking the i386 benchmark")
 
 
 def _stats(recs: np.ndarray, npeers: int, sizes, pairs: int, peer_names: dict[int, str]) -> list[PeerStats]:
@@ -121,32 +127,63 @@ def _stats(recs: np.ndarray, npeers: int, sizes, pairs: int, peer_names: dict[in
     return out
 
 
+@dataclass(frozen=True)
+class BenchRefusal:
+    """``source`` did not validate, so none of its timing runs happened."""
+
+    validation: Validation
+
+    @property
+    def reason(self) -> str:
+        f = self.validation.failure
+        return f"{f.name} failed: {f.detail}" if f else "validation failed"
+
+
 def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_bytes: int = 1 << 20,
-          openssl_paths=("integer", "ssse3", "avx2", "default")) -> BenchReport:
-    """Measure ``source`` (a .S defining sha1_block_data_order) against the peers."""
+          openssl_paths=("integer", "ssse3", "avx2", "default"),
+          time_limit: float = BENCH_SECONDS) -> BenchReport | BenchRefusal:
+    """Validate ``source`` (a .S defining sha1_block_data_order), then measure it against the peers.
+
+    Validation is ``validate.validate_source`` -- assemble, object, lift,
+    shape, prove, native vectors, the same checks as export -- and what fails
+    it is returned as a ``BenchRefusal`` without a timing run. The validated
+    object (not a second build of ``source``) is linked into the timing
+    program; each timing process runs under ``toolchain.NATIVE_LIMITS`` with
+    ``time_limit`` seconds of wall time, in its own process group, killed
+    with its group past the limit or on SIGINT/SIGTERM (``ToolchainError``),
+    and the temporary directory goes with it.
+    """
     source = Path(source)
     if not source.is_file():
         raise Sha1optError(f"{source}: no such file")
     if pairs < 2:
         raise Sha1optError("pairs must be at least 2")
+    if not time_limit > 0:
+        raise Sha1optError("time_limit must be a positive number of seconds")
     unknown = [p for p in openssl_paths if p not in OPENSSL_PATHS]
     if unknown:
         raise Sha1optError(f"unknown OpenSSL path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})")
+    if arch not in ("x86_64", "i386"):
+        raise Sha1optError(f"unknown arch {arch!r}")
     with tempfile.TemporaryDirectory(prefix="sha1opt-bench-") as work:
         work_dir = Path(work)
+        v = validate_source(source, arch, work_dir)
+        if not v.ok:
+            return BenchRefusal(v)
+        run = lambda exe, env=None, lib=None: run_program(exe, sizes, pairs, min_bytes, env, lib,  # noqa: E731
+                                                          time_limit=time_limit)
         if arch == "x86_64":
-            exe = _build_x86_64(source, work_dir)
+            exe = _build_x86_64(v.obj, work_dir)
             lib = libcrypto()
             report = None
             paths = list(openssl_paths) if lib else []
             if not paths:
-                t = run_program(exe, sizes, pairs, min_bytes)
+                t = run(exe)
                 report = BenchReport(arch, t.tsc_hz, pairs, _stats(t.records, t.peers, sizes, pairs, PEER_NAMES))
                 report.notes.append("libcrypto not found: OpenSSL peers skipped" if not lib else "no OpenSSL path asked")
-            for k, path in enumerate(paths):
+            for path in paths:
                 mask = OPENSSL_PATHS[path]
-                env = {"OPENSSL_ia32cap": mask} if mask else {}
-                t = run_program(exe, sizes, pairs, min_bytes, env, lib)
+                t = run(exe, {"OPENSSL_ia32cap": mask} if mask else {}, lib)
                 names = {1: "gcc -O2 C", 2: f"OpenSSL {path}"}
                 st = _stats(t.records, t.peers, sizes, pairs, names)
                 if report is None:
@@ -154,13 +191,11 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
                 else:   # the C peer was measured already in the first process
                     report.stats += [s for s in st if s.peer.startswith("OpenSSL")]
                 report.notes.append(f"OpenSSL {path}: OPENSSL_ia32cap={mask or '(unset)'}, {lib}")
-        elif arch == "i386":
-            exe = _build_i386(source, work_dir)
-            t = run_program(exe, sizes, pairs, min_bytes)
+        else:
+            exe = _build_i386(v.obj, work_dir)
+            t = run(exe)
             report = BenchReport(arch, tsc_hz(work_dir), pairs, _stats(t.records, t.peers, sizes, pairs, PEER_NAMES))
             report.notes.append("i386: gcc -m32 -O2 freestanding C peer in the same process; "
                                 "no 32-bit OpenSSL on this host")
-        else:
-            raise Sha1optError(f"unknown arch {arch!r}")
+        report.validated = tuple(c.name for c in v.checks)
     return report
-

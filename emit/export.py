@@ -2,10 +2,13 @@
 
 ``export(schedule, path, ...)`` renders the function, validates the ELF
 rendering (``validate.py``: assemble, lift the machine code, prove, run the
-vectors natively), and only then writes the requested flavor to ``path``. For the
-ELF flavor the written text is re-assembled and its ``.text`` bytes compared
-with the validated object's, so the header that records the proof cannot
-drift from the code it describes. On any failure nothing is written and the
+vectors natively), and only then writes the requested flavor to ``path``. The
+header (the proof, the command line) is escaped comment text
+(``assembly.comment_text``); for the ELF flavor the written text is
+re-assembled and its whole object -- every section, symbol and relocation
+(``objfile.difference``) -- compared with the validated one, so neither the
+header nor anything smuggled through it can add to the code that was
+proved. On any failure nothing is written and the
 returned ``ExportResult`` says which check failed and why. The write goes
 through ``semantics.datafiles.atomic_write``: ``path`` holds either its old
 content or the whole new file, and only a regular file is ever replaced.
@@ -14,6 +17,7 @@ content or the whole new file, and only a regular file is ever replaced.
 from __future__ import annotations
 
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,10 +28,10 @@ from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.frame import Schedule
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.emit.assembly import function_text
-from sha1opt.emit.disasm import text_bytes
+from sha1opt.emit.assembly import function_text, header_problem
+from sha1opt.emit.objfile import difference, read_object
 from sha1opt.emit.toolchain import compile_preprocessed
-from sha1opt.emit.validate import Validation, validate
+from sha1opt.emit.validate import Check, Validation, validate
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,16 @@ def header_lines(schedule: Schedule, uarch: str | None, prediction: str, proof: 
 
 def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
            command: str = "", native: bool = True) -> ExportResult:
+    """Validate ``schedule``'s function and write it to ``path``, or write nothing and say why.
+
+    Every header line goes through ``assembly.comment_text`` (so ``command``
+    -- the user's argv -- can neither close the comment nor start a line), the
+    final text must pass ``assembly.header_problem``, and for ELF the final
+    text, assembled through cpp as a user's build would, must give the
+    validated object again: every section's bytes, flags and alignment,
+    every symbol and relocation (``objfile.difference``). A failure there
+    is a failed ``written file`` check and nothing is written.
+    """
     path = Path(path)
     if not path.parent.is_dir():
         raise Sha1optError(f"{path.parent}: no such directory")
@@ -74,9 +88,17 @@ def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: 
             return ExportResult(None, v)
         checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
         final = function_text(schedule, flavor, header_lines(schedule, uarch, prediction, checks, command))
-        if flavor == "elf":
-            again = compile_preprocessed(final, schedule.arch, work_dir, "final")
-            if text_bytes(again) != text_bytes(v.obj):
-                raise Sha1optError("internal: the written file assembles to different code than was validated")
+        t0 = time.perf_counter()
+        why = header_problem(final)
+        if why is None and flavor == "elf":
+            try:
+                again = compile_preprocessed(final, schedule.arch, work_dir, "final")
+                why = difference(read_object(again), read_object(v.obj))
+            except Sha1optError as e:
+                why = str(e)
+            why = why and f"the file to be written does not assemble to the validated object: {why}"
+        if why:
+            v.checks.append(Check("written file", False, why, time.perf_counter() - t0))
+            return ExportResult(None, v)
         atomic_write(path, final)
     return ExportResult(path, v, final)

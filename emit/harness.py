@@ -6,20 +6,23 @@ executable with its own ``_start`` and raw syscalls (no libc, so the i386
 build needs no 32-bit libraries). ``run(records)`` feeds it records on stdin
 and returns per record the state after the call(s) and the harness flags
 (callee-saved registers, canaries around the state, input data unchanged).
-A crash (e.g. a fault on a guard page) is reported as a value, not raised.
+A crash (e.g. a fault on a guard page) or a run past ``NATIVE_LIMITS`` is
+reported as a value, not raised; the harness runs through
+``toolchain.run_child`` (own process group, killed on return or interrupt).
 """
 
 from __future__ import annotations
 
 import signal
 import struct
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
-from sha1opt.emit.toolchain import FREESTANDING_FLAGS, ToolchainError, compile_source, csrc, link_static
+from sha1opt.emit.toolchain import (
+    FREESTANDING_FLAGS, NATIVE_LIMITS, ToolchainError, compile_source, csrc, link_static, run_child,
+)
 
 FLAG_CALLEE_SAVED = 1
 FLAG_CANARY = 2
@@ -68,12 +71,14 @@ class BlockHarness:
                                "assembling the call checker")
         self.exe = link_static([h_obj, c_obj, obj], arch, workdir / f"harness_{arch}", "linking the harness")
 
-    def run(self, records: list[Record], timeout: float = 300.0) -> list[Result] | RunFailure:
+    def run(self, records: list[Record], timeout: float | None = None) -> list[Result] | RunFailure:
+        """Feed ``records``; the harness runs under ``NATIVE_LIMITS`` (``timeout`` seconds of wall time if given)."""
         payload = b"".join(r.encode() for r in records)
+        limits = NATIVE_LIMITS.with_seconds(timeout)
         try:
-            proc = subprocess.run([str(self.exe)], input=payload, capture_output=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            return RunFailure(f"harness timed out after {timeout:.0f} s", 0)
+            proc = run_child([str(self.exe)], "the vector harness", limits, input=payload)
+        except ToolchainError as e:
+            return RunFailure(str(e), 0)
         out = proc.stdout
         n = len(out) // 24
         results = [Result(tuple(w[:5]), w[5]) for w in struct.iter_unpack("<6I", out[: 24 * n])]

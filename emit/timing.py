@@ -23,8 +23,8 @@ rotates). A program that exits non-zero raises ``ToolchainError``.
 from __future__ import annotations
 
 import os
+import signal
 import struct
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +32,10 @@ from typing import Sequence
 
 import numpy as np
 
-from sha1opt.emit.toolchain import FREESTANDING_FLAGS, ToolchainError, compile_source, csrc, run, which
+from sha1opt.semantics.limits import BENCH_SECONDS
+from sha1opt.emit.toolchain import (
+    FREESTANDING_FLAGS, NATIVE_LIMITS, ToolchainError, compile_source, csrc, run, run_child, tool_env, which,
+)
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ def hosted_program(objects: Sequence[Path], work: Path, name: str) -> Path:
     """``gcc -O2 -o work/name bench.c <objects> -ldl``: the x86-64 timing program with these peers."""
     exe = work / name
     run([which("gcc"), "-O2", "-o", str(exe), str(csrc("bench.c")), *map(str, objects), "-ldl"],
-        "building the benchmark")
+        "building the benchmark", env=tool_env(work))
     return exe
 
 
@@ -59,14 +62,26 @@ def freestanding_i386(work: Path) -> tuple[Path, Path]:
 
 
 def run_program(exe: Path, sizes: Sequence[int], pairs: int, min_bytes: int, env: dict[str, str] | None = None,
-                lib: str | None = None) -> Timings:
-    """Run a timing program: ``pairs`` pairs per size, each call repeated to ``min_bytes``; ``lib`` is libcrypto."""
+                lib: str | None = None, time_limit: float | None = None) -> Timings:
+    """Run a timing program: ``pairs`` pairs per size, each call repeated to ``min_bytes``; ``lib`` is libcrypto.
+
+    The program is a bounded child (``toolchain.run_child`` under
+    ``NATIVE_LIMITS`` with ``time_limit`` seconds of wall time, by default
+    ``limits.BENCH_SECONDS``): past
+    it, or on SIGINT/SIGTERM, its process group is killed and
+    ``ToolchainError`` says why. Only validated code may be linked into it
+    (``bench`` validates first).
+    """
     payload = struct.pack(f"<3I{len(sizes)}I", pairs, min_bytes, len(sizes), *sizes)
     args = [str(exe)] + ([lib] if lib else [])
-    proc = subprocess.run(args, input=payload, capture_output=True, timeout=1800,
-                          env={**os.environ, **(env or {})}, check=False)
+    proc = run_child(args, "benchmark", NATIVE_LIMITS.with_seconds(time_limit or BENCH_SECONDS), input=payload,
+                     env={**os.environ, **(env or {})})
     if proc.returncode != 0:
-        raise ToolchainError(f"benchmark exited with status {proc.returncode}")
+        why = (f"killed by {signal.Signals(-proc.returncode).name}" if proc.returncode < 0
+               else f"exited with status {proc.returncode}")
+        raise ToolchainError(f"benchmark {why}")
+    if len(proc.stdout) < 16 or (len(proc.stdout) - 16) % 24:
+        raise ToolchainError(f"benchmark: {len(proc.stdout)} bytes of output is not a timing report")
     tsc, npeers = struct.unpack_from("<2Q", proc.stdout)
     recs = np.frombuffer(proc.stdout[16:], dtype="<u8").reshape(-1, 3)
     return Timings(float(tsc), int(npeers), recs)

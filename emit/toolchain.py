@@ -1,9 +1,14 @@
 """The native toolchain: ``as``, ``gcc``, ``ld`` and ``objdump`` as argument lists.
 
-Invariants: no shell, ever (argument lists only); every tool failure becomes
-a ``ToolchainError`` whose one-line message starts with the tool's own first
-error line; outputs go into a caller-owned directory, so nothing half-built
-is left where a user would find it.
+Invariants: no shell, ever (argument lists only); every child -- a tool or
+validated native code -- runs through ``run_child``: its own process group,
+stdin from a pipe or /dev/null, rlimits and a wall-time limit
+(``semantics.limits``), the group killed when the call returns or is
+interrupted; every tool failure becomes a ``ToolchainError`` whose one-line
+message (at most ``limits.MESSAGE_CHARS``) starts with the tool's own first
+error line, or the limit it ran into; outputs and gcc's temporaries
+(``TMPDIR``) go into a caller-owned directory, so nothing half-built is left
+where a user would find it.
 
 This is the one place for C builds and their flags: the freestanding flags
 (``cflags``), compiling a C or assembly source (``compile_source``), gcc's
@@ -15,15 +20,26 @@ i.e. ``gcc -m32 -O2 -ffreestanding ... -c -o obj harness.c``.
 
 from __future__ import annotations
 
+import ctypes
+import math
+import os
 import platform
+import re
+import resource
 import shutil
+import signal
 import subprocess
 import tempfile
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.limits import (
+    NATIVE_CPU_SECONDS, NATIVE_MEMORY, NATIVE_OUTPUT, NATIVE_SECONDS, TOOL_CPU_SECONDS, TOOL_MEMORY, TOOL_OUTPUT,
+    TOOL_SECONDS, clip, size_text,
+)
 from sha1opt.semantics.x86 import Arch
 
 # Freestanding C (no libc, no stack protector, no CET notes, no unwind tables): what the
@@ -60,18 +76,136 @@ def which(tool: str) -> str:
     return path
 
 
-def run(args: list[str], what: str, timeout: float = 120.0, input: str | None = None) -> subprocess.CompletedProcess:
+@dataclass(frozen=True)
+class Limits:
+    """Bounds for one child process (numbers from ``semantics.limits``).
+
+    ``seconds`` is wall time (the group is killed past it); ``cpu_seconds``,
+    ``memory`` and ``output`` become RLIMIT_CPU, RLIMIT_AS and RLIMIT_FSIZE
+    in the child before it executes, so a tool that allocates or writes past
+    them stops there, and the reason is named (``output_text``).
+    """
+
+    seconds: float
+    cpu_seconds: int
+    memory: int
+    output: int
+
+    def with_seconds(self, seconds: float | None) -> "Limits":
+        """These limits with ``seconds`` of wall time (and at least as much CPU time); None keeps them."""
+        if seconds is None:
+            return self
+        return replace(self, seconds=seconds, cpu_seconds=max(self.cpu_seconds, math.ceil(seconds)))
+
+
+TOOL_LIMITS = Limits(TOOL_SECONDS, TOOL_CPU_SECONDS, TOOL_MEMORY, TOOL_OUTPUT)
+NATIVE_LIMITS = Limits(NATIVE_SECONDS, NATIVE_CPU_SECONDS, NATIVE_MEMORY, NATIVE_OUTPUT)
+
+_PR_SET_PDEATHSIG = 1
+try:   # resolved once here, not in the forked child
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # pragma: no cover - not Linux
+    _PRCTL = None
+
+
+def _child_setup(limits: Limits):
+    """In the child, before exec: resource limits, and die with sha1opt (PR_SET_PDEATHSIG)."""
+    def setup() -> None:
+        for kind, value in ((resource.RLIMIT_AS, limits.memory), (resource.RLIMIT_CPU, limits.cpu_seconds),
+                            (resource.RLIMIT_FSIZE, limits.output), (resource.RLIMIT_CORE, 0)):
+            hard = resource.getrlimit(kind)[1]      # never above a tighter limit sha1opt itself runs under
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (value, value))
+        if _PRCTL is not None:
+            _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    return setup
+
+
+def _kill_group(pgid: int) -> None:
     try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False, input=input)
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_child(args: Sequence[str], what: str, limits: Limits = TOOL_LIMITS, input: bytes | None = None,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``args`` (a list, never a shell string) as a bounded child; bytes in, bytes out.
+
+    The child gets its own process group, stdin from ``input`` (or /dev/null:
+    ``.include "/dev/stdin"`` reads nothing), ``limits`` as rlimits, and is
+    killed with its whole group when it returns, when ``limits.seconds``
+    pass (``ToolchainError``: "... exceeded its 120 s time limit") and when
+    sha1opt itself is interrupted (SIGINT, or SIGTERM turned into an
+    exception by the CLI) -- so nothing it started outlives the call. A
+    non-zero exit is returned, not raised: the caller words it.
+    """
+    args = [str(a) for a in args]
+    try:
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, process_group=0,
+                                preexec_fn=_child_setup(limits))
     except FileNotFoundError:
         raise ToolchainError(f"{args[0]} not found") from None
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ToolchainError(clip(f"{what}: cannot start {args[0]}: {getattr(e, 'strerror', None) or e}")) from None
+    try:
+        out, err = proc.communicate(input, timeout=limits.seconds)
     except subprocess.TimeoutExpired:
-        raise ToolchainError(f"{what}: {args[0]} timed out after {timeout:.0f} s") from None
+        raise ToolchainError(f"{what}: {Path(args[0]).name} exceeded its {limits.seconds:g} s time limit "
+                             f"and was stopped") from None
+    finally:
+        _kill_group(proc.pid)
+        if proc.returncode is None:    # timed out or interrupted (KeyboardInterrupt...): reap before unwinding
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+def limit_reason(proc: subprocess.CompletedProcess, limits: Limits) -> str | None:
+    """Which limit a failed child ran into, from its status and messages, or None.
+
+    ``"output exceeds 64 MiB (limits.TOOL_OUTPUT)"`` for SIGXFSZ (also when gcc
+    reports it for ``as``); memory and CPU likewise.
+    """
+    text = (proc.stderr or b"").decode(errors="replace") if isinstance(proc.stderr, bytes) else (proc.stderr or "")
+    if proc.returncode == -signal.SIGXFSZ or "File size limit exceeded" in text:
+        return f"output exceeds {size_text(limits.output)} (the output limit)"
+    if proc.returncode == -signal.SIGXCPU or "CPU time limit exceeded" in text:
+        return f"used more than {limits.cpu_seconds} s of CPU (the CPU limit)"
+    if re.search(r"out of memory|memory exhausted|cannot allocate memory", text, re.I):
+        return f"memory exceeds {size_text(limits.memory)} (the memory limit)"
+    return None
+
+
+def run(args: list[str], what: str, timeout: float | None = None, input: str | None = None,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """A toolchain step under ``TOOL_LIMITS``: text out, any failure a one-line ``ToolchainError``.
+
+    The message is ``what: <the tool's first error line>``, cut at
+    ``limits.MESSAGE_CHARS``; past a limit it names the limit, e.g.
+    ``assembler: output exceeds 64 MiB (the output limit): as: ...``.
+    """
+    limits = TOOL_LIMITS.with_seconds(timeout)
+    raw = run_child(args, what, limits, None if input is None else input.encode(), env)
+    proc = subprocess.CompletedProcess(raw.args, raw.returncode, raw.stdout.decode(errors="replace"),
+                                       raw.stderr.decode(errors="replace"))
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
         first = next((ln for ln in lines if "rror" in ln), lines[0] if lines else f"exit status {proc.returncode}")
-        raise ToolchainError(f"{what}: {first.strip()}")
+        reason = limit_reason(proc, limits)
+        raise ToolchainError(clip(f"{what}: {reason}: {first.strip()}" if reason else f"{what}: {first.strip()}"))
     return proc
+
+
+def tool_env(workdir: Path) -> dict[str, str]:
+    """The environment for gcc and friends: ``TMPDIR`` inside ``workdir``, so their temporaries go with it."""
+    tmp = workdir / "tmp"
+    tmp.mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(tmp)}
 
 
 def csrc(name: str) -> Path:
@@ -97,7 +231,7 @@ def cflags(arch: Arch) -> list[str]:
 
 def compile_source(src: Path, arch: Arch, obj: Path, what: str, flags: Sequence[str] = ()) -> Path:
     """``gcc -m32|-m64 <flags> -c -o obj src``: a C file, or a ``.S`` (through cpp) / ``.s`` file."""
-    run([which("gcc"), arch_flag(arch), *flags, "-c", "-o", str(obj), str(src)], what)
+    run([which("gcc"), arch_flag(arch), *flags, "-c", "-o", str(obj), str(src)], what, env=tool_env(obj.parent))
     return obj
 
 
@@ -106,7 +240,7 @@ def c_assembly(src: Path, arch: Arch, flags: Sequence[str] = ()) -> str:
     with tempfile.TemporaryDirectory(prefix="sha1opt-gcc-") as d:
         out = Path(d) / f"{src.stem}.s"
         run([which("gcc"), "-O2", arch_flag(arch), *flags, *ASSEMBLY_FLAGS, "-S", "-o", str(out), str(src)],
-            f"compiling {src.name} to assembly")
+            f"compiling {src.name} to assembly", env=tool_env(Path(d)))
         return out.read_text()
 
 
@@ -128,7 +262,8 @@ def assemble(source: str, arch: Arch, workdir: Path, name: str = "code") -> Path
 
 def link_shared(objects: list[Path], out: Path) -> Path:
     """Link x86-64 objects into a shared library loadable with ctypes."""
-    run([which("gcc"), "-shared", "-nostartfiles", "-o", str(out), *map(str, objects)], "linker")
+    run([which("gcc"), "-shared", "-nostartfiles", "-o", str(out), *map(str, objects)], "linker",
+        env=tool_env(out.parent))
     return out
 
 

@@ -1,16 +1,30 @@
 """Validate an emitted transform: trust neither the emitter nor the assembler.
 
-``validate(text, schedule, workdir)`` runs, in order, stopping at the first
-failure:
+``validate(text, schedule, workdir)`` (export: our own text; checks 1, 3,
+5, 6) and ``validate_source(path, arch, workdir)`` (bench: a user's ``.S``,
+under ``search.space.frame.block_bindings``; all six) run, in order,
+stopping at the first failure; only code that passed the checks before 6
+is ever run natively (check 6, and bench's timing runs after it):
 
-1. ``assemble``   -- GNU as (``--32`` for i386); its error is the message.
-2. ``lift``       -- objdump the object's machine code back into a listing,
+1. ``assemble``   -- GNU as (``--32`` for i386; bench: gcc -c through cpp),
+                     under ``toolchain.TOOL_LIMITS``; its error is the message.
+2. ``object``     -- (bench) ``objfile.runnable_problem``: only the function in
+                     ``.text`` (no other loaded section such as
+                     ``.init_array``, no relocation such as ``call system``,
+                     no other global symbol).
+3. ``lift``       -- objdump the object's machine code back into a listing,
                      find the block loop, check the loop control is exactly
                      "advance data by 64, count down, branch back".
-3. ``prove``      -- the lifted loop body equals the SHA-1 compression
+4. ``shape``      -- (bench) re-emit the function around the lifted body with
+                     ``assembly.function_text``: it must assemble to the same
+                     ``.text`` bytes, so every instruction outside the proved
+                     body is our own prologue / loop control / epilogue (a
+                     bare ``ret``, a spin loop, a clobbered callee-saved
+                     register all stop at 3 or here).
+5. ``prove``      -- the lifted loop body equals the SHA-1 compression
                      function (80 rounds, the W schedule, the feed-forward
                      into state), compositionally with round cut points.
-4. ``vectors``    -- run natively in the freestanding harness: FIPS 180-4
+6. ``vectors``    -- run natively in the freestanding harness: FIPS 180-4
                      and NIST CAVP SHA1ShortMsg/LongMsg, random messages vs
                      hashlib, nblocks 0 / 1 / many, misaligned data ending
                      at a guard page, random states vs the numpy spec, a
@@ -31,16 +45,20 @@ from pathlib import Path
 
 import numpy as np
 
-from sha1opt.search.space.frame import Schedule, state_regs
+from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
+from sha1opt.semantics.att import read_source
 from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.composition import CompositionResult
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.limits import clip
 from sha1opt.semantics.sha1 import IV, compress, pad
-from sha1opt.emit.assembly import SYMBOL, loop_control_ok
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.assembly import SYMBOL, function_text, loop_control_ok
 from sha1opt.emit.disasm import disassemble
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
-from sha1opt.emit.toolchain import ToolchainError, assemble, host_is_x86_64
+from sha1opt.emit.objfile import read_object, runnable_problem
+from sha1opt.emit.toolchain import ToolchainError, assemble, compile_source, host_is_x86_64
 from sha1opt.emit.vectors import all_vectors
 
 
@@ -143,26 +161,67 @@ def run_vectors(harness: BlockHarness, seed: int = 2009) -> tuple[bool, str]:
 
 
 def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) -> Validation:
+    """Our own rendering of ``schedule`` (``assembly.function_text``), assembled with GNU as, then checked."""
     v = Validation()
-    arch = schedule.arch
-
-    def timed(name, fn):
-        t0 = time.perf_counter()
-        try:
-            ok, detail = fn()
-        except (ToolchainError, Sha1optError) as e:
-            ok, detail = False, str(e)
-        v.checks.append(Check(name, ok, detail, time.perf_counter() - t0))
-        return ok
 
     def do_assemble():
-        v.obj = assemble(text, arch, workdir, "candidate")
-        return True, f"{arch} object assembled"
+        v.obj = assemble(text, schedule.arch, workdir, "candidate")
+        return True, f"{schedule.arch} object assembled"
 
-    if not timed("assemble", do_assemble):
-        return v
+    if _timed(v, "assemble", do_assemble):
+        _check_object(v, schedule.arch, (schedule.inputs, schedule.outputs, schedule.pointers), workdir, native,
+                      foreign=False)
+    return v
 
+
+def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = True) -> Validation:
+    """A user's ``.S`` (what ``bench`` measures): gcc -c through cpp, then every check under the frame contract.
+
+    The source is read once, bounded (``limits.SOURCE_BYTES``, regular files
+    only), and copied into ``workdir``; the object checked is the object the
+    caller may then run (``v.obj``), never a second build of the file.
+    """
+    v = Validation()
+
+    def do_assemble():
+        src = workdir / "candidate.S"
+        src.write_text(read_source(path))
+        v.obj = compile_source(src, arch, workdir / "candidate.o", "assembling the candidate")
+        return True, f"{arch} object assembled (gcc -c, through cpp)"
+
+    if _timed(v, "assemble", do_assemble):
+        _check_object(v, arch, block_bindings(arch), workdir, native, foreign=True)
+    return v
+
+
+def _timed(v: Validation, name: str, fn) -> bool:
+    t0 = time.perf_counter()
+    try:
+        ok, detail = fn()
+    except (ToolchainError, Sha1optError) as e:
+        ok, detail = False, clip(str(e))
+    v.checks.append(Check(name, ok, detail, time.perf_counter() - t0))
+    return ok
+
+
+def _check_object(v: Validation, arch: Arch, contract: tuple[dict, dict, dict], workdir: Path, native: bool,
+                  foreign: bool) -> None:
+    """The checks after assembly, in order, stopping at the first failure; nothing runs natively before the last.
+
+    ``foreign`` (a user's file) adds ``object`` and ``shape``; our own
+    rendering has them by construction (export then compares the written
+    file's whole object with the validated one).
+    """
+    inputs, outputs, pointers = contract
     lifted: dict = {}
+
+    def do_object():
+        image = read_object(v.obj)
+        why = runnable_problem(image, SYMBOL)
+        if why:
+            return False, why
+        lifted["text"] = image.section(".text").data
+        return True, f"only {SYMBOL} in .text ({len(lifted['text'])} bytes), no relocations, no other loaded section"
 
     def do_lift():
         listing = disassemble(v.obj, arch, SYMBOL)
@@ -173,11 +232,18 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
         lifted["body"] = loop.body
         return True, f"{len(loop.body)} instructions lifted from machine code"
 
-    if not timed("lift", do_lift):
-        return v
+    def do_shape():
+        # Only the loop body is proved: everything around it must be our own
+        # prologue, loop control and epilogue, byte for byte.
+        again = Schedule(arch, "lifted", tuple(lifted["body"]), inputs, outputs, pointers)
+        obj = assemble(function_text(again), arch, workdir, "reemitted")
+        if read_object(obj).section(".text").data != lifted["text"]:
+            return False, (f"the code around the loop body is not sha1opt's prologue, block loop and epilogue "
+                           f"({SYMBOL} re-emitted from its lifted body assembles to other bytes)")
+        return True, "prologue, block loop and epilogue are sha1opt's, byte for byte"
 
     def do_prove():
-        res = prove_block(lifted["body"], schedule.inputs, schedule.outputs, schedule.pointers)
+        res = prove_block(lifted["body"], inputs, outputs, pointers)
         v.proof = res
         if not res.ok:
             return False, describe_failure(res, hint=lambda t: f"round {t} should leave its new a in "
@@ -185,8 +251,10 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
         return True, (f"machine code = SHA-1 compression (80 rounds, W schedule, feed-forward): "
                       f"{res.cuts} cuts, {res.solver_calls} solver calls")
 
-    if not timed("prove", do_prove):
-        return v
+    steps = [("object", do_object), ("lift", do_lift), ("shape", do_shape), ("prove", do_prove)]
+    for name, fn in steps if foreign else [steps[1], steps[3]]:
+        if not _timed(v, name, fn):
+            return
 
     if native:
         def do_vectors():
@@ -195,5 +263,4 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
             harness = BlockHarness(v.obj, arch, workdir)
             return run_vectors(harness)
 
-        timed("vectors", do_vectors)
-    return v
+        _timed(v, "vectors", do_vectors)

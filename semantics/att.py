@@ -19,11 +19,14 @@ returned, and the first error wins.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.numerals import describe, non_ascii_digit
+from sha1opt.semantics.limits import SOURCE_BYTES, SOURCE_LINES, clip, size_text
 from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register, split_mnemonic
 
 # Directives that put bytes into the section: code hidden in data is not
@@ -180,21 +183,36 @@ def parse_text(text: str, arch: Arch, filename: str = "<input>") -> list[Instr]:
             try:
                 ins = parse_statement(stmt, arch, lineno)
             except (ParseError, UnsupportedError) as e:
-                raise type(e)(f"{filename}:{lineno}: {e}") from None
+                raise type(e)(clip(f"{filename}:{lineno}: {e}")) from None
             if ins is not None:
                 out.append(ins)
     return out
 
 
-def read_source(path: str | Path) -> str:
-    """A source file's text, or a one-line ParseError naming the file."""
+def read_source(path: str | Path, limit: int = SOURCE_BYTES) -> str:
+    """A source file's text, or a one-line ParseError naming the file.
+
+    Only a regular file of at most ``limit`` bytes (``limits.SOURCE_BYTES``) and
+    ``limits.SOURCE_LINES`` lines is accepted, and never more than ``limit + 1``
+    bytes of it are read: ``/dev/zero`` or a FIFO is refused before reading, a
+    5 MB file after 4 MiB + 1 byte.
+    """
     p = Path(path)
     try:
-        return p.read_text()
+        with open(p, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ParseError(clip(f"{p}: not a regular file"))
+            data = f.read(limit + 1)
     except OSError as e:
-        raise ParseError(f"{p}: cannot read: {e.strerror}") from None
+        raise ParseError(clip(f"{p}: cannot read: {e.strerror}")) from None
+    if len(data) > limit:
+        raise ParseError(clip(f"{p}: larger than the {size_text(limit)} source limit"))
+    if data.count(b"\n") + (not data.endswith(b"\n")) > SOURCE_LINES:
+        raise ParseError(clip(f"{p}: more than the {SOURCE_LINES} line source limit"))
+    try:
+        return data.decode()
     except UnicodeDecodeError:
-        raise ParseError(f"{p}: not a text file") from None
+        raise ParseError(clip(f"{p}: not a text file")) from None
 
 
 def parse_file(path: str | Path, arch: Arch) -> list[Instr]:

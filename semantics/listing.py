@@ -30,6 +30,7 @@ from pathlib import Path
 from sha1opt.semantics.att import (_LABEL, _split_operands, _strip_block_comments, parse_statement, read_source,
                                    refuse_non_ascii_digits)
 from sha1opt.semantics.errors import ParseError, UnsupportedError
+from sha1opt.semantics.limits import clip
 from sha1opt.semantics.x86 import _R64, I386_REGS, X64_EXTRA, Arch, Imm, Instr, Mem, Reg
 
 _CONDITIONS = ("o no b c nae ae nb nc e z ne nz be na a nbe s ns p pe np po l nge ge nl le ng g nle").split()
@@ -138,7 +139,7 @@ class Listing:
         out = []
         for it in self.items:
             if isinstance(it, Opaque):
-                raise UnsupportedError(f"{self.filename}:{it.line}: {it.mnemonic} in straight-line code")
+                raise UnsupportedError(clip(f"{self.filename}:{it.line}: {it.mnemonic} in straight-line code"))
             out.append(it)
         return out
 
@@ -203,7 +204,7 @@ def _split_loop(listing: Listing, head: int, branch: int, strict: bool = True) -
             if not strict:
                 control.append(it)
                 continue
-            raise UnsupportedError(f"{listing.filename}:{it.line}: {it.mnemonic} inside the loop body is not straight-line code")
+            raise UnsupportedError(clip(f"{listing.filename}:{it.line}: {it.mnemonic} inside the loop body is not straight-line code"))
         body.append(it)
     return Loop(head, branch, body, control)
 
@@ -249,7 +250,7 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
             try:
                 ins = parse_statement(s, arch, lineno)
             except (ParseError, UnsupportedError) as e:
-                raise type(e)(f"{filename}:{lineno}: {e}") from None
+                raise type(e)(clip(f"{filename}:{lineno}: {e}")) from None
             if ins is not None:
                 lst.items.append(ins)
     return lst

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from sha1opt.semantics.att import read_source
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.errors import Sha1optError, UnsupportedError
 from sha1opt.semantics.listing import Listing, parse_listing_file
@@ -102,10 +103,7 @@ def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = No
     """One ``Analysis`` per model in ``uarchs`` for the function in ``path`` (``arch`` guessed when None)."""
     p = Path(path)
     if arch is None:
-        try:
-            arch = guess_arch(p.read_text())
-        except (OSError, UnicodeDecodeError):
-            arch = "x86_64"          # parse_listing_file reports the read error itself
+        arch = guess_arch(read_source(p))     # bounded read: limits.SOURCE_BYTES, regular files only
     models = [load_model(u) for u in uarchs]   # unknown names fail before any work
     listing = parse_listing_file(p, arch)
     items, is_loop, body, why = code_under_test(listing)

@@ -10,10 +10,12 @@ here computes.
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -23,6 +25,7 @@ from sha1opt.cli_analyze import analyze, uarchs
 from sha1opt.cli_synth import synth
 from sha1opt.cli_types import Integer, OutputDir, OutputFile, Seconds, Sizes, TextSource
 from sha1opt.emit.assembly import guess_arch
+from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.export import export as do_export
 from sha1opt.emit.peers import OPENSSL_PATHS, gcc_reference
@@ -33,9 +36,10 @@ from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.driver import default_arch, search_range
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import identities
-from sha1opt.semantics.att import parse_file
+from sha1opt.semantics.att import parse_file, read_source
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.numerals import decimal
+from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs, prove_program
 from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
 from sha1opt.views.report import report_json, report_lines
@@ -178,6 +182,44 @@ def demo(outdir: Path) -> None:
     sys.exit(EXIT_OK if ok else EXIT_FAIL)
 
 
+class _Interrupted(BaseException):
+    """SIGINT or SIGTERM during a command that runs children: unwinds so they are killed and temp files go."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _shown(path) -> str:
+    """A path as one printable line: shell-quoted, control characters escaped (``'a\\nb'``)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in shlex.quote(str(path)))
+
+
+@contextmanager
+def _unwind_on_signals():
+    """SIGINT/SIGTERM raise ``_Interrupted`` (once; further ones are ignored while cleaning up).
+
+    The library's ``finally`` blocks then kill each child's process group and
+    remove temporary directories; the command exits 128 + the signal number
+    (130 for Ctrl-C) with one line on stderr.
+    """
+    def on_signal(signum, _frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _Interrupted(signum)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    except _Interrupted as e:
+        click.echo(f"sha1opt: interrupted by {signal.Signals(e.signum).name}; children stopped, "
+                   f"temporary files removed", err=True)
+        sys.exit(128 + e.signum)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 @main.command()
 @click.option("-o", "--output", required=True, type=OutputFile(),
               help="The .S file to write: a regular file or a new name (a device or FIFO is refused).")
@@ -189,22 +231,27 @@ def demo(outdir: Path) -> None:
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
 def export(output, arch, uarch, db, flavor):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
-    command = "sha1opt " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["export"] else "sha1opt export"
-    if uarch:
-        uarch = canonical_name(uarch)
-        schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
-        for line in sources:
-            click.echo(f"rounds {line}")
-    else:
-        schedule = textbook(arch or "x86_64")
-    result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
+    # The header records the command as shell-quoted words; export escapes them into comment text.
+    argv = sys.argv[1:] if sys.argv[1:2] == ["export"] else ["export"]
+    command = "sha1opt " + shlex.join(argv)
+    with _unwind_on_signals():
+        if uarch:
+            uarch = canonical_name(uarch)
+            schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
+            for line in sources:
+                click.echo(f"rounds {line}")
+        else:
+            schedule = textbook(arch or "x86_64")
+        result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
     for c in result.validation.checks:
         click.echo(f"[{'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
     if not result.ok:
         failed = result.validation.failure
-        click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; {output} was not written", err=True)
+        click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; "
+                   f"{_shown(output)} was not written", err=True)
         sys.exit(EXIT_FAIL)
-    click.echo(f"wrote {result.path} ({flavor}, {schedule.arch}; validated in {result.validation.seconds:.2f} s)")
+    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch}; "
+               f"validated in {result.validation.seconds:.2f} s)")
 
 
 @main.command()
@@ -215,21 +262,31 @@ def export(output, arch, uarch, db, flavor):
               help="Bytes per call (multiples of 64).")
 @click.option("--openssl", "paths", default="integer,ssse3,avx2,default", show_default=True,
               help="OpenSSL code paths to compare with (x86-64 only); 'none' for none.")
+@click.option("--time-limit", type=Seconds(0.1, BENCH_SECONDS), default=BENCH_SECONDS,
+              show_default=True, help="Wall seconds per timing process (it is killed past them).")
 @click.option("--json", "as_json", is_flag=True)
-def bench(source, arch, pairs, sizes, paths, as_json):
-    """Measure SOURCE (a .S with sha1_block_data_order) against OpenSSL and gcc, as paired ratios."""
+def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
+    """Validate SOURCE (a .S with sha1_block_data_order), then measure it against OpenSSL and gcc as paired ratios.
+
+    SOURCE must pass the checks export makes (assemble, lift, prove, native
+    vectors) and be sha1opt's function shape around its proved loop body;
+    anything else is refused (exit 2) before any timing run.
+    """
     size_list = sizes
     path_list = [] if paths == "none" else [p.strip() for p in paths.split(",")]
     unknown = [p for p in path_list if p not in OPENSSL_PATHS]
     if unknown:
         raise click.BadParameter(f"unknown path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})", param_hint="--openssl")
-    arch = guess_arch(Path(source).read_text()) if arch == "auto" else arch
-    report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list)
+    with _unwind_on_signals():
+        arch = guess_arch(read_source(source)) if arch == "auto" else arch
+        report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list, time_limit=time_limit)
+    if isinstance(report, BenchRefusal):
+        _fail(f"refused: {source} did not validate ({report.reason}); nothing was timed")
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1))
         return
     click.echo(f"{source} ({arch}); TSC {report.tsc_hz / 1e9:.3f} GHz (TSC ticks are not core cycles); "
-               f"{pairs} interleaved pairs per size")
+               f"{pairs} interleaved pairs per size; validated first: {', '.join(report.validated)}")
     click.echo(f"{'peer':18s} {'bytes':>8s} {'ratio med':>9s} {'p10':>6s} {'p90':>6s} {'min/min':>7s} "
                f"{'ours t/B':>8s} {'peer t/B':>8s} {'ours ns/B':>9s}")
     for s in report.stats:

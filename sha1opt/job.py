@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from sha1opt.emit.bench import bench
+from sha1opt.emit.bench import BenchRefusal, bench
 from sha1opt.emit.export import export
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.cost import load_model
@@ -91,7 +91,10 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen3"
     if files.get("x86_64"):
         t = time.perf_counter()
         rep = bench(files["x86_64"], "x86_64", sizes=(16384,), pairs=bench_pairs, openssl_paths=("integer",))
+        title = f"bench {files['x86_64'].name} at 16 KiB/call, {bench_pairs} pairs (ours/peer, < 1 is faster)"
+        if isinstance(rep, BenchRefusal):     # bench validates first and times nothing it refuses
+            yield Step(title, False, f"refused: {rep.reason}", time.perf_counter() - t)
+            return
         parts = [f"{s.peer}: median ratio {s.ratio_median:.3f} [p10 {s.ratio_p10:.3f}, p90 {s.ratio_p90:.3f}]"
                  for s in rep.stats]
-        yield Step(f"bench {files['x86_64'].name} at 16 KiB/call, {bench_pairs} pairs (ours/peer, < 1 is faster)",
-                   True, "; ".join(parts), time.perf_counter() - t)
+        yield Step(title, True, "; ".join(parts), time.perf_counter() - t)
