@@ -31,6 +31,7 @@ SEARCH_MAY_IMPORT = {
     "objective": {"space", "cost"},
     "engines": {"space", "cost", "objective"},
     "blocks": {"space", "cost", "objective", "store"},
+    "bound": {"space", "cost", "objective"},
     "driver": {"space", "cost", "objective", "store", "blocks", "engines"},
 }
 
