@@ -122,8 +122,9 @@ class FrontEnd:
             count -= width
         self.cycle, self.count = cycle, count
         alloc = cycle * self.tpc
-        prev_t = nodes[a_pred][0] if a_pred >= 0 else 0
-        nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
+        if nodes is not None:
+            prev_t = nodes[a_pred][0] if a_pred >= 0 else 0
+            nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
         return alloc
 
 
@@ -134,7 +135,7 @@ class Execute:
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
                  "stores", "issue", "complete", "units_used", "nodes")
 
-    def __init__(self, model: Model, n: int) -> None:
+    def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
         self.unit_names = [u.name for u in model.units]
         self.load_lat = int(round(model.load_latency * tpc))
@@ -157,7 +158,7 @@ class Execute:
         self.issue = [0] * n
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
-        self.nodes: list = [None] * (2 * n)
+        self.nodes: list | None = [None] * (2 * n) if record else None
 
     def run(self, i: int, d: tuple, alloc: int) -> tuple[int, int]:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
@@ -183,10 +184,12 @@ class Execute:
         used_units = []
         first_d = -1
         std_d = 0
+        cause = None
         if d[ELIM]:
             result = max(r_data, alloc)
-            cause = (2 * p_data, ((CRITICAL, 0),)) if r_data >= alloc and p_data >= 0 else \
-                (2 * i + 1, ((FRONT_END, 0),))
+            if nodes is not None:
+                cause = (2 * p_data, ((CRITICAL, 0),)) if r_data >= alloc and p_data >= 0 else \
+                    (2 * i + 1, ((FRONT_END, 0),))
         else:
             place = self.place
             mem_ready, replayed, mem_pred, mem_extra = -1, False, -1, 0
@@ -218,7 +221,9 @@ class Execute:
                 used_units.append(u)
 
             # -- what bound the result: memory data, register data, address, or allocation --
-            if comp_d >= 0:
+            if nodes is None:
+                result = comp_d + d[LAT] if comp_d >= 0 else mem_ready if mem_ready >= 0 else max(std_d, first_d) + tpc
+            elif comp_d >= 0:
                 result = comp_d + d[LAT]
                 lat_seg = (CRITICAL, d[LAT])
                 port_seg = (unit_port(self.unit_names[last_unit]), comp_wait)
@@ -243,15 +248,16 @@ class Execute:
                 result = max(std_d, first_d) + tpc
                 cause = (2 * i + 1, ((CRITICAL, result - alloc),))
 
-        # the address-stall share of a data link is the stall name's
-        pred, segs = cause
-        if self.stall_ticks and addr_stalled and pred == 2 * p_addr and p_addr >= 0 and d[ADDR]:
-            # only the clocks the stall added beyond allocation count as the stall
-            eff = max(0, min(addr_stalled, r_addr - start))
-            if eff:
-                segs = split_stall(segs, eff, self.stall_name)
-        pt = nodes[pred][0] if pred >= 0 and nodes[pred] is not None else 0
-        nodes[2 * i] = (result, pred, fit(segs, result - pt))
+        if nodes is not None:
+            # the address-stall share of a data link is the stall name's
+            pred, segs = cause
+            if self.stall_ticks and addr_stalled and pred == 2 * p_addr and p_addr >= 0 and d[ADDR]:
+                # only the clocks the stall added beyond allocation count as the stall
+                eff = max(0, min(addr_stalled, r_addr - start))
+                if eff:
+                    segs = split_stall(segs, eff, self.stall_name)
+            pt = nodes[pred][0] if pred >= 0 and nodes[pred] is not None else 0
+            nodes[2 * i] = (result, pred, fit(segs, result - pt))
         self.issue[i] = first_d if first_d >= 0 else alloc
         complete[i] = result
         self.units_used[i] = tuple(used_units)
@@ -296,12 +302,15 @@ class Execute:
             gen[r] = gen.get(r, 0) + 1
 
 
-def run_out_of_order(seq: list[tuple], model: Model) -> Trace:
-    """Schedule the decoded ``seq`` on the out-of-order ``model``: dispatch -> execute -> retire per instruction."""
+def run_out_of_order(seq: list[tuple], model: Model, record: bool = True) -> Trace:
+    """Schedule the decoded ``seq`` on the out-of-order ``model``: dispatch -> execute -> retire per instruction.
+
+    ``record=False`` skips the attribution nodes (``Trace.nodes`` is None); every time is the same.
+    """
     tpc = model.ticks_per_cycle
     rob = ReorderBuffer(model.retire_width, tpc)
     front = FrontEnd(model.issue_width, model.window, tpc)
-    ex = Execute(model, len(seq))
+    ex = Execute(model, len(seq), record)
     nodes = ex.nodes
     allocate, execute, retire = front.allocate, ex.run, rob.retire
     for i, d in enumerate(seq):

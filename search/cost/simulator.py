@@ -40,8 +40,8 @@ hot paths keep one ``Simulator`` per model so decodes are reused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from sha1opt.search.cost.attribution import SATURATED, attribute, bottleneck, utilisation
 from sha1opt.search.cost.classes import Item, classify
@@ -66,18 +66,57 @@ class Slot:
     line: int = 0
 
 
-@dataclass(frozen=True)
 class Simulation:
-    model: str
-    cycles: float                   # total, or per iteration in steady state (loop=True)
-    cycles_per_byte: float
-    bottleneck: str
-    timeline: list[Slot]
-    breakdown: dict[str, float] = field(default_factory=dict)   # clocks per cause on the critical chain
-    loop: bool = False
-    iterations: int = 1             # iterations simulated (loop=True: several back to back)
-    instructions: int = 0           # per iteration
-    uops: int = 0                   # front-end slots per iteration
+    """One simulation's result. ``cycles`` and the counts are computed at once; the bottleneck,
+    the per-cause ``breakdown`` and the ``timeline`` on first use (the search asks only for
+    cycles), from a second run of the same engine that records what bound each time -- the
+    same schedule, so the same numbers as computing them at once."""
+
+    __slots__ = ("model", "cycles", "cycles_per_byte", "loop", "iterations", "instructions", "uops",
+                 "_details", "_detail_fn")
+
+    def __init__(self, model: str, cycles: float, cycles_per_byte: float, bottleneck: str | None = None,
+                 timeline: list[Slot] | None = None, breakdown: dict[str, float] | None = None,
+                 loop: bool = False, iterations: int = 1, instructions: int = 0, uops: int = 0,
+                 details: Callable[[], tuple] | None = None) -> None:
+        self.model, self.cycles, self.cycles_per_byte = model, cycles, cycles_per_byte
+        self.loop, self.iterations, self.instructions, self.uops = loop, iterations, instructions, uops
+        self._details = None if details is not None else (bottleneck, timeline or [], breakdown or {})
+        self._detail_fn = details
+
+    def _get(self, k: int):
+        if self._details is None:
+            self._details = self._detail_fn()
+            self._detail_fn = None
+        return self._details[k]
+
+    @property
+    def bottleneck(self) -> str:
+        return self._get(0)
+
+    @property
+    def timeline(self) -> list[Slot]:
+        return self._get(1)
+
+    @property
+    def breakdown(self) -> dict[str, float]:
+        return self._get(2)
+
+    def _values(self) -> tuple:
+        return (self.model, self.cycles, self.cycles_per_byte, self.bottleneck, self.timeline, self.breakdown,
+                self.loop, self.iterations, self.instructions, self.uops)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Simulation) and self._values() == other._values()
+
+    __hash__ = None     # type: ignore[assignment]  (its timeline is a list)
+
+    def __reduce__(self):
+        return (Simulation, self._values())
+
+    def __repr__(self) -> str:
+        return (f"Simulation(model={self.model!r}, cycles={self.cycles}, bottleneck={self.bottleneck!r}, "
+                f"loop={self.loop}, iterations={self.iterations}, instructions={self.instructions})")
 
 
 def loop_iterations(n: int) -> int:
@@ -144,8 +183,8 @@ class Simulator:
             return Simulation(model.name, 0.0, 0.0, "none", [], {}, loop, 1, 0, 0)
         iters = loop_iterations(n) if loop else 1
         seq = dec * iters
-        trace = self._run(seq, model)
-        issue, complete, units = trace.issue, trace.complete, trace.units
+        trace = self._run(seq, model, False)
+        complete = trace.complete
         tpc = self._tpc
         ends = [max(complete[k * n:(k + 1) * n]) for k in range(iters)]
         if loop:
@@ -158,22 +197,27 @@ class Simulator:
             span_start = 0
             cycles_ticks = ends[0]
             first = 0
-        last_iter = range(first, first + n)
-        end_node = 2 * max(last_iter, key=lambda i: complete[i])
-        breakdown = attribute(trace.nodes, end_node, span_start, tpc)
-        if loop and iters - k0 > 1:
-            # The chain covers several iterations; report clocks per iteration.
-            breakdown = {k: v / (iters - k0) for k, v in breakdown.items()}
         cycles = cycles_ticks / tpc
-        neck = bottleneck(breakdown, utilisation(model, seq, units, last_iter, cycles))
-        origin = min(issue[i] for i in last_iter) if loop else 0
-        names = [u.name for u in model.units]
-        timeline = [Slot(i - first, seq[i][TEXT], (issue[i] - origin) / tpc, (complete[i] - origin) / tpc,
-                         "+".join(names[u] for u in units[i]) if units[i] else ("eliminated" if seq[i][ELIM] else ""),
-                         seq[i][LINE]) for i in last_iter]
-        return Simulation(model.name, cycles, cycles / bytes_per_iteration, neck, timeline,
-                          {k: round(v, 3) for k, v in sorted(breakdown.items(), key=lambda kv: -kv[1])},
-                          loop, iters, n, sum(d[FE] for d in dec))
+
+        def details() -> tuple:
+            full = self._run(seq, model, True)
+            issue, complete, units = full.issue, full.complete, full.units
+            last_iter = range(first, first + n)
+            end_node = 2 * max(last_iter, key=lambda i: complete[i])
+            breakdown = attribute(full.nodes, end_node, span_start, tpc)
+            if loop and iters - k0 > 1:
+                # The chain covers several iterations; report clocks per iteration.
+                breakdown = {k: v / (iters - k0) for k, v in breakdown.items()}
+            neck = bottleneck(breakdown, utilisation(model, seq, units, last_iter, cycles))
+            origin = min(issue[i] for i in last_iter) if loop else 0
+            names = [u.name for u in model.units]
+            timeline = [Slot(i - first, seq[i][TEXT], (issue[i] - origin) / tpc, (complete[i] - origin) / tpc,
+                             "+".join(names[u] for u in units[i]) if units[i] else
+                             ("eliminated" if seq[i][ELIM] else ""), seq[i][LINE]) for i in last_iter]
+            return neck, timeline, {k: round(v, 3) for k, v in sorted(breakdown.items(), key=lambda kv: -kv[1])}
+
+        return Simulation(model.name, cycles, cycles / bytes_per_iteration, loop=loop, iterations=iters,
+                          instructions=n, uops=sum(d[FE] for d in dec), details=details)
 
 
 # The module-level convenience keeps the Simulators of the last few models it
