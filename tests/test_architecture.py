@@ -24,7 +24,7 @@ LAYER = {"sha1opt.semantics": 0, "sha1opt.search": 1, "sha1opt.emit": 2, "sha1op
 
 # Inside search: which sub-packages each may import (besides itself and semantics).
 SEARCH_MAY_IMPORT = {
-    "space": set(),
+    "space": {"synth"},   # the synthesized sequences (corpus/discovered.toml) are recipe options
     "cost": set(),
     "synth": {"cost"},
     "store": set(),

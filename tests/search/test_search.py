@@ -11,18 +11,24 @@ from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.driver import prove_in_block, search_range
 from sha1opt.search.objective import round_segments
 from sha1opt.search.space.order import build_graph, list_schedule
-from sha1opt.search.space.recipe import JUSTIFIED_BY, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
+from sha1opt.search.space.recipe import JUSTIFIED_BY, NAMED_OPTIONS, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
 from sha1opt.search.store import Store
+from sha1opt.search.synth.discovered import load_discovered
 from sha1opt.semantics import identities
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.errors import Sha1optError
 
 
 def test_every_choice_rests_on_a_corpus_identity():
+    # named choices rest on an identity; synthesized ones on their discovered row (test_space_synthesized.py)
     names = {i.name for i in identities.load()}
-    for field, opts in OPTIONS.items():
+    for field, opts in NAMED_OPTIONS.items():
         for opt in opts:
             assert JUSTIFIED_BY[(field, opt)] in names, (field, opt)
+    rows = {r.name for r in load_discovered()}
+    for field, opts in OPTIONS.items():
+        for opt in opts:
+            assert JUSTIFIED_BY[(field, opt)] in names | rows, (field, opt)
 
 
 def test_w_in_registers_needs_the_x86_64_budget():
