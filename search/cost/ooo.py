@@ -302,20 +302,89 @@ class Execute:
             gen[r] = gen.get(r, 0) + 1
 
 
-def run_out_of_order(seq: list[tuple], model: Model, record: bool = True) -> Trace:
+class Resume:
+    """The last run's states every ``STEP`` instructions, so a sequence sharing its prefix resumes there.
+
+    A local change to a candidate (one group moved) leaves the code before it,
+    and the context rounds before the range, as they were; the engine's state
+    after that prefix is the same, so the run restarts from the last
+    checkpoint inside the shared prefix. Decoded tuples are compared by
+    identity (a ``Simulator`` hands out one tuple per distinct item), so a
+    shared prefix is exactly a run of the same instructions. The result is
+    the same as a run from the start: the engine is deterministic and every
+    piece of state it reads is restored (front end and reorder buffer
+    counters, the retire slots so far, unit occupancy, register and store
+    tables, the per-instruction times so far).
+    """
+
+    STEP = 32
+
+    __slots__ = ("seq", "points", "trace", "slots", "owner")
+
+    def __init__(self) -> None:
+        self.seq: list[tuple] = []
+        self.points: list[tuple] = []      # (i, state before instruction i)
+        self.trace: Trace | None = None
+        self.slots: list[int] = []
+        self.owner: list[int] = []
+
+    def shared(self, seq: list[tuple]) -> int:
+        old = self.seq
+        n = min(len(old), len(seq))
+        i = 0
+        while i < n and old[i] is seq[i]:
+            i += 1
+        return i
+
+
+def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute) -> tuple:
+    return (i, front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
+            [bytearray(o) for o in ex.ports.occ], list(ex.ports.used), dict(ex.ready), dict(ex.ready_addr),
+            dict(ex.producer), dict(ex.prod_lat), dict(ex.gen), dict(ex.stores))
+
+
+def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute) -> int:
+    (i, front.cycle, front.count, rob.cycle, rob.count, nslots, occ, used, ready, ready_addr, producer, prod_lat,
+     gen, stores) = point
+    rob.slots, rob.owner = memo.slots[:nslots], memo.owner[:nslots]
+    ex.ports.occ = [bytearray(o) for o in occ]
+    ex.ports.used = list(used)
+    ex.ready, ex.ready_addr, ex.producer = dict(ready), dict(ready_addr), dict(producer)
+    ex.prod_lat, ex.gen, ex.stores = dict(prod_lat), dict(gen), dict(stores)
+    old = memo.trace
+    ex.issue[:i], ex.complete[:i], ex.units_used[:i] = old.issue[:i], old.complete[:i], old.units[:i]
+    return i
+
+
+def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: Resume | None = None) -> Trace:
     """Schedule the decoded ``seq`` on the out-of-order ``model``: dispatch -> execute -> retire per instruction.
 
     ``record=False`` skips the attribution nodes (``Trace.nodes`` is None); every time is the same.
+    ``memo`` (without ``record``): resume from the last run's state where ``seq`` stops sharing its prefix.
     """
     tpc = model.ticks_per_cycle
     rob = ReorderBuffer(model.retire_width, tpc)
     front = FrontEnd(model.issue_width, model.window, tpc)
     ex = Execute(model, len(seq), record)
     nodes = ex.nodes
+    start = 0
+    points: list[tuple] = []
+    if memo is not None and not record:
+        shared = memo.shared(seq)
+        points = [p for p in memo.points if p[0] <= shared]
+        if points:
+            start = _restore(points[-1], memo, front, rob, ex)
     allocate, execute, retire = front.allocate, ex.run, rob.retire
-    for i, d in enumerate(seq):
+    step = Resume.STEP
+    for i in range(start, len(seq)):
+        if memo is not None and not record and i % step == 0 and i > start:
+            points.append(_save(i, front, rob, ex))
+        d = seq[i]
         k = d[FE]
         alloc = allocate(i, k, rob, nodes)         # 1. dispatch
         result, std_d = execute(i, d, alloc)       # 2. issue / execute / write back
         retire(i, k, result, std_d)                # 3. retire
-    return Trace(ex.issue, ex.complete, ex.units_used, nodes)
+    trace = Trace(ex.issue, ex.complete, ex.units_used, nodes)
+    if memo is not None and not record:
+        memo.seq, memo.points, memo.trace, memo.slots, memo.owner = seq, points, trace, rob.slots, rob.owner
+    return trace

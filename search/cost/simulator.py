@@ -48,7 +48,7 @@ from sha1opt.search.cost.classes import Item, classify
 from sha1opt.search.cost.decode import ELIM, FE, FLAGS, LINE, TEXT, decode_item
 from sha1opt.search.cost.inorder import run_in_order
 from sha1opt.search.cost.model import Model, UarchError
-from sha1opt.search.cost.ooo import run_out_of_order
+from sha1opt.search.cost.ooo import Resume, run_out_of_order
 
 # FLAGS and SATURATED are re-exported: they were public names of this module before the split.
 __all__ = ["FLAGS", "Item", "SATURATED", "Simulation", "Simulator", "Slot", "classify", "decode", "simulate"]
@@ -152,23 +152,38 @@ class Simulator:
         self._unit_index = {u.name: i for i, u in enumerate(model.units)}
         self._tpc = model.ticks_per_cycle
         self._cache: dict[Item, tuple] = {}
+        self._by_id: dict[int, tuple] = {}      # id(item) -> (item, decoded): the same objects again
         self._run = run_in_order if model.in_order else run_out_of_order
+        # Out-of-order runs for cycles resume from the last run's state where the code first differs.
+        self._resume = None if model.in_order else Resume()
 
     def clear(self) -> None:
-        """Forget every decode (what the first candidate of a search pays again)."""
+        """Forget every decode (what the first candidate of a search pays again) and the last run's states."""
         self._cache.clear()
+        self._by_id.clear()
+        if self._resume is not None:
+            self._resume = Resume()
 
     def decode(self, items: Sequence[Item]) -> list[tuple]:
         """Decoded facts for ``items`` (``decode.py``'s tuple layout), cached per item."""
-        cache = self._cache
-        if len(cache) > self.CACHE_LIMIT:
+        cache, by_id = self._cache, self._by_id
+        if len(cache) > self.CACHE_LIMIT or len(by_id) > self.CACHE_LIMIT:
             cache.clear()
+            by_id.clear()
         model, unit_index, tpc = self.model, self._unit_index, self._tpc
         out = []
         for it in items:
+            # By identity first (the search hands in the same Instr objects again and again, and
+            # hashing a frozen dataclass is the dear part), then by value. The entry holds the
+            # item, so its id cannot be reused by another object while the entry exists.
+            e = by_id.get(id(it))
+            if e is not None and e[0] is it:
+                out.append(e[1])
+                continue
             d = cache.get(it)
             if d is None:
                 d = cache[it] = decode_item(it, model, unit_index, tpc)
+            by_id[id(it)] = (it, d)
             out.append(d)
         return out
 
@@ -183,7 +198,8 @@ class Simulator:
             return Simulation(model.name, 0.0, 0.0, "none", [], {}, loop, 1, 0, 0)
         iters = loop_iterations(n) if loop else 1
         seq = dec * iters
-        trace = self._run(seq, model, False)
+        trace = run_in_order(seq, model, False) if self._resume is None else \
+            run_out_of_order(seq, model, False, self._resume)
         complete = trace.complete
         tpc = self._tpc
         ends = [max(complete[k * n:(k + 1) * n]) for k in range(iters)]
