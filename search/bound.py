@@ -153,28 +153,34 @@ def _path_walk(dec: list[tuple], ready: dict[str, int], ooo: bool) -> None:
             ready[r] = t + lat if t > NEG else NEG
 
 
+@functools.lru_cache(maxsize=64)
 def round_latencies(model: Model, arch: Arch, isa: str, k: str) -> tuple[tuple[int, ...], int]:
-    """Ticks: the shortest over every round the space has of the longest path from each of a..e to the
-    new a, and from b to rol(b,30) (``NEG``: no path)."""
+    """Ticks: a lower bound on the longest path from each of a..e to the new a, and from b to rol(b,30),
+    for every round of kind ``k`` the space has (``NEG``: no path).
+
+    Per chain group, the shortest over its variants of the longest path from each of a..e at the
+    group's start to each at its end; the round is the groups in order, so the bound is their
+    (max, +) product -- each entry at most the real round's, whichever variant each group took.
+    Values passed between groups in temporaries are left out (their paths only lengthen a round).
+    """
     sim = simulator_for(model)
     ooo = not model.in_order
     t = REPRESENTATIVE[k]
     regs = [r.name for r in state_regs(t)]
-    choices = round_choices(t, arch, isa)
-    decoded = {g: [sim.decode(list(v)) for v in choices[g]] for g in GROUPS}
-    best = [None] * 5
-    best_b = None
-    for combo in product(*(decoded[g] for g in GROUPS)):
-        dec = [d for part in combo for d in part]
-        for x in range(5):
-            ready = {regs[x]: 0}
-            _path_walk(dec, ready, ooo)
-            v = ready.get(regs[4], NEG)
-            best[x] = v if best[x] is None else min(best[x], v)
-            if x == 1:
-                vb = ready.get(regs[1], NEG)
-                best_b = vb if best_b is None else min(best_b, vb)
-    return tuple(best), best_b
+    total = [[0 if x == y else NEG for y in range(5)] for x in range(5)]
+    for g, variants in round_choices(t, arch, isa).items():
+        m = None
+        for v in variants:
+            dec = sim.decode(list(v))
+            rows = []
+            for x in range(5):
+                ready = {regs[x]: 0}
+                _path_walk(dec, ready, ooo)
+                rows.append([ready.get(regs[y], NEG) for y in range(5)])
+            m = rows if m is None else [[min(a, b) for a, b in zip(r1, r2)] for r1, r2 in zip(m, rows)]
+        total = [[max((total[x][z] + m[z][y] for z in range(5) if total[x][z] > NEG and m[z][y] > NEG),
+                      default=NEG) for y in range(5)] for x in range(5)]
+    return tuple(total[x][4] for x in range(5)), total[1][1]
 
 
 def _chain_ticks(model: Model, arch: Arch, isa: str, before: list[Instr], first: int, last: int,
