@@ -167,6 +167,17 @@ def test_search_range_end_to_end(tmp_path):
     assert ok
 
 
+def test_search_result_is_at_or_above_its_bound_and_the_report_says_how_far(tmp_path):
+    """The report prints the model's lower bound and the gap to it; a result is never below its bound."""
+    from sha1opt.views.report import report_json, report_lines
+
+    r = search_range("p4", 76, 79, time_limit=3, db=tmp_path / "b.sqlite", seed=1, use_exact=False)
+    js = report_json(r)
+    assert r.cycles >= js["bound"]["cycles"] and js["gap_to_bound"] >= 0
+    line = next(x for x in report_lines(r) if x.strip().startswith("lower bound"))
+    assert "gap" in line and js["bound"]["binding"] in line
+
+
 def test_resume_starts_from_the_stored_result(tmp_path):
     """--resume: the first progress event already reports the stored cycles (not the default's)."""
     db = tmp_path / "r.sqlite"
