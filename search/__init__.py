@@ -19,7 +19,8 @@ What lives here, one concept per folder or module:
   and ``driver`` (``search_range``, the stages of one search).
 
 May import: ``sha1opt.semantics`` and its own modules (``tests/test_architecture.py``
-checks the order inside: space and cost are leaves). Never ``emit`` or the CLI:
+checks the order inside: cost is a leaf; space reads synth's discovered
+sequences). Never ``emit`` or the CLI:
 what the search needs from the toolchain (gcc's code as a peer) is handed in.
 Library code: never prints, exits or imports click.
 """

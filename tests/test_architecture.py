@@ -3,9 +3,10 @@
 Rules (README "Layout"):
 1. Layers point one way: ``sha1opt`` (CLI, views, analyze, demo job) -> ``emit`` -> ``search`` ->
    ``semantics``. A module may import its own layer and the ones below, never above.
-2. Inside ``search``: ``space`` (block generation) and ``cost`` (the cost models) are leaves
-   (semantics only, and not each other); ``synth`` may use ``cost``; ``engines`` sit on space,
-   cost and the objective; the driver on top may use everything in search.
+2. Inside ``search``: ``cost`` (the cost models) is a leaf (semantics only); ``synth`` may use
+   ``cost``; ``space`` (block generation) may use ``synth`` (its discovered sequences are recipe
+   options) but not ``cost``; ``engines`` sit on space, cost and the objective; ``bound`` on
+   space, cost and the objective; the driver on top may use everything in search.
 3. No import cycles between project modules.
 4. Project imports sit at module top level. An import inside a function hides a dependency;
    the few allowed ones are listed in ``ALLOWED_LOCAL`` with the reason.
