@@ -12,12 +12,15 @@ What lives here, one concept per folder or module:
 * ``engines/``  -- the engines that search the space: CP-SAT round templates
   (``exact``), simulated annealing (``anneal``) and the worker portfolio.
 * ``synth/``    -- CEGIS synthesis of minimal instruction sequences.
+* ``bound``      -- a lower bound per model on a range's or a whole block's
+  simulated cycles (critical path, issue width, ports): "gap to bound".
 * ``objective`` (a range's cycles inside the block; peers as a ``Reference``),
   ``store`` (SQLite results), ``blocks`` (whole blocks from stored results)
   and ``driver`` (``search_range``, the stages of one search).
 
 May import: ``sha1opt.semantics`` and its own modules (``tests/test_architecture.py``
-checks the order inside: space and cost are leaves). Never ``emit`` or the CLI:
+checks the order inside: cost is a leaf; space reads synth's discovered
+sequences). Never ``emit`` or the CLI:
 what the search needs from the toolchain (gcc's code as a peer) is handed in.
 Library code: never prints, exits or imports click.
 """

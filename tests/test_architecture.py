@@ -3,9 +3,10 @@
 Rules (README "Layout"):
 1. Layers point one way: ``sha1opt`` (CLI, views, analyze, demo job) -> ``emit`` -> ``search`` ->
    ``semantics``. A module may import its own layer and the ones below, never above.
-2. Inside ``search``: ``space`` (block generation) and ``cost`` (the cost models) are leaves
-   (semantics only, and not each other); ``synth`` may use ``cost``; ``engines`` sit on space,
-   cost and the objective; the driver on top may use everything in search.
+2. Inside ``search``: ``cost`` (the cost models) is a leaf (semantics only); ``synth`` may use
+   ``cost``; ``space`` (block generation) may use ``synth`` (its discovered sequences are recipe
+   options) but not ``cost``; ``engines`` sit on space, cost and the objective; ``bound`` on
+   space, cost and the objective; the driver on top may use everything in search.
 3. No import cycles between project modules.
 4. Project imports sit at module top level. An import inside a function hides a dependency;
    the few allowed ones are listed in ``ALLOWED_LOCAL`` with the reason.
@@ -24,13 +25,14 @@ LAYER = {"sha1opt.semantics": 0, "sha1opt.search": 1, "sha1opt.emit": 2, "sha1op
 
 # Inside search: which sub-packages each may import (besides itself and semantics).
 SEARCH_MAY_IMPORT = {
-    "space": set(),
+    "space": {"synth"},   # the synthesized sequences (corpus/discovered.toml) are recipe options
     "cost": set(),
     "synth": {"cost"},
     "store": set(),
     "objective": {"space", "cost"},
     "engines": {"space", "cost", "objective"},
     "blocks": {"space", "cost", "objective", "store"},
+    "bound": {"space", "cost", "objective"},
     "driver": {"space", "cost", "objective", "store", "blocks", "engines"},
 }
 

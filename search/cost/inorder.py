@@ -62,7 +62,7 @@ class Pipeline:
                  "issue_t", "complete", "units_used", "nodes", "cur", "group_n", "group_units",
                  "group_max_unit", "group_closed", "group_end", "first_picks")
 
-    def __init__(self, model: Model, n: int) -> None:
+    def __init__(self, model: Model, n: int, record: bool = True) -> None:
         self.tpc = model.ticks_per_cycle
         self.width = model.issue_width
         self.nunits = len(model.units)
@@ -83,7 +83,7 @@ class Pipeline:
         self.issue_t = [0] * n
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
-        self.nodes: list = [None] * (2 * n)
+        self.nodes: list | None = [None] * (2 * n) if record else None
         self.cur = 0                    # the open group's clock (ticks)
         self.group_n = 0                # instructions in it
         self.group_units = [False] * self.nunits
@@ -132,13 +132,16 @@ class Pipeline:
                 if picks is None:
                     why = PAIRING if self.pairing else unit_port("|".join(self.unit_names[u] for u in d[UOPS][0][1]))
                 elif r_need <= cur:
-                    nodes[2 * i + 1] = (cur, 2 * i - 1, ((ISSUE, 0),))
+                    if nodes is not None:
+                        nodes[2 * i + 1] = (cur, 2 * i - 1, ((ISSUE, 0),))
                     return cur, tuple(picks)
         # open the next group: after the open one, after its lock-step pipes, when the inputs are ready
         t_order = cur + self.tpc if group_n else cur
         t_lock = self.group_end if self.lockstep else 0
         t = max(r_need, t_order, t_lock)
-        if p_need >= 0 and t == r_need and r_need > cur:
+        if nodes is None:
+            pass
+        elif p_need >= 0 and t == r_need and r_need > cur:
             c_p = self.complete[p_need]
             # The stall counts only for the clocks it added beyond where the
             # instruction would otherwise have issued (in the open group if it fits).
@@ -191,7 +194,8 @@ class Pipeline:
         result = t + lat
         self.complete[i] = result
         self.units_used[i] = picks
-        self.nodes[2 * i] = (result, 2 * i + 1, ((CRITICAL, lat),))
+        if self.nodes is not None:
+            self.nodes[2 * i] = (result, 2 * i + 1, ((CRITICAL, lat),))
 
         gen, ready, ready_addr, producer = self.gen, self.ready, self.ready_addr, self.producer
         if d[MWRITE] is not None:
@@ -204,9 +208,12 @@ class Pipeline:
             gen[r] = gen.get(r, 0) + 1
 
 
-def run_in_order(seq: list[tuple], model: Model) -> Trace:
-    """Schedule the decoded ``seq`` on the in-order ``model``: operands -> grouping -> issue per instruction."""
-    p = Pipeline(model, len(seq))
+def run_in_order(seq: list[tuple], model: Model, record: bool = True) -> Trace:
+    """Schedule the decoded ``seq`` on the in-order ``model``: operands -> grouping -> issue per instruction.
+
+    ``record=False`` skips the attribution nodes (``Trace.nodes`` is None); every time is the same.
+    """
+    p = Pipeline(model, len(seq), record)
     nodes = p.nodes
     operands, group, issue = p.operands, p.group, p.issue
     for i, d in enumerate(seq):

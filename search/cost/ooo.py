@@ -122,8 +122,9 @@ class FrontEnd:
             count -= width
         self.cycle, self.count = cycle, count
         alloc = cycle * self.tpc
-        prev_t = nodes[a_pred][0] if a_pred >= 0 else 0
-        nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
+        if nodes is not None:
+            prev_t = nodes[a_pred][0] if a_pred >= 0 else 0
+            nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
         return alloc
 
 
@@ -134,7 +135,7 @@ class Execute:
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
                  "stores", "issue", "complete", "units_used", "nodes")
 
-    def __init__(self, model: Model, n: int) -> None:
+    def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
         self.unit_names = [u.name for u in model.units]
         self.load_lat = int(round(model.load_latency * tpc))
@@ -157,7 +158,7 @@ class Execute:
         self.issue = [0] * n
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
-        self.nodes: list = [None] * (2 * n)
+        self.nodes: list | None = [None] * (2 * n) if record else None
 
     def run(self, i: int, d: tuple, alloc: int) -> tuple[int, int]:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
@@ -183,10 +184,12 @@ class Execute:
         used_units = []
         first_d = -1
         std_d = 0
+        cause = None
         if d[ELIM]:
             result = max(r_data, alloc)
-            cause = (2 * p_data, ((CRITICAL, 0),)) if r_data >= alloc and p_data >= 0 else \
-                (2 * i + 1, ((FRONT_END, 0),))
+            if nodes is not None:
+                cause = (2 * p_data, ((CRITICAL, 0),)) if r_data >= alloc and p_data >= 0 else \
+                    (2 * i + 1, ((FRONT_END, 0),))
         else:
             place = self.place
             mem_ready, replayed, mem_pred, mem_extra = -1, False, -1, 0
@@ -218,7 +221,9 @@ class Execute:
                 used_units.append(u)
 
             # -- what bound the result: memory data, register data, address, or allocation --
-            if comp_d >= 0:
+            if nodes is None:
+                result = comp_d + d[LAT] if comp_d >= 0 else mem_ready if mem_ready >= 0 else max(std_d, first_d) + tpc
+            elif comp_d >= 0:
                 result = comp_d + d[LAT]
                 lat_seg = (CRITICAL, d[LAT])
                 port_seg = (unit_port(self.unit_names[last_unit]), comp_wait)
@@ -243,15 +248,16 @@ class Execute:
                 result = max(std_d, first_d) + tpc
                 cause = (2 * i + 1, ((CRITICAL, result - alloc),))
 
-        # the address-stall share of a data link is the stall name's
-        pred, segs = cause
-        if self.stall_ticks and addr_stalled and pred == 2 * p_addr and p_addr >= 0 and d[ADDR]:
-            # only the clocks the stall added beyond allocation count as the stall
-            eff = max(0, min(addr_stalled, r_addr - start))
-            if eff:
-                segs = split_stall(segs, eff, self.stall_name)
-        pt = nodes[pred][0] if pred >= 0 and nodes[pred] is not None else 0
-        nodes[2 * i] = (result, pred, fit(segs, result - pt))
+        if nodes is not None:
+            # the address-stall share of a data link is the stall name's
+            pred, segs = cause
+            if self.stall_ticks and addr_stalled and pred == 2 * p_addr and p_addr >= 0 and d[ADDR]:
+                # only the clocks the stall added beyond allocation count as the stall
+                eff = max(0, min(addr_stalled, r_addr - start))
+                if eff:
+                    segs = split_stall(segs, eff, self.stall_name)
+            pt = nodes[pred][0] if pred >= 0 and nodes[pred] is not None else 0
+            nodes[2 * i] = (result, pred, fit(segs, result - pt))
         self.issue[i] = first_d if first_d >= 0 else alloc
         complete[i] = result
         self.units_used[i] = tuple(used_units)
@@ -296,17 +302,89 @@ class Execute:
             gen[r] = gen.get(r, 0) + 1
 
 
-def run_out_of_order(seq: list[tuple], model: Model) -> Trace:
-    """Schedule the decoded ``seq`` on the out-of-order ``model``: dispatch -> execute -> retire per instruction."""
+class Resume:
+    """The last run's states every ``STEP`` instructions, so a sequence sharing its prefix resumes there.
+
+    A local change to a candidate (one group moved) leaves the code before it,
+    and the context rounds before the range, as they were; the engine's state
+    after that prefix is the same, so the run restarts from the last
+    checkpoint inside the shared prefix. Decoded tuples are compared by
+    identity (a ``Simulator`` hands out one tuple per distinct item), so a
+    shared prefix is exactly a run of the same instructions. The result is
+    the same as a run from the start: the engine is deterministic and every
+    piece of state it reads is restored (front end and reorder buffer
+    counters, the retire slots so far, unit occupancy, register and store
+    tables, the per-instruction times so far).
+    """
+
+    STEP = 32
+
+    __slots__ = ("seq", "points", "trace", "slots", "owner")
+
+    def __init__(self) -> None:
+        self.seq: list[tuple] = []
+        self.points: list[tuple] = []      # (i, state before instruction i)
+        self.trace: Trace | None = None
+        self.slots: list[int] = []
+        self.owner: list[int] = []
+
+    def shared(self, seq: list[tuple]) -> int:
+        old = self.seq
+        n = min(len(old), len(seq))
+        i = 0
+        while i < n and old[i] is seq[i]:
+            i += 1
+        return i
+
+
+def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute) -> tuple:
+    return (i, front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
+            [bytearray(o) for o in ex.ports.occ], list(ex.ports.used), dict(ex.ready), dict(ex.ready_addr),
+            dict(ex.producer), dict(ex.prod_lat), dict(ex.gen), dict(ex.stores))
+
+
+def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute) -> int:
+    (i, front.cycle, front.count, rob.cycle, rob.count, nslots, occ, used, ready, ready_addr, producer, prod_lat,
+     gen, stores) = point
+    rob.slots, rob.owner = memo.slots[:nslots], memo.owner[:nslots]
+    ex.ports.occ = [bytearray(o) for o in occ]
+    ex.ports.used = list(used)
+    ex.ready, ex.ready_addr, ex.producer = dict(ready), dict(ready_addr), dict(producer)
+    ex.prod_lat, ex.gen, ex.stores = dict(prod_lat), dict(gen), dict(stores)
+    old = memo.trace
+    ex.issue[:i], ex.complete[:i], ex.units_used[:i] = old.issue[:i], old.complete[:i], old.units[:i]
+    return i
+
+
+def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: Resume | None = None) -> Trace:
+    """Schedule the decoded ``seq`` on the out-of-order ``model``: dispatch -> execute -> retire per instruction.
+
+    ``record=False`` skips the attribution nodes (``Trace.nodes`` is None); every time is the same.
+    ``memo`` (without ``record``): resume from the last run's state where ``seq`` stops sharing its prefix.
+    """
     tpc = model.ticks_per_cycle
     rob = ReorderBuffer(model.retire_width, tpc)
     front = FrontEnd(model.issue_width, model.window, tpc)
-    ex = Execute(model, len(seq))
+    ex = Execute(model, len(seq), record)
     nodes = ex.nodes
+    start = 0
+    points: list[tuple] = []
+    if memo is not None and not record:
+        shared = memo.shared(seq)
+        points = [p for p in memo.points if p[0] <= shared]
+        if points:
+            start = _restore(points[-1], memo, front, rob, ex)
     allocate, execute, retire = front.allocate, ex.run, rob.retire
-    for i, d in enumerate(seq):
+    step = Resume.STEP
+    for i in range(start, len(seq)):
+        if memo is not None and not record and i % step == 0 and i > start:
+            points.append(_save(i, front, rob, ex))
+        d = seq[i]
         k = d[FE]
         alloc = allocate(i, k, rob, nodes)         # 1. dispatch
         result, std_d = execute(i, d, alloc)       # 2. issue / execute / write back
         retire(i, k, result, std_d)                # 3. retire
-    return Trace(ex.issue, ex.complete, ex.units_used, nodes)
+    trace = Trace(ex.issue, ex.complete, ex.units_used, nodes)
+    if memo is not None and not record:
+        memo.seq, memo.points, memo.trace, memo.slots, memo.owner = seq, points, trace, rob.slots, rob.owner
+    return trace

@@ -40,15 +40,15 @@ hot paths keep one ``Simulator`` per model so decodes are reused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from sha1opt.search.cost.attribution import SATURATED, attribute, bottleneck, utilisation
 from sha1opt.search.cost.classes import Item, classify
 from sha1opt.search.cost.decode import ELIM, FE, FLAGS, LINE, TEXT, decode_item
 from sha1opt.search.cost.inorder import run_in_order
 from sha1opt.search.cost.model import Model, UarchError
-from sha1opt.search.cost.ooo import run_out_of_order
+from sha1opt.search.cost.ooo import Resume, run_out_of_order
 
 # FLAGS and SATURATED are re-exported: they were public names of this module before the split.
 __all__ = ["FLAGS", "Item", "SATURATED", "Simulation", "Simulator", "Slot", "classify", "decode", "simulate"]
@@ -66,18 +66,57 @@ class Slot:
     line: int = 0
 
 
-@dataclass(frozen=True)
 class Simulation:
-    model: str
-    cycles: float                   # total, or per iteration in steady state (loop=True)
-    cycles_per_byte: float
-    bottleneck: str
-    timeline: list[Slot]
-    breakdown: dict[str, float] = field(default_factory=dict)   # clocks per cause on the critical chain
-    loop: bool = False
-    iterations: int = 1             # iterations simulated (loop=True: several back to back)
-    instructions: int = 0           # per iteration
-    uops: int = 0                   # front-end slots per iteration
+    """One simulation's result. ``cycles`` and the counts are computed at once; the bottleneck,
+    the per-cause ``breakdown`` and the ``timeline`` on first use (the search asks only for
+    cycles), from a second run of the same engine that records what bound each time -- the
+    same schedule, so the same numbers as computing them at once."""
+
+    __slots__ = ("model", "cycles", "cycles_per_byte", "loop", "iterations", "instructions", "uops",
+                 "_details", "_detail_fn")
+
+    def __init__(self, model: str, cycles: float, cycles_per_byte: float, bottleneck: str | None = None,
+                 timeline: list[Slot] | None = None, breakdown: dict[str, float] | None = None,
+                 loop: bool = False, iterations: int = 1, instructions: int = 0, uops: int = 0,
+                 details: Callable[[], tuple] | None = None) -> None:
+        self.model, self.cycles, self.cycles_per_byte = model, cycles, cycles_per_byte
+        self.loop, self.iterations, self.instructions, self.uops = loop, iterations, instructions, uops
+        self._details = None if details is not None else (bottleneck, timeline or [], breakdown or {})
+        self._detail_fn = details
+
+    def _get(self, k: int):
+        if self._details is None:
+            self._details = self._detail_fn()
+            self._detail_fn = None
+        return self._details[k]
+
+    @property
+    def bottleneck(self) -> str:
+        return self._get(0)
+
+    @property
+    def timeline(self) -> list[Slot]:
+        return self._get(1)
+
+    @property
+    def breakdown(self) -> dict[str, float]:
+        return self._get(2)
+
+    def _values(self) -> tuple:
+        return (self.model, self.cycles, self.cycles_per_byte, self.bottleneck, self.timeline, self.breakdown,
+                self.loop, self.iterations, self.instructions, self.uops)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Simulation) and self._values() == other._values()
+
+    __hash__ = None     # type: ignore[assignment]  (its timeline is a list)
+
+    def __reduce__(self):
+        return (Simulation, self._values())
+
+    def __repr__(self) -> str:
+        return (f"Simulation(model={self.model!r}, cycles={self.cycles}, bottleneck={self.bottleneck!r}, "
+                f"loop={self.loop}, iterations={self.iterations}, instructions={self.instructions})")
 
 
 def loop_iterations(n: int) -> int:
@@ -113,23 +152,38 @@ class Simulator:
         self._unit_index = {u.name: i for i, u in enumerate(model.units)}
         self._tpc = model.ticks_per_cycle
         self._cache: dict[Item, tuple] = {}
+        self._by_id: dict[int, tuple] = {}      # id(item) -> (item, decoded): the same objects again
         self._run = run_in_order if model.in_order else run_out_of_order
+        # Out-of-order runs for cycles resume from the last run's state where the code first differs.
+        self._resume = None if model.in_order else Resume()
 
     def clear(self) -> None:
-        """Forget every decode (what the first candidate of a search pays again)."""
+        """Forget every decode (what the first candidate of a search pays again) and the last run's states."""
         self._cache.clear()
+        self._by_id.clear()
+        if self._resume is not None:
+            self._resume = Resume()
 
     def decode(self, items: Sequence[Item]) -> list[tuple]:
         """Decoded facts for ``items`` (``decode.py``'s tuple layout), cached per item."""
-        cache = self._cache
-        if len(cache) > self.CACHE_LIMIT:
+        cache, by_id = self._cache, self._by_id
+        if len(cache) > self.CACHE_LIMIT or len(by_id) > self.CACHE_LIMIT:
             cache.clear()
+            by_id.clear()
         model, unit_index, tpc = self.model, self._unit_index, self._tpc
         out = []
         for it in items:
+            # By identity first (the search hands in the same Instr objects again and again, and
+            # hashing a frozen dataclass is the dear part), then by value. The entry holds the
+            # item, so its id cannot be reused by another object while the entry exists.
+            e = by_id.get(id(it))
+            if e is not None and e[0] is it:
+                out.append(e[1])
+                continue
             d = cache.get(it)
             if d is None:
                 d = cache[it] = decode_item(it, model, unit_index, tpc)
+            by_id[id(it)] = (it, d)
             out.append(d)
         return out
 
@@ -144,8 +198,9 @@ class Simulator:
             return Simulation(model.name, 0.0, 0.0, "none", [], {}, loop, 1, 0, 0)
         iters = loop_iterations(n) if loop else 1
         seq = dec * iters
-        trace = self._run(seq, model)
-        issue, complete, units = trace.issue, trace.complete, trace.units
+        trace = run_in_order(seq, model, False) if self._resume is None else \
+            run_out_of_order(seq, model, False, self._resume)
+        complete = trace.complete
         tpc = self._tpc
         ends = [max(complete[k * n:(k + 1) * n]) for k in range(iters)]
         if loop:
@@ -158,22 +213,27 @@ class Simulator:
             span_start = 0
             cycles_ticks = ends[0]
             first = 0
-        last_iter = range(first, first + n)
-        end_node = 2 * max(last_iter, key=lambda i: complete[i])
-        breakdown = attribute(trace.nodes, end_node, span_start, tpc)
-        if loop and iters - k0 > 1:
-            # The chain covers several iterations; report clocks per iteration.
-            breakdown = {k: v / (iters - k0) for k, v in breakdown.items()}
         cycles = cycles_ticks / tpc
-        neck = bottleneck(breakdown, utilisation(model, seq, units, last_iter, cycles))
-        origin = min(issue[i] for i in last_iter) if loop else 0
-        names = [u.name for u in model.units]
-        timeline = [Slot(i - first, seq[i][TEXT], (issue[i] - origin) / tpc, (complete[i] - origin) / tpc,
-                         "+".join(names[u] for u in units[i]) if units[i] else ("eliminated" if seq[i][ELIM] else ""),
-                         seq[i][LINE]) for i in last_iter]
-        return Simulation(model.name, cycles, cycles / bytes_per_iteration, neck, timeline,
-                          {k: round(v, 3) for k, v in sorted(breakdown.items(), key=lambda kv: -kv[1])},
-                          loop, iters, n, sum(d[FE] for d in dec))
+
+        def details() -> tuple:
+            full = self._run(seq, model, True)
+            issue, complete, units = full.issue, full.complete, full.units
+            last_iter = range(first, first + n)
+            end_node = 2 * max(last_iter, key=lambda i: complete[i])
+            breakdown = attribute(full.nodes, end_node, span_start, tpc)
+            if loop and iters - k0 > 1:
+                # The chain covers several iterations; report clocks per iteration.
+                breakdown = {k: v / (iters - k0) for k, v in breakdown.items()}
+            neck = bottleneck(breakdown, utilisation(model, seq, units, last_iter, cycles))
+            origin = min(issue[i] for i in last_iter) if loop else 0
+            names = [u.name for u in model.units]
+            timeline = [Slot(i - first, seq[i][TEXT], (issue[i] - origin) / tpc, (complete[i] - origin) / tpc,
+                             "+".join(names[u] for u in units[i]) if units[i] else
+                             ("eliminated" if seq[i][ELIM] else ""), seq[i][LINE]) for i in last_iter]
+            return neck, timeline, {k: round(v, 3) for k, v in sorted(breakdown.items(), key=lambda kv: -kv[1])}
+
+        return Simulation(model.name, cycles, cycles / bytes_per_iteration, loop=loop, iterations=iters,
+                          instructions=n, uops=sum(d[FE] for d in dec), details=details)
 
 
 # The module-level convenience keeps the Simulators of the last few models it

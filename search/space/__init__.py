@@ -7,5 +7,7 @@ selection: choices, each resting on a corpus identity) <- ``order``
 physical registers) <- ``candidate`` (recipe + priority offsets -> code;
 ``textbook`` is the default schedule).
 
-May import: ``sha1opt.semantics`` only (a leaf of ``search``).
+``synthesized`` turns the proved rows of ``corpus/discovered.toml`` into f options.
+
+May import: ``sha1opt.semantics`` and ``search.synth`` (the discovered corpus), nothing else of ``search``.
 """

@@ -58,6 +58,8 @@ class Graph:
     reads: list[set]
     writes: list[set]
     vregs: list[tuple[str, ...]]   # virtual temporaries each op mentions, sorted
+    vread: list[tuple[str, ...]] = None    # virtual temporaries each op reads, sorted
+    vwrite: list[tuple[str, ...]] = None   # virtual temporaries each op writes, sorted
 
 
 def build_graph(ops: list[Op]) -> Graph:
@@ -90,7 +92,9 @@ def build_graph(ops: list[Op]) -> Graph:
             succs[p].append(i)
     vregs = [tuple(sorted(v for v in (r | w) if isinstance(v, str) and v.startswith("v")))
              for r, w in zip(reads_l, writes_l)]
-    return Graph([sorted(p) for p in preds], succs, reads_l, writes_l, vregs)
+    vread = [tuple(sorted(v for v in r if isinstance(v, str) and v.startswith("v"))) for r in reads_l]
+    vwrite = [tuple(sorted(v for v in w if isinstance(v, str) and v.startswith("v"))) for w in writes_l]
+    return Graph([sorted(p) for p in preds], succs, reads_l, writes_l, vregs, vread, vwrite)
 
 
 def critical_path(graph: Graph, latency: list[float]) -> list[float]:
@@ -109,43 +113,49 @@ def critical_path(graph: Graph, latency: list[float]) -> list[float]:
 def list_schedule(ops: list[Op], graph: Graph, priority: list[float], temps: int) -> list[int] | None:
     n = len(ops)
     indeg = [len(p) for p in graph.preds]
-    # Virtual temporaries: readers still to come, and whether defined yet.
+    vread, vwrite, succs = graph.vread, graph.vwrite, graph.succs
+    # Virtual temporaries: readers still to come, and which are live (written, readers to come).
     vreads: dict[str, int] = {}
     for i in range(n):
-        for loc in graph.reads[i]:
-            if isinstance(loc, str) and loc.startswith("v"):
-                vreads[loc] = vreads.get(loc, 0) + 1
+        for v in vread[i]:
+            vreads[v] = vreads.get(v, 0) + 1
     live: set[str] = set()
     ready = [(-priority[i], i) for i in range(n) if indeg[i] == 0]
     heapq.heapify(ready)
+    heappop, heappush = heapq.heappop, heapq.heappush
     order: list[int] = []
     skipped: list[tuple[float, int]] = []
     while ready or skipped:
-        chosen = None
+        chosen = -1
+        new: tuple = ()
         while ready:
-            item = heapq.heappop(ready)
+            item = heappop(ready)
             i = item[1]
-            new = {loc for loc in graph.writes[i] if isinstance(loc, str) and loc.startswith("v") and loc not in live}
-            dying = {loc for loc in graph.reads[i] if isinstance(loc, str) and loc.startswith("v")
-                     and vreads.get(loc, 0) == 1 and loc not in graph.writes[i]}
-            if len(live) + len(new) - len(dying & live) <= temps:
-                chosen = (i, new, dying)
+            w = vwrite[i]
+            new = tuple(v for v in w if v not in live)
+            # temporaries whose last reader this is (and that it does not write) free their register
+            freed = sum(1 for v in vread[i] if vreads[v] == 1 and v not in w and v in live)
+            if len(live) + len(new) - freed <= temps:
+                chosen = i
                 break
             skipped.append(item)
-        if chosen is None:
+        if chosen < 0:
             return None
         for item in skipped:
-            heapq.heappush(ready, item)
+            heappush(ready, item)
         skipped = []
-        i, new, dying = chosen
+        i = chosen
         order.append(i)
-        live |= new
-        for loc in graph.reads[i]:
-            if isinstance(loc, str) and loc.startswith("v"):
-                vreads[loc] -= 1
-        live -= {v for v in live if vreads.get(v, 0) == 0}
-        for s in graph.succs[i]:
+        live.update(new)
+        for v in vread[i]:
+            vreads[v] -= 1
+            if not vreads[v]:
+                live.discard(v)
+        for v in new:
+            if not vreads.get(v, 0):
+                live.discard(v)
+        for s in succs[i]:
             indeg[s] -= 1
             if indeg[s] == 0:
-                heapq.heappush(ready, (-priority[s], s))
+                heappush(ready, (-priority[s], s))
     return order if len(order) == n else None

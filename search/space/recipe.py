@@ -22,6 +22,13 @@ by ``sha1opt prove --corpus``) named in ``JUSTIFIED_BY``:
   (``load``), or W[t-3] kept in a register since it was made (``reg3``: no
   store-to-load forward on the recurrence at all; three more live temporaries).
 
+Beside these hand-named choices, every proved row of ``corpus/discovered.toml``
+for f1/f2/f3 (into e, or into a temporary then added; inputs kept) is an
+option of its kind's field, named and justified by the row
+(``search.space.synthesized``); ``recipes_for`` lists the named ones only
+unless asked (the product with them is too large to list), the annealer
+reaches the rest one field at a time.
+
 Operations use the physical registers of a..e (names rotate per round, as
 ``search.space.frame`` does) and *virtual* temporaries ``Reg("v<n>")``, which
 ``regalloc`` maps to physical registers after ``order`` has chosen the
@@ -39,11 +46,13 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.sha1 import k_const, kind
 from sha1opt.semantics.x86 import ISA_LEVELS, Arch, Imm, Instr, Mem, Reg, isa_of
 from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, RING, state_regs
+from sha1opt.search.space.synthesized import SynthesizedOption, instantiate, synthesized_options
+from sha1opt.search.synth.discovered import load_discovered
 
 KINDS = ("f1", "f2", "f3")
-# The choices per field. Which ISA level an option needs is not written here:
+# The hand-named choices per field. Which ISA level an option needs is not written here:
 # it is read off the instructions the option generates (``option_isa``).
-OPTIONS: dict[str, tuple[str, ...]] = {
+NAMED_OPTIONS: dict[str, tuple[str, ...]] = {
     "f1": ("select", "andn", "ands-xor"),
     "f2": ("bc", "cd", "bd"),
     "f3": ("or", "sum"),
@@ -52,6 +61,10 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "kw": ("lea", "add", "wk"),
     "wsrc": ("mem", "late", "load", "reg3"),
 }
+# The proved rows of corpus/discovered.toml for f1/f2/f3 (``synthesized``), as further f options.
+SYNTHESIZED: dict[str, dict[str, SynthesizedOption]] = synthesized_options(load_discovered())
+# Every choice per field: the named ones, then the synthesized ones (by row name).
+OPTIONS: dict[str, tuple[str, ...]] = {f: opts + tuple(SYNTHESIZED.get(f, {})) for f, opts in NAMED_OPTIONS.items()}
 JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("f1", "select"): "f1-select-is-or-of-ands",
     ("f1", "andn"): "f1-andn-two-adds",
@@ -74,6 +87,8 @@ JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("wsrc", "late"): "rol-distributes-over-xor",
     ("wsrc", "reg3"): "rol-distributes-over-xor",
 }
+# A synthesized option rests on its discovered row (proved by Z3 when synth found it; the tests prove every row again).
+JUSTIFIED_BY.update({(f, name): name for f, opts in SYNTHESIZED.items() for name in opts})
 
 
 def isa_rank(level: str) -> int:
@@ -122,6 +137,9 @@ def option_isa(field_name: str, option: str) -> str:
     """
     if option not in OPTIONS.get(field_name, ()):
         raise Sha1optError(f"bad recipe item {field_name}={option}")
+    synth = SYNTHESIZED.get(field_name, {}).get(option)
+    if synth is not None:       # the row's own instructions (the add into e is base)
+        return isa_of(synth.code)
     r = replace(Recipe(), **{field_name: option})
     return ISA_LEVELS[max(isa_rank(isa_of(op.ins for op in range_ops(0, 79, r, arch))) for arch in ("i386", "x86_64"))]
 
@@ -131,10 +149,13 @@ def options_for(field_name: str, isa: str) -> list[str]:
     return [o for o in OPTIONS[field_name] if isa_rank(option_isa(field_name, o)) <= isa_rank(isa)]
 
 
-def recipes_for(isa: str) -> list[Recipe]:
-    """Every recipe whose instructions the ISA level has."""
+def recipes_for(isa: str, synthesized: bool = False) -> list[Recipe]:
+    """Every recipe of named options whose instructions the ISA level has (with ``synthesized``: of
+    every option -- a product of hundreds of thousands once the discovered corpus is in; the
+    annealer reaches them one field at a time through ``options_for``)."""
     names = [f.name for f in fields(Recipe)]
-    return [Recipe(**dict(zip(names, combo))) for combo in product(*(options_for(n, isa) for n in names))]
+    pick = options_for if synthesized else (lambda n, i: [o for o in options_for(n, i) if o in NAMED_OPTIONS[n]])
+    return [Recipe(**dict(zip(names, combo))) for combo in product(*(pick(n, isa) for n in names))]
 
 
 @dataclass(frozen=True)
@@ -160,6 +181,9 @@ class _Gen:
 
     def emit(self, t: int, chain: str, m: str, *ops) -> None:
         self.ops.append(Op(Instr(m, tuple(ops)), t, chain))
+
+    def emit_all(self, t: int, chain: str, code: list[Instr]) -> None:
+        self.ops += [Op(ins, t, chain) for ins in code]
 
     def ring(self, j: int) -> Mem:
         return Mem(self.sp, None, 1, RING + 4 * (j % 16))
@@ -224,7 +248,10 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
             g.emit(t, "kw", "add", w, e)
             g.emit(t, "kw", "add", Imm(k_const(t)), e)
         # -- f into e ----------------------------------------------------------
-        if k == "f1":
+        synth = SYNTHESIZED[k].get(getattr(recipe, k))
+        if synth is not None:
+            g.emit_all(t, "f", instantiate(synth, {"b": b.name, "c": c.name, "d": d.name, "e": e.name}, g.v))
+        elif k == "f1":
             if recipe.f1 == "select":
                 f = g.v()
                 g.emit(t, "f", "mov", c, f)

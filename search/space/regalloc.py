@@ -27,39 +27,39 @@ TEMPS: dict[str, tuple[str, ...]] = {
 def allocate(ops: list[Op], graph: Graph, order: list[int], arch: Arch,
              cache: dict | None = None) -> list[Instr] | None:
     """``cache`` (op index, physical names) -> Instr may be shared across calls on the same ops."""
-    pool = list(TEMPS[arch])
+    vread, vwrite, vregs = graph.vread, graph.vwrite, graph.vregs
     last_read: dict[str, int] = {}
     for pos, i in enumerate(order):
-        for loc in graph.reads[i]:
-            if isinstance(loc, str) and loc.startswith("v"):
-                last_read[loc] = pos
+        for v in vread[i]:
+            last_read[v] = pos
     assigned: dict[str, str] = {}
-    free = list(pool)
+    free = list(TEMPS[arch])
     out: list[Instr] = []
     for pos, i in enumerate(order):
+        w = vwrite[i]
         # Free first: temporaries whose last read is this instruction.
-        dying = sorted(v for v in graph.reads[i] if isinstance(v, str) and v.startswith("v")
-                       and last_read.get(v) == pos and v not in graph.writes[i])
-        for v in dying:
-            free.insert(0, assigned[v])
-        for v in sorted(loc for loc in graph.writes[i] if isinstance(loc, str) and loc.startswith("v")):
+        for v in vread[i]:
+            if last_read[v] == pos and v not in w:
+                free.insert(0, assigned[v])
+        for v in w:
             if v not in assigned:
                 if not free:
                     return None
                 assigned[v] = free.pop(0)
-        vs = graph.vregs[i]
+        vs = vregs[i]
         if not vs:
             out.append(ops[i].ins)
         else:
-            key = (i, tuple(assigned[v] for v in vs))
+            names = tuple(assigned[v] for v in vs)
+            key = (i, names)
             ins = cache.get(key) if cache is not None else None
             if ins is None:
-                ins = rename(ops[i].ins, {v: assigned[v] for v in vs})
+                ins = rename(ops[i].ins, dict(zip(vs, names)))
                 if cache is not None:
                     cache[key] = ins
             out.append(ins)
         # A temporary written but never read again is dead right away.
-        for v in sorted(x for x in graph.writes[i] if isinstance(x, str)):
-            if v.startswith("v") and v not in last_read and v in assigned:
+        for v in w:
+            if v not in last_read:
                 free.insert(0, assigned[v])
     return out

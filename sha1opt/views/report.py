@@ -6,6 +6,8 @@ object the CLI writes, so the CLI command stays a thin wrapper.)
 
 from __future__ import annotations
 
+from sha1opt.search.bound import Bound, range_bound
+from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import Report
 from sha1opt.semantics.sha1 import kind
 
@@ -32,6 +34,19 @@ def template_cycles(report: Report) -> float | None:
     return total
 
 
+def report_bound(r: Report) -> Bound:
+    """The model's lower bound for the report's range (``search.bound.range_bound``), net of the context."""
+    return range_bound(load_model(r.uarch), r.first, r.last, r.arch)
+
+
+def bound_line(r: Report, b: Bound) -> str:
+    """``lower bound  137.5 cycles (...); gap to bound +11.3%``; at gap 0 the result is proved optimal."""
+    gap = b.gap(r.cycles)
+    verdict = "gap 0: proved optimal under the model" if gap <= 1e-9 else f"gap to bound {100 * gap:+.1f}%"
+    return (f"  lower bound      {b.cycles:8.1f} cycles  {verdict}  (critical path {b.critical_path:.1f}, "
+            f"issue width {b.issue_width:.1f}, ports {b.port_set} {b.ports:.1f}; binding: {b.binding})")
+
+
 def report_lines(r: Report) -> list[str]:
     lines = [f"sha1opt search: {r.uarch} ({r.arch}), rounds {r.first}-{r.last} ({r.rounds} rounds)"]
     lines.append(f"  predicted        {r.cycles:8.1f} cycles  = {r.cycles_per_round:.2f} cycles/round"
@@ -41,6 +56,7 @@ def report_lines(r: Report) -> list[str]:
         lines.append(f"  gcc's code       {r.gcc_cycles:8.1f} cycles  gain {_gain(r.gcc_cycles, r.cycles)}  ({r.gcc_note})")
     else:
         lines.append(f"  gcc's code       n/a ({r.gcc_note})")
+    lines.append(bound_line(r, report_bound(r)))
     for t in r.template:
         cert = "optimal: gap 0 (CP-SAT proved every smaller II infeasible)" if t.status == "optimal" else \
             f"{t.status}: gap {100 * t.gap:.0f}% (proved bound {t.lower_bound})"
@@ -61,6 +77,7 @@ def report_lines(r: Report) -> list[str]:
 
 def report_json(r: Report) -> dict:
     tc = template_cycles(r)
+    b = report_bound(r)
     return {
         "uarch": r.uarch, "arch": r.arch, "rounds": [r.first, r.last],
         "cycles": r.cycles, "cycles_per_round": r.cycles_per_round, "cycles_per_byte": r.cycles_per_byte,
@@ -70,6 +87,9 @@ def report_json(r: Report) -> dict:
         "templates": [{"kind": t.kind, "ii": t.ii, "lower_bound": t.lower_bound, "status": t.status,
                        "gap": t.gap, "recipe": t.recipe.key(), "seconds": t.seconds} for t in r.template],
         "template_cycles": tc,
+        "bound": {"cycles": b.cycles, "critical_path": b.critical_path, "issue_width": b.issue_width,
+                  "ports": b.ports, "port_set": b.port_set, "binding": b.binding, "context": b.context},
+        "gap_to_bound": b.gap(r.cycles),
         "recipe": r.candidate.recipe.key(), "offsets": [[list(k), v] for k, v in r.candidate.offsets],
         "proved": r.proved, "proof": r.proof, "stored": r.stored,
         "evaluations": r.evaluations, "seconds": r.seconds, "stop_reason": r.stop_reason,

@@ -11,18 +11,24 @@ from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.driver import prove_in_block, search_range
 from sha1opt.search.objective import round_segments
 from sha1opt.search.space.order import build_graph, list_schedule
-from sha1opt.search.space.recipe import JUSTIFIED_BY, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
+from sha1opt.search.space.recipe import JUSTIFIED_BY, NAMED_OPTIONS, OPTIONS, TEXTBOOK, Recipe, range_ops, recipes_for
 from sha1opt.search.store import Store
+from sha1opt.search.synth.discovered import load_discovered
 from sha1opt.semantics import identities
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.errors import Sha1optError
 
 
 def test_every_choice_rests_on_a_corpus_identity():
+    # named choices rest on an identity; synthesized ones on their discovered row (test_space_synthesized.py)
     names = {i.name for i in identities.load()}
-    for field, opts in OPTIONS.items():
+    for field, opts in NAMED_OPTIONS.items():
         for opt in opts:
             assert JUSTIFIED_BY[(field, opt)] in names, (field, opt)
+    rows = {r.name for r in load_discovered()}
+    for field, opts in OPTIONS.items():
+        for opt in opts:
+            assert JUSTIFIED_BY[(field, opt)] in names | rows, (field, opt)
 
 
 def test_w_in_registers_needs_the_x86_64_budget():
@@ -159,6 +165,17 @@ def test_search_range_end_to_end(tmp_path):
     assert row.cycles == r.cycles and row.code == "\n".join(map(str, r.code))
     ok, _ = prove_in_block(r.code, 40, 44, "i386")
     assert ok
+
+
+def test_search_result_is_at_or_above_its_bound_and_the_report_says_how_far(tmp_path):
+    """The report prints the model's lower bound and the gap to it; a result is never below its bound."""
+    from sha1opt.views.report import report_json, report_lines
+
+    r = search_range("p4", 76, 79, time_limit=3, db=tmp_path / "b.sqlite", seed=1, use_exact=False)
+    js = report_json(r)
+    assert r.cycles >= js["bound"]["cycles"] and js["gap_to_bound"] >= 0
+    line = next(x for x in report_lines(r) if x.strip().startswith("lower bound"))
+    assert "gap" in line and js["bound"]["binding"] in line
 
 
 def test_resume_starts_from_the_stored_result(tmp_path):
