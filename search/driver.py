@@ -250,8 +250,8 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
     ``cluster`` is a scheduler address (``tcp://host:8786``); without it a local cluster of
     ``workers`` processes is started and ended here. ``workers`` is also the number of annealing
     runs per key (seeds ``seed ..``); on a given cluster it defaults to the cluster's worker count.
-    ``time_limit`` is per key: 15 % for the exact engine, the rest (less the cluster's start-up)
-    for the runs, each counted from when its task starts. Every key is proved and stored by this
+    ``time_limit`` is per key: 15 % for the exact engine, the rest for the runs, each counted from
+    when its task starts (for a single key, less the cluster's start-up: the limit is then the wall time). Every key is proved and stored by this
     process as soon as its runs end; on a stop request (``should_stop``) every key still open is
     finished at once from the best its runs reported so far (the default schedule is a start, so
     there is always a proved result to store).
@@ -283,6 +283,8 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
             k.starts += _extra_starts(k.s, store)
             emit({"event": "improve", "key": k.index, "best": k.start_best()[0] - k.s.context_only,
                   "worker": None})
+        if pool is not None:
+            where = f"{pool.where} (stopped while it started)"
         while pool is not None and not should_stop() and not pool.ready(0.1):
             pass
         if pool is not None and not should_stop():
@@ -310,7 +312,9 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
 def _run(keys: list[_Key], pf: Portfolio, *, t_start: float, time_limit: float, runs: int, seed: int,
          evaluations: int, use_exact: bool, should_stop, emit, finish) -> None:
     """Drive the keys' tasks on ``pf`` until every key is finished or a stop is requested."""
-    startup = time.monotonic() - t_start
+    # One range: the time limit is the run's wall time, so the cluster's start-up comes out of it.
+    # Many ranges share one start-up: each range gets its whole limit, counted from its own tasks.
+    startup = time.monotonic() - t_start if len(keys) == 1 else 0.0
     by_index = {k.index: k for k in keys}
 
     def begin_annealing(k: _Key) -> None:

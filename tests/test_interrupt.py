@@ -56,6 +56,7 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+@pytest.mark.slow     # ~40 s in all; also run by bench/search_cluster.py
 @pytest.mark.parametrize("at, to_group", [(1.0, True), (5.0, False), (15.0, True)],
                          ids=["1s-ctrl-c-to-group", "5s-kill-int-to-search", "15s-ctrl-c-to-group"])
 def test_sigint_in_search_stores_the_proved_best_prints_it_and_exits_130(tmp_path, at, to_group):
@@ -85,7 +86,9 @@ def test_sigint_in_search_stores_the_proved_best_prints_it_and_exits_130(tmp_pat
         "SELECT cycles, code FROM results WHERE uarch='p4' AND arch='i386' AND first=40 AND last=59").fetchall()
     assert len(rows) == 1
     assert f"predicted        {rows[0][0]:8.1f} cycles" in out      # what is stored is what was printed
-    assert took < 4.0, f"took {took:.2f} s from SIGINT to exit"    # "about a second", with room for a loaded CI
+    # "About a second" on an idle machine (bench/search_cluster.py measures it); the bound leaves room for a
+    # CI sharing 2 cores with other jobs -- today's main fails long before it (30 s, or no result at all).
+    assert took < 10.0, f"took {took:.2f} s from SIGINT to exit"
 
 
 def test_cp_sat_leaves_the_sigint_handler_in_place(tmp_path):

@@ -36,6 +36,9 @@ import time
 from sha1opt.semantics.errors import Sha1optError
 
 CONNECT_TIMEOUT = 10.0
+# Imported by each local worker as it starts (part of the start-up the driver waits for), so a
+# task's time budget is not spent importing the search's modules on a cold worker.
+PRELOAD = ("sha1opt.search.engines.portfolio",)
 GRACE = 0.5          # seconds a local cluster gets to close before its worker processes are killed
 
 
@@ -108,7 +111,7 @@ class Cluster:
             if self.address is None:
                 self._local = distributed.LocalCluster(
                     n_workers=self._n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=None, silence_logs=logging.CRITICAL)
+                    dashboard_address=None, silence_logs=logging.CRITICAL, preload=list(PRELOAD))
                 self.client = distributed.Client(self._local, set_as_default=False)
             else:
                 self.client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
