@@ -316,6 +316,9 @@ def _run(keys: list[_Key], pf: Portfolio, *, t_start: float, time_limit: float, 
     # Many ranges share one start-up: each range gets its whole limit, counted from its own tasks.
     startup = time.monotonic() - t_start if len(keys) == 1 else 0.0
     by_index = {k.index: k for k in keys}
+    # A cluster that lost every worker never finishes: give up long after any honest schedule would end.
+    rounds_of_tasks = -(-len(keys) * runs // max(1, pf.workers))
+    give_up = time.monotonic() + 3 * time_limit * (rounds_of_tasks + 1) + 60
 
     def begin_annealing(k: _Key) -> None:
         seconds = time_limit - startup - k.template_seconds - 0.3
@@ -368,6 +371,12 @@ def _run(keys: list[_Key], pf: Portfolio, *, t_start: float, time_limit: float, 
                     emit({"event": "done", "key": k.index, "best": k.report.cycles})
             if all(k.report is not None for k in keys):
                 return
+            if time.monotonic() > give_up:
+                for k in keys:
+                    if k.report is None:
+                        k.notes.append("the cluster did not finish its tasks in time (no workers left?): "
+                                       "finished from what the runs reported")
+                break
         # Stopped: every run returns its best within ``POLL`` s; give them that long, then go on
         # with what they streamed (a run whose worker is gone has already sent its improvements).
         pf.stop()

@@ -165,6 +165,7 @@ class Portfolio:
     def __init__(self, cluster: Cluster) -> None:
         import distributed  # lazy: see cluster.py
         self._client = cluster.client
+        self.workers = cluster.workers
         self.name = f"sha1opt-{uuid.uuid4().hex}"
         self._stop = distributed.Event(self.name, client=self._client)
         self._events: queue.Queue = queue.Queue()
