@@ -1,25 +1,29 @@
-"""``search_range``: the whole search for one (uarch, arch, round range), as a ``Report``.
+"""``search_ranges`` / ``search_range``: whole searches for (uarch, arch, round range) keys, as ``Report``s.
 
-Stages, each a function below:
+Stages, each a function below; the engines' work runs as tasks on one Dask
+cluster (``engines/cluster.py``, ``engines/portfolio.py``), everything that
+touches the store or proves runs here, in the driver:
 
 1. ``_setup``: load the uarch model; its ISA level (BMI1/BMI2) bounds the
    recipes; the objective is the range's cycles inside the block
-   (``objective.range_cost``).
-2. ``_baselines``: under the same model, the default (textbook) schedule for
-   the range and the caller's peer (``reference``: e.g. gcc -O2
-   -mtune=<cpu> of our C SHA-1, built by emit), cut at its rounds.
-3. ``_starts``: the exact engine (``engines/exact.py``) on the steady-state
-   round template of each round kind in the range (its CP-SAT certificate is
-   reported), the stored best (``resume``), other CPUs' proved winners and
-   good recipes for the ISA, as starting points.
-4. ``engines.portfolio.run_portfolio``: annealing from those starts with
-   seeds ``seed, seed+1, ...`` until the time limit or a stop request
-   (Ctrl-C); the best so far is kept.
-5. ``_prove_and_store``: the best candidate is proved (Z3, round cut points)
-   inside a whole block; only a proved result is stored and reported as a
-   result.
+   (``objective.range_cost``); the default (textbook) schedule and the
+   caller's peer (``reference``) under the same model. Meanwhile the cluster
+   starts in the background.
+2. ``_starts`` / ``_extra_starts``: the default schedule, the stored best
+   (``resume``), other CPUs' proved winners and good recipes for the ISA.
+3. A templates task per key: the exact engine (``engines/exact.py``) on the
+   steady-state round template of each round kind (its CP-SAT certificate
+   is reported); its schedules join the starts.
+4. ``workers`` annealing tasks per key from those starts with seeds ``seed,
+   seed+1, ...``; improvements stream back with their candidates.
+5. ``_finish``: as soon as a key's runs end (or on a stop request, from what
+   they reported so far) its best candidate is proved (Z3, round cut points)
+   inside a whole block; only a proved result is stored and reported.
 
-Workers never print; progress comes back through ``progress(event)``.
+Example: ``search_range("p4", 40, 59, time_limit=60, workers=2)`` starts a
+local cluster of two processes, anneals twice from the best start and from
+the second start, and returns the proved, stored Report (153 cycles here).
+Nothing here prints; progress comes back through ``progress(event)``.
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.blocks import STANDARD_RANGES, stored_elsewhere
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.cluster import Cluster
-from sha1opt.search.engines.portfolio import POLL, Improved, Job, Portfolio, RunDone, TemplateJob, TemplatesDone
+from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
+                                              TemplatesDone)
 from sha1opt.search.objective import Reference, isa_of, model_version, range_cost, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, recipes_for
@@ -353,6 +358,8 @@ def _run(keys: list[_Key], pf: Portfolio, *, t_start: float, time_limit: float, 
                     k.evaluations[m.run] = max(k.evaluations.get(m.run, 0), m.evaluations)
                     emit({"event": "improve", "key": k.index, "best": k.result()[0] - k.s.context_only,
                           "worker": m.run})
+                elif isinstance(m, Counted):
+                    k.evaluations[m.run] = max(k.evaluations.get(m.run, 0), m.evaluations)
                 elif isinstance(m, RunDone):
                     r = m.result
                     if m.run not in k.best or r.best_cost <= k.best[m.run][0]:
@@ -383,7 +390,10 @@ def _run(keys: list[_Key], pf: Portfolio, *, t_start: float, time_limit: float, 
         end = time.monotonic() + 3 * POLL + 0.2
         while pf.pending and time.monotonic() < end:
             for m in pf.poll(0.05):
-                if isinstance(m, (RunDone, Improved)):
+                if isinstance(m, Counted):
+                    k = by_index[m.key]
+                    k.evaluations[m.run] = max(k.evaluations.get(m.run, 0), m.evaluations)
+                elif isinstance(m, (RunDone, Improved)):
                     k = by_index[m.key]
                     cost, cand = (m.result.best_cost, m.result.best) if isinstance(m, RunDone) else (m.cost, m.candidate)
                     if m.run not in k.best or cost < k.best[m.run][0]:

@@ -22,7 +22,8 @@ result does not depend on the cluster, only on the seed and the budget.
 
 Example: ``p = Portfolio(cluster); p.submit_runs([Job(0, 0, "p4", start, "base", 7, 5000, 60.0)])``;
 ``p.poll(0.1)`` then returns ``Improved(key=0, run=0, cost=..., ...)`` values
-as the run finds better candidates, and finally ``RunDone(0, 0, result)``.
+as the run finds better candidates, ``Counted`` values every second, and
+finally ``RunDone(0, 0, result)``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from sha1opt.search.space.candidate import Candidate
 from sha1opt.search.space.recipe import Recipe
 
 POLL = 0.1      # seconds between a task's looks at the stop event
+COUNT_EVERY = 1.0   # seconds between a run's evaluation-count events
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,15 @@ class Improved:
     run: int
     cost: float
     candidate: Candidate
+    evaluations: int
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A run's evaluation count so far (sent every ``COUNT_EVERY`` s): an interrupted run's count is known."""
+
+    key: int
+    run: int
     evaluations: int
 
 
@@ -145,9 +156,14 @@ def anneal_task(job: Job, stop_name: str, topic: str) -> AnnealResult:
     s = job.start
     cost = range_cost(load_model(job.uarch), s.first, s.last, s.arch)
     count = [0]
+    next_count = [time.monotonic() + COUNT_EVERY]
 
     def should_stop() -> bool:
         count[0] += 1
+        now = time.monotonic()
+        if now >= next_count[0]:
+            next_count[0] = now + COUNT_EVERY
+            worker.log_event(topic, {"key": job.key, "run": job.run, "evaluations": count[0]})
         return stop()
 
     def improved(c: Candidate, v: float) -> None:
@@ -208,7 +224,9 @@ class Portfolio:
                 pass
 
     @staticmethod
-    def _improved(m: dict) -> Improved:
+    def _improved(m: dict) -> Improved | Counted:
+        if "candidate" not in m:
+            return Counted(m["key"], m["run"], m["evaluations"])
         return Improved(m["key"], m["run"], m["cost"], decode(m["candidate"]), m["evaluations"])
 
     @staticmethod
