@@ -148,8 +148,9 @@ def run_tests() -> None:
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-m", "slow", "tests/test_interrupt.py",
                            "tests/test_portfolio.py"], cwd=ROOT, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
+        line = line.lstrip(".FEs")
         if line.startswith(("SIGINT at", "cluster search")) or " passed" in line or " failed" in line:
-            print(line.lstrip(".F"))
+            print(line)
 
 
 def main() -> None:
