@@ -1,29 +1,34 @@
-"""``search_range``: the whole search for one (uarch, arch, round range), as a ``Report``.
+"""``search_ranges`` / ``search_range``: whole searches for (uarch, arch, round range) keys, as ``Report``s.
 
-Stages, each a function below:
+Stages, each a function below; the engines' work runs as tasks on one Dask
+cluster (``engines/cluster.py``, ``engines/portfolio.py``), everything that
+touches the store or proves runs here, in the driver:
 
 1. ``_setup``: load the uarch model; its ISA level (BMI1/BMI2) bounds the
    recipes; the objective is the range's cycles inside the block
-   (``objective.range_cost``).
-2. ``_baselines``: under the same model, the default (textbook) schedule for
-   the range and the caller's peer (``reference``: e.g. gcc -O2
-   -mtune=<cpu> of our C SHA-1, built by emit), cut at its rounds.
-3. ``_starts``: the exact engine (``engines/exact.py``) on the steady-state
-   round template of each round kind in the range (its CP-SAT certificate is
-   reported), the stored best (``resume``), other CPUs' proved winners and
-   good recipes for the ISA, as starting points.
-4. ``engines.portfolio.run_portfolio``: annealing from those starts with
-   seeds ``seed, seed+1, ...`` until the time limit or a stop request
-   (Ctrl-C); the best so far is kept.
-5. ``_prove_and_store``: the best candidate is proved (Z3, round cut points)
-   inside a whole block; only a proved result is stored and reported as a
-   result.
+   (``objective.range_cost``); the default (textbook) schedule and the
+   caller's peer (``reference``) under the same model. Meanwhile the cluster
+   starts in the background.
+2. ``_starts`` / ``_extra_starts``: the default schedule, the stored best
+   (``resume``), other CPUs' proved winners and good recipes for the ISA.
+3. A templates task per key: the exact engine (``engines/exact.py``) on the
+   steady-state round template of each round kind (its CP-SAT certificate
+   is reported); its schedules join the starts.
+4. ``workers`` annealing tasks per key from those starts with seeds ``seed,
+   seed+1, ...``; improvements stream back with their candidates.
+5. ``_finish``: as soon as a key's runs end (or on a stop request, from what
+   they reported so far) its best candidate is proved (Z3, round cut points)
+   inside a whole block; only a proved result is stored and reported.
 
-Workers never print; progress comes back through ``progress(event)``.
+Example: ``search_range("p4", 40, 59, time_limit=60, workers=2)`` starts a
+local cluster of two processes, anneals twice from the best start and from
+the second start, and returns the proved, stored Report (153 cycles here).
+Nothing here prints; progress comes back through ``progress(event)``.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,14 +39,18 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.blocks import STANDARD_RANGES, stored_elsewhere
 from sha1opt.search.cost.model import Model, load_model
-from sha1opt.search.engines.exact import solve_templates
-from sha1opt.search.engines.portfolio import Job, run_portfolio
+from sha1opt.search.engines.cluster import Cluster
+from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
+                                              TemplatesDone)
 from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, recipes_for
 from sha1opt.search.store import Store
 
-__all__ = ["Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "search_range"]
+__all__ = ["Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "search_range", "search_ranges"]
+
+NO_BUDGET = 10**9      # "no evaluation budget": runs end at their deadline
+
 
 def default_arch(uarch: str) -> Arch:
     """The architecture a model's CPU is searched for by default (``arch`` in its corpus/uarch TOML)."""
@@ -70,6 +79,7 @@ class Report:
     workers: int
     seed: int
     notes: list[str] = field(default_factory=list)
+    cluster: str = ""               # where the tasks ran ("local cluster of 2 worker processes", an address)
 
     @property
     def rounds(self) -> int:
@@ -123,24 +133,31 @@ def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int) -
     return _Setup(uarch, arch, first, last, model, model.isa, cost, cost([]), model_version(model))
 
 
-def _starts(s: _Setup, store: Store, stored_row, resume: bool, use_exact: bool, time_limit: float,
-            notes: list[str]) -> tuple[list, list[Candidate]]:
-    """The exact engine's template results, and every feasible starting candidate (textbook first)."""
-    template = []
+def _starts(s: _Setup, store: Store, stored_row, resume: bool, notes: list[str], extras: bool = True
+            ) -> list[Candidate]:
+    """Every feasible starting candidate the driver knows before the exact engine (textbook first).
+
+    ``extras=False``: only the default schedule and the resumed row (the rest: ``_extra_starts``).
+    """
     starts = [Candidate(s.first, s.last, s.arch, TEXTBOOK)]
-    if use_exact:
-        template = solve_templates(s.model, s.arch, s.first, s.last, s.isa, time_limit=max(1.0, 0.15 * time_limit))
-        starts += [t.candidate for t in template if t.candidate is not None]
     if resume and stored_row is not None:
         starts.insert(0, Candidate(s.first, s.last, s.arch, Recipe.parse(stored_row.recipe), stored_row.offsets))
         notes.append(f"resumed from the stored result ({stored_row.cycles:.1f} cycles)")
+    if extras:
+        starts += _extra_starts(s, store)
+    return [c for c in starts if realize(c) is not None]
+
+
+def _extra_starts(s: _Setup, store: Store) -> list[Candidate]:
+    """Starts beyond the default and the resumed row: other CPUs' winners, good recipes for the ISA."""
+    starts: list[Candidate] = []
     # Other CPUs' winners for the same range and arch are starting points too
     # (a schedule good on one uarch is often a fair start on its neighbour).
     starts += [real.candidate for real, _ in stored_elsewhere(store.rows(), s.uarch, s.arch, s.first, s.last, s.isa)]
     # Good recipes for this ISA as extra starting points (selection matters most).
     extra = [r for r in recipes_for(s.isa) if r.rol5 == ("rorx" if s.isa == "bmi2" else "mov-rol")][:8]
     starts += [Candidate(s.first, s.last, s.arch, r) for r in extra]
-    return template, [c for c in starts if realize(c) is not None]
+    return [c for c in starts if realize(c) is not None]
 
 
 def _prove_and_store(s: _Setup, store: Store, stored_row, best: Candidate, best_cost: float, n_eval: int,
@@ -162,41 +179,251 @@ def _prove_and_store(s: _Setup, store: Store, stored_row, best: Candidate, best_
     return real.code, True, proof, stored
 
 
-def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None, time_limit: float = 60.0,
-                 workers: int = 1, seed: int = 0, db: str | Path | None = None, resume: bool = False,
-                 evaluations: int = 10**9, should_stop: Callable[[], bool] = lambda: False,
-                 progress: Callable[[dict], None] | None = None, use_exact: bool = True,
-                 reference: Reference | None = None) -> Report:
-    """Search rounds first..last for ``uarch``; the best proved result is stored in ``db`` and reported."""
+@dataclass
+class _Key:
+    """One key's search in progress: its starts, each run's best so far, and the driver's notes."""
+
+    index: int
+    s: _Setup
+    stored_row: object
+    textbook_cycles: float
+    ref: tuple[float | None, str]
+    starts: list[Candidate]
+    notes: list[str]
+    template: list = field(default_factory=list)
+    template_seconds: float = 0.0
+    runs: int = 0                                      # annealing runs submitted
+    best: dict[int, tuple[float, Candidate]] = field(default_factory=dict)   # run -> best so far
+    evaluations: dict[int, int] = field(default_factory=dict)
+    reasons: dict[int, str] = field(default_factory=dict)
+    annealing: bool = False
+    report: Report | None = None
+    costs: dict[Candidate, float] = field(default_factory=dict)
+
+    def cost_of(self, c: Candidate) -> float:
+        if c not in self.costs:
+            self.costs[c] = self.s.cost(realize(c).code)
+        return self.costs[c]
+
+    def start_best(self) -> tuple[float, Candidate]:
+        c = min(self.starts, key=self.cost_of)
+        return self.cost_of(c), c
+
+    def result(self) -> tuple[float, Candidate]:
+        """The cheapest of the best start and every run's best; ties go to the start, then the lower run."""
+        cost, cand = self.start_best()
+        for run in sorted(self.best):
+            if self.best[run][0] < cost:
+                cost, cand = self.best[run]
+        return cost, cand
+
+
+def _run_jobs(k: _Key, runs: int, seed: int, evaluations: int, seconds: float) -> list[Job]:
+    """Run 0 anneals from the best start with ``seed``; run r from ``starts[r % len]`` with ``seed + r``."""
+    _, best = k.start_best()
+    return [Job(k.index, r, k.s.uarch, best if r == 0 else k.starts[r % len(k.starts)], k.s.isa, seed + r,
+                evaluations, seconds) for r in range(runs)]
+
+
+def _finish(k: _Key, store: Store, *, seed: int, workers: int, where: str, interrupted: bool,
+            t_start: float) -> Report:
+    """Prove the key's best and store it if proved; the key's Report."""
+    s = k.s
+    best_cost, best_c = k.result()
+    n_eval = sum(k.evaluations.values())
+    if interrupted:
+        reason = "interrupted"
+    elif not k.runs:
+        reason = "deadline"
+    else:
+        reason = "deadline" if "deadline" in k.reasons.values() else "budget"
+    best_cost -= s.context_only           # the range's own cycles inside the block
+    code, proved, proof, stored = _prove_and_store(s, store, k.stored_row, best_c, best_cost, n_eval, seed,
+                                                   t_start, k.notes)
+    return Report(s.uarch, s.arch, s.first, s.last, best_cost, k.textbook_cycles, k.ref[0], k.ref[1], k.template,
+                  best_c, code, proof, proved, stored, n_eval, time.monotonic() - t_start, reason, workers, seed,
+                  k.notes, where)
+
+
+def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: float = 60.0,
+                  workers: int | None = None, cluster: str | None = None, seed: int = 0,
+                  db: str | Path | None = None, resume: bool = False, evaluations: int = NO_BUDGET,
+                  should_stop: Callable[[], bool] = lambda: False, progress: Callable[[dict], None] | None = None,
+                  use_exact: bool = True,
+                  reference: Reference | Callable[[Model, Arch], Reference] | None = None) -> list[Report]:
+    """Search every (uarch, arch, first, last) key on one Dask cluster; one proved, stored Report per key.
+
+    ``reference`` is the peer each key's result is compared with: one ``Reference``, or a function
+    of (model, arch) giving it (``emit.peers.gcc_reference``: gcc -O2 -mtune=<that CPU>), called
+    once per distinct (uarch, arch).
+
+    ``cluster`` is a scheduler address (``tcp://host:8786``); without it a local cluster of
+    ``workers`` processes is started and ended here. ``workers`` is also the number of annealing
+    runs per key (seeds ``seed ..``); on a given cluster it defaults to the cluster's worker count.
+    ``time_limit`` is per key: 15 % for the exact engine, the rest for the runs, each counted from
+    when its task starts (for a single key, less the cluster's start-up: the limit is then the wall time). Every key is proved and stored by this
+    process as soon as its runs end; on a stop request (``should_stop``) every key still open is
+    finished at once from the best its runs reported so far (the default schedule is a start, so
+    there is always a proved result to store).
+    """
     t_start = time.monotonic()
-    s = _setup(uarch, first, last, arch, workers)
-    notes: list[str] = []
+    if workers is not None and workers < 1:
+        raise Sha1optError("workers must be at least 1")
+    setups = [_setup(u, f, l, a, 1) for u, a, f, l in keys]
     emit = progress or (lambda e: None)
-    textbook_cycles = s.cost(realize(Candidate(first, last, s.arch, TEXTBOOK)).code) - s.context_only
-    ref_cycles, ref_note = reference_cycles(reference, s.model, first, last)
+    open_keys: list[_Key] = []
+    where, runs = "no cluster (stopped before the search started)", workers or 1
+    # The cluster starts in the background while this process does its own set-up.
+    pool = Cluster(cluster, workers or 1) if not should_stop() else None
+    peers: dict[tuple, Reference | None] = {}
+
+    def peer(s: _Setup) -> Reference | None:
+        if not callable(reference):
+            return reference
+        if (s.uarch, s.arch) not in peers:
+            peers[(s.uarch, s.arch)] = reference(s.model, s.arch)
+        return peers[(s.uarch, s.arch)]
 
     store = Store(db)
     try:
-        stored_row = store.get(uarch, s.arch, first, last, s.version)
-        template, starts = _starts(s, store, stored_row, resume, use_exact, time_limit, notes)
-        best_c = min(starts, key=lambda c: s.cost(realize(c).code))
-        best_cost = s.cost(realize(best_c).code)
-        emit({"event": "start", "best": best_cost - s.context_only, "textbook": textbook_cycles})
-        n_eval, reason = 0, "deadline"
-        remaining = time_limit - (time.monotonic() - t_start)
-        if remaining > 0.5:
-            res = run_portfolio(Job(uarch, best_c, s.isa, seed, evaluations, remaining), starts, best_cost, s.cost,
-                                workers=workers, should_stop=should_stop,
-                                on_improve=lambda v, who: emit({"event": "improve", "best": v - s.context_only,
-                                                               "worker": who}))
-            best_c, best_cost, n_eval, reason = res.best, res.best_cost, res.evaluations, res.reason
-            notes += res.failures
-        if should_stop():
-            reason = "interrupted"
-        best_cost -= s.context_only           # the range's own cycles inside the block
-        code, proved, proof, stored = _prove_and_store(s, store, stored_row, best_c, best_cost, n_eval, seed,
-                                                       t_start, notes)
+        for i, s in enumerate(setups):
+            notes: list[str] = []
+            stored_row = store.get(s.uarch, s.arch, s.first, s.last, s.version)
+            textbook_cycles = s.cost(realize(Candidate(s.first, s.last, s.arch, TEXTBOOK)).code) - s.context_only
+            k = _Key(i, s, stored_row, textbook_cycles, reference_cycles(peer(s), s.model, s.first, s.last),
+                     _starts(s, store, stored_row, resume, notes, extras=False), notes)
+            open_keys.append(k)
+            emit({"event": "start", "key": i, "best": k.start_best()[0] - s.context_only,
+                  "textbook": textbook_cycles, "keys": len(setups)})
+        # The other starts cost seconds of set-up: a stop request is looked at between keys.
+        for k in open_keys:
+            if pool is None or should_stop():
+                break
+            k.starts += _extra_starts(k.s, store)
+            emit({"event": "improve", "key": k.index, "best": k.start_best()[0] - k.s.context_only,
+                  "worker": None})
+        if pool is not None:
+            where = f"{pool.where} (stopped while it started)"
+        while pool is not None and not should_stop() and not pool.ready(0.1):
+            pass
+        if pool is not None and not should_stop():
+            where, runs = pool.where, workers or pool.workers
+            _run(open_keys, Portfolio(pool), t_start=t_start, time_limit=time_limit, runs=runs, seed=seed,
+                 evaluations=evaluations, use_exact=use_exact, should_stop=should_stop, emit=emit,
+                 finish=lambda k: _finish(k, store, seed=seed, workers=runs, where=where, interrupted=False,
+                                          t_start=t_start))
+        # The cluster closes (its workers end) while this process proves and stores what is left.
+        closer = threading.Thread(target=pool.close, daemon=True) if pool is not None else None
+        if closer is not None:
+            closer.start()
+        for k in open_keys:
+            if k.report is None:
+                k.report = _finish(k, store, seed=seed, workers=runs, where=where, interrupted=should_stop(),
+                                   t_start=t_start)
+                emit({"event": "done", "key": k.index, "best": k.report.cycles})
     finally:
+        if pool is not None:
+            pool.close()
         store.close()
-    return Report(uarch, s.arch, first, last, best_cost, textbook_cycles, ref_cycles, ref_note, template, best_c,
-                  code, proof, proved, stored, n_eval, time.monotonic() - t_start, reason, workers, seed, notes)
+    return [k.report for k in open_keys]
+
+
+def _run(keys: list[_Key], pf: Portfolio, *, t_start: float, time_limit: float, runs: int, seed: int,
+         evaluations: int, use_exact: bool, should_stop, emit, finish) -> None:
+    """Drive the keys' tasks on ``pf`` until every key is finished or a stop is requested."""
+    # One range: the time limit is the run's wall time, so the cluster's start-up comes out of it.
+    # Many ranges share one start-up: each range gets its whole limit, counted from its own tasks.
+    startup = time.monotonic() - t_start if len(keys) == 1 else 0.0
+    by_index = {k.index: k for k in keys}
+    # A cluster that lost every worker never finishes: give up long after any honest schedule would end.
+    rounds_of_tasks = -(-len(keys) * runs // max(1, pf.workers))
+    give_up = time.monotonic() + 3 * time_limit * (rounds_of_tasks + 1) + 60
+
+    def begin_annealing(k: _Key) -> None:
+        seconds = time_limit - startup - k.template_seconds - 0.3
+        k.annealing = True
+        if seconds > 0.5:
+            k.runs = runs
+            pf.submit_runs(_run_jobs(k, runs, seed, evaluations, seconds))
+
+    try:
+        for k in keys:
+            if use_exact:
+                # With an evaluation budget the whole search is a function of its inputs: the exact
+                # engine then budgets CP-SAT's deterministic time instead of the clock.
+                pf.submit_templates(TemplateJob(k.index, k.s.uarch, k.s.arch, k.s.first, k.s.last, k.s.isa,
+                                                max(1.0, 0.15 * time_limit), evaluations < NO_BUDGET))
+            else:
+                begin_annealing(k)
+        while not should_stop():
+            for m in pf.poll(0.1):
+                k = by_index[m.key]
+                if isinstance(m, TemplatesDone):
+                    k.template, k.template_seconds = m.templates, m.seconds
+                    at = 1 + next(i for i, c in enumerate(k.starts) if c.recipe == TEXTBOOK and not c.offsets)
+                    k.starts[at:at] = [t.candidate for t in m.templates
+                                       if t.candidate is not None and realize(t.candidate) is not None]
+                    emit({"event": "improve", "key": k.index, "best": k.start_best()[0] - k.s.context_only,
+                          "worker": None})
+                    begin_annealing(k)
+                elif isinstance(m, Improved):
+                    if m.run not in k.best or m.cost < k.best[m.run][0]:
+                        k.best[m.run] = (m.cost, m.candidate)
+                    k.evaluations[m.run] = max(k.evaluations.get(m.run, 0), m.evaluations)
+                    emit({"event": "improve", "key": k.index, "best": k.result()[0] - k.s.context_only,
+                          "worker": m.run})
+                elif isinstance(m, Counted):
+                    k.evaluations[m.run] = max(k.evaluations.get(m.run, 0), m.evaluations)
+                elif isinstance(m, RunDone):
+                    r = m.result
+                    if m.run not in k.best or r.best_cost <= k.best[m.run][0]:
+                        k.best[m.run] = (r.best_cost, r.best)
+                    k.evaluations[m.run], k.reasons[m.run] = r.evaluations, r.reason
+                else:   # TaskFailed
+                    if m.run is None:
+                        k.notes.append(f"exact engine failed: {m.message}")
+                        begin_annealing(k)
+                    else:
+                        k.notes.append(f"run {m.run} failed: {m.message}")
+                        k.reasons[m.run] = "failed"
+            for k in keys:
+                if k.report is None and k.annealing and len(k.reasons) == k.runs:
+                    k.report = finish(k)
+                    emit({"event": "done", "key": k.index, "best": k.report.cycles})
+            if all(k.report is not None for k in keys):
+                return
+            if time.monotonic() > give_up:
+                for k in keys:
+                    if k.report is None:
+                        k.notes.append("the cluster did not finish its tasks in time (no workers left?): "
+                                       "finished from what the runs reported")
+                break
+        # Stopped: every run returns its best within ``POLL`` s; give them that long, then go on
+        # with what they streamed (a run whose worker is gone has already sent its improvements).
+        pf.stop()
+        end = time.monotonic() + 3 * POLL + 0.2
+        while pf.pending and time.monotonic() < end:
+            for m in pf.poll(0.05):
+                if isinstance(m, Counted):
+                    k = by_index[m.key]
+                    k.evaluations[m.run] = max(k.evaluations.get(m.run, 0), m.evaluations)
+                elif isinstance(m, (RunDone, Improved)):
+                    k = by_index[m.key]
+                    cost, cand = (m.result.best_cost, m.result.best) if isinstance(m, RunDone) else (m.cost, m.candidate)
+                    if m.run not in k.best or cost < k.best[m.run][0]:
+                        k.best[m.run] = (cost, cand)
+                    if isinstance(m, RunDone):
+                        k.evaluations[m.run] = m.result.evaluations
+    finally:
+        pf.close()
+
+
+def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None, time_limit: float = 60.0,
+                 workers: int | None = None, cluster: str | None = None, seed: int = 0,
+                 db: str | Path | None = None, resume: bool = False, evaluations: int = NO_BUDGET,
+                 should_stop: Callable[[], bool] = lambda: False, progress: Callable[[dict], None] | None = None,
+                 use_exact: bool = True, reference: Reference | None = None) -> Report:
+    """Search rounds first..last for ``uarch``; the best proved result is stored in ``db`` and reported."""
+    return search_ranges([(uarch, arch, first, last)], time_limit=time_limit, workers=workers, cluster=cluster,
+                         seed=seed, db=db, resume=resume, evaluations=evaluations, should_stop=should_stop,
+                         progress=progress, use_exact=use_exact, reference=reference)[0]

@@ -30,10 +30,10 @@ from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.export import export as do_export
 from sha1opt.emit.peers import OPENSSL_PATHS, gcc_reference
 from sha1opt.job import steps
-from sha1opt.search.blocks import best_block, best_known
+from sha1opt.search.blocks import STANDARD_RANGES, best_block, best_known
 from sha1opt.search.cost.model import canonical_name, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.driver import default_arch, search_range
+from sha1opt.search.driver import NO_BUDGET, default_arch, search_ranges
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import identities
 from sha1opt.semantics.att import parse_file, read_source
@@ -314,46 +314,78 @@ def _uarch_names() -> list[str]:
     return model_names()
 
 
+EXIT_INTERRUPTED = 130   # Ctrl-C: the best proved result so far was stored and printed
+
+
 @main.command()
-@click.option("--uarch", required=True, help="Microarchitecture model (see `sha1opt uarchs`).")
-@click.option("--rounds", "rounds", default="0-79", show_default=True, help="Round range A-B within 0-79.")
+@click.option("--uarch", default=None, help="Microarchitecture model (see `sha1opt uarchs`).")
+@click.option("--all-uarchs", is_flag=True, help="Every model (instead of --uarch), on one cluster.")
+@click.option("--rounds", "rounds", default="0-79", show_default=True,
+              help="Round range A-B within 0-79, or 'all' for the standard ranges 0-19, 20-39, 40-59, 60-79.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="Default: the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
-@click.option("--time-limit", type=Seconds(1), default=60.0, show_default=True, help="Seconds (finite).")
-@click.option("--workers", type=Integer(1), default=1, show_default=True)
+@click.option("--time-limit", type=Seconds(1), default=60.0, show_default=True,
+              help="Seconds per range (finite).")
+@click.option("--evaluations", type=Integer(1), default=None,
+              help="Evaluation budget per annealing run: with the same seed, the same result on any cluster.")
+@click.option("--workers", type=Integer(1), default=None,
+              help="Annealing runs per range (seeds SEED, SEED+1, ...); without --cluster also the number of "
+                   "local worker processes. Default 1, or the cluster's worker count with --cluster.")
+@click.option("--cluster", default=None, metavar="tcp://HOST:PORT",
+              help="Run the tasks on this existing Dask scheduler instead of a local cluster.")
 @click.option("--seed", type=Integer(), default=0, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
 @click.option("--resume", is_flag=True, help="Start from the stored best for this key.")
 @click.option("--json", "as_json", is_flag=True)
-def search(uarch, rounds, arch, time_limit, workers, seed, db, resume, as_json):
-    """Find the cheapest proved schedule for a round range under a uarch's cost model."""
-    first, last = _parse_rounds(rounds)
-    uarch = canonical_name(uarch)
-    stop = threading.Event()
+@click.pass_context
+def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, workers, cluster, seed, db, resume,
+           as_json):
+    """Find the cheapest proved schedule for round ranges under uarch cost models (tasks on a Dask cluster).
+
+    Ctrl-C stops within about a second: the best result so far is proved, stored and printed (exit 130).
+    """
+    if all_uarchs == (uarch is not None):
+        raise click.UsageError("give exactly one of --uarch U and --all-uarchs")
+    ranges = list(STANDARD_RANGES) if rounds == "all" else [_parse_rounds(rounds)]
+    uarchs = model_names() if all_uarchs else [canonical_name(uarch)]
+    keys = [(u, arch, first, last) for u in uarchs for first, last in ranges]
+    # The console script (sha1opt.launcher) records Ctrl-C from the process's first moment in ctx.obj["stop"].
+    stop = (ctx.obj or {}).get("stop") or threading.Event()
     old = signal.signal(signal.SIGINT, lambda *_: stop.set())
     t0 = time.monotonic()
     tty = sys.stderr.isatty() and not as_json
+    done: set[int] = set()
 
     def progress(e):
+        if e["event"] == "done":
+            done.add(e["key"])
         if tty:
-            done = min(1.0, (time.monotonic() - t0) / time_limit)
-            bar = "#" * int(30 * done) + "-" * (30 - int(30 * done))
-            click.echo(f"\r[{bar}] {time.monotonic() - t0:5.1f}/{time_limit:.0f} s  best {e['best']:.1f} cycles",
+            if len(keys) == 1:
+                frac, what = min(1.0, (time.monotonic() - t0) / time_limit), f"/{time_limit:.0f} s"
+            else:
+                frac, what = len(done) / len(keys), f" s  {len(done)}/{len(keys)} ranges done"
+            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+            u, _, f, l = keys[e["key"]]
+            click.echo(f"\r[{bar}] {time.monotonic() - t0:5.1f}{what}  {u} {f}-{l}: best {e['best']:.1f} cycles ",
                        nl=False, err=True)
 
     try:
-        arch = arch or default_arch(uarch)
-        reference = gcc_reference(load_model(uarch), arch)
-        report = search_range(uarch, first, last, arch=arch, time_limit=time_limit, workers=workers, seed=seed,
-                              reference=reference,
-                              db=db, resume=resume, should_stop=stop.is_set, progress=progress)
+        reports = search_ranges(keys, time_limit=time_limit, workers=workers, cluster=cluster, seed=seed, db=db,
+                                resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
+                                progress=progress, reference=gcc_reference)
     finally:
         signal.signal(signal.SIGINT, old)
         if tty:
             click.echo("", err=True)
 
-    click.echo(json.dumps(report_json(report), indent=1) if as_json else "\n".join(report_lines(report)))
-    sys.exit(EXIT_OK if report.proved else EXIT_FAIL)
+    if as_json:
+        out = [report_json(r) for r in reports]
+        click.echo(json.dumps(out[0] if len(out) == 1 else out, indent=1))
+    else:
+        click.echo("\n\n".join("\n".join(report_lines(r)) for r in reports))
+    if stop.is_set():
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_OK if all(r.proved for r in reports) else EXIT_FAIL)
 
 
 @main.command()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from ortools.sat.python import cp_model
 
@@ -37,6 +38,9 @@ from sha1opt.search.space.order import build_graph
 from sha1opt.search.space.recipe import Recipe, range_ops, recipes_for
 
 MAX_II = 40
+# Deterministic mode reads no clock, so it bounds the recipes tried per kind by count: about as many
+# as the wall-clock mode reaches here in the same budget (~0.25 s per recipe on 2 loaded cores).
+DET_SECONDS_PER_RECIPE = 0.25
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class TemplateResult:
     starts: tuple[int, ...]    # start time of each template op (s_i)
     seconds: float
     candidate: Candidate | None = None   # a Candidate ordering a range by this template (set by solve_templates)
+    work: float = 0.0          # CP-SAT deterministic time spent (what the deterministic mode budgets)
 
     @property
     def gap(self) -> float | None:
@@ -68,7 +73,10 @@ def _template(t: int, recipe: Recipe, arch: Arch):
     return ops, graph, n
 
 
-def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float = 10.0) -> TemplateResult:
+def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float = 10.0,
+                   deterministic: bool = False) -> TemplateResult:
+    """The template's optimal II within ``time_limit``: seconds, or with ``deterministic`` CP-SAT's
+    deterministic time units (then the result does not depend on the machine or its load)."""
     t0 = time.monotonic()
     built = _template(t, recipe, arch)
     k = kind(t)
@@ -113,8 +121,9 @@ def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float 
     best = None
     status = "unknown"
     budget_end = t0 + time_limit
+    dleft = time_limit                       # deterministic units left (deterministic mode)
     for ii in range(lb, MAX_II + 1):
-        left = budget_end - time.monotonic()
+        left = dleft if deterministic else budget_end - time.monotonic()
         if left <= 0.05:
             break
         m = cp_model.CpModel()
@@ -148,9 +157,17 @@ def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float 
             m.Add(span >= s[i])
         m.Minimize(span)
         solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(0.05, left)
+        if deterministic:
+            solver.parameters.max_deterministic_time = max(0.05, left)
+        else:
+            solver.parameters.max_time_in_seconds = max(0.05, left)
         solver.parameters.num_workers = 1
+        # CP-SAT must leave SIGINT alone: by default it installs its own handler and, when done,
+        # resets SIGINT to the *default* action, so a later Ctrl-C killed the whole search unreported
+        # (and one during the solve was swallowed). The caller stops us through ``should_stop``.
+        solver.parameters.catch_sigint_signal = False
         st = solver.Solve(m)
+        dleft -= solver.deterministic_time
         if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             starts = tuple(int(solver.Value(x)) for x in s)
             best = (ii, starts)
@@ -160,14 +177,24 @@ def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float 
             lower = ii + 1
             continue
         break   # UNKNOWN: out of time at this II; `lower` stays a proved bound
+    work = time_limit - dleft
     if best is None:
-        return TemplateResult(k, t, recipe, None, lower, "unknown", (), time.monotonic() - t0)
-    return TemplateResult(k, t, recipe, best[0], min(lower, best[0]), status, best[1], time.monotonic() - t0)
+        return TemplateResult(k, t, recipe, None, lower, "unknown", (), time.monotonic() - t0, work=work)
+    return TemplateResult(k, t, recipe, best[0], min(lower, best[0]), status, best[1], time.monotonic() - t0,
+                          work=work)
 
 
 def solve_templates(model, arch: Arch, first: int, last: int, isa: str, time_limit: float = 10.0,
-                    recipes: list[Recipe] | None = None) -> list[TemplateResult]:
-    """Best template per round kind present in first..last, over the recipes of the ISA."""
+                    recipes: list[Recipe] | None = None,
+                    should_stop: Callable[[], bool] = lambda: False,
+                    deterministic: bool = False) -> list[TemplateResult]:
+    """Best template per round kind present in first..last, over the recipes of the ISA.
+
+    ``should_stop`` is looked at before each template solve; once it is true the best so far is returned.
+    ``deterministic``: ``time_limit`` is shared out in CP-SAT's deterministic time and the recipes
+    tried are bounded by count (``DET_SECONDS_PER_RECIPE``); no wall clock is read, so the same call
+    gives the same templates on any machine under any load (what ``search --evaluations`` relies on).
+    """
     kinds: dict[str, int] = {}
     for t in range(first, last + 1):
         kinds.setdefault(kind(t), t)
@@ -180,6 +207,7 @@ def solve_templates(model, arch: Arch, first: int, last: int, isa: str, time_lim
     pool = recipes or [r for r in recipes_for(isa)]
     out = []
     deadline = time.monotonic() + time_limit
+    work, tried = 0.0, 0
     for k, t in reps.items():
         # One recipe per distinct choice of the fields this kind uses.
         seen, distinct = set(), []
@@ -189,11 +217,16 @@ def solve_templates(model, arch: Arch, first: int, last: int, isa: str, time_lim
                 seen.add(key)
                 distinct.append(r)
         best: TemplateResult | None = None
-        per = max(0.2, (deadline - time.monotonic()) / max(1, len(reps) - len(out)) / max(1, len(distinct)))
+        left = time_limit - work if deterministic else deadline - time.monotonic()
+        per = max(0.2, left / max(1, len(reps) - len(out)) / max(1, len(distinct)))
         for r in distinct:
-            if time.monotonic() >= deadline:
+            out_of_budget = (work >= time_limit or tried >= time_limit / DET_SECONDS_PER_RECIPE) if deterministic \
+                else time.monotonic() >= deadline
+            if out_of_budget or should_stop():
                 break
-            res = solve_template(model, arch, t, r, per)
+            tried += 1
+            res = solve_template(model, arch, t, r, per, deterministic)
+            work += res.work
             if res.ii is not None and (best is None or (res.ii, -res.lower_bound) < (best.ii, -best.lower_bound)):
                 best = res
         if best is not None:

@@ -1,35 +1,71 @@
-"""The worker portfolio: annealing runs from several starts with seeds ``seed, seed+1, ...``.
+"""The portfolio: a search's tasks on a Dask cluster, and what streams back from them.
 
-One worker runs in this process; more run as spawned processes, each with
-its own model, simulator and (if it proves) its own Z3 context. Workers never
-print: improvements come back through a queue and ``on_improve``. A stop
-request (``should_stop``, Ctrl-C in the CLI) is passed to every worker,
-which returns its best so far; the portfolio's result is the best of all.
+Two kinds of task, each a module-level function of one frozen dataclass (so
+it pickles by value and runs on any worker that has sha1opt installed):
 
-Example: ``run_portfolio(Job("p4", start, "base", 0, 10**9, 30.0), starts,
-workers=2, ...)`` anneals from ``start`` with seed 0 and from ``starts[1]``
-with seed 1 for 30 s each, and returns the cheaper of the two bests.
+* ``templates_task(TemplateJob)`` -- the exact engine (CP-SAT) on the round
+  templates of one key (uarch, arch, rounds);
+* ``anneal_task(Job)`` -- one annealing run: one start, one seed, one budget.
+
+Each task rebuilds its model and objective in its own process from names
+(``load_model(job.uarch)``), never proves and never touches the results store:
+the driver alone proves and writes SQLite. While a run anneals, every
+improvement is sent to the driver as a Dask event on the portfolio's topic,
+*with the candidate*, so the driver holds each run's best so far even if a
+worker dies or the search is interrupted. ``stop()`` sets the portfolio's
+``distributed.Event``; tasks look at it every ``POLL`` s and return their best.
+
+A worker lost mid-task: the scheduler gives the task to another worker (Dask's
+own resubmission). A run is a function of (start, seed, evaluations), so the
+re-run ends where the lost one would have; with an evaluation budget the
+result does not depend on the cluster, only on the seed and the budget.
+
+Example: ``p = Portfolio(cluster); p.submit_runs([Job(0, 0, "p4", start, "base", 7, 5000, 60.0)])``;
+``p.poll(0.1)`` then returns ``Improved(key=0, run=0, cost=..., ...)`` values
+as the run finds better candidates, ``Counted`` values every second, and
+finally ``RunDone(0, 0, result)``.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import queue
-import signal
 import time
-from dataclasses import dataclass, field, replace
-from typing import Callable
+import uuid
+from dataclasses import dataclass
 
+from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.engines.anneal import anneal
+from sha1opt.search.engines.anneal import AnnealResult, anneal
+from sha1opt.search.engines.cluster import Cluster
+from sha1opt.search.engines.exact import TemplateResult, solve_templates
 from sha1opt.search.objective import range_cost
 from sha1opt.search.space.candidate import Candidate
+from sha1opt.search.space.recipe import Recipe
+
+POLL = 0.1      # seconds between a task's looks at the stop event
+COUNT_EVERY = 1.0   # seconds between a run's evaluation-count events
+
+
+@dataclass(frozen=True)
+class TemplateJob:
+    """The exact engine for one key: everything a worker needs, by name."""
+
+    key: int
+    uarch: str
+    arch: Arch
+    first: int
+    last: int
+    isa: str
+    seconds: float
+    deterministic: bool = False      # budget in CP-SAT deterministic time (see exact.solve_templates)
 
 
 @dataclass(frozen=True)
 class Job:
     """One annealing run, picklable: everything a worker process needs to rebuild its objective."""
 
+    key: int
+    run: int
     uarch: str
     start: Candidate
     isa: str
@@ -38,71 +74,186 @@ class Job:
     seconds: float
 
 
-@dataclass
-class PortfolioResult:
-    best: Candidate
-    best_cost: float
+@dataclass(frozen=True)
+class Improved:
+    key: int
+    run: int
+    cost: float
+    candidate: Candidate
     evaluations: int
-    reason: str                      # "budget", "deadline", "interrupted"
-    failures: list[str] = field(default_factory=list)
 
 
-def _worker(job: Job, stop, out) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C and tells us via `stop`
+@dataclass(frozen=True)
+class Counted:
+    """A run's evaluation count so far (sent every ``COUNT_EVERY`` s): an interrupted run's count is known."""
+
+    key: int
+    run: int
+    evaluations: int
+
+
+@dataclass(frozen=True)
+class RunDone:
+    key: int
+    run: int
+    result: AnnealResult
+
+
+@dataclass(frozen=True)
+class TemplatesDone:
+    key: int
+    templates: list[TemplateResult]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class TaskFailed:
+    key: int
+    run: int | None        # None: the templates task
+    message: str
+
+
+def encode(c: Candidate) -> dict:
+    """A candidate as plain lists and strings (what Dask events carry); ``decode`` inverts it."""
+    return {"first": c.first, "last": c.last, "arch": c.arch, "recipe": c.recipe.key(),
+            "offsets": [[list(k), v] for k, v in c.offsets],
+            "template": [[k, ii, list(s)] for k, ii, s in c.template]}
+
+
+def decode(d: dict) -> Candidate:
+    return Candidate(d["first"], d["last"], d["arch"], Recipe.parse(d["recipe"]),
+                     tuple((tuple(k), v) for k, v in d["offsets"]),
+                     tuple((k, ii, tuple(s)) for k, ii, s in d["template"]))
+
+
+class _Stop:
+    """The stop event as seen from a task: looked up at most every ``POLL`` s."""
+
+    def __init__(self, name: str) -> None:
+        import distributed  # lazy: see cluster.py (this runs inside a worker, where Dask is loaded anyway)
+        self._event = distributed.Event(name)
+        self._next = 0.0
+        self._set = False
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if not self._set and now >= self._next:
+            self._next = now + POLL
+            self._set = self._event.is_set()
+        return self._set
+
+
+def templates_task(job: TemplateJob, stop_name: str) -> tuple[list[TemplateResult], float]:
+    t0 = time.monotonic()
+    res = solve_templates(load_model(job.uarch), job.arch, job.first, job.last, job.isa,
+                          time_limit=job.seconds, should_stop=_Stop(stop_name), deterministic=job.deterministic)
+    return res, time.monotonic() - t0
+
+
+def anneal_task(job: Job, stop_name: str, topic: str) -> AnnealResult:
+    import distributed  # lazy: see cluster.py
+    worker = distributed.get_worker()
     s = job.start
     cost = range_cost(load_model(job.uarch), s.first, s.last, s.arch)
-    try:
-        res = anneal(s, cost, isa=job.isa, seed=job.seed, evaluations=job.evaluations,
-                     deadline=time.monotonic() + job.seconds, should_stop=stop.is_set,
-                     on_improve=lambda c, v: out.put(("improve", job.seed, v)))
-        out.put(("done", job.seed, res))
-    except Exception as e:  # reported to the parent, never swallowed
-        out.put(("error", job.seed, f"{type(e).__name__}: {e}"))
+    count = [0]
+    next_count = [time.monotonic() + COUNT_EVERY]
+
+    def should_stop() -> bool:
+        count[0] += 1
+        now = time.monotonic()
+        if now >= next_count[0]:
+            next_count[0] = now + COUNT_EVERY
+            worker.log_event(topic, {"key": job.key, "run": job.run, "evaluations": count[0]})
+        return stop()
+
+    def improved(c: Candidate, v: float) -> None:
+        worker.log_event(topic, {"key": job.key, "run": job.run, "cost": v, "candidate": encode(c),
+                                 "evaluations": count[0]})
+
+    stop = _Stop(stop_name)
+    return anneal(s, cost, isa=job.isa, seed=job.seed, evaluations=job.evaluations,
+                  deadline=time.monotonic() + job.seconds, should_stop=should_stop, on_improve=improved)
 
 
-def run_portfolio(job: Job, starts: list[Candidate], best_cost: float, cost: Callable[[list], float], *,
-                  workers: int, should_stop: Callable[[], bool],
-                  on_improve: Callable[[float, int], None]) -> PortfolioResult:
-    """Anneal from ``job.start`` (worker 0) and ``starts[k % len]`` (worker k); the best of all and why it stopped."""
-    best = PortfolioResult(job.start, best_cost, 0, "deadline")
-    if workers == 1:
-        res = anneal(job.start, cost, isa=job.isa, seed=job.seed, evaluations=job.evaluations,
-                     deadline=time.monotonic() + job.seconds - 0.3, should_stop=should_stop,
-                     on_improve=lambda c, v: on_improve(v, 0))
-        best.evaluations, best.reason = res.evaluations, res.reason
-        if res.best_cost < best.best_cost:
-            best.best, best.best_cost = res.best, res.best_cost
-        return best
-    ctx = mp.get_context("spawn")
-    stop, out = ctx.Event(), ctx.Queue()
-    procs = []
-    for k in range(workers):
-        j = replace(job, start=job.start if k == 0 else starts[k % len(starts)], seed=job.seed + k,
-                    seconds=job.seconds - 2.0)
-        p = ctx.Process(target=_worker, args=(j, stop, out), daemon=True)
-        p.start()
-        procs.append(p)
-    done = 0
-    while done < workers:
-        if should_stop() and not stop.is_set():
-            stop.set()
+class Portfolio:
+    """The tasks of one search on ``cluster``; ``poll`` returns what came back since the last call."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        import distributed  # lazy: see cluster.py
+        self._client = cluster.client
+        self.workers = cluster.workers
+        self.name = f"sha1opt-{uuid.uuid4().hex}"
+        self._stop = distributed.Event(self.name, client=self._client)
+        self._events: queue.Queue = queue.Queue()
+        self._client.subscribe_topic(self.name, lambda ev: self._events.put(ev[1]))
+        self._futures: dict = {}
+
+    def submit_templates(self, job: TemplateJob) -> None:
+        f = self._client.submit(templates_task, job, self.name, key=f"{self.name}-templates-{job.key}", pure=False)
+        self._futures[f] = (job.key, None)
+
+    def submit_runs(self, jobs: list[Job]) -> None:
+        for j in jobs:
+            f = self._client.submit(anneal_task, j, self.name, self.name, key=f"{self.name}-run-{j.key}-{j.run}",
+                                    pure=False)
+            self._futures[f] = (j.key, j.run)
+
+    @property
+    def pending(self) -> int:
+        return len(self._futures)
+
+    def poll(self, timeout: float) -> list:
+        """Improvements, finished and failed tasks since the last call; waits up to ``timeout`` s for the first."""
+        out: list = []
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                while True:
+                    out.append(self._improved(self._events.get_nowait()))
+            except queue.Empty:
+                pass
+            for f in [f for f in self._futures if f.done()]:
+                key, run = self._futures.pop(f)
+                out.append(self._finished(f, key, run))
+            left = end - time.monotonic()
+            if out or left <= 0:
+                return out
+            try:
+                out.append(self._improved(self._events.get(timeout=min(left, 0.05))))
+            except queue.Empty:
+                pass
+
+    @staticmethod
+    def _improved(m: dict) -> Improved | Counted:
+        if "candidate" not in m:
+            return Counted(m["key"], m["run"], m["evaluations"])
+        return Improved(m["key"], m["run"], m["cost"], decode(m["candidate"]), m["evaluations"])
+
+    @staticmethod
+    def _finished(f, key: int, run: int | None):
+        if f.status != "finished":
+            try:
+                exc = f.exception(timeout=5)
+            except Exception as e:  # noqa: BLE001 -- the failure is reported as a value, never raised
+                exc = e
+            return TaskFailed(key, run, f"{type(exc).__name__}: {exc}" if exc else f.status)
+        value = f.result()
+        if run is None:
+            return TemplatesDone(key, value[0], value[1])
+        return RunDone(key, run, value)
+
+    def stop(self) -> None:
+        """Ask every task to return its best so far (they look every ``POLL`` s)."""
+        self._stop.set()
+
+    def close(self) -> None:
+        """Stop, cancel what is still queued and stop listening."""
         try:
-            kind, who, payload = out.get(timeout=0.2)
-        except queue.Empty:
-            if not any(p.is_alive() for p in procs) and out.empty():
-                break
-            continue
-        if kind == "improve":
-            on_improve(min(best.best_cost, payload), who)
-        elif kind == "done":
-            done += 1
-            best.evaluations += payload.evaluations
-            best.reason = payload.reason
-            if payload.best_cost < best.best_cost:
-                best.best, best.best_cost = payload.best, payload.best_cost
-        else:
-            done += 1
-            best.failures.append(f"worker {who} failed: {payload}")
-    for p in procs:
-        p.join(timeout=5)
-    return best
+            self._stop.set()
+            if self._futures:
+                self._client.cancel(list(self._futures))
+            self._client.unsubscribe_topic(self.name)
+        except Exception:  # noqa: BLE001 -- best effort on a cluster that may be gone; the cluster closes next
+            pass
+        self._futures.clear()
+

@@ -69,8 +69,8 @@ def report_lines(r: Report) -> list[str]:
     lines.append(f"  recipe           {r.candidate.recipe.key()}; {len(r.candidate.offsets)} reordered groups")
     lines.append(f"  proof            {r.proof}")
     lines.append(f"  result           {r.stored}")
-    lines.append(f"  search           {r.evaluations} evaluations in {r.seconds:.1f} s, {r.workers} worker(s), "
-                 f"seed {r.seed}, stopped: {r.stop_reason}")
+    lines.append(f"  search           {r.evaluations} evaluations in {r.seconds:.1f} s, {r.workers} run(s)"
+                 f"{' on ' + r.cluster if r.cluster else ''}, seed {r.seed}, stopped: {r.stop_reason}")
     lines += [f"  note             {n}" for n in r.notes]
     return lines
 
@@ -93,6 +93,6 @@ def report_json(r: Report) -> dict:
         "recipe": r.candidate.recipe.key(), "offsets": [[list(k), v] for k, v in r.candidate.offsets],
         "proved": r.proved, "proof": r.proof, "stored": r.stored,
         "evaluations": r.evaluations, "seconds": r.seconds, "stop_reason": r.stop_reason,
-        "workers": r.workers, "seed": r.seed, "notes": r.notes,
+        "workers": r.workers, "cluster": r.cluster, "seed": r.seed, "notes": r.notes,
         "code": [str(i) for i in r.code],
     }
