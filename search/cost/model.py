@@ -59,13 +59,16 @@ CLASSES: tuple[str, ...] = (
 )
 BMI1_CLASSES: tuple[str, ...] = ("andn", "andn_rm")
 BMI2_CLASSES: tuple[str, ...] = ("rorx", "rorx_rm")
+# Vector / crypto extensions a model may list in ``vector_isa`` (GNU objdump / cpuinfo spelling).
+VECTOR_ISA: tuple[str, ...] = ("mmx", "sse", "sse2", "sse3", "ssse3", "sse4_1", "sse4_2", "sse4a",
+                               "avx", "avx2", "avx512f", "avx512vl", "sha")
 ROLES = ("load", "sta", "std")          # memory roles a uop may carry; none = compute
 ENGINES = ("in-order", "out-of-order")
 ARCHES = ("i386", "x86_64")
 
 _TOP_REQUIRED = {"name", "description", "source", "engine", "issue_width", "arch", "gcc_mtune",
                  "units", "classes", "rules"}
-_TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2"}
+_TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2", "vector_isa"}
 _UNIT_KEYS = {"speed", "what", "source"}
 _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
 _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
@@ -156,6 +159,7 @@ class Model:
     source: str
     arch: str = "x86_64"        # the architecture code for this CPU is built for by default
     gcc_mtune: str = "generic"  # GCC's -mtune= name for this CPU
+    vector_isa: tuple[str, ...] = ()    # vector/crypto extensions (``VECTOR_ISA`` order), e.g. ("sse2", "ssse3")
     path: str = field(default="", compare=False, repr=False)
 
     def __hash__(self) -> int:          # ``classes`` is a dict: hash the identity-defining fields
@@ -181,6 +185,15 @@ class Model:
         if level not in ISA_LEVELS:
             raise UarchError(f"unknown ISA level {level!r} (known: {', '.join(ISA_LEVELS)})")
         return ISA_LEVELS.index(level) <= ISA_LEVELS.index(self.isa)
+
+    def has_vector(self, ext: str) -> bool:
+        """Whether the CPU has vector/crypto extension ``ext`` (a name of ``VECTOR_ISA``).
+
+        Example: core2 ``has_vector("ssse3")`` is True, ``has_vector("avx")`` False.
+        """
+        if ext not in VECTOR_ISA:
+            raise UarchError(f"unknown vector extension {ext!r} (known: {', '.join(VECTOR_ISA)})")
+        return ext in self.vector_isa
 
     @property
     def ports(self) -> tuple[str, ...]:
@@ -316,6 +329,13 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     if arch not in ARCHES:
         raise CorpusError(f"{fname}: arch must be one of {', '.join(ARCHES)}, not {arch!r}")
     gcc_mtune = _string(raw["gcc_mtune"], f"{fname}: gcc_mtune")
+    vec = raw.get("vector_isa", [])
+    if not isinstance(vec, list) or not all(isinstance(v, str) for v in vec):
+        raise CorpusError(f"{fname}: vector_isa must be a list of strings")
+    for v in vec:
+        if v not in VECTOR_ISA:
+            raise CorpusError(f"{fname}: vector_isa: unknown extension {v!r} (known: {', '.join(VECTOR_ISA)})")
+    vector_isa = tuple(v for v in VECTOR_ISA if v in vec)
     aliases = raw.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise CorpusError(f"{fname}: aliases must be a list of strings")
@@ -364,7 +384,7 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     rules = _rules(fname, raw["rules"], set(classes), in_order)
     return Model(stem, _string(raw["description"], f"{fname}: description"), tuple(aliases), engine, issue,
                  retire, window, bmi1, bmi2, tuple(units), classes, rules,
-                 _string(raw["source"], f"{fname}: source"), arch, gcc_mtune, path)
+                 _string(raw["source"], f"{fname}: source"), arch, gcc_mtune, vector_isa, path)
 
 
 def _parse_uop(text: str, where: str, unit_names: set[str]) -> Uop:

@@ -332,7 +332,9 @@ def test_models_order_uarchs_sensibly(block_cycles):
         for slow in ("pentium", "atom"):
             for fast in ("core2", "nehalem", "skylake", "zen3", "p4"):
                 assert c[arch, slow] > c[arch, fast]
-        assert c[arch, "zen3"] == min(c[arch, u] for u in model_names())
+        # zen5 (8-wide, 6 ALUs) is the widest core; zen3 the next (k-models, 3-wide, are slower).
+        assert c[arch, "zen5"] == min(c[arch, u] for u in model_names())
+        assert c[arch, "zen3"] == min(c[arch, u] for u in model_names() if u != "zen5")
 
 
 def test_northwood_is_far_slower_where_rotates_bind():
@@ -504,9 +506,9 @@ def test_mca_on_the_textbook_block():
     # Skylake: we are slower -- 4-wide rename (LLVM: 6) and the W ring's store->load
     # forwarding, which llvm-mca ignores (it assumes loads never alias stores).
     assert mca["skylake"] < ours["skylake"].cycles <= 1.25 * mca["skylake"]
-    # zen3 is calibrated on this host (bench/calibrate.py: 3-clk forwarding, 1-uop lea),
-    # which brings it to LLVM's figure: agreement within 5 %.
-    assert abs(ours["zen3"].cycles - mca["zen3"]) <= 0.05 * mca["zen3"]
+    # zen3 is a literature model again (issue 10): 7-clk forwarding of the W ring, which llvm-mca
+    # ignores, keeps us above LLVM's figure, by at most 25 %.
+    assert mca["zen3"] < ours["zen3"].cycles <= 1.25 * mca["zen3"]
     stall = ours["atom"].breakdown["lea stall"]
     assert ours["atom"].cycles - mca["atom"] >= 0.5 * stall > 0    # most of the gap is the lea stall
 
@@ -569,8 +571,8 @@ def test_analyze_names_the_unsupported_line(tmp_path):
     p.write_text("roll $5, %eax\nadcl %ebx, %eax\n")        # reads the carry flag: outside the table
     with pytest.raises(Sha1optError, match=r"sse\.s:2: unsupported instruction 'adcl'"):
         analyze_file(p, ["zen3"])
-    with pytest.raises(UarchError, match="unknown microarchitecture 'k7'"):
-        analyze_file(p, ["k7"])
+    with pytest.raises(UarchError, match="unknown microarchitecture 'k6'"):
+        analyze_file(p, ["k6"])
 
 
 def test_cli_analyze(function_files, tmp_path):
@@ -590,7 +592,7 @@ def test_cli_analyze(function_files, tmp_path):
     bad.write_text("roll $5, %eax\nfrobnicate %eax\n")
     r = CliRunner().invoke(analyze, [str(bad), "--uarch", "zen3"])
     assert r.exit_code == 2 and r.stderr.strip().count("\n") == 0 and "bad.s:2" in r.stderr
-    r = CliRunner().invoke(analyze, [str(bad), "--uarch", "k7"])
-    assert r.exit_code == 2 and "unknown microarchitecture 'k7'" in r.stderr
+    r = CliRunner().invoke(analyze, [str(bad), "--uarch", "k6"])
+    assert r.exit_code == 2 and "unknown microarchitecture 'k6'" in r.stderr
     r = CliRunner().invoke(analyze, [str(bad)])
     assert r.exit_code == 2                                     # neither --uarch nor --all-uarchs
