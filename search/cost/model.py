@@ -59,6 +59,11 @@ CLASSES: tuple[str, ...] = (
 )
 BMI1_CLASSES: tuple[str, ...] = ("andn", "andn_rm")
 BMI2_CLASSES: tuple[str, ...] = ("rorx", "rorx_rm")
+# Vector classes (``classes.VECTOR_TABLE`` maps mnemonics to them): required when the model has SSE2;
+# SHA-NI classes when it has "sha". A 256-bit (ymm) form is priced as the same class.
+VECTOR_CLASSES: tuple[str, ...] = ("vec_mov", "vec_load", "vec_store", "vec_alu", "vec_alu_rm", "vec_shift",
+                                   "vec_shuffle", "vec_to_gpr", "gpr_to_vec")
+SHA_CLASSES: tuple[str, ...] = ("sha1rnds4", "sha1msg")
 # Vector / crypto extensions a model may list in ``vector_isa`` (GNU objdump / cpuinfo spelling).
 VECTOR_ISA: tuple[str, ...] = ("mmx", "sse", "sse2", "sse3", "ssse3", "sse4_1", "sse4_2", "sse4a",
                                "avx", "avx2", "avx512f", "avx512vl", "sha")
@@ -354,12 +359,14 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
         raise CorpusError(f"{fname}: no units")
     unit_names = {u.name for u in units}
 
-    wanted = set(CLASSES) | (set(BMI1_CLASSES) if bmi1 else set()) | (set(BMI2_CLASSES) if bmi2 else set())
+    wanted = set(CLASSES) | (set(BMI1_CLASSES) if bmi1 else set()) | (set(BMI2_CLASSES) if bmi2 else set()) | \
+        (set(VECTOR_CLASSES) if "sse2" in vector_isa else set()) | (set(SHA_CLASSES) if "sha" in vector_isa else set())
     classes: dict[str, ClassCost] = {}
     for cname, row in raw["classes"].items():
         where = f"{fname}: classes.{cname}"
         if cname not in wanted:
-            extra = " (the model lacks that extension)" if cname in BMI1_CLASSES + BMI2_CLASSES else ""
+            extra = " (the model lacks that extension)" if cname in BMI1_CLASSES + BMI2_CLASSES + VECTOR_CLASSES + \
+                SHA_CLASSES else ""
             raise CorpusError(f"{where}: unknown instruction class{extra}")
         if not isinstance(row, dict):
             raise CorpusError(f"{where}: not a table")
@@ -404,8 +411,9 @@ def _parse_uop(text: str, where: str, unit_names: set[str]) -> Uop:
 
 # Classes whose instructions read memory / write memory (the OoO engine needs
 # the uop that does it).
-READS_MEMORY = {"load", "add_rm", "logic_rm", "alu_mr", "shift_mr", "andn_rm", "rorx_rm", "pop"}
-WRITES_MEMORY = {"store", "alu_mr", "shift_mr", "push"}
+READS_MEMORY = {"load", "add_rm", "logic_rm", "alu_mr", "shift_mr", "andn_rm", "rorx_rm", "pop", "vec_load",
+                "vec_alu_rm"}
+WRITES_MEMORY = {"store", "alu_mr", "shift_mr", "push", "vec_store"}
 
 
 def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
@@ -420,7 +428,7 @@ def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
             raise CorpusError(f"{where}: a class that writes memory needs exactly one 'std:' uop")
         if c.name not in WRITES_MEMORY and ("std" in roles or "sta" in roles):
             raise CorpusError(f"{where}: only memory-writing classes have 'sta:'/'std:' uops")
-        if c.name not in ("load", "store", "push", "pop") and "" not in roles:
+        if c.name not in ("load", "store", "push", "pop", "vec_load", "vec_store") and "" not in roles:
             raise CorpusError(f"{where}: needs a compute uop")
 
 

@@ -596,3 +596,54 @@ def test_cli_analyze(function_files, tmp_path):
     assert r.exit_code == 2 and "unknown microarchitecture 'k6'" in r.stderr
     r = CliRunner().invoke(analyze, [str(bad)])
     assert r.exit_code == 2                                     # neither --uarch nor --all-uarchs
+
+
+# --- vector and SHA-NI classes (issue 10) ----------------------------------------------
+
+def _vec(text):
+    from sha1opt.semantics.listing import parse_listing
+    return parse_listing(text, "x86_64").items
+
+
+def test_vector_items_are_classified_by_mnemonic_and_operand_kinds():
+    from sha1opt.search.cost.classes import class_of, vector_class
+    items = _vec("paddd %xmm3, %xmm9\npaddd 16(%r14), %xmm9\nmovdqa %xmm9, 48(%rsp)\nmovdqu (%rsi), %xmm0\n"
+                 "movdqa %xmm1, %xmm2\npshufb %xmm6, %xmm0\npsrld $31, %xmm8\nmovd %xmm0, %eax\n"
+                 "sha1rnds4 $0, %xmm1, %xmm0\nsha1nexte %xmm2, %xmm1\nvpaddd %ymm3, %ymm9, %ymm10\n")
+    assert [vector_class(i) for i in items] == ["vec_alu", "vec_alu_rm", "vec_store", "vec_load", "vec_mov",
+                                               "vec_shuffle", "vec_shift", "vec_to_gpr", "sha1rnds4", "sha1msg",
+                                               "vec_alu"]
+    assert classify(items[8], load_model("zen3")) == "sha1rnds4"
+    with pytest.raises(UarchError, match="needs SHA"):
+        classify(items[8], load_model("skylake"))          # client Skylake has no SHA-NI
+    with pytest.raises(UarchError, match="needs SSSE3"):
+        classify(items[5], load_model("k10"))              # Phenom: SSE4a, no SSSE3
+
+
+def test_vector_operand_effects_two_and_three_operand_forms():
+    from sha1opt.search.cost.classes import vector_effects
+    sse, avx, st = _vec("paddd %xmm3, %xmm9\nvpaddd %xmm3, %xmm9, %xmm10\nmovdqa %xmm9, 48(%rsp)\n")
+    assert vector_effects(sse).data == ("v3", "v9") and vector_effects(sse).writes == ("v9",)
+    assert vector_effects(avx).data == ("v3", "v9") and vector_effects(avx).writes == ("v10",)
+    e = vector_effects(st)
+    assert e.data == ("v9",) and e.writes == () and e.mem_write.disp == 48 and e.mem_write.base.name == "esp"
+
+
+def test_vector_dependency_chain_costs_its_latency():
+    """Eight dependent paddd: 8 x latency 1 on Skylake; dependent pshufb: 1 clock each on Nehalem, and at
+    least Merom's 3-clock latency each on Core 2 (its 3-uop 128-bit shuffle)."""
+    chain = _vec("paddd %xmm1, %xmm0\n" * 8)
+    assert simulate(chain, load_model("skylake"), loop=True).cycles == pytest.approx(8, abs=0.3)
+    shuf = _vec("pshufb %xmm1, %xmm0\n" * 8)
+    assert simulate(shuf, load_model("nehalem"), loop=True).cycles == pytest.approx(8, abs=0.3)
+    assert simulate(shuf, load_model("core2"), loop=True).cycles >= 24
+
+
+def test_vector_store_forwards_to_a_scalar_add_from_memory():
+    """The SSSE3 path's W+K: a vector store then ``add 48(%rsp), %ebp`` of the same address waits for it."""
+    m = load_model("skylake")
+    fwd = _vec("paddd %xmm1, %xmm0\nmovdqa %xmm0, 48(%rsp)\naddl 48(%rsp), %ebp\n")
+    other = _vec("paddd %xmm1, %xmm0\nmovdqa %xmm0, 48(%rsp)\naddl 96(%rsp), %ebp\n")
+    t_fwd = simulate(fwd, m).timeline[2].complete
+    t_other = simulate(other, m).timeline[2].complete
+    assert t_fwd >= t_other + 1

@@ -269,3 +269,17 @@ def test_cli_uarchs_lists_every_model():
     plain = CliRunner().invoke(uarchs, []).output.splitlines()
     start = plain.index(uarch_notes.header(atom))
     assert plain[start:start + len(uarch_notes.lines(atom))] == uarch_notes.lines(atom)
+
+
+def test_loader_requires_vector_rows_where_the_cpu_has_sse2(corpus):
+    text = (corpus / "skylake.toml").read_text()
+    start, end = text.index("[classes.vec_alu]"), text.index("[classes.vec_alu_rm]")
+    (corpus / "skylake.toml").write_text(text[:start] + text[end:])
+    with pytest.raises(CorpusError, match="missing instruction class 'vec_alu'"):
+        load_model("skylake")
+
+
+def test_loader_refuses_sha_rows_without_sha(corpus):
+    _edit(corpus / "zen3.toml", '"avx2", "sha"]', '"avx2"]')
+    with pytest.raises(CorpusError, match="classes.sha1"):
+        load_model("zen3")
