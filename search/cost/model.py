@@ -82,6 +82,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
     "move_elimination": ({"classes", "source"}, set()),
     "replay": ({"name", "penalty", "min_latency", "source"}, set()),
+    "register_reads": ({"name", "per_clock", "source"}, set()),
 }
 
 
@@ -137,6 +138,13 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class RegisterReads:
+    name: str                   # how the cause is reported, e.g. "register-read stall"
+    per_clock: int              # distinct retired (permanent-file) registers renamed per clock
+    source: str
+
+
+@dataclass(frozen=True)
 class Rules:
     store_forward_latency: float
     store_forward_source: str
@@ -145,6 +153,7 @@ class Rules:
     move_elimination: frozenset[str] = frozenset()
     move_elimination_source: str = ""
     replay: Replay | None = None
+    register_reads: RegisterReads | None = None
 
 
 @dataclass(frozen=True)
@@ -467,16 +476,26 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
     elim_src = ""
     if "move_elimination" in raw:
         r = raw["move_elimination"]
-        if not isinstance(r["classes"], list) or not all(c in ("mov_rr",) for c in r["classes"]):
-            raise CorpusError(f"{fname}: rules.move_elimination.classes may only list 'mov_rr'")
+        if not isinstance(r["classes"], list) or not all(c in ("mov_rr", "vec_mov") for c in r["classes"]):
+            raise CorpusError(f"{fname}: rules.move_elimination.classes may only list 'mov_rr' and 'vec_mov'")
+        if not set(r["classes"]) <= class_names:
+            raise CorpusError(f"{fname}: rules.move_elimination.classes names a class the model has no row for")
         elim, elim_src = frozenset(r["classes"]), r["source"]
     if "replay" in raw:
         r = raw["replay"]
         replay = Replay(_string(r["name"], f"{fname}: rules.replay.name"), float(_number(r["penalty"], f"{fname}: rules.replay.penalty")),
                         float(_number(r["min_latency"], f"{fname}: rules.replay.min_latency")), r["source"])
+    reads = None
+    if "register_reads" in raw:
+        r = raw["register_reads"]
+        if in_order:
+            raise CorpusError(f"{fname}: rules.register_reads applies to out-of-order models only")
+        reads = RegisterReads(_string(r["name"], f"{fname}: rules.register_reads.name"),
+                              int(_number(r["per_clock"], f"{fname}: rules.register_reads.per_clock", integer=True,
+                                          minimum=1)), r["source"])
     lat = _half_clock(_number(sf["latency"], f"{fname}: rules.store_forwarding.latency"),
                       f"{fname}: rules.store_forwarding.latency")
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay)
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

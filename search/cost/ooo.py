@@ -126,6 +126,36 @@ class FrontEnd:
         nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
         return alloc
 
+    def read_ports(self, i: int, k: int, d: tuple, alloc: int, ex: "Execute", retired: list, rule, state: list,
+                   nodes: list) -> int:
+        """``rules.register_reads`` (P6, Core 2, Nehalem): registers whose last writer has retired are read
+        from the permanent register file, at most ``rule.per_clock`` distinct ones per clock; an
+        instruction that would exceed it is allocated a clock later (the stall is charged to the rule).
+
+        ``state`` is ``[clock, registers read from the file in that clock]``. Example (core2, 3 per
+        clock): four instructions each reading two different long-retired registers take 3 clocks.
+        """
+        tpc, producer = self.tpc, ex.producer
+        cyc = alloc // tpc
+        perm = {r for r in d[DATA] + d[ADDR] if r != "flags" and (r not in producer or retired[producer[r]] <= cyc)}
+        if not perm:
+            return alloc
+        if cyc == state[0] and len(state[1] | perm) <= rule.per_clock:
+            state[1] |= perm
+            return alloc
+        if cyc != state[0] and len(perm) <= rule.per_clock:
+            state[0], state[1] = cyc, perm
+            return alloc
+        new = cyc + max(1 if cyc == state[0] else 0, (len(perm) - 1) // rule.per_clock)
+        if new == cyc:
+            state[0], state[1] = cyc, perm
+            return alloc
+        state[0], state[1] = new, perm
+        self.cycle, self.count = new, k
+        t, pred, segs = nodes[2 * i + 1]
+        nodes[2 * i + 1] = (new * tpc, pred, segs + ((rule.name, new * tpc - t),))
+        return new * tpc
+
 
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
@@ -304,6 +334,16 @@ def run_out_of_order(seq: list[tuple], model: Model) -> Trace:
     ex = Execute(model, len(seq))
     nodes = ex.nodes
     allocate, execute, retire = front.allocate, ex.run, rob.retire
+    reads = model.rules.register_reads
+    if reads is not None:                          # the register-read stall (P6 / Core 2 / Nehalem)
+        retired, state = [0] * len(seq), [-1, set()]
+        for i, d in enumerate(seq):
+            k = d[FE]
+            alloc = front.read_ports(i, k, d, allocate(i, k, rob, nodes), ex, retired, reads, state, nodes)
+            result, std_d = execute(i, d, alloc)
+            retire(i, k, result, std_d)
+            retired[i] = rob.cycle
+        return Trace(ex.issue, ex.complete, ex.units_used, nodes)
     for i, d in enumerate(seq):
         k = d[FE]
         alloc = allocate(i, k, rob, nodes)         # 1. dispatch

@@ -50,6 +50,8 @@ def notable(m: Model) -> list[str]:
     if r.replay:
         out.append(f"replay: a load from a store of a >= {r.replay.min_latency:g}-clk result "
                    f"costs +{r.replay.penalty:g} clk")
+    if r.register_reads:
+        out.append(f"{r.register_reads.name}: at most {r.register_reads.per_clock} retired registers read per clock")
     out.append(f"store forwarding: {r.store_forward_latency:g} clk")
     dbl = [u.name for u in m.units if u.speed == 2]
     if dbl:

@@ -12,6 +12,8 @@ import dataclasses
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -647,3 +649,41 @@ def test_vector_store_forwards_to_a_scalar_add_from_memory():
     t_fwd = simulate(fwd, m).timeline[2].complete
     t_other = simulate(other, m).timeline[2].complete
     assert t_fwd >= t_other + 1
+
+
+def test_core2_register_read_stall():
+    """Core 2 reads at most 3 retired registers per clock: six adds each reading two long-retired
+    registers rename one per clock (2 + 2 > 3), 6 clocks instead of the 2 its three ALUs need."""
+    import dataclasses
+    body = _vec("addl %esi, %eax\naddl %edi, %ebx\naddl %r8d, %ecx\naddl %r9d, %edx\naddl %r10d, %ebp\n"
+                "addl %r11d, %r12d\n")
+    m = load_model("core2")
+    s = simulate(body, m, loop=True)
+    assert s.cycles == pytest.approx(6, abs=0.1) and s.bottleneck == "register-read stall"
+    free = dataclasses.replace(m, rules=dataclasses.replace(m.rules, register_reads=None))
+    assert simulate(body, free, loop=True).cycles == pytest.approx(2, abs=0.1)
+    assert simulate(body, load_model("skylake"), loop=True).cycles < 3       # no such stall on Skylake
+
+
+def test_zen_eliminates_vector_register_moves():
+    """movdqa %xmm0,%xmm1 costs no latency on Zen (renamed away): a paddd/movdqa chain is 1 clock per pair."""
+    chain = _vec("paddd %xmm2, %xmm0\nmovdqa %xmm0, %xmm1\npaddd %xmm2, %xmm1\nmovdqa %xmm1, %xmm0\n")
+    assert simulate(chain, load_model("zen3"), loop=True).cycles == pytest.approx(2, abs=0.1)
+    assert simulate(chain, load_model("core2"), loop=True).cycles == pytest.approx(4, abs=0.1)
+
+
+def test_sha1rnds4_chain_costs_its_latency():
+    """OpenSSL's SHA-NI loop is bound by the sha1rnds4 chain (20 per block, 6 clocks each on Zen)."""
+    chain = _vec("sha1rnds4 $0, %xmm1, %xmm0\n" * 4)
+    for u in ("zen1", "zen3", "zen5"):
+        assert simulate(chain, load_model(u), loop=True).cycles == pytest.approx(24, abs=0.1)
+
+
+@pytest.mark.skipif(not Path("/usr/lib/x86_64-linux-gnu/libcrypto.a").exists(), reason="needs Debian's libcrypto.a")
+def test_regression_ssse3_ranked_slower_than_integer_on_every_model():
+    """Issue 10: with vector code priced as opaque, every model ranked OpenSSL's SSSE3 path slower than its
+    integer path; bench/cost_fidelity.py must find every CPU's paths in the published order."""
+    script = Path(__file__).resolve().parents[2] / "bench" / "cost_fidelity.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    ranks = [line for line in out.splitlines() if "ranks the paths" in line]
+    assert len(ranks) == 7 and all(line.endswith("yes") for line in ranks), out
