@@ -38,17 +38,23 @@ VECTOR_TABLE: dict[str, tuple[str, str, bool]] = {
     **{m: ("vec_shift", "sse2", True) for m in ("pslld", "psrld", "psllq", "psrlq", "pslldq", "psrldq")},
     **{m: ("vec_shift", "avx", False) for m in ("vpslld", "vpsrld", "vpsllq", "vpsrlq", "vpslldq", "vpsrldq",
                                                 "vprold", "vprord")},
-    **{m: ("vec_shuffle", "sse2", True) for m in ("punpcklqdq", "punpckhqdq", "shufps")},
+    **{m: ("vec_shuffle", "sse2", True) for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "punpckhdq", "shufps",
+                                                  "unpcklps", "unpckhps", "movlhps", "movhlps")},
     "pshufd": ("vec_shuffle", "sse2", False),
     **{m: ("vec_shuffle", "ssse3", True) for m in ("pshufb", "palignr")},
     **{m: ("vec_shuffle", "avx", False) for m in ("vpshufb", "vpalignr", "vpshufd", "vpunpcklqdq", "vpunpckhqdq",
                                                   "vshufps", "vinserti128", "vextracti128", "vperm2i128",
                                                   "vpermq", "vbroadcasti128", "vpbroadcastd")},
-    **{m: ("vec_mov", "sse2", False) for m in ("movdqa", "movdqu", "movaps", "movups")},
+    **{m: ("vec_mov", "sse2", False) for m in ("movdqa", "movdqu", "movaps", "movups", "movq")},
+    "vmovq": ("vec_mov", "avx", False),
     **{m: ("vec_mov", "avx", False) for m in ("vmovdqa", "vmovdqu", "vmovaps", "vmovups", "vmovdqa32",
                                               "vmovdqu32", "vmovdqa64", "vmovdqu64")},
-    **{m: ("vec_gpr", "sse2", False) for m in ("movd", "vmovd", "pextrd", "vpextrd")},
-    **{m: ("vec_gpr", "sse4_1", True) for m in ("pinsrd",)},
+    **{m: ("vec_gpr", "sse2", False) for m in ("movd",)},
+    **{m: ("vec_gpr", "sse4_1", False) for m in ("pextrd",)},
+    "vpextrd": ("vec_gpr", "avx", False),
+    **{m: ("vec_gpr", "sse4_1", True) for m in ("pinsrd", "pinsrq")},
+    **{m: ("vec_gpr", "avx", False) for m in ("vpinsrd", "vpinsrq", "vpextrq", "vmovd")},
+    "pextrq": ("vec_gpr", "sse4_1", False),
     "sha1rnds4": ("sha1rnds4", "sha", True),
     **{m: ("sha1msg", "sha", True) for m in ("sha1msg1", "sha1msg2", "sha1nexte")},
     "vzeroupper": ("vzeroupper", "avx", False),
@@ -129,9 +135,10 @@ def vector_class(item: Opaque) -> str:
     """The cost class of a vector item: its family refined by operand kinds (see ``VECTOR_TABLE``)."""
     family, _, _ = vector_row(item)
     eff = vector_effects(item)
-    if family == "vec_mov":
+    gpr = [o for o in item.operands if _GPR.match(o)]
+    if family == "vec_mov" and not gpr:
         return "vec_store" if eff.mem_write else "vec_load" if eff.mem_read else "vec_mov"
-    if family == "vec_gpr":
+    if family in ("vec_gpr", "vec_mov"):
         return "vec_to_gpr" if not item.operands[-1].startswith(("%xmm", "%ymm", "%zmm")) else "gpr_to_vec"
     if family in ("vec_alu", "vec_shift", "vec_shuffle") and eff.mem_read is not None:
         return "vec_alu_rm"

@@ -622,6 +622,15 @@ def test_vector_items_are_classified_by_mnemonic_and_operand_kinds():
         classify(items[5], load_model("k10"))              # Phenom: SSE4a, no SSSE3
 
 
+def test_movq_and_inserts_follow_their_operand_kinds():
+    """gcc's vectorised state update: movq between a GPR and xmm crosses domains; with memory it is a load/store."""
+    from sha1opt.search.cost.classes import vector_class
+    items = _vec("movq %xmm0, %rax\nmovq %rax, %xmm1\nmovq (%rdi), %xmm0\nmovq %xmm0, 8(%rdi)\n"
+                 "vpinsrd $1, %eax, %xmm0, %xmm0\npunpckldq %xmm1, %xmm0\n")
+    assert [vector_class(i) for i in items] == ["vec_to_gpr", "gpr_to_vec", "vec_load", "vec_store", "gpr_to_vec",
+                                               "vec_shuffle"]
+
+
 def test_vector_operand_effects_two_and_three_operand_forms():
     from sha1opt.search.cost.classes import vector_effects
     sse, avx, st = _vec("paddd %xmm3, %xmm9\nvpaddd %xmm3, %xmm9, %xmm10\nmovdqa %xmm9, 48(%rsp)\n")
