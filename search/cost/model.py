@@ -83,6 +83,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "move_elimination": ({"classes", "source"}, set()),
     "replay": ({"name", "penalty", "min_latency", "source"}, set()),
     "register_reads": ({"name", "per_clock", "source"}, set()),
+    "port_binding": ({"source"}, set()),
 }
 
 
@@ -154,6 +155,7 @@ class Rules:
     move_elimination_source: str = ""
     replay: Replay | None = None
     register_reads: RegisterReads | None = None
+    port_binding: str | None = None     # its source when compute uops are bound to a port at allocation
 
 
 @dataclass(frozen=True)
@@ -495,7 +497,12 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
                                           minimum=1)), r["source"])
     lat = _half_clock(_number(sf["latency"], f"{fname}: rules.store_forwarding.latency"),
                       f"{fname}: rules.store_forwarding.latency")
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads)
+    binding = None
+    if "port_binding" in raw:
+        if in_order:
+            raise CorpusError(f"{fname}: rules.port_binding applies to out-of-order models only")
+        binding = raw["port_binding"]["source"]
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

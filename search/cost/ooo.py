@@ -160,7 +160,7 @@ class FrontEnd:
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name", "bind",
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
                  "stores", "issue", "complete", "units_used", "nodes")
 
@@ -178,6 +178,7 @@ class Execute:
         self.stall_name = stall.name if stall else ""
         self.ports = Ports(len(model.units))
         self.place = self.ports.place
+        self.bind = model.rules.port_binding is not None
         self.ready: dict[str, int] = {}          # register -> tick its value is ready
         self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
         self.producer: dict[str, int] = {}       # register -> index of its last writer
@@ -188,6 +189,19 @@ class Execute:
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
         self.nodes: list = [None] * (2 * n)
+
+    def bound_port(self, alts: tuple, alloc: int) -> tuple:
+        """``rules.port_binding``: the one unit of ``alts`` with the least work queued after ``alloc``
+        (busy ticks from the first tick it could start; ties to the less used unit), as Intel's
+        allocator binds a uop to a port when it enters the reservation station, before its inputs
+        are ready."""
+        occ, used, start = self.ports.occ, self.ports.used, alloc + self.tpc
+        best, load = alts[0], None
+        for u in alts:
+            q = (occ[u].count(1, start), used[u])
+            if load is None or q < load:
+                best, load = u, q
+        return (best,)
 
     def run(self, i: int, d: tuple, alloc: int) -> tuple[int, int]:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
@@ -240,6 +254,8 @@ class Execute:
                 else:
                     # lea computes from its address registers (no load uop to wait for them)
                     r0 = max(start, r_data, mem_ready, r_addr if mem_ready < 0 else 0)
+                    if self.bind and len(alts) > 1:      # rules.port_binding: the port is chosen at allocation
+                        alts = self.bound_port(alts, alloc)
                     t, u = place(alts, r0, busy)
                     if t > comp_d:
                         comp_d, comp_wait, last_unit = t, t - r0, u

@@ -52,6 +52,8 @@ def notable(m: Model) -> list[str]:
                    f"costs +{r.replay.penalty:g} clk")
     if r.register_reads:
         out.append(f"{r.register_reads.name}: at most {r.register_reads.per_clock} retired registers read per clock")
+    if r.port_binding:
+        out.append("port binding: a uop's port is chosen when it is allocated, not when it is ready")
     out.append(f"store forwarding: {r.store_forward_latency:g} clk")
     dbl = [u.name for u in m.units if u.speed == 2]
     if dbl:

@@ -162,6 +162,10 @@ def test_register_read_rule_only_where_the_cpu_has_the_stall():
     assert {n: r.per_clock for n, r in reads.items() if r} == {"core2": 3, "nehalem": 3, "p6": 2}
 
 
+def test_port_binding_rule_on_the_intel_out_of_order_models():
+    assert sorted(n for n in EXPECTED if load_model(n).rules.port_binding) == ["core2", "nehalem", "skylake"]
+
+
 def test_replay_cause_name_is_data():
     assert load_model("p4").rules.replay.name == "P4 replay"
     assert load_model("p4-prescott").rules.replay.name == "P4 replay"     # inherited rule
