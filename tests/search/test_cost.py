@@ -633,6 +633,17 @@ def test_movq_and_inserts_follow_their_operand_kinds():
                                                "vec_shuffle"]
 
 
+def test_avx512_forms_need_avx512vl():
+    """vprold / vpternlogd (the AVX-512VL rotate and 3-input logic) run on zen5 only; vpternlogd reads its
+    destination (it is one of the three inputs)."""
+    from sha1opt.search.cost.classes import vector_effects
+    rot, tern = _vec("vprold $5, %xmm1, %xmm2\nvpternlogd $0x96, %xmm3, %xmm4, %xmm5\n")
+    assert classify(rot, load_model("zen5")) == "vec_shift" and classify(tern, load_model("zen5")) == "vec_alu"
+    with pytest.raises(UarchError, match="needs AVX512VL"):
+        classify(rot, load_model("zen3"))
+    assert vector_effects(tern).data == ("v3", "v4", "v5") and vector_effects(tern).writes == ("v5",)
+
+
 def test_vector_operand_effects_two_and_three_operand_forms():
     from sha1opt.search.cost.classes import vector_effects
     sse, avx, st = _vec("paddd %xmm3, %xmm9\nvpaddd %xmm3, %xmm9, %xmm10\nmovdqa %xmm9, 48(%rsp)\n")
