@@ -79,6 +79,17 @@ def recipe_schedule(opts):
     return block_schedule(parts, "x86_64", "fidelity")
 
 
+def host_line() -> str:
+    """The CPU this ran on, from /proc/cpuinfo, and whether it is the Zen 5 (family 1Ah) the zen5 model describes."""
+    info: dict[str, str] = {}
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        k, _, v = line.partition(":")
+        info.setdefault(k.strip(), v.strip())
+    fam = int(info.get("cpu family", "0"))
+    note = "" if fam == 0x1A else " -- NOTE: not a Zen 5 (family 1Ah): zen5's predictions are not checked against its own CPU here"
+    return f"host: {info.get('model name', '?')}, family {fam} ({fam:#x}), model {info.get('model', '?')}{note}"
+
+
 def per_pair(recs: np.ndarray, npeers: int) -> dict[int, np.ndarray]:
     tpb = recs[:, 1] / recs[:, 2]
     out: dict[int, list[float]] = {p: [] for p in range(npeers)}
@@ -156,6 +167,7 @@ def main() -> int:
     cpt = float(np.percentile(clocks, 90))
     tpb = float(np.percentile(ref_tpb, 10))
     print("# zen5 on this host: predicted vs measured core cycles/byte (16 KiB per call)")
+    print("# " + host_line())
     print(f"# core cycles per TSC tick (p90 of each clock run): {', '.join(f'{c:.2f}' for c in clocks)}; used p90 {cpt:.3f}")
     print(f"# textbook export: {tpb:.3f} ticks/byte (p10 of {len(ref_tpb)} calls) = {tpb * cpt:.3f} core c/B")
     print(f"# llvm-mca: -mcpu=znver3 (LLVM 14.0.6, the newest AMD model Debian 12's LLVM has)")
@@ -182,7 +194,7 @@ def main() -> int:
     # a check only: nothing is fitted to them.
     quiet = {"OpenSSL integer": 3.81, "OpenSSL ssse3": 2.84, "OpenSSL avx2": 2.82, "OpenSSL shaext": 1.95}
     print()
-    print("# check against the brief's quieter-host figures (BRIEF section 6; not fitted to):")
+    print("# check against the brief's figures for the Zen 5 host (BRIEF section 6; not fitted to):")
     for name, fig in quiet.items():
         i = [c[0] for c in codes].index(name)
         print(f"{name:<44} {fig:8.2f} {pred[i]:6.2f} {100 * (pred[i] - fig) / fig:+7.1f} {mca[i]:6.2f} "

@@ -15,9 +15,11 @@ driver reading ``rdtsc`` around each sample) is built with gcc through
 runs ``csrc/bench.c``. Each sample runs ``adds`` adds; the answer is the
 median of the per-sample ratios with their 10th and 90th percentiles.
 
-Example (this host, AMD family 1Ah at TSC 2.596 GHz): ``core_cycles_per_tick()``
-is about ``(1.6, 1.5, 1.7)``, i.e. about 0.62 ticks per add; a block that
-takes 300 ticks took about 480 core cycles.
+Example: on the AMD family 1Ah host (TSC 2.596 GHz) issue 10 measured about
+1.6 core cycles per tick (0.62 ticks per add), so a block that takes 300
+ticks took about 480 core cycles; on the Intel Xeon (family 6 model 207) the
+same VM later ran on, under load, ``core_cycles_per_tick()`` gave medians of
+1.2-1.3. A preempted sample only looks slower, so under load prefer p90.
 
 Invariant: every value returned is positive and ``p10 <= median <= p90``; a
 build or run failure is a ``ToolchainError`` (a ``Sha1optError``).
