@@ -1,4 +1,4 @@
-"""Calibration of the zen3 cost model on this machine (issue 4): measured vs predicted relative speed.
+"""Calibration of the zen5 cost model on this machine (issue 4): measured vs predicted relative speed.
 
 Every variant is a correct SHA-1 block function, checked before it is timed:
 our schedules through ``emit.export.export`` (assemble, lift, prove, native
@@ -26,7 +26,7 @@ the x86-64 textbook: one process cannot hold both, so the two scales are
 separate and the pooled statistics are on relative-to-own-reference numbers.
 
 Predicted relative speed: predicted cycles per block of the variant's block
-loop / those of its reference -- ``search.cost.simulate(loop items, zen3,
+loop / those of its reference -- ``search.cost.simulate(loop items, zen5,
 loop=True)``, and ``llvm-mca -mcpu=znver3`` (LLVM 14) on the same loop's
 text (Total Cycles / iterations).
 
@@ -37,14 +37,14 @@ variant in list order is held out), the reference rows excluded (they are
 1.0 for every model by construction; their measured ratio is shown as the
 noise floor).
 
-Calibration: ``GRID`` lists the zen3 parameters the fit may change and the
+Calibration: ``GRID`` lists the zen5 parameters the fit may change and the
 values it tries (store-forwarding latency; the three-term lea's front-end
 uops, ALU uops and latency); on the *train* variants only, the fit takes the
 combination with the highest pooled Spearman rho (ties within 0.005 to the
 lower MAPE) and prints every combination, so the landscape is visible, not
 just the winner. ``LITERATURE`` holds those parameters' pre-calibration
 values, so the "before" figures are recomputed from the current file with
-them put back; "ours" is corpus/uarch/zen3.toml as it is.
+them put back; "ours" is corpus/uarch/zen5.toml as it is.
 
 Measurement noise, seen while building this: a build's code placement can
 shift one variant's ratio by up to a few per cent for every run of that
@@ -100,15 +100,15 @@ GCC_FLAGS: list[tuple[str, ...]] = [
 ]
 GCC_FLAGS_I386: list[tuple[str, ...]] = [("-mtune=pentium",)]
 
-# The fit: the zen3 parameters calibration may change, and the values it tries (every combination).
+# The fit: the zen5 parameters calibration may change, and the values it tries (every combination).
 # lea_complex is (front-end uops, ALU uops, latency) of a three-term lea such as ``lea K(e,w), e``:
-# (2, 2, 2) is the literature row, (2, 1, 2) LLVM 14's znver3 (2 uops, latency 2, rthroughput 0.25),
+# (2, 2, 2) is the literature row, (2, 1, 2) LLVM 14's znver3 (its newest AMD model) (2 uops, latency 2, rthroughput 0.25),
 # (1, 1, 2) and (1, 1, 1) one macro-op on one ALU.
 GRID: dict[str, tuple] = {
     "store_forwarding": (7, 6, 5, 4, 3, 2),
     "lea_complex": ((2, 2, 2), (2, 1, 2), (1, 1, 2), (1, 1, 1)),
 }
-# Their values before calibration (the literature values the model started from; zen3.toml sources).
+# Their values before calibration (the literature values the model started from; zen5.toml sources).
 LITERATURE: dict[str, object] = {
     "store_forwarding": 7,
     "lea_complex": (2, 2, 2),
@@ -247,7 +247,7 @@ def with_params(base, params: dict):
 
 
 def current_params(model) -> dict:
-    """The GRID parameters' values in ``model`` (zen3.toml as it is now)."""
+    """The GRID parameters' values in ``model`` (zen5.toml as it is now)."""
     row = model.classes["lea_complex"]
     lat = row.latency
     return {"store_forwarding": int(model.rules.store_forward_latency)
@@ -320,11 +320,10 @@ def host_lines() -> list[str]:
            f"stepping {info.get('stepping', '?')}; hypervisor flag: {'yes' if 'hypervisor' in flags else 'no'}; "
            f"avx512_vp2intersect: {'yes' if 'avx512_vp2intersect' in flags else 'no'}"]
     if fam == 0x1A:
-        out.append("# NOTE: family 1Ah is AMD Zen 5, not Zen 3 (family 19h) as the brief says; this is the only "
-                   "hardware here, so the zen3 model is calibrated against it. Core cycles cannot be counted "
-                   "(VM: perf cycles not supported); relative speeds are TSC-tick ratios, the clock cancels.")
-    elif fam != 0x19:
-        out.append(f"# NOTE: family {fam:#x}h is not Zen 3 (family 19h)")
+        out.append("# family 1Ah is AMD Zen 5, the CPU of the zen5 model calibrated here. Core cycles cannot be "
+                   "counted (VM: perf cycles not supported); relative speeds are TSC-tick ratios, the clock cancels.")
+    else:
+        out.append(f"# NOTE: family {fam:#x}h is not Zen 5 (family 1Ah): the zen5 model is not this CPU's")
     return out
 
 
@@ -366,7 +365,7 @@ def main() -> int:
         args.pairs, args.passes = 60, 2
     t_all = time.monotonic()
     log = lambda s: print(s, flush=True)  # noqa: E731
-    print(f"# sha1opt calibration of the zen3 model -- python {platform.python_version()}, "
+    print(f"# sha1opt calibration of the zen5 model -- python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     for line in host_lines():
         print(line)
@@ -400,7 +399,7 @@ def main() -> int:
           f"{sum(v.held_out for v in variants)} held out; validated and built in {t_build:.1f} s")
 
     t0 = time.monotonic()
-    base = load_model("zen3")
+    base = load_model("zen5")
     now = current_params(base)
     predict(variants, "before", with_params(base, LITERATURE))
     predict(variants, "ours", base)
@@ -411,7 +410,7 @@ def main() -> int:
     t_mca = time.monotonic() - t0
 
     print()
-    print(f"## zen3 model parameters: before = literature {LITERATURE}; ours = zen3.toml now {now}")
+    print(f"## zen5 model parameters: before = literature {LITERATURE}; ours = zen5.toml now {now}")
     print("## measured relative speed: variant / own-arch textbook, TSC ticks per byte, median of the pooled pairs")
     print("## [p10, p90] of the pairs, and the range of the per-build medians; predicted: cycles per block of the")
     print("## loop / the reference's (>1 = slower). ours c/blk, mca c/blk: predicted cycles per block.")
@@ -431,7 +430,7 @@ def main() -> int:
     table = print_metrics(variants, ("before", "ours", "mca"))
 
     print()
-    print("## goals (issue 4), zen3.toml now: MAPE <= 10 %, Spearman rho >= 0.8, ahead of llvm-mca (pooled)")
+    print("## goals (issue 4), zen5.toml now: MAPE <= 10 %, Spearman rho >= 0.8, ahead of llvm-mca (pooled)")
     verdict = lambda ok: "met" if ok else "MISSED"  # noqa: E731
     ahead = lambda ok: "ahead" if ok else "BEHIND"  # noqa: E731
     for part in ("train", "held-out", "all"):
@@ -448,11 +447,11 @@ def main() -> int:
     print("## the fit: every GRID combination on the train variants only (pooled); best = highest rho, "
           "ties within 0.005 to the lower MAPE")
     for params, e, rho, tau in scored:
-        mark = (" <- best" if params == best else "") + (" = zen3.toml now" if params == now else "") + \
+        mark = (" <- best" if params == best else "") + (" = zen5.toml now" if params == now else "") + \
             (" = literature" if params == LITERATURE else "")
         print(f"  sf {params['store_forwarding']}, lea_complex (uops, ALU uops, latency) {params['lea_complex']}: "
               f"train MAPE {100 * e:5.2f} %, rho {rho:.3f}, tau {tau:.3f}{mark}")
-    print(f"# zen3.toml {'matches' if best == now else 'DIFFERS FROM'} the best train fit of this run")
+    print(f"# zen5.toml {'matches' if best == now else 'DIFFERS FROM'} the best train fit of this run")
     print()
     print(f"# runtimes: variants + validation {t_build:.1f} s, measurement {t_measure:.1f} s, our model {t_ours:.1f} s, "
           f"llvm-mca {t_mca:.1f} s, fit {t_fit:.1f} s, total {time.monotonic() - t_all:.1f} s")

@@ -81,7 +81,8 @@ def uarchs(as_json):
         click.echo(json.dumps([{"name": m.name, "aliases": list(m.aliases), "description": m.description,
                                 "engine": m.engine, "issue_width": m.issue_width, "window": m.window,
                                 "units": {u.name: u.what for u in m.units}, "bmi1": m.has_bmi1,
-                                "bmi2": m.has_bmi2, "rules": uarch_notes.notable(m), "source": m.source}
+                                "bmi2": m.has_bmi2, "vector_isa": list(m.vector_isa),
+                                "rules": uarch_notes.notable(m), "source": m.source}
                                for m in models], indent=1))
         return
     for m in models:

@@ -13,9 +13,12 @@ Examples: ``roll $1, %eax`` -> ``"rot1"``; ``rorl $2, %eax`` -> ``"rot_imm"``;
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from sha1opt.search.cost.model import Model, UarchError
 from sha1opt.semantics.listing import Opaque
-from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, required_isa
+from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, Reg, required_isa
 
 Item = Instr | Opaque
 
@@ -23,8 +26,138 @@ _LOGIC = {"and", "or", "xor"}
 _ADD = {"add", "sub"}
 
 
+# Vector and SHA-NI instructions, until semantics/vector.py gives them rows: mnemonic (GNU objdump
+# spelling, AVX "v" forms included) -> (class family, extension needed, the destination is also read).
+# A family becomes a class by operand kinds: "vec_alu" with a memory source is "vec_alu_rm"; "vec_mov"
+# is a load from memory, a store to memory, or a register copy. Replace this table by the semantics
+# rows when they land (same keys).
+VECTOR_TABLE: dict[str, tuple[str, str, bool]] = {
+    **{m: ("vec_alu", "sse2", True) for m in ("paddd", "psubd", "pxor", "pand", "por", "pandn", "paddq")},
+    **{m: ("vec_alu", "avx", False) for m in ("vpaddd", "vpsubd", "vpxor", "vpand", "vpor", "vpandn", "vpaddq")},
+    **{m: ("vec_alu", "avx512vl", False) for m in ("vpxord", "vpord", "vpandd", "vpandnd")},
+    "vpternlogd": ("vec_alu", "avx512vl", True),
+    **{m: ("vec_shift", "sse2", True) for m in ("pslld", "psrld", "psllq", "psrlq", "pslldq", "psrldq")},
+    **{m: ("vec_shift", "avx", False) for m in ("vpslld", "vpsrld", "vpsllq", "vpsrlq", "vpslldq", "vpsrldq")},
+    **{m: ("vec_shift", "avx512vl", False) for m in ("vprold", "vprord")},
+    **{m: ("vec_shuffle", "sse2", True) for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "punpckhdq", "shufps",
+                                                  "unpcklps", "unpckhps", "movlhps", "movhlps")},
+    "pshufd": ("vec_shuffle", "sse2", False),
+    **{m: ("vec_shuffle", "ssse3", True) for m in ("pshufb", "palignr")},
+    **{m: ("vec_shuffle", "avx", False) for m in ("vpshufb", "vpalignr", "vpshufd", "vpunpcklqdq", "vpunpckhqdq",
+                                                  "vshufps", "vinserti128", "vextracti128", "vperm2i128",
+                                                  "vpermq", "vbroadcasti128", "vpbroadcastd")},
+    **{m: ("vec_mov", "sse2", False) for m in ("movdqa", "movdqu", "movaps", "movups", "movq")},
+    "vmovq": ("vec_mov", "avx", False),
+    **{m: ("vec_mov", "avx", False) for m in ("vmovdqa", "vmovdqu", "vmovaps", "vmovups")},
+    **{m: ("vec_mov", "avx512vl", False) for m in ("vmovdqa32", "vmovdqu32", "vmovdqa64", "vmovdqu64")},
+    **{m: ("vec_gpr", "sse2", False) for m in ("movd",)},
+    **{m: ("vec_gpr", "sse4_1", False) for m in ("pextrd",)},
+    "vpextrd": ("vec_gpr", "avx", False),
+    **{m: ("vec_gpr", "sse4_1", True) for m in ("pinsrd", "pinsrq")},
+    **{m: ("vec_gpr", "avx", False) for m in ("vpinsrd", "vpinsrq", "vpextrq", "vmovd")},
+    "pextrq": ("vec_gpr", "sse4_1", False),
+    "sha1rnds4": ("sha1rnds4", "sha", True),
+    **{m: ("sha1msg", "sha", True) for m in ("sha1msg1", "sha1msg2", "sha1nexte")},
+    "vzeroupper": ("vzeroupper", "avx", False),
+    "vzeroall": ("vzeroupper", "avx", False),
+}
+_XREG = re.compile(r"^%([xyz])mm(\d+)$")
+_GPR = re.compile(r"^%(r\d+[dwb]?|[re]?[a-ds][xil]|[re]?[sb]p|[re]?[sd]i|[a-d][lh])$")
+_MEM = re.compile(r"^(-?(?:0x[0-9a-f]+|\d+))?\((%[a-z0-9]+)?(?:,(%[a-z0-9]+)(?:,(\d))?)?\)$")
+
+
+@dataclass(frozen=True)
+class VectorEffects:
+    """Operand effects of a vector item for the engines (vector registers named ``v0``..``v31``).
+
+    Example: ``paddd %xmm3, %xmm9`` reads ("v3", "v9") and writes ("v9",); ``movdqa %xmm9, 48(%rsp)``
+    reads ("v9",) as data, ("esp",) as address, writes nothing, and stores to ``Mem(esp, disp=48)``.
+    """
+    data: tuple[str, ...]
+    address: tuple[str, ...]
+    writes: tuple[str, ...]
+    mem_read: Mem | None
+    mem_write: Mem | None
+
+
+def _gpr(name: str) -> str:
+    from_listing = Opaque("mov", (name,), 0, "move").reads     # the listing's canonical 32-bit names
+    return next(iter(from_listing)) if from_listing else name.lstrip("%")
+
+
+def _mem(text: str) -> Mem | None:
+    m = _MEM.match(text.replace(" ", ""))
+    if not m:
+        return None
+    disp = int(m.group(1), 0) if m.group(1) else 0
+    base = Reg(_gpr(m.group(2)), 64) if m.group(2) else None
+    index = Reg(_gpr(m.group(3)), 64) if m.group(3) else None
+    return Mem(base, index, int(m.group(4) or 1), disp)
+
+
+def vector_row(item: Opaque) -> tuple[str, str, bool]:
+    """(class family, extension, destination read) of a vector item; ``UarchError`` if not in the table."""
+    row = VECTOR_TABLE.get(item.mnemonic)
+    if row is None:
+        raise UarchError(f"line {item.line}: no vector cost class for {item.mnemonic}")
+    return row
+
+
+def vector_effects(item: Opaque) -> VectorEffects:
+    """Registers and memory of a vector item, from its operand kinds (AT&T order: destination last)."""
+    _, _, dst_read = vector_row(item)
+    ops = [o for o in item.operands if not o.startswith("$")]
+    data: list[str] = []
+    addr: list[str] = []
+    writes: list[str] = []
+    mread = mwrite = None
+    for i, op in enumerate(ops):
+        last = i == len(ops) - 1
+        x = _XREG.match(op)
+        reg = f"v{x.group(2)}" if x else (_gpr(op) if _GPR.match(op) else None)
+        if reg is not None:
+            if not last or dst_read:
+                data.append(reg)
+            if last:
+                writes.append(reg)
+            continue
+        mem = _mem(op)
+        if mem is None:
+            continue
+        addr += [r.name for r in (mem.base, mem.index) if r is not None]
+        if last:
+            mwrite = mem
+        else:
+            mread = mem
+    return VectorEffects(tuple(dict.fromkeys(data)), tuple(dict.fromkeys(addr)), tuple(writes), mread, mwrite)
+
+
+def vector_class(item: Opaque) -> str:
+    """The cost class of a vector item: its family refined by operand kinds (see ``VECTOR_TABLE``)."""
+    family, _, _ = vector_row(item)
+    eff = vector_effects(item)
+    gpr = [o for o in item.operands if _GPR.match(o)]
+    if family == "vec_mov" and not gpr:
+        return "vec_store" if eff.mem_write else "vec_load" if eff.mem_read else "vec_mov"
+    if family in ("vec_gpr", "vec_mov"):
+        return "vec_to_gpr" if not item.operands[-1].startswith(("%xmm", "%ymm", "%zmm")) else "gpr_to_vec"
+    if family in ("vec_alu", "vec_shift", "vec_shuffle") and eff.mem_read is not None:
+        return "vec_alu_rm"
+    if family == "vzeroupper":
+        return "nop"
+    return family
+
+
 def classify(item: Item, model: Model) -> str:
     """The instruction class ``item`` is priced as on ``model`` (a key of ``model.classes``)."""
+    if isinstance(item, Opaque) and item.kind == "vector":
+        _, ext, _ = vector_row(item)
+        if not model.has_vector(ext):
+            raise UarchError(f"line {item.line}: {item} needs {ext.upper()}, which {model.name} does not have")
+        cls = vector_class(item)
+        if cls not in model.classes:
+            raise UarchError(f"{model.name} has no cost row for vector class {cls!r}")
+        return cls
     if isinstance(item, Instr):
         level = required_isa(item)
         if level != "base" and not model.has_isa(level):

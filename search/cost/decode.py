@@ -34,7 +34,7 @@ CLS ``"add_rr"``, LAT 1 (half a clock), WRITES ``("eax", "flags")``.
 
 from __future__ import annotations
 
-from sha1opt.search.cost.classes import Item, classify
+from sha1opt.search.cost.classes import Item, classify, vector_effects
 from sha1opt.search.cost.model import Model
 from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.x86 import Imm, Mem, effects
@@ -50,7 +50,8 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
     cost = model.classes[cls]
     speed = {u.name: u.speed for u in model.units}
     uops = []
-    if isinstance(item, Opaque) and item.memory and cls not in ("push", "pop", "load") and not model.in_order:
+    vector = isinstance(item, Opaque) and item.kind == "vector"
+    if isinstance(item, Opaque) and item.memory and not vector and cls not in ("push", "pop", "load") and not model.in_order:
         # An opaque compare/counter with a memory operand: its load first.
         ld = model.classes["load"].ports[0]
         uops.append(("load", tuple(unit_index[u] for u in ld.units), tpc // speed[ld.units[0]] or 1))
@@ -62,6 +63,10 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
     stall = model.rules.address_stall
     exempt = stall is None or cls in stall.exempt
     elim = cls in model.rules.move_elimination
+    if vector:      # operand effects from the operand kinds (classes.vector_effects), never flags
+        v = vector_effects(item)
+        return (cls, cost.uops, tuple(uops), lat, v.data, v.address, v.writes, v.mem_read, v.mem_write, elim,
+                exempt, False, str(item), item.line, occ, v.data[0] if cls == "vec_store" and v.data else None)
     if isinstance(item, Opaque):
         return (cls, cost.uops, tuple(uops), lat, tuple(sorted(item.reads)), (), tuple(sorted(item.writes)),
                 None, None, elim, exempt, False, str(item), item.line, occ, None)

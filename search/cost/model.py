@@ -59,13 +59,21 @@ CLASSES: tuple[str, ...] = (
 )
 BMI1_CLASSES: tuple[str, ...] = ("andn", "andn_rm")
 BMI2_CLASSES: tuple[str, ...] = ("rorx", "rorx_rm")
+# Vector classes (``classes.VECTOR_TABLE`` maps mnemonics to them): required when the model has SSE2;
+# SHA-NI classes when it has "sha". A 256-bit (ymm) form is priced as the same class.
+VECTOR_CLASSES: tuple[str, ...] = ("vec_mov", "vec_load", "vec_store", "vec_alu", "vec_alu_rm", "vec_shift",
+                                   "vec_shuffle", "vec_to_gpr", "gpr_to_vec")
+SHA_CLASSES: tuple[str, ...] = ("sha1rnds4", "sha1msg")
+# Vector / crypto extensions a model may list in ``vector_isa`` (GNU objdump / cpuinfo spelling).
+VECTOR_ISA: tuple[str, ...] = ("mmx", "sse", "sse2", "sse3", "ssse3", "sse4_1", "sse4_2", "sse4a",
+                               "avx", "avx2", "avx512f", "avx512vl", "sha")
 ROLES = ("load", "sta", "std")          # memory roles a uop may carry; none = compute
 ENGINES = ("in-order", "out-of-order")
 ARCHES = ("i386", "x86_64")
 
 _TOP_REQUIRED = {"name", "description", "source", "engine", "issue_width", "arch", "gcc_mtune",
                  "units", "classes", "rules"}
-_TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2"}
+_TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2", "vector_isa"}
 _UNIT_KEYS = {"speed", "what", "source"}
 _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
 _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
@@ -74,6 +82,8 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
     "move_elimination": ({"classes", "source"}, set()),
     "replay": ({"name", "penalty", "min_latency", "source"}, set()),
+    "register_reads": ({"name", "per_clock", "source"}, set()),
+    "port_binding": ({"source"}, set()),
 }
 
 
@@ -129,6 +139,13 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class RegisterReads:
+    name: str                   # how the cause is reported, e.g. "register-read stall"
+    per_clock: int              # distinct retired (permanent-file) registers renamed per clock
+    source: str
+
+
+@dataclass(frozen=True)
 class Rules:
     store_forward_latency: float
     store_forward_source: str
@@ -137,6 +154,8 @@ class Rules:
     move_elimination: frozenset[str] = frozenset()
     move_elimination_source: str = ""
     replay: Replay | None = None
+    register_reads: RegisterReads | None = None
+    port_binding: str | None = None     # its source when compute uops are bound to a port at allocation
 
 
 @dataclass(frozen=True)
@@ -156,6 +175,7 @@ class Model:
     source: str
     arch: str = "x86_64"        # the architecture code for this CPU is built for by default
     gcc_mtune: str = "generic"  # GCC's -mtune= name for this CPU
+    vector_isa: tuple[str, ...] = ()    # vector/crypto extensions (``VECTOR_ISA`` order), e.g. ("sse2", "ssse3")
     path: str = field(default="", compare=False, repr=False)
 
     def __hash__(self) -> int:          # ``classes`` is a dict: hash the identity-defining fields
@@ -181,6 +201,15 @@ class Model:
         if level not in ISA_LEVELS:
             raise UarchError(f"unknown ISA level {level!r} (known: {', '.join(ISA_LEVELS)})")
         return ISA_LEVELS.index(level) <= ISA_LEVELS.index(self.isa)
+
+    def has_vector(self, ext: str) -> bool:
+        """Whether the CPU has vector/crypto extension ``ext`` (a name of ``VECTOR_ISA``).
+
+        Example: core2 ``has_vector("ssse3")`` is True, ``has_vector("avx")`` False.
+        """
+        if ext not in VECTOR_ISA:
+            raise UarchError(f"unknown vector extension {ext!r} (known: {', '.join(VECTOR_ISA)})")
+        return ext in self.vector_isa
 
     @property
     def ports(self) -> tuple[str, ...]:
@@ -316,6 +345,13 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     if arch not in ARCHES:
         raise CorpusError(f"{fname}: arch must be one of {', '.join(ARCHES)}, not {arch!r}")
     gcc_mtune = _string(raw["gcc_mtune"], f"{fname}: gcc_mtune")
+    vec = raw.get("vector_isa", [])
+    if not isinstance(vec, list) or not all(isinstance(v, str) for v in vec):
+        raise CorpusError(f"{fname}: vector_isa must be a list of strings")
+    for v in vec:
+        if v not in VECTOR_ISA:
+            raise CorpusError(f"{fname}: vector_isa: unknown extension {v!r} (known: {', '.join(VECTOR_ISA)})")
+    vector_isa = tuple(v for v in VECTOR_ISA if v in vec)
     aliases = raw.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise CorpusError(f"{fname}: aliases must be a list of strings")
@@ -334,12 +370,14 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
         raise CorpusError(f"{fname}: no units")
     unit_names = {u.name for u in units}
 
-    wanted = set(CLASSES) | (set(BMI1_CLASSES) if bmi1 else set()) | (set(BMI2_CLASSES) if bmi2 else set())
+    wanted = set(CLASSES) | (set(BMI1_CLASSES) if bmi1 else set()) | (set(BMI2_CLASSES) if bmi2 else set()) | \
+        (set(VECTOR_CLASSES) if "sse2" in vector_isa else set()) | (set(SHA_CLASSES) if "sha" in vector_isa else set())
     classes: dict[str, ClassCost] = {}
     for cname, row in raw["classes"].items():
         where = f"{fname}: classes.{cname}"
         if cname not in wanted:
-            extra = " (the model lacks that extension)" if cname in BMI1_CLASSES + BMI2_CLASSES else ""
+            extra = " (the model lacks that extension)" if cname in BMI1_CLASSES + BMI2_CLASSES + VECTOR_CLASSES + \
+                SHA_CLASSES else ""
             raise CorpusError(f"{where}: unknown instruction class{extra}")
         if not isinstance(row, dict):
             raise CorpusError(f"{where}: not a table")
@@ -364,7 +402,7 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     rules = _rules(fname, raw["rules"], set(classes), in_order)
     return Model(stem, _string(raw["description"], f"{fname}: description"), tuple(aliases), engine, issue,
                  retire, window, bmi1, bmi2, tuple(units), classes, rules,
-                 _string(raw["source"], f"{fname}: source"), arch, gcc_mtune, path)
+                 _string(raw["source"], f"{fname}: source"), arch, gcc_mtune, vector_isa, path)
 
 
 def _parse_uop(text: str, where: str, unit_names: set[str]) -> Uop:
@@ -384,8 +422,9 @@ def _parse_uop(text: str, where: str, unit_names: set[str]) -> Uop:
 
 # Classes whose instructions read memory / write memory (the OoO engine needs
 # the uop that does it).
-READS_MEMORY = {"load", "add_rm", "logic_rm", "alu_mr", "shift_mr", "andn_rm", "rorx_rm", "pop"}
-WRITES_MEMORY = {"store", "alu_mr", "shift_mr", "push"}
+READS_MEMORY = {"load", "add_rm", "logic_rm", "alu_mr", "shift_mr", "andn_rm", "rorx_rm", "pop", "vec_load",
+                "vec_alu_rm"}
+WRITES_MEMORY = {"store", "alu_mr", "shift_mr", "push", "vec_store"}
 
 
 def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
@@ -400,7 +439,7 @@ def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
             raise CorpusError(f"{where}: a class that writes memory needs exactly one 'std:' uop")
         if c.name not in WRITES_MEMORY and ("std" in roles or "sta" in roles):
             raise CorpusError(f"{where}: only memory-writing classes have 'sta:'/'std:' uops")
-        if c.name not in ("load", "store", "push", "pop") and "" not in roles:
+        if c.name not in ("load", "store", "push", "pop", "vec_load", "vec_store") and "" not in roles:
             raise CorpusError(f"{where}: needs a compute uop")
 
 
@@ -439,16 +478,31 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
     elim_src = ""
     if "move_elimination" in raw:
         r = raw["move_elimination"]
-        if not isinstance(r["classes"], list) or not all(c in ("mov_rr",) for c in r["classes"]):
-            raise CorpusError(f"{fname}: rules.move_elimination.classes may only list 'mov_rr'")
+        if not isinstance(r["classes"], list) or not all(c in ("mov_rr", "vec_mov") for c in r["classes"]):
+            raise CorpusError(f"{fname}: rules.move_elimination.classes may only list 'mov_rr' and 'vec_mov'")
+        if not set(r["classes"]) <= class_names:
+            raise CorpusError(f"{fname}: rules.move_elimination.classes names a class the model has no row for")
         elim, elim_src = frozenset(r["classes"]), r["source"]
     if "replay" in raw:
         r = raw["replay"]
         replay = Replay(_string(r["name"], f"{fname}: rules.replay.name"), float(_number(r["penalty"], f"{fname}: rules.replay.penalty")),
                         float(_number(r["min_latency"], f"{fname}: rules.replay.min_latency")), r["source"])
+    reads = None
+    if "register_reads" in raw:
+        r = raw["register_reads"]
+        if in_order:
+            raise CorpusError(f"{fname}: rules.register_reads applies to out-of-order models only")
+        reads = RegisterReads(_string(r["name"], f"{fname}: rules.register_reads.name"),
+                              int(_number(r["per_clock"], f"{fname}: rules.register_reads.per_clock", integer=True,
+                                          minimum=1)), r["source"])
     lat = _half_clock(_number(sf["latency"], f"{fname}: rules.store_forwarding.latency"),
                       f"{fname}: rules.store_forwarding.latency")
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay)
+    binding = None
+    if "port_binding" in raw:
+        if in_order:
+            raise CorpusError(f"{fname}: rules.port_binding applies to out-of-order models only")
+        binding = raw["port_binding"]["source"]
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

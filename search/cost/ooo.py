@@ -127,11 +127,41 @@ class FrontEnd:
             nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
         return alloc
 
+    def read_ports(self, i: int, k: int, d: tuple, alloc: int, ex: "Execute", retired: list, rule, state: list,
+                   nodes: list) -> int:
+        """``rules.register_reads`` (P6, Core 2, Nehalem): registers whose last writer has retired are read
+        from the permanent register file, at most ``rule.per_clock`` distinct ones per clock; an
+        instruction that would exceed it is allocated a clock later (the stall is charged to the rule).
+
+        ``state`` is ``[clock, registers read from the file in that clock]``. Example (core2, 3 per
+        clock): four instructions each reading two different long-retired registers take 3 clocks.
+        """
+        tpc, producer = self.tpc, ex.producer
+        cyc = alloc // tpc
+        perm = {r for r in d[DATA] + d[ADDR] if r != "flags" and (r not in producer or retired[producer[r]] <= cyc)}
+        if not perm:
+            return alloc
+        if cyc == state[0] and len(state[1] | perm) <= rule.per_clock:
+            state[1] |= perm
+            return alloc
+        if cyc != state[0] and len(perm) <= rule.per_clock:
+            state[0], state[1] = cyc, perm
+            return alloc
+        new = cyc + max(1 if cyc == state[0] else 0, (len(perm) - 1) // rule.per_clock)
+        if new == cyc:
+            state[0], state[1] = cyc, perm
+            return alloc
+        state[0], state[1] = new, perm
+        self.cycle, self.count = new, k
+        t, pred, segs = nodes[2 * i + 1]
+        nodes[2 * i + 1] = (new * tpc, pred, segs + ((rule.name, new * tpc - t),))
+        return new * tpc
+
 
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name", "bind",
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
                  "stores", "issue", "complete", "units_used", "nodes")
 
@@ -149,6 +179,7 @@ class Execute:
         self.stall_name = stall.name if stall else ""
         self.ports = Ports(len(model.units))
         self.place = self.ports.place
+        self.bind = model.rules.port_binding is not None
         self.ready: dict[str, int] = {}          # register -> tick its value is ready
         self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
         self.producer: dict[str, int] = {}       # register -> index of its last writer
@@ -159,6 +190,19 @@ class Execute:
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
         self.nodes: list | None = [None] * (2 * n) if record else None
+
+    def bound_port(self, alts: tuple, alloc: int) -> tuple:
+        """``rules.port_binding``: the one unit of ``alts`` with the least work queued after ``alloc``
+        (busy ticks from the first tick it could start; ties to the less used unit), as Intel's
+        allocator binds a uop to a port when it enters the reservation station, before its inputs
+        are ready."""
+        occ, used, start = self.ports.occ, self.ports.used, alloc + self.tpc
+        best, load = alts[0], None
+        for u in alts:
+            q = (occ[u].count(1, start), used[u])
+            if load is None or q < load:
+                best, load = u, q
+        return (best,)
 
     def run(self, i: int, d: tuple, alloc: int) -> tuple[int, int]:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
@@ -213,6 +257,8 @@ class Execute:
                 else:
                     # lea computes from its address registers (no load uop to wait for them)
                     r0 = max(start, r_data, mem_ready, r_addr if mem_ready < 0 else 0)
+                    if self.bind and len(alts) > 1:      # rules.port_binding: the port is chosen at allocation
+                        alts = self.bound_port(alts, alloc)
                     t, u = place(alts, r0, busy)
                     if t > comp_d:
                         comp_d, comp_wait, last_unit = t, t - r0, u
@@ -367,6 +413,17 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
     front = FrontEnd(model.issue_width, model.window, tpc)
     ex = Execute(model, len(seq), record)
     nodes = ex.nodes
+    allocate, execute, retire = front.allocate, ex.run, rob.retire
+    reads = model.rules.register_reads
+    if reads is not None:                          # the register-read stall (P6 / Core 2 / Nehalem): no resume
+        retired, state = [0] * len(seq), [-1, set()]
+        for i, d in enumerate(seq):
+            k = d[FE]
+            alloc = front.read_ports(i, k, d, allocate(i, k, rob, nodes), ex, retired, reads, state, nodes)
+            result, std_d = execute(i, d, alloc)
+            retire(i, k, result, std_d)
+            retired[i] = rob.cycle
+        return Trace(ex.issue, ex.complete, ex.units_used, nodes)
     start = 0
     points: list[tuple] = []
     if memo is not None and not record:

@@ -8,7 +8,7 @@ Example: for the ``atom`` model, ``notable(m)`` includes
 ``"lea stall: +3 clk when a base/index register comes from a recent
 instruction (not after lea_complex, lea_simple)"`` and
 ``"store forwarding: 1 clk"``; ``header(m)`` is
-``"atom: in-order, issue 2/clk, no BMI"``.
+``"atom: in-order, issue 2/clk, no BMI, vector mmx+sse+sse2+sse3+ssse3"``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def header(m: Model) -> str:
     alias = f" (alias {', '.join(m.aliases)})" if m.aliases else ""
     window = f", window {m.window}" if m.window else ""
     isa = "+".join(x for x, on in (("BMI1", m.has_bmi1), ("BMI2", m.has_bmi2)) if on) or "no BMI"
-    return f"{m.name}{alias}: {m.engine}, issue {m.issue_width}/clk{window}, {isa}"
+    vec = f", vector {'+'.join(m.vector_isa)}" if m.vector_isa else ", no vector ISA"
+    return f"{m.name}{alias}: {m.engine}, issue {m.issue_width}/clk{window}, {isa}{vec}"
 
 
 def units_line(m: Model) -> str:
@@ -49,6 +50,10 @@ def notable(m: Model) -> list[str]:
     if r.replay:
         out.append(f"replay: a load from a store of a >= {r.replay.min_latency:g}-clk result "
                    f"costs +{r.replay.penalty:g} clk")
+    if r.register_reads:
+        out.append(f"{r.register_reads.name}: at most {r.register_reads.per_clock} retired registers read per clock")
+    if r.port_binding:
+        out.append("port binding: a uop's port is chosen when it is allocated, not when it is ready")
     out.append(f"store forwarding: {r.store_forward_latency:g} clk")
     dbl = [u.name for u in m.units if u.speed == 2]
     if dbl:

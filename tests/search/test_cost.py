@@ -12,6 +12,8 @@ import dataclasses
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -302,7 +304,9 @@ def test_opaque_loop_control_is_simulated():
     lp = lst.loop()
     s = simulate(lst.items[lp.head:lp.branch + 1], load_model("skylake"), loop=True)
     # decl 72(%esp) is a load, an ALU op and a store; jnz goes to p6; 5 fused uops at 4 per clock
-    assert len(s.timeline) == 4 and [slot.unit for slot in s.timeline] == ["p0", "p1", "p3+p5", "p6"]
+    # (rol and jnz share p0/p6; which takes which is the port-binding heuristic's choice)
+    units = [slot.unit for slot in s.timeline]
+    assert len(units) == 4 and units[1:3] == ["p1", "p3+p5"] and sorted([units[0], units[3]]) == ["p0", "p6"]
     assert s.cycles == 1.0 and s.bottleneck == "front end"
 
 
@@ -332,7 +336,9 @@ def test_models_order_uarchs_sensibly(block_cycles):
         for slow in ("pentium", "atom"):
             for fast in ("core2", "nehalem", "skylake", "zen3", "p4"):
                 assert c[arch, slow] > c[arch, fast]
-        assert c[arch, "zen3"] == min(c[arch, u] for u in model_names())
+        # zen5 (8-wide, 6 ALUs) is the widest core; zen3 the next (k-models, 3-wide, are slower).
+        assert c[arch, "zen5"] == min(c[arch, u] for u in model_names())
+        assert c[arch, "zen3"] == min(c[arch, u] for u in model_names() if u != "zen5")
 
 
 def test_northwood_is_far_slower_where_rotates_bind():
@@ -504,9 +510,9 @@ def test_mca_on_the_textbook_block():
     # Skylake: we are slower -- 4-wide rename (LLVM: 6) and the W ring's store->load
     # forwarding, which llvm-mca ignores (it assumes loads never alias stores).
     assert mca["skylake"] < ours["skylake"].cycles <= 1.25 * mca["skylake"]
-    # zen3 is calibrated on this host (bench/calibrate.py: 3-clk forwarding, 1-uop lea),
-    # which brings it to LLVM's figure: agreement within 5 %.
-    assert abs(ours["zen3"].cycles - mca["zen3"]) <= 0.05 * mca["zen3"]
+    # zen3 is a literature model again (issue 10): 7-clk forwarding of the W ring, which llvm-mca
+    # ignores, keeps us above LLVM's figure, by at most 25 %.
+    assert mca["zen3"] < ours["zen3"].cycles <= 1.25 * mca["zen3"]
     stall = ours["atom"].breakdown["lea stall"]
     assert ours["atom"].cycles - mca["atom"] >= 0.5 * stall > 0    # most of the gap is the lea stall
 
@@ -569,8 +575,8 @@ def test_analyze_names_the_unsupported_line(tmp_path):
     p.write_text("roll $5, %eax\nadcl %ebx, %eax\n")        # reads the carry flag: outside the table
     with pytest.raises(Sha1optError, match=r"sse\.s:2: unsupported instruction 'adcl'"):
         analyze_file(p, ["zen3"])
-    with pytest.raises(UarchError, match="unknown microarchitecture 'k7'"):
-        analyze_file(p, ["k7"])
+    with pytest.raises(UarchError, match="unknown microarchitecture 'k6'"):
+        analyze_file(p, ["k6"])
 
 
 def test_cli_analyze(function_files, tmp_path):
@@ -590,7 +596,131 @@ def test_cli_analyze(function_files, tmp_path):
     bad.write_text("roll $5, %eax\nfrobnicate %eax\n")
     r = CliRunner().invoke(analyze, [str(bad), "--uarch", "zen3"])
     assert r.exit_code == 2 and r.stderr.strip().count("\n") == 0 and "bad.s:2" in r.stderr
-    r = CliRunner().invoke(analyze, [str(bad), "--uarch", "k7"])
-    assert r.exit_code == 2 and "unknown microarchitecture 'k7'" in r.stderr
+    r = CliRunner().invoke(analyze, [str(bad), "--uarch", "k6"])
+    assert r.exit_code == 2 and "unknown microarchitecture 'k6'" in r.stderr
     r = CliRunner().invoke(analyze, [str(bad)])
     assert r.exit_code == 2                                     # neither --uarch nor --all-uarchs
+
+
+# --- vector and SHA-NI classes (issue 10) ----------------------------------------------
+
+def _vec(text):
+    from sha1opt.semantics.listing import parse_listing
+    return parse_listing(text, "x86_64").items
+
+
+def test_vector_items_are_classified_by_mnemonic_and_operand_kinds():
+    from sha1opt.search.cost.classes import class_of, vector_class
+    items = _vec("paddd %xmm3, %xmm9\npaddd 16(%r14), %xmm9\nmovdqa %xmm9, 48(%rsp)\nmovdqu (%rsi), %xmm0\n"
+                 "movdqa %xmm1, %xmm2\npshufb %xmm6, %xmm0\npsrld $31, %xmm8\nmovd %xmm0, %eax\n"
+                 "sha1rnds4 $0, %xmm1, %xmm0\nsha1nexte %xmm2, %xmm1\nvpaddd %ymm3, %ymm9, %ymm10\n")
+    assert [vector_class(i) for i in items] == ["vec_alu", "vec_alu_rm", "vec_store", "vec_load", "vec_mov",
+                                               "vec_shuffle", "vec_shift", "vec_to_gpr", "sha1rnds4", "sha1msg",
+                                               "vec_alu"]
+    assert classify(items[8], load_model("zen3")) == "sha1rnds4"
+    with pytest.raises(UarchError, match="needs SHA"):
+        classify(items[8], load_model("skylake"))          # client Skylake has no SHA-NI
+    with pytest.raises(UarchError, match="needs SSSE3"):
+        classify(items[5], load_model("k10"))              # Phenom: SSE4a, no SSSE3
+
+
+def test_movq_and_inserts_follow_their_operand_kinds():
+    """gcc's vectorised state update: movq between a GPR and xmm crosses domains; with memory it is a load/store."""
+    from sha1opt.search.cost.classes import vector_class
+    items = _vec("movq %xmm0, %rax\nmovq %rax, %xmm1\nmovq (%rdi), %xmm0\nmovq %xmm0, 8(%rdi)\n"
+                 "vpinsrd $1, %eax, %xmm0, %xmm0\npunpckldq %xmm1, %xmm0\n")
+    assert [vector_class(i) for i in items] == ["vec_to_gpr", "gpr_to_vec", "vec_load", "vec_store", "gpr_to_vec",
+                                               "vec_shuffle"]
+
+
+def test_avx512_forms_need_avx512vl():
+    """vprold / vpternlogd (the AVX-512VL rotate and 3-input logic) run on zen5 only; vpternlogd reads its
+    destination (it is one of the three inputs)."""
+    from sha1opt.search.cost.classes import vector_effects
+    rot, tern = _vec("vprold $5, %xmm1, %xmm2\nvpternlogd $0x96, %xmm3, %xmm4, %xmm5\n")
+    assert classify(rot, load_model("zen5")) == "vec_shift" and classify(tern, load_model("zen5")) == "vec_alu"
+    with pytest.raises(UarchError, match="needs AVX512VL"):
+        classify(rot, load_model("zen3"))
+    assert vector_effects(tern).data == ("v3", "v4", "v5") and vector_effects(tern).writes == ("v5",)
+
+
+def test_vector_operand_effects_two_and_three_operand_forms():
+    from sha1opt.search.cost.classes import vector_effects
+    sse, avx, st = _vec("paddd %xmm3, %xmm9\nvpaddd %xmm3, %xmm9, %xmm10\nmovdqa %xmm9, 48(%rsp)\n")
+    assert vector_effects(sse).data == ("v3", "v9") and vector_effects(sse).writes == ("v9",)
+    assert vector_effects(avx).data == ("v3", "v9") and vector_effects(avx).writes == ("v10",)
+    e = vector_effects(st)
+    assert e.data == ("v9",) and e.writes == () and e.mem_write.disp == 48 and e.mem_write.base.name == "esp"
+
+
+def test_vector_dependency_chain_costs_its_latency():
+    """Eight dependent paddd: 8 x latency 1 on Skylake; dependent pshufb: 1 clock each on Nehalem, and at
+    least Merom's 3-clock latency each on Core 2 (its 3-uop 128-bit shuffle)."""
+    chain = _vec("paddd %xmm1, %xmm0\n" * 8)
+    assert simulate(chain, load_model("skylake"), loop=True).cycles == pytest.approx(8, abs=0.3)
+    shuf = _vec("pshufb %xmm1, %xmm0\n" * 8)
+    assert simulate(shuf, load_model("nehalem"), loop=True).cycles == pytest.approx(8, abs=0.3)
+    assert simulate(shuf, load_model("core2"), loop=True).cycles >= 24
+
+
+def test_vector_store_forwards_to_a_scalar_add_from_memory():
+    """The SSSE3 path's W+K: a vector store then ``add 48(%rsp), %ebp`` of the same address waits for it."""
+    m = load_model("skylake")
+    fwd = _vec("paddd %xmm1, %xmm0\nmovdqa %xmm0, 48(%rsp)\naddl 48(%rsp), %ebp\n")
+    other = _vec("paddd %xmm1, %xmm0\nmovdqa %xmm0, 48(%rsp)\naddl 96(%rsp), %ebp\n")
+    t_fwd = simulate(fwd, m).timeline[2].complete
+    t_other = simulate(other, m).timeline[2].complete
+    assert t_fwd >= t_other + 1
+
+
+def test_core2_register_read_stall():
+    """Core 2 reads at most 3 retired registers per clock: six adds each reading two long-retired
+    registers rename one per clock (2 + 2 > 3), 6 clocks instead of the 2 its three ALUs need."""
+    import dataclasses
+    body = _vec("addl %esi, %eax\naddl %edi, %ebx\naddl %r8d, %ecx\naddl %r9d, %edx\naddl %r10d, %ebp\n"
+                "addl %r11d, %r12d\n")
+    m = load_model("core2")
+    s = simulate(body, m, loop=True)
+    assert s.cycles == pytest.approx(6, abs=0.1) and s.bottleneck == "register-read stall"
+    free = dataclasses.replace(m, rules=dataclasses.replace(m.rules, register_reads=None))
+    assert simulate(body, free, loop=True).cycles == pytest.approx(2, abs=0.1)
+    assert simulate(body, load_model("skylake"), loop=True).cycles < 3       # no such stall on Skylake
+
+
+def test_zen_eliminates_vector_register_moves():
+    """movdqa %xmm0,%xmm1 costs no latency on Zen (renamed away): a paddd/movdqa chain is 1 clock per pair."""
+    chain = _vec("paddd %xmm2, %xmm0\nmovdqa %xmm0, %xmm1\npaddd %xmm2, %xmm1\nmovdqa %xmm1, %xmm0\n")
+    assert simulate(chain, load_model("zen3"), loop=True).cycles == pytest.approx(2, abs=0.1)
+    assert simulate(chain, load_model("core2"), loop=True).cycles == pytest.approx(4, abs=0.1)
+
+
+def test_sha1rnds4_chain_costs_its_latency():
+    """OpenSSL's SHA-NI loop is bound by the sha1rnds4 chain (20 per block, 6 clocks each on Zen)."""
+    chain = _vec("sha1rnds4 $0, %xmm1, %xmm0\n" * 4)
+    for u in ("zen1", "zen3", "zen5"):
+        assert simulate(chain, load_model(u), loop=True).cycles == pytest.approx(24, abs=0.1)
+
+
+@pytest.mark.skipif(not Path("/usr/lib/x86_64-linux-gnu/libcrypto.a").exists(), reason="needs Debian's libcrypto.a")
+def test_regression_ssse3_ranked_slower_than_integer_on_every_model():
+    """Issue 10: with vector code priced as opaque, every model ranked OpenSSL's SSSE3 path slower than its
+    integer path; bench/cost_fidelity.py must find every CPU's paths in the published order."""
+    script = Path(__file__).resolve().parents[2] / "bench" / "cost_fidelity.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
+    ranks = [line for line in out.splitlines() if "ranks the paths" in line]
+    assert len(ranks) == 7 and all(line.endswith("yes") for line in ranks), out
+
+
+def test_port_binding_at_allocation_loses_clocks_on_a_port_bound_block():
+    """Intel binds a uop to a port when it enters the reservation station (rules.port_binding, core2 and
+    skylake): on the port-bound textbook block that costs clocks against free choice at execution."""
+    import dataclasses
+    body = textbook("x86_64").body
+    for u in ("core2", "skylake"):
+        m = load_model(u)
+        free = dataclasses.replace(m, rules=dataclasses.replace(m.rules, port_binding=None))
+        assert m.rules.port_binding and simulate(body, m, loop=True).cycles >= simulate(body, free, loop=True).cycles
+    m = load_model("core2")
+    free = dataclasses.replace(m, rules=dataclasses.replace(m.rules, port_binding=None))
+    assert simulate(body, m, loop=True).cycles >= 1.03 * simulate(body, free, loop=True).cycles
+    assert load_model("zen3").rules.port_binding is None          # Zen: not modelled (see uarch-notes)

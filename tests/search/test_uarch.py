@@ -14,10 +14,12 @@ from sha1opt.semantics.errors import CorpusError, Sha1optError
 from sha1opt.semantics.x86 import ISA_LEVELS
 from sha1opt.views import uarch_notes
 
-EXPECTED = ["atom", "core2", "nehalem", "p4", "p4-prescott", "pentium", "skylake", "zen3"]
+EXPECTED = ["atom", "core2", "k10", "k7", "k8", "nehalem", "p4", "p4-prescott", "p6", "pentium", "skylake",
+            "zen1", "zen3", "zen5"]
+BMI = ("skylake", "zen1", "zen3", "zen5")
 
 
-def test_the_eight_models_load():
+def test_every_model_loads():
     assert model_names() == EXPECTED
     for name in EXPECTED:
         m = load_model(name)
@@ -41,16 +43,16 @@ def test_engines_and_widths():
     # BRIEF section 3: in-order dual issue for P5 and Atom; OoO widths.
     assert load_model("pentium").in_order and load_model("atom").in_order
     widths = {n: load_model(n).issue_width for n in EXPECTED}
-    assert widths == {"atom": 2, "core2": 4, "nehalem": 4, "p4": 3, "p4-prescott": 3, "pentium": 2,
-                      "skylake": 4, "zen3": 6}
-    for n in ("core2", "nehalem", "p4", "skylake", "zen3"):
+    assert widths == {"atom": 2, "core2": 4, "k10": 3, "k7": 3, "k8": 3, "nehalem": 4, "p4": 3, "p4-prescott": 3,
+                      "p6": 3, "pentium": 2, "skylake": 4, "zen1": 4, "zen3": 6, "zen5": 8}
+    for n in ("core2", "k7", "k8", "k10", "nehalem", "p4", "p6", "skylake", "zen1", "zen3", "zen5"):
         assert load_model(n).window > 0
 
 
 def test_bmi_only_where_the_cpu_has_it():
     for n in EXPECTED:
         m = load_model(n)
-        has = n in ("skylake", "zen3")
+        has = n in BMI
         assert (m.has_bmi1, m.has_bmi2) == (has, has)
         assert all((c in m.classes) == has for c in BMI1_CLASSES + BMI2_CLASSES)
 
@@ -87,28 +89,32 @@ def test_uarch_notes_word_each_rule_from_the_data():
     assert "AGI stall: +1 clk when a base/index register comes from a recent instruction" in uarch_notes.notable(pentium)
     assert any(line.startswith("lea stall: +3 clk") for line in uarch_notes.notable(atom))
     assert "replay: a load from a store of a >= 4-clk result costs +12 clk" in uarch_notes.notable(p4)
-    assert "move elimination: mov_rr cost no latency or port" in uarch_notes.notable(load_model("zen3"))
+    assert "move elimination: mov_rr, vec_mov cost no latency or port" in uarch_notes.notable(load_model("zen3"))
+    assert "register-read stall: at most 3 retired registers read per clock" in uarch_notes.notable(load_model("core2"))
     assert "move elimination: mov_rr cost no latency or port" not in uarch_notes.notable(load_model("core2"))
     assert any(line.startswith("rot_imm: 4 clk") for line in uarch_notes.notable(p4))
     renamed = dataclasses.replace(atom, rules=dataclasses.replace(
         atom.rules, address_stall=dataclasses.replace(atom.rules.address_stall, name="AGU stall", cycles=2)))
     assert any(line.startswith("AGU stall: +2 clk") for line in uarch_notes.notable(renamed))
-    assert uarch_notes.header(p4) == "p4 (alias p4-northwood): out-of-order, issue 3/clk, window 126, no BMI"
+    assert uarch_notes.header(p4) == "p4 (alias p4-northwood): out-of-order, issue 3/clk, window 126, no BMI, vector mmx+sse+sse2"
 
 
 def test_arch_and_gcc_mtune_are_data():
     """Each model names its default architecture and GCC's -mtune for it (formerly driver.IN_ORDER_I386 / MTUNE)."""
     arch = {n: load_model(n).arch for n in EXPECTED}
-    assert arch == {"atom": "i386", "core2": "x86_64", "nehalem": "x86_64", "p4": "i386", "p4-prescott": "i386",
-                    "pentium": "i386", "skylake": "x86_64", "zen3": "x86_64"}
+    assert arch == {"atom": "i386", "core2": "x86_64", "k10": "x86_64", "k7": "i386", "k8": "x86_64",
+                    "nehalem": "x86_64", "p4": "i386", "p4-prescott": "i386", "p6": "i386",
+                    "pentium": "i386", "skylake": "x86_64", "zen1": "x86_64", "zen3": "x86_64", "zen5": "x86_64"}
     tune = {n: load_model(n).gcc_mtune for n in EXPECTED}
-    assert tune == {"atom": "bonnell", "core2": "core2", "nehalem": "nehalem", "p4": "pentium4",
-                    "p4-prescott": "prescott", "pentium": "pentium", "skylake": "skylake", "zen3": "znver3"}
+    assert tune == {"atom": "bonnell", "core2": "core2", "k10": "amdfam10", "k7": "athlon-xp", "k8": "k8",
+                    "nehalem": "nehalem", "p4": "pentium4", "p4-prescott": "prescott", "p6": "pentium3",
+                    "pentium": "pentium", "skylake": "skylake", "zen1": "znver1", "zen3": "znver3",
+                    "zen5": "znver5"}
 
 
 def test_isa_level_of_each_model():
     """``Model.isa`` is the highest x86.ISA_LEVELS level the CPU has; ``has_isa`` includes the lower levels."""
-    assert {n: load_model(n).isa for n in EXPECTED} == {n: ("bmi2" if n in ("skylake", "zen3") else "base")
+    assert {n: load_model(n).isa for n in EXPECTED} == {n: ("bmi2" if n in BMI else "base")
                                                         for n in EXPECTED}
     zen3, core2 = load_model("zen3"), load_model("core2")
     assert [zen3.has_isa(x) for x in ISA_LEVELS] == [True, True, True]
@@ -117,6 +123,47 @@ def test_isa_level_of_each_model():
     assert bmi1_only.isa == "bmi1" and [bmi1_only.has_isa(x) for x in ISA_LEVELS] == [True, True, False]
     with pytest.raises(UarchError, match="unknown ISA level 'avx2'"):
         zen3.has_isa("avx2")
+
+
+def test_vector_isa_of_each_model():
+    """``vector_isa`` lists the CPU's SIMD/crypto extensions: SSSE3 from Core 2 and Atom on, never on K10
+    (Phenom has SSE4a but no SSSE3), AVX2 on Skylake/Zen, AVX-512VL only on zen5, SHA-NI on the Zen models."""
+    has = lambda ext: sorted(n for n in EXPECTED if load_model(n).has_vector(ext))
+    assert has("ssse3") == ["atom", "core2", "nehalem", "skylake", "zen1", "zen3", "zen5"]
+    assert has("avx2") == ["skylake", "zen1", "zen3", "zen5"]
+    assert has("avx512vl") == ["zen5"] and has("sha") == ["zen1", "zen3", "zen5"]
+    assert has("sse2") == sorted(set(EXPECTED) - {"k7", "p6", "pentium"})
+    with pytest.raises(UarchError, match="unknown vector extension"):
+        load_model("zen5").has_vector("avx10")
+
+
+def test_zen3_is_literature_and_zen5_carries_the_host_calibration():
+    """Issue 10: zen3's rows are Zen 3 literature values again; what was calibrated here lives in zen5."""
+    z3, z5 = load_model("zen3"), load_model("zen5")
+    assert not any("calibrated on this host" in c.source for c in z3.classes.values())
+    assert "calibrated" not in z3.rules.store_forward_source
+    assert (z3.classes["lea_complex"].latency, z3.rules.store_forward_latency) == (2, 7)
+    assert "calibrated on this host" in z5.classes["lea_complex"].source
+    assert "calibrated on this host" in z5.rules.store_forward_source
+    assert sum(u.name.startswith("alu") for u in z5.units) == 6
+    assert sum(u.name.startswith("agu") for u in z5.units) == 4
+    assert z5.issue_width == 8 and "8 macro-ops" in z5.description
+
+
+def test_zen1_has_two_agus_and_one_store_pipe():
+    z1 = load_model("zen1")
+    assert [u.name for u in z1.units if u.name.startswith(("agu", "sd"))] == ["agu0", "agu1", "sd0"]
+    assert z1.classes["store"].rthroughput == 1 and z1.classes["load"].rthroughput == 0.5
+
+
+def test_register_read_rule_only_where_the_cpu_has_the_stall():
+    """Agner: P6 (2 per clock), Core 2 and Nehalem (3); removed from Sandy Bridge on."""
+    reads = {n: load_model(n).rules.register_reads for n in EXPECTED}
+    assert {n: r.per_clock for n, r in reads.items() if r} == {"core2": 3, "nehalem": 3, "p6": 2}
+
+
+def test_port_binding_rule_on_the_intel_out_of_order_models():
+    assert sorted(n for n in EXPECTED if load_model(n).rules.port_binding) == ["core2", "nehalem", "skylake"]
 
 
 def test_replay_cause_name_is_data():
@@ -241,3 +288,17 @@ def test_cli_uarchs_lists_every_model():
     plain = CliRunner().invoke(uarchs, []).output.splitlines()
     start = plain.index(uarch_notes.header(atom))
     assert plain[start:start + len(uarch_notes.lines(atom))] == uarch_notes.lines(atom)
+
+
+def test_loader_requires_vector_rows_where_the_cpu_has_sse2(corpus):
+    text = (corpus / "skylake.toml").read_text()
+    start, end = text.index("[classes.vec_alu]"), text.index("[classes.vec_alu_rm]")
+    (corpus / "skylake.toml").write_text(text[:start] + text[end:])
+    with pytest.raises(CorpusError, match="missing instruction class 'vec_alu'"):
+        load_model("skylake")
+
+
+def test_loader_refuses_sha_rows_without_sha(corpus):
+    _edit(corpus / "zen3.toml", '"avx2", "sha"]', '"avx2"]')
+    with pytest.raises(CorpusError, match="classes.sha1"):
+        load_model("zen3")
