@@ -153,8 +153,9 @@ class FrontEnd:
             return alloc
         state[0], state[1] = new, perm
         self.cycle, self.count = new, k
-        t, pred, segs = nodes[2 * i + 1]
-        nodes[2 * i + 1] = (new * tpc, pred, segs + ((rule.name, new * tpc - t),))
+        if nodes is not None:                     # attribution recorded (record=True)
+            t, pred, segs = nodes[2 * i + 1]
+            nodes[2 * i + 1] = (new * tpc, pred, segs + ((rule.name, new * tpc - t),))
         return new * tpc
 
 

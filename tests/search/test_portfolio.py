@@ -26,7 +26,7 @@ from pathlib import Path
 import distributed
 import pytest
 
-from test_interrupt import SHA1OPT, kill_group, wait_group_gone
+from tests.support.groups import SHA1OPT, kill_group, wait_group_gone
 
 DASK = str(Path(sys.executable).with_name("dask"))
 pytestmark = pytest.mark.slow     # ~1-2 min on 2 shared cores; also run by bench/search_cluster.py
