@@ -19,10 +19,13 @@ from sha1opt.emit.export import export
 from sha1opt.emit.validate import validate
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import x86
+from sha1opt.semantics.att import parse_text
+from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.prove import Counterexample, Prover
 from sha1opt.semantics.x86 import Instr, Reg
 
-pytestmark = pytest.mark.skipif(not toolchain.host_is_x86_64(), reason="native validation needs an x86-64 host")
+needs_x86_64 = pytest.mark.skipif(not toolchain.host_is_x86_64(), reason="native validation needs an x86-64 host")
 
 
 def _add_f_replaced_by_sub(arch="x86_64", round_=10):
@@ -40,6 +43,7 @@ def _add_f_replaced_by_sub(arch="x86_64", round_=10):
     return replace(sched, body=tuple(body))
 
 
+@needs_x86_64
 def test_injected_sub_really_is_wrong_under_the_true_table(tmp_path):
     """The defect of the next test is real: with the real table the proof refuses it."""
     sched = _add_f_replaced_by_sub()
@@ -48,6 +52,7 @@ def test_injected_sub_really_is_wrong_under_the_true_table(tmp_path):
     assert "round 10" in v.failure.detail
 
 
+@needs_x86_64
 def test_semantics_entry_that_disagrees_with_the_cpu_is_refused_by_the_native_vectors_only(tmp_path, monkeypatch):
     """A wrong row in x86.SEMANTICS (``sub`` computed as ``add``) makes the proof pass on code the CPU
     computes differently; only the native digest comparison in ``run_vectors`` stands between that
@@ -92,6 +97,7 @@ def _second_assembly_differs(monkeypatch):
     return seen
 
 
+@needs_x86_64
 def test_reassembly_that_differs_from_the_validated_object_is_refused_and_nothing_written(tmp_path, monkeypatch):
     """Everything validated passes (the first assembly is untouched); only the comparison of the
     written file's re-assembly with the validated object stops the export."""
@@ -103,9 +109,113 @@ def test_reassembly_that_differs_from_the_validated_object_is_refused_and_nothin
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+@needs_x86_64
 def test_reassembly_wrapper_leaves_an_honest_export_alone(tmp_path, monkeypatch):
     """Control for the test above: with the wrapper installed but only one assembly, nothing differs."""
     seen = _second_assembly_differs(monkeypatch)
     v = validate(function_text(textbook("x86_64")), textbook("x86_64"), tmp_path, native=False)
     assert v.ok, v.failure
     assert len(seen) == 1
+
+
+# --- nets inside the checker (tests added for bench/mutation.py's survivors) -------------------------
+#
+# check_program screens every cut and output on 64 random lanes first, then proves with Z3. A value that
+# is wrong on one input in 2**32 passes the screen; only the Z3 step stands between it and "proved".
+
+ROUND_20 = """
+    mov 68(%rsp), %esi     # W17
+    xor 48(%rsp), %esi     # ^ W12
+    xor 24(%rsp), %esi     # ^ W6
+    xor 16(%rsp), %esi     # ^ W4
+    rol $1, %esi
+    mov %esi, 80(%rsp)     # W20
+    add $0x6ed9eba1, %esi  # + K
+    add %ebp, %esi         # + e
+    mov %ebx, %edi
+    xor %ecx, %edi
+    xor %edx, %edi
+    add %edi, %esi         # + parity(b, c, d)
+    mov %eax, %edi
+    rol $5, %edi
+    add %edi, %esi         # + rol(a, 5): the new a
+    rol $30, %ebx
+"""
+ROUND_20_INPUTS = {"a": ("reg", "eax"), "b": ("reg", "ebx"), "c": ("reg", "ecx"), "d": ("reg", "edx"),
+                   "e": ("reg", "ebp"), **{f"W{j}": ("mem", "stack", 4 * j) for j in range(4, 20)}}
+ROUND_20_OUTPUTS = {"a": ("reg", "esi"), "b": ("reg", "eax"), "c": ("reg", "ebx"), "d": ("reg", "ecx"),
+                    "e": ("reg", "edx"), **{f"W{j}": ("mem", "stack", 4 * j) for j in range(5, 21)}}
+RARE = 0x13579BDF
+# %r8d = 1 exactly when d (in %edx) == RARE, else 0: wrong on one input in 2**32, never on a random lane.
+WHEN_D_IS_RARE = f"""
+    mov %edx, %r8d
+    xor ${RARE:#x}, %r8d
+    mov %r8d, %r9d
+    sub $1, %r9d
+    not %r8d
+    and %r9d, %r8d
+    shr $31, %r8d
+"""
+
+
+def _round_20(extra: str = "", prover: Prover | None = None):
+    body = parse_text(ROUND_20 + extra, "x86_64")
+    return prove_block(body, ROUND_20_INPUTS, ROUND_20_OUTPUTS, {"esp": "stack"}, first=20, last=20, prover=prover)
+
+
+def test_output_wrong_on_one_input_in_2_32_is_refuted_by_z3_after_the_random_screen():
+    """Output d (%ecx) gets +1 only when d == RARE: the random lanes agree, the Z3 output check must not."""
+    res = _round_20(WHEN_D_IS_RARE + "    add %r8d, %ecx\n")
+    assert isinstance(res.outcome, Counterexample) and res.outcome.found_by == "z3", res.outcome
+    assert res.failure.definition == "output d"
+    assert res.outcome.inputs["d"] == RARE
+
+
+NEW_A = "    add %edi, %esi         # + rol(a, 5): the new a\n"
+# The new a itself made wrong when d == RARE: its only write looks like A21 on every random lane.
+ROUND_20_RARE_A = ROUND_20.replace(NEW_A, WHEN_D_IS_RARE + "    add %r8d, %edi\n" + NEW_A)
+
+
+def test_cut_wrong_on_one_input_in_2_32_is_refuted_by_z3_and_names_its_instruction():
+    """The screen takes the wrong new a for A21 (a cut candidate); Z3 refutes the cut, and the failure names the
+    instruction that wrote it and its line."""
+    assert ROUND_20_RARE_A != ROUND_20
+    body = parse_text(ROUND_20_RARE_A, "x86_64")
+    res = prove_block(body, ROUND_20_INPUTS, ROUND_20_OUTPUTS, {"esp": "stack"}, first=20, last=20)
+    assert isinstance(res.outcome, Counterexample) and res.outcome.found_by == "z3", res.outcome
+    assert res.failure.definition.startswith("A21 ")
+    assert res.outcome.inputs["d"] == RARE
+    line = next(i for i, t in enumerate(ROUND_20_RARE_A.splitlines(), 1) if t == NEW_A.rstrip("\n"))
+    assert res.failure.describe() == f"{res.failure.definition} in %esi written by `add %edi, %esi` (line {line})"
+
+
+def test_two_different_unbound_registers_are_two_different_unknowns():
+    """Code that adds %r10d and subtracts %r11d (neither an input) depends on two free values: refuted,
+    never treated as the same unknown that cancels."""
+    res = _round_20("    add %r10d, %ecx\n    sub %r11d, %ecx\n")
+    assert isinstance(res.outcome, Counterexample)
+    assert res.failure.definition == "output d"
+
+
+@pytest.mark.parametrize("text", [ROUND_20, ROUND_20_RARE_A, ROUND_20 + WHEN_D_IS_RARE + "    add %r8d, %ecx\n"],
+                         ids=["proved", "refuted at a cut", "refuted at an output"])
+def test_solver_calls_count_this_check_only_when_the_prover_is_reused(text):
+    prover = Prover()
+    body = parse_text(text, "x86_64")
+    for _ in range(2):                                 # the second check starts with calls already counted
+        before = prover.solver_calls
+        res = prove_block(body, ROUND_20_INPUTS, ROUND_20_OUTPUTS, {"esp": "stack"}, first=20, last=20, prover=prover)
+        assert res.solver_calls == prover.solver_calls - before
+    assert before > 0
+
+
+def test_counterexample_text_shows_eight_inputs_and_counts_the_rest():
+    res = _round_20("    add %r10d, %ecx\n")           # refuted on the random lanes: every input is named
+    n = len(res.outcome.inputs)
+    assert n == 21                                     # a..e and W4..W19
+    text = describe_failure(res)
+    assert f", ... ({n - 8} more inputs); code gives " in text
+    assert text.count("=0x") == 8
+    eight = Counterexample(dict(list(res.outcome.inputs.items())[:8]), 1, 2, "z3")
+    exact = replace(res, outcome=eight, failure=replace(res.failure, outcome=eight))
+    assert "more inputs" not in describe_failure(exact)
