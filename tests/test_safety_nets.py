@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import z3
 
 import sha1opt.emit.toolchain as toolchain
 from sha1opt.emit.assembly import SYMBOL, function_text
@@ -22,6 +23,7 @@ from sha1opt.semantics import x86
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.prove import Counterexample, Prover
 from sha1opt.semantics.x86 import Instr, Reg
 
@@ -219,3 +221,25 @@ def test_counterexample_text_shows_eight_inputs_and_counts_the_rest():
     eight = Counterexample(dict(list(res.outcome.inputs.items())[:8]), 1, 2, "z3")
     exact = replace(res, outcome=eight, failure=replace(res.failure, outcome=eight))
     assert "more inputs" not in describe_failure(exact)
+    nine = Counterexample(dict(list(res.outcome.inputs.items())[:9]), 1, 2, "z3")
+    one_more = replace(res, outcome=nine, failure=replace(res.failure, outcome=nine))
+    assert ", ... (1 more inputs); " in describe_failure(one_more)
+
+
+@pytest.mark.parametrize("timeout, ms", [(2.5, 2500), (0.0004, 1)])
+def test_z3_gets_the_callers_timeout_in_milliseconds_and_never_zero(monkeypatch, timeout, ms):
+    """Z3 reads 0 as "no limit": a sub-millisecond timeout must still be a limit (1 ms)."""
+    seen = []
+    real = z3.SolverFor
+
+    def solver_for(*args, **kw):
+        s = real(*args, **kw)
+        real_set = s.set
+        s.set = lambda *a: (seen.append(a), real_set(*a))[1]
+        return s
+
+    monkeypatch.setattr(z3, "SolverFor", solver_for)
+    b = Builder()
+    x, y = b.var("x"), b.var("y")
+    Prover().check(x + y, y + x, timeout=timeout)
+    assert seen == [("timeout", ms)]
