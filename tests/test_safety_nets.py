@@ -5,6 +5,10 @@ says what the CPU does, and that the assembler turns the same text into the
 same machine code every time. The native vector run and the re-assembly byte
 comparison are the nets for those two; without a test that reaches them, either
 net could be switched off with the suite still green (issue 13, item 7).
+
+The second half covers the nets inside the checker itself
+(``composition.check_program``: a random screen, then Z3 on every cut and
+output), each test written for a mutant ``bench/mutation.py`` found alive.
 """
 
 import hashlib
