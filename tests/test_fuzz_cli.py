@@ -1,0 +1,266 @@
+"""Property-based fuzz of the CLI argument surfaces (hypothesis, fixed budget, derandomized).
+
+The promise (issue 13, "Done means"): whatever the arguments, every command
+ends with one of the exit codes 0/1/2/3/130, never with a traceback, and
+within its limit. Each test here drives one surface through click's
+CliRunner in-process with generated values -- mostly malformed, some valid
+-- and checks exactly that. Inputs that hit a defect already filed (item 5)
+are excluded by ``assume`` and pinned instead by a strict xfail test named
+after the defect, so the fuzz stays a regression gate and the xfail turns
+into a failure the day the defect is fixed (then drop the xfail and the
+``assume``).
+
+Budget: about 10 s for this file on an idle core (``max_examples`` below);
+``derandomize=True`` and no example database, so CI runs the same inputs
+every time. ``SHA1OPT_FUZZ_SCALE=N`` multiplies the examples and randomizes
+them, for a longer hunt by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+
+import sha1opt.emit.toolchain as toolchain
+from sha1opt.cli import main
+from sha1opt.search.synth.cegis import ISAS, TARGETS
+
+EXIT_CODES = {0, 1, 2, 3, 130}
+LIMIT_S = 20.0      # one CLI call; every call here is well under a second when healthy
+
+
+# SHA1OPT_FUZZ_SCALE=20 runs 20x the examples, randomized: a deeper local hunt, not for CI.
+SCALE = float(os.environ.get("SHA1OPT_FUZZ_SCALE", "1"))
+
+
+def fuzz(n: int):
+    """The fixed CI budget: ``n`` examples, the same ones every run, no saved database."""
+    return settings(max_examples=max(1, int(n * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Raise ``Hang`` in the main thread if the block runs longer than ``seconds``."""
+    def fire(*_):
+        raise Hang(f"no answer within {seconds:.0f} s")
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def run_cli(args: list[str], limit: float = LIMIT_S):
+    """Invoke ``sha1opt ARGS``; fail on a traceback, a hang or an exit code outside 0/1/2/3/130."""
+    with time_limit(limit):
+        r = CliRunner().invoke(main, args, catch_exceptions=True)
+    exc = r.exception
+    if exc is not None and not isinstance(exc, SystemExit):
+        tb = "".join(traceback.format_exception(exc))
+        pytest.fail(f"sha1opt {args!r} raised {type(exc).__name__}: {exc}\n{tb}")
+    assert r.exit_code in EXIT_CODES, (args, r.exit_code, r.output)
+    assert "Traceback" not in r.output, (args, r.output)
+    event(f"exit {r.exit_code}")        # --hypothesis-show-statistics: how many inputs got how far
+    return r
+
+
+# --- values ---------------------------------------------------------------------------------------
+
+NAMES = st.sampled_from(["b", "c", "d", "e", "x", "a1", "_t"])
+NUMBERS = st.one_of(st.integers(0, 40).map(str), st.integers(0, 2**32 + 5).map(hex),
+                    st.sampled_from(["4294967295", "4294967296", "0x", "00", "0x1g"]))
+
+
+def _expr(leaf):
+    def extend(sub):
+        binop = st.tuples(sub, st.sampled_from(["|", "^", "&", "<<", ">>", "+", "-"]), sub).map(
+            lambda t: f"{t[0]} {t[1]} {t[2]}")
+        unop = st.tuples(st.sampled_from(["~", "-", "+"]), sub).map(lambda t: t[0] + t[1])
+        call = st.one_of(st.tuples(st.sampled_from(["rol", "ror"]), sub, sub).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+                         sub.map(lambda s: f"bswap({s})"))
+        return st.one_of(binop, unop, call, sub.map(lambda s: f"({s})"))
+    return st.recursive(leaf, extend, max_leaves=8)
+
+
+VALID_EXPRS = _expr(st.one_of(NAMES, NUMBERS))
+# Grammar characters shuffled: mostly malformed, sometimes valid.
+GRAMMAR_SOUP = st.text(alphabet="bcdex0123456789 ~&|^+-<>(),rolbswap_", max_size=30)
+EXPRS = st.one_of(VALID_EXPRS, GRAMMAR_SOUP, st.text(max_size=20))
+
+FLOAT_TEXT = st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                       st.sampled_from(["0", "-1", "0.0001", "1e999", "inf", "nan", "-inf", "", "abc", "1,5", "0x10"]),
+                       st.text(max_size=6))
+INT_TEXT = st.one_of(st.integers(-3, 12).map(str), st.sampled_from(["", "abc", "1.5", "2**3", "0x3", "-0"]),
+                     st.text(max_size=4))
+
+
+def _sane_or_unparsable(text: str) -> bool:
+    try:
+        return math.isfinite(float(text)) and float(text) < 1e6
+    except ValueError:
+        return True
+
+
+def _int_parts_or_empty(text: str) -> bool:
+    try:
+        [int(x) for x in text.split(",") if x.strip()]
+        return True
+    except ValueError:
+        return False
+
+
+# --- prove EXPR EXPR ------------------------------------------------------------------------------
+
+@fuzz(60)
+@given(EXPRS, EXPRS)
+def test_fuzz_prove_two_expressions(lhs, rhs):
+    run_cli(["prove", "--timeout", "2", lhs, rhs])
+
+
+@fuzz(30)
+@given(FLOAT_TEXT)
+def test_fuzz_prove_timeout(timeout):
+    assume(_sane_or_unparsable(timeout))      # inf / nan / 1e306: test_prove_timeout_inf_nan_huge_is_a_traceback
+    run_cli(["prove", "--timeout", timeout, "b+c", "c+b"])
+
+
+@pytest.mark.xfail(strict=True, reason="issue 13 item 5: prove --timeout inf / nan end in a traceback "
+                   "(so does a finite 1e306: found by the fuzz, OverflowError)")
+@pytest.mark.parametrize("value", ["inf", "nan", "1e306"])
+def test_prove_timeout_inf_nan_huge_is_a_traceback(value):
+    run_cli(["prove", "--timeout", value, "b+c", "c+b"])
+
+
+# --- prove --asm with --map / --out / --expr -----------------------------------------------------
+
+MAP_TEXT = st.one_of(
+    st.lists(st.tuples(st.sampled_from(["b", "c", "d", "", " b", "x y"]),
+                       st.sampled_from(["=", "==", ":", ""]),
+                       st.sampled_from(["ebx", "%ecx", "EDX", "rax", "r8d", "r9", "cl", "esp", "", "ebx "])),
+             max_size=4).map(lambda items: ",".join(a + eq + r for a, eq, r in items)),
+    st.text(alphabet="bcd=,% ebxcdr89", max_size=20),
+    st.text(max_size=12),
+)
+OUT_REGS = st.one_of(st.sampled_from(["eax", "%eax", "EAX", "rax", "r15d", "cl", "esp", "", "%"]), st.text(max_size=6))
+
+
+@fuzz(50)
+@given(MAP_TEXT, OUT_REGS, EXPRS)
+def test_fuzz_prove_asm_map_out_expr(tmp_path_factory, mapping, out, expr):
+    f = tmp_path_factory.getbasetemp() / "fuzz_map.s"
+    f.write_text("\tmov %ebx, %eax\n\tadd %ecx, %eax\n\txor %edx, %eax\n")
+    run_cli(["prove", "--asm", str(f), "--out", out, "--expr", expr, "--map", mapping, "--timeout", "2"])
+
+
+# --- --rounds / --uarch / --time-limit / --workers / --seed ---------------------------------------
+
+ROUNDS = st.one_of(
+    st.tuples(st.integers(-5, 90), st.sampled_from(["-", "--", "..", ""]), st.integers(-5, 90)).map(
+        lambda t: f"{t[0]}{t[1]}{t[2]}"),
+    st.text(alphabet="0123456789-+ x", max_size=8),
+    st.text(max_size=6),
+)
+UARCHS = st.one_of(st.sampled_from(["p4", "P4", "p4-northwood", "zen3", "atom ", "", "pentium4", "../p4"]),
+                   st.text(max_size=10))
+
+
+@fuzz(60)
+@given(ROUNDS)
+def test_fuzz_search_rounds(rounds):
+    # An unknown uarch stops the command right after --rounds is parsed: the range parser is fuzzed,
+    # no search runs.
+    run_cli(["search", "--uarch", "no-such-model", "--rounds", rounds])
+
+
+@fuzz(40)
+@given(ROUNDS)
+def test_fuzz_show_rounds(rounds):
+    run_cli(["show", "--uarch", "no-such-model", "--rounds", rounds])
+
+
+@fuzz(30)
+@given(UARCHS)
+def test_fuzz_analyze_uarch(tmp_path_factory, uarch):
+    f = tmp_path_factory.getbasetemp() / "fuzz_uarch.s"
+    f.write_text("\tmov %ebx, %eax\n\tadd %ecx, %eax\n")
+    run_cli(["analyze", str(f), "--uarch", uarch])
+
+
+@fuzz(40)
+@given(FLOAT_TEXT, INT_TEXT, INT_TEXT)
+def test_fuzz_search_time_limit_workers_seed(time_limit, workers, seed):
+    run_cli(["search", "--uarch", "no-such-model", "--rounds", "0-3", "--time-limit", time_limit,
+             "--workers", workers, "--seed", seed])
+
+
+# --- bench --sizes --------------------------------------------------------------------------------
+
+SIZES = st.one_of(st.lists(st.integers(-70, (1 << 20) + 70), max_size=4).map(lambda v: ",".join(map(str, v))),
+                  st.lists(st.sampled_from(["64", "0", "-64", "1048576", "1048640", " 128 ", "", "100"]),
+                           max_size=4).map(",".join),
+                  st.text(alphabet="0123456789, -x", max_size=12))
+
+
+@fuzz(40)
+@given(SIZES)
+def test_fuzz_bench_sizes(tmp_path_factory, sizes):
+    assume(_int_parts_or_empty(sizes))     # text in a size: test_bench_sizes_text_is_a_traceback below
+    f = tmp_path_factory.getbasetemp() / "fuzz_bench.S"
+    f.write_text("\n")
+    # An unknown --openssl path is refused right after --sizes is checked, so nothing is built or run.
+    run_cli(["bench", str(f), "--sizes", sizes, "--openssl", "no-such-path"])
+
+
+@pytest.mark.xfail(strict=True, reason="issue 13 item 5: bench --sizes abc ends in a traceback (ValueError)")
+def test_bench_sizes_text_is_a_traceback(tmp_path):
+    f = tmp_path / "s.S"
+    f.write_text("\n")
+    run_cli(["bench", str(f), "--sizes", "abc", "--openssl", "no-such-path"])
+
+
+# --- synth --target / --temps / --isa -------------------------------------------------------------
+
+@fuzz(20)
+@given(st.one_of(st.sampled_from(list(TARGETS)), st.text(max_size=8)),
+       st.one_of(st.integers(-1, 9).map(str), INT_TEXT),
+       st.one_of(st.sampled_from(list(ISAS)), st.text(max_size=6)),
+       st.sampled_from(["--destroy", "--keep-inputs"]))
+def test_fuzz_synth_target_temps_isa(target, temps, isa, destroy):
+    # --max-len 2 and --time-limit 3 bound the work of the valid combinations.
+    run_cli(["synth", "--target", target, "--temps", temps, "--isa", isa, destroy, "--max-len", "2",
+             "--time-limit", "3", "--show", "1"])
+
+
+# --- found while writing this file ---------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="defect: toolchain.compile_source passes a relative SOURCE path as given, so "
+                   "`sha1opt bench -- -v` hands gcc the option -v (a file named -fplugin=x.so would load a plugin)")
+def test_source_path_starting_with_a_dash_reaches_gcc_as_an_option(tmp_path, monkeypatch):
+    seen: list[list[str]] = []
+
+    def record(args, what, *rest, **kw):
+        seen.append(list(args))
+        raise toolchain.ToolchainError("stopped by the test")
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-v.S").write_text("\n")
+    monkeypatch.setattr(toolchain, "run", record)
+    with pytest.raises(toolchain.ToolchainError):
+        toolchain.compile_source(Path("-v.S"), "x86_64", tmp_path / "o.o", "assembling")
+    assert not any(a.startswith("-v") for a in seen[0]), seen[0]

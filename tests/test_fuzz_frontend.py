@@ -1,0 +1,343 @@
+"""Property-based fuzz of the text front ends: the expression grammar and the AT&T (.s/.S) readers.
+
+Properties:
+- ``expr.parse`` on any text returns a term or raises ``ParseError`` with a
+  one-line message; on a generated well-formed expression, printed with the
+  fewest parentheses C precedence allows, it returns the term a reference
+  evaluator agrees with on random inputs (precedence, associativity, counts
+  mod 32, constants at 32 bits).
+- ``att.parse_text`` and ``listing.parse_listing`` on generated assembly
+  (valid lines, near-misses, directives, comments, labels, garbage) return
+  or raise a ``Sha1optError``, nothing else.
+- ``sha1opt analyze`` and ``sha1opt prove --asm`` on generated files and on
+  damaged copies of a real block function exit 0/1/2/3 with no traceback,
+  within their limit.
+
+Fixed budget (about 10 s for this file), ``derandomize=True``, no example
+database; ``SHA1OPT_FUZZ_SCALE=N`` multiplies the examples and randomizes
+them for a longer hunt by hand. The strict xfails at the end pin defects
+this fuzz found (see their reasons); when one is fixed, drop its xfail and
+the matching ``known_defect`` exclusion.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import traceback
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+
+from sha1opt.cli import main
+from sha1opt.emit.assembly import function_text
+from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics import expr
+from sha1opt.semantics.att import parse_text
+from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.errors import ParseError, Sha1optError
+from sha1opt.semantics.ir import evaluate
+from sha1opt.semantics.listing import parse_listing
+
+M32 = 0xFFFFFFFF
+VARS = ("b", "c", "d")
+
+# --- budget and the CLI check (as in test_fuzz_cli.py; kept here so each file stands alone) ----------
+
+SCALE = float(os.environ.get("SHA1OPT_FUZZ_SCALE", "1"))   # > 1: more examples, randomized (by hand only)
+EXIT_CODES = {0, 1, 2, 3, 130}
+
+
+def fuzz(n: int):
+    return settings(max_examples=max(1, int(n * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+class Hang(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float):
+    def fire(*_):
+        raise Hang(f"no answer within {seconds:.0f} s")
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def run_cli(args: list[str], limit: float = 20.0):
+    with time_limit(limit):
+        r = CliRunner().invoke(main, args, catch_exceptions=True)
+    exc = r.exception
+    if exc is not None and not isinstance(exc, SystemExit):
+        pytest.fail(f"sha1opt {args!r} raised {type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)))
+    assert r.exit_code in EXIT_CODES, (args, r.exit_code, r.output)
+    assert "Traceback" not in r.output, (args, r.output)
+    event(f"exit {r.exit_code}")
+    return r
+
+
+# --- the expression grammar ----------------------------------------------------------------------
+
+# (precedence, python reference) per binary operator; higher binds tighter, as in expr._BINARY.
+BINARY = {
+    "|": (1, lambda x, y: x | y),
+    "^": (2, lambda x, y: x ^ y),
+    "&": (3, lambda x, y: x & y),
+    "<<": (4, lambda x, y: (x << (y & 31)) & M32),
+    ">>": (4, lambda x, y: x >> (y & 31)),
+    "+": (5, lambda x, y: (x + y) & M32),
+    "-": (5, lambda x, y: (x - y) & M32),
+}
+UNARY = {"~": lambda x: ~x & M32, "-": lambda x: -x & M32, "+": lambda x: x}
+
+
+def _rol(x, n):
+    n &= 31
+    return ((x << n) | (x >> (32 - n))) & M32 if n else x
+
+
+CALLS = {"rol": _rol, "ror": lambda x, n: _rol(x, (32 - (n & 31)) & 31),
+         "bswap": lambda x: int.from_bytes(x.to_bytes(4, "little"), "big")}
+
+# Trees: ("var", name) | ("const", n) | ("un", op, t) | ("bin", op, l, r) | ("call", f, args)
+LEAVES = st.one_of(st.sampled_from(VARS).map(lambda v: ("var", v)),
+                   st.one_of(st.integers(0, 40), st.integers(0, M32)).map(lambda n: ("const", n)))
+
+
+def _extend(sub):
+    return st.one_of(
+        st.tuples(st.just("un"), st.sampled_from(list(UNARY)), sub),
+        st.tuples(st.just("bin"), st.sampled_from(list(BINARY)), sub, sub),
+        st.tuples(st.just("call"), st.sampled_from(["rol", "ror"]), st.tuples(sub, sub)),
+        st.tuples(st.just("call"), st.just("bswap"), st.tuples(sub)),
+    )
+
+
+TREES = st.recursive(LEAVES, _extend, max_leaves=12)
+
+
+def render(t, hexa: bool = False) -> str:
+    """Text with the fewest parentheses C precedence needs (so the parser's precedence is what is tested)."""
+    kind = t[0]
+    if kind == "var":
+        return t[1]
+    if kind == "const":
+        return hex(t[1]) if hexa else str(t[1])
+    if kind == "call":
+        return f"{t[1]}({', '.join(render(a, hexa) for a in t[2])})"
+    if kind == "un":
+        inner = render(t[2], hexa)
+        if t[2][0] == "bin":
+            inner = f"({inner})"
+        return f"{t[1]} {inner}"         # the space keeps "- -x" from reading as anything else
+    prec = BINARY[t[1]][0]
+    left, right = render(t[2], hexa), render(t[3], hexa)
+    if t[2][0] == "bin" and BINARY[t[2][1]][0] < prec:
+        left = f"({left})"
+    if t[3][0] == "bin" and BINARY[t[3][1]][0] <= prec:     # left-associative: a - (b - c) keeps its parentheses
+        right = f"({right})"
+    return f"{left} {t[1]} {right}"
+
+
+def reference(t, env: dict[str, int]) -> int:
+    kind = t[0]
+    if kind == "var":
+        return env[t[1]]
+    if kind == "const":
+        return t[1]
+    if kind == "un":
+        return UNARY[t[1]](reference(t[2], env))
+    if kind == "call":
+        return CALLS[t[1]](*(reference(a, env) for a in t[2]))
+    return BINARY[t[1]][1](reference(t[2], env), reference(t[3], env))
+
+
+def _used(t) -> set[str]:
+    if t[0] == "var":
+        return {t[1]}
+    if t[0] == "const":
+        return set()
+    kids = t[2] if t[0] == "call" else t[2:]
+    return set().union(*(_used(k) for k in kids))
+
+
+@fuzz(150)
+@given(TREES, st.booleans(), st.integers(0, 2**32 - 1))
+def test_fuzz_expression_round_trip_matches_a_reference_evaluator(tree, hexa, seed):
+    """Printed with minimal parentheses, parsed back, the term computes what C precedence says."""
+    text = render(tree, hexa)
+    term = expr.parse(text)
+    rng = random.Random(seed)
+    lanes = 8
+    envs = [{v: rng.choice([0, 1, M32, 0x80000000, rng.getrandbits(32)]) for v in VARS} for _ in range(lanes)]
+    dom = NumpyDomain(lanes)
+    arrays = {v: np.array([e[v] for e in envs], dtype=np.uint32) for v in VARS}
+    (got,) = evaluate([term], dom, arrays)
+    got = np.broadcast_to(np.asarray(got, dtype=np.uint32), (lanes,))
+    want = [reference(tree, e) for e in envs]
+    assert [int(x) for x in got] == want, text
+
+
+GRAMMAR_SOUP = st.text(alphabet="bcdx0123456789 ~&|^+-<>(),rolbswap_\t", max_size=40)
+
+
+@fuzz(300)
+@given(st.one_of(GRAMMAR_SOUP, st.text(max_size=40), TREES.map(render).map(lambda s: s[: len(s) // 2])))
+def test_fuzz_expression_parse_returns_a_term_or_one_line_parse_error(text):
+    try:
+        expr.parse(text)
+    except ParseError as e:
+        assert "\n" not in str(e), str(e)
+        assert str(e).startswith("column ") or "characters; the limit is" in str(e), str(e)
+
+
+@fuzz(20)
+@given(st.integers(expr.MAX_DEPTH - 3, 3 * expr.MAX_DEPTH), st.sampled_from(["(", "~", "-", "rol("]))
+def test_fuzz_expression_deep_nesting_is_refused_not_a_recursion_error(depth, opener):
+    closer = {"(": ")", "~": "", "-": "", "rol(": ", 1)"}[opener]
+    text = opener * depth + "b" + closer * depth
+    with time_limit(5):
+        try:
+            expr.parse(text)
+        except ParseError as e:
+            assert "nesting deeper than" in str(e)
+
+
+# --- the AT&T front end --------------------------------------------------------------------------
+
+REGS = ["%eax", "%ebx", "%ecx", "%edx", "%esi", "%edi", "%ebp", "%esp", "%r8d", "%r15d", "%rax", "%rsi",
+        "%rsp", "%cl", "%ax", "%al", "%xmm0", "%eip", "%", "%foo"]
+IMMS = ["$0", "$1", "$31", "$32", "$-1", "$0x5a827999", "$0xffffffff", "$0x100000000", "$sym", "$", "$1+2", "$0b101"]
+MEMS = ["(%rsi)", "4(%rsi)", "-4(%rsp)", "0x40(%rsp)", "(%rsi,%rdx,4)", "(%esp)", "8(%esp,%eax)", "(,%eax,2)",
+        "sym(%rip)", "(%rsi", "4(%rsi))", "()", "16", "(%rsi,%rdx,3)"]
+MNEMONICS = ["mov", "movl", "movq", "add", "addl", "addq", "sub", "and", "or", "xor", "not", "andn", "rol", "roll",
+             "ror", "rorx", "shl", "sal", "shr", "lea", "leal", "leaq", "bswap", "adc", "imul", "push", "ret", "jnz",
+             "dec", "cmp", "nop", "MOV", "Xor"]
+DIRECTIVES = [".text", ".globl f", ".p2align 4", ".type f, @function", ".size f, .-f", ".byte 0x90", ".long 1",
+              ".fill 8", ".incbin \"x\"", ".include \"x.s\"", ".section .data", ".cfi_startproc", ".rept 3", ".endr",
+              ".if 0", ".endif", ".macro m", ".endm", ".set x, 1"]
+
+
+def _operand():
+    return st.sampled_from(REGS + IMMS + MEMS)
+
+
+INSTRUCTIONS = st.tuples(st.sampled_from(MNEMONICS), st.lists(_operand(), max_size=3)).map(
+    lambda t: f"\t{t[0]} {', '.join(t[1])}".rstrip())
+LINES = st.one_of(
+    INSTRUCTIONS, INSTRUCTIONS, INSTRUCTIONS,
+    st.sampled_from(DIRECTIVES),
+    st.sampled_from(["", "# comment", "/* block */", "/* open", "*/", "f:", "1:", ".Lloop:", "a: b: mov %eax, %ebx",
+                     "mov %eax, %ebx; add %ecx, %ebx", "\tjnz .Lloop", "\tjnz 1b"]),
+    st.text(alphabet="%$(),.:;#/* \tabcdelmorx0123456789", max_size=30),
+    st.text(max_size=15),
+)
+SOURCES = st.lists(LINES, max_size=12).map("\n".join)
+ARCHES = st.sampled_from(["x86_64", "i386"])
+
+
+# A q-suffixed add/sub/lea with no operand: test_addq_without_operands_is_an_index_error below.
+_ADDQ_BARE = re.compile(r"(?i)\b(?:add|sub|lea)q\s*(?:$|[;#/])", re.M)
+
+
+def known_defect(text: str) -> bool:
+    return bool(_ADDQ_BARE.search(text))
+
+
+@fuzz(300)
+@given(SOURCES, ARCHES)
+def test_fuzz_att_parse_text_returns_or_raises_sha1opt_error(text, arch):
+    assume(not known_defect(text))
+    try:
+        parse_text(text, arch, "fuzz.s")
+    except Sha1optError as e:
+        assert str(e).startswith("fuzz.s:"), str(e)
+
+
+@fuzz(300)
+@given(SOURCES, ARCHES)
+def test_fuzz_listing_parse_returns_or_raises_sha1opt_error(text, arch):
+    assume(not known_defect(text))
+    try:
+        listing = parse_listing(text, arch, "fuzz.s")
+    except Sha1optError:
+        return
+    try:
+        listing.loop()
+    except Sha1optError:
+        pass
+
+
+@fuzz(40)
+@given(SOURCES, st.sampled_from(["zen3", "p4", "atom"]))
+def test_fuzz_analyze_generated_text(tmp_path_factory, text, uarch):
+    assume(not known_defect(text))
+    f = tmp_path_factory.getbasetemp() / "fuzz_analyze.s"
+    f.write_text(text)
+    run_cli(["analyze", str(f), "--uarch", uarch])
+
+
+@fuzz(40)
+@given(SOURCES)
+def test_fuzz_prove_asm_generated_text(tmp_path_factory, text):
+    assume(not known_defect(text))
+    f = tmp_path_factory.getbasetemp() / "fuzz_prove.s"
+    f.write_text(text)
+    run_cli(["prove", "--asm", str(f), "--out", "eax", "--expr", "b+c", "--map", "b=ebx,c=ecx", "--timeout", "2"])
+
+
+_BLOCK = {arch: function_text(textbook(arch)).splitlines() for arch in ("x86_64", "i386")}
+
+
+@fuzz(12)
+@given(ARCHES, st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["delete", "duplicate", "replace"]),
+                                  LINES), min_size=1, max_size=3))
+def test_fuzz_analyze_damaged_block_function(tmp_path_factory, arch, edits):
+    """A real block function with a few lines deleted, doubled or replaced: parsed, simulated, proved or not."""
+    lines = list(_BLOCK[arch])
+    for pos, how, new in edits:
+        k = pos % len(lines)
+        if how == "delete":
+            del lines[k]
+        elif how == "duplicate":
+            lines.insert(k, lines[k])
+        else:
+            lines[k] = new
+    assume(not known_defect("\n".join(lines)))
+    f = tmp_path_factory.getbasetemp() / f"fuzz_block_{arch}.S"
+    f.write_text("\n".join(lines) + "\n")
+    run_cli(["analyze", str(f), "--uarch", "zen3", "--arch", arch])
+
+
+# --- found while writing this file ---------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="defect: prove --asm / analyze ignore .rept/.irp/.if/.macro/.include, so "
+                   "text the assembler expands differently is proved as written")
+def test_prove_asm_rept_directive_is_proved_as_if_absent(tmp_path):
+    """``.rept 2`` around ``add %ecx, %eax``: GNU as emits the add twice (eax = b + 2c); the reader skips the
+    directive and proves eax = b + c. It must refuse the directive (or expand it), not prove the text."""
+    f = tmp_path / "rept.s"
+    f.write_text("\tmov %ebx, %eax\n\t.rept 2\n\tadd %ecx, %eax\n\t.endr\n")
+    r = run_cli(["prove", "--asm", str(f), "--out", "eax", "--expr", "b+c", "--map", "b=ebx,c=ecx"])
+    assert r.exit_code != 0, r.output
+
+
+@pytest.mark.xfail(strict=True, reason="defect: att.parse_statement indexes operands[0] of a q-suffixed add/sub/lea "
+                   "before checking there is one: `addq` alone is an IndexError traceback in analyze and prove --asm")
+@pytest.mark.parametrize("word", ["addq", "subq", "leaq"])
+def test_addq_without_operands_is_an_index_error(tmp_path, word):
+    f = tmp_path / "bare.s"
+    f.write_text(f"\t{word}\n")
+    run_cli(["analyze", str(f), "--uarch", "zen3"])
