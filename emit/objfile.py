@@ -1,0 +1,115 @@
+"""User inputs to an object file: ``.s``/``.S`` text, a ``.o``, a member of a ``.a``, a shared object.
+
+``load_object(path, workdir, arch=None, member=None)`` returns a
+``UserObject``: the ELF bytes, where they are on disk (inside ``workdir``
+when they had to be made), the architecture, and how they were obtained.
+Text is assembled by the system toolchain exactly as a user's build would
+(``gcc -c -g``, so ``.S`` goes through cpp and macros, ``.rept``,
+constant expressions and ``.byte``-encoded instructions all work; ``-g``
+gives the DWARF line table refusals quote). Archives are read with ``ar``.
+Every tool runs as an argument list with a time limit (``toolchain.run``).
+
+Invariant: the user's files are only read; everything made goes into
+``workdir``. Which file kind it is comes from its bytes (ELF magic, ``!<arch>``),
+not its name; anything else is text.
+
+Example: ``load_object("e.S", tmp)`` runs ``gcc -m64 -c -g -o tmp/e.o e.S``
+(``-m32`` when the text names no 64-bit register, ``emit.assembly.guess_arch``)
+and returns ``UserObject(kind="assembled", arch="x86_64", ...)``;
+``load_object("libcrypto.a", tmp, member="libcrypto-lib-sha1-x86_64.o")``
+extracts that member with ``ar p``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.assembly import guess_arch
+from sha1opt.emit.toolchain import ToolchainError, arch_flag, run, which
+
+TEXT_SUFFIXES = (".s", ".S", ".asm")
+TOOL_SECONDS = 60.0
+
+
+class InputError(Sha1optError):
+    """The input file cannot be read or is not something we can turn into an object."""
+
+
+@dataclass(frozen=True)
+class UserObject:
+    path: Path            # the ELF file on disk (made in workdir, or the user's own file)
+    obj: ObjectFile
+    kind: str             # "assembled" | "object" | "archive member" | "shared object" | "executable"
+    source: str           # one line: what was done ("e.S assembled with gcc -m64 -c -g")
+
+    @property
+    def arch(self) -> Arch:
+        return self.obj.arch
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+
+
+def archive_members(path: Path) -> list[str]:
+    proc = run([which("ar"), "t", str(path)], "listing the archive", timeout=TOOL_SECONDS)
+    return [ln for ln in proc.stdout.splitlines() if ln.strip()]
+
+
+def _member(path: Path, member: str | None, workdir: Path) -> tuple[bytes, str]:
+    names = archive_members(path)
+    if member is None:
+        sha = [n for n in names if "sha1" in n.lower()]
+        if len(sha) != 1:
+            raise InputError(f"{path.name} is an archive of {len(names)} members: name one with --member"
+                             + (f" (SHA-1 candidates: {', '.join(sha)})" if sha else ""))
+        member = sha[0]
+    if member not in names:
+        raise InputError(f"{path.name} has no member {member!r}")
+    try:
+        proc = subprocess.run([which("ar"), "p", str(path), member], capture_output=True, timeout=TOOL_SECONDS,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise ToolchainError(f"ar timed out after {TOOL_SECONDS:.0f} s") from None
+    if proc.returncode != 0:
+        raise ToolchainError(f"ar: {proc.stderr.decode(errors='replace').strip()}")
+    out = workdir / Path(member).name
+    out.write_bytes(proc.stdout)
+    return proc.stdout, member
+
+
+def load_object(path: str | Path, workdir: Path, arch: Arch | None = None, member: str | None = None) -> UserObject:
+    p = Path(path)
+    data = _read(p)
+    if data[:8] == b"!<arch>\n":
+        raw, name = _member(p, member, workdir)
+        return UserObject(workdir / Path(name).name, ObjectFile.parse(raw), "archive member", f"{p.name}({name})")
+    if data[:4] == b"\x7fELF":
+        obj = ObjectFile.parse(data)
+        kind = "object" if obj.relocatable else ("shared object" if _is_shared(data) else "executable")
+        return UserObject(p, obj, kind, f"{p.name} ({kind})")
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: neither an ELF file, an archive nor assembly text") from None
+    arch = arch or guess_arch(text)
+    suffix = p.suffix if p.suffix in TEXT_SUFFIXES else ".s"
+    src = workdir / f"input{'.S' if suffix == '.S' else '.s'}"
+    src.write_text(text)
+    out = workdir / "input.o"
+    args = [which("gcc"), arch_flag(arch), "-c", "-g", "-o", str(out), str(src)]
+    run(args, f"assembling {p.name}", timeout=TOOL_SECONDS)
+    return UserObject(out, ObjectFile.parse(out.read_bytes()), "assembled",
+                      f"{p.name} assembled with gcc {arch_flag(arch)} -c -g")
+
+
+def _is_shared(data: bytes) -> bool:
+    return len(data) > 17 and int.from_bytes(data[16:18], "little") == 3   # e_type ET_DYN

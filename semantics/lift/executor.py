@@ -1,0 +1,855 @@
+"""Symbolic execution of a whole function over its machine code: paths, pointers, counts and data.
+
+A ``PathMachine`` runs ``Decoded`` instructions from a start state. Values
+are of four kinds, and each instruction is executed in the kind its inputs
+have:
+
+* ``Ptr(region, off)`` -- an address: ``off`` is a z3 bit-vector (arch
+  width) over the symbols ``n`` (nblocks), ``k`` (iterations done) and
+  alignment unknowns (``andq $-64,%rsp``). Regions: ``stack`` (offset 0 =
+  the entry stack pointer), ``state``, ``data``, ``sec:<section>`` (this
+  object's bytes), ``ext:<symbol>`` (an undefined symbol), ``got``.
+* ``Int(v)`` -- an integer (block count, loop counter, a loaded capability
+  word): a z3 bit-vector, exact modular arithmetic.
+* ``Opq(name)`` -- an entry value that may only be moved (callee-saved
+  registers, the return address): restoring it is checked by identity.
+* data -- a value of the data ``domain`` (terms, numpy lanes): 32-bit round
+  values, computed by the semantics table's functions, exactly as
+  ``machine.Machine`` does.
+
+Flags are modelled as values only as far as branches need: after a
+count/pointer instruction the four flags ZF SF CF OF are z3 booleans; after
+a data instruction they are "data", and a branch on them is refused.
+
+Exploration (``explore``) decides each conditional branch with z3 under the
+path condition; when both ways are possible it forks. A path ends at
+``ret`` to the caller (``exit``), on arriving at a stop address (a loop
+head), or at a refusal (``refused``: the instruction, its address and line).
+Replay (``PathMachine.run``, the interface ``composition.check_program``
+drives) re-executes a recorded trace in another data domain, with the same
+``on_write`` hook ``machine.Machine.run`` has, so the compositional prover
+proves whole paths.
+
+Memory: words in regions keyed by (region, offset); the data region is
+read relative to the current block (``64*k``): word j of it is the spec's
+``m{j/4}`` through ``initial_mem("data", j)``. Writes are allowed to the
+stack below the entry stack pointer (and i386's argument slots) and to the
+20 state bytes; any other write is refused (a violation, never ignored).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.lift.decode import BRANCHES, Decoded, Function
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.x86 import CL, CONTROL, SEMANTICS, Imm, Mem, Reg, arguments
+
+MASK32 = 0xFFFFFFFF
+# Mnemonics the lifter models on counts and pointers only (not in the data table).
+_INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar")
+# Mnemonics the lifter can execute on integers (everything else on constants goes to the data table).
+_WIDE = frozenset(("mov", "lea", "add", "sub", "and", "or", "xor", "shl", "shr", "not") + _INT_ONLY)
+
+
+@dataclass(frozen=True)
+class Ptr:
+    region: str
+    off: z3.BitVecRef
+
+
+@dataclass(frozen=True)
+class Int:
+    v: z3.BitVecRef
+
+
+@dataclass(frozen=True)
+class Opq:
+    name: str
+
+
+class Refused(Exception):
+    """The path reached something the executor does not model; ``str`` names it."""
+
+    def __init__(self, d: Decoded | None, why: str) -> None:
+        at = f" at {d.where()} (`{d.text}`)" if d is not None else ""
+        super().__init__(f"{why}{at}")
+        self.decoded = d
+
+
+class Violation(Refused):
+    """The path breaks the contract: writes outside its memory, or returns somewhere other than the caller."""
+
+
+@dataclass
+class Flags:
+    zf: z3.BoolRef | None
+    sf: z3.BoolRef | None
+    cf: z3.BoolRef | None
+    of: z3.BoolRef | None
+    data: bool = False
+
+
+def is_data(v) -> bool:
+    return not isinstance(v, (Ptr, Int, Opq))
+
+
+_SPLIT: dict[int, tuple] = {}
+
+
+def _split(off: z3.BitVecRef) -> tuple[str, int]:
+    """Canonical key of an offset: (symbolic part, constant part); cached per z3 AST."""
+    hit = _SPLIT.get(off.get_id())
+    if hit is not None and hit[0].eq(off):
+        return hit[1]
+    out = _split_uncached(off)
+    if len(_SPLIT) > 200_000:
+        _SPLIT.clear()
+    _SPLIT[off.get_id()] = (off, out)
+    return out
+
+
+def _split_uncached(off: z3.BitVecRef) -> tuple[str, int]:
+    s = z3.simplify(off)
+    if z3.is_bv_value(s):
+        return "", _signed(s.as_long(), s.size())
+    if z3.is_app_of(s, z3.Z3_OP_BADD):
+        kids = s.children()
+        const = [c for c in kids if z3.is_bv_value(c)]
+        rest = [c for c in kids if not z3.is_bv_value(c)]
+        if len(const) == 1:
+            v = const[0].as_long()
+            bits = s.size()
+            v = v - (1 << bits) if v >> (bits - 1) else v
+            return " + ".join(sorted(r.sexpr() for r in rest)), v
+    return s.sexpr(), 0
+
+
+def _signed(v: int, bits: int) -> int:
+    return v - (1 << bits) if v >> (bits - 1) & 1 else v
+
+
+@dataclass
+class State:
+    pc_addr: tuple[str, int]                      # (section, offset) of the next instruction
+    regs: dict[str, object] = field(default_factory=dict)
+    mem: dict[tuple[str, str, int], tuple[object, int]] = field(default_factory=dict)  # -> (value, size)
+    flags: Flags | None = None
+    cond: list = field(default_factory=list)      # path condition (z3 booleans)
+    trace: list[Decoded] = field(default_factory=list)
+    steps: int = 0
+
+    def copy(self) -> "State":
+        return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
+                     self.steps)
+
+
+class Program:
+    """The decoded code of one object, fetched by (section, offset) (other functions decoded on demand)."""
+
+    def __init__(self, obj: ObjectFile, fn: Function, decode: Callable) -> None:
+        self.obj = obj
+        self.fn = fn
+        self._decode = decode
+        self._by_section: dict[str, dict[int, Decoded]] = {fn.section: dict(fn.instructions)}
+
+    def fetch(self, section: str, addr: int) -> Decoded | None:
+        got = self._by_section.get(section, {}).get(addr)
+        if got is not None:
+            return got
+        sym = next((s for s in self.obj.symbols if s.section == section and s.value <= addr < s.value + max(s.size, 1)
+                    and s.kind in ("STT_FUNC", "STT_NOTYPE") and s.name), None)
+        if sym is None:
+            return None
+        self._by_section.setdefault(section, {}).update(self._decode(self.obj, sym).instructions)
+        return self._by_section[section].get(addr)
+
+
+class PathMachine:
+    """Executes decoded instructions over one state (see the module docstring).
+
+    ``initial_reg(name)`` / ``initial_mem(region, offset)`` give data values
+    of untouched registers and memory words, as for ``machine.Machine``;
+    ``block`` is the data region's current block offset (``64*k``).
+    """
+
+    def __init__(self, program: Program, domain, initial_reg, initial_mem, state: State, *,
+                 bits: int, block: z3.BitVecRef | None = None, axioms: list | None = None,
+                 stack_writable: Callable[[int], bool] | None = None) -> None:
+        self.p = program
+        self.domain = domain
+        self.initial_reg = initial_reg
+        self.initial_mem = initial_mem
+        self.s = state
+        self.bits = bits
+        self.block = block if block is not None else z3.BitVecVal(0, bits)
+        self.axioms = axioms if axioms is not None else []
+        self.stack_writable = stack_writable or (lambda off: off < 0)
+        self._fresh = itertools.count()
+        self.on_write = None
+        self._index = 0
+        self.exited = False
+
+    # -- z3 helpers ----------------------------------------------------------
+    def bv(self, v: int, bits: int | None = None) -> z3.BitVecRef:
+        key = (v, bits or self.bits)
+        got = _BV.get(key)
+        if got is None:
+            got = _BV[key] = z3.BitVecVal(v, bits or self.bits)
+        return got
+
+    def possible(self, c) -> bool:
+        c = z3.simplify(c)
+        if z3.is_true(c):
+            return True
+        if z3.is_false(c):
+            return False
+        s = z3.Solver()
+        s.set("timeout", 5000)
+        s.add(*self.axioms, *self.s.cond, c)
+        r = s.check()
+        return r != z3.unsat
+
+    # -- registers -------------------------------------------------------------
+    def reg_raw(self, r: Reg, d: Decoded):
+        if r.name not in self.s.regs:
+            raise Refused(d, f"%{r.name} is read before it is written (no value on entry)")
+        return self.s.regs[r.name]
+
+    def read_data(self, op, d: Decoded):
+        if isinstance(op, Imm):
+            return self.domain.const(op.value & MASK32)
+        if isinstance(op, Reg):
+            name = "ecx" if op == CL else op.name
+            v = self.s.regs.get(name)
+            if v is None or isinstance(v, Opq):
+                v = self.initial_reg(name)
+                self.s.regs[name] = v
+            return self._as_data(v, d, str(op))
+        v = self.load(self.address(op, d), 4, d)
+        return self._as_data(v, d, str(op))
+
+    def _as_data(self, v, d: Decoded, what: str):
+        if isinstance(v, Int):
+            s = z3.simplify(v.v)
+            if z3.is_bv_value(s):
+                return self.domain.const(s.as_long() & MASK32)
+            raise Refused(d, f"{what} holds a count ({s}) but is used as data")
+        if isinstance(v, Ptr):
+            raise Refused(d, f"{what} holds a pointer into {v.region} but is used as data")
+        if isinstance(v, Opq):
+            raise Refused(d, f"{what} holds the caller's {v.name} but is used as data")
+        return v
+
+    # -- memory ----------------------------------------------------------------
+    def address(self, m: Mem, d: Decoded) -> Ptr:
+        if d.mem_ref is not None:
+            if d.gotoff:
+                base = self.s.regs.get(m.base.name) if m.base else None
+                if not (isinstance(base, Ptr) and base.region == "got" and _split(base.off) == ("", 0)):
+                    raise Refused(d, "@GOTOFF address without the GOT pointer in its base register")
+            elif m.base is not None:
+                raise Refused(d, "relocated address with a base register")
+            p = Ptr(d.mem_ref.region, self.bv(d.mem_ref.offset))
+        else:
+            if m.base is None:
+                raise Refused(d, "absolute address")
+            b = self.s.regs.get(m.base.name)
+            if not isinstance(b, Ptr):
+                raise Refused(d, f"address base {m.base} does not hold a pointer")
+            p = Ptr(b.region, b.off + self.bv(m.disp))
+        if m.index is not None:
+            iv = self.s.regs.get(m.index.name)
+            if not isinstance(iv, Int):
+                raise Refused(d, f"index register {m.index} does not hold an integer")
+            idx = iv.v if m.index.width == 64 or self.bits == 32 else z3.ZeroExt(self.bits - 32, z3.Extract(31, 0, iv.v))
+            p = Ptr(p.region, p.off + idx * self.bv(m.scale))
+        return p
+
+    def _key(self, p: Ptr) -> tuple[str, str, int]:
+        off = p.off
+        if p.region == "data":
+            off = off - self.block
+        rest, c = _split(off)
+        return (p.region, rest, c)
+
+    def _overlap(self, key, size: int, d: Decoded) -> None:
+        region, rest, c = key
+        for (r2, rest2, c2), (_, size2) in self.s.mem.items():
+            if r2 != region or (rest2, c2) == (rest, c):
+                continue
+            if rest2 == rest:
+                if c < c2 + size2 and c2 < c + size:
+                    raise Refused(d, f"accesses {region}{'+' + rest if rest else ''}{c:+d} and {c2:+d} partially overlap")
+            elif region == "stack":
+                pass  # checked below with the solver
+        if region != "stack" or not rest:
+            others = [(k, sz) for k, (_, sz) in self.s.mem.items() if k[0] == "stack" and k[1] != rest]
+        else:
+            others = [(k, sz) for k, (_, sz) in self.s.mem.items() if k[0] == "stack" and k[1] != rest]
+        if not others:
+            return
+        # Different symbolic parts of stack addresses (a realigned frame): ask z3 whether they can overlap.
+        me = self._stack_offsets.get(key)
+        if me is None:
+            return
+        for k2, sz2 in others:
+            o2 = self._stack_offsets.get(k2)
+            if o2 is None:
+                continue
+            if self.possible(z3.And(z3.ULT(me - o2 + self.bv(sz2 - 1), self.bv(size + sz2 - 1)))):
+                raise Refused(d, "a realigned stack access may overlap another stack slot")
+
+    @property
+    def _stack_offsets(self) -> dict:
+        if not hasattr(self, "_so"):
+            self._so = {}
+        return self._so
+
+    def load(self, p: Ptr, size: int, d: Decoded):
+        key = self._key(p)
+        if key in self.s.mem:
+            v, sz = self.s.mem[key]
+            if sz != size:
+                raise Refused(d, f"{size}-byte read of a {sz}-byte slot")
+            return v
+        self._overlap(key, size, d)
+        region, rest, c = key
+        if region == "stack":
+            if rest:
+                raise Refused(d, "read of an unwritten realigned stack slot")
+            v = self.initial_mem("stack", c) if size == 4 else Opq(f"stack{c:+d}")
+        elif region == "state":
+            if rest or size != 4:
+                raise Refused(d, "state accessed at a computed offset or not as a 32-bit word")
+            v = self.initial_mem("state", c)
+        elif region == "data":
+            if rest or size != 4:
+                raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word")
+            v = self.initial_mem("data", c)
+        elif region.startswith("sec:"):
+            raw = self.p.obj.read(region[4:], c, size) if not rest else None
+            if raw is None:
+                raise Refused(d, f"read outside the object's section {region[4:]}")
+            v = Int(self.bv(int.from_bytes(raw, "little"))) if size == 8 else self.domain.const(int.from_bytes(raw, "little"))
+        elif region.startswith("ext:"):
+            if rest:
+                raise Refused(d, f"computed offset into {region[4:]}")
+            v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(f"{region[4:]}+{c}", 8 * size))
+                    if 8 * size < self.bits else z3.BitVec(f"{region[4:]}+{c}", self.bits))
+        else:
+            raise Refused(d, f"read from {region}")
+        self.s.mem[key] = (v, size)
+        if region == "stack":
+            self._stack_offsets[key] = p.off
+        return v
+
+    def store(self, p: Ptr, v, size: int, d: Decoded) -> None:
+        key = self._key(p)
+        region, rest, c = key
+        if region == "stack":
+            if not rest and not self.stack_writable(c):
+                raise Violation(d, f"writes the caller's stack frame (entry stack pointer {c:+d})")
+        elif region == "state":
+            if rest or not (0 <= c <= 16) or c % 4 or size != 4:
+                raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
+        else:
+            raise Violation(d, f"writes {region[4:] if ':' in region else region} memory")
+        if key not in self.s.mem:
+            self._overlap(key, size, d)
+        elif self.s.mem[key][1] != size:
+            raise Refused(d, f"{size}-byte write over a {self.s.mem[key][1]}-byte slot")
+        self.s.mem[key] = (v, size)
+        if region == "stack":
+            self._stack_offsets[key] = p.off
+        self._written(("mem", region, c) if not rest else None, v, d)
+
+    def _written(self, loc, v, d: Decoded) -> None:
+        if self.on_write is None or not is_data(v) or loc is None:
+            return
+        new = self.on_write(self._index, d.ins, loc, v)
+        if new is not v:
+            if loc[0] == "reg":
+                self.s.regs[loc[1]] = new
+            else:
+                key = next(k for k in self.s.mem if k[0] == loc[1] and k[1] == "" and k[2] == loc[2])
+                self.s.mem[key] = (new, self.s.mem[key][1])
+
+    def set_reg(self, r: Reg, v, d: Decoded) -> None:
+        self.s.regs[r.name] = v
+        self._written(("reg", r.name), v, d)
+
+    # -- integer / pointer values ---------------------------------------------------
+    def operand_value(self, op, d: Decoded, width: int):
+        """An operand as Int/Ptr/Opq/data (no conversion)."""
+        if isinstance(op, Imm):
+            if d.imm_ref is not None and not d.gotpc and d.mnemonic not in ("call", "jmp"):
+                return Ptr(d.imm_ref.region, self.bv(d.imm_ref.offset))
+            return Int(self.bv(op.value & ((1 << self.bits) - 1)))
+        if isinstance(op, Reg):
+            name = "ecx" if op == CL else op.name
+            v = self.s.regs.get(name)
+            if v is None:
+                v = self.initial_reg(name)
+                self.s.regs[name] = v
+            if width == 4 and self.bits == 64 and isinstance(v, Int):
+                return Int(z3.ZeroExt(32, z3.Extract(31, 0, v.v)))
+            if op == CL and isinstance(v, Int):
+                return Int(v.v & self.bv(0xFF))
+            return v
+        return self.load(self.address(op, d), width, d)
+
+    def _int(self, v, d: Decoded, what: str) -> z3.BitVecRef:
+        if isinstance(v, Int):
+            return v.v
+        raise Refused(d, f"{what} is not an integer here")
+
+    # -- flags -------------------------------------------------------------------------
+    def _msb(self, x, w):
+        return z3.Extract(8 * w - 1, 8 * w - 1, x) == 1
+
+    def _trunc(self, x, w):
+        return z3.Extract(8 * w - 1, 0, x) if 8 * w < self.bits else x
+
+    def set_flags_sub(self, a, b, r, w):
+        a, b, r = (self._trunc(x, w) for x in (a, b, r))
+        self.s.flags = Flags(r == 0, self._msb(r, w), z3.ULT(a, b), self._msb((a ^ b) & (a ^ r), w))
+
+    def set_flags_add(self, a, b, r, w):
+        a, b, r = (self._trunc(x, w) for x in (a, b, r))
+        self.s.flags = Flags(r == 0, self._msb(r, w), z3.ULT(r, a), self._msb(~(a ^ b) & (a ^ r), w))
+
+    def set_flags_logic(self, r, w):
+        r = self._trunc(r, w)
+        self.s.flags = Flags(r == 0, self._msb(r, w), z3.BoolVal(False), z3.BoolVal(False))
+
+    def condition(self, mnem: str, d: Decoded):
+        f = self.s.flags
+        if f is None:
+            raise Refused(d, "branch on flags no instruction has set")
+        if f.data:
+            raise Refused(d, "branch depends on data flags")
+        cc = mnem[1:] if mnem.startswith("j") else mnem[4:]
+        need = {"e": "zf", "ne": "zf", "s": "sf", "ns": "sf", "b": "cf", "ae": "cf", "a": "cf zf", "be": "cf zf",
+                "l": "sf of", "ge": "sf of", "g": "zf sf of", "le": "zf sf of", "o": "of", "no": "of"}.get(cc)
+        if need is None:
+            raise Refused(d, f"condition {cc} is not modelled")
+        for name in need.split():
+            if getattr(f, name) is None:
+                raise Refused(d, f"{name.upper()} is undefined here")
+        zf, sf, cf, of = f.zf, f.sf, f.cf, f.of
+        return {"e": lambda: zf, "ne": lambda: z3.Not(zf), "s": lambda: sf, "ns": lambda: z3.Not(sf),
+                "b": lambda: cf, "ae": lambda: z3.Not(cf), "a": lambda: z3.And(z3.Not(cf), z3.Not(zf)),
+                "be": lambda: z3.Or(cf, zf), "l": lambda: sf != of, "ge": lambda: sf == of,
+                "g": lambda: z3.And(z3.Not(zf), sf == of), "le": lambda: z3.Or(zf, sf != of),
+                "o": lambda: of, "no": lambda: z3.Not(of)}[cc]()
+
+    # -- one instruction -----------------------------------------------------------------
+    def step(self, d: Decoded, decide: Callable | None = None) -> None:
+        """Execute ``d``; ``decide(cond)`` picks a branch direction (exploration) or None (replay: trace order)."""
+        m = d.mnemonic
+        if m in ("nop", "endbr64", "endbr32"):
+            self.s.pc_addr = (self.s.pc_addr[0], d.next)
+            return
+        if m not in CONTROL and m not in SEMANTICS and m not in _INT_ONLY and not m.startswith("cmov"):
+            raise Refused(d, f"unsupported instruction {m}")
+        if d.problem:
+            raise Refused(d, f"{m}: {d.problem}")
+        ops = d.ins.operands
+        sec = self.s.pc_addr[0]
+        nxt = (sec, d.next)
+        self.s.pc_addr = nxt
+        if m in CONTROL:
+            self._control(d, m, ops, decide, sec, nxt)
+            return
+        w = d.width or 4
+        kinds = []
+        for k, o in enumerate(ops):
+            if isinstance(o, Mem) and m == "lea":
+                continue
+            if k == len(ops) - 1 and m in ("mov", "lea", "movzx", "andn", "rorx", "movsxd"):
+                continue
+            if isinstance(o, (Reg, Mem)):
+                kinds.append(self.operand_value(o, d, w if not (isinstance(o, Reg) and o == CL) else 1))
+        numeral = [isinstance(v, Int) and z3.is_bv_value(z3.simplify(v.v)) for v in kinds]
+        symbolic = any(not is_data(v) and not num for v, num in zip(kinds, numeral))
+        # Constants stay integers while only constants meet (a round counter); meeting data they become data.
+        wide = w == 8 or symbolic or (m in _WIDE and all(numeral) and not any(is_data(v) for v in kinds))
+        same_reg_zero = m in ("xor", "sub") and len(ops) == 2 and ops[0] == ops[1] and isinstance(ops[0], Reg)
+        if m == "mov" and isinstance(ops[0], Imm):
+            wide = True
+        if m == "mov" and not isinstance(ops[0], Imm):
+            src = self.operand_value(ops[0], d, w)
+            wide = not is_data(src) or w == 8
+        if m in _INT_ONLY or m.startswith("cmov"):
+            wide = True
+        if m == "lea":
+            wide = w == 8 or self._lea_is_pointer(ops[0], d)
+        if same_reg_zero:
+            self.set_reg(ops[1], Int(self.bv(0)), d)
+            self.set_flags_logic(self.bv(0), w)
+            return
+        if wide:
+            self._wide(d, m, ops, w)
+        else:
+            self._data(d, m, ops)
+
+    def _lea_is_pointer(self, mem: Mem, d: Decoded) -> bool:
+        if d.mem_ref is not None:
+            return True
+        for r in (mem.base, mem.index):
+            if r is not None and not is_data(self.s.regs.get(r.name, 0) if r.name in self.s.regs else self.initial_reg(r.name)):
+                return True
+        return False
+
+    def _data(self, d: Decoded, m: str, ops) -> None:
+        sem = SEMANTICS.get(m)
+        if sem is None:
+            raise Refused(d, f"{m} on data is not modelled")
+        dom = self.domain
+        if sem.form == "lea":
+            mem: Mem = ops[0]
+            base = self.read_data(mem.base, d) if mem.base is not None else None
+            index = None
+            if mem.index is not None:
+                index = self.read_data(mem.index, d)
+                if mem.scale != 1:
+                    index = dom.apply("shl", index, dom.const(mem.scale.bit_length() - 1))
+            value = sem.fn(dom, base, index, dom.const(mem.disp & MASK32))
+        else:
+            value = sem.fn(dom, *(self.read_data(o, d) for o in arguments(d.ins)))
+        dst = ops[-1]
+        if isinstance(dst, Reg):
+            self.set_reg(dst, value, d)
+        else:
+            self.store(self.address(dst, d), value, 4, d)
+        if sem.writes_flags:
+            self.s.flags = Flags(None, None, None, None, data=True)
+
+    def _write(self, dst, v, w: int, d: Decoded) -> None:
+        if isinstance(dst, Reg):
+            if isinstance(v, Int) and w == 4 and self.bits == 64:
+                v = Int(z3.ZeroExt(32, z3.Extract(31, 0, v.v)))
+            if isinstance(v, Ptr) and w == 4 and self.bits == 64:
+                raise Refused(d, "a pointer truncated to 32 bits")
+            self.set_reg(dst, v, d)
+        else:
+            self.store(self.address(dst, d), v, w, d)
+
+    def _wide(self, d: Decoded, m: str, ops, w: int) -> None:
+        """Integer and pointer arithmetic, at the operand width."""
+        if m in ("mov", "movzx", "movsxd"):
+            v = self.operand_value(ops[0], d, w if m == "mov" else (4 if m == "movsxd" else d.width))
+            if m == "movsxd" and isinstance(v, Int):
+                v = Int(z3.SignExt(32, z3.Extract(31, 0, v.v)))
+            self._write(ops[1], v, w, d)
+            return
+        if m == "lea":
+            mem: Mem = ops[0]
+            if d.mem_ref is not None:
+                v = self.address(mem, d)
+            else:
+                parts = []
+                if mem.base is not None:
+                    parts.append(self.operand_value(mem.base, d, 8 if mem.base.width == 64 else 4))
+                if mem.index is not None:
+                    iv = self.operand_value(mem.index, d, 8 if mem.index.width == 64 else 4)
+                    if not isinstance(iv, Int):
+                        raise Refused(d, "scaled pointer")
+                    parts.append(Int(iv.v * self.bv(mem.scale)))
+                parts.append(Int(self.bv(mem.disp & ((1 << self.bits) - 1))))
+                v = parts[0]
+                for q in parts[1:]:
+                    v = self._add(v, q, d)
+            self._write(ops[1], v, w, d)
+            return
+        if m.startswith("cmov"):
+            c = self.condition(m, d)
+            a = self.operand_value(ops[0], d, w)
+            b = self.operand_value(ops[1], d, w)
+            if isinstance(a, Int) and isinstance(b, Int):
+                self._write(ops[1], Int(z3.If(c, a.v, b.v)), w, d)
+            elif isinstance(a, Ptr) and isinstance(b, Ptr) and a.region == b.region:
+                self._write(ops[1], Ptr(a.region, z3.If(c, a.off, b.off)), w, d)
+            else:
+                raise Refused(d, "conditional move of unlike values")
+            return
+        dst = ops[-1]
+        x = self.operand_value(dst, d, w)
+        if m in ("inc", "dec", "neg", "not"):
+            xv = self._int(x, d, str(dst))
+            if m == "not":
+                self._write(dst, Int(~xv), w, d)
+                return
+            r = xv + 1 if m == "inc" else (xv - 1 if m == "dec" else -xv)
+            old_cf = self.s.flags.cf if (self.s.flags and not self.s.flags.data) else None
+            if m == "neg":
+                self.set_flags_sub(self.bv(0), xv, r, w)
+            else:
+                (self.set_flags_add if m == "inc" else self.set_flags_sub)(xv, self.bv(1), r, w)
+                self.s.flags.cf = old_cf
+            self._write(dst, Int(r), w, d)
+            return
+        y = self.operand_value(ops[0], d, w) if len(ops) == 2 else Int(self.bv(1))
+        if m in ("add", "sub", "cmp"):
+            r = self._add(x, y, d) if m == "add" else self._sub(x, y, d)
+            a = self._flag_view(x)
+            b = self._flag_view(y)
+            if a is not None and b is not None:
+                rv = a + b if m == "add" else a - b
+                (self.set_flags_add if m == "add" else self.set_flags_sub)(a, b, rv, w)
+            else:
+                self.s.flags = None
+            if m != "cmp":
+                self._write(dst, r, w, d)
+            return
+        if m in ("and", "or", "xor", "test"):
+            if isinstance(x, Ptr) and m == "and" and isinstance(y, Int):
+                yv = z3.simplify(y.v)
+                if z3.is_bv_value(yv):
+                    mask = _signed(yv.as_long(), self.bits)
+                    if mask < 0 and (-mask) & (-mask - 1) == 0:
+                        # realignment: off - a, 0 <= a < alignment (a fixed unknown of this call)
+                        a = z3.BitVec(f"align{next(_ALIGN)}", self.bits)
+                        self.axioms.append(z3.ULT(a, self.bv(-mask)))
+                        self._write(dst, Ptr(x.region, x.off - a), w, d)
+                        self.s.flags = None
+                        return
+                raise Refused(d, "bit operation on a pointer")
+            xv, yv = self._int(x, d, str(dst)), self._int(y, d, str(ops[0]))
+            r = {"and": xv & yv, "test": xv & yv, "or": xv | yv, "xor": xv ^ yv}[m]
+            self.set_flags_logic(r, w)
+            if m != "test":
+                self._write(dst, Int(r), w, d)
+            return
+        if m in ("shl", "shr", "sar"):
+            xv, yv = self._int(x, d, str(dst)), self._int(y, d, str(ops[0]))
+            cnt = yv & self.bv(63 if w == 8 else 31)
+            xv = self._trunc(xv, w)
+            cnt = self._trunc(cnt, w)
+            r = xv << cnt if m == "shl" else (z3.LShR(xv, cnt) if m == "shr" else xv >> cnt)
+            self.s.flags = Flags(r == 0, self._msb(r, w), None, None)
+            self._write(dst, Int(z3.ZeroExt(self.bits - 8 * w, r) if 8 * w < self.bits else r), w, d)
+            return
+        raise Refused(d, f"{m} on pointers or counts is not modelled")
+
+    def _flag_view(self, v):
+        if isinstance(v, Int):
+            return v.v
+        if isinstance(v, Ptr):
+            return None
+        return None
+
+    def _add(self, x, y, d: Decoded):
+        if isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0:
+            return x                      # lea 0(%esi), %esi: a multi-byte nop
+        if isinstance(x, Int) and isinstance(y, Int):
+            return Int(x.v + y.v)
+        if isinstance(x, Ptr) and isinstance(y, Int):
+            return Ptr(x.region, x.off + y.v)
+        if isinstance(x, Int) and isinstance(y, Ptr):
+            return Ptr(y.region, y.off + x.v)
+        if isinstance(x, Ptr) and isinstance(y, Ptr) and d.gotpc:
+            pass
+        raise Refused(d, "addition of a pointer and a non-integer")
+
+    def _sub(self, x, y, d: Decoded):
+        if isinstance(x, Int) and isinstance(y, Int):
+            return Int(x.v - y.v)
+        if isinstance(x, Ptr) and isinstance(y, Int):
+            return Ptr(x.region, x.off - y.v)
+        if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
+            return Int(x.off - y.off)
+        raise Refused(d, "subtraction of unlike values")
+
+    def _cmp_pointers(self, x, y, w):
+        if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
+            self.set_flags_sub(x.off, y.off, x.off - y.off, w)
+            return True
+        return False
+
+    def _control(self, d: Decoded, m: str, ops, decide, sec: str, nxt) -> None:
+        w = self.bits // 8
+        sp = Reg("esp", 64 if self.bits == 64 else 32)
+        if m in ("endbr64", "endbr32", "nop"):
+            return
+        if m in ("cmp", "test"):
+            x = self.operand_value(ops[1], d, d.width or 4)
+            y = self.operand_value(ops[0], d, d.width or 4)
+            if m == "cmp" and self._cmp_pointers(x, y, d.width or 4):
+                return
+            if is_data(x) or is_data(y):
+                self.s.flags = Flags(None, None, None, None, data=True)
+                return
+            xv, yv = self._int(x, d, str(ops[1])), self._int(y, d, str(ops[0]))
+            if m == "cmp":
+                self.set_flags_sub(xv, yv, xv - yv, d.width or 4)
+            else:
+                self.set_flags_logic(xv & yv, d.width or 4)
+            return
+        if m == "push":
+            v = self.operand_value(ops[0], d, w) if not isinstance(ops[0], Imm) else Int(self.bv(ops[0].value))
+            rsp = self.s.regs["esp"]
+            new = Ptr(rsp.region, rsp.off - self.bv(w))
+            self.s.regs["esp"] = new
+            self.store(new, v, w, d)
+            return
+        if m == "pop":
+            rsp = self.s.regs["esp"]
+            v = self.load(rsp, w, d)
+            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(w))
+            self._write(ops[0], v, w, d)
+            return
+        if m == "leave":
+            self.s.regs["esp"] = self.s.regs["ebp"]
+            rsp = self.s.regs["esp"]
+            v = self.load(rsp, w, d)
+            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(w))
+            self.s.regs["ebp"] = v
+            return
+        if m == "ret":
+            rsp = self.s.regs.get("esp")
+            if not isinstance(rsp, Ptr):
+                raise Refused(d, "ret without a stack pointer")
+            v = self.load(rsp, w, d)
+            pop = (ops[0].value if ops else 0) + w
+            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(pop))
+            if isinstance(v, Opq) and v.name == "return address":
+                self.exited = True
+                return
+            if isinstance(v, Ptr) and v.region.startswith("sec:"):
+                off = z3.simplify(v.off)
+                if z3.is_bv_value(off):
+                    self.s.pc_addr = (v.region[4:], off.as_long())
+                    return
+            if isinstance(v, Opq):
+                raise Violation(d, f"ret does not return to the caller (it pops the saved {v.name}: the stack is unbalanced)")
+            raise Refused(d, "returns to a computed address")
+        if m == "call":
+            if d.target is None and d.imm_ref is None:
+                raise Refused(d, "indirect call")
+            if d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
+                raise Refused(d, f"calls an external function ({d.imm_ref.region[4:]})")
+            tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
+            rsp = self.s.regs["esp"]
+            new = Ptr(rsp.region, rsp.off - self.bv(w))
+            self.s.regs["esp"] = new
+            self.store(new, Ptr(f"sec:{sec}", self.bv(d.next)), w, d)
+            self.s.pc_addr = tgt
+            return
+        if m == "jmp":
+            if d.target is None:
+                raise Refused(d, "indirect jump")
+            self.s.pc_addr = (sec, d.target)
+            return
+        if m in BRANCHES:
+            c = self.condition(m, d)
+            if d.target is None:
+                raise Refused(d, "branch to an unresolved target")
+            if decide is None:
+                return
+            taken = decide(c)
+            if taken:
+                self.s.pc_addr = (sec, d.target)
+            return
+        raise Refused(d, f"unsupported instruction {m}")  # pragma: no cover - CONTROL is closed
+
+    # -- replay: the interface composition.check_program drives -------------------------
+    def run(self, program, on_write=None) -> None:
+        """Replay ``program`` (a trace of ``Decoded``); branches follow the trace."""
+        self.on_write = on_write
+        trace = list(program)
+        for i, d in enumerate(trace):
+            self._index = i
+            self.s.pc_addr = (self.s.pc_addr[0], d.address) if self.s.pc_addr[0] else self.s.pc_addr
+            self.step(d, None)
+            if d.mnemonic in BRANCHES and i + 1 < len(trace):
+                self.s.pc_addr = (self.s.pc_addr[0], trace[i + 1].address)
+        self.on_write = None
+
+    def get(self, loc):
+        if loc[0] == "reg":
+            v = self.s.regs.get(loc[1])
+            return v if v is not None else self.initial_reg(loc[1])
+        key = (loc[1], "", loc[2])
+        v = self.s.mem[key][0] if key in self.s.mem else self.initial_mem(loc[1], loc[2])
+        if isinstance(v, Int) and z3.is_bv_value(z3.simplify(v.v)):
+            return self.domain.const(z3.simplify(v.v).as_long() & MASK32)
+        return v
+
+
+_ALIGN = itertools.count()
+_BV: dict[tuple[int, int], z3.BitVecRef] = {}
+
+
+@dataclass
+class PathEnd:
+    state: State
+    kind: str                 # "exit" | "head" | "refused" | "violation" | "limit"
+    head: int | None = None
+    reason: str = ""
+
+
+def explore(machine_for: Callable[[State], PathMachine], start: State, stops: set[int], *,
+            limit: int = 200_000, first_stop_ok: bool = False) -> list[PathEnd]:
+    """Every path from ``start`` to an exit, a stop address or a refusal (forking on undecided branches)."""
+    ends: list[PathEnd] = []
+    work = [start]
+    while work:
+        st = work.pop()
+        pm = machine_for(st)
+        forks: list[State] = []
+
+        def decide(c):
+            yes = pm.possible(c)
+            no = pm.possible(z3.Not(c))
+            if yes and no:
+                other = pm.s.copy()
+                other.cond.append(z3.Not(c))
+                forks.append(other)
+                pm.s.cond.append(c)
+                return True
+            if not yes and not no:
+                raise Refused(None, "path condition became unsatisfiable")
+            return yes
+
+        started = first_stop_ok
+        try:
+            while True:
+                sec, addr = st.pc_addr
+                if started and sec == pm.p.fn.section and addr in stops:
+                    ends.append(PathEnd(pm.s, "head", addr))
+                    break
+                started = True
+                d = pm.p.fetch(sec, addr)
+                if d is None:
+                    raise Refused(None, f"execution leaves the code at {sec}+0x{addr:x}")
+                pm.s.trace.append(d)
+                pm.s.steps += 1
+                if pm.s.steps > limit:
+                    ends.append(PathEnd(pm.s, "limit", reason=f"more than {limit} instructions on one path"))
+                    break
+                n_forks = len(forks)
+                pm.step(d, decide)
+                for f in forks[n_forks:]:
+                    f.pc_addr = (sec, d.next) if pm.s.pc_addr == (sec, d.target) else (sec, d.target)
+                    f.trace = list(pm.s.trace)
+                    f.steps = pm.s.steps
+                    f.regs, f.mem, f.flags = dict(pm.s.regs), dict(pm.s.mem), pm.s.flags
+                if pm.exited:
+                    ends.append(PathEnd(pm.s, "exit"))
+                    break
+                st = pm.s
+        except Violation as e:
+            ends.append(PathEnd(pm.s, "violation", reason=str(e)))
+        except Refused as e:
+            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
+        except UnsupportedError as e:  # pragma: no cover - table misuse surfaces as a refusal
+            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
+        work.extend(forks)
+    return ends
