@@ -102,9 +102,9 @@ def load_object(path: str | Path, workdir: Path, arch: Arch | None = None, membe
         raise InputError(f"{p}: neither an ELF file, an archive nor assembly text") from None
     arch = arch or guess_arch(text)
     suffix = p.suffix if p.suffix in TEXT_SUFFIXES else ".s"
-    src = workdir / f"input{'.S' if suffix == '.S' else '.s'}"
+    src = workdir / f"{p.stem}{'.S' if suffix == '.S' else '.s'}"     # the assembler's messages name the user's file
     src.write_text(text)
-    out = workdir / "input.o"
+    out = workdir / f"{p.stem}.o"
     args = [which("gcc"), arch_flag(arch), "-c", "-g", "-o", str(out), str(src)]
     run(args, f"assembling {p.name}", timeout=TOOL_SECONDS)
     return UserObject(out, ObjectFile.parse(out.read_bytes()), "assembled",
