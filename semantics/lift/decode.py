@@ -59,6 +59,7 @@ class Decoded:
     gotoff: bool = False          # the displacement is @GOTOFF: ``mem_ref`` is relative to the GOT
     problem: str | None = None    # why the executor cannot model it (refused when reached)
     line: int = 0
+    msize: int = 0                # bytes of the memory operand (movzbl: 1), 0 without one
 
     @property
     def next(self) -> int:
@@ -136,7 +137,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
             return Decoded(i.address, i.size, i.mnemonic, Instr(i.mnemonic, ()), text, 0,
                            problem="string instructions are not modelled", line=line)
     mnem = {"sal": "shl"}.get(mnem, mnem)
-    ops, problem, width = [], None, 0
+    ops, problem, width, msize = [], None, 0, 0
     mem_ref = imm_ref = None
     gotpc = gotoff = False
     target = None
@@ -165,6 +166,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     imm_ref = _ref_of(obj, reloc, next_ip - (i.address + i.imm_offset))
             ops.append(Imm(v))
         elif o.type == cx.X86_OP_MEM:
+            msize = o.size
             m = o.mem
             breg = i.reg_name(m.base) if m.base else None
             ireg = i.reg_name(m.index) if m.index else None
@@ -201,7 +203,8 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
         else:  # pragma: no cover - capstone has no other operand kinds on x86
             problem = problem or "operand kind not modelled"
     ins = Instr(mnem, tuple(reversed(ops)), line)
-    return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line)
+    return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
+                   msize)
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:

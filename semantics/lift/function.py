@@ -41,7 +41,7 @@ import z3
 
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
-from sha1opt.semantics.ir import Builder, Term, evaluate
+from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectFile
@@ -225,7 +225,10 @@ def build_template(ctx: _Ctx, s0: State, s1: State) -> dict:
         elif is_data(v0) and isinstance(v0, Term):
             name = v0.node.payload if v0.node.op == "var" else None
             if isinstance(name, str) and name.startswith("h") and name[1:].isdigit() and is_data(v1):
-                out[loc] = _H(int(name[1:]))
+                # an H location only if it holds the new chaining value again after the iteration
+                sv = s1.mem.get(("state", "", 4 * int(name[1:])), (None, 0))[0]
+                is_h = loc[0] == "mem" and loc[1][0] == "state" or (sv is not None and v1 == sv)
+                out[loc] = _H(int(name[1:])) if is_h else _FREE
             elif v0.node.op == "const" and v1 == v0:
                 out[loc] = _Const(v0)
             else:
@@ -396,12 +399,14 @@ def _prove_loop(ctx: _Ctx, end: PathEnd, machine_for, section: str, prover: Prov
     # check each path's suffix leaves the state words and H locations as the prefix did (same terms).
     n_common = _common_prefix([p.state.trace for p in paths])
     prefix = paths[0].state.trace[:n_common]
-    res, solver_cuts = _compress_holds(ctx, template, section, head, prefix, block, prover, paths[0].state.cond)
+    res, solver_cuts = _compress_holds(ctx, template, section, head, prefix, block, prover, paths[0].state.cond,
+                                       any(p.kind == "head" for p in paths))
     at_prefix = machine_k(start.copy())
     at_prefix.run(prefix)
     for p in paths:
-        if not _same_results(template, at_prefix.s, p.state):
-            res, extra = _compress_holds(ctx, template, section, head, p.state.trace, block, prover, p.state.cond)
+        if not _same_results(template, at_prefix.s, p.state, p.kind == "head"):
+            res, extra = _compress_holds(ctx, template, section, head, p.state.trace, block, prover, p.state.cond,
+                                         p.kind == "head")
             if res is not None:
                 return res, p.state.trace, None
             solver_cuts += extra
@@ -469,10 +474,10 @@ def _common_prefix(traces: list) -> int:
     return n
 
 
-def _same_results(template: dict, a: State, b: State) -> bool:
-    """The state words and every H location hold the same (interned) term in ``a`` and ``b``."""
+def _same_results(template: dict, a: State, b: State, back: bool) -> bool:
+    """The state words (and, for a path back to the head, every H location) hold the same term in ``a`` and ``b``."""
     keys = [("mem", ("state", "", 4 * i)) for i in range(5)] + [loc for loc, (tv, _) in template.items()
-                                                                 if isinstance(tv, _H)]
+                                                                 if isinstance(tv, _H) and back]
     for loc in keys:
         va = a.regs.get(loc[1]) if loc[0] == "reg" else a.mem.get(loc[1], (None, 0))[0]
         vb = b.regs.get(loc[1]) if loc[0] == "reg" else b.mem.get(loc[1], (None, 0))[0]
@@ -482,7 +487,7 @@ def _same_results(template: dict, a: State, b: State) -> bool:
 
 
 def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: list, block, prover: Prover,
-                    cond: list):
+                    cond: list, back: bool):
     """check_program over the path's trace: the state words (and H registers) hold compress(H, block)."""
     spec = range_spec(Builder(), 0, 79)
     inputs = {f"h{i}": ("mem", "state", 4 * i) for i in range(5)}
@@ -501,11 +506,19 @@ def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: l
 
     res = check_program(trace, spec, inputs, outputs, prover, machine=factory)
     for _ in range(8):
-        # A compiler may fold a round's new a into the feed-forward sum (gcc: h0 + A80 reassociated):
-        # that value is never written, so inline its definition and prove the output without the cut.
-        if res.ok or not res.missing or res.failure is None or not res.failure.definition.startswith("output"):
+        # A compiler may fold a round's new a into the feed-forward sum (gcc: h0 + A80 reassociated,
+        # clang: h1 + (A79 - K) + K): the cut symbol then stands for a value the output is not built
+        # from, so inline the definitions that output names and prove it without those cuts.
+        if res.ok or res.failure is None or not res.failure.definition.startswith("output"):
             break
-        spec = _inline(spec, res.missing.split(" ")[0])
+        out_name = res.failure.definition.split(" ")[1]
+        names = [v for v in variables([spec.outputs[out_name]]) if v not in spec.inputs]
+        if res.missing:
+            names.append(res.missing.split(" ")[0])
+        if not names:
+            break
+        for nm in dict.fromkeys(names):
+            spec = _inline(spec, nm)
         machines.clear()
         res = check_program(trace, spec, inputs, outputs, prover, machine=factory)
     if not res.ok:
@@ -516,7 +529,7 @@ def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: l
     # registers that held H_k at the head must hold H_{k+1} again
     m_t = machines[-1]
     for loc, (tv, _) in template.items():
-        if not isinstance(tv, _H) or loc == ("mem", ("state", "", 4 * tv.index)):
+        if not back or not isinstance(tv, _H) or loc == ("mem", ("state", "", 4 * tv.index)):
             continue
         got = m_t.s.regs.get(loc[1]) if loc[0] == "reg" else m_t.s.mem.get(loc[1], (None, 0))[0]
         want = m_t.get(("mem", "state", 4 * tv.index))
