@@ -60,6 +60,8 @@ class Decoded:
     problem: str | None = None    # why the executor cannot model it (refused when reached)
     line: int = 0
     msize: int = 0                # bytes of the memory operand (movzbl: 1), 0 without one
+    pcrel: Ref | None = None      # i386 PIC ``sym-.L_pic(%ebp)``: address = base + pcrel - pcrel_at
+    pcrel_at: int = 0             # section offset of the relocated field (the P of S + A - P)
 
     @property
     def next(self) -> int:
@@ -131,13 +133,14 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
 
 def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> Decoded:
     mnem = i.mnemonic
-    if mnem.startswith(("notrack ", "bnd ", "rep ")):
+    if mnem.startswith(("notrack ", "bnd ", "rep ", "repz ", "repe ")):
         _, mnem = mnem.split(" ", 1)
-        if i.mnemonic.startswith("rep ") and mnem != "ret":
+        if i.mnemonic.startswith(("rep ", "repz ", "repe ")) and mnem != "ret":   # "repz ret": AMD's 2-byte ret
             return Decoded(i.address, i.size, i.mnemonic, Instr(i.mnemonic, ()), text, 0,
                            problem="string instructions are not modelled", line=line)
     mnem = {"sal": "shl"}.get(mnem, mnem)
     ops, problem, width, msize = [], None, 0, 0
+    pcrel, pcrel_at = None, 0
     mem_ref = imm_ref = None
     gotpc = gotoff = False
     target = None
@@ -191,6 +194,8 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     mem_ref = _ref_of(obj, reloc, 0)
                 elif reloc.kind in ("R_386_32", "R_X86_64_32", "R_X86_64_32S"):
                     mem_ref = _ref_of(obj, reloc, 0)
+                elif reloc.kind in ("R_386_PC32", "R_X86_64_PC32") and b is not None:
+                    pcrel, pcrel_at = _ref_of(obj, reloc, 0), i.address + i.disp_offset
                 else:
                     problem = problem or f"relocation {reloc.kind} against {reloc.symbol} is not modelled"
             elif breg is None and ireg is None and reloc is None and obj.arch == "i386":
@@ -199,12 +204,12 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
             idx = _reg(ireg) if ireg else None
             if ireg and idx is None:
                 problem = problem or f"index register %{ireg} is not modelled"
-            ops.append(Mem(b, idx, m.scale, 0 if (mem_ref is not None and not gotoff) else m.disp))
+            ops.append(Mem(b, idx, m.scale, 0 if ((mem_ref is not None and not gotoff) or pcrel) else m.disp))
         else:  # pragma: no cover - capstone has no other operand kinds on x86
             problem = problem or "operand kind not modelled"
     ins = Instr(mnem, tuple(reversed(ops)), line)
     return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
-                   msize)
+                   msize, pcrel, pcrel_at)
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:

@@ -162,8 +162,9 @@ class Program:
         got = self._by_section.get(section, {}).get(addr)
         if got is not None:
             return got
-        sym = next((s for s in self.obj.symbols if s.section == section and s.value <= addr < s.value + max(s.size, 1)
-                    and s.kind in ("STT_FUNC", "STT_NOTYPE") and s.name), None)
+        cands = [self.obj._sized(s) for s in self.obj.symbols
+                 if s.section == section and s.kind in ("STT_FUNC", "STT_NOTYPE") and s.name and s.value <= addr]
+        sym = next((s for s in sorted(cands, key=lambda s: -s.value) if addr < s.value + s.size), None)
         if sym is None:
             return None
         self._by_section.setdefault(section, {}).update(self._decode(self.obj, sym).instructions)
@@ -256,6 +257,12 @@ class PathMachine:
             elif m.base is not None:
                 raise Refused(d, "relocated address with a base register")
             p = Ptr(d.mem_ref.region, self.bv(d.mem_ref.offset))
+        elif d.pcrel is not None:
+            b = self.s.regs.get(m.base.name) if m.base else None
+            here = f"sec:{self.s.pc_addr[0]}"
+            if not (isinstance(b, Ptr) and b.region == here and z3.is_bv_value(z3.simplify(b.off))):
+                raise Refused(d, "PC-relative displacement without a code address in its base register")
+            p = Ptr(d.pcrel.region, self.bv(d.pcrel.offset + z3.simplify(b.off).as_long() - d.pcrel_at))
         else:
             if m.base is None:
                 raise Refused(d, "absolute address")
@@ -512,7 +519,7 @@ class PathMachine:
             self._data(d, m, ops)
 
     def _lea_is_pointer(self, mem: Mem, d: Decoded) -> bool:
-        if d.mem_ref is not None:
+        if d.mem_ref is not None or d.pcrel is not None:
             return True
         for r in (mem.base, mem.index):
             if r is not None and not is_data(self.s.regs.get(r.name, 0) if r.name in self.s.regs else self.initial_reg(r.name)):
@@ -566,7 +573,7 @@ class PathMachine:
             return
         if m == "lea":
             mem: Mem = ops[0]
-            if d.mem_ref is not None:
+            if d.mem_ref is not None or d.pcrel is not None:
                 v = self.address(mem, d)
             else:
                 parts = []

@@ -223,12 +223,11 @@ def build_template(ctx: _Ctx, s0: State, s1: State) -> dict:
         elif isinstance(v0, Opq):
             out[loc] = v0 if (isinstance(v1, Opq) and v1.name == v0.name) else _FREE
         elif is_data(v0) and isinstance(v0, Term):
-            name = v0.node.payload if v0.node.op == "var" else None
-            if isinstance(name, str) and name.startswith("h") and name[1:].isdigit() and is_data(v1):
-                # an H location only if it holds the new chaining value again after the iteration
-                sv = s1.mem.get(("state", "", 4 * int(name[1:])), (None, 0))[0]
-                is_h = loc[0] == "mem" and loc[1][0] == "state" or (sv is not None and v1 == sv)
-                out[loc] = _H(int(name[1:])) if is_h else _FREE
+            i = _h_index(s0, v0)
+            if loc[0] == "mem" and loc[1][0] == "state":
+                out[loc] = _H(loc[1][2] // 4) if loc[1][2] % 4 == 0 and 0 <= loc[1][2] < 20 else _FREE
+            elif i is not None and is_data(v1) and _h_index(s1, v1) == i:
+                out[loc] = _H(i)        # holds the chaining value at both heads: an H location
             elif v0.node.op == "const" and v1 == v0:
                 out[loc] = _Const(v0)
             else:
@@ -238,6 +237,18 @@ def build_template(ctx: _Ctx, s0: State, s1: State) -> dict:
         if loc[0] == "mem" and loc[1][0] == "state" and not isinstance(out[loc], _H):
             out[loc] = _FREE
     return {loc: (tv, sizes.get(loc[1], 4) if loc[0] == "mem" else 0) for loc, tv in out.items()}
+
+
+def _h_index(st: State, v) -> int | None:
+    """Which state word ``v`` equals at this head (the untouched word i is the variable h_i)."""
+    for i in range(5):
+        sv = st.mem.get(("state", "", 4 * i), (None, 0))[0]
+        if sv is None:
+            if isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{i}":
+                return i
+        elif isinstance(sv, Term) and v == sv:
+            return i
+    return None
 
 
 def materialize(template: dict, section: str, head: int, domain, init_reg, init_mem, fresh) -> State:
@@ -341,32 +352,71 @@ def _prove_noloop_exit(ctx: _Ctx, end: PathEnd) -> tuple[Outcome, str]:
 def _prove_loop(ctx: _Ctx, end: PathEnd, machine_for, section: str, prover: Prover, init_reg, init_mem):
     head = end.head
     s0 = end.state
-    finding = None
     if not ctx.implies(s0.cond, z3.UGT(ctx.n, ctx.bv(0))):
         finding = (f"nblocks = 0 enters the loop at 0x{head:x} (one block is read past the buffer): "
                    f"the contract must require nblocks >= 1")
         return ("counterexample", finding), [], finding
-    first = s0.copy()
+    it1 = _iterate(ctx, machine_for, s0, head)
+    if isinstance(it1, tuple):
+        return it1 + (None,)
+    back1 = [e for e in it1 if e.kind == "head"]
+    if not back1:
+        return ("counterexample", "no path returns to the loop head: the loop never iterates "
+                f"(exits after one block whenever {_cond_text(it1[0].state.cond) if it1 else '...'})"), \
+            it1[0].state.trace if it1 else [], None
+    k = ctx.k
+    # Invariant from the entry state: T(k) = S0 + k * (S1 - S0), for 0 <= k < n.
+    template = build_template(ctx, s0, back1[0].state)
+    res = _verify_step(ctx, template, k, template, z3.substitute, section, head, prover, s0.cond)
+    if res[0][0] == "proved":
+        return res + (None,)
+    # Peeled: some slots settle only after the first iteration (OpenSSL i386 stores the block
+    # pointer into its argument slot inside the body). Prove the first iteration from S0 exactly,
+    # then T'(j) = S1 + j * (S2 - S1) for the iterations j + 1, 1 <= j + 1 < n.
+    it2 = _iterate(ctx, machine_for, back1[0].state, head)
+    if isinstance(it2, tuple):
+        return res + (None,)
+    back2 = [e for e in it2 if e.kind == "head"]
+    if not back2:
+        return res + (None,)
+    exact = build_template(ctx, s0, s0)
+    later = build_template(ctx, back1[0].state, back2[0].state)
+    first = _verify_step(ctx, exact, ctx.bv(0), later, lambda e, sub: z3.substitute(e, (k, ctx.bv(0))),
+                         section, head, prover, s0.cond)
+    if first[0][0] != "proved":
+        return res + (None,)
+    rest = _verify_step(ctx, later, k + 1, later, z3.substitute, section, head, prover, s0.cond)
+    if rest[0][0] != "proved":
+        return rest + (None,)
+    return ("proved", "first iteration proved from the entry state, then " + rest[0][1]), rest[1], None
+
+
+def _iterate(ctx: _Ctx, machine_for, start: State, head: int):
+    """Paths of one iteration from ``start`` (a copy), or a (kind, reason) failure."""
+    first = start.copy()
     first.trace = []
     first.steps = 0
-    it_ends = explore(machine_for, first, {head})
-    back = [e for e in it_ends if e.kind == "head"]
-    bad = next((e for e in it_ends if e.kind in ("refused", "limit", "violation")), None)
+    ends = explore(machine_for, first, {head})
+    bad = next((e for e in ends if e.kind in ("refused", "limit", "violation")), None)
     if bad is not None:
-        return (_KIND[bad.kind], bad.reason), bad.state.trace, None
-    if not back:
-        # a single iteration that always exits: still a loop head; deltas from the exit are meaningless
-        return ("counterexample", "no path returns to the loop head: the loop never iterates "
-                f"(exits after one block whenever {_cond_text(it_ends[0].state.cond) if it_ends else '...'})"), \
-            it_ends[0].state.trace if it_ends else [], None
-    template = build_template(ctx, s0, back[0].state)
-    # -- one iteration from T(k), for a symbolic k < n --------------------------------------------
+        return (_KIND[bad.kind], bad.reason), bad.state.trace
+    return ends
+
+
+def _verify_step(ctx: _Ctx, template: dict, kabs, target: dict, subst, section: str, head: int, prover: Prover,
+                 cond0: list):
+    """One iteration from ``template`` (block ``kabs``; symbol k free): back to ``target`` at k+1, or exit at n.
+
+    ``subst(expr, (k, k+1))`` maps the target's values to the next head (plain ``z3.substitute``
+    when the target is the same template).
+    """
+    k = ctx.k
     fresh = iter(range(1 << 30))
     b = Builder()
     tdom = TermDomain(b)
     ir, im = _names(b)
     tk = materialize(template, section, head, tdom, ir, im, fresh)
-    tk.cond = list(s0.cond) + [z3.ULT(ctx.k, ctx.n)]
+    tk.cond = list(cond0) + [z3.ULT(kabs, ctx.n), z3.ULT(k, ctx.bv(1 << (ctx.bits - 8)))]
     block = _block_offset(template, ctx)
 
     def machine_k(st: State) -> PathMachine:
@@ -375,46 +425,47 @@ def _prove_loop(ctx: _Ctx, end: PathEnd, machine_for, section: str, prover: Prov
 
     start = tk.copy()
     paths = explore(machine_k, tk, {head})
-    trace_for_cost = back[0].state.trace
     for p in paths:
         if p.kind in ("refused", "limit", "violation"):
-            return (_KIND[p.kind], p.reason), p.state.trace, None
-    solver_cuts = 0
+            return (_KIND[p.kind], p.reason), p.state.trace
     for p in paths:
         st = p.state
         if p.kind == "head":
-            if not ctx.implies(st.cond, z3.ULT(ctx.k + 1, ctx.n)):
-                return ("counterexample", f"the loop branches back past the last block ({ctx.model_n(st.cond, z3.ULT(ctx.k + 1, ctx.n))})"), st.trace, None
-            why = _template_holds(ctx, template, st)
+            if not ctx.implies(st.cond, z3.ULT(kabs + 1, ctx.n)):
+                return ("counterexample", "the loop branches back past the last block "
+                        f"({ctx.model_n(st.cond, z3.ULT(kabs + 1, ctx.n))})"), st.trace
+            why = _template_holds(ctx, target, st, subst)
             if why:
-                return ("unknown", f"loop invariant not re-established: {why}"), st.trace, None
+                return ("unknown", f"loop invariant not re-established: {why}"), st.trace
         else:
-            if not ctx.implies(st.cond, ctx.k + 1 == ctx.n):
-                return ("counterexample", f"the loop exits before the last block ({ctx.model_n(st.cond, ctx.k + 1 == ctx.n)}, "
-                        f"i.e. after k+1 of n blocks)"), st.trace, None
+            if not ctx.implies(st.cond, kabs + 1 == ctx.n):
+                return ("counterexample", f"the loop exits before the last block ({ctx.model_n(st.cond, kabs + 1 == ctx.n)}, "
+                        f"i.e. after k+1 of n blocks)"), st.trace
             why = _restored(ctx, st)
             if why:
-                return ("counterexample", why), st.trace, None
+                return ("counterexample", why), st.trace
     # The paths share the iteration up to the loop branch: prove compress once on that prefix, then
     # check each path's suffix leaves the state words and H locations as the prefix did (same terms).
     n_common = _common_prefix([p.state.trace for p in paths])
     prefix = paths[0].state.trace[:n_common]
+    backs = any(p.kind == "head" for p in paths)
     res, solver_cuts = _compress_holds(ctx, template, section, head, prefix, block, prover, paths[0].state.cond,
-                                       any(p.kind == "head" for p in paths))
+                                       backs, target)
     at_prefix = machine_k(start.copy())
     at_prefix.run(prefix)
     for p in paths:
-        if not _same_results(template, at_prefix.s, p.state, p.kind == "head"):
+        if not _same_results(target, at_prefix.s, p.state, p.kind == "head"):
             res, extra = _compress_holds(ctx, template, section, head, p.state.trace, block, prover, p.state.cond,
-                                         p.kind == "head")
+                                         p.kind == "head", target)
             if res is not None:
-                return res, p.state.trace, None
+                return res, p.state.trace
             solver_cuts += extra
     if res is not None:
-        return res, prefix, None
+        return res, prefix
+    trace_for_cost = next((p.state.trace for p in paths if p.kind == "head"), prefix)
     return ("proved", f"invariant (H := compress(H, block), pointers and counts by constant steps) holds on entry, "
             f"is preserved and gives the result at every exit; {len(paths)} path(s) from the head, "
-            f"{solver_cuts} cuts"), trace_for_cost, None
+            f"{solver_cuts} cuts"), trace_for_cost
 
 
 def _block_offset(template: dict, ctx: _Ctx):
@@ -426,16 +477,16 @@ def _block_offset(template: dict, ctx: _Ctx):
     return ctx.bv(0)
 
 
-def _template_holds(ctx: _Ctx, template: dict, st: State) -> str | None:
+def _template_holds(ctx: _Ctx, template: dict, st: State, subst=z3.substitute) -> str | None:
     for loc, (tv, _) in template.items():
         got = st.regs.get(loc[1]) if loc[0] == "reg" else st.mem.get(loc[1], (None, 0))[0]
         what = f"%{loc[1]}" if loc[0] == "reg" else f"{loc[1][0]}{loc[1][2]:+d}"
         if isinstance(tv, Ptr):
-            want = z3.substitute(tv.off, (ctx.k, ctx.k + 1))
+            want = subst(tv.off, (ctx.k, ctx.k + 1))
             if not (isinstance(got, Ptr) and got.region == tv.region and ctx.implies(st.cond, got.off == want)):
                 return f"{what} should be {tv.region}+{z3.simplify(want)}"
         elif isinstance(tv, Int):
-            want = z3.substitute(tv.v, (ctx.k, ctx.k + 1))
+            want = subst(tv.v, (ctx.k, ctx.k + 1))
             if not (isinstance(got, Int) and ctx.implies(st.cond, got.v == want)):
                 return f"{what} should be {z3.simplify(want)}"
         elif isinstance(tv, Opq):
@@ -487,7 +538,7 @@ def _same_results(template: dict, a: State, b: State, back: bool) -> bool:
 
 
 def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: list, block, prover: Prover,
-                    cond: list, back: bool):
+                    cond: list, back: bool, target: dict | None = None):
     """check_program over the path's trace: the state words (and H registers) hold compress(H, block)."""
     spec = range_spec(Builder(), 0, 79)
     inputs = {f"h{i}": ("mem", "state", 4 * i) for i in range(5)}
@@ -528,7 +579,7 @@ def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: l
         return (kind, f"the iteration does not compute compress(H, block){where}{miss}"), 0
     # registers that held H_k at the head must hold H_{k+1} again
     m_t = machines[-1]
-    for loc, (tv, _) in template.items():
+    for loc, (tv, _) in (target if target is not None else template).items():
         if not back or not isinstance(tv, _H) or loc == ("mem", ("state", "", 4 * tv.index)):
             continue
         got = m_t.s.regs.get(loc[1]) if loc[0] == "reg" else m_t.s.mem.get(loc[1], (None, 0))[0]
