@@ -56,7 +56,7 @@ class ObjectProof:
     source: str
     function: str
     arch: Arch
-    outcome: str                    # "proved" | "counterexample" | "unknown"
+    outcome: str                    # "proved" | "counterexample" | "unknown" | "refused" (some paths)
     proof: FunctionProof
     native: Finding | Unavailable | None
     findings: tuple[str, ...]
@@ -76,6 +76,11 @@ class ObjectProof:
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"every nblocks >= {self.contract.min_blocks}; {self.seconds:.2f} s)")
         bad = next(p for p in self.proof.paths if p.outcome != "proved")
+        if self.outcome == "refused":
+            n = sum(1 for p in self.proof.paths if p.outcome == "refused")
+            ok = sum(1 for p in self.proof.paths if p.outcome == "proved")
+            return (f"NOT proved: {ok} path(s) proved, {n} refused (first: {bad.detail}); "
+                    "the function is proved only when every path is")
         if self.outcome == "counterexample":
             return f"NOT proved: counterexample (confirmed natively): {self.native.describe()}; prover: {bad.detail}"
         why = (f"; no native confirmation: {self.native.reason}" if isinstance(self.native, Unavailable)
@@ -101,11 +106,15 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         raise LiftRefusal(f"ABI {abi} does not exist on {uo.arch}")
     proof = prove_function(uo.obj, function, Contract(abi, min_blocks or 0))
     findings = proof.findings
-    if min_blocks is None and findings and all(p.outcome == "proved" or p.detail in findings for p in proof.paths):
+    if min_blocks is None and findings:
         proof = prove_function(uo.obj, function, Contract(abi, 1))
         findings = findings + proof.findings
     if proof.outcome == "refused":
-        raise LiftRefusal(proof.refusal or "refused")
+        if not any(p.outcome == "proved" and p.name.startswith("loop") for p in proof.paths):
+            raise LiftRefusal(proof.refusal or "refused")
+        # some dispatch paths proved, others use what is not modelled: report every path, prove nothing
+        return ObjectProof(uo.source, proof.function, uo.arch, "refused", proof, None, findings,
+                           time.perf_counter() - t0)
     if proof.proved:
         return ObjectProof(uo.source, proof.function, uo.arch, "proved", proof, None, findings,
                            time.perf_counter() - t0)

@@ -160,7 +160,7 @@ def _prove_object(path, function, abi, member, min_blocks, arch, as_json) -> Non
         res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks)
     except Sha1optError as e:
         _fail(str(e))
-    code = {"proved": EXIT_OK, "counterexample": EXIT_FAIL}.get(res.outcome, EXIT_UNKNOWN)
+    code = {"proved": EXIT_OK, "counterexample": EXIT_FAIL, "refused": EXIT_USAGE}.get(res.outcome, EXIT_UNKNOWN)
     if as_json:
         click.echo(json.dumps({
             "file": path, "source": res.source, "function": res.function, "arch": res.arch, "result": res.outcome,
@@ -178,6 +178,8 @@ def _prove_object(path, function, abi, member, min_blocks, arch, as_json) -> Non
     for f in res.findings:
         click.echo(f"  finding: {f}")
     click.echo(f"  SHA-1: {res.summary()}")
+    if res.outcome == "refused":
+        click.echo(f"sha1opt: error: {res.proof.refusal}", err=True)
     sys.exit(code)
 
 

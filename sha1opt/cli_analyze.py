@@ -21,7 +21,7 @@ from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.semantics.errors import Sha1optError
 
 EXIT_USAGE = 2
-EXIT_CODES = {"proved": 0, "counterexample": 1, "unknown": 3}
+EXIT_CODES = {"proved": 0, "counterexample": 1, "unknown": 3, "refused": 2}
 
 
 def _fail(message: str) -> None:

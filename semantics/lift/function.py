@@ -33,6 +33,7 @@ exits after one block): "not proved".
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -175,9 +176,14 @@ def entry_state(ctx: _Ctx, section: str, entry: int) -> State:
 
 
 def _cond_text(cond: list) -> str:
+    """A path condition in words: ``bit 9 of OPENSSL_ia32cap_P+4 is 0 and n != 0``."""
     if not cond:
         return "always"
-    return " and ".join(str(z3.simplify(c)) for c in cond)
+    text = " and ".join(str(z3.simplify(c)) for c in cond)
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"Extract\((\d+), \1, ([\w.+]+)\) == (\d)", r"bit \1 of \2 is \3", text)
+    text = re.sub(r"Not\(bit (\d+) of ([\w.+]+) is (\d)\)", lambda m: f"bit {m[1]} of {m[2]} is {1 - int(m[3])}", text)
+    return re.sub(r"Not\(n == 0\)", "n != 0", text)
 
 
 # -- template ------------------------------------------------------------------------------
@@ -297,16 +303,28 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     loop_trace: tuple = ()
     straight: tuple = ()
     ends = explore(machine_for, entry_state(ctx, fn.section, fn.entry), heads)
+
+    def label(end: PathEnd) -> str:
+        """The dispatch target a path ends in: the symbol holding its last instruction."""
+        if not end.state.trace:
+            return sym.name
+        addr = end.state.trace[-1].address
+        best = [s for s in obj.symbols if s.section == fn.section and s.name and s.value <= addr
+                and s.kind in ("STT_FUNC", "STT_NOTYPE") and not s.name.startswith(".L")]
+        return max(best, key=lambda s: s.value).name if best else sym.name
+
     for end in ends:
         t1 = time.perf_counter()
         cond = _cond_text(end.state.cond)
         if end.kind == "refused":
-            reports.append(PathReport("entry", cond, "refused", end.reason, len(end.state.trace), time.perf_counter() - t1))
+            reports.append(PathReport(label(end), cond, "refused", end.reason, len(end.state.trace),
+                                      time.perf_counter() - t1))
         elif end.kind == "violation":
-            reports.append(PathReport("entry", cond, "counterexample", end.reason, len(end.state.trace),
+            reports.append(PathReport(label(end), cond, "counterexample", end.reason, len(end.state.trace),
                                       time.perf_counter() - t1))
         elif end.kind == "limit":
-            reports.append(PathReport("entry", cond, "unknown", end.reason, len(end.state.trace), time.perf_counter() - t1))
+            reports.append(PathReport(label(end), cond, "unknown", end.reason, len(end.state.trace),
+                                      time.perf_counter() - t1))
         elif end.kind == "exit":
             straight = tuple(end.state.trace)
             outcome, detail = _prove_noloop_exit(ctx, end)
@@ -314,7 +332,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                                       time.perf_counter() - t1))
         else:
             rep, trace, finding = _prove_loop(ctx, end, machine_for, fn.section, prover, init_reg, init_mem)
-            reports.append(PathReport(f"loop at 0x{end.head:x}", cond, rep[0], rep[1], len(trace),
+            reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})", cond, rep[0], rep[1], len(trace),
                                       time.perf_counter() - t1))
             if finding:
                 findings.append(finding)
