@@ -1,4 +1,6 @@
-"""Symbolic execution of a whole function over its machine code: paths, pointers, counts and data.
+"""Symbolic execution of a whole function over its machine code: one instruction at a time.
+
+(The value kinds live in ``values``, paths and exploration in ``paths``.)
 
 A ``PathMachine`` runs ``Decoded`` instructions from a start state. Values
 are of four kinds, and each instruction is executed in the kind its inputs
@@ -40,138 +42,24 @@ stack below the entry stack pointer (and i386's argument slots) and to the
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from typing import Callable
 
 import z3
 
-from sha1opt.semantics.errors import UnsupportedError
-from sha1opt.semantics.lift.decode import BRANCHES, Decoded, Function
-from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.control import ControlFlow
+from sha1opt.semantics.lift.decode import BRANCHES, Decoded
+from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
+from sha1opt.semantics.lift.values import MASK32, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed
+from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import CL, CONTROL, SEMANTICS, Imm, Mem, Reg, arguments
 
-MASK32 = 0xFFFFFFFF
 # Mnemonics the lifter models on counts and pointers only (not in the data table).
 _INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar")
 # Mnemonics the lifter can execute on integers (everything else on constants goes to the data table).
 _WIDE = frozenset(("mov", "lea", "add", "sub", "and", "or", "xor", "shl", "shr", "not") + _INT_ONLY)
 
 
-@dataclass(frozen=True)
-class Ptr:
-    region: str
-    off: z3.BitVecRef
-
-
-@dataclass(frozen=True)
-class Int:
-    v: z3.BitVecRef
-
-
-@dataclass(frozen=True)
-class Opq:
-    name: str
-
-
-class Refused(Exception):
-    """The path reached something the executor does not model; ``str`` names it."""
-
-    def __init__(self, d: Decoded | None, why: str) -> None:
-        at = f" at {d.where()} (`{d.text}`)" if d is not None else ""
-        super().__init__(f"{why}{at}")
-        self.decoded = d
-
-
-class Violation(Refused):
-    """The path breaks the contract: writes outside its memory, or returns somewhere other than the caller."""
-
-
-@dataclass
-class Flags:
-    zf: z3.BoolRef | None
-    sf: z3.BoolRef | None
-    cf: z3.BoolRef | None
-    of: z3.BoolRef | None
-    data: bool = False
-
-
-def is_data(v) -> bool:
-    return not isinstance(v, (Ptr, Int, Opq))
-
-
-_SPLIT: dict[int, tuple] = {}
-
-
-def _split(off: z3.BitVecRef) -> tuple[str, int]:
-    """Canonical key of an offset: (symbolic part, constant part); cached per z3 AST."""
-    hit = _SPLIT.get(off.get_id())
-    if hit is not None and hit[0].eq(off):
-        return hit[1]
-    out = _split_uncached(off)
-    if len(_SPLIT) > 200_000:
-        _SPLIT.clear()
-    _SPLIT[off.get_id()] = (off, out)
-    return out
-
-
-def _split_uncached(off: z3.BitVecRef) -> tuple[str, int]:
-    s = z3.simplify(off)
-    if z3.is_bv_value(s):
-        return "", _signed(s.as_long(), s.size())
-    if z3.is_app_of(s, z3.Z3_OP_BADD):
-        kids = s.children()
-        const = [c for c in kids if z3.is_bv_value(c)]
-        rest = [c for c in kids if not z3.is_bv_value(c)]
-        if len(const) == 1:
-            v = const[0].as_long()
-            bits = s.size()
-            v = v - (1 << bits) if v >> (bits - 1) else v
-            return " + ".join(sorted(r.sexpr() for r in rest)), v
-    return s.sexpr(), 0
-
-
-def _signed(v: int, bits: int) -> int:
-    return v - (1 << bits) if v >> (bits - 1) & 1 else v
-
-
-@dataclass
-class State:
-    pc_addr: tuple[str, int]                      # (section, offset) of the next instruction
-    regs: dict[str, object] = field(default_factory=dict)
-    mem: dict[tuple[str, str, int], tuple[object, int]] = field(default_factory=dict)  # -> (value, size)
-    flags: Flags | None = None
-    cond: list = field(default_factory=list)      # path condition (z3 booleans)
-    trace: list[Decoded] = field(default_factory=list)
-    steps: int = 0
-
-    def copy(self) -> "State":
-        return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps)
-
-
-class Program:
-    """The decoded code of one object, fetched by (section, offset) (other functions decoded on demand)."""
-
-    def __init__(self, obj: ObjectFile, fn: Function, decode: Callable) -> None:
-        self.obj = obj
-        self.fn = fn
-        self._decode = decode
-        self._by_section: dict[str, dict[int, Decoded]] = {fn.section: dict(fn.instructions)}
-
-    def fetch(self, section: str, addr: int) -> Decoded | None:
-        got = self._by_section.get(section, {}).get(addr)
-        if got is not None:
-            return got
-        cands = [self.obj._sized(s) for s in self.obj.symbols
-                 if s.section == section and s.kind in ("STT_FUNC", "STT_NOTYPE") and s.name and s.value <= addr]
-        sym = next((s for s in sorted(cands, key=lambda s: -s.value) if addr < s.value + s.size), None)
-        if sym is None:
-            return None
-        self._by_section.setdefault(section, {}).update(self._decode(self.obj, sym).instructions)
-        return self._by_section[section].get(addr)
-
-
-class PathMachine:
+class PathMachine(ControlFlow):
     """Executes decoded instructions over one state (see the module docstring).
 
     ``initial_reg(name)`` / ``initial_mem(region, offset)`` give data values
@@ -426,46 +314,6 @@ class PathMachine:
             return v.v
         raise Refused(d, f"{what} is not an integer here")
 
-    # -- flags -------------------------------------------------------------------------
-    def _msb(self, x, w):
-        return z3.Extract(8 * w - 1, 8 * w - 1, x) == 1
-
-    def _trunc(self, x, w):
-        return z3.Extract(8 * w - 1, 0, x) if 8 * w < self.bits else x
-
-    def set_flags_sub(self, a, b, r, w):
-        a, b, r = (self._trunc(x, w) for x in (a, b, r))
-        self.s.flags = Flags(r == 0, self._msb(r, w), z3.ULT(a, b), self._msb((a ^ b) & (a ^ r), w))
-
-    def set_flags_add(self, a, b, r, w):
-        a, b, r = (self._trunc(x, w) for x in (a, b, r))
-        self.s.flags = Flags(r == 0, self._msb(r, w), z3.ULT(r, a), self._msb(~(a ^ b) & (a ^ r), w))
-
-    def set_flags_logic(self, r, w):
-        r = self._trunc(r, w)
-        self.s.flags = Flags(r == 0, self._msb(r, w), z3.BoolVal(False), z3.BoolVal(False))
-
-    def condition(self, mnem: str, d: Decoded):
-        f = self.s.flags
-        if f is None:
-            raise Refused(d, "branch on flags no instruction has set")
-        if f.data:
-            raise Refused(d, "branch depends on data flags")
-        cc = mnem[1:] if mnem.startswith("j") else mnem[4:]
-        need = {"e": "zf", "ne": "zf", "s": "sf", "ns": "sf", "b": "cf", "ae": "cf", "a": "cf zf", "be": "cf zf",
-                "l": "sf of", "ge": "sf of", "g": "zf sf of", "le": "zf sf of", "o": "of", "no": "of"}.get(cc)
-        if need is None:
-            raise Refused(d, f"condition {cc} is not modelled")
-        for name in need.split():
-            if getattr(f, name) is None:
-                raise Refused(d, f"{name.upper()} is undefined here")
-        zf, sf, cf, of = f.zf, f.sf, f.cf, f.of
-        return {"e": lambda: zf, "ne": lambda: z3.Not(zf), "s": lambda: sf, "ns": lambda: z3.Not(sf),
-                "b": lambda: cf, "ae": lambda: z3.Not(cf), "a": lambda: z3.And(z3.Not(cf), z3.Not(zf)),
-                "be": lambda: z3.Or(cf, zf), "l": lambda: sf != of, "ge": lambda: sf == of,
-                "g": lambda: z3.And(z3.Not(zf), sf == of), "le": lambda: z3.Or(zf, sf != of),
-                "o": lambda: of, "no": lambda: z3.Not(of)}[cc]()
-
     # -- one instruction -----------------------------------------------------------------
     def step(self, d: Decoded, decide: Callable | None = None) -> None:
         """Execute ``d``; ``decide(cond)`` picks a branch direction (exploration) or None (replay: trace order)."""
@@ -634,7 +482,7 @@ class PathMachine:
             if isinstance(x, Ptr) and m == "and" and isinstance(y, Int):
                 yv = z3.simplify(y.v)
                 if z3.is_bv_value(yv):
-                    mask = _signed(yv.as_long(), self.bits)
+                    mask = signed(yv.as_long(), self.bits)
                     if mask < 0 and (-mask) & (-mask - 1) == 0:
                         # realignment: off - a, 0 <= a < alignment (a fixed unknown of this call)
                         a = z3.BitVec(f"align{next(_ALIGN)}", self.bits)
@@ -689,98 +537,6 @@ class PathMachine:
             return Int(x.off - y.off)
         raise Refused(d, "subtraction of unlike values")
 
-    def _cmp_pointers(self, x, y, w):
-        if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
-            self.set_flags_sub(x.off, y.off, x.off - y.off, w)
-            return True
-        return False
-
-    def _control(self, d: Decoded, m: str, ops, decide, sec: str, nxt) -> None:
-        w = self.bits // 8
-        sp = Reg("esp", 64 if self.bits == 64 else 32)
-        if m in ("endbr64", "endbr32", "nop"):
-            return
-        if m in ("cmp", "test"):
-            x = self.operand_value(ops[1], d, d.width or 4)
-            y = self.operand_value(ops[0], d, d.width or 4)
-            if m == "cmp" and self._cmp_pointers(x, y, d.width or 4):
-                return
-            if is_data(x) or is_data(y):
-                self.s.flags = Flags(None, None, None, None, data=True)
-                return
-            xv, yv = self._int(x, d, str(ops[1])), self._int(y, d, str(ops[0]))
-            if m == "cmp":
-                self.set_flags_sub(xv, yv, xv - yv, d.width or 4)
-            else:
-                self.set_flags_logic(xv & yv, d.width or 4)
-            return
-        if m == "push":
-            v = self.operand_value(ops[0], d, w) if not isinstance(ops[0], Imm) else Int(self.bv(ops[0].value))
-            rsp = self.s.regs["esp"]
-            new = Ptr(rsp.region, rsp.off - self.bv(w))
-            self.s.regs["esp"] = new
-            self.store(new, v, w, d)
-            return
-        if m == "pop":
-            rsp = self.s.regs["esp"]
-            v = self.load(rsp, w, d)
-            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(w))
-            self._write(ops[0], v, w, d)
-            return
-        if m == "leave":
-            self.s.regs["esp"] = self.s.regs["ebp"]
-            rsp = self.s.regs["esp"]
-            v = self.load(rsp, w, d)
-            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(w))
-            self.s.regs["ebp"] = v
-            return
-        if m == "ret":
-            rsp = self.s.regs.get("esp")
-            if not isinstance(rsp, Ptr):
-                raise Refused(d, "ret without a stack pointer")
-            v = self.load(rsp, w, d)
-            pop = (ops[0].value if ops else 0) + w
-            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(pop))
-            if isinstance(v, Opq) and v.name == "return address":
-                self.exited = True
-                return
-            if isinstance(v, Ptr) and v.region.startswith("sec:"):
-                off = z3.simplify(v.off)
-                if z3.is_bv_value(off):
-                    self.s.pc_addr = (v.region[4:], off.as_long())
-                    return
-            if isinstance(v, Opq):
-                raise Violation(d, f"ret does not return to the caller (it pops the saved {v.name}: the stack is unbalanced)")
-            raise Refused(d, "returns to a computed address")
-        if m == "call":
-            if d.target is None and d.imm_ref is None:
-                raise Refused(d, "indirect call")
-            if d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
-                raise Refused(d, f"calls an external function ({d.imm_ref.region[4:]})")
-            tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
-            rsp = self.s.regs["esp"]
-            new = Ptr(rsp.region, rsp.off - self.bv(w))
-            self.s.regs["esp"] = new
-            self.store(new, Ptr(f"sec:{sec}", self.bv(d.next)), w, d)
-            self.s.pc_addr = tgt
-            return
-        if m == "jmp":
-            if d.target is None:
-                raise Refused(d, "indirect jump")
-            self.s.pc_addr = (sec, d.target)
-            return
-        if m in BRANCHES:
-            c = self.condition(m, d)
-            if d.target is None:
-                raise Refused(d, "branch to an unresolved target")
-            if decide is None:
-                return
-            taken = decide(c)
-            if taken:
-                self.s.pc_addr = (sec, d.target)
-            return
-        raise Refused(d, f"unsupported instruction {m}")  # pragma: no cover - CONTROL is closed
-
     # -- replay: the interface composition.check_program drives -------------------------
     def run(self, program, on_write=None) -> None:
         """Replay ``program`` (a trace of ``Decoded``); branches follow the trace."""
@@ -808,69 +564,5 @@ class PathMachine:
 _ALIGN = itertools.count()
 _BV: dict[tuple[int, int], z3.BitVecRef] = {}
 
-
-@dataclass
-class PathEnd:
-    state: State
-    kind: str                 # "exit" | "head" | "refused" | "violation" | "limit"
-    head: int | None = None
-    reason: str = ""
-
-
-def explore(machine_for: Callable[[State], PathMachine], start: State, stops: set[int], *,
-            limit: int = 200_000, first_stop_ok: bool = False) -> list[PathEnd]:
-    """Every path from ``start`` to an exit, a stop address or a refusal (forking on undecided branches)."""
-    ends: list[PathEnd] = []
-    work = [(start, first_stop_ok)]
-    while work:
-        st, started = work.pop()
-        pm = machine_for(st)
-        forks: list[State] = []
-
-        def decide(c):
-            yes = pm.possible(c)
-            no = pm.possible(z3.Not(c))
-            if yes and no:
-                other = pm.s.copy()
-                other.cond.append(z3.Not(c))
-                forks.append(other)
-                pm.s.cond.append(c)
-                return True
-            if not yes and not no:
-                raise Refused(None, "path condition became unsatisfiable")
-            return yes
-
-        try:
-            while True:
-                sec, addr = st.pc_addr
-                if started and sec == pm.p.fn.section and addr in stops:
-                    ends.append(PathEnd(pm.s, "head", addr))
-                    break
-                started = True
-                d = pm.p.fetch(sec, addr)
-                if d is None:
-                    raise Refused(None, f"execution leaves the code at {sec}+0x{addr:x}")
-                pm.s.trace.append(d)
-                pm.s.steps += 1
-                if pm.s.steps > limit:
-                    ends.append(PathEnd(pm.s, "limit", reason=f"more than {limit} instructions on one path"))
-                    break
-                n_forks = len(forks)
-                pm.step(d, decide)
-                for f in forks[n_forks:]:
-                    f.pc_addr = (sec, d.next) if pm.s.pc_addr == (sec, d.target) else (sec, d.target)
-                    f.trace = list(pm.s.trace)
-                    f.steps = pm.s.steps
-                    f.regs, f.mem, f.flags = dict(pm.s.regs), dict(pm.s.mem), pm.s.flags
-                if pm.exited:
-                    ends.append(PathEnd(pm.s, "exit"))
-                    break
-                st = pm.s
-        except Violation as e:
-            ends.append(PathEnd(pm.s, "violation", reason=str(e)))
-        except Refused as e:
-            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
-        except UnsupportedError as e:  # pragma: no cover - table misuse surfaces as a refusal
-            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
-        work.extend((f, True) for f in forks)     # a fork is mid-path: its first address may be a stop
-    return ends
+__all__ = ["PathEnd", "PathMachine", "Program", "State", "explore", "Int", "Opq", "Ptr", "Refused", "Violation",
+           "is_data"]
