@@ -211,6 +211,8 @@ class PathMachine(ControlFlow):
         if key[0] == "data" and size in (1, 2) and not key[1]:
             # bytes of the (read-only) block: a shifted, masked message word
             c = key[2]
+            if not 0 <= c < 64:
+                raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled")
             if c // 4 != (c + size - 1) // 4:
                 raise Refused(d, "a read straddling two message words")
             word = self.initial_mem("data", c - c % 4)
@@ -236,6 +238,8 @@ class PathMachine(ControlFlow):
         elif region == "data":
             if rest or size != 4:
                 raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word")
+            if not 0 <= c <= 60:
+                raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled")
             v = self.initial_mem("data", c)
         elif region.startswith("sec:"):
             raw = self.p.obj.read(region[4:], c, size) if not rest else None

@@ -391,7 +391,8 @@ def _prove_loop(ctx: _Ctx, end: PathEnd, machine_for, section: str, prover: Prov
     # Peeled: some slots settle only after the first iteration (OpenSSL i386 stores the block
     # pointer into its argument slot inside the body). Prove the first iteration from S0 exactly,
     # then T'(j) = S1 + j * (S2 - S1) for the iterations j + 1, 1 <= j + 1 < n.
-    it2 = _iterate(ctx, machine_for, back1[0].state, head)
+    block1 = z3.simplify(z3.substitute(_block_offset(template, ctx), (k, ctx.bv(1))))
+    it2 = _iterate(ctx, lambda st: machine_for(st, block=block1), back1[0].state, head)
     if isinstance(it2, tuple):
         return res + (None,)
     back2 = [e for e in it2 if e.kind == "head"]
