@@ -245,6 +245,8 @@ class PathMachine(ControlFlow):
             raw = self.p.obj.read(region[4:], c, size) if not rest else None
             if raw is None:
                 raise Refused(d, f"read outside the object's section {region[4:]}")
+            if any(self.p.obj.relocation_at(region[4:], c + i) for i in range(size)):
+                raise Refused(d, f"reads a relocated word of {region[4:]} (an address, not a constant)")
             v = Int(self.bv(int.from_bytes(raw, "little"))) if size == 8 else self.domain.const(int.from_bytes(raw, "little"))
         elif region.startswith("ext:"):
             if rest:
