@@ -41,7 +41,7 @@ from sha1opt.semantics.listing import OPAQUE_KINDS, Opaque
 from sha1opt.semantics.x86 import SEMANTICS, Arch, Instr, Mem, Reg
 from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
-from sha1opt.emit.confirm import Finding, Unavailable, confirm
+from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
 from sha1opt.emit.objfile import UserObject, load_object
 
 BLOCK_BYTES = 64
@@ -108,7 +108,8 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     findings = proof.findings
     if min_blocks is None and findings:
         proof = prove_function(uo.obj, function, Contract(abi, 1))
-        findings = findings + proof.findings
+        if native:
+            findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
     if proof.outcome == "refused":
         if not any(p.outcome == "proved" and p.name.startswith("loop") for p in proof.paths):
             raise LiftRefusal(proof.refusal or "refused")
