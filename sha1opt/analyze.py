@@ -75,7 +75,8 @@ class ObjectProof:
             loops = sum(1 for p in self.proof.paths if p.name.startswith("loop"))
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"every nblocks >= {self.contract.min_blocks}; {self.seconds:.2f} s)")
-        bad = next(p for p in self.proof.paths if p.outcome != "proved")
+        bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
+                   next(p for p in self.proof.paths if p.outcome != "proved"))
         if self.outcome == "refused":
             n = sum(1 for p in self.proof.paths if p.outcome == "refused")
             ok = sum(1 for p in self.proof.paths if p.outcome == "proved")
@@ -113,8 +114,13 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if proof.outcome == "refused":
         if not any(p.outcome == "proved" and p.name.startswith("loop") for p in proof.paths):
             raise LiftRefusal(proof.refusal or "refused")
-        # some dispatch paths proved, others use what is not modelled: report every path, prove nothing
-        return ObjectProof(uo.source, proof.function, uo.arch, "refused", proof, None, findings,
+        # some dispatch paths proved, others use what is not modelled: report every path, prove nothing;
+        # a path that failed outright is still run natively (undefined data symbols are zero there)
+        found = None
+        if native and any(p.outcome in ("counterexample", "unknown") for p in proof.paths):
+            found = confirm(uo, proof.function, proof.contract.min_blocks, work)
+        outcome = "counterexample" if isinstance(found, Finding) else "refused"
+        return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings,
                            time.perf_counter() - t0)
     if proof.proved:
         return ObjectProof(uo.source, proof.function, uo.arch, "proved", proof, None, findings,
