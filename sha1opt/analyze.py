@@ -112,7 +112,8 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
     if proof.outcome == "refused":
-        if not any(p.outcome == "proved" and p.name.startswith("loop") for p in proof.paths):
+        if not any((p.outcome == "proved" and p.name.startswith("loop")) or p.outcome in ("counterexample", "unknown")
+                   for p in proof.paths):
             raise LiftRefusal(proof.refusal or "refused")
         # some dispatch paths proved, others use what is not modelled: report every path, prove nothing;
         # a path that failed outright is still run natively (undefined data symbols are zero there)
