@@ -6,7 +6,7 @@ vectors natively), and only then writes the requested flavor to ``path``. The
 header (the proof, the command line) is escaped comment text
 (``assembly.comment_text``); for the ELF flavor the written text is
 re-assembled and its whole object -- every section, symbol and relocation
-(``objfile.difference``) -- compared with the validated one, so neither the
+(``image.difference``) -- compared with the validated one, so neither the
 header nor anything smuggled through it can add to the code that was
 proved. On any failure nothing is written and the
 returned ``ExportResult`` says which check failed and why. The write goes
@@ -29,7 +29,7 @@ from sha1opt.search.space.frame import Schedule
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.emit.assembly import function_text, header_problem
-from sha1opt.emit.objfile import difference, read_object
+from sha1opt.emit.image import difference, read_object
 from sha1opt.emit.toolchain import compile_preprocessed
 from sha1opt.emit.validate import Check, Validation, validate
 
@@ -73,7 +73,7 @@ def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: 
     final text must pass ``assembly.header_problem``, and for ELF the final
     text, assembled through cpp as a user's build would, must give the
     validated object again: every section's bytes, flags and alignment,
-    every symbol and relocation (``objfile.difference``). A failure there
+    every symbol and relocation (``image.difference``). A failure there
     is a failed ``written file`` check and nothing is written.
     """
     path = Path(path)

@@ -17,6 +17,7 @@ import signal
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
@@ -63,13 +64,14 @@ class RunFailure:
 
 
 class BlockHarness:
-    def __init__(self, obj: Path, arch: Arch, workdir: Path) -> None:
+    def __init__(self, obj: Path, arch: Arch, workdir: Path, extra: Sequence[Path] = ()) -> None:
+        """``extra``: more objects to link (the lifter's zero definitions of a function's undefined data symbols)."""
         self.arch = arch
         h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_{arch}.o", "compiling the harness",
                                FREESTANDING_FLAGS)
         c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_{arch}.o",
                                "assembling the call checker")
-        self.exe = link_static([h_obj, c_obj, obj], arch, workdir / f"harness_{arch}", "linking the harness")
+        self.exe = link_static([h_obj, c_obj, obj, *extra], arch, workdir / f"harness_{arch}", "linking the harness")
 
     def run(self, records: list[Record], timeout: float | None = None) -> list[Result] | RunFailure:
         """Feed ``records``; the harness runs under ``NATIVE_LIMITS`` (``timeout`` seconds of wall time if given)."""

@@ -8,7 +8,7 @@ is ever run natively (check 6, and bench's timing runs after it):
 
 1. ``assemble``   -- GNU as (``--32`` for i386; bench: gcc -c through cpp),
                      under ``toolchain.TOOL_LIMITS``; its error is the message.
-2. ``object``     -- (bench) ``objfile.runnable_problem``: only the function in
+2. ``object``     -- (bench) ``image.runnable_problem``: only the function in
                      ``.text`` (no other loaded section such as
                      ``.init_array``, no relocation such as ``call system``,
                      no other global symbol).
@@ -57,7 +57,7 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.assembly import SYMBOL, function_text, loop_control_ok
 from sha1opt.emit.disasm import disassemble
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
-from sha1opt.emit.objfile import read_object, runnable_problem
+from sha1opt.emit.image import read_object, runnable_problem
 from sha1opt.emit.toolchain import ToolchainError, assemble, compile_source, host_is_x86_64
 from sha1opt.emit.vectors import all_vectors
 

@@ -85,6 +85,7 @@ def check_program(
     prover: Prover | None = None,
     seed: int = 1,
     pointers: dict[str, str] | None = None,
+    machine=None,
 ) -> CompositionResult:
     """Prove that ``program`` computes ``spec`` under the given bindings.
 
@@ -94,7 +95,11 @@ def check_program(
     is a free symbol, so depending on it is caught as a counterexample.
     ``pointers`` names the region each pointer register points at on entry
     (e.g. ``{"edi": "state", "esi": "data", "esp": "stack"}``).
+    ``machine(domain, initial_reg, initial_mem, pointers)`` builds the
+    interpreter (default ``machine.Machine``); the whole-function lifter
+    passes its path executor, which replays a trace of decoded instructions.
     """
+    make = machine or (lambda dom, ir, im, pointers: Machine(dom, ir, im, pointers=pointers))
     t0 = time.perf_counter()
     prover = prover or Prover()
     calls0 = prover.solver_calls
@@ -144,7 +149,7 @@ def check_program(
             produced.add(name)
         return value
 
-    m_np = Machine(dom, init_reg_np, init_mem_np, pointers=dict(pointers or {}))
+    m_np = make(dom, init_reg_np, init_mem_np, dict(pointers or {}))
     m_np.run(program, spot)
     missing = next((d for d in spec.definitions if d.name not in produced), None)
     missing_text = f"{missing.name} ({missing.what})" if missing else None
@@ -197,7 +202,7 @@ def check_program(
         cuts += 1
         return symbol
 
-    m_t = Machine(tdom, init_reg_t, init_mem_t, pointers=dict(pointers or {}))
+    m_t = make(tdom, init_reg_t, init_mem_t, dict(pointers or {}))
     try:
         m_t.run(program, cut)
     except _Stop:

@@ -1,54 +1,137 @@
-"""Analysis of an AT&T SHA-1 block function: predicted cost per microarchitecture, and whether it is proved.
+"""Analysis of a SHA-1 block function from the machine code its input assembles to.
 
-``analyze_file(path, uarchs, arch)`` reads any AT&T-syntax file -- written by
-hand, by gcc, or by sha1opt -- with ``semantics.listing``. When the file has
-a block loop, the loop from its head to its backward branch (body and loop
-control) is simulated as a loop in steady state, 64 bytes per iteration;
-otherwise the whole listing is simulated once. Each requested model gives
-one ``Analysis`` (cycles per block and per byte, the bottleneck, the
-simulation itself), in the order asked.
+One path for every input (``emit.objfile.load_object``): ``.s`` / ``.S``
+text is assembled by the system toolchain, a ``.o``, an archive member or a
+shared object is read as is; then ``semantics.lift`` decodes the function,
+and ``prove_object`` proves the *whole* function -- prologue, loop control,
+every exit, callee-saved restores and stack discipline -- for every nblocks
+its contract allows (``lift.function.prove_function``).
 
-"Proved" is decided once per file, never per model: the loop body (or the
-whole straight-line listing) is checked against SHA-1's compression
-function with ``semantics.block.prove_block`` under the frame
-contract of ``search.space.frame.block_bindings(arch)`` (x86-64: %rdi state,
-%rsi data, %rsp frame; i386: frame at %esp with the state and data pointers
-at 64 and 68). Invariant: ``proved`` is True only when that check returned
-``ok``; every other outcome -- a counterexample, an unknown, code that does
-not follow the contract, code the checker cannot run -- is "not proved"
-with the reason.
+Invariant: ``ObjectProof.proved`` is True only when every path of the
+function proved. A failed proof is checked natively (``emit.confirm``)
+before it is called a counterexample: the printed counterexample is a
+concrete (state, data, nblocks) on which the machine disagrees with SHA-1.
+A proof failure the machine does not reproduce is "unknown". A refusal
+(unsupported instruction, unresolved symbol, indirect jump) raises
+``LiftRefusal`` with one line naming the instruction, address and line.
 
-Errors: an unparsable or unsupported line raises the parser's error
-(``file:line: ...``); an unknown model name raises ``UarchError``. A model
-that lacks an extension the code uses (BMI1 ``andn`` on a Pentium) is not an
-error of the file: that model's ``Analysis`` carries ``error`` instead of a
-cost.
+Contract: by default nblocks >= 0 with nblocks = 0 a no-op (sha1opt's own
+exports). When the only failure is that nblocks = 0 enters the loop
+(OpenSSL reads one block past the buffer then), the function is proved
+again under nblocks >= 1 and the behaviour at 0 is reported as a finding.
+
+``analyze_file(path, uarchs)`` adds the predicted cost per model: the loop
+iteration of the first loop path (steady state, 64 bytes per iteration)
+simulated on each model.
 """
 
 from __future__ import annotations
 
+import re
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from sha1opt.semantics.att import read_source
-from sha1opt.semantics.block import prove_block
-from sha1opt.semantics.errors import Sha1optError, UnsupportedError
-from sha1opt.semantics.listing import Listing, parse_listing_file
-from sha1opt.semantics.x86 import Arch, Instr
-from sha1opt.search.cost.simulator import Simulation, simulate
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.decode import BRANCHES, Decoded
+from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
+from sha1opt.semantics.listing import OPAQUE_KINDS, Opaque
+from sha1opt.semantics.x86 import SEMANTICS, Arch, Instr, Mem, Reg
 from sha1opt.search.cost.model import UarchError, load_model
-from sha1opt.search.space.frame import block_bindings
-from sha1opt.emit.assembly import guess_arch
+from sha1opt.search.cost.simulator import Simulation, simulate
+from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
+from sha1opt.emit.objfile import UserObject, load_object
 
 BLOCK_BYTES = 64
 
 
-@dataclass(frozen=True)
-class Proof:
-    proved: bool
-    text: str           # "proved (160 cuts, 85 solver calls, 0.10 s)" or "not proved (reason)"
+class LiftRefusal(Sha1optError):
+    """The function uses something the lifter does not model; the message is one line."""
 
+
+@dataclass(frozen=True)
+class ObjectProof:
+    source: str
+    function: str
+    arch: Arch
+    outcome: str                    # "proved" | "counterexample" | "unknown" | "refused" (some paths)
+    proof: FunctionProof
+    native: Finding | Unavailable | None
+    findings: tuple[str, ...]
+    seconds: float
+
+    @property
+    def proved(self) -> bool:
+        return self.outcome == "proved"
+
+    @property
+    def contract(self) -> Contract:
+        return self.proof.contract
+
+    def summary(self) -> str:
+        if self.proved:
+            loops = sum(1 for p in self.proof.paths if p.name.startswith("loop"))
+            return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
+                    f"every nblocks >= {self.contract.min_blocks}; {self.seconds:.2f} s)")
+        bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
+                   next(p for p in self.proof.paths if p.outcome != "proved"))
+        if self.outcome == "refused":
+            n = sum(1 for p in self.proof.paths if p.outcome == "refused")
+            ok = sum(1 for p in self.proof.paths if p.outcome == "proved")
+            return (f"NOT proved: {ok} path(s) proved, {n} refused (first: {bad.detail}); "
+                    "the function is proved only when every path is")
+        if self.outcome == "counterexample":
+            return f"NOT proved: counterexample (confirmed natively): {self.native.describe()}; prover: {bad.detail}"
+        why = (f"; no native confirmation: {self.native.reason}" if isinstance(self.native, Unavailable)
+               else "; the machine agreed with SHA-1 on every concrete record tried")
+        return f"NOT proved (unknown): {bad.name}: {bad.detail}{why}"
+
+
+def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | None = None,
+                 member: str | None = None, arch: Arch | None = None, min_blocks: int | None = None,
+                 workdir: Path | None = None, native: bool = True) -> ObjectProof:
+    """Prove the whole function of ``path`` (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
+        work = Path(workdir or tmp)
+        uo = load_object(path, work, arch=arch, member=member)
+        return _prove(uo, function, abi, min_blocks, work, native)
+
+
+def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,
+           native: bool) -> ObjectProof:
+    t0 = time.perf_counter()
+    abi = abi or ("sysv" if uo.arch == "x86_64" else "cdecl")
+    if (abi == "sysv") != (uo.arch == "x86_64"):
+        raise LiftRefusal(f"ABI {abi} does not exist on {uo.arch}")
+    proof = prove_function(uo.obj, function, Contract(abi, min_blocks or 0))
+    findings = proof.findings
+    if min_blocks is None and findings:
+        proof = prove_function(uo.obj, function, Contract(abi, 1))
+        if native:
+            findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
+    if proof.outcome == "refused":
+        if not any((p.outcome == "proved" and p.name.startswith("loop")) or p.outcome in ("counterexample", "unknown")
+                   for p in proof.paths):
+            raise LiftRefusal(proof.refusal or "refused")
+        # some dispatch paths proved, others use what is not modelled: report every path, prove nothing;
+        # a path that failed outright is still run natively (undefined data symbols are zero there)
+        found = None
+        if native and any(p.outcome in ("counterexample", "unknown") for p in proof.paths):
+            found = confirm(uo, proof.function, proof.contract.min_blocks, work)
+        outcome = "counterexample" if isinstance(found, Finding) else "refused"
+        return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings,
+                           time.perf_counter() - t0)
+    if proof.proved:
+        return ObjectProof(uo.source, proof.function, uo.arch, "proved", proof, None, findings,
+                           time.perf_counter() - t0)
+    found = confirm(uo, proof.function, proof.contract.min_blocks, work) if native else Unavailable("native runs off")
+    outcome = "counterexample" if isinstance(found, Finding) else "unknown"
+    return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)
+
+
+# -- cost ---------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Analysis:
@@ -59,7 +142,7 @@ class Analysis:
     cycles: float | None            # None when the model cannot run the code (see error)
     cycles_per_byte: float | None
     bottleneck: str
-    proof: Proof
+    proof: ObjectProof
     simulation: Simulation | None
     error: str | None = None
 
@@ -68,54 +151,43 @@ class Analysis:
         return self.proof.proved
 
 
-def code_under_test(listing: Listing) -> tuple[list, bool, list[Instr] | None, str]:
-    """(items to simulate, is a loop, straight-line body to prove or None, why no body)."""
-    try:
-        lp = listing.loop()
-    except UnsupportedError:
-        items = list(listing.items)
-        body = [it for it in items if isinstance(it, Instr)]
-        why = "" if len(body) == len(items) else "the file has no block loop and contains control instructions"
-        return items, False, (body if not why else None), why
-    return list(listing.items[lp.head:lp.branch + 1]), True, list(lp.body), ""
+_OPERANDS = re.compile(r",\s*(?![^()]*\))")
 
 
-def prove_body(body: Sequence[Instr] | None, arch: Arch, why_not: str = "") -> Proof:
-    """Check ``body`` is one SHA-1 block under the frame contract; never claims more than the checker said."""
-    if body is None:
-        return Proof(False, f"not proved ({why_not})")
-    if not body:
-        return Proof(False, "not proved (no instructions to check)")
-    inputs, outputs, pointers = block_bindings(arch)
-    try:
-        res = prove_block(body, inputs, outputs, pointers)
-    except Sha1optError as e:
-        return Proof(False, f"not proved (does not follow the {arch} frame contract: {e})")
-    if res.ok:
-        return Proof(True, f"proved SHA-1 ({res.cuts} cuts, {res.solver_calls} solver calls, {res.seconds:.2f} s)")
-    outcome = type(res.outcome).__name__.lower()
-    where = f" at {res.failure.describe()}" if res.failure else ""
-    hint = f"; first value never computed: {res.missing}" if res.missing else ""
-    return Proof(False, f"not proved ({outcome}{where}{hint})")
+def cost_items(trace: Sequence[Decoded]) -> list:
+    """Decoded instructions as the simulator's items: table instructions as ``Instr``, the rest ``Opaque``."""
+    items = []
+    for d in trace:
+        ins = d.ins
+        plain = all(not isinstance(o, Mem) or o.base is not None for o in ins.operands)
+        if d.mnemonic in SEMANTICS and not d.problem and plain and all(
+                not isinstance(o, Reg) or o.width in (8, 32, 64) for o in ins.operands):
+            items.append(Instr(ins.mnemonic, ins.operands, d.line))
+            continue
+        parts = d.text.split(" ", 1)
+        ops = tuple(_OPERANDS.split(parts[1])) if len(parts) > 1 else ()
+        kind = OPAQUE_KINDS.get(d.mnemonic, "branch" if d.mnemonic in BRANCHES else
+                                ("move" if d.mnemonic.startswith("mov") else "nop"))
+        items.append(Opaque(parts[0], ops, d.line, kind))
+    return items
 
 
-def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = None) -> list[Analysis]:
-    """One ``Analysis`` per model in ``uarchs`` for the function in ``path`` (``arch`` guessed when None)."""
-    p = Path(path)
-    if arch is None:
-        arch = guess_arch(read_source(p))     # bounded read: limits.SOURCE_BYTES, regular files only
+def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = None, *, function: str | None = None,
+                 abi: Abi | None = None, member: str | None = None) -> list[Analysis]:
+    """One ``Analysis`` per model in ``uarchs`` for the function the input assembles to."""
     models = [load_model(u) for u in uarchs]   # unknown names fail before any work
-    listing = parse_listing_file(p, arch)
-    items, is_loop, body, why = code_under_test(listing)
-    proof = prove_body(body, arch, why)
-    n = len(items)
+    proof = prove_object(path, function=function, abi=abi, member=member, arch=arch)
+    fp = proof.proof
+    trace = fp.loop_trace or fp.straight
+    is_loop = bool(fp.loop_trace)
+    items = cost_items(trace)
     out: list[Analysis] = []
     for m in models:
         try:
             sim = simulate(items, m, loop=is_loop, bytes_per_iteration=BLOCK_BYTES)
-        except UarchError as e:
-            out.append(Analysis(m.name, arch, is_loop, n, None, None, "n/a", proof, None, str(e)))
+        except (UarchError, Sha1optError, KeyError) as e:
+            out.append(Analysis(m.name, proof.arch, is_loop, len(items), None, None, "n/a", proof, None, str(e)))
             continue
-        out.append(Analysis(m.name, arch, is_loop, n, sim.cycles, sim.cycles_per_byte, sim.bottleneck, proof, sim))
+        out.append(Analysis(m.name, proof.arch, is_loop, len(items), sim.cycles, sim.cycles_per_byte, sim.bottleneck,
+                            proof, sim))
     return out
-

@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 
 from sha1opt import __version__
+from sha1opt.analyze import prove_object
 from sha1opt.cli_analyze import analyze, uarchs
 from sha1opt.cli_synth import synth
 from sha1opt.cli_types import Integer, OutputDir, OutputFile, Seconds, Sizes, TextSource
@@ -115,21 +116,35 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.option("--out", "out_reg", help="With --asm: the register holding the result (e.g. eax).")
 @click.option("--expr", help="With --asm: the formula the result must equal.")
 @click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")
-@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default="x86_64", show_default=True)
+@click.option("--object", "object_file", type=click.Path(dir_okay=False),
+              help="A whole block function: .s/.S (assembled), .o, .a (with --member) or shared object.")
+@click.option("--function", default=None, help="With --object: default sha1_block_data_order, else the only global function.")
+@click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
+@click.option("--member", default=None, help="With --object on a .a: the member.")
+@click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
+              help="With --object: the contract's least nblocks (default 0, or 1 when 0 enters the loop).")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="--asm: default x86_64; --object text: default guessed.")
 @click.option("--timeout", type=Seconds(0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def prove(exprs, use_corpus, asm_file, out_reg, expr, mapping, arch, timeout, as_json):
+def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_blocks, out_reg, expr, mapping, arch,
+          timeout, as_json):
     """Prove EXPR1 == EXPR2 for all 32-bit inputs, the corpus, or code against a formula.
 
     \b
     sha1opt prove "(b&c)|(d&(b|c))" "(b&c)+(d&(b^c))"
     sha1opt prove --corpus
     sha1opt prove --asm f3.s --out eax --expr "(b&c)|(d&(b|c))" --map b=ebx,c=ecx,d=edx
+    sha1opt prove --object libcrypto.a --member libcrypto-lib-sha1-x86_64.o
     """
 
-    modes = sum([bool(exprs), use_corpus, asm_file is not None])
+    modes = sum([bool(exprs), use_corpus, asm_file is not None, object_file is not None])
     if modes != 1:
-        raise click.UsageError("give EXPR1 EXPR2, or --corpus, or --asm FILE")
+        raise click.UsageError("give EXPR1 EXPR2, or --corpus, or --asm FILE, or --object FILE")
+    if object_file is not None:
+        _prove_object(object_file, function, abi, member, min_blocks, arch, as_json)
+        return
+    arch = arch or "x86_64"
     if use_corpus:
         results = identities.check(identities.load(), timeout)
         _report_corpus(results, as_json)
@@ -147,6 +162,34 @@ def prove(exprs, use_corpus, asm_file, out_reg, expr, mapping, arch, timeout, as
         names = ("lhs", "rhs")
     click.echo(json.dumps(_outcome_json(outcome)) if as_json else _outcome_text(outcome, *names))
     sys.exit(_exit_code(outcome))
+
+
+def _prove_object(path, function, abi, member, min_blocks, arch, as_json) -> None:
+    try:
+        res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks)
+    except Sha1optError as e:
+        _fail(str(e))
+    code = {"proved": EXIT_OK, "counterexample": EXIT_FAIL, "refused": EXIT_USAGE}.get(res.outcome, EXIT_UNKNOWN)
+    if as_json:
+        click.echo(json.dumps({
+            "file": path, "source": res.source, "function": res.function, "arch": res.arch, "result": res.outcome,
+            "summary": res.summary(), "contract": res.contract.describe(), "findings": list(res.findings),
+            "seconds": round(res.seconds, 3),
+            "paths": [{"name": p.name, "condition": p.condition, "result": p.outcome, "detail": p.detail,
+                       "instructions": p.instructions, "seconds": round(p.seconds, 3)} for p in res.proof.paths]},
+            indent=1))
+        sys.exit(code)
+    click.echo(f"{path}: {res.source}, function {res.function} ({res.arch})")
+    click.echo(f"  contract: {res.contract.describe()}")
+    for p in res.proof.paths:
+        click.echo(f"  path {p.name} [{p.condition}]: {p.outcome} ({p.instructions} instructions, {p.seconds:.2f} s)"
+                   f" -- {p.detail}")
+    for f in res.findings:
+        click.echo(f"  finding: {f}")
+    click.echo(f"  SHA-1: {res.summary()}")
+    if res.outcome == "refused":
+        click.echo(f"sha1opt: error: {res.proof.refusal}", err=True)
+    sys.exit(code)
 
 
 def _report_corpus(results, as_json: bool) -> None:

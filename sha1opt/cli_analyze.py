@@ -2,9 +2,11 @@
 
 Two click commands, not attached to a group (``cli.main.add_command`` does
 that). Each parses its arguments, makes one library call
-(``sha1opt.analyze.analyze_file`` / ``search.cost.load_model``) and formats
-the result. Exit codes as in ``cli.py``: 0 success, 2 bad input (unknown
-uarch, unparsable or unsupported line: one line on stderr).
+(``sha1opt.analyze.analyze_file`` / ``search.cost.model.load_model``) and
+formats the result. Exit codes as in ``cli.py``: 0 proved, 1 counterexample
+(confirmed natively), 3 not proved for another reason, 2 bad input (unknown
+uarch, a file that does not assemble, a refused instruction: one line on
+stderr).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
 
 EXIT_USAGE = 2
+EXIT_CODES = {"proved": 0, "counterexample": 1, "unknown": 3, "refused": 2}
 
 
 def _fail(message: str) -> None:
@@ -31,16 +34,24 @@ def _fail(message: str) -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--uarch", "uarchs", multiple=True, help="Model to predict for (repeatable); see `sha1opt uarchs`.")
 @click.option("--all-uarchs", is_flag=True, help="Predict for every model.")
-@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None, help="Default: guessed from the registers used.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="For text input: default guessed from the registers used.")
+@click.option("--function", default=None, help="Default: sha1_block_data_order, else the only global function.")
+@click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="Default: sysv on x86-64, cdecl on i386.")
+@click.option("--member", default=None, help="For a .a archive: the member (default: the one SHA-1 member).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--timeline", is_flag=True, help="Also print each instruction's issue/complete cycle and unit.")
-def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
-    """Predict cycles/byte of an AT&T SHA-1 block function per microarchitecture, and say whether it is proved."""
+def analyze(file, uarchs, all_uarchs, arch, function, abi, member, as_json, timeline):
+    """Predict cycles/byte of a SHA-1 block function per microarchitecture, and say whether it is proved.
 
+    FILE is .s/.S text (assembled with the system toolchain), a .o, a .a
+    (with --member) or a shared object; the proof is of the whole function.
+    """
     if bool(uarchs) == all_uarchs:
         raise click.UsageError("give --uarch U (one or more) or --all-uarchs")
     try:
-        results = analyze_file(file, model_names() if all_uarchs else list(uarchs), arch)
+        results = analyze_file(file, model_names() if all_uarchs else list(uarchs), arch, function=function, abi=abi,
+                               member=member)
     except Sha1optError as e:
         _fail(str(e))
     if as_json:
@@ -49,12 +60,14 @@ def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
                  "breakdown": a.simulation.breakdown if a.simulation else {}, "error": a.error,
                  **({"timeline": [vars(s) for s in a.simulation.timeline]} if timeline and a.simulation else {})}
                 for a in results]
-        click.echo(json.dumps({"file": file, "proved": results[0].proved, "proof": results[0].proof.text,
+        click.echo(json.dumps({"file": file, "proved": results[0].proved, "proof": results[0].proof.summary(),
+                               "outcome": results[0].proof.outcome, "contract": results[0].proof.contract.describe(),
                                "results": rows}, indent=1))
-        return
+        sys.exit(EXIT_CODES[results[0].proof.outcome])
     first = results[0]
-    what = "per block (loop, steady state)" if first.loop else "straight-line, once"
-    click.echo(f"{file}: {first.arch}, {first.instructions} instructions {what}")
+    what = "per block (loop, steady state)" if first.loop else "once (the function has no loop)"
+    click.echo(f"{file}: {first.proof.source}, function {first.proof.function}, {first.arch}, "
+               f"{first.instructions} instructions {what}")
     click.echo(f"  {'uarch':12s} {'cycles':>9s} {'c/byte':>7s}  bottleneck")
     for a in results:
         if a.error:
@@ -64,15 +77,17 @@ def analyze(file, uarchs, all_uarchs, arch, as_json, timeline):
         if timeline and a.simulation:
             for s in a.simulation.timeline:
                 click.echo(f"      {s.issue:8.1f} {s.complete:8.1f}  {s.unit:14s} {s.text}")
-    click.echo(f"  SHA-1: {first.proof.text}")
+    click.echo(f"  SHA-1: {first.proof.summary()}")
+    click.echo(f"  contract: {first.proof.contract.describe()}")
+    for f in first.proof.findings:
+        click.echo(f"  finding: {f}")
+    sys.exit(EXIT_CODES[first.proof.outcome])
 
 
 @click.command("uarchs")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def uarchs(as_json):
     """List the microarchitecture models: issue width, units and notable rules."""
-    # imported here like the other commands' libraries: `sha1opt --help` stays fast
-
     try:
         models = [load_model(n) for n in model_names()]
     except Sha1optError as e:

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 import sha1opt.emit.toolchain as toolchain
 from sha1opt.cli import main
-from sha1opt.search.synth.cegis import ISAS, TARGETS
+from sha1opt.search.synth import ISAS, TARGETS
 
 EXIT_CODES = {0, 1, 2, 3, 130}
 LIMIT_S = 20.0      # one CLI call; every call here is well under a second when healthy

@@ -1,0 +1,144 @@
+"""Native confirmation: run the object on concrete inputs before a counterexample is printed.
+
+``confirm(user_object, function, min_blocks, workdir)`` links the function
+(renamed to ``sha1_block_data_order`` with ``objcopy`` when it has another
+name) into the freestanding harness (``harness.BlockHarness``) and runs it
+on concrete (state, data, nblocks) records -- random states and blocks for
+each nblocks the contract allows up to 3, then the FIPS/CAVP vectors -- and
+returns the first record on which the machine disagrees with SHA-1
+(``numpy`` spec / ``hashlib``), or on which the harness saw a callee-saved
+register, the stack pointer or memory around the state change, or the
+process die. ``None`` means every record agreed (the proof's failure is then
+reported as unknown, never as a counterexample); ``Unavailable`` says why
+the object could not be run here (external symbols, a shared object, a
+non-x86-64 host).
+
+Example: our export with ``pop %rbx`` removed gives
+``Finding(nblocks=0, ..., problem="a callee-saved register or the stack pointer changed")``.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.sha1 import compress
+from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
+from sha1opt.emit.objfile import UserObject
+from sha1opt.emit.toolchain import ToolchainError, arch_flag, host_is_x86_64, run, which
+from sha1opt.emit.validate import run_vectors
+
+SYMBOL = "sha1_block_data_order"
+
+
+def assemble_file(src: Path, arch, out: Path) -> Path:
+    run([which("gcc"), arch_flag(arch), "-c", "-o", str(out), str(src)], "assembling the stubs")
+    return out
+
+
+@dataclass(frozen=True)
+class Finding:
+    state: tuple[int, ...]
+    data: bytes
+    nblocks: int
+    got: tuple[int, ...] | None
+    want: tuple[int, ...]
+    problem: str
+
+    def describe(self) -> str:
+        st = " ".join(f"{w:08x}" for w in self.state)
+        head = f"state {st}, nblocks {self.nblocks}, data {self.data[:16].hex()}{'...' if len(self.data) > 16 else ''}"
+        if self.nblocks < 0:
+            return self.problem
+        if self.got is None:
+            return f"{head}: {self.problem}"
+        return (f"{head}: machine gives {' '.join(f'{w:08x}' for w in self.got)}, SHA-1 gives "
+                f"{' '.join(f'{w:08x}' for w in self.want)}" + (f" ({self.problem})" if self.problem else ""))
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    reason: str
+
+
+def expected(state: tuple[int, ...], data: bytes) -> tuple[int, ...]:
+    h = [np.array([w], dtype=np.uint32) for w in state]
+    dom = NumpyDomain(1)
+    for off in range(0, len(data), 64):
+        m = [np.array([w], dtype=np.uint32) for w in struct.unpack("<16I", data[off:off + 64])]
+        h = compress(dom, h, m)
+    return tuple(int(x[0]) for x in h)
+
+
+def _stubs(uo: UserObject, workdir: Path) -> list[Path]:
+    """Zero-filled definitions of the object's undefined data symbols (``OPENSSL_ia32cap_P = 0``: no extensions)."""
+    names = sorted({s.name for s in uo.obj.symbols if s.section is None and s.name and s.kind in ("STT_NOTYPE",
+                                                                                                  "STT_OBJECT")})
+    if not names:
+        return []
+    src = workdir / "confirm_stubs.s"
+    src.write_text("".join(f"\t.data\n\t.globl {n}\n\t.p2align 4\n{n}:\n\t.zero 64\n" for n in names)
+                   + '\t.section .note.GNU-stack,"",@progbits\n')
+    return [assemble_file(src, uo.arch, workdir / "confirm_stubs.o")]
+
+
+def harness_for(uo: UserObject, function: str, workdir: Path) -> BlockHarness | Unavailable:
+    """The function linked into the native harness (renamed; undefined data symbols zero), or why not."""
+    if not host_is_x86_64():
+        return Unavailable("native runs need an x86-64 host")
+    if uo.kind not in ("assembled", "object", "archive member"):
+        return Unavailable(f"a {uo.kind} cannot be linked into the harness")
+    obj = uo.path
+    try:
+        if function != SYMBOL:
+            renamed = workdir / "confirm_input.o"
+            run([which("objcopy"), f"--redefine-sym={function}={SYMBOL}", str(obj), str(renamed)], "objcopy")
+            obj = renamed
+        return BlockHarness(obj, uo.arch, workdir, extra=_stubs(uo, workdir))
+    except (ToolchainError, Sha1optError) as e:
+        return Unavailable(f"cannot link the function into the harness: {e}")
+
+
+def run_zero_blocks(uo: UserObject, function: str, workdir: Path) -> str:
+    """What the machine does when called with nblocks = 0 (for a contract that excludes it: a finding)."""
+    harness = harness_for(uo, function, workdir)
+    if isinstance(harness, Unavailable):
+        return f"not run natively ({harness.reason})"
+    st = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)
+    res = harness.run([Record(st, b"")])
+    if isinstance(res, RunFailure):
+        return f"measured: {res.reason} (data ends at a guard page)"
+    return "measured: returns" + (" with the state unchanged" if res[0].state == st else " with the state changed")
+
+
+def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed: int = 12) -> Finding | Unavailable | None:
+    harness = harness_for(uo, function, workdir)
+    if isinstance(harness, Unavailable):
+        return harness
+    rng = random.Random(seed)
+    records, wants = [], []
+    for nb in range(min_blocks, 4):
+        for _ in range(4):
+            st = tuple(rng.getrandbits(32) for _ in range(5))
+            data = rng.randbytes(64 * nb)
+            records.append(Record(st, data))
+            wants.append(expected(st, data))
+    for rec, want in zip(records, wants):
+        res = harness.run([rec])
+        if isinstance(res, RunFailure):
+            return Finding(rec.state, rec.data, len(rec.data) // 64, None, want, f"the process died ({res.reason})")
+        r = res[0]
+        problem = "; ".join(t for bit, t in FLAG_TEXT.items() if r.flags & bit)
+        if r.state != want or problem:
+            return Finding(rec.state, rec.data, len(rec.data) // 64, r.state, want, problem)
+    if min_blocks == 0:
+        ok, detail = run_vectors(harness)
+        if not ok:
+            return Finding((), b"", -1, None, (), f"known-answer vectors: {detail}")
+    return None

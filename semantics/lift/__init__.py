@@ -1,0 +1,15 @@
+"""Lifting machine code: from an ELF object to a proof of the whole function.
+
+- ``elf``        sections, symbols and relocations of an x86 ELF object (pyelftools)
+- ``decode``     capstone decoding into ``x86.Instr`` plus addresses, targets and references
+- ``cfg``        basic blocks, back edges, the block loops (outermost loop heads)
+- ``values``     the executor's value kinds (pointers, integers, entry values) and refusals
+- ``paths``      path state, code fetch, exploration with forks on undecided branches
+- ``control``    flags (ZF SF CF OF as z3), branches, calls, returns, push/pop
+- ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain
+- ``function``   the whole-function proof: entry, loop invariant, exits, restores, per dispatch path
+
+Imports: ``semantics`` modules only (and pyelftools, capstone, z3); nothing
+from search, emit or the CLI. Assembling text into objects is emit's job
+(``emit.objfile``).
+"""

@@ -1,0 +1,160 @@
+"""Flags and control flow of the whole-function executor: compares, branches, calls, returns, the stack.
+
+``ControlFlow`` is the part of ``executor.PathMachine`` for the rows of
+``x86.CONTROL``: the four flags branches need (ZF SF CF OF) as z3 booleans
+after a count or pointer instruction, a branch condition from them
+(``condition("jne")``), and ``push``/``pop``/``leave``/``call``/``ret``/
+``jmp``/``j<cc>`` on the stack and the program counter. A branch on flags a
+data instruction wrote, an indirect jump or call, a call into another
+object, or a return anywhere but to the caller (a ``Violation``) ends the path.
+
+Example: after ``decq 64(%rsp)`` on the count ``n - k``, ``condition("jne")``
+is ``Not(n - k - 1 == 0)``; the flags of ``add`` / ``sub`` / ``cmp`` follow the
+SDM (CF unsigned borrow or carry, OF signed overflow); ``inc`` and ``dec``
+keep CF.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from sha1opt.semantics.lift.decode import BRANCHES, Decoded
+from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.x86 import Imm
+
+
+class ControlFlow:
+    """Mixin of ``PathMachine``: needs ``s`` (the state), ``bits``, ``bv``, ``operand_value``, ``load``,
+    ``store``, ``_write`` and ``_int``."""
+
+    # -- flags -------------------------------------------------------------------------
+    def _msb(self, x, w):
+        return z3.Extract(8 * w - 1, 8 * w - 1, x) == 1
+
+    def _trunc(self, x, w):
+        return z3.Extract(8 * w - 1, 0, x) if 8 * w < self.bits else x
+
+    def set_flags_sub(self, a, b, r, w):
+        a, b, r = (self._trunc(x, w) for x in (a, b, r))
+        self.s.flags = Flags(r == 0, self._msb(r, w), z3.ULT(a, b), self._msb((a ^ b) & (a ^ r), w))
+
+    def set_flags_add(self, a, b, r, w):
+        a, b, r = (self._trunc(x, w) for x in (a, b, r))
+        self.s.flags = Flags(r == 0, self._msb(r, w), z3.ULT(r, a), self._msb(~(a ^ b) & (a ^ r), w))
+
+    def set_flags_logic(self, r, w):
+        r = self._trunc(r, w)
+        self.s.flags = Flags(r == 0, self._msb(r, w), z3.BoolVal(False), z3.BoolVal(False))
+
+    def condition(self, mnem: str, d: Decoded):
+        f = self.s.flags
+        if f is None:
+            raise Refused(d, "branch on flags no instruction has set")
+        if f.data:
+            raise Refused(d, "branch depends on data flags")
+        cc = mnem[1:] if mnem.startswith("j") else mnem[4:]
+        need = {"e": "zf", "ne": "zf", "s": "sf", "ns": "sf", "b": "cf", "ae": "cf", "a": "cf zf", "be": "cf zf",
+                "l": "sf of", "ge": "sf of", "g": "zf sf of", "le": "zf sf of", "o": "of", "no": "of"}.get(cc)
+        if need is None:
+            raise Refused(d, f"condition {cc} is not modelled")
+        for name in need.split():
+            if getattr(f, name) is None:
+                raise Refused(d, f"{name.upper()} is undefined here")
+        zf, sf, cf, of = f.zf, f.sf, f.cf, f.of
+        return {"e": lambda: zf, "ne": lambda: z3.Not(zf), "s": lambda: sf, "ns": lambda: z3.Not(sf),
+                "b": lambda: cf, "ae": lambda: z3.Not(cf), "a": lambda: z3.And(z3.Not(cf), z3.Not(zf)),
+                "be": lambda: z3.Or(cf, zf), "l": lambda: sf != of, "ge": lambda: sf == of,
+                "g": lambda: z3.And(z3.Not(zf), sf == of), "le": lambda: z3.Or(zf, sf != of),
+                "o": lambda: of, "no": lambda: z3.Not(of)}[cc]()
+
+    def _cmp_pointers(self, x, y, w):
+        if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
+            self.set_flags_sub(x.off, y.off, x.off - y.off, w)
+            return True
+        return False
+
+    def _control(self, d: Decoded, m: str, ops, decide, sec: str, nxt) -> None:
+        w = self.bits // 8
+        if m in ("endbr64", "endbr32", "nop"):
+            return
+        if m in ("cmp", "test"):
+            x = self.operand_value(ops[1], d, d.width or 4)
+            y = self.operand_value(ops[0], d, d.width or 4)
+            if m == "cmp" and self._cmp_pointers(x, y, d.width or 4):
+                return
+            if is_data(x) or is_data(y):
+                self.s.flags = Flags(None, None, None, None, data=True)
+                return
+            xv, yv = self._int(x, d, str(ops[1])), self._int(y, d, str(ops[0]))
+            if m == "cmp":
+                self.set_flags_sub(xv, yv, xv - yv, d.width or 4)
+            else:
+                self.set_flags_logic(xv & yv, d.width or 4)
+            return
+        if m == "push":
+            v = self.operand_value(ops[0], d, w) if not isinstance(ops[0], Imm) else Int(self.bv(ops[0].value))
+            rsp = self.s.regs["esp"]
+            new = Ptr(rsp.region, rsp.off - self.bv(w))
+            self.s.regs["esp"] = new
+            self.store(new, v, w, d)
+            return
+        if m == "pop":
+            rsp = self.s.regs["esp"]
+            v = self.load(rsp, w, d)
+            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(w))
+            self._write(ops[0], v, w, d)
+            return
+        if m == "leave":
+            self.s.regs["esp"] = self.s.regs["ebp"]
+            rsp = self.s.regs["esp"]
+            v = self.load(rsp, w, d)
+            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(w))
+            self.s.regs["ebp"] = v
+            return
+        if m == "ret":
+            rsp = self.s.regs.get("esp")
+            if not isinstance(rsp, Ptr):
+                raise Refused(d, "ret without a stack pointer")
+            v = self.load(rsp, w, d)
+            pop = (ops[0].value if ops else 0) + w
+            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(pop))
+            if isinstance(v, Opq) and v.name == "return address":
+                self.exited = True
+                return
+            if isinstance(v, Ptr) and v.region.startswith("sec:"):
+                off = z3.simplify(v.off)
+                if z3.is_bv_value(off):
+                    self.s.pc_addr = (v.region[4:], off.as_long())
+                    return
+            if isinstance(v, Opq):
+                raise Violation(d, f"ret does not return to the caller (it pops the saved {v.name}: the stack is unbalanced)")
+            raise Refused(d, "returns to a computed address")
+        if m == "call":
+            if d.target is None and d.imm_ref is None:
+                raise Refused(d, "indirect call")
+            if d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
+                raise Refused(d, f"calls an external function ({d.imm_ref.region[4:]})")
+            tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
+            rsp = self.s.regs["esp"]
+            new = Ptr(rsp.region, rsp.off - self.bv(w))
+            self.s.regs["esp"] = new
+            self.store(new, Ptr(f"sec:{sec}", self.bv(d.next)), w, d)
+            self.s.pc_addr = tgt
+            return
+        if m == "jmp":
+            if d.target is None:
+                raise Refused(d, "indirect jump")
+            self.s.pc_addr = (sec, d.target)
+            return
+        if m in BRANCHES:
+            c = self.condition(m, d)
+            if d.target is None:
+                raise Refused(d, "branch to an unresolved target")
+            if decide is None:
+                return
+            taken = decide(c)
+            if taken:
+                self.s.pc_addr = (sec, d.target)
+            return
+        raise Refused(d, f"unsupported instruction {m}")  # pragma: no cover - CONTROL is closed
+

@@ -1,0 +1,233 @@
+"""Machine code to instructions: capstone decodes, the table decides what is modelled.
+
+``decode_function(obj, symbol)`` decodes every instruction of one function
+(capstone, Intel detail, operands turned into AT&T order) into ``Decoded``
+records: the address (an offset in the function's section), the size, the
+mnemonic, an ``x86.Instr`` with our operand types, the direct branch target,
+and the references relocations or rip-relative addressing make
+(``Ref(region, offset)``: ``"sec:.rodata"`` for a section of this object,
+``"ext:OPENSSL_ia32cap_P"`` for an undefined symbol, ``"got"`` for i386's
+global offset table). Nothing is refused here: an instruction the executor
+cannot model carries ``problem`` (why), and is refused only if a path
+reaches it -- so one unsupported vector path does not hide the integer one.
+
+Example: ``8b 0d 00 00 00 00`` with an ``R_X86_64_PC32`` against
+``OPENSSL_ia32cap_P - 4`` decodes to ``Decoded(mnemonic="mov", ins=mov
+0(%rip-ref), %ecx, mem_ref=Ref("ext:OPENSSL_ia32cap_P", 0))``.
+
+``line`` is the source line from DWARF (``.debug_line``, present when the
+text was assembled with ``-g``), else 0.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+import capstone
+from elftools.elf.elffile import ELFFile
+from capstone import x86 as cx
+
+from sha1opt.semantics.lift.elf import ObjectFile, Reloc, Symbol
+from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, Reg, _R64, I386_REGS, X64_EXTRA
+
+_CONDS = {"je", "jne", "js", "jns", "jb", "jae", "ja", "jbe", "jl", "jge", "jg", "jle", "jo", "jno", "jp", "jnp"}
+BRANCHES = frozenset(_CONDS)
+_CMOV = {"cmov" + c[1:] for c in _CONDS}
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An absolute reference: ``offset`` bytes into ``region``."""
+
+    region: str
+    offset: int
+
+
+@dataclass(frozen=True)
+class Decoded:
+    address: int
+    size: int
+    mnemonic: str                 # capstone's Intel mnemonic ("mov", "jne", "push", "endbr64")
+    ins: Instr                    # operands in AT&T order (Mem of a rip/absolute reference: base None)
+    text: str                     # AT&T text, for messages
+    width: int                    # operand size in bytes of the widest operand (8 for push %rbx)
+    target: int | None = None     # direct jump/call target (section offset)
+    mem_ref: Ref | None = None    # the memory operand is absolute: this region + offset (+ index)
+    imm_ref: Ref | None = None    # the immediate is an address (or i386 GOT anchor)
+    gotpc: bool = False           # ``add $_GLOBAL_OFFSET_TABLE_, %reg`` (i386 PIC)
+    gotoff: bool = False          # the displacement is @GOTOFF: ``mem_ref`` is relative to the GOT
+    problem: str | None = None    # why the executor cannot model it (refused when reached)
+    line: int = 0
+    msize: int = 0                # bytes of the memory operand (movzbl: 1), 0 without one
+    pcrel: Ref | None = None      # i386 PIC ``sym-.L_pic(%ebp)``: address = base + pcrel - pcrel_at
+    pcrel_at: int = 0             # section offset of the relocated field (the P of S + A - P)
+
+    @property
+    def next(self) -> int:
+        return self.address + self.size
+
+    def where(self) -> str:
+        return f"0x{self.address:x}" + (f" (line {self.line})" if self.line else "")
+
+
+@dataclass
+class Function:
+    obj: ObjectFile
+    symbol: Symbol
+    instructions: dict[int, Decoded] = field(default_factory=dict)   # address -> decoded, in order
+
+    @property
+    def entry(self) -> int:
+        return self.symbol.value
+
+    @property
+    def section(self) -> str:
+        return self.symbol.section or ""
+
+
+def _reg(name: str) -> Reg | None:
+    n = name.lower()
+    if n == "cl":
+        return CL
+    if n in I386_REGS or n in X64_EXTRA:
+        return Reg(n, 32)
+    if n in _R64:
+        return Reg(_R64[n], 64)
+    return None
+
+
+def _md(arch: str, syntax_att: bool) -> capstone.Cs:
+    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64 if arch == "x86_64" else capstone.CS_MODE_32)
+    md.detail = not syntax_att
+    if syntax_att:
+        md.syntax = capstone.CS_OPT_SYNTAX_ATT
+    return md
+
+
+def _ref_of(obj: ObjectFile, r: Reloc, pc_adjust: int) -> Ref:
+    if r.section is None:
+        return Ref(f"ext:{r.symbol}", r.addend + pc_adjust)
+    return Ref(f"sec:{r.section}", r.target + r.addend + pc_adjust)
+
+
+def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None = None) -> Function:
+    sec = sym.section or ""
+    code = obj.sections[sec][sym.value:sym.value + sym.size]
+    base = obj.addresses.get(sec, 0)
+    fn = Function(obj, sym)
+    md, att = _md(obj.arch, False), _md(obj.arch, True)
+    att_text = {i.address: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(code, sym.value)}
+    pos = sym.value
+    for i in md.disasm(code, sym.value):
+        fn.instructions[i.address] = _convert(obj, sec, base, i, att_text.get(i.address, i.mnemonic),
+                                              (lines or {}).get(i.address, 0))
+        pos = i.address + i.size
+    if pos < sym.value + sym.size:
+        # capstone stops at undecodable bytes: the first one is refused when reached
+        fn.instructions[pos] = Decoded(pos, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
+                                       problem=f"undecodable bytes {code[pos - sym.value:pos - sym.value + 4].hex()}",
+                                       line=(lines or {}).get(pos, 0))
+    return fn
+
+
+def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> Decoded:
+    mnem = i.mnemonic
+    if mnem.startswith(("notrack ", "bnd ", "rep ", "repz ", "repe ")):
+        _, mnem = mnem.split(" ", 1)
+        if i.mnemonic.startswith(("rep ", "repz ", "repe ")) and mnem != "ret":   # "repz ret": AMD's 2-byte ret
+            return Decoded(i.address, i.size, i.mnemonic, Instr(i.mnemonic, ()), text, 0,
+                           problem="string instructions are not modelled", line=line)
+    mnem = {"sal": "shl"}.get(mnem, mnem)
+    ops, problem, width, msize = [], None, 0, 0
+    pcrel, pcrel_at = None, 0
+    mem_ref = imm_ref = None
+    gotpc = gotoff = False
+    target = None
+    next_ip = i.address + i.size
+    for o in i.operands:
+        width = max(width, o.size)
+        if o.type == cx.X86_OP_REG:
+            r = _reg(i.reg_name(o.reg))
+            if r is None:
+                problem = problem or f"register %{i.reg_name(o.reg)} is not modelled"
+                r = Reg(i.reg_name(o.reg), 32)
+            ops.append(r)
+        elif o.type == cx.X86_OP_IMM:
+            v = o.imm
+            reloc = obj.relocation_at(sec, i.address + i.imm_offset) if i.imm_offset else None
+            if reloc is not None:
+                if reloc.kind == "R_386_GOTPC":
+                    gotpc = True
+                    imm_ref = Ref("gotpc", reloc.addend - (i.address + i.imm_offset))
+                else:
+                    imm_ref = _ref_of(obj, reloc, 0)
+            if mnem in ("jmp", "call") or mnem in BRANCHES:
+                target = v - base if obj.addresses.get(sec) else v
+                if reloc is not None:
+                    target = None
+                    imm_ref = _ref_of(obj, reloc, next_ip - (i.address + i.imm_offset))
+            ops.append(Imm(v))
+        elif o.type == cx.X86_OP_MEM:
+            msize = o.size
+            m = o.mem
+            breg = i.reg_name(m.base) if m.base else None
+            ireg = i.reg_name(m.index) if m.index else None
+            if m.segment:
+                problem = problem or "segment-relative memory is not modelled"
+            reloc = obj.relocation_at(sec, i.address + i.disp_offset) if i.disp_offset else None
+            b = None
+            if breg == "rip":
+                if reloc is not None:
+                    mem_ref = _ref_of(obj, reloc, next_ip - (i.address + i.disp_offset))
+                else:
+                    addr = next_ip + m.disp + base
+                    hit = obj.section_at(addr) if base else (sec, next_ip + m.disp)
+                    mem_ref = Ref(f"sec:{hit[0]}", hit[1]) if hit else Ref("unmapped", addr)
+            elif breg is not None:
+                b = _reg(breg)
+                if b is None:
+                    problem = problem or f"address register %{breg} is not modelled"
+            if reloc is not None and breg != "rip":
+                if reloc.kind == "R_386_GOTOFF":
+                    gotoff = True
+                    mem_ref = _ref_of(obj, reloc, 0)
+                elif reloc.kind in ("R_386_32", "R_X86_64_32", "R_X86_64_32S"):
+                    mem_ref = _ref_of(obj, reloc, 0)
+                elif reloc.kind in ("R_386_PC32", "R_X86_64_PC32") and b is not None:
+                    pcrel, pcrel_at = _ref_of(obj, reloc, 0), i.address + i.disp_offset
+                else:
+                    problem = problem or f"relocation {reloc.kind} against {reloc.symbol} is not modelled"
+            elif breg is None and ireg is None and reloc is None and obj.arch == "i386":
+                hit = obj.section_at(m.disp)
+                mem_ref = Ref(f"sec:{hit[0]}", hit[1]) if hit else Ref("unmapped", m.disp)
+            idx = _reg(ireg) if ireg else None
+            if ireg and idx is None:
+                problem = problem or f"index register %{ireg} is not modelled"
+            ops.append(Mem(b, idx, m.scale, 0 if ((mem_ref is not None and not gotoff) or pcrel) else m.disp))
+        else:  # pragma: no cover - capstone has no other operand kinds on x86
+            problem = problem or "operand kind not modelled"
+    ins = Instr(mnem, tuple(reversed(ops)), line)
+    return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
+                   msize, pcrel, pcrel_at)
+
+
+def line_table(obj: ObjectFile) -> dict[int, int]:
+    """Section offset -> source line, from DWARF ``.debug_line`` (empty without ``-g``)."""
+    out: dict[int, int] = {}
+    try:
+        elf = ELFFile(io.BytesIO(obj.elf_bytes))
+        if not elf.has_dwarf_info():
+            return out
+        dw = elf.get_dwarf_info()
+        for cu in dw.iter_CUs():
+            prog = dw.line_program_for_CU(cu)
+            if prog is None:
+                continue
+            for e in prog.get_entries():
+                st = e.state
+                if st is not None and not st.end_sequence:
+                    out.setdefault(st.address, st.line)
+    except Exception:  # noqa: BLE001 - DWARF is a courtesy for messages; never fatal
+        return {}
+    return out

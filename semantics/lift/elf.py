@@ -1,0 +1,189 @@
+"""An ELF object in memory: sections, symbols and relocations, read with pyelftools.
+
+``ObjectFile.parse(data)`` reads a relocatable object (``.o``), an
+executable or a shared object of either x86 architecture. Every address
+used by the lifter is a *section address*: ``(section name, offset)``, so a
+``.o`` (whose sections all start at 0) and a linked file (real addresses)
+are handled alike.
+
+Invariants: the bytes are only read; ``relocation_at(section, offset)``
+gives the relocation whose field starts exactly at that byte (or None);
+the addend is the explicit ``r_addend`` (RELA, x86-64) or the value stored
+in the field (REL, i386), so both give the same ``Reloc``.
+
+Example: in OpenSSL's ``libcrypto-lib-sha1-x86_64.o``, the instruction
+``mov OPENSSL_ia32cap_P+0(%rip),%r9d`` carries a ``Reloc(symbol=
+"OPENSSL_ia32cap_P", section=None, addend=-4, kind="R_X86_64_PC32")``:
+``section`` is None because the symbol is undefined (an input of the
+function), while a reference to ``K_XX_XX`` resolves to ``section=".text"``
+and the symbol's offset plus the addend.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from dataclasses import dataclass, field
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Arch
+
+
+class ObjectError(Sha1optError):
+    """The bytes are not an x86 ELF object we can read, or a symbol is missing."""
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    section: str | None      # None: undefined here (an external input)
+    value: int               # offset in its section
+    size: int
+    kind: str                # "STT_FUNC", "STT_OBJECT", "STT_NOTYPE", ...
+    bind: str                # "STB_GLOBAL", "STB_LOCAL", "STB_WEAK"
+
+
+@dataclass(frozen=True)
+class Reloc:
+    """One relocation, resolved to a section offset where its symbol is defined here."""
+
+    kind: str                # "R_X86_64_PC32", "R_386_GOTOFF", ...
+    symbol: str              # symbol name ("" for a section symbol: then ``section`` names it)
+    section: str | None      # section the symbol lives in (None: undefined)
+    target: int              # symbol offset in ``section`` (0 when undefined)
+    addend: int
+    size: int                # bytes of the relocated field
+
+
+_PC_KINDS = {"R_X86_64_PC32", "R_X86_64_PLT32", "R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX",
+             "R_X86_64_REX_GOTPCRELX", "R_386_PC32", "R_386_PLT32", "R_386_GOTPC"}
+
+
+@dataclass
+class ObjectFile:
+    arch: Arch
+    relocatable: bool
+    sections: dict[str, bytes]
+    addresses: dict[str, int]                          # section name -> sh_addr (0 in a .o)
+    executable: set[str]                               # sections with SHF_EXECINSTR
+    symbols: list[Symbol]
+    relocs: dict[str, dict[int, Reloc]] = field(default_factory=dict)  # section -> offset -> reloc
+    elf_bytes: bytes = b""
+
+    @classmethod
+    def parse(cls, data: bytes) -> "ObjectFile":
+        try:
+            elf = ELFFile(io.BytesIO(data))
+            machine = elf["e_machine"]
+        except (ELFError, struct.error, ValueError) as e:
+            raise ObjectError(f"not an ELF file ({e})") from None
+        if machine not in ("EM_X86_64", "EM_386"):
+            raise ObjectError(f"not an x86 object (e_machine {machine})")
+        arch: Arch = "x86_64" if machine == "EM_X86_64" else "i386"
+        secs = list(elf.iter_sections())
+        sections = {s.name: (s.data() if s["sh_type"] != "SHT_NOBITS" else bytes(s["sh_size"])) for s in secs if s.name}
+        addresses = {s.name: s["sh_addr"] for s in secs if s.name}
+        execu = {s.name for s in secs if s.name and s["sh_flags"] & 0x4}
+        symbols: list[Symbol] = []
+        symtabs = [s for s in secs if isinstance(s, SymbolTableSection)]
+        for tab in symtabs:
+            for sym in tab.iter_symbols():
+                shndx = sym["st_shndx"]
+                sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
+                symbols.append(Symbol(sym.name, sec, sym["st_value"] - (addresses.get(sec, 0) if sec else 0),
+                                      sym["st_size"], sym["st_info"]["type"], sym["st_info"]["bind"]))
+        obj = cls(arch, elf["e_type"] == "ET_REL", sections, addresses, execu, symbols, {}, data)
+        for rs in secs:
+            if not isinstance(rs, RelocationSection) or rs["sh_info"] == 0 or rs["sh_info"] >= len(secs):
+                continue
+            applies = secs[rs["sh_info"]].name
+            tab = elf.get_section(rs["sh_link"])
+            if not isinstance(tab, SymbolTableSection):
+                continue
+            for r in rs.iter_relocations():
+                kind = _reloc_kind(arch, r["r_info_type"])
+                sym = tab.get_symbol(r["r_info_sym"])
+                shndx = sym["st_shndx"]
+                sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
+                off = r["r_offset"]
+                size = 8 if kind in ("R_X86_64_64",) else 4
+                if r.is_RELA():
+                    addend = r["r_addend"]
+                else:
+                    raw = sections[applies][off:off + 4]
+                    addend = struct.unpack("<i", raw)[0] if len(raw) == 4 else 0
+                target = sym["st_value"] if sec else 0
+                obj.relocs.setdefault(applies, {})[off] = Reloc(kind, sym.name, sec, target, addend, size)
+        return obj
+
+    # -- queries -------------------------------------------------------------
+    def functions(self) -> list[Symbol]:
+        return [s for s in self.symbols if s.kind == "STT_FUNC" and s.section]
+
+    def find_function(self, name: str | None) -> Symbol:
+        """``name``, else ``sha1_block_data_order``, else the only global function."""
+        funcs = self.functions()
+        defined = [s for s in self.symbols if s.section in self.executable and s.name]
+        if name is not None:
+            hit = [s for s in defined if s.name == name]
+            if not hit:
+                raise ObjectError(f"no function {name!r} in the object (functions: "
+                                  f"{', '.join(sorted({s.name for s in funcs})) or 'none'})")
+            return self._sized(hit[0])
+        for s in defined:
+            if s.name == "sha1_block_data_order":
+                return self._sized(s)
+        glob = [s for s in funcs if s.bind in ("STB_GLOBAL", "STB_WEAK")]
+        if len(glob) == 1:
+            return self._sized(glob[0])
+        raise ObjectError("no sha1_block_data_order and not exactly one global function "
+                          f"({', '.join(sorted(s.name for s in glob)) or 'none'}): name one with --function")
+
+    def _sized(self, s: Symbol) -> Symbol:
+        """A symbol without ``.size`` (hand-written text) extends to the next symbol or the section end."""
+        if s.size:
+            return s
+        later = sorted({t.value for t in self.symbols if t.section == s.section and t.value > s.value})
+        end = later[0] if later else len(self.sections[s.section])
+        return Symbol(s.name, s.section, s.value, end - s.value, s.kind, s.bind)
+
+    def symbol_at(self, section: str, offset: int) -> Symbol | None:
+        for s in self.symbols:
+            if s.section == section and s.value == offset and s.name:
+                return s
+        return None
+
+    def section_at(self, address: int) -> tuple[str, int] | None:
+        """(section, offset) of a linked address (executables, shared objects)."""
+        for name, base in self.addresses.items():
+            if base and base <= address < base + len(self.sections[name]):
+                return name, address - base
+        return None
+
+    def relocation_at(self, section: str, offset: int) -> Reloc | None:
+        return self.relocs.get(section, {}).get(offset)
+
+    def read(self, section: str, offset: int, size: int) -> bytes | None:
+        data = self.sections.get(section)
+        if data is None or offset < 0 or offset + size > len(data):
+            return None
+        return data[offset:offset + size]
+
+
+_X64 = {1: "R_X86_64_64", 2: "R_X86_64_PC32", 4: "R_X86_64_PLT32", 9: "R_X86_64_GOTPCREL", 10: "R_X86_64_32",
+        11: "R_X86_64_32S", 41: "R_X86_64_GOTPCRELX", 42: "R_X86_64_REX_GOTPCRELX"}
+_I386 = {1: "R_386_32", 2: "R_386_PC32", 3: "R_386_GOT32", 4: "R_386_PLT32", 9: "R_386_GOTOFF",
+         10: "R_386_GOTPC", 43: "R_386_GOT32X"}
+
+
+def _reloc_kind(arch: Arch, t: int) -> str:
+    return (_X64 if arch == "x86_64" else _I386).get(t, f"R_{arch}_{t}")
+
+
+def is_pc_relative(kind: str) -> bool:
+    return kind in _PC_KINDS

@@ -1,0 +1,129 @@
+"""Paths through a function: the executor's state, the code it fetches, and exploration with forks.
+
+``explore(machine_for, start, stops)`` runs from ``start`` until each path
+returns to the caller (``exit``), reaches a stop address (a loop head),
+is refused (``refused``), breaks the contract (``violation``) or exceeds
+the step limit; at a conditional branch both of whose directions are
+possible under the path condition (z3), the path forks. A forked path may
+stop at its very first address (the loop head right after the back edge).
+
+Example: the project's own export explored from its entry with the loop head
+as stop gives two ends: ``exit`` under ``n == 0`` and ``head`` under ``n != 0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.lift.decode import Decoded, Function
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.values import Flags, Refused, Violation
+
+
+@dataclass
+class State:
+    pc_addr: tuple[str, int]                      # (section, offset) of the next instruction
+    regs: dict[str, object] = field(default_factory=dict)
+    mem: dict[tuple[str, str, int], tuple[object, int]] = field(default_factory=dict)  # -> (value, size)
+    flags: Flags | None = None
+    cond: list = field(default_factory=list)      # path condition (z3 booleans)
+    trace: list[Decoded] = field(default_factory=list)
+    steps: int = 0
+
+    def copy(self) -> "State":
+        return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
+                     self.steps)
+
+
+class Program:
+    """The decoded code of one object, fetched by (section, offset) (other functions decoded on demand)."""
+
+    def __init__(self, obj: ObjectFile, fn: Function, decode: Callable) -> None:
+        self.obj = obj
+        self.fn = fn
+        self._decode = decode
+        self._by_section: dict[str, dict[int, Decoded]] = {fn.section: dict(fn.instructions)}
+
+    def fetch(self, section: str, addr: int) -> Decoded | None:
+        got = self._by_section.get(section, {}).get(addr)
+        if got is not None:
+            return got
+        cands = [self.obj._sized(s) for s in self.obj.symbols
+                 if s.section == section and s.kind in ("STT_FUNC", "STT_NOTYPE") and s.name and s.value <= addr]
+        sym = next((s for s in sorted(cands, key=lambda s: -s.value) if addr < s.value + s.size), None)
+        if sym is None:
+            return None
+        self._by_section.setdefault(section, {}).update(self._decode(self.obj, sym).instructions)
+        return self._by_section[section].get(addr)
+
+
+
+@dataclass
+class PathEnd:
+    state: State
+    kind: str                 # "exit" | "head" | "refused" | "violation" | "limit"
+    head: int | None = None
+    reason: str = ""
+
+
+def explore(machine_for: Callable[[State], "object"], start: State, stops: set[int], *,
+            limit: int = 200_000, first_stop_ok: bool = False) -> list[PathEnd]:
+    """Every path from ``start`` to an exit, a stop address or a refusal (forking on undecided branches)."""
+    ends: list[PathEnd] = []
+    work = [(start, first_stop_ok)]
+    while work:
+        st, started = work.pop()
+        pm = machine_for(st)
+        forks: list[State] = []
+
+        def decide(c):
+            yes = pm.possible(c)
+            no = pm.possible(z3.Not(c))
+            if yes and no:
+                other = pm.s.copy()
+                other.cond.append(z3.Not(c))
+                forks.append(other)
+                pm.s.cond.append(c)
+                return True
+            if not yes and not no:
+                raise Refused(None, "path condition became unsatisfiable")
+            return yes
+
+        try:
+            while True:
+                sec, addr = st.pc_addr
+                if started and sec == pm.p.fn.section and addr in stops:
+                    ends.append(PathEnd(pm.s, "head", addr))
+                    break
+                started = True
+                d = pm.p.fetch(sec, addr)
+                if d is None:
+                    raise Refused(None, f"execution leaves the code at {sec}+0x{addr:x}")
+                pm.s.trace.append(d)
+                pm.s.steps += 1
+                if pm.s.steps > limit:
+                    ends.append(PathEnd(pm.s, "limit", reason=f"more than {limit} instructions on one path"))
+                    break
+                n_forks = len(forks)
+                pm.step(d, decide)
+                for f in forks[n_forks:]:
+                    f.pc_addr = (sec, d.next) if pm.s.pc_addr == (sec, d.target) else (sec, d.target)
+                    f.trace = list(pm.s.trace)
+                    f.steps = pm.s.steps
+                    f.regs, f.mem, f.flags = dict(pm.s.regs), dict(pm.s.mem), pm.s.flags
+                if pm.exited:
+                    ends.append(PathEnd(pm.s, "exit"))
+                    break
+                st = pm.s
+        except Violation as e:
+            ends.append(PathEnd(pm.s, "violation", reason=str(e)))
+        except Refused as e:
+            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
+        except UnsupportedError as e:  # pragma: no cover - table misuse surfaces as a refusal
+            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
+        work.extend((f, True) for f in forks)     # a fork is mid-path: its first address may be a stop
+    return ends

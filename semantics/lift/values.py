@@ -1,0 +1,107 @@
+"""The values of the whole-function executor: addresses, integers, entry values, and refusals.
+
+* ``Ptr(region, off)`` -- an address; ``off`` is a z3 bit-vector over the
+  symbols ``n``, ``k`` and alignment unknowns;
+* ``Int(v)`` -- an integer (a count, a loaded capability word), exact z3
+  bit-vector arithmetic;
+* ``Opq(name)`` -- an entry value that may only be moved (callee-saved
+  registers, the return address);
+* anything else is a data value of the executor's domain.
+
+``Refused`` is a path's end at something not modelled (its message names the
+instruction, address and line); ``Violation`` one that breaks the contract
+(a write outside the allowed memory, a return elsewhere than to the caller).
+``memory_key(off)`` splits an offset into (symbolic part, constant) so that
+``data + 64*k + 12`` and ``data + 64*k + 16`` are 4 bytes apart.
+
+Example: ``memory_key(BitVec("k", 64) * 64 + 12) == ("(bvmul #x...40 k)", 12)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from sha1opt.semantics.lift.decode import Decoded
+
+MASK32 = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class Ptr:
+    region: str
+    off: z3.BitVecRef
+
+
+@dataclass(frozen=True)
+class Int:
+    v: z3.BitVecRef
+
+
+@dataclass(frozen=True)
+class Opq:
+    name: str
+
+
+class Refused(Exception):
+    """The path reached something the executor does not model; ``str`` names it."""
+
+    def __init__(self, d: Decoded | None, why: str) -> None:
+        at = f" at {d.where()} (`{d.text}`)" if d is not None else ""
+        super().__init__(f"{why}{at}")
+        self.decoded = d
+
+
+class Violation(Refused):
+    """The path breaks the contract: writes outside its memory, or returns somewhere other than the caller."""
+
+
+@dataclass
+class Flags:
+    zf: z3.BoolRef | None
+    sf: z3.BoolRef | None
+    cf: z3.BoolRef | None
+    of: z3.BoolRef | None
+    data: bool = False
+
+
+def is_data(v) -> bool:
+    return not isinstance(v, (Ptr, Int, Opq))
+
+
+_SPLIT: dict[int, tuple] = {}
+
+
+def memory_key(off: z3.BitVecRef) -> tuple[str, int]:
+    """Canonical key of an offset: (symbolic part, constant part); cached per z3 AST."""
+    hit = _SPLIT.get(off.get_id())
+    if hit is not None and hit[0].eq(off):
+        return hit[1]
+    out = _split_uncached(off)
+    if len(_SPLIT) > 200_000:
+        _SPLIT.clear()
+    _SPLIT[off.get_id()] = (off, out)
+    return out
+
+
+def _split_uncached(off: z3.BitVecRef) -> tuple[str, int]:
+    s = z3.simplify(off)
+    if z3.is_bv_value(s):
+        return "", signed(s.as_long(), s.size())
+    if z3.is_app_of(s, z3.Z3_OP_BADD):
+        kids = s.children()
+        const = [c for c in kids if z3.is_bv_value(c)]
+        rest = [c for c in kids if not z3.is_bv_value(c)]
+        if len(const) == 1:
+            v = const[0].as_long()
+            bits = s.size()
+            v = v - (1 << bits) if v >> (bits - 1) else v
+            return " + ".join(sorted(r.sexpr() for r in rest)), v
+    return s.sexpr(), 0
+
+
+def signed(v: int, bits: int) -> int:
+    return v - (1 << bits) if v >> (bits - 1) & 1 else v
+
+

@@ -1,0 +1,27 @@
+#!/bin/sh
+# System packages the tests need beyond Python: clang (the C matrix of tests/test_lift_cc.py),
+# libssl-dev and libssl-dev:i386 (OpenSSL's libcrypto.a objects, tests/test_lift_openssl.py).
+# Called by `make test`. Installs only what is missing, with apt-get as root; anywhere else
+# (no root, no apt) it says so and exits 0: the tests that need a package skip with a reason.
+set -u
+missing=""
+command -v clang >/dev/null 2>&1 || missing="$missing clang"
+[ -e /usr/lib/x86_64-linux-gnu/libcrypto.a ] || missing="$missing libssl-dev"
+[ -e /usr/lib/i386-linux-gnu/libcrypto.a ] || missing="$missing libssl-dev:i386"
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: not installing$missing (needs root and apt-get); the tests that need them will skip" >&2
+    exit 0
+fi
+case "$missing" in
+    *:i386*) dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386 ;;
+esac
+echo "setup: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# A mirror mid-sync can fail one index (seen for i386 security): install what the rest allows.
+apt-get update -qq >/dev/null 2>&1 || echo "setup: apt-get update reported errors; trying anyway" >&2
+for pkg in $missing; do
+    apt-get install -y -qq "$pkg" >/dev/null 2>&1 \
+        || echo "setup: apt-get could not install $pkg; the tests that need it will skip" >&2
+done
+exit 0
