@@ -231,7 +231,9 @@ def cflags(arch: Arch) -> list[str]:
 
 def compile_source(src: Path, arch: Arch, obj: Path, what: str, flags: Sequence[str] = ()) -> Path:
     """``gcc -m32|-m64 <flags> -c -o obj src``: a C file, or a ``.S`` (through cpp) / ``.s`` file."""
-    run([which("gcc"), arch_flag(arch), *flags, "-c", "-o", str(obj), str(src)], what, env=tool_env(obj.parent))
+    # An absolute path: a file named "-v" or "-fplugin=x.so" must never reach gcc as an option.
+    run([which("gcc"), arch_flag(arch), *flags, "-c", "-o", str(obj), str(Path(src).resolve())], what,
+        env=tool_env(obj.parent))
     return obj
 
 

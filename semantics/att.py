@@ -152,8 +152,9 @@ def parse_statement(stmt: str, arch: Arch, line: int) -> Instr | None:
     if suffix == "q" or any(isinstance(o, Reg) and o.width == 64 for o in operands[-1:]):
         # 64-bit operand size is modelled only where it is pointer handling:
         # moves, add/sub of a constant, lea of base+constant.
-        ok = mnemonic == "mov" or (mnemonic in ("add", "sub") and isinstance(operands[0], Imm)) or (
-            mnemonic == "lea" and isinstance(operands[0], Mem) and operands[0].index is None)
+        first = operands[0] if operands else None
+        ok = mnemonic == "mov" or (mnemonic in ("add", "sub") and isinstance(first, Imm)) or (
+            mnemonic == "lea" and isinstance(first, Mem) and first.index is None)
         if not ok or any(isinstance(o, Reg) and o.width == 32 for o in operands):
             raise UnsupportedError(f"{word}: 64-bit operand size is only modelled for pointer moves and constant offsets")
     ins = Instr(mnemonic, operands, line)

@@ -109,8 +109,10 @@ def test_reassembly_that_differs_from_the_validated_object_is_refused_and_nothin
     written file's re-assembly with the validated object stops the export."""
     seen = _second_assembly_differs(monkeypatch)
     out = tmp_path / "drift.S"
-    with pytest.raises(Sha1optError, match="different code than was validated"):
-        export(textbook("x86_64"), out)
+    res = export(textbook("x86_64"), out)
+    assert not res.ok and res.path is None
+    assert [c.name for c in res.validation.checks if not c.ok] == ["written file"]
+    assert "does not assemble to the validated object" in res.validation.checks[-1].detail
     assert len(seen) == 2                 # the validated assembly, then the re-assembly of the final text
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
