@@ -22,10 +22,15 @@ extracts that member with ``ar p``.
 
 from __future__ import annotations
 
+import os
+import stat
+
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from sha1opt.semantics.att import read_source
+from sha1opt.semantics.limits import OBJECT_BYTES, size_text
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.x86 import Arch
@@ -53,7 +58,18 @@ class UserObject:
 
 
 def _read(path: Path) -> bytes:
+    """The input's bytes: a regular file only (``/dev/zero`` or a FIFO is never read), at most
+    ``limits.OBJECT_BYTES``; text inputs are held to ``limits.SOURCE_BYTES`` (``read_source``)."""
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: not a regular file")
+        if st.st_size > OBJECT_BYTES:
+            raise InputError(f"{path}: larger than the {size_text(OBJECT_BYTES)} input limit")
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+        if head[:4] != b"\x7fELF" and head != b"!<arch>\n":
+            return read_source(path).encode()      # assembly text: the source limits apply
         return path.read_bytes()
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None

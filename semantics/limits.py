@@ -12,6 +12,8 @@ One place for every bound (docs/security.md and the README cite these names):
                                   would otherwise take 26 s and 1.5 GB to prove
 ``MESSAGE_CHARS``     200         an error message quoting user text (a source line, a
                                   tool's first error line) is cut there, ending in "..."
+``OBJECT_BYTES``      64 MiB      an object, archive or shared object given to ``prove
+                                  --object`` / ``analyze`` (Debian's libcrypto.a is ~9 MiB)
 ``TOOL_SECONDS``      120 s       wall time of one ``as``/``gcc``/``ld``/``objdump`` run
 ``TOOL_CPU_SECONDS``  60 s        its CPU time (RLIMIT_CPU)
 ``TOOL_MEMORY``       1 GiB       its address space (RLIMIT_AS)
@@ -39,6 +41,7 @@ MiB = 1 << 20
 
 SOURCE_BYTES = 4 * MiB
 SOURCE_LINES = 20_000
+OBJECT_BYTES = 64 * MiB
 MESSAGE_CHARS = 200
 
 TOOL_SECONDS = 120.0

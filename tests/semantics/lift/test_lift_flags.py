@@ -13,7 +13,7 @@ import random
 import pytest
 import z3
 
-from sha1opt.emit.native import SnippetRunner
+from tests.support.native import SnippetRunner
 from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.semantics.lift.executor import PathMachine
 from sha1opt.semantics.lift.paths import State
