@@ -28,8 +28,6 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from ortools.sat.python import cp_model
-
 from sha1opt.semantics.sha1 import kind
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.simulator import classify
@@ -77,6 +75,10 @@ def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float 
                    deterministic: bool = False) -> TemplateResult:
     """The template's optimal II within ``time_limit``: seconds, or with ``deterministic`` CP-SAT's
     deterministic time units (then the result does not depend on the machine or its load)."""
+    # OR-Tools (with the pandas it pulls in) costs ~0.4 s to import: only a search pays it,
+    # not every `sha1opt` command that imports this module's callers.
+    from ortools.sat.python import cp_model
+
     t0 = time.monotonic()
     built = _template(t, recipe, arch)
     k = kind(t)

@@ -1,0 +1,72 @@
+"""What the command modules share: exit codes, one-line failures, round ranges, signal unwinding."""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import sys
+from contextlib import contextmanager
+
+import click
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.numerals import decimal
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+
+
+def _fail(message: str) -> None:
+    click.echo(f"sha1opt: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+class _Interrupted(BaseException):
+    """SIGINT or SIGTERM during a command that runs children: unwinds so they are killed and temp files go."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _shown(path) -> str:
+    """A path as one printable line: shell-quoted, control characters escaped (``'a\\nb'``)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in shlex.quote(str(path)))
+
+
+@contextmanager
+def _unwind_on_signals():
+    """SIGINT/SIGTERM raise ``_Interrupted`` (once; further ones are ignored while cleaning up).
+
+    The library's ``finally`` blocks then kill each child's process group and
+    remove temporary directories; the command exits 128 + the signal number
+    (130 for Ctrl-C) with one line on stderr.
+    """
+    def on_signal(signum, _frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise _Interrupted(signum)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    except _Interrupted as e:
+        click.echo(f"sha1opt: interrupted by {signal.Signals(e.signum).name}; children stopped, "
+                   f"temporary files removed", err=True)
+        sys.exit(128 + e.signum)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _parse_rounds(text: str) -> tuple[int, int]:
+    a, sep, b = text.partition("-")
+    try:
+        first, last = decimal(a), decimal(b) if sep else decimal(a)
+    except Sha1optError:
+        raise click.BadParameter(f"{text!r} is not A-B (ASCII round numbers)", param_hint="--rounds") from None
+    if not (0 <= first <= last <= 79):
+        raise click.BadParameter(f"{text!r} is not a range within 0-79", param_hint="--rounds")
+    return first, last
+
+
+EXIT_INTERRUPTED = 130   # Ctrl-C: the best proved result so far was stored and printed

@@ -1,0 +1,124 @@
+"""``sha1opt demo``, ``export`` and ``bench``: the main job, validated files, paired-ratio timing.
+
+Click commands, not attached to a group: ``cli.main`` loads this module only when one of
+its commands runs (so ``sha1opt prove`` does not import the search). Each parses its
+arguments, makes one library call and formats the result.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from sha1opt.cli_analyze import uarchs
+from sha1opt.cli_types import Integer, OutputDir, OutputFile, Seconds, Sizes, TextSource
+from sha1opt.emit.assembly import guess_arch
+from sha1opt.emit.bench import BenchRefusal
+from sha1opt.emit.bench import bench as do_bench
+from sha1opt.emit.export import export as do_export
+from sha1opt.emit.peers import OPENSSL_PATHS
+from sha1opt.job import steps
+from sha1opt.search.blocks import best_block
+from sha1opt.search.cost.model import canonical_name
+from sha1opt.search.driver import default_arch
+from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.att import read_source
+from sha1opt.semantics.limits import BENCH_SECONDS
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, _fail, _shown, _unwind_on_signals
+
+
+@click.command()
+@click.option("--outdir", type=OutputDir(), default="out", show_default=True,
+              help="Created if missing; must take files (checked before any work).")
+def demo(outdir: Path) -> None:
+    """The main job: prove, export and bench the default schedule (see the README)."""
+    t0 = time.perf_counter()
+    ok = True
+    for step in steps(outdir):
+        click.echo(f"[{'ok' if step.ok else 'FAIL'}] {step.title}: {step.detail} ({step.seconds:.2f} s)")
+        ok = ok and step.ok
+    click.echo(f"demo finished in {time.perf_counter() - t0:.1f} s: {'all proved' if ok else 'FAILURES above'}")
+    sys.exit(EXIT_OK if ok else EXIT_FAIL)
+
+
+@click.command()
+@click.option("-o", "--output", required=True, type=OutputFile(),
+              help="The .S file to write: a regular file or a new name (a device or FIFO is refused).")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="Default: x86_64, or the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
+@click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch.")
+@click.option("--db", type=click.Path(dir_okay=False), default=None,
+              help="Results store (SQLite), opened read-only; must exist if given.")
+@click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
+def export(output, arch, uarch, db, flavor):
+    """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
+    # The header records the command as shell-quoted words; export escapes them into comment text.
+    argv = sys.argv[1:] if sys.argv[1:2] == ["export"] else ["export"]
+    command = "sha1opt " + shlex.join(argv)
+    with _unwind_on_signals():
+        if uarch:
+            uarch = canonical_name(uarch)
+            schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
+            for line in sources:
+                click.echo(f"rounds {line}")
+        else:
+            schedule = textbook(arch or "x86_64")
+        result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
+    for c in result.validation.checks:
+        click.echo(f"[{'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
+    if not result.ok:
+        failed = result.validation.failure
+        click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; "
+                   f"{_shown(output)} was not written", err=True)
+        sys.exit(EXIT_FAIL)
+    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch}; "
+               f"validated in {result.validation.seconds:.2f} s)")
+
+
+@click.command()
+@click.argument("source", type=TextSource())
+@click.option("--arch", type=click.Choice(["auto", "x86_64", "i386"]), default="auto", show_default=True)
+@click.option("--pairs", type=Integer(2), default=30, show_default=True, help="Interleaved pairs per size.")
+@click.option("--sizes", type=Sizes(), default="64,1024,16384,1048576", show_default=True,
+              help="Bytes per call (multiples of 64).")
+@click.option("--openssl", "paths", default="integer,ssse3,avx2,default", show_default=True,
+              help="OpenSSL code paths to compare with (x86-64 only); 'none' for none.")
+@click.option("--time-limit", type=Seconds(0.1, BENCH_SECONDS), default=BENCH_SECONDS,
+              show_default=True, help="Wall seconds per timing process (it is killed past them).")
+@click.option("--json", "as_json", is_flag=True)
+def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
+    """Validate SOURCE (a .S with sha1_block_data_order), then measure it against OpenSSL and gcc as paired ratios.
+
+    SOURCE must pass the checks export makes (assemble, lift, prove, native
+    vectors) and be sha1opt's function shape around its proved loop body;
+    anything else is refused (exit 2) before any timing run.
+    """
+    size_list = sizes
+    path_list = [] if paths == "none" else [p.strip() for p in paths.split(",")]
+    unknown = [p for p in path_list if p not in OPENSSL_PATHS]
+    if unknown:
+        raise click.BadParameter(f"unknown path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})", param_hint="--openssl")
+    with _unwind_on_signals():
+        arch = guess_arch(read_source(source)) if arch == "auto" else arch
+        report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list, time_limit=time_limit)
+    if isinstance(report, BenchRefusal):
+        _fail(f"refused: {source} did not validate ({report.reason}); nothing was timed")
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=1))
+        return
+    click.echo(f"{source} ({arch}); TSC {report.tsc_hz / 1e9:.3f} GHz (TSC ticks are not core cycles); "
+               f"{pairs} interleaved pairs per size; validated first: {', '.join(report.validated)}")
+    click.echo(f"{'peer':18s} {'bytes':>8s} {'ratio med':>9s} {'p10':>6s} {'p90':>6s} {'min/min':>7s} "
+               f"{'ours t/B':>8s} {'peer t/B':>8s} {'ours ns/B':>9s}")
+    for s in report.stats:
+        click.echo(f"{s.peer:18s} {s.size:8d} {s.ratio_median:9.3f} {s.ratio_p10:6.3f} {s.ratio_p90:6.3f} "
+                   f"{s.ratio_of_minima:7.3f} {s.ours_ticks_per_byte:8.3f} {s.peer_ticks_per_byte:8.3f} "
+                   f"{report.ns_per_byte(s.ours_ticks_per_byte):9.3f}")
+    for note in report.notes:
+        click.echo(f"note: {note}")
+    click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster)")

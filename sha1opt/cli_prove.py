@@ -1,0 +1,162 @@
+"""``sha1opt prove``: formulas, the rewrite corpus, straight-line code, and whole functions from machine code.
+
+Click commands, not attached to a group: ``cli.main`` loads this module only when one of
+its commands runs (so ``sha1opt prove`` does not import the search). Each parses its
+arguments, makes one library call and formats the result.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from sha1opt.analyze import prove_object
+from sha1opt.cli_types import Seconds, TextSource
+from sha1opt.semantics import identities
+from sha1opt.semantics.att import parse_file
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs, prove_program
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, _fail
+
+
+def _exit_code(outcome) -> int:
+    if isinstance(outcome, Proved):
+        return EXIT_OK
+    return EXIT_FAIL if isinstance(outcome, Counterexample) else EXIT_UNKNOWN
+
+
+def _outcome_json(outcome) -> dict:
+    if isinstance(outcome, Proved):
+        return {"result": "proved", "seconds": round(outcome.seconds, 6), "method": outcome.method}
+    if isinstance(outcome, Counterexample):
+        return {"result": "counterexample", "inputs": {k: f"{v:#010x}" for k, v in sorted(outcome.inputs.items())},
+                "lhs": f"{outcome.lhs:#010x}", "rhs": f"{outcome.rhs:#010x}", "found_by": outcome.found_by}
+    return {"result": "unknown", "reason": outcome.reason}
+
+
+def _outcome_text(outcome, lhs_name: str = "lhs", rhs_name: str = "rhs") -> str:
+    if isinstance(outcome, Proved):
+        return f"proved ({outcome.method}, {outcome.seconds:.3f} s)"
+    if isinstance(outcome, Counterexample):
+        inputs = ", ".join(f"{k}={v:#010x}" for k, v in sorted(outcome.inputs.items()))
+        return (f"counterexample ({outcome.found_by}): {inputs}\n"
+                f"  {lhs_name} = {outcome.lhs:#010x}\n  {rhs_name} = {outcome.rhs:#010x}")
+    return f"unknown: {outcome.reason} (not a proof)"
+
+
+def _parse_map(text: str) -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        var, eq, reg = item.partition("=")
+        if not eq or not var.strip() or not reg.strip():
+            raise click.BadParameter(f"{item!r} is not VAR=REG", param_hint="--map")
+        var = var.strip()
+        if var in mapping:
+            raise click.BadParameter(f"variable {var!r} mapped twice", param_hint="--map")
+        mapping[var] = reg.strip().lstrip("%").lower()
+    return mapping
+
+
+@click.command()
+@click.argument("exprs", nargs=-1)
+@click.option("--corpus", "use_corpus", is_flag=True, help="Prove every identity in the rewrite corpus.")
+@click.option("--asm", "asm_file", type=TextSource(), help="AT&T straight-line code to prove.")
+@click.option("--out", "out_reg", help="With --asm: the register holding the result (e.g. eax).")
+@click.option("--expr", help="With --asm: the formula the result must equal.")
+@click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")
+@click.option("--object", "object_file", type=click.Path(dir_okay=False),
+              help="A whole block function: .s/.S (assembled), .o, .a (with --member) or shared object.")
+@click.option("--function", default=None, help="With --object: default sha1_block_data_order, else the only global function.")
+@click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
+@click.option("--member", default=None, help="With --object on a .a: the member.")
+@click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
+              help="With --object: the contract's least nblocks (default 0, or 1 when 0 enters the loop).")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="--asm: default x86_64; --object text: default guessed.")
+@click.option("--timeout", type=Seconds(0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_blocks, out_reg, expr, mapping, arch,
+          timeout, as_json):
+    """Prove EXPR1 == EXPR2 for all 32-bit inputs, the corpus, or code against a formula.
+
+    \b
+    sha1opt prove "(b&c)|(d&(b|c))" "(b&c)+(d&(b^c))"
+    sha1opt prove --corpus
+    sha1opt prove --asm f3.s --out eax --expr "(b&c)|(d&(b|c))" --map b=ebx,c=ecx,d=edx
+    sha1opt prove --object libcrypto.a --member libcrypto-lib-sha1-x86_64.o
+    """
+
+    modes = sum([bool(exprs), use_corpus, asm_file is not None, object_file is not None])
+    if modes != 1:
+        raise click.UsageError("give EXPR1 EXPR2, or --corpus, or --asm FILE, or --object FILE")
+    if object_file is not None:
+        _prove_object(object_file, function, abi, member, min_blocks, arch, as_json)
+        return
+    arch = arch or "x86_64"
+    if use_corpus:
+        results = identities.check(identities.load(), timeout)
+        _report_corpus(results, as_json)
+        return
+    if asm_file is not None:
+        if not out_reg or not expr:
+            raise click.UsageError("--asm needs --out REG and --expr EXPR")
+        outcome = prove_program(parse_file(asm_file, arch), out_reg.lstrip("%").lower(), expr,
+                                _parse_map(mapping), timeout)
+        names = (f"%{out_reg.lstrip('%')}", "expr")
+    else:
+        if len(exprs) != 2:
+            raise click.UsageError(f"expected two expressions, got {len(exprs)}")
+        outcome = prove_exprs(exprs[0], exprs[1], timeout)
+        names = ("lhs", "rhs")
+    click.echo(json.dumps(_outcome_json(outcome)) if as_json else _outcome_text(outcome, *names))
+    sys.exit(_exit_code(outcome))
+
+
+def _prove_object(path, function, abi, member, min_blocks, arch, as_json) -> None:
+    try:
+        res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks)
+    except Sha1optError as e:
+        _fail(str(e))
+    code = {"proved": EXIT_OK, "counterexample": EXIT_FAIL, "refused": EXIT_USAGE}.get(res.outcome, EXIT_UNKNOWN)
+    if as_json:
+        click.echo(json.dumps({
+            "file": path, "source": res.source, "function": res.function, "arch": res.arch, "result": res.outcome,
+            "summary": res.summary(), "contract": res.contract.describe(), "findings": list(res.findings),
+            "seconds": round(res.seconds, 3),
+            "paths": [{"name": p.name, "condition": p.condition, "result": p.outcome, "detail": p.detail,
+                       "instructions": p.instructions, "seconds": round(p.seconds, 3)} for p in res.proof.paths]},
+            indent=1))
+        sys.exit(code)
+    click.echo(f"{path}: {res.source}, function {res.function} ({res.arch})")
+    click.echo(f"  contract: {res.contract.describe()}")
+    for p in res.proof.paths:
+        click.echo(f"  path {p.name} [{p.condition}]: {p.outcome} ({p.instructions} instructions, {p.seconds:.2f} s)"
+                   f" -- {p.detail}")
+    for f in res.findings:
+        click.echo(f"  finding: {f}")
+    click.echo(f"  SHA-1: {res.summary()}")
+    if res.outcome == "refused":
+        click.echo(f"sha1opt: error: {res.proof.refusal}", err=True)
+    sys.exit(code)
+
+
+def _report_corpus(results, as_json: bool) -> None:
+    bad = [r for r in results if not r.ok]
+    if as_json:
+        rows = [{"name": r.identity.name, "expect": r.identity.expect, "ok": r.ok, **_outcome_json(r.outcome)}
+                for r in results]
+        click.echo(json.dumps({"identities": rows, "failed": [r.identity.name for r in bad]}, indent=1))
+    else:
+        for r in results:
+            status = "ok  " if r.ok else "FAIL"
+            click.echo(f"{status} {r.identity.name:34s} expect {r.identity.expect:6s} "
+                       f"{_outcome_text(r.outcome).splitlines()[0]}")
+            if not r.ok:
+                click.echo("     " + _outcome_text(r.outcome).replace("\n", "\n     "))
+        click.echo(f"{len(results) - len(bad)}/{len(results)} identities as expected")
+    if any(not r.ok and not isinstance(r.outcome, Unknown) for r in bad):
+        sys.exit(EXIT_FAIL)
+    sys.exit(EXIT_UNKNOWN if bad else EXIT_OK)

@@ -1,0 +1,130 @@
+"""``sha1opt search`` and ``show``: the search on a Dask cluster, and the best known schedule clock by clock.
+
+Click commands, not attached to a group: ``cli.main`` loads this module only when one of
+its commands runs (so ``sha1opt prove`` does not import the search). Each parses its
+arguments, makes one library call and formats the result.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import click
+
+from sha1opt.cli_analyze import uarchs
+from sha1opt.cli_types import Integer, OutputFile, Seconds
+from sha1opt.emit.peers import gcc_reference
+from sha1opt.search.blocks import STANDARD_RANGES, best_known
+from sha1opt.search.cost.model import canonical_name, load_model, model_names
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.driver import NO_BUDGET, default_arch, search_ranges
+from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
+from sha1opt.views.report import report_json, report_lines
+from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _parse_rounds
+
+
+def _uarch_names() -> list[str]:
+
+    return model_names()
+
+
+@click.command()
+@click.option("--uarch", default=None, help="Microarchitecture model (see `sha1opt uarchs`).")
+@click.option("--all-uarchs", is_flag=True, help="Every model (instead of --uarch), on one cluster.")
+@click.option("--rounds", "rounds", default="0-79", show_default=True,
+              help="Round range A-B within 0-79, or 'all' for the standard ranges 0-19, 20-39, 40-59, 60-79.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="Default: the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
+@click.option("--time-limit", type=Seconds(1), default=60.0, show_default=True,
+              help="Seconds per range (finite).")
+@click.option("--evaluations", type=Integer(1), default=None,
+              help="Evaluation budget per annealing run: with the same seed, the same result on any cluster.")
+@click.option("--workers", type=Integer(1), default=None,
+              help="Annealing runs per range (seeds SEED, SEED+1, ...); without --cluster also the number of "
+                   "local worker processes. Default 1, or the cluster's worker count with --cluster.")
+@click.option("--cluster", default=None, metavar="tcp://HOST:PORT",
+              help="Run the tasks on this existing Dask scheduler instead of a local cluster.")
+@click.option("--seed", type=Integer(), default=0, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
+@click.option("--resume", is_flag=True, help="Start from the stored best for this key.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, workers, cluster, seed, db, resume,
+           as_json):
+    """Find the cheapest proved schedule for round ranges under uarch cost models (tasks on a Dask cluster).
+
+    Ctrl-C stops within about a second: the best result so far is proved, stored and printed (exit 130).
+    """
+    if all_uarchs == (uarch is not None):
+        raise click.UsageError("give exactly one of --uarch U and --all-uarchs")
+    ranges = list(STANDARD_RANGES) if rounds == "all" else [_parse_rounds(rounds)]
+    uarchs = model_names() if all_uarchs else [canonical_name(uarch)]
+    keys = [(u, arch, first, last) for u in uarchs for first, last in ranges]
+    # The console script (sha1opt.launcher) records Ctrl-C from the process's first moment in ctx.obj["stop"].
+    stop = (ctx.obj or {}).get("stop") or threading.Event()
+    old = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    t0 = time.monotonic()
+    tty = sys.stderr.isatty() and not as_json
+    done: set[int] = set()
+
+    def progress(e):
+        if e["event"] == "done":
+            done.add(e["key"])
+        if tty:
+            if len(keys) == 1:
+                frac, what = min(1.0, (time.monotonic() - t0) / time_limit), f"/{time_limit:.0f} s"
+            else:
+                frac, what = len(done) / len(keys), f" s  {len(done)}/{len(keys)} ranges done"
+            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+            u, _, f, l = keys[e["key"]]
+            click.echo(f"\r[{bar}] {time.monotonic() - t0:5.1f}{what}  {u} {f}-{l}: best {e['best']:.1f} cycles ",
+                       nl=False, err=True)
+
+    try:
+        reports = search_ranges(keys, time_limit=time_limit, workers=workers, cluster=cluster, seed=seed, db=db,
+                                resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
+                                progress=progress, reference=gcc_reference)
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if tty:
+            click.echo("", err=True)
+
+    if as_json:
+        out = [report_json(r) for r in reports]
+        click.echo(json.dumps(out[0] if len(out) == 1 else out, indent=1))
+    else:
+        click.echo("\n\n".join("\n".join(report_lines(r)) for r in reports))
+    if stop.is_set():
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_OK if all(r.proved for r in reports) else EXIT_FAIL)
+
+
+@click.command()
+@click.option("--uarch", required=True)
+@click.option("--rounds", default="40-44", show_default=True, help="Round range A-B within 0-79.")
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None)
+@click.option("--db", type=click.Path(dir_okay=False), default=None,
+              help="Results store (SQLite), opened read-only; must exist if given.")
+@click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
+def show(uarch, rounds, arch, db, png):
+    """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
+    first, last = _parse_rounds(rounds)
+    uarch = canonical_name(uarch)
+    arch = arch or default_arch(uarch)
+    real, where = best_known(uarch, arch, first, last, db)
+    sim = simulate(real.code, load_model(uarch))
+    click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {where}; {sim.cycles:.1f} cycles, bottleneck {sim.bottleneck}")
+    width = 30
+    click.echo(f"{'clk':>4} | " + " | ".join(f"{CHAIN_TITLES[c]:{width}s}" for c in CHAIN_TITLES))
+    for row in table(real, sim):
+        depth = max(1, *(len(v) for v in row.cells.values()))
+        for k in range(depth):
+            cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in CHAIN_TITLES]
+            click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
+    if png:
+        click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {sim.cycles:.0f} cycles')}")
