@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
 
+from tests.support.fuzz import EXIT_CODES, SCALE, Hang, fuzz, run_cli, time_limit  # noqa: F401
 from sha1opt.cli import main
 from sha1opt.emit.assembly import function_text
 from sha1opt.search.space.candidate import textbook
@@ -51,43 +52,14 @@ VARS = ("b", "c", "d")
 
 # --- budget and the CLI check (as in test_fuzz_cli.py; kept here so each file stands alone) ----------
 
-SCALE = float(os.environ.get("SHA1OPT_FUZZ_SCALE", "1"))   # > 1: more examples, randomized (by hand only)
-EXIT_CODES = {0, 1, 2, 3, 130}
 
 
-def fuzz(n: int):
-    return settings(max_examples=max(1, int(n * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
-class Hang(Exception):
-    pass
 
 
-@contextmanager
-def time_limit(seconds: float):
-    def fire(*_):
-        raise Hang(f"no answer within {seconds:.0f} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
-def run_cli(args: list[str], limit: float = 20.0):
-    with time_limit(limit):
-        r = CliRunner().invoke(main, args, catch_exceptions=True)
-    exc = r.exception
-    if exc is not None and not isinstance(exc, SystemExit):
-        pytest.fail(f"sha1opt {args!r} raised {type(exc).__name__}: {exc}\n" + "".join(traceback.format_exception(exc)))
-    assert r.exit_code in EXIT_CODES, (args, r.exit_code, r.output)
-    assert "Traceback" not in r.output, (args, r.output)
-    if currently_in_test_context():      # plain tests call this too: events are for @given runs only
-        event(f"exit {r.exit_code}")
-    return r
 
 
 # --- the expression grammar ----------------------------------------------------------------------
