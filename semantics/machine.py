@@ -4,7 +4,7 @@ One interpreter, three uses: over ``Z3Domain`` it is the symbolic semantics,
 over ``NumpyDomain`` it runs thousands of concrete states at once, over
 ``TermDomain`` it yields the IR formula of each register. Every instruction's
 meaning comes from ``x86.SEMANTICS`` and which operands feed it from
-``x86.arguments``; this module only moves operand values in and out.
+``x86.value_of``; this module only moves operand values in and out.
 
 Memory model (stated once): memory is 32-bit words in *regions* -- the stack,
 the input block, the state array -- addressed as ``(region, byte offset)``.
@@ -41,7 +41,7 @@ from typing import Callable, Iterable
 
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.vector import FORMS, lane_name, shape
-from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg, arguments, operand_kinds
+from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Operand, Reg, operand_kinds, value_of
 
 Location = tuple  # ("reg", name) | ("mem", region, offset)
 
@@ -193,17 +193,7 @@ class Machine:
             self.write(loc, ptr, ins)
             return loc, ptr
         loc = self.location(ops[-1], ins)
-        if sem.form == "lea":
-            m: Mem = ops[0]
-            base = self.read(m.base, ins) if m.base is not None else None
-            index = None
-            if m.index is not None:
-                index = self.read(m.index, ins)
-                if m.scale != 1:
-                    index = d.apply("shl", index, d.const(m.scale.bit_length() - 1))
-            value = sem.fn(d, base, index, d.const(m.disp & 0xFFFFFFFF))
-        else:
-            value = sem.fn(d, *(self.read(o, ins) for o in arguments(ins)))
+        value = value_of(ins, d, lambda o: self.read(o, ins))
         self.write(loc, value, ins)
         return loc, value
 

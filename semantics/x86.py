@@ -465,6 +465,27 @@ _ARGUMENTS: dict[str, tuple[int | None, ...]] = {
 }
 
 
+def value_of(ins: Instr, domain, read: Callable[[Operand], object]):
+    """The value ``ins`` writes to its destination, over ``domain``, with ``read(operand)`` giving inputs.
+
+    The one place that feeds a row's value function: every interpreter (``machine.Machine``,
+    the lifter's executor) supplies only how an operand is read. ``lea`` is fed
+    ``(base, index << log2(scale), disp)`` from its address; everything else ``arguments(ins)``.
+    Example: ``lea 4(%eax,%ebx,2), %ecx`` -> ``fn(d, eax, ebx << 1, 4)``.
+    """
+    sem = SEMANTICS[ins.mnemonic]
+    if sem.form == "lea":
+        m: Mem = ins.operands[0]
+        base = read(m.base) if m.base is not None else None
+        index = None
+        if m.index is not None:
+            index = read(m.index)
+            if m.scale != 1:
+                index = domain.apply("shl", index, domain.const(m.scale.bit_length() - 1))
+        return sem.fn(domain, base, index, domain.const(m.disp & 0xFFFFFFFF))
+    return sem.fn(domain, *(read(o) for o in arguments(ins)))
+
+
 def arguments(ins: Instr) -> tuple[Operand, ...]:
     """The operands ``SEMANTICS[ins.mnemonic].fn`` takes after the domain, in its argument order.
 

@@ -51,7 +51,7 @@ from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
 from sha1opt.semantics.lift.values import MASK32, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed
 from sha1opt.semantics.lift.values import memory_key as _split
-from sha1opt.semantics.x86 import CL, CONTROL, SEMANTICS, Imm, Mem, Reg, arguments
+from sha1opt.semantics.x86 import CL, CONTROL, SEMANTICS, Imm, Mem, Reg, value_of
 
 # Mnemonics the lifter models on counts and pointers only (not in the data table).
 _INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar")
@@ -389,17 +389,7 @@ class PathMachine(ControlFlow):
         if sem is None:
             raise Refused(d, f"{m} on data is not modelled")
         dom = self.domain
-        if sem.form == "lea":
-            mem: Mem = ops[0]
-            base = self.read_data(mem.base, d) if mem.base is not None else None
-            index = None
-            if mem.index is not None:
-                index = self.read_data(mem.index, d)
-                if mem.scale != 1:
-                    index = dom.apply("shl", index, dom.const(mem.scale.bit_length() - 1))
-            value = sem.fn(dom, base, index, dom.const(mem.disp & MASK32))
-        else:
-            value = sem.fn(dom, *(self.read_data(o, d) for o in arguments(d.ins)))
+        value = value_of(d.ins, dom, lambda o: self.read_data(o, d))
         dst = ops[-1]
         if isinstance(dst, Reg):
             self.set_reg(dst, value, d)

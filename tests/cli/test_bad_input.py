@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support.cli import one_line_error
 from sha1opt.cli import main
 from sha1opt.semantics import numerals
 from sha1opt.semantics.att import parse_text
@@ -36,15 +37,6 @@ def cli_process(*args: str) -> subprocess.CompletedProcess:
 def one_line_process_error(proc: subprocess.CompletedProcess, needle: str) -> None:
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and needle in proc.stderr, proc.stderr
-
-
-def one_line_error(r, *needles: str) -> None:
-    assert r.exit_code == 2, r.output
-    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
-    lines = [x for x in r.output.splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("sha1opt: error: "), r.output
-    for n in needles:
-        assert n in lines[0], r.output
 
 
 # --- item 5: option values ----------------------------------------------------------------------

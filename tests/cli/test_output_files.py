@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support.cli import one_line_error
 from sha1opt.cli import main
 from sha1opt.search import synth as cegis
 from sha1opt.semantics.datafiles import atomic_write, check_output, corpus_dir, output_dir
@@ -23,16 +24,6 @@ from sha1opt.semantics.errors import OutputError
 
 def run(*args: str):
     return CliRunner().invoke(main, list(args))
-
-
-def one_line_error(r, *needles: str) -> None:
-    """Exit 2, exactly one line on the output naming the problem, no traceback."""
-    assert r.exit_code == 2, r.output
-    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
-    lines = [x for x in r.output.splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("sha1opt: error: "), r.output
-    for n in needles:
-        assert n in lines[0], r.output
 
 
 @pytest.fixture

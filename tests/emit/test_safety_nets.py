@@ -19,6 +19,7 @@ import pytest
 import z3
 
 import sha1opt.emit.toolchain as toolchain
+from tests.support.rounds import ROUND_20, ROUND_20_INPUTS, ROUND_20_OUTPUTS
 from sha1opt.emit.assembly import SYMBOL, function_text
 from sha1opt.emit.export import export
 from sha1opt.emit.validate import validate
@@ -131,28 +132,6 @@ def test_reassembly_wrapper_leaves_an_honest_export_alone(tmp_path, monkeypatch)
 # check_program screens every cut and output on 64 random lanes first, then proves with Z3. A value that
 # is wrong on one input in 2**32 passes the screen; only the Z3 step stands between it and "proved".
 
-ROUND_20 = """
-    mov 68(%rsp), %esi     # W17
-    xor 48(%rsp), %esi     # ^ W12
-    xor 24(%rsp), %esi     # ^ W6
-    xor 16(%rsp), %esi     # ^ W4
-    rol $1, %esi
-    mov %esi, 80(%rsp)     # W20
-    add $0x6ed9eba1, %esi  # + K
-    add %ebp, %esi         # + e
-    mov %ebx, %edi
-    xor %ecx, %edi
-    xor %edx, %edi
-    add %edi, %esi         # + parity(b, c, d)
-    mov %eax, %edi
-    rol $5, %edi
-    add %edi, %esi         # + rol(a, 5): the new a
-    rol $30, %ebx
-"""
-ROUND_20_INPUTS = {"a": ("reg", "eax"), "b": ("reg", "ebx"), "c": ("reg", "ecx"), "d": ("reg", "edx"),
-                   "e": ("reg", "ebp"), **{f"W{j}": ("mem", "stack", 4 * j) for j in range(4, 20)}}
-ROUND_20_OUTPUTS = {"a": ("reg", "esi"), "b": ("reg", "eax"), "c": ("reg", "ebx"), "d": ("reg", "ecx"),
-                    "e": ("reg", "edx"), **{f"W{j}": ("mem", "stack", 4 * j) for j in range(5, 21)}}
 RARE = 0x13579BDF
 # %r8d = 1 exactly when d (in %edx) == RARE, else 0: wrong on one input in 2**32, never on a random lane.
 WHEN_D_IS_RARE = f"""

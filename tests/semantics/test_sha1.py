@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from tests.support.rounds import ROUND_20, ROUND_20_INPUTS, ROUND_20_OUTPUTS
 from sha1opt.emit.vectors import all_vectors
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.block import describe_failure, failing_round, prove_block
@@ -120,30 +121,6 @@ def test_range_spec_shapes(first, last):
     spec = range_spec(Builder(), first, last)
     assert sum(d.name.startswith("A") for d in spec.definitions) == last - first + 1
     assert {"a", "b", "c", "d", "e"} <= set(spec.outputs)
-
-
-ROUND_20 = """
-    mov 68(%rsp), %esi     # W17
-    xor 48(%rsp), %esi     # ^ W12
-    xor 24(%rsp), %esi     # ^ W6
-    xor 16(%rsp), %esi     # ^ W4
-    rol $1, %esi
-    mov %esi, 80(%rsp)     # W20
-    add $0x6ed9eba1, %esi  # + K
-    add %ebp, %esi         # + e
-    mov %ebx, %edi
-    xor %ecx, %edi
-    xor %edx, %edi
-    add %edi, %esi         # + parity(b, c, d)
-    mov %eax, %edi
-    rol $5, %edi
-    add %edi, %esi         # + rol(a, 5): the new a
-    rol $30, %ebx
-"""
-ROUND_20_INPUTS = {"a": ("reg", "eax"), "b": ("reg", "ebx"), "c": ("reg", "ecx"), "d": ("reg", "edx"),
-                   "e": ("reg", "ebp"), **{f"W{j}": ("mem", "stack", 4 * j) for j in range(4, 20)}}
-ROUND_20_OUTPUTS = {"a": ("reg", "esi"), "b": ("reg", "eax"), "c": ("reg", "ebx"), "d": ("reg", "ecx"),
-                    "e": ("reg", "edx"), **{f"W{j}": ("mem", "stack", 4 * j) for j in range(5, 21)}}
 
 
 def test_prove_block_proves_a_round_range():
