@@ -29,7 +29,6 @@ Usage: python bench/cost_fidelity_host.py [--pairs N]  (output: bench/results/co
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +42,7 @@ from sha1opt.emit.export import export
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
 from sha1opt.emit.timing import hosted_program, run_program
 from sha1opt.emit.toolchain import compile_text, csrc, run, which
+from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize, textbook
@@ -110,11 +110,9 @@ def main() -> int:
         assert ref.ok
         ref_text = ref.text
         codes: list[tuple[str, str | None, list, str | None, int]] = []   # name, text, items, mca text, bytes
-        dump = cost_fidelity.objdump_member()
-        for path in cost_fidelity.PATHS:
-            lines = cost_fidelity.loop_lines(dump, cost_fidelity.SYMBOL[path])
-            mca = "\n".join("\t" + ln.split(": ", 1)[1] for ln in lines if not re.match(r"L\w+: j", ln)) + "\n"
-            codes.append((f"OpenSSL {path}", None, cost_fidelity.items_of(lines), mca, cost_fidelity.BYTES[path]))
+        for path, trace in cost_fidelity.openssl_loops().items():
+            mca = "\n".join("\t" + d.text for d in trace if not d.mnemonic.startswith("j")) + "\n"
+            codes.append((f"OpenSSL {path}", None, cost_items(trace), mca, cost_fidelity.BYTES[path]))
         variants = [("gcc -O2 (unrolled C)", gcc_variant("x86_64")),
                     ("gcc -O1 (unrolled C)", gcc_variant("x86_64", ("-O1",))),
                     ("gcc -O2 -march=znver3 -mno-movbe", gcc_variant("x86_64", ("-march=znver3", "-mno-movbe"))),

@@ -27,7 +27,6 @@ simulated on each model.
 
 from __future__ import annotations
 
-import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -35,10 +34,9 @@ from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
-from sha1opt.semantics.listing import OPAQUE_KINDS, Opaque
-from sha1opt.semantics.x86 import SEMANTICS, Arch, Instr, Mem, Reg
+from sha1opt.semantics.x86 import Arch
+from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
@@ -149,27 +147,6 @@ class Analysis:
     @property
     def proved(self) -> bool:
         return self.proof.proved
-
-
-_OPERANDS = re.compile(r",\s*(?![^()]*\))")
-
-
-def cost_items(trace: Sequence[Decoded]) -> list:
-    """Decoded instructions as the simulator's items: table instructions as ``Instr``, the rest ``Opaque``."""
-    items = []
-    for d in trace:
-        ins = d.ins
-        plain = all(not isinstance(o, Mem) or o.base is not None for o in ins.operands)
-        if d.mnemonic in SEMANTICS and not d.problem and plain and all(
-                not isinstance(o, Reg) or o.width in (8, 32, 64) for o in ins.operands):
-            items.append(Instr(ins.mnemonic, ins.operands, d.line))
-            continue
-        parts = d.text.split(" ", 1)
-        ops = tuple(_OPERANDS.split(parts[1])) if len(parts) > 1 else ()
-        kind = OPAQUE_KINDS.get(d.mnemonic, "branch" if d.mnemonic in BRANCHES else
-                                ("move" if d.mnemonic.startswith("mov") else "nop"))
-        items.append(Opaque(parts[0], ops, d.line, kind))
-    return items
 
 
 def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = None, *, function: str | None = None,

@@ -6,6 +6,7 @@ What lives here:
   (``load_model``, ``model_names``, ``canonical_name``, ``UarchError``,
   ``derived_rthroughput``);
 * ``classes``: the instruction class an item is priced as (``classify``);
+* ``items``: decoded machine code (``semantics.lift``) as the simulator's items (``cost_items``);
 * ``decode``: per-instruction facts the engines need;
 * ``inorder`` / ``ooo``: the in-order and out-of-order engines, in stages;
 * ``attribution``: utilisation, bottleneck and critical-chain causes;

@@ -79,18 +79,28 @@ class Cfg:
         return back
 
     def loop_body(self, tail: int, head: int) -> set[int]:
+        """The natural loop of back edge ``tail -> head``: the blocks reachable from ``head`` that reach
+        ``tail`` without passing through ``head``. A self-loop (``tail == head``) is that one block; padding
+        that only falls through into the body (nops after a ``jmp``) is not reachable, so not in it."""
         preds: dict[int, list[int]] = {}
         for a, ss in self.succs.items():
             for s in ss:
                 preds.setdefault(s, []).append(a)
-        body, work = {head, tail}, [tail]
+        body, work = {head, tail}, ([tail] if tail != head else [])
         while work:
             n = work.pop()
             for p in preds.get(n, []):
                 if p not in body:
                     body.add(p)
                     work.append(p)
-        return body
+        seen, work = {head}, [head]
+        while work:
+            n = work.pop()
+            for s in self.succs.get(n, []):
+                if s in body and s not in seen:
+                    seen.add(s)
+                    work.append(s)
+        return seen
 
     def loop_heads(self) -> set[int]:
         loops: dict[int, set[int]] = {}

@@ -1,0 +1,66 @@
+"""Decoded machine code as the simulator's items: the one conversion from ``semantics.lift`` to the cost model.
+
+``cost_items(trace)`` turns the ``lift.decode.Decoded`` records of a loop
+iteration (``FunctionProof.loop_trace``, or the body of a CFG loop) into what
+``simulate`` prices: an instruction the table models, with plain operands
+(no rip/absolute memory, 8/32/64-bit registers), becomes an ``x86.Instr``;
+anything else an ``Opaque`` whose kind picks its cost class --
+
+* a vector or SHA-NI instruction (its mnemonic in ``classes.VECTOR_TABLE``,
+  an ``%xmm``/``%ymm``/``%zmm`` operand, or a ``v``-prefixed AVX mnemonic):
+  kind ``"vector"``, priced by ``classes.vector_class``;
+* a control/stack/compare mnemonic of ``listing.OPAQUE_KINDS``: that kind;
+  a conditional branch ``"branch"``; another ``mov*`` ``"move"``;
+* anything else (``cmovne``, ``setc``...): ``"opaque"``, the model's
+  conservative two-ALU-uop row (never free).
+
+Invariant: the items are in the order of ``trace``, one per record, each
+carrying the record's source line. Example: the records of ``paddd
+%xmm3, %xmm9; addl 0x30(%rsp), %ebp; jne 0xb0`` become ``Opaque("paddd",
+("%xmm3", "%xmm9"), 0, "vector")``, ``Instr("add", (Mem(rsp, 0x30), ebp))``
+and ``Opaque("jne", ("0xb0",), 0, "branch")``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from sha1opt.search.cost.classes import VECTOR_TABLE, Item
+from sha1opt.semantics.lift.decode import BRANCHES, Decoded
+from sha1opt.semantics.listing import OPAQUE_KINDS, Opaque
+from sha1opt.semantics.x86 import SEMANTICS, Instr, Mem, Reg
+
+_OPERANDS = re.compile(r",\s*(?![^()]*\))")
+_VREG = re.compile(r"%[xyz]mm\d")
+
+
+def _kind(mnemonic: str, word: str, operand_text: str) -> str:
+    if mnemonic in VECTOR_TABLE or _VREG.search(operand_text) or (mnemonic.startswith("v") and mnemonic != "verw"):
+        return "vector"
+    if mnemonic in OPAQUE_KINDS:
+        return OPAQUE_KINDS[mnemonic]
+    if mnemonic in BRANCHES:
+        return "branch"
+    if mnemonic.startswith("mov"):
+        return "move"
+    return "opaque"
+
+
+def cost_items(trace: Sequence[Decoded]) -> list[Item]:
+    """The simulator's items for ``trace`` (see the module docstring)."""
+    items: list[Item] = []
+    for d in trace:
+        ins = d.ins
+        plain = all(not isinstance(o, Mem) or o.base is not None for o in ins.operands)
+        if d.mnemonic in SEMANTICS and not d.problem and plain and all(
+                not isinstance(o, Reg) or o.width in (8, 32, 64) for o in ins.operands):
+            items.append(Instr(ins.mnemonic, ins.operands, d.line))
+            continue
+        parts = d.text.split(" ", 1)
+        rest = parts[1] if len(parts) > 1 else ""
+        ops = tuple(_OPERANDS.split(rest)) if rest else ()
+        kind = _kind(d.mnemonic, parts[0], rest)
+        # vector rows are keyed by the suffix-free mnemonic (capstone's Intel spelling)
+        items.append(Opaque(d.mnemonic if kind == "vector" else parts[0], ops, d.line, kind))
+    return items

@@ -1,0 +1,57 @@
+"""``search.cost.items.cost_items``: decoded machine code as the simulator's items (the one conversion).
+
+Rule (module docstring of ``search/cost/items.py``): a table instruction with plain operands is an
+``Instr``; a vector/SHA-NI instruction an ``Opaque`` of kind "vector" priced by ``VECTOR_TABLE``; a
+control/compare mnemonic its ``OPAQUE_KINDS`` kind; anything else kind "opaque" (never free).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sha1opt.emit.objfile import load_object
+from sha1opt.search.cost import classify, load_model
+from sha1opt.search.cost.items import cost_items
+from sha1opt.semantics.lift.decode import decode_function
+from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.x86 import Instr
+
+SNIPPET = """\
+\t.text
+\t.globl f
+\t.type f, @function
+f:
+\tpaddd %xmm3, %xmm9
+\taddl 0x30(%rsp), %ebp
+\tcmovne %r8, %rsi
+\tvpalignr $8, %ymm6, %ymm7, %ymm8
+\tsub $-128, %r9
+\tdecq %rdx
+\tjne f
+\tret
+\t.size f, .-f
+"""
+
+
+@pytest.fixture(scope="module")
+def items(tmp_path_factory):
+    d = tmp_path_factory.mktemp("items")
+    src = d / "f.s"
+    src.write_text(SNIPPET)
+    obj = load_object(src, d).obj
+    fn = decode_function(obj, obj.find_function("f"))
+    return cost_items([fn.instructions[a] for a in sorted(fn.instructions)])
+
+
+def test_each_decoded_instruction_becomes_the_item_its_kind_says(items):
+    kinds = [it.kind if isinstance(it, Opaque) else "instr" for it in items]
+    assert kinds == ["vector", "instr", "opaque", "vector", "instr", "counter", "branch", "return"]
+    skylake = load_model("skylake")
+    assert [classify(it, skylake) for it in items[:5]] == ["vec_alu", "add_rm", "opaque", "vec_shuffle", "add_rr"]
+
+
+def test_regression_sub_minus_128_is_the_table_sub_not_an_opaque_item(items):
+    """The objdump-text front end this replaced could not read ``sub $0xffffffffffffff80, %r9`` (OpenSSL's
+    AVX2 loop): it became an opaque 2-uop item that wrote no register, so r9's readers did not wait for it."""
+    sub = items[4]
+    assert isinstance(sub, Instr) and sub.mnemonic == "sub" and sub.operands[0].value == -128
