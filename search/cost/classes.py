@@ -219,4 +219,6 @@ def class_of(item: Item) -> str:
         return "andn_rm" if isinstance(ops[0], Mem) else "andn"
     if m == "rorx":
         return "rorx_rm" if isinstance(ops[1], Mem) else "rorx"
+    if m in ("shld", "shrd"):       # no double-shift row in the models yet: the conservative opaque row
+        return "opaque"
     raise UarchError(f"no cost class for {m}")  # unreachable: x86.SEMANTICS is closed

@@ -84,6 +84,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "replay": ({"name", "penalty", "min_latency", "source"}, set()),
     "register_reads": ({"name", "per_clock", "source"}, set()),
     "port_binding": ({"source"}, set()),
+    "scheduler": ({"name", "entries", "source"}, set()),
 }
 
 
@@ -146,6 +147,13 @@ class RegisterReads:
 
 
 @dataclass(frozen=True)
+class Scheduler:
+    name: str                   # how the cause is reported, e.g. "scheduler full"
+    entries: int                # fused uops allocated and not yet dispatched to a unit, at most
+    source: str
+
+
+@dataclass(frozen=True)
 class Rules:
     store_forward_latency: float
     store_forward_source: str
@@ -156,6 +164,7 @@ class Rules:
     replay: Replay | None = None
     register_reads: RegisterReads | None = None
     port_binding: str | None = None     # its source when compute uops are bound to a port at allocation
+    scheduler: Scheduler | None = None  # the reservation station's size (allocation waits for a free entry)
 
 
 @dataclass(frozen=True)
@@ -502,7 +511,15 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         if in_order:
             raise CorpusError(f"{fname}: rules.port_binding applies to out-of-order models only")
         binding = raw["port_binding"]["source"]
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding)
+    sched = None
+    if "scheduler" in raw:
+        r = raw["scheduler"]
+        if in_order:
+            raise CorpusError(f"{fname}: rules.scheduler applies to out-of-order models only")
+        sched = Scheduler(_string(r["name"], f"{fname}: rules.scheduler.name"),
+                          int(_number(r["entries"], f"{fname}: rules.scheduler.entries", integer=True, minimum=4)),
+                          r["source"])
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

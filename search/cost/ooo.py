@@ -25,6 +25,8 @@ tests/test_cost.py) take 30/4 clocks per iteration, bound by the front end.
 
 from __future__ import annotations
 
+from heapq import heappop, heappush
+
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
 from sha1opt.search.cost.decode import (ADDR, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
                                         WRITES, mem_key)
@@ -159,12 +161,102 @@ class FrontEnd:
         return new * tpc
 
 
+class ReservationStation:
+    """``rules.scheduler``: at most ``entries`` uops (unfused) allocated and not yet dispatched to a unit.
+
+    An instruction's uops take an entry each at allocation and give it back when dispatched; an
+    instruction that finds too few free is allocated at the clock enough of them free (the stall is
+    charged to the rule's name). An eliminated move takes none. Example (core2, 32 entries): behind
+    a load whose value comes late, 32 dependent uops fill the station and the next instruction is
+    allocated only when the first of them dispatches.
+    """
+
+    __slots__ = ("entries", "name", "tpc", "held")
+
+    def __init__(self, rule, tpc: int) -> None:
+        self.entries, self.name, self.tpc = rule.entries, rule.name, tpc
+        self.held: list[int] = []          # a heap: the dispatch tick of each occupied entry
+
+    def admit(self, i: int, n: int, k: int, alloc: int, front: FrontEnd, nodes: list | None) -> int:
+        """The allocation tick of instruction ``i`` (``n`` uops, ``k`` fused; the front end says ``alloc``)."""
+        held, entries = self.held, self.entries
+        while held and held[0] <= alloc:
+            heappop(held)
+        if len(held) + n <= entries:
+            return alloc
+        t = alloc
+        while len(held) + n > entries:
+            t = max(t, heappop(held))
+        tpc = self.tpc
+        new = -(-t // tpc)
+        while held and held[0] <= new * tpc:
+            heappop(held)
+        front.cycle, front.count = new, k
+        if nodes is not None:                     # attribution recorded (record=True)
+            at, pred, segs = nodes[2 * i + 1]
+            nodes[2 * i + 1] = (new * tpc, pred, segs + ((self.name, new * tpc - at),))
+        return new * tpc
+
+    def hold(self, dispatched: list[int]) -> None:
+        """One entry per uop, occupied until its dispatch tick."""
+        for t in dispatched:
+            heappush(self.held, t)
+
+
+class PortBinder:
+    """``rules.port_binding``: a compute uop's port is chosen when it is allocated, not when it is ready.
+
+    The choice (uiCA's model of Intel's allocator, measured on Sandy Bridge to Ice Lake): each
+    port counts the uops bound to it that are still in the scheduler (dispatched no earlier than
+    the previous clock); the uops allocated in one clock all see the counts as they stood before
+    that clock. The uop in an even issue slot of the clock (0, 2) takes the port with the lowest
+    count, the one in an odd slot (1, 3) the second lowest -- unless that is 3 or more above the
+    lowest; ties go to the later port in the model's list (uiCA: the higher port number). Example:
+    four independent adds allocated in one clock on core2 (p0|p1|p5, all counts 0) are bound
+    p5, p1, p5, p1 -- two ports for four uops, where a free choice at dispatch would use three.
+    """
+
+    __slots__ = ("tpc", "queued", "usage", "cycle")
+
+    def __init__(self, nunits: int, tpc: int) -> None:
+        self.tpc = tpc
+        self.queued: list[list[int]] = [[] for _ in range(nunits)]     # per unit: dispatch ticks (heaps)
+        self.usage = [0] * nunits
+        self.cycle = -1
+
+    def choose(self, alts: tuple, alloc: int, slot: int) -> int:
+        """The unit of ``alts`` a uop allocated at tick ``alloc`` in issue slot ``slot`` is bound to."""
+        c = alloc // self.tpc
+        if c != self.cycle:
+            limit = (c - 1) * self.tpc
+            for q in self.queued:
+                while q and q[0] < limit:
+                    heappop(q)
+            self.usage = [len(q) for q in self.queued]
+            self.cycle = c
+        usage = self.usage
+        best = alts[0]
+        for u in alts:
+            if usage[u] <= usage[best]:
+                best = u
+        if slot % 2 == 0 or len(alts) == 1:
+            return best
+        second = -1
+        for u in alts:
+            if u != best and (second < 0 or usage[u] <= usage[second]):
+                second = u
+        return best if usage[second] >= usage[best] + 3 else second
+
+    def record(self, u: int, t: int) -> None:
+        heappush(self.queued[u], t)
+
+
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name", "bind",
+    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
-                 "stores", "issue", "complete", "units_used", "nodes")
+                 "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
@@ -180,7 +272,8 @@ class Execute:
         self.stall_name = stall.name if stall else ""
         self.ports = Ports(len(model.units))
         self.place = self.ports.place
-        self.bind = model.rules.port_binding is not None
+        self.binder = PortBinder(len(model.units), tpc) if model.rules.port_binding is not None else None
+        self.slot = 0                            # the issue slot (0..width-1) of the instruction being run
         self.ready: dict[str, int] = {}          # register -> tick its value is ready
         self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
         self.producer: dict[str, int] = {}       # register -> index of its last writer
@@ -191,19 +284,7 @@ class Execute:
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
         self.nodes: list | None = [None] * (2 * n) if record else None
-
-    def bound_port(self, alts: tuple, alloc: int) -> tuple:
-        """``rules.port_binding``: the one unit of ``alts`` with the least work queued after ``alloc``
-        (busy ticks from the first tick it could start; ties to the less used unit), as Intel's
-        allocator binds a uop to a port when it enters the reservation station, before its inputs
-        are ready."""
-        occ, used, start = self.ports.occ, self.ports.used, alloc + self.tpc
-        best, load = alts[0], None
-        for u in alts:
-            q = (occ[u].count(1, start), used[u])
-            if load is None or q < load:
-                best, load = u, q
-        return (best,)
+        self.dispatched: list[int] = []          # the last run's uop dispatch ticks
 
     def run(self, i: int, d: tuple, alloc: int) -> tuple[int, int]:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
@@ -230,6 +311,7 @@ class Execute:
         first_d = -1
         std_d = 0
         cause = None
+        dispatched = self.dispatched = []
         if d[ELIM]:
             result = max(r_data, alloc)
             if nodes is not None:
@@ -258,13 +340,17 @@ class Execute:
                 else:
                     # lea computes from its address registers (no load uop to wait for them)
                     r0 = max(start, r_data, mem_ready, r_addr if mem_ready < 0 else 0)
-                    if self.bind and len(alts) > 1:      # rules.port_binding: the port is chosen at allocation
-                        alts = self.bound_port(alts, alloc)
+                    binder = self.binder
+                    if binder is not None:               # rules.port_binding: the port is chosen at allocation
+                        alts = (binder.choose(alts, alloc, self.slot),)
                     t, u = place(alts, r0, busy)
+                    if binder is not None:
+                        binder.record(u, t)
                     if t > comp_d:
                         comp_d, comp_wait, last_unit = t, t - r0, u
                 if first_d < 0 or t < first_d:
                     first_d = t
+                dispatched.append(t)
                 used_units.append(u)
 
             # -- what bound the result: memory data, register data, address, or allocation --
@@ -366,13 +452,14 @@ class Resume:
 
     STEP = 32
 
-    __slots__ = ("seq", "points", "trace", "slots", "owner")
+    __slots__ = ("seq", "points", "trace", "slots", "owner", "retired")
 
     def __init__(self) -> None:
         self.seq: list[tuple] = []
         self.points: list[tuple] = []      # (i, state before instruction i)
         self.trace: Trace | None = None
         self.slots: list[int] = []
+        self.retired: list[int] | None = None   # retire clock per instruction (rules.register_reads)
         self.owner: list[int] = []
 
     def shared(self, seq: list[tuple]) -> int:
@@ -384,15 +471,23 @@ class Resume:
         return i
 
 
-def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute) -> tuple:
-    return (i, front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
+def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,
+          rstate: list) -> tuple:
+    return (i, rstate[0], set(rstate[1]), front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
             [bytearray(o) for o in ex.ports.occ], list(ex.ports.used), dict(ex.ready), dict(ex.ready_addr),
-            dict(ex.producer), dict(ex.prod_lat), dict(ex.gen), dict(ex.stores))
+            dict(ex.producer), dict(ex.prod_lat), dict(ex.gen), dict(ex.stores), list(rs.held) if rs else None,
+            (ex.binder.cycle, list(ex.binder.usage), [list(q) for q in ex.binder.queued]) if ex.binder else None)
 
 
-def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute) -> int:
-    (i, front.cycle, front.count, rob.cycle, rob.count, nslots, occ, used, ready, ready_addr, producer, prod_lat,
-     gen, stores) = point
+def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute,
+             rs: ReservationStation | None, rstate: list) -> int:
+    (i, rcycle, rset, front.cycle, front.count, rob.cycle, rob.count, nslots, occ, used, ready, ready_addr, producer,
+     prod_lat, gen, stores, held, bound) = point
+    rstate[0], rstate[1] = rcycle, set(rset)
+    if rs is not None:
+        rs.held = list(held)
+    if ex.binder is not None:
+        ex.binder.cycle, ex.binder.usage, ex.binder.queued = bound[0], list(bound[1]), [list(q) for q in bound[2]]
     rob.slots, rob.owner = memo.slots[:nslots], memo.owner[:nslots]
     ex.ports.occ = [bytearray(o) for o in occ]
     ex.ports.used = list(used)
@@ -416,33 +511,41 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
     nodes = ex.nodes
     allocate, execute, retire = front.allocate, ex.run, rob.retire
     reads = model.rules.register_reads
-    if reads is not None:                          # the register-read stall (P6 / Core 2 / Nehalem): no resume
-        retired, state = [0] * len(seq), [-1, set()]
-        for i, d in enumerate(seq):
-            k = d[FE]
-            alloc = front.read_ports(i, k, d, allocate(i, k, rob, nodes), ex, retired, reads, state, nodes)
-            result, std_d = execute(i, d, alloc)
-            retire(i, k, result, std_d)
-            retired[i] = rob.cycle
-        return Trace(ex.issue, ex.complete, ex.units_used, nodes)
+    rs = ReservationStation(model.rules.scheduler, tpc) if model.rules.scheduler is not None else None
+    # the register-read stall (P6 / Core 2 / Nehalem): each instruction's retire clock, and the clock
+    # whose permanent-file reads are counted with those registers
+    retired = [0] * len(seq) if reads is not None else None
+    rstate: list = [-1, set()]
     start = 0
     points: list[tuple] = []
     if memo is not None and not record:
         shared = memo.shared(seq)
         points = [p for p in memo.points if p[0] <= shared]
         if points:
-            start = _restore(points[-1], memo, front, rob, ex)
-    allocate, execute, retire = front.allocate, ex.run, rob.retire
+            start = _restore(points[-1], memo, front, rob, ex, rs, rstate)
+            if retired is not None:
+                retired[:start] = memo.retired[:start]
+    read_ports = front.read_ports
     step = Resume.STEP
     for i in range(start, len(seq)):
         if memo is not None and not record and i % step == 0 and i > start:
-            points.append(_save(i, front, rob, ex))
+            points.append(_save(i, front, rob, ex, rs, rstate))
         d = seq[i]
         k = d[FE]
         alloc = allocate(i, k, rob, nodes)         # 1. dispatch
+        if rs is not None and not d[ELIM]:         # ... into free reservation-station entries
+            alloc = rs.admit(i, len(d[UOPS]), k, alloc, front, nodes)
+        if retired is not None:                    # ... reading at most so many retired registers per clock
+            alloc = read_ports(i, k, d, alloc, ex, retired, reads, rstate, nodes)
+        ex.slot = max(0, front.count - k)
         result, std_d = execute(i, d, alloc)       # 2. issue / execute / write back
+        if rs is not None:
+            rs.hold(ex.dispatched)
         retire(i, k, result, std_d)                # 3. retire
+        if retired is not None:
+            retired[i] = rob.cycle
     trace = Trace(ex.issue, ex.complete, ex.units_used, nodes)
     if memo is not None and not record:
         memo.seq, memo.points, memo.trace, memo.slots, memo.owner = seq, points, trace, rob.slots, rob.owner
+        memo.retired = retired
     return trace

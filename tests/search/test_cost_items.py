@@ -14,7 +14,7 @@ from sha1opt.search.cost import classify, load_model
 from sha1opt.search.cost.items import cost_items
 from sha1opt.semantics.lift.decode import decode_function
 from sha1opt.semantics.listing import Opaque
-from sha1opt.semantics.x86 import Instr
+from sha1opt.semantics.x86 import Imm, Instr, Reg
 
 SNIPPET = """\
 \t.text
@@ -55,3 +55,11 @@ def test_regression_sub_minus_128_is_the_table_sub_not_an_opaque_item(items):
     AVX2 loop): it became an opaque 2-uop item that wrote no register, so r9's readers did not wait for it."""
     sub = items[4]
     assert isinstance(sub, Instr) and sub.mnemonic == "sub" and sub.operands[0].value == -128
+
+
+def test_regression_shrd_is_priced_as_opaque_not_an_error():
+    """OpenSSL's AVX loop has ``shrd $2, %ebx, %ebx`` (a table instruction): ``class_of`` raised
+    "no cost class for shrd" once the lift front end made it an ``Instr``; the models have no double-shift
+    row, so it is the conservative opaque row (what the objdump-text front end gave it)."""
+    ins = Instr("shrd", (Imm(2), Reg("ebx", 32), Reg("ebx", 32)))
+    assert classify(ins, load_model("zen5")) == "opaque"

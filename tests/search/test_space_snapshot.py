@@ -88,7 +88,8 @@ if __name__ == "__main__":
     DATA.write_text(json.dumps({u: snapshot(u) for u in model_names()}, indent=0, sort_keys=True) + "\n")
 
 
-@pytest.mark.parametrize("uarch", ["p4", "zen3", "core2", "skylake", "zen5"])  # port binding on core2/skylake
+# port binding and the reservation station on core2/nehalem/skylake, register reads on p6/core2/nehalem
+@pytest.mark.parametrize("uarch", ["p4", "zen3", "core2", "nehalem", "p6", "skylake", "zen5"])
 def test_resumed_runs_equal_runs_from_the_start(uarch):
     # The out-of-order engine resumes where the code first differs from the last run's
     # (search annealing moves): every cycle count equals a fresh simulator's.

@@ -302,3 +302,14 @@ def test_loader_refuses_sha_rows_without_sha(corpus):
     _edit(corpus / "zen3.toml", '"avx2", "sha"]', '"avx2"]')
     with pytest.raises(CorpusError, match="classes.sha1"):
         load_model("zen3")
+
+
+def test_loader_refuses_a_scheduler_on_an_in_order_model_or_below_four_entries(corpus):
+    """rules.scheduler (the reservation station's size) is an out-of-order rule with at least 4 entries."""
+    rule = '\n[rules.scheduler]\nname = "scheduler full"\nentries = 16\nsource = "s"\n'
+    (corpus / "atom.toml").write_text((corpus / "atom.toml").read_text() + rule)
+    with pytest.raises(CorpusError, match="rules.scheduler applies to out-of-order models only"):
+        load_model("atom")
+    _edit(corpus / "core2.toml", "entries = 32\n", "entries = 2\n")
+    with pytest.raises(CorpusError, match="rules.scheduler.entries: must be >= 4"):
+        load_model("core2")
