@@ -5,7 +5,12 @@ Per instruction, in program order:
 1. dispatch (``FrontEnd.allocate``): the front end allocates ``issue_width``
    fused uops per clock into a ``window``-entry reorder buffer; an
    instruction's uops may straddle two clocks, it is allocated when its last
-   one is, and it waits while the buffer is full;
+   one is, and it waits while the buffer is full -- and, with
+   ``rules.scheduler``, while the reservation station has no free entry for
+   its uops (``ReservationStation``), and with ``rules.register_reads``
+   while the register file's read ports are taken (``FrontEnd.read_ports``);
+   with ``rules.port_binding`` each compute uop's port is chosen here, by
+   issue slot (``PortBinder``);
 2. execute (``Execute.run``): each uop is placed, at the first tick its
    inputs are ready, on the least-used free unit among its alternatives
    (``Ports.place``); registers are renamed (only true dependencies count),

@@ -53,7 +53,9 @@ def notable(m: Model) -> list[str]:
     if r.register_reads:
         out.append(f"{r.register_reads.name}: at most {r.register_reads.per_clock} retired registers read per clock")
     if r.port_binding:
-        out.append("port binding: a uop's port is chosen when it is allocated, not when it is ready")
+        out.append("port binding: a uop's port is chosen when it is allocated (by issue slot), not when it is ready")
+    if r.scheduler:
+        out.append(f"{r.scheduler.name}: at most {r.scheduler.entries} uops wait in the reservation station")
     out.append(f"store forwarding: {r.store_forward_latency:g} clk")
     dbl = [u.name for u in m.units if u.speed == 2]
     if dbl:
