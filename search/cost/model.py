@@ -80,7 +80,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "store_forwarding": ({"latency", "source"}, set()),
     "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
-    "move_elimination": ({"classes", "source"}, set()),
+    "move_elimination": ({"classes", "source"}, {"slots"}),
     "replay": ({"name", "penalty", "min_latency", "source"}, set()),
     "register_reads": ({"name", "per_clock", "source"}, set()),
     "port_binding": ({"source"}, set()),
@@ -165,6 +165,7 @@ class Rules:
     register_reads: RegisterReads | None = None
     port_binding: str | None = None     # its source when compute uops are bound to a port at allocation
     scheduler: Scheduler | None = None  # the reservation station's size (allocation waits for a free entry)
+    move_elimination_slots: int | None = None   # moves eliminated per two rename clocks, less live aliases
 
 
 @dataclass(frozen=True)
@@ -485,6 +486,7 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         pairing = Pairing(r["ordered"], r["lockstep"], r["no_disp_and_imm"], r["source"])
     elim: frozenset[str] = frozenset()
     elim_src = ""
+    elim_slots = None
     if "move_elimination" in raw:
         r = raw["move_elimination"]
         if not isinstance(r["classes"], list) or not all(c in ("mov_rr", "vec_mov") for c in r["classes"]):
@@ -492,6 +494,8 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         if not set(r["classes"]) <= class_names:
             raise CorpusError(f"{fname}: rules.move_elimination.classes names a class the model has no row for")
         elim, elim_src = frozenset(r["classes"]), r["source"]
+        if "slots" in r:
+            elim_slots = int(_number(r["slots"], f"{fname}: rules.move_elimination.slots", integer=True, minimum=1))
     if "replay" in raw:
         r = raw["replay"]
         replay = Replay(_string(r["name"], f"{fname}: rules.replay.name"), float(_number(r["penalty"], f"{fname}: rules.replay.penalty")),
@@ -519,7 +523,7 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         sched = Scheduler(_string(r["name"], f"{fname}: rules.scheduler.name"),
                           int(_number(r["entries"], f"{fname}: rules.scheduler.entries", integer=True, minimum=4)),
                           r["source"])
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched)
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

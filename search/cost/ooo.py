@@ -30,8 +30,7 @@ tests/test_cost.py) take 30/4 clocks per iteration, bound by the front end.
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
-
+from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
 from sha1opt.search.cost.decode import (ADDR, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
                                         WRITES, mem_key)
@@ -164,96 +163,6 @@ class FrontEnd:
             t, pred, segs = nodes[2 * i + 1]
             nodes[2 * i + 1] = (new * tpc, pred, segs + ((rule.name, new * tpc - t),))
         return new * tpc
-
-
-class ReservationStation:
-    """``rules.scheduler``: at most ``entries`` uops (unfused) allocated and not yet dispatched to a unit.
-
-    An instruction's uops take an entry each at allocation and give it back when dispatched; an
-    instruction that finds too few free is allocated at the clock enough of them free (the stall is
-    charged to the rule's name). An eliminated move takes none. Example (core2, 32 entries): behind
-    a load whose value comes late, 32 dependent uops fill the station and the next instruction is
-    allocated only when the first of them dispatches.
-    """
-
-    __slots__ = ("entries", "name", "tpc", "held")
-
-    def __init__(self, rule, tpc: int) -> None:
-        self.entries, self.name, self.tpc = rule.entries, rule.name, tpc
-        self.held: list[int] = []          # a heap: the dispatch tick of each occupied entry
-
-    def admit(self, i: int, n: int, k: int, alloc: int, front: FrontEnd, nodes: list | None) -> int:
-        """The allocation tick of instruction ``i`` (``n`` uops, ``k`` fused; the front end says ``alloc``)."""
-        held, entries = self.held, self.entries
-        while held and held[0] <= alloc:
-            heappop(held)
-        if len(held) + n <= entries:
-            return alloc
-        t = alloc
-        while len(held) + n > entries:
-            t = max(t, heappop(held))
-        tpc = self.tpc
-        new = -(-t // tpc)
-        while held and held[0] <= new * tpc:
-            heappop(held)
-        front.cycle, front.count = new, k
-        if nodes is not None:                     # attribution recorded (record=True)
-            at, pred, segs = nodes[2 * i + 1]
-            nodes[2 * i + 1] = (new * tpc, pred, segs + ((self.name, new * tpc - at),))
-        return new * tpc
-
-    def hold(self, dispatched: list[int]) -> None:
-        """One entry per uop, occupied until its dispatch tick."""
-        for t in dispatched:
-            heappush(self.held, t)
-
-
-class PortBinder:
-    """``rules.port_binding``: a compute uop's port is chosen when it is allocated, not when it is ready.
-
-    The choice (uiCA's model of Intel's allocator, measured on Sandy Bridge to Ice Lake): each
-    port counts the uops bound to it that are still in the scheduler (dispatched no earlier than
-    the previous clock); the uops allocated in one clock all see the counts as they stood before
-    that clock. The uop in an even issue slot of the clock (0, 2) takes the port with the lowest
-    count, the one in an odd slot (1, 3) the second lowest -- unless that is 3 or more above the
-    lowest; ties go to the later port in the model's list (uiCA: the higher port number). Example:
-    four independent adds allocated in one clock on core2 (p0|p1|p5, all counts 0) are bound
-    p5, p1, p5, p1 -- two ports for four uops, where a free choice at dispatch would use three.
-    """
-
-    __slots__ = ("tpc", "queued", "usage", "cycle")
-
-    def __init__(self, nunits: int, tpc: int) -> None:
-        self.tpc = tpc
-        self.queued: list[list[int]] = [[] for _ in range(nunits)]     # per unit: dispatch ticks (heaps)
-        self.usage = [0] * nunits
-        self.cycle = -1
-
-    def choose(self, alts: tuple, alloc: int, slot: int) -> int:
-        """The unit of ``alts`` a uop allocated at tick ``alloc`` in issue slot ``slot`` is bound to."""
-        c = alloc // self.tpc
-        if c != self.cycle:
-            limit = (c - 1) * self.tpc
-            for q in self.queued:
-                while q and q[0] < limit:
-                    heappop(q)
-            self.usage = [len(q) for q in self.queued]
-            self.cycle = c
-        usage = self.usage
-        best = alts[0]
-        for u in alts:
-            if usage[u] <= usage[best]:
-                best = u
-        if slot % 2 == 0 or len(alts) == 1:
-            return best
-        second = -1
-        for u in alts:
-            if u != best and (second < 0 or usage[u] <= usage[second]):
-                second = u
-        return best if usage[second] >= usage[best] + 3 else second
-
-    def record(self, u: int, t: int) -> None:
-        heappush(self.queued[u], t)
 
 
 class Execute:
@@ -477,22 +386,24 @@ class Resume:
 
 
 def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,
-          rstate: list) -> tuple:
+          rstate: list, mover: MoveEliminator | None) -> tuple:
     return (i, rstate[0], set(rstate[1]), front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
             [bytearray(o) for o in ex.ports.occ], list(ex.ports.used), dict(ex.ready), dict(ex.ready_addr),
-            dict(ex.producer), dict(ex.prod_lat), dict(ex.gen), dict(ex.stores), list(rs.held) if rs else None,
-            (ex.binder.cycle, list(ex.binder.usage), [list(q) for q in ex.binder.queued]) if ex.binder else None)
+            dict(ex.producer), dict(ex.prod_lat), dict(ex.gen), dict(ex.stores), rs.state() if rs else None,
+            ex.binder.state() if ex.binder else None, mover.state() if mover else None)
 
 
 def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute,
-             rs: ReservationStation | None, rstate: list) -> int:
+             rs: ReservationStation | None, rstate: list, mover: MoveEliminator | None) -> int:
     (i, rcycle, rset, front.cycle, front.count, rob.cycle, rob.count, nslots, occ, used, ready, ready_addr, producer,
-     prod_lat, gen, stores, held, bound) = point
+     prod_lat, gen, stores, held, bound, moves) = point
     rstate[0], rstate[1] = rcycle, set(rset)
     if rs is not None:
-        rs.held = list(held)
+        rs.restore(held)
     if ex.binder is not None:
-        ex.binder.cycle, ex.binder.usage, ex.binder.queued = bound[0], list(bound[1]), [list(q) for q in bound[2]]
+        ex.binder.restore(bound)
+    if mover is not None:
+        mover.restore(moves)
     rob.slots, rob.owner = memo.slots[:nslots], memo.owner[:nslots]
     ex.ports.occ = [bytearray(o) for o in occ]
     ex.ports.used = list(used)
@@ -501,6 +412,30 @@ def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex
     old = memo.trace
     ex.issue[:i], ex.complete[:i], ex.units_used[:i] = old.issue[:i], old.complete[:i], old.units[:i]
     return i
+
+
+_EXECUTED: dict[int, tuple] = {}     # id(decoded move) -> (the move, the same move not eliminated)
+
+
+def _renamed(d: tuple, mover: MoveEliminator, clock: int) -> tuple:
+    """``d`` as renamed in ``clock``: a move the renamer has no room to eliminate runs as an ALU move."""
+    if not d[ELIM]:
+        if clock != mover.clock:
+            mover.tick(clock)
+        if mover.group:
+            mover.overwrite(d[WRITES])
+        return d
+    vector = d[DATA][0].startswith("v")
+    if mover.allowed(clock, vector):
+        mover.eliminate(d[DATA][0], d[WRITES][0], vector)
+        return d
+    e = _EXECUTED.get(id(d))
+    if e is None or e[0] is not d:
+        if len(_EXECUTED) > 4096:
+            _EXECUTED.clear()
+        e = _EXECUTED[id(d)] = (d, d[:ELIM] + (False,) + d[ELIM + 1:])
+    mover.overwrite(d[WRITES])
+    return e[1]
 
 
 def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: Resume | None = None) -> Trace:
@@ -517,6 +452,8 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
     allocate, execute, retire = front.allocate, ex.run, rob.retire
     reads = model.rules.register_reads
     rs = ReservationStation(model.rules.scheduler, tpc) if model.rules.scheduler is not None else None
+    slots = model.rules.move_elimination_slots
+    mover = MoveEliminator(slots) if slots is not None else None
     # the register-read stall (P6 / Core 2 / Nehalem): each instruction's retire clock, and the clock
     # whose permanent-file reads are counted with those registers
     retired = [0] * len(seq) if reads is not None else None
@@ -527,17 +464,19 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
         shared = memo.shared(seq)
         points = [p for p in memo.points if p[0] <= shared]
         if points:
-            start = _restore(points[-1], memo, front, rob, ex, rs, rstate)
+            start = _restore(points[-1], memo, front, rob, ex, rs, rstate, mover)
             if retired is not None:
                 retired[:start] = memo.retired[:start]
     read_ports = front.read_ports
     step = Resume.STEP
     for i in range(start, len(seq)):
         if memo is not None and not record and i % step == 0 and i > start:
-            points.append(_save(i, front, rob, ex, rs, rstate))
+            points.append(_save(i, front, rob, ex, rs, rstate, mover))
         d = seq[i]
         k = d[FE]
         alloc = allocate(i, k, rob, nodes)         # 1. dispatch
+        if mover is not None:                      # ... eliminating a move only while the renamer has room
+            d = _renamed(d, mover, front.cycle)
         if rs is not None and not d[ELIM]:         # ... into free reservation-station entries
             alloc = rs.admit(i, len(d[UOPS]), k, alloc, front, nodes)
         if retired is not None:                    # ... reading at most so many retired registers per clock

@@ -313,3 +313,10 @@ def test_loader_refuses_a_scheduler_on_an_in_order_model_or_below_four_entries(c
     _edit(corpus / "core2.toml", "entries = 32\n", "entries = 2\n")
     with pytest.raises(CorpusError, match="rules.scheduler.entries: must be >= 4"):
         load_model("core2")
+
+
+def test_loader_refuses_move_elimination_without_a_slot(corpus):
+    """rules.move_elimination.slots (the renamer's room, uiCA) is at least one move."""
+    _edit(corpus / "skylake.toml", "slots = 4\n", "slots = 0\n")
+    with pytest.raises(CorpusError, match="rules.move_elimination.slots: must be >= 1"):
+        load_model("skylake")

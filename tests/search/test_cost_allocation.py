@@ -1,4 +1,5 @@
-"""The out-of-order scheduler rules of issue 10: the reservation station's size and ports bound at allocation.
+"""The out-of-order allocation rules of issue 10 (``search/cost/allocation.py``): the reservation station's size,
+ports bound at allocation, and the renamer's room for eliminating moves.
 
 Each test states the rule, its source (the ``source`` of the TOML row) and a case where the
 rule alone changes the schedule (the same model without the rule is the control).
@@ -60,3 +61,31 @@ def test_port_binding_loses_clocks_on_a_port_bound_round(uarch, bound, free):
     assert simulate(items, m, loop=True).cycles == pytest.approx(bound, abs=1e-3)
     assert simulate(items, without(m, "port_binding"), loop=True).cycles == pytest.approx(free, abs=1e-3)
 
+
+
+# uiCA (Renamer.cycle; microArchConfigs.py SKL): 4 GPR move-elimination slots per two rename clocks,
+# less the alias groups still alive two clocks before.
+EIGHT_MOVES = "\n".join(f"movl %{a}, %{b}" for a, b in [("eax", "ebx"), ("ecx", "edx"), ("esi", "edi"), ("r8d", "r9d"),
+                                                         ("r10d", "r11d"), ("r12d", "r13d"), ("r14d", "r15d"),
+                                                         ("ebp", "eax")])
+MOVE_CHAIN = ("movl %eax, %ebx\naddl %ebx, %eax\nmovl %eax, %ecx\naddl %ecx, %eax\n"
+              "movl %eax, %edx\naddl %edx, %eax\nmovl %eax, %esi\naddl %esi, %eax")
+
+
+def test_renamer_eliminates_at_most_four_moves_per_two_clocks():
+    """uiCA, Skylake: eight independent moves in two rename clocks -- the first four are eliminated,
+    the next four (no slot left in clock 1; four alias groups alive in clock 0 for clock 2) run on
+    ALU ports."""
+    s = simulate(parse_text(EIGHT_MOVES, "x86_64"), load_model("skylake"))
+    units = [slot.unit for slot in s.timeline]
+    assert units[:4] == ["eliminated"] * 4 and "eliminated" not in units[4:]
+
+
+def test_a_move_not_eliminated_costs_its_latency():
+    """The same rule on a chain through moves: where the renamer has no slot the move is a 1-clock
+    ALU op on the chain (5.33 clocks per iteration instead of 4 with unlimited elimination)."""
+    m = load_model("skylake")
+    items = parse_text(MOVE_CHAIN, "x86_64")
+    assert m.rules.move_elimination_slots == 4
+    assert simulate(items, m, loop=True).cycles == pytest.approx(5.3333, abs=1e-3)
+    assert simulate(items, without(m, "move_elimination_slots"), loop=True).cycles == 4.0
