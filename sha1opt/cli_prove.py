@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
 from sha1opt.analyze import prove_object
 from sha1opt.cli_types import Seconds, TextSource
 from sha1opt.semantics import identities
-from sha1opt.semantics.att import parse_file
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs, prove_program
+from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs
+from sha1opt.snippet import prove_snippet
 from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, _fail
 
 
@@ -63,7 +62,7 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.command()
 @click.argument("exprs", nargs=-1)
 @click.option("--corpus", "use_corpus", is_flag=True, help="Prove every identity in the rewrite corpus.")
-@click.option("--asm", "asm_file", type=TextSource(), help="AT&T straight-line code to prove.")
+@click.option("--asm", "asm_file", type=TextSource(), help="Straight-line code (.s/.S, assembled; the machine code is proved).")
 @click.option("--out", "out_reg", help="With --asm: the register holding the result (e.g. eax).")
 @click.option("--expr", help="With --asm: the formula the result must equal.")
 @click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")
@@ -103,8 +102,8 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_b
     if asm_file is not None:
         if not out_reg or not expr:
             raise click.UsageError("--asm needs --out REG and --expr EXPR")
-        outcome = prove_program(parse_file(asm_file, arch), out_reg.lstrip("%").lower(), expr,
-                                _parse_map(mapping), timeout)
+        outcome = prove_snippet(asm_file, out_reg.lstrip("%").lower(), expr, _parse_map(mapping), arch=arch,
+                                timeout=timeout)
         names = (f"%{out_reg.lstrip('%')}", "expr")
     else:
         if len(exprs) != 2:

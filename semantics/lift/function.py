@@ -40,6 +40,7 @@ from typing import Literal
 
 import z3
 
+from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
@@ -437,6 +438,10 @@ def _verify_step(ctx: _Ctx, template: dict, kabs, target: dict, subst, section: 
     tk = materialize(template, section, head, tdom, ir, im, fresh)
     tk.cond = list(cond0) + [z3.ULT(kabs, ctx.n), z3.ULT(k, ctx.bv(1 << (ctx.bits - 8)))]
     block = _block_offset(template, ctx)
+    if not ctx.implies([], block == ctx.bv(64) * kabs):
+        # The spec's block k is whatever the data reads are relative to: it must be data + 64*k.
+        return ("counterexample", f"block k is read at data+{z3.simplify(block)}, not data+64*k: the loop does not "
+                "advance the data pointer by one block per iteration"), []
 
     def machine_k(st: State) -> PathMachine:
         return PathMachine(ctx.program, tdom, ir, im, st, bits=ctx.bits, block=block, axioms=ctx.axioms,
@@ -574,7 +579,7 @@ def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: l
         machines.append(pm)
         return pm
 
-    res = check_program(trace, spec, inputs, outputs, prover, machine=factory)
+    res = first = check_program(trace, spec, inputs, outputs, prover, machine=factory)
     for _ in range(8):
         # A compiler may fold a round's new a into the feed-forward sum (gcc: h0 + A80 reassociated,
         # clang: h1 + (A79 - K) + K): the cut symbol then stands for a value the output is not built
@@ -592,10 +597,9 @@ def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: l
         machines.clear()
         res = check_program(trace, spec, inputs, outputs, prover, machine=factory)
     if not res.ok:
-        where = f" at {res.failure.describe()}" if res.failure else ""
-        miss = f"; first value never computed: {res.missing}" if res.missing else ""
+        # The first check (all cuts) names the first round never computed and its counterexample.
         kind = "counterexample" if isinstance(res.outcome, Counterexample) else "unknown"
-        return (kind, f"the iteration does not compute compress(H, block){where}{miss}"), 0
+        return (kind, f"the iteration does not compute compress(H, block): {describe_failure(first)}"), 0
     # registers that held H_k at the head must hold H_{k+1} again
     m_t = machines[-1]
     for loc, (tv, _) in (target if target is not None else template).items():
