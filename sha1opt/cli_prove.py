@@ -16,6 +16,7 @@ from sha1opt.analyze import prove_object
 from sha1opt.cli_types import Seconds, TextSource
 from sha1opt.semantics import identities
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs
 from sha1opt.snippet import prove_snippet
 from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, _fail
@@ -71,14 +72,17 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.option("--function", default=None, help="With --object: default sha1_block_data_order, else the only global function.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
 @click.option("--member", default=None, help="With --object on a .a: the member.")
+@click.option("--interface", default=None,
+              help="With --object: the arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
+                   "(default: blocks = (state, data, nblocks)).")
 @click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
               help="With --object: the contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="--asm: default x86_64; --object text: default guessed.")
 @click.option("--timeout", type=Seconds(0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_blocks, out_reg, expr, mapping, arch,
-          timeout, as_json):
+def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, interface, min_blocks, out_reg, expr,
+          mapping, arch, timeout, as_json):
     """Prove EXPR1 == EXPR2 for all 32-bit inputs, the corpus, or code against a formula.
 
     \b
@@ -86,13 +90,16 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_b
     sha1opt prove --corpus
     sha1opt prove --asm f3.s --out eax --expr "(b&c)|(d&(b|c))" --map b=ebx,c=ecx,d=edx
     sha1opt prove --object libcrypto.a --member libcrypto-lib-sha1-x86_64.o
+    sha1opt prove --object sha1.o --interface "sha_transform(state, data, workspace[80])"
     """
 
     modes = sum([bool(exprs), use_corpus, asm_file is not None, object_file is not None])
     if modes != 1:
         raise click.UsageError("give EXPR1 EXPR2, or --corpus, or --asm FILE, or --object FILE")
+    if interface is not None and object_file is None:
+        raise click.UsageError("--interface goes with --object")
     if object_file is not None:
-        _prove_object(object_file, function, abi, member, min_blocks, arch, as_json)
+        _prove_object(object_file, function, abi, member, interface, min_blocks, arch, as_json)
         return
     arch = arch or "x86_64"
     if use_corpus:
@@ -114,9 +121,11 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_b
     sys.exit(_exit_code(outcome))
 
 
-def _prove_object(path, function, abi, member, min_blocks, arch, as_json) -> None:
+def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_json) -> None:
     try:
-        res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks)
+        declared = parse_interface(interface) if interface is not None else None
+        res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks,
+                           interface=declared)
     except Sha1optError as e:
         _fail(str(e))
     code = {"proved": EXIT_OK, "counterexample": EXIT_FAIL, "refused": EXIT_USAGE}.get(res.outcome, EXIT_UNKNOWN)
