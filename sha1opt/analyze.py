@@ -98,9 +98,9 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
 
     ``interface`` (``lift.interface.parse_interface``) declares the arguments
     when they are not ``(state, data, nblocks)``, e.g. a one-block function
-    with a workspace; its name, if any, is the function. The native harness
-    calls ``f(state, data, nblocks)``, so a function with another interface
-    is not run: a failed proof of it is "unknown", never a counterexample.
+    with a workspace; its name, if any, is the function. A failed proof of
+    such a function is confirmed natively through ``emit.adapter`` (called
+    once per block, the workspace in the adapter's ``.bss``).
     """
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
@@ -117,11 +117,6 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if function and interface.name and function != interface.name:
         raise LiftRefusal(f"--function {function} and the interface's function {interface.name} differ")
     function = function or interface.name
-    if interface.roles != DEFAULT.roles and native:
-        native = False
-        why_not = f"the native harness calls f(state, data, nblocks), not the declared {interface}"
-    else:
-        why_not = "native runs off"
     proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0))
     findings = proof.findings
     if min_blocks is None and findings and not interface.one_block:
@@ -136,14 +131,15 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         # a path that failed outright is still run natively (undefined data symbols are zero there)
         found = None
         if native and any(p.outcome in ("counterexample", "unknown") for p in proof.paths):
-            found = confirm(uo, proof.function, proof.contract.min_blocks, work)
+            found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface)
         outcome = "counterexample" if isinstance(found, Finding) else "refused"
         return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings,
                            time.perf_counter() - t0)
     if proof.proved:
         return ObjectProof(uo.source, proof.function, uo.arch, "proved", proof, None, findings,
                            time.perf_counter() - t0)
-    found = confirm(uo, proof.function, proof.contract.min_blocks, work) if native else Unavailable(why_not)
+    found = (confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface) if native
+             else Unavailable("native runs off"))
     outcome = "counterexample" if isinstance(found, Finding) else "unknown"
     return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)
 
