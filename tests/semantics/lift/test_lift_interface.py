@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sha1opt.analyze import LiftRefusal, prove_object
 from sha1opt.emit.assembly import function_text
@@ -124,3 +126,15 @@ def test_block_function_under_a_one_block_interface_is_refused(tmp_path):
     src.write_text(function_text(textbook("x86_64")))
     with pytest.raises(LiftRefusal, match="branch depends on data flags"):
         prove_object(src, interface=parse_interface("one-block"))
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.text(alphabet="()[],  stadenblockwrpf0123456789-_x", max_size=60) | st.text(max_size=30))
+def test_fuzz_interface_text_is_an_interface_or_one_line_parse_error(text):
+    try:
+        itf = parse_interface(text)
+    except ParseError as e:
+        assert str(e).startswith("--interface: ") and "\n" not in str(e)
+        return
+    assert {"state", "data"} <= set(itf.roles) and len(set(itf.roles)) == len(itf.roles)
+    assert parse_interface(str(itf)).roles == itf.roles                   # printed back, it reads the same
