@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import struct
 import time
 from dataclasses import dataclass, field
@@ -212,9 +213,10 @@ def _timed(v: Validation, name: str, fn) -> bool:
 def proof_detail(proof: FunctionProof) -> tuple[bool, str]:
     """(proved, one line): every path and what it proved, or the first path that did not prove and why."""
     if proof.proved:
-        paths = "; ".join(f"{p.name}: {p.detail}" for p in proof.paths)
+        cuts = sum(int(m) for p in proof.paths for m in re.findall(r"(\d+) cuts", p.detail))
         return True, (f"machine code = SHA-1 compression for every nblocks >= {proof.contract.min_blocks} "
-                      f"(whole function, {len(proof.paths)} paths: {paths})")
+                      f"(whole function: {', '.join(p.name for p in proof.paths)}; loop invariant, exits, "
+                      f"callee-saved registers and stack pointer; {cuts} cuts)")
     bad = next((p for p in proof.paths if p.outcome != "proved"), None)
     if bad is None:
         return False, "no path of the function was found (not a proof)"

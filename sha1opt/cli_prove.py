@@ -1,4 +1,4 @@
-"""``sha1opt prove``: formulas, the rewrite corpus, straight-line code, and whole functions from machine code.
+"""``sha1opt prove``: formulas, the rewrite corpus, and machine code -- straight-line snippets and whole functions.
 
 Click commands, not attached to a group: ``cli.main`` loads this module only when one of
 its commands runs (so ``sha1opt prove`` does not import the search). Each parses its
