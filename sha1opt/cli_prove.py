@@ -124,6 +124,8 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, inter
 def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_json) -> None:
     try:
         declared = parse_interface(interface) if interface is not None else None
+        if declared is not None and declared.one_block and min_blocks is not None:
+            _fail(f"--min-blocks does not apply to the one-block interface {declared}")
         res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks,
                            interface=declared)
     except Sha1optError as e:

@@ -51,6 +51,8 @@ def test_wrong_interface_is_a_counterexample_or_not_proved_never_proved(obj32):
     (["prove", "--object", "{obj}", "--function", "SHA1Transform", "--interface", KERNEL],
      "--function SHA1Transform and the interface's function sha_transform80 differ"),
     (["prove", "b", "b", "--interface", "one-block"], "--interface goes with --object"),
+    (["prove", "--object", "{obj}", "--interface", KERNEL, "--min-blocks", "1"],
+     "--min-blocks does not apply to the one-block interface sha_transform80(state, data, workspace[80])"),
 ])
 def test_bad_interface_is_one_line_and_exit_2(obj32, args, needle):
     one_line_error(run(*[a.format(obj=obj32) for a in args]), needle)
