@@ -7,8 +7,8 @@ What lives here (one concept per module):
 * ``toolchain``   -- ``as`` / ``gcc`` / ``ld`` as argument lists: the one place for C builds and
                      their flags (freestanding ``cflags``, ``compile_source``, ``c_assembly``,
                      ``link_static``); every failure is a ``ToolchainError``;
-* ``disasm``      -- ``objdump`` of an object back into a ``semantics.listing.Listing``;
-* ``validate``    -- assemble, lift the machine code, prove, run the vectors natively;
+* ``validate``    -- assemble, read the machine code back (``semantics.lift``), prove the whole
+                     function from it, run the vectors natively;
 * ``harness``     -- the freestanding native harness (``csrc/harness.c``) that runs the vectors;
 * ``vectors``     -- the NIST CAVP and FIPS 180 known answers from ``corpus/vectors``;
 * ``native``      -- straight-line snippets run on the CPU, to check the semantics table;

@@ -27,8 +27,7 @@ from dataclasses import replace
 
 from sha1opt.search.space.frame import FRAME_BYTES, I386_DATA_SLOT, I386_STATE_SLOT, Schedule
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque
-from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import Arch, Instr, Mem, Reg
 
 SYMBOL = "sha1_block_data_order"
 FLAVORS = ("elf", "macho")
@@ -173,28 +172,3 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
         out.append(f"\t.size {sym}, .-{sym}")
         out.append('\t.section .note.GNU-stack,"",@progbits')
     return "\n".join(out) + "\n"
-
-
-def loop_control_ok(control: list, arch: str) -> str | None:
-    """Check the lifted loop control is exactly ours: advance data by 64, count down, branch.
-
-    Returns None when it matches, else a one-line reason. (The body is proved;
-    this pins down the few instructions around it that are not.)
-    """
-    texts = []
-    for it in control:
-        if isinstance(it, Instr):
-            ops = it.operands
-            if it.mnemonic == "add" and isinstance(ops[0], Imm) and ops[0].value == 64:
-                texts.append(("advance", str(ops[1]) if isinstance(ops[1], Reg) else (ops[1].disp if isinstance(ops[1], Mem) else None)))
-                continue
-            texts.append(("other", str(it)))
-        elif isinstance(it, Opaque):
-            texts.append((it.kind, it.operands))
-    kinds = [t[0] for t in texts]
-    if kinds != ["advance", "counter"]:
-        return f"unexpected loop control: {[str(c) for c in control]}"
-    want = "%rsi" if arch == "x86_64" else I386_DATA_SLOT
-    if texts[0][1] != want:
-        return f"loop advances {texts[0][1]} instead of the data pointer"
-    return None

@@ -145,7 +145,7 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
     """Validate ``source`` (a .S defining sha1_block_data_order), then measure it against the peers.
 
     Validation is ``validate.validate_source`` -- assemble, object, lift,
-    shape, prove, native vectors, the same checks as export -- and what fails
+    prove (the whole function), native vectors, the same checks as export -- and what fails
     it is returned as a ``BenchRefusal`` without a timing run. The validated
     object (not a second build of ``source``) is linked into the timing
     program; each timing process runs under ``toolchain.NATIVE_LIMITS`` with

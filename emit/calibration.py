@@ -166,7 +166,7 @@ def paired_ratio(variant: str, reference: str, arch: Arch, *, pairs: int = 30, s
 def loop_items(text: str, arch: Arch, name: str = "<variant>") -> list:
     """Items of the block loop, head label to backward branch inclusive (what ``analyze`` prices)."""
     listing = parse_listing(text, arch, name)
-    lp = listing.loop(strict=False)
+    lp = listing.loop()
     return list(listing.items[lp.head:lp.branch + 1])
 
 

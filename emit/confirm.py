@@ -2,7 +2,8 @@
 
 ``confirm(user_object, function, min_blocks, workdir)`` links the function
 (renamed to ``sha1_block_data_order`` with ``objcopy`` when it has another
-name) into the freestanding harness (``harness.BlockHarness``) and runs it
+name; a declared interface other than (state, data, nblocks) is called
+through ``emit.adapter``, once per block) into the freestanding harness (``harness.BlockHarness``) and runs it
 on concrete (state, data, nblocks) records -- random states and blocks for
 each nblocks the contract allows up to 3, then the FIPS/CAVP vectors -- and
 returns the first record on which the machine disagrees with SHA-1
@@ -28,13 +29,16 @@ import numpy as np
 
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.interface import DEFAULT, Interface
 from sha1opt.semantics.sha1 import compress
+from sha1opt.emit.adapter import adapter_object
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
 from sha1opt.emit.objfile import UserObject
 from sha1opt.emit.toolchain import ToolchainError, arch_flag, host_is_x86_64, run, which
 from sha1opt.emit.validate import run_vectors
 
 SYMBOL = "sha1_block_data_order"
+CALLEE = "sha1opt_declared_function"      # a declared-interface function's name inside the harness
 
 
 def assemble_file(src: Path, arch, out: Path) -> Path:
@@ -88,14 +92,25 @@ def _stubs(uo: UserObject, workdir: Path) -> list[Path]:
     return [assemble_file(src, uo.arch, workdir / "confirm_stubs.o")]
 
 
-def harness_for(uo: UserObject, function: str, workdir: Path) -> BlockHarness | Unavailable:
-    """The function linked into the native harness (renamed; undefined data symbols zero), or why not."""
+def harness_for(uo: UserObject, function: str, workdir: Path,
+                interface: Interface = DEFAULT) -> BlockHarness | Unavailable:
+    """The function linked into the native harness (renamed; undefined data symbols zero), or why not.
+
+    A declared interface other than ``(state, data, nblocks)`` is called through
+    ``adapter.adapter_text`` (the function renamed to ``CALLEE``, made global).
+    """
     if not host_is_x86_64():
         return Unavailable("native runs need an x86-64 host")
     if uo.kind not in ("assembled", "object", "archive member"):
         return Unavailable(f"a {uo.kind} cannot be linked into the harness")
     obj = uo.path
     try:
+        if interface.roles != DEFAULT.roles:
+            renamed = workdir / "confirm_input.o"
+            run([which("objcopy"), f"--redefine-sym={function}={CALLEE}", f"--globalize-symbol={CALLEE}", str(obj),
+                 str(renamed)], "objcopy")
+            adapter = adapter_object(uo.arch, interface, CALLEE, workdir)
+            return BlockHarness(renamed, uo.arch, workdir, extra=[adapter, *_stubs(uo, workdir)])
         if function != SYMBOL:
             renamed = workdir / "confirm_input.o"
             run([which("objcopy"), f"--redefine-sym={function}={SYMBOL}", str(obj), str(renamed)], "objcopy")
@@ -117,8 +132,9 @@ def run_zero_blocks(uo: UserObject, function: str, workdir: Path) -> str:
     return "measured: returns" + (" with the state unchanged" if res[0].state == st else " with the state changed")
 
 
-def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed: int = 12) -> Finding | Unavailable | None:
-    harness = harness_for(uo, function, workdir)
+def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed: int = 12,
+            interface: Interface = DEFAULT) -> Finding | Unavailable | None:
+    harness = harness_for(uo, function, workdir, interface)
     if isinstance(harness, Unavailable):
         return harness
     rng = random.Random(seed)

@@ -52,7 +52,7 @@ def gcc_reference_loop(arch: Arch, mtune: str) -> tuple[list, str]:
     description = f"gcc -O2 -mtune={mtune} {arch_flag(arch)}"
     try:
         listing = parse_listing(text, arch, "gcc-sha1_ref.s")
-        loop = listing.loop(strict=False)
+        loop = listing.loop()
     except Sha1optError as e:
         raise ToolchainError(f"{description}: its code could not be read: {e}") from None
     return list(listing.items[loop.head:loop.branch + 1]), description

@@ -1,10 +1,10 @@
 """Validate an emitted transform: trust neither the emitter nor the assembler.
 
-``validate(text, schedule, workdir)`` (export: our own text; checks 1, 3,
-5, 6) and ``validate_source(path, arch, workdir)`` (bench: a user's ``.S``,
-under ``search.space.frame.block_bindings``; all six) run, in order,
-stopping at the first failure; only code that passed the checks before 6
-is ever run natively (check 6, and bench's timing runs after it):
+``validate(text, schedule, workdir)`` (export: our own text) and
+``validate_source(path, arch, workdir)`` (bench: a user's ``.S``) run, in
+order, stopping at the first failure; only code that passed the checks
+before ``vectors`` is ever run natively (``vectors``, and bench's timing
+runs after it):
 
 1. ``assemble``   -- GNU as (``--32`` for i386; bench: gcc -c through cpp),
                      under ``toolchain.TOOL_LIMITS``; its error is the message.
@@ -12,32 +12,39 @@ is ever run natively (check 6, and bench's timing runs after it):
                      ``.text`` (no other loaded section such as
                      ``.init_array``, no relocation such as ``call system``,
                      no other global symbol).
-3. ``lift``       -- objdump the object's machine code back into a listing,
-                     find the block loop, check the loop control is exactly
-                     "advance data by 64, count down, branch back".
-4. ``shape``      -- (bench) re-emit the function around the lifted body with
-                     ``assembly.function_text``: it must assemble to the same
-                     ``.text`` bytes, so every instruction outside the proved
-                     body is our own prologue / loop control / epilogue (a
-                     bare ``ret``, a spin loop, a clobbered callee-saved
-                     register all stop at 3 or here).
-5. ``prove``      -- the lifted loop body equals the SHA-1 compression
-                     function (80 rounds, the W schedule, the feed-forward
-                     into state), compositionally with round cut points.
-6. ``vectors``    -- run natively in the freestanding harness: FIPS 180-4
+3. ``lift``       -- the object's machine code read back with the one front
+                     end every proof uses (``semantics.lift``: pyelftools,
+                     capstone): the function ``sha1_block_data_order`` found and
+                     decoded, no undecodable byte.
+4. ``prove``      -- the whole function proved from that machine code
+                     (``lift.function.prove_function`` under sha1opt's contract
+                     ``f(state[5], data, nblocks)``, nblocks >= 0): nblocks = 0 is
+                     a no-op, the loop computes the SHA-1 compression function
+                     block after block (80 rounds, W schedule, feed-forward),
+                     the loop control, every exit, the callee-saved registers
+                     and the stack pointer are checked. Nothing outside the
+                     proof is trusted, so no check of the code's "shape" is needed.
+5. ``vectors``    -- run natively in the freestanding harness: FIPS 180-4
                      and NIST CAVP SHA1ShortMsg/LongMsg, random messages vs
                      hashlib, nblocks 0 / 1 / many, misaligned data ending
                      at a guard page, random states vs the numpy spec, a
                      state array followed by a guard page and preceded by
-                     canaries, callee-saved registers checked after each call.
+                     canaries, callee-saved registers checked after each call
+                     (the net for a semantics table that disagrees with the CPU).
 
 The outcome is a ``Validation`` value listing every check with its figures.
+Example: the textbook x86-64 export gives ``assemble``, ``lift`` ("1279
+instructions decoded"), ``prove`` ("machine code = SHA-1 compression for
+every nblocks >= 0: ...") and ``vectors``, all ok; the same export with
+``add $32, %rsi`` as the block advance fails ``prove`` (the loop does not
+re-establish its invariant) and is never run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import re
 import struct
 import time
 from dataclasses import dataclass, field
@@ -45,17 +52,17 @@ from pathlib import Path
 
 import numpy as np
 
-from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
+from sha1opt.search.space.frame import Schedule
 from sha1opt.semantics.att import read_source
-from sha1opt.semantics.block import describe_failure, prove_block
-from sha1opt.semantics.composition import CompositionResult
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.decode import decode_function, line_table
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.function import Contract, FunctionProof, prove_function
 from sha1opt.semantics.limits import clip
 from sha1opt.semantics.sha1 import IV, compress, pad
 from sha1opt.semantics.x86 import Arch
-from sha1opt.emit.assembly import SYMBOL, function_text, loop_control_ok
-from sha1opt.emit.disasm import disassemble
+from sha1opt.emit.assembly import SYMBOL
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
 from sha1opt.emit.image import read_object, runnable_problem
 from sha1opt.emit.toolchain import ToolchainError, assemble, compile_source, host_is_x86_64
@@ -73,7 +80,7 @@ class Check:
 @dataclass
 class Validation:
     checks: list[Check] = field(default_factory=list)
-    proof: CompositionResult | None = None
+    proof: FunctionProof | None = None
     obj: Path | None = None
 
     @property
@@ -169,13 +176,12 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
         return True, f"{schedule.arch} object assembled"
 
     if _timed(v, "assemble", do_assemble):
-        _check_object(v, schedule.arch, (schedule.inputs, schedule.outputs, schedule.pointers), workdir, native,
-                      foreign=False)
+        _check_object(v, schedule.arch, workdir, native, foreign=False)
     return v
 
 
 def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = True) -> Validation:
-    """A user's ``.S`` (what ``bench`` measures): gcc -c through cpp, then every check under the frame contract.
+    """A user's ``.S`` (what ``bench`` measures): gcc -c through cpp, then every check.
 
     The source is read once, bounded (``limits.SOURCE_BYTES``, regular files
     only), and copied into ``workdir``; the object checked is the object the
@@ -190,7 +196,7 @@ def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = 
         return True, f"{arch} object assembled (gcc -c, through cpp)"
 
     if _timed(v, "assemble", do_assemble):
-        _check_object(v, arch, block_bindings(arch), workdir, native, foreign=True)
+        _check_object(v, arch, workdir, native, foreign=True)
     return v
 
 
@@ -204,15 +210,26 @@ def _timed(v: Validation, name: str, fn) -> bool:
     return ok
 
 
-def _check_object(v: Validation, arch: Arch, contract: tuple[dict, dict, dict], workdir: Path, native: bool,
-                  foreign: bool) -> None:
+def proof_detail(proof: FunctionProof) -> tuple[bool, str]:
+    """(proved, one line): every path and what it proved, or the first path that did not prove and why."""
+    if proof.proved:
+        cuts = sum(int(m) for p in proof.paths for m in re.findall(r"(\d+) cuts", p.detail))
+        return True, (f"machine code = SHA-1 compression for every nblocks >= {proof.contract.min_blocks} "
+                      f"(whole function: {', '.join(p.name for p in proof.paths)}; loop invariant, exits, "
+                      f"callee-saved registers and stack pointer; {cuts} cuts)")
+    bad = next((p for p in proof.paths if p.outcome != "proved"), None)
+    if bad is None:
+        return False, "no path of the function was found (not a proof)"
+    return False, clip(f"{bad.name} [{bad.condition}]: {bad.outcome}: {bad.detail}")
+
+
+def _check_object(v: Validation, arch: Arch, workdir: Path, native: bool, foreign: bool) -> None:
     """The checks after assembly, in order, stopping at the first failure; nothing runs natively before the last.
 
-    ``foreign`` (a user's file) adds ``object`` and ``shape``; our own
-    rendering has them by construction (export then compares the written
-    file's whole object with the validated one).
+    ``foreign`` (a user's file) adds ``object``; our own rendering has it by
+    construction (export then compares the written file's whole object with
+    the validated one).
     """
-    inputs, outputs, pointers = contract
     lifted: dict = {}
 
     def do_object():
@@ -220,39 +237,27 @@ def _check_object(v: Validation, arch: Arch, contract: tuple[dict, dict, dict], 
         why = runnable_problem(image, SYMBOL)
         if why:
             return False, why
-        lifted["text"] = image.section(".text").data
-        return True, f"only {SYMBOL} in .text ({len(lifted['text'])} bytes), no relocations, no other loaded section"
+        return True, f"only {SYMBOL} in .text ({len(image.section('.text').data)} bytes), no relocations, " \
+                     "no other loaded section"
 
     def do_lift():
-        listing = disassemble(v.obj, arch, SYMBOL)
-        loop = listing.loop()
-        why = loop_control_ok(loop.control, arch)
-        if why:
-            return False, why
-        lifted["body"] = loop.body
-        return True, f"{len(loop.body)} instructions lifted from machine code"
-
-    def do_shape():
-        # Only the loop body is proved: everything around it must be our own
-        # prologue, loop control and epilogue, byte for byte.
-        again = Schedule(arch, "lifted", tuple(lifted["body"]), inputs, outputs, pointers)
-        obj = assemble(function_text(again), arch, workdir, "reemitted")
-        if read_object(obj).section(".text").data != lifted["text"]:
-            return False, (f"the code around the loop body is not sha1opt's prologue, block loop and epilogue "
-                           f"({SYMBOL} re-emitted from its lifted body assembles to other bytes)")
-        return True, "prologue, block loop and epilogue are sha1opt's, byte for byte"
+        obj = ObjectFile.parse(v.obj.read_bytes())
+        if obj.arch != arch:
+            return False, f"the object is {obj.arch}, not {arch}"
+        fn = decode_function(obj, obj.find_function(SYMBOL), line_table(obj))
+        bad = next((d for d in fn.instructions.values() if d.mnemonic == "(bad)"), None)
+        if bad is not None:
+            return False, f"{bad.problem} at {SYMBOL}+0x{bad.address - fn.entry:x}"
+        lifted["obj"] = obj
+        return True, f"{len(fn.instructions)} instructions decoded from machine code"
 
     def do_prove():
-        res = prove_block(lifted["body"], inputs, outputs, pointers)
-        v.proof = res
-        if not res.ok:
-            return False, describe_failure(res, hint=lambda t: f"round {t} should leave its new a in "
-                                           f"%{state_regs(t)[4].name} (e's register in that round)")
-        return True, (f"machine code = SHA-1 compression (80 rounds, W schedule, feed-forward): "
-                      f"{res.cuts} cuts, {res.solver_calls} solver calls")
+        proof = prove_function(lifted["obj"], SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
+        v.proof = proof
+        return proof_detail(proof)
 
-    steps = [("object", do_object), ("lift", do_lift), ("shape", do_shape), ("prove", do_prove)]
-    for name, fn in steps if foreign else [steps[1], steps[3]]:
+    steps = [("object", do_object), ("lift", do_lift), ("prove", do_prove)]
+    for name, fn in steps if foreign else steps[1:]:
         if not _timed(v, name, fn):
             return
 

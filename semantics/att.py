@@ -1,4 +1,16 @@
-"""Parser for AT&T-syntax straight-line code (the GNU as spelling) into ``x86.Instr``.
+"""Parser for AT&T-syntax straight-line code (the GNU as spelling) into ``x86.Instr``, and the bounded source reader.
+
+No proof reads user text through this module: ``prove --asm``, ``prove
+--object``, ``analyze``, export's and bench's validation all assemble the
+text with the system toolchain and prove the decoded machine code
+(``semantics.lift``). What still uses it, and why: ``read_source`` (every
+command that takes a source file: the size/line limits and the
+regular-file check); ``parse_text`` for the search's own sequences
+(``search.synth.discovered``: corpus/discovered.toml, code sha1opt wrote
+itself and never proves from text either -- the export of any schedule
+is validated through the object); ``listing`` (cost-model listings of gcc's
+``-S`` output for the peers and the calibration); and tests, which spell
+instruction lists in AT&T.
 
 Accepted: ``%``-registers (xmm/ymm too), ``$``-immediates (decimal, ``0x`` hex, ``0b``
 binary, leading-``0`` octal as GNU as reads them, negative; ASCII digits
@@ -214,7 +226,3 @@ def read_source(path: str | Path, limit: int = SOURCE_BYTES) -> str:
         return data.decode()
     except UnicodeDecodeError:
         raise ParseError(clip(f"{p}: not a text file")) from None
-
-
-def parse_file(path: str | Path, arch: Arch) -> list[Instr]:
-    return parse_text(read_source(path), arch, str(path))

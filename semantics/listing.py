@@ -1,18 +1,24 @@
-"""Whole functions in AT&T syntax: straight-line code plus the control around it.
+"""Whole functions in AT&T syntax, for the cost models: straight-line code plus the control around it.
 
-``att.py`` parses the straight-line subset the prover reasons about. A real
-SHA-1 function -- ours, gcc's, a hand-written one, or ``objdump`` output of
-any of them -- also pushes and pops registers, counts blocks and branches
-back. This module reads such a file into a ``Listing``: table instructions
-become ``x86.Instr`` (with full semantics), a fixed set of control, stack and
+Nothing is proved from a ``Listing``: every proof reads machine code
+(``semantics.lift``). What reads text this way is cost work only -- the
+peers' loop (``emit.peers.gcc_reference_loop``: gcc -S of our C SHA-1),
+the calibration's variants (``emit.calibration.loop_items``) and
+``bench/cost_fidelity.py``; ``Opaque`` is also the cost models' item for an
+instruction without value semantics (``analyze.cost_items`` makes them from
+decoded machine code).
+
+A SHA-1 function -- ours or gcc's -- pushes and pops registers, counts
+blocks and branches back. This module reads such text into a ``Listing``:
+table instructions become ``x86.Instr``, a fixed set of control, stack and
 compare instructions become ``Opaque`` items (no value semantics, but the
-registers they read and write, for the cost models), labels are kept, and
-anything else is refused with ``file:line`` and the mnemonic.
+registers they read and write), labels are kept, and anything else is
+refused with ``file:line`` and the mnemonic.
 
 ``Listing.loop()`` finds the block loop: the last backward conditional
-branch, its target label, and the straight-line body in between (with the
-loop-control instructions -- pointer advance, counter update, compare --
-split off), which is what gets proved and costed per block.
+branch, its target label, and the body in between (loop-control
+instructions -- pointer advance, counter update, compare -- and any other
+opaque item split off into ``control``), which is what gets costed per block.
 
 Numbers (local labels ``1:``/``1b``, register numbers, objdump addresses)
 are ASCII digits only, as in ``att.py``.
@@ -25,9 +31,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from sha1opt.semantics.att import (_LABEL, _split_operands, _strip_block_comments, parse_statement, read_source,
+from sha1opt.semantics.att import (_LABEL, _split_operands, _strip_block_comments, parse_statement,
                                    refuse_non_ascii_digits)
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.limits import clip
@@ -120,28 +125,15 @@ class Listing:
             return fwd[0] if fwd else None
         return self.labels.get(target)
 
-    def loop(self, strict: bool = True) -> Loop:
-        """The block loop: the last backward conditional branch and its body.
-
-        ``strict`` (for proofs) refuses opaque instructions inside the body;
-        cost analysis passes ``strict=False`` and gets them in ``control``.
-        """
+    def loop(self) -> Loop:
+        """The block loop: the last backward conditional branch and its body (opaque items in ``control``)."""
         for i in range(len(self.items) - 1, -1, -1):
             it = self.items[i]
             if isinstance(it, Opaque) and it.kind == "branch":
                 head = self.resolve(it.target, i)
                 if head is not None and head <= i:
-                    return _split_loop(self, head, i, strict)
+                    return _split_loop(self, head, i)
         raise UnsupportedError(f"{self.filename}: no loop (backward conditional branch) found")
-
-    def straight_line(self) -> list[Instr]:
-        """All items, refusing any opaque one (for files that are pure round code)."""
-        out = []
-        for it in self.items:
-            if isinstance(it, Opaque):
-                raise UnsupportedError(clip(f"{self.filename}:{it.line}: {it.mnemonic} in straight-line code"))
-            out.append(it)
-        return out
 
 
 def _canon(name: str) -> str:
@@ -179,7 +171,7 @@ def _is_pointer_advance(it: Item) -> bool:
     return False
 
 
-def _split_loop(listing: Listing, head: int, branch: int, strict: bool = True) -> Loop:
+def _split_loop(listing: Listing, head: int, branch: int) -> Loop:
     """Body = items[head:branch] minus the trailing loop control."""
     items = listing.items[head:branch]
     control: list[Item] = []
@@ -199,12 +191,9 @@ def _split_loop(listing: Listing, head: int, branch: int, strict: bool = True) -
     body = []
     for it in items[:k]:
         if isinstance(it, Opaque):
-            if it.kind == "nop":
-                continue
-            if not strict:
+            if it.kind != "nop":
                 control.append(it)
-                continue
-            raise UnsupportedError(clip(f"{listing.filename}:{it.line}: {it.mnemonic} inside the loop body is not straight-line code"))
+            continue
         body.append(it)
     return Loop(head, branch, body, control)
 
@@ -263,7 +252,3 @@ def _target(operand: str) -> str:
     if m:
         return "L" + (m.group(1).lstrip("0") or "0")
     return t
-
-
-def parse_listing_file(path: str | Path, arch: Arch) -> Listing:
-    return parse_listing(read_source(path), arch, str(path))

@@ -188,6 +188,10 @@ def prove_exprs(lhs: str, rhs: str, timeout: float = 10.0, prover: Prover | None
 def program_term(program, out_reg: str, mapping: dict[str, str], builder: Builder) -> Term:
     """The formula ``program`` leaves in ``out_reg``, with mapped registers as variables.
 
+    ``program`` is a list of ``x86.Instr``: for user code, the instructions
+    decoded from the assembled object (``lift.snippet.snippet_code``), never
+    text read as written.
+
     ``mapping`` is variable -> register name. Unmapped registers read as
     variables ``%eax``-style and memory words as ``region[offset]``, so a
     counterexample shows any input the result wrongly depends on.

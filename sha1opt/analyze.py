@@ -35,6 +35,7 @@ from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
+from sha1opt.semantics.lift.interface import DEFAULT, Interface
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
@@ -71,8 +72,9 @@ class ObjectProof:
     def summary(self) -> str:
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.name.startswith("loop"))
+            count = "one block" if self.contract.one_block else f"every nblocks >= {self.contract.min_blocks}"
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
-                    f"every nblocks >= {self.contract.min_blocks}; {self.seconds:.2f} s)")
+                    f"{count}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
                    next(p for p in self.proof.paths if p.outcome != "proved"))
         if self.outcome == "refused":
@@ -89,24 +91,34 @@ class ObjectProof:
 
 def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | None = None,
                  member: str | None = None, arch: Arch | None = None, min_blocks: int | None = None,
-                 workdir: Path | None = None, native: bool = True) -> ObjectProof:
-    """Prove the whole function of ``path`` (see the module docstring)."""
+                 workdir: Path | None = None, native: bool = True, interface: Interface | None = None) -> ObjectProof:
+    """Prove the whole function of ``path`` (see the module docstring).
+
+    ``interface`` (``lift.interface.parse_interface``) declares the arguments
+    when they are not ``(state, data, nblocks)``, e.g. a one-block function
+    with a workspace; its name, if any, is the function. A failed proof of
+    such a function is confirmed natively through ``emit.adapter`` (called
+    once per block, the workspace in the adapter's ``.bss``).
+    """
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
         uo = load_object(path, work, arch=arch, member=member)
-        return _prove(uo, function, abi, min_blocks, work, native)
+        return _prove(uo, function, abi, min_blocks, work, native, interface or DEFAULT)
 
 
 def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,
-           native: bool) -> ObjectProof:
+           native: bool, interface: Interface = DEFAULT) -> ObjectProof:
     t0 = time.perf_counter()
     abi = abi or ("sysv" if uo.arch == "x86_64" else "cdecl")
     if (abi == "sysv") != (uo.arch == "x86_64"):
         raise LiftRefusal(f"ABI {abi} does not exist on {uo.arch}")
-    proof = prove_function(uo.obj, function, Contract(abi, min_blocks or 0))
+    if function and interface.name and function != interface.name:
+        raise LiftRefusal(f"--function {function} and the interface's function {interface.name} differ")
+    function = function or interface.name
+    proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0))
     findings = proof.findings
-    if min_blocks is None and findings:
-        proof = prove_function(uo.obj, function, Contract(abi, 1))
+    if min_blocks is None and findings and not interface.one_block:
+        proof = prove_function(uo.obj, function, interface.contract(abi, 1))
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
     if proof.outcome == "refused":
@@ -117,14 +129,15 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         # a path that failed outright is still run natively (undefined data symbols are zero there)
         found = None
         if native and any(p.outcome in ("counterexample", "unknown") for p in proof.paths):
-            found = confirm(uo, proof.function, proof.contract.min_blocks, work)
+            found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface)
         outcome = "counterexample" if isinstance(found, Finding) else "refused"
         return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings,
                            time.perf_counter() - t0)
     if proof.proved:
         return ObjectProof(uo.source, proof.function, uo.arch, "proved", proof, None, findings,
                            time.perf_counter() - t0)
-    found = confirm(uo, proof.function, proof.contract.min_blocks, work) if native else Unavailable("native runs off")
+    found = (confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface) if native
+             else Unavailable("native runs off"))
     outcome = "counterexample" if isinstance(found, Finding) else "unknown"
     return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)
 
@@ -150,10 +163,11 @@ class Analysis:
 
 
 def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = None, *, function: str | None = None,
-                 abi: Abi | None = None, member: str | None = None) -> list[Analysis]:
+                 abi: Abi | None = None, member: str | None = None,
+                 interface: Interface | None = None) -> list[Analysis]:
     """One ``Analysis`` per model in ``uarchs`` for the function the input assembles to."""
     models = [load_model(u) for u in uarchs]   # unknown names fail before any work
-    proof = prove_object(path, function=function, abi=abi, member=member, arch=arch)
+    proof = prove_object(path, function=function, abi=abi, member=member, arch=arch, interface=interface)
     fp = proof.proof
     trace = fp.loop_trace or fp.straight
     is_loop = bool(fp.loop_trace)

@@ -20,6 +20,7 @@ from sha1opt.analyze import analyze_file
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.interface import parse_interface
 
 EXIT_USAGE = 2
 EXIT_CODES = {"proved": 0, "counterexample": 1, "unknown": 3, "refused": 2}
@@ -39,9 +40,12 @@ def _fail(message: str) -> None:
 @click.option("--function", default=None, help="Default: sha1_block_data_order, else the only global function.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="Default: sysv on x86-64, cdecl on i386.")
 @click.option("--member", default=None, help="For a .a archive: the member (default: the one SHA-1 member).")
+@click.option("--interface", default=None,
+              help="The arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
+                   "(default: blocks = (state, data, nblocks)).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--timeline", is_flag=True, help="Also print each instruction's issue/complete cycle and unit.")
-def analyze(file, uarchs, all_uarchs, arch, function, abi, member, as_json, timeline):
+def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as_json, timeline):
     """Predict cycles/byte of a SHA-1 block function per microarchitecture, and say whether it is proved.
 
     FILE is .s/.S text (assembled with the system toolchain), a .o, a .a
@@ -50,8 +54,9 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, as_json, time
     if bool(uarchs) == all_uarchs:
         raise click.UsageError("give --uarch U (one or more) or --all-uarchs")
     try:
+        declared = parse_interface(interface) if interface is not None else None
         results = analyze_file(file, model_names() if all_uarchs else list(uarchs), arch, function=function, abi=abi,
-                               member=member)
+                               member=member, interface=declared)
     except Sha1optError as e:
         _fail(str(e))
     if as_json:

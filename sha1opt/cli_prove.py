@@ -1,4 +1,4 @@
-"""``sha1opt prove``: formulas, the rewrite corpus, straight-line code, and whole functions from machine code.
+"""``sha1opt prove``: formulas, the rewrite corpus, and machine code -- straight-line snippets and whole functions.
 
 Click commands, not attached to a group: ``cli.main`` loads this module only when one of
 its commands runs (so ``sha1opt prove`` does not import the search). Each parses its
@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
 from sha1opt.analyze import prove_object
 from sha1opt.cli_types import Seconds, TextSource
 from sha1opt.semantics import identities
-from sha1opt.semantics.att import parse_file
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs, prove_program
+from sha1opt.semantics.lift.interface import parse_interface
+from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs
+from sha1opt.snippet import prove_snippet
 from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, _fail
 
 
@@ -63,7 +63,7 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.command()
 @click.argument("exprs", nargs=-1)
 @click.option("--corpus", "use_corpus", is_flag=True, help="Prove every identity in the rewrite corpus.")
-@click.option("--asm", "asm_file", type=TextSource(), help="AT&T straight-line code to prove.")
+@click.option("--asm", "asm_file", type=TextSource(), help="Straight-line code (.s/.S, assembled; the machine code is proved).")
 @click.option("--out", "out_reg", help="With --asm: the register holding the result (e.g. eax).")
 @click.option("--expr", help="With --asm: the formula the result must equal.")
 @click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")
@@ -72,14 +72,17 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.option("--function", default=None, help="With --object: default sha1_block_data_order, else the only global function.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
 @click.option("--member", default=None, help="With --object on a .a: the member.")
+@click.option("--interface", default=None,
+              help="With --object: the arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
+                   "(default: blocks = (state, data, nblocks)).")
 @click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
               help="With --object: the contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="--asm: default x86_64; --object text: default guessed.")
 @click.option("--timeout", type=Seconds(0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_blocks, out_reg, expr, mapping, arch,
-          timeout, as_json):
+def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, interface, min_blocks, out_reg, expr,
+          mapping, arch, timeout, as_json):
     """Prove EXPR1 == EXPR2 for all 32-bit inputs, the corpus, or code against a formula.
 
     \b
@@ -87,13 +90,16 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_b
     sha1opt prove --corpus
     sha1opt prove --asm f3.s --out eax --expr "(b&c)|(d&(b|c))" --map b=ebx,c=ecx,d=edx
     sha1opt prove --object libcrypto.a --member libcrypto-lib-sha1-x86_64.o
+    sha1opt prove --object sha1.o --interface "sha_transform(state, data, workspace[80])"
     """
 
     modes = sum([bool(exprs), use_corpus, asm_file is not None, object_file is not None])
     if modes != 1:
         raise click.UsageError("give EXPR1 EXPR2, or --corpus, or --asm FILE, or --object FILE")
+    if interface is not None and object_file is None:
+        raise click.UsageError("--interface goes with --object")
     if object_file is not None:
-        _prove_object(object_file, function, abi, member, min_blocks, arch, as_json)
+        _prove_object(object_file, function, abi, member, interface, min_blocks, arch, as_json)
         return
     arch = arch or "x86_64"
     if use_corpus:
@@ -103,8 +109,8 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_b
     if asm_file is not None:
         if not out_reg or not expr:
             raise click.UsageError("--asm needs --out REG and --expr EXPR")
-        outcome = prove_program(parse_file(asm_file, arch), out_reg.lstrip("%").lower(), expr,
-                                _parse_map(mapping), timeout)
+        outcome = prove_snippet(asm_file, out_reg.lstrip("%").lower(), expr, _parse_map(mapping), arch=arch,
+                                timeout=timeout)
         names = (f"%{out_reg.lstrip('%')}", "expr")
     else:
         if len(exprs) != 2:
@@ -115,9 +121,13 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, min_b
     sys.exit(_exit_code(outcome))
 
 
-def _prove_object(path, function, abi, member, min_blocks, arch, as_json) -> None:
+def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_json) -> None:
     try:
-        res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks)
+        declared = parse_interface(interface) if interface is not None else None
+        if declared is not None and declared.one_block and min_blocks is not None:
+            _fail(f"--min-blocks does not apply to the one-block interface {declared}")
+        res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks,
+                           interface=declared)
     except Sha1optError as e:
         _fail(str(e))
     code = {"proved": EXIT_OK, "counterexample": EXIT_FAIL, "refused": EXIT_USAGE}.get(res.outcome, EXIT_UNKNOWN)

@@ -7,7 +7,9 @@
 - ``paths``      path state, code fetch, exploration with forks on undecided branches
 - ``control``    flags (ZF SF CF OF as z3), branches, calls, returns, push/pop
 - ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain
+- ``interface``  the contract proved under (``Contract``) and declared interfaces (``parse_interface``)
 - ``function``   the whole-function proof: entry, loop invariant, exits, restores, per dispatch path
+- ``snippet``    straight-line code (``prove --asm``) decoded from an assembled object
 
 Imports: ``semantics`` modules only (and pyelftools, capstone, z3); nothing
 from search, emit or the CLI. Assembling text into objects is emit's job

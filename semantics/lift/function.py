@@ -40,40 +40,19 @@ from typing import Literal
 
 import z3
 
+from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore, is_data
 from sha1opt.semantics.prove import Counterexample, Proved, Prover
 from sha1opt.semantics.sha1 import Definition, Spec, range_spec
 
-Abi = Literal["sysv", "cdecl"]
 Outcome = Literal["proved", "counterexample", "unknown", "refused"]
-
-SAVED = {"sysv": ("ebx", "ebp", "r12d", "r13d", "r14d", "r15d"), "cdecl": ("ebx", "esi", "edi", "ebp")}
-
-
-@dataclass(frozen=True)
-class Contract:
-    """The interface proved under: ``f(uint32_t state[5], const void *data, size_t nblocks)``.
-
-    ``min_blocks`` is 0 for sha1opt's exports (nblocks = 0 is a no-op, proved)
-    and 1 for OpenSSL's. Buffers are separate objects (state, data, stack do
-    not alias) and ``64 * nblocks`` fits the address space.
-    """
-
-    abi: Abi
-    min_blocks: int = 0
-
-    def describe(self) -> str:
-        regs = "%rdi state, %rsi data, %rdx nblocks" if self.abi == "sysv" else "state, data, nblocks on the stack"
-        saved = ", ".join("%" + r for r in SAVED[self.abi])
-        return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({regs}); nblocks >= {self.min_blocks}, "
-                f"64*nblocks < 2^{58 if self.abi == 'sysv' else 26}; state, data and stack disjoint; "
-                f"callee-saved {saved} and the stack pointer checked")
 
 
 @dataclass(frozen=True)
@@ -143,7 +122,10 @@ class _Ctx:
         return "unknown"
 
     def stack_writable(self, off: int) -> bool:
-        return off < 0 or (self.contract.abi == "cdecl" and 4 <= off < 16)
+        c = self.contract
+        if c.workspace_words and WORKSPACE_AT <= off < WORKSPACE_AT + 4 * c.workspace_words:
+            return True
+        return off < 0 or (c.abi == "cdecl" and 4 <= off < 4 + 4 * len(c.args))
 
 
 def _names(b: Builder):
@@ -164,12 +146,13 @@ def entry_state(ctx: _Ctx, section: str, entry: int) -> State:
     w = ctx.bits // 8
     st.regs["esp"] = Ptr("stack", ctx.bv(0))
     st.mem[("stack", "", 0)] = (Opq("return address"), w)
-    if ctx.contract.abi == "sysv":
-        st.regs.update({"edi": Ptr("state", ctx.bv(0)), "esi": Ptr("data", ctx.bv(0)), "edx": Int(ctx.n)})
-    else:
-        st.mem[("stack", "", 4)] = (Ptr("state", ctx.bv(0)), 4)
-        st.mem[("stack", "", 8)] = (Ptr("data", ctx.bv(0)), 4)
-        st.mem[("stack", "", 12)] = (Int(ctx.n), 4)
+    values = {"state": Ptr("state", ctx.bv(0)), "data": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
+              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT))}
+    for i, role in enumerate(ctx.contract.args):
+        if ctx.contract.abi == "sysv":
+            st.regs[ARG_REGS["sysv"][i]] = values[role]
+        else:
+            st.mem[("stack", "", 4 + 4 * i)] = (values[role], 4)
     for r in SAVED[ctx.contract.abi]:
         st.regs[r] = Opq(f"%{r}")
     return st
@@ -288,7 +271,10 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     ctx = _Ctx(obj, program, bits, contract, n, k)
     bound = 58 if bits == 64 else 26
     ctx.axioms += [z3.ULT(n, ctx.bv(1 << bound)), z3.UGE(n, ctx.bv(contract.min_blocks))]
-    heads = Cfg.build(fn).loop_heads()
+    # One block: no block loop (every loop left has a constant trip count and is unrolled), nblocks is 1.
+    heads = set() if contract.one_block else Cfg.build(fn).loop_heads()
+    if contract.one_block:
+        ctx.axioms.append(n == ctx.bv(1))
     prover = prover or Prover()
     b = Builder()
     init_reg, init_mem = _names(b)
@@ -320,10 +306,15 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             reports.append(PathReport(label(end), cond, "refused", end.reason, len(end.state.trace),
                                       time.perf_counter() - t1))
         elif end.kind == "violation":
-            reports.append(PathReport(label(end), cond, "counterexample", end.reason, len(end.state.trace),
-                                      time.perf_counter() - t1))
+            reports.append(PathReport(label(end), cond, "counterexample", contract.named(end.reason),
+                                      len(end.state.trace), time.perf_counter() - t1))
         elif end.kind == "limit":
             reports.append(PathReport(label(end), cond, "unknown", end.reason, len(end.state.trace),
+                                      time.perf_counter() - t1))
+        elif end.kind == "exit" and contract.one_block:
+            straight = tuple(end.state.trace)
+            outcome, detail = _prove_one_block(ctx, end, fn.section, fn.entry, prover)
+            reports.append(PathReport("entry -> ret, one block", cond, outcome, detail, len(end.state.trace),
                                       time.perf_counter() - t1))
         elif end.kind == "exit":
             straight = tuple(end.state.trace)
@@ -365,6 +356,21 @@ def _prove_noloop_exit(ctx: _Ctx, end: PathEnd) -> tuple[Outcome, str]:
     if why:
         return "counterexample", f"nblocks = 0: {why}"
     return "proved", "nblocks = 0: no-op (state untouched, registers and stack pointer restored)"
+
+
+def _prove_one_block(ctx: _Ctx, end: PathEnd, section: str, entry: int, prover: Prover) -> tuple[Outcome, str]:
+    """A one-block interface: the path from entry to ret leaves compress(state, block) in the state words."""
+    st0 = entry_state(ctx, section, entry)
+    start = {("reg", r): (v, 0) for r, v in st0.regs.items()}
+    start.update({("mem", key): (v, size) for key, (v, size) in st0.mem.items()})
+    res, cuts = _compress_holds(ctx, start, section, entry, end.state.trace, ctx.bv(0), prover, end.state.cond, False)
+    if res is not None:
+        return res
+    why = _restored(ctx, end.state)
+    if why:
+        return "counterexample", why
+    return "proved", (f"one block: state := compress(state, block), callee-saved registers and the stack pointer "
+                      f"restored; {cuts} cuts")
 
 
 def _prove_loop(ctx: _Ctx, end: PathEnd, machine_for, section: str, prover: Prover, init_reg, init_mem):
@@ -437,6 +443,10 @@ def _verify_step(ctx: _Ctx, template: dict, kabs, target: dict, subst, section: 
     tk = materialize(template, section, head, tdom, ir, im, fresh)
     tk.cond = list(cond0) + [z3.ULT(kabs, ctx.n), z3.ULT(k, ctx.bv(1 << (ctx.bits - 8)))]
     block = _block_offset(template, ctx)
+    if not ctx.implies([], block == ctx.bv(64) * kabs):
+        # The spec's block k is whatever the data reads are relative to: it must be data + 64*k.
+        return ("counterexample", f"block k is read at data+{z3.simplify(block)}, not data+64*k: the loop does not "
+                "advance the data pointer by one block per iteration"), []
 
     def machine_k(st: State) -> PathMachine:
         return PathMachine(ctx.program, tdom, ir, im, st, bits=ctx.bits, block=block, axioms=ctx.axioms,
@@ -574,7 +584,7 @@ def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: l
         machines.append(pm)
         return pm
 
-    res = check_program(trace, spec, inputs, outputs, prover, machine=factory)
+    res = first = check_program(trace, spec, inputs, outputs, prover, machine=factory)
     for _ in range(8):
         # A compiler may fold a round's new a into the feed-forward sum (gcc: h0 + A80 reassociated,
         # clang: h1 + (A79 - K) + K): the cut symbol then stands for a value the output is not built
@@ -592,10 +602,9 @@ def _compress_holds(ctx: _Ctx, template: dict, section: str, head: int, trace: l
         machines.clear()
         res = check_program(trace, spec, inputs, outputs, prover, machine=factory)
     if not res.ok:
-        where = f" at {res.failure.describe()}" if res.failure else ""
-        miss = f"; first value never computed: {res.missing}" if res.missing else ""
+        # The first check (all cuts) names the first round never computed and its counterexample.
         kind = "counterexample" if isinstance(res.outcome, Counterexample) else "unknown"
-        return (kind, f"the iteration does not compute compress(H, block){where}{miss}"), 0
+        return (kind, f"the iteration does not compute compress(H, block): {describe_failure(first)}"), 0
     # registers that held H_k at the head must hold H_{k+1} again
     m_t = machines[-1]
     for loc, (tv, _) in (target if target is not None else template).items():

@@ -105,11 +105,12 @@ def test_expression_non_ascii_digits_anywhere_are_refused(text, col):
 
 
 def test_att_immediate_with_arabic_indic_digit_is_refused(tmp_path):
-    """Regression: `movl $٣,%eax` was proved %eax=3 while as makes it a relocation to a symbol ٣."""
+    """Regression: `movl $٣,%eax` was proved %eax=3 while as makes it a relocation to a symbol ٣
+    (the machine code is now proved, so the relocation is what is refused)."""
     f = tmp_path / "u.s"
     f.write_text("movl $٣,%eax\n")
     r = run("prove", "--asm", str(f), "--out", "eax", "--expr", "3")
-    one_line_error(r, f"{f}:1:", "non-ASCII digit '٣'")
+    one_line_error(r, f"{f}:1:", "unresolved symbol '٣'")
 
 
 @pytest.mark.parametrize("line", ["movl ٤(%ebx), %eax", "movl 4(%ebx,%ecx,٤), %eax", "addl $0x١, %eax",

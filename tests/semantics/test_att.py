@@ -2,7 +2,7 @@
 
 import pytest
 
-from sha1opt.semantics.att import parse_file, parse_text
+from sha1opt.semantics.att import parse_text, read_source
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 
@@ -50,11 +50,11 @@ def test_refusals_name_file_line_and_word(tmp_path, line, arch, message):
     f = tmp_path / "round.s"
     f.write_text("mov %eax, %ebx\n\n" + line + "\n")
     with pytest.raises((ParseError, UnsupportedError)) as e:
-        parse_file(f, arch)
+        parse_text(read_source(f), arch, str(f))
     assert str(e.value).startswith(f"{f}:3: ")
     assert message in str(e.value)
 
 
 def test_missing_file_is_one_line_error(tmp_path):
     with pytest.raises(ParseError, match="cannot read"):
-        parse_file(tmp_path / "nope.s", "i386")
+        read_source(tmp_path / "nope.s")

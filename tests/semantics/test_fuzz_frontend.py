@@ -15,9 +15,9 @@ Properties:
 
 Fixed budget (about 10 s for this file), ``derandomize=True``, no example
 database; ``SHA1OPT_FUZZ_SCALE=N`` multiplies the examples and randomizes
-them for a longer hunt by hand. The strict xfails at the end pin defects
-this fuzz found (see their reasons); when one is fixed, drop its xfail and
-the matching ``known_defect`` exclusion.
+them for a longer hunt by hand. The regression tests at the end are defects
+this fuzz found (strict xfails until they were fixed; a defect still open is
+pinned that way, with its ``known_defect`` exclusion).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import ParseError, Sha1optError
 from sha1opt.semantics.ir import evaluate
 from sha1opt.semantics.listing import parse_listing
+from sha1opt.snippet import snippet_program
 
 M32 = 0xFFFFFFFF
 VARS = ("b", "c", "d")
@@ -297,15 +298,31 @@ def test_fuzz_analyze_damaged_block_function(tmp_path_factory, arch, edits):
 
 # --- found while writing this file ---------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="defect: prove --asm / analyze ignore .rept/.irp/.if/.macro/.include, so "
-                   "text the assembler expands differently is proved as written")
-def test_prove_asm_rept_directive_is_proved_as_if_absent(tmp_path):
-    """``.rept 2`` around ``add %ecx, %eax``: GNU as emits the add twice (eax = b + 2c); the reader skips the
-    directive and proves eax = b + c. It must refuse the directive (or expand it), not prove the text."""
-    f = tmp_path / "rept.s"
-    f.write_text("\tmov %ebx, %eax\n\t.rept 2\n\tadd %ecx, %eax\n\t.endr\n")
-    r = run_cli(["prove", "--asm", str(f), "--out", "eax", "--expr", "b+c", "--map", "b=ebx,c=ecx"])
-    assert r.exit_code != 0, r.output
+def test_regression_prove_asm_rept_directive_was_proved_as_if_absent(tmp_path):
+    """``.rept 2`` around ``add %ecx, %eax``: GNU as emits the add twice (eax = b + 2c); the text reader skipped
+    the directive and proved eax = b + c. The machine code is proved now: the .rept snippet is the unrolled one."""
+    rept, unrolled = tmp_path / "rept.s", tmp_path / "unrolled.s"
+    rept.write_text("\tmov %ebx, %eax\n\t.rept 2\n\tadd %ecx, %eax\n\t.endr\n")
+    unrolled.write_text("\tmov %ebx, %eax\n\tadd %ecx, %eax\n\tadd %ecx, %eax\n")
+    assert [str(i) for i in snippet_program(rept)] == [str(i) for i in snippet_program(unrolled)]
+    for f in (rept, unrolled):
+        ok = run_cli(["prove", "--asm", str(f), "--out", "eax", "--expr", "b+c+c", "--map", "b=ebx,c=ecx"])
+        assert ok.exit_code == 0 and ok.output.startswith("proved"), ok.output
+        bad = run_cli(["prove", "--asm", str(f), "--out", "eax", "--expr", "b+c", "--map", "b=ebx,c=ecx"])
+        assert bad.exit_code == 1 and "counterexample" in bad.output, bad.output
+
+
+@pytest.mark.parametrize("name, text", [
+    ("if.s", "\tmov %ebx, %eax\n\t.if 0\n\tadd %ecx, %eax\n\t.endif\n\tadd %edx, %eax\n\tadd %edx, %eax\n"),
+    ("macro.s", "\t.macro twice r\n\tadd \\r, %eax\n\tadd \\r, %eax\n\t.endm\n\tmov %ebx, %eax\n\ttwice %edx\n"),
+    ("cpp.S", "#define ADD add\n\tmov %ebx, %eax\n\tADD %edx, %eax\n\tADD %edx, %eax\n"),
+])
+def test_prove_asm_conditionals_macros_and_cpp_count_as_assembled(tmp_path, name, text):
+    """What the assembler leaves out is not proved, what it expands is: each file computes eax = b + 2d."""
+    f = tmp_path / name
+    f.write_text(text)
+    r = run_cli(["prove", "--asm", str(f), "--out", "eax", "--expr", "b+d+d", "--map", "b=ebx,d=edx"])
+    assert r.exit_code == 0, r.output
 
 
 @pytest.mark.parametrize("word", ["addq", "subq", "leaq"])
