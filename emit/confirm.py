@@ -88,9 +88,6 @@ def _stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = 
     if not names:
         return []
     symbols = symbols or {}
-    unknown = sorted(set(symbols) - set(names))
-    if unknown:
-        raise ConfirmError(f"{unknown[0]} is not an undefined data symbol of the object")
     parts = []
     for n in names:
         init = symbols.get(n, b"")[:STUB_BYTES]
@@ -110,6 +107,9 @@ def harness_for(uo: UserObject, function: str, workdir: Path,
                 symbols: Mapping[str, bytes] | None = None) -> BlockHarness | Unavailable:
     """The function linked into the native harness (renamed; undefined data symbols zero or as ``symbols``
     gives them), or why not."""
+    unknown = sorted(set(symbols or {}) - {s.name for s in uo.obj.symbols if s.section is None and s.name})
+    if unknown:
+        raise ConfirmError(f"{unknown[0]} is not an undefined data symbol of the object")
     if not host_is_x86_64():
         return Unavailable("native runs need an x86-64 host")
     if uo.kind not in ("assembled", "object", "archive member"):
