@@ -24,6 +24,7 @@ import random
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 
@@ -80,25 +81,43 @@ def expected(state: tuple[int, ...], data: bytes) -> tuple[int, ...]:
     return tuple(int(x[0]) for x in h)
 
 
-def _stubs(uo: UserObject, workdir: Path) -> list[Path]:
-    """Zero-filled definitions of the object's undefined data symbols (``OPENSSL_ia32cap_P = 0``: no extensions)."""
+STUB_BYTES = 64
+
+
+def _stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = None) -> list[Path]:
+    """Definitions of the object's undefined data symbols, 64 bytes each: zero (``OPENSSL_ia32cap_P = 0``: no
+    extensions) unless ``symbols`` gives a symbol's first bytes (a dispatch path's capability words)."""
     names = sorted({s.name for s in uo.obj.symbols if s.section is None and s.name and s.kind in ("STT_NOTYPE",
                                                                                                   "STT_OBJECT")})
     if not names:
         return []
+    symbols = symbols or {}
+    parts = []
+    for n in names:
+        init = symbols.get(n, b"")[:STUB_BYTES]
+        body = (f"\t.byte {', '.join(str(b) for b in init)}\n" if init else "") + \
+            (f"\t.zero {STUB_BYTES - len(init)}\n" if len(init) < STUB_BYTES else "")
+        parts.append(f"\t.data\n\t.globl {n}\n\t.p2align 4\n{n}:\n{body}")
     src = workdir / "confirm_stubs.s"
-    src.write_text("".join(f"\t.data\n\t.globl {n}\n\t.p2align 4\n{n}:\n\t.zero 64\n" for n in names)
-                   + '\t.section .note.GNU-stack,"",@progbits\n')
+    src.write_text("".join(parts) + '\t.section .note.GNU-stack,"",@progbits\n')
     return [assemble_file(src, uo.arch, workdir / "confirm_stubs.o")]
 
 
-def harness_for(uo: UserObject, function: str, workdir: Path,
-                interface: Interface = DEFAULT) -> BlockHarness | Unavailable:
-    """The function linked into the native harness (renamed; undefined data symbols zero), or why not.
+class ConfirmError(Sha1optError):
+    """A native confirmation asked for something the object does not have."""
+
+
+def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interface = DEFAULT,
+                symbols: Mapping[str, bytes] | None = None) -> BlockHarness | Unavailable:
+    """The function linked into the native harness (renamed; undefined data symbols zero or as ``symbols``
+    gives them), or why not.
 
     A declared interface other than ``(state, data, nblocks)`` is called through
     ``adapter.adapter_text`` (the function renamed to ``CALLEE``, made global).
     """
+    unknown = sorted(set(symbols or {}) - {s.name for s in uo.obj.symbols if s.section is None and s.name})
+    if unknown:
+        raise ConfirmError(f"{unknown[0]} is not an undefined data symbol of the object")
     if not host_is_x86_64():
         return Unavailable("native runs need an x86-64 host")
     if uo.kind not in ("assembled", "object", "archive member"):
@@ -110,12 +129,12 @@ def harness_for(uo: UserObject, function: str, workdir: Path,
             run([which("objcopy"), f"--redefine-sym={function}={CALLEE}", f"--globalize-symbol={CALLEE}", str(obj),
                  str(renamed)], "objcopy")
             adapter = adapter_object(uo.arch, interface, CALLEE, workdir)
-            return BlockHarness(renamed, uo.arch, workdir, extra=[adapter, *_stubs(uo, workdir)])
+            return BlockHarness(renamed, uo.arch, workdir, extra=[adapter, *_stubs(uo, workdir, symbols)])
         if function != SYMBOL:
             renamed = workdir / "confirm_input.o"
             run([which("objcopy"), f"--redefine-sym={function}={SYMBOL}", str(obj), str(renamed)], "objcopy")
             obj = renamed
-        return BlockHarness(obj, uo.arch, workdir, extra=_stubs(uo, workdir))
+        return BlockHarness(obj, uo.arch, workdir, extra=_stubs(uo, workdir, symbols))
     except (ToolchainError, Sha1optError) as e:
         return Unavailable(f"cannot link the function into the harness: {e}")
 
@@ -133,8 +152,10 @@ def run_zero_blocks(uo: UserObject, function: str, workdir: Path) -> str:
 
 
 def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed: int = 12,
-            interface: Interface = DEFAULT) -> Finding | Unavailable | None:
-    harness = harness_for(uo, function, workdir, interface)
+            interface: Interface = DEFAULT, symbols: Mapping[str, bytes] | None = None) -> Finding | Unavailable | None:
+    """The first concrete record on which the function disagrees with SHA-1, run with the undefined data
+    symbols zero or as ``symbols`` gives them (to take one dispatch path), or None when all agree."""
+    harness = harness_for(uo, function, workdir, interface, symbols)
     if isinstance(harness, Unavailable):
         return harness
     rng = random.Random(seed)
