@@ -79,6 +79,8 @@ def neighbour(c: Candidate, rng: random.Random, isa: str, registers: bool = True
         key = key + (rng.randrange(GROUP_OPS),)
     cur = c.offset_map().get(key, 0)
     step = rng.choice((-1, 1))
+    if abs(cur) > MAX_OFFSET:      # an order written as offsets (engines/greedy.py): nudge it, never flatten it
+        return c.with_offset(key, cur + step)
     return c.with_offset(key, max(-MAX_OFFSET, min(MAX_OFFSET, cur + step)))
 
 
