@@ -154,3 +154,13 @@ def test_the_annealer_reaches_the_register_dimension():
     for _ in range(200):
         c = neighbour(c, rng, "base", registers=False)
     assert not c.floating and not c.register_choices()
+
+
+def test_the_exact_engine_orders_floating_candidates_on_in_order_models():
+    from sha1opt.search.engines.exact import solve_templates
+
+    for uarch, floating_expected in (("pentium", True), ("core2", False)):
+        model = load_model(uarch)
+        res = solve_templates(model, model.arch, 40, 47, model.isa, time_limit=3, recipes=[TEXTBOOK])
+        assert res and all(r.candidate.floating == floating_expected for r in res)
+        assert all(realize(r.candidate) is not None for r in res)
