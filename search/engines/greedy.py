@@ -210,15 +210,16 @@ def greedy_candidate(model: Model, first: int, last: int, recipe: Recipe, arch: 
 
 
 def greedy_recipes(isa: str, first: int, last: int) -> list[Recipe]:
-    """The recipes the engine tries: W source x each named option of the round kinds in the range."""
+    """The recipes the engine tries: every W source x K+W form (the fields the pairing depends on most:
+    Atom's lea stall, Pentium's memory operands), then each named option of the range's round kinds
+    with the loaded-W and the memory-W forms."""
     rol5 = "rorx" if "rorx" in options_for("rol5", isa) else "mov-rol"
-    kinds = sorted({kind(t) for t in range(first, last + 1)})
-    out = []
-    for wsrc in ("load", "mem"):
-        for k in kinds:
-            for opt in NAMED_OPTIONS[k]:
-                if opt in options_for(k, isa):
-                    r = replace(TEXTBOOK, wsrc=wsrc, rol5=rol5, **{k: opt})
+    base = replace(TEXTBOOK, rol5=rol5)
+    out = [replace(base, wsrc=w, kw=kw) for w in ("load", "mem", "late") for kw in ("lea", "wk", "add")]
+    for k in sorted({kind(t) for t in range(first, last + 1)}):
+        for opt in NAMED_OPTIONS[k]:
+            if opt in options_for(k, isa):
+                for r in (replace(base, wsrc="load", **{k: opt}), replace(base, wsrc="mem", kw="wk", **{k: opt})):
                     if r not in out:
                         out.append(r)
     return out
