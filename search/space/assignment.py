@@ -37,11 +37,12 @@ together):
 Invariant: the code computes what generation order computes -- every value
 is read from the register (or slot) it was put in and no live value's
 register is written -- and every candidate is proved again in a whole block
-before it is stored. Example: round 20 of the textbook recipe, in generation
-order with ``choices = {index of "lea K(e,w),e": 1}``, gives ``lea
-0x6ed9eba1(%ebp,%esi), %esi`` (the new a in the W register) ... ``add %esi,
-%ebp`` at the end of the round is then ``mov``-free only if round 21 keeps
-it there; at the range's exit a ``mov %esi, %ebp`` puts it back.
+before it is stored. Example: round 20 of the textbook recipe on i386, in
+generation order with ``choices = {6: 1}`` (op 6 is ``lea K(e,w),e``): the lea
+writes ``lea 0x6ed9eba1(%ebp,%esi), %esi`` -- the new a lands in W's register
+-- so e's old register %ebp is free and f and rol(a,5) run in it (``mov
+%ebx, %ebp`` ... ``add %ebp, %esi``); the exit adds ``mov %esi, %ebp``, where
+round 21 expects its a.
 """
 
 from __future__ import annotations
