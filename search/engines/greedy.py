@@ -136,8 +136,9 @@ def _can_go_on(st: _State, g, limit: int, steps: int) -> bool:
 
 
 def greedy_order(model: Model, first: int, last: int, recipe: Recipe, arch: Arch | None = None,
-                 spills: int = 0) -> list[int] | None:
-    """The model-clocked order of the range's ops (indices into ``range_ops``), or None if it got stuck."""
+                 spills: int = 0, should_stop: Callable[[], bool] = lambda: False) -> list[int] | None:
+    """The model-clocked order of the range's ops (indices into ``range_ops``), or None if it got stuck
+    (or ``should_stop`` said so: it is asked before every pick, so a stop is seen within milliseconds)."""
     arch = arch or model.arch
     ops = prepared(first, last, recipe, arch)[0]
     fl = prepared_flow(first, last, recipe, arch)[0]
@@ -155,6 +156,8 @@ def greedy_order(model: Model, first: int, last: int, recipe: Recipe, arch: Arch
     order: list[int] = []
     placed: list[Instr] = []
     while st.ready:
+        if should_stop():
+            return None
         window = placed[-WINDOW:]
         base = sim.simulate(window).cycles if window else 0.0
         best = None
@@ -195,10 +198,10 @@ def order_offsets(ops, order: list[int]) -> dict[tuple, int]:
 
 
 def greedy_candidate(model: Model, first: int, last: int, recipe: Recipe, arch: Arch | None = None,
-                     spills: int = 0) -> Candidate | None:
+                     spills: int = 0, should_stop: Callable[[], bool] = lambda: False) -> Candidate | None:
     """The greedy order as a floating candidate that realizes to exactly that order (None if stuck)."""
     arch = arch or model.arch
-    order = greedy_order(model, first, last, recipe, arch, spills)
+    order = greedy_order(model, first, last, recipe, arch, spills, should_stop)
     if order is None:
         return None
     ops = prepared(first, last, recipe, arch)[0]
@@ -238,7 +241,7 @@ def greedy_starts(model: Model, first: int, last: int, arch: Arch | None = None,
         if should_stop():
             break
         for spills in (0, 2):
-            c = greedy_candidate(model, first, last, r, arch, spills)
+            c = greedy_candidate(model, first, last, r, arch, spills, should_stop)
             if c is not None:
                 out.append(c)
                 break

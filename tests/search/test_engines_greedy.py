@@ -59,3 +59,13 @@ def test_the_greedy_candidate_is_its_order_proves_and_beats_the_default_on_penti
 def test_out_of_order_models_get_no_greedy_starts():
     assert greedy_starts(load_model("core2"), 40, 43) == []
     assert greedy_starts(load_model("pentium"), 40, 43, should_stop=lambda: True) == []
+
+
+def test_a_stop_request_ends_the_greedy_engine_between_picks():
+    asked = []
+
+    def stop():
+        asked.append(1)
+        return len(asked) > 5            # a few picks, then stop: no order, no candidate
+    assert greedy_candidate(load_model("pentium"), 20, 39, Recipe(wsrc="load"), should_stop=stop) is None
+    assert len(asked) == 6
