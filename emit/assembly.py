@@ -9,8 +9,9 @@ block count is kept in the frame at ``FRAME_BYTES`` so the body may use every
 data register.
 
 i386 (cdecl): arguments on the stack; ebx, esi, edi and ebp saved; the frame
-holds the W ring (0..63), the state pointer (64), the data pointer (68) and
-the block count (72), matching ``search.space.frame``'s frame contract.
+holds the W ring (0..63), the state pointer (64), the data pointer (68),
+the block count (72) and the spill slots (76..88), ``I386_FRAME_BYTES`` in
+all, matching ``search.space.frame``'s frame contract.
 
 Both: ``nblocks == 0`` returns before touching anything; ``data`` may be
 unaligned (x86 loads need no alignment); one block per loop iteration.
@@ -25,13 +26,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from sha1opt.search.space.frame import FRAME_BYTES, I386_DATA_SLOT, I386_STATE_SLOT, Schedule
+from sha1opt.search.space.frame import (FRAME_BYTES, I386_COUNT_SLOT, I386_DATA_SLOT, I386_FRAME_BYTES,
+                                        I386_STATE_SLOT, Schedule)
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr, Mem, Reg
 
 SYMBOL = "sha1_block_data_order"
 FLAVORS = ("elf", "macho")
-I386_COUNT_SLOT = 72
 X64_SAVED = ("%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15")
 I386_SAVED = ("%ebp", "%ebx", "%esi", "%edi")
 
@@ -132,7 +133,7 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
         ins(f"sub ${frame}, %rsp")
         ins(f"mov %rdx, {FRAME_BYTES['x86_64']}(%rsp)")
     elif arch == "i386":
-        frame = I386_COUNT_SLOT + 4
+        frame = I386_FRAME_BYTES
         args = frame + 4 * len(I386_SAVED) + 4      # past the frame, the saves and the return address
         ins("cmpl $0, 12(%esp)")
         ins(f"je {done}")

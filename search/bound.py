@@ -110,7 +110,7 @@ def round_choices(t: int, arch: Arch, isa: str) -> dict[str, tuple[tuple[Instr, 
     rol(b,30)), and each depends on its own recipe fields only, so a round of
     any candidate is one variant per group, concatenated. W with K+W also
     depends on whether W_{t-3} is kept in a register and whether W_t must be
-    kept (``wsrc=reg3``): all four cases are listed.
+    kept (``wsrc=reg3``, ``inplace``): every case is listed.
     """
     out: dict[str, set] = {g: set() for g in GROUPS}
     lo = max(16, t - 3) if t >= 16 else t
@@ -118,7 +118,8 @@ def round_choices(t: int, arch: Arch, isa: str) -> dict[str, tuple[tuple[Instr, 
     groups_fields = dict(_GROUP_FIELDS, f=(_f_field(t),))
     for g, names in groups_fields.items():
         for r in _variants(names, isa):
-            spans = {(t, t), (lo, t), (t, hi), (lo, hi)} if r.wsrc == "reg3" else {(t, t)}
+            spans = {(t, t), (lo, t), (t, hi), (lo, hi), (max(0, t - 3), t), (max(0, t - 3), hi)} \
+                if r.wsrc in ("reg3", "inplace") else {(t, t)}
             for span in spans:
                 ops = range_ops(span[0], span[1], r, arch)
                 out[g].add(tuple(op.ins for op in ops if op.round == t and _GROUP_OF[op.chain] == g))

@@ -10,7 +10,8 @@ touches the store or proves runs here, in the driver:
    caller's peer (``reference``) under the same model. Meanwhile the cluster
    starts in the background.
 2. ``_starts`` / ``_extra_starts``: the default schedule, the stored best
-   (``resume``), other CPUs' proved winners and good recipes for the ISA.
+   (``resume``), other CPUs' proved winners, good recipes for the ISA and, on
+   in-order models, the greedy engine's model-clocked orders (``engines/greedy.py``).
 3. A templates task per key: the exact engine (``engines/exact.py``) on the
    steady-state round template of each round kind (its CP-SAT certificate
    is reported); its schedules join the starts.
@@ -40,6 +41,7 @@ from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.blocks import STANDARD_RANGES, stored_elsewhere
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.engines.cluster import Cluster
+from sha1opt.search.engines.greedy import greedy_starts
 from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
                                               TemplatesDone)
 from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
@@ -148,7 +150,7 @@ def _starts(s: _Setup, store: Store, stored_row, resume: bool, notes: list[str],
     return [c for c in starts if realize(c) is not None]
 
 
-def _extra_starts(s: _Setup, store: Store) -> list[Candidate]:
+def _extra_starts(s: _Setup, store: Store, should_stop: Callable[[], bool] = lambda: False) -> list[Candidate]:
     """Starts beyond the default and the resumed row: other CPUs' winners, good recipes for the ISA."""
     starts: list[Candidate] = []
     # Other CPUs' winners for the same range and arch are starting points too
@@ -157,6 +159,8 @@ def _extra_starts(s: _Setup, store: Store) -> list[Candidate]:
     # Good recipes for this ISA as extra starting points (selection matters most).
     extra = [r for r in recipes_for(s.isa) if r.rol5 == ("rorx" if s.isa == "bmi2" else "mov-rol")][:8]
     starts += [Candidate(s.first, s.last, s.arch, r) for r in extra]
+    # In-order models: orders built by the model's own clock on floating registers.
+    starts += greedy_starts(s.model, s.first, s.last, s.arch, should_stop=should_stop)
     return [c for c in starts if realize(c) is not None]
 
 
@@ -299,7 +303,7 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
         for k in open_keys:
             if pool is None or should_stop():
                 break
-            k.starts += _extra_starts(k.s, store)
+            k.starts += _extra_starts(k.s, store, should_stop)
             emit({"event": "improve", "key": k.index, "best": k.start_best()[0] - k.s.context_only,
                   "worker": None})
         if pool is not None:

@@ -23,7 +23,7 @@ from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import canonical_name, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.driver import NO_BUDGET, default_arch, search_ranges
-from sha1opt.views.drawing import CHAIN_TITLES, gantt_png, table
+from sha1opt.views.drawing import CHAIN_TITLES, columns, gantt_png, table
 from sha1opt.views.report import report_json, report_lines
 from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _parse_rounds
 
@@ -120,11 +120,12 @@ def show(uarch, rounds, arch, db, png):
     sim = simulate(real.code, load_model(uarch))
     click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {where}; {sim.cycles:.1f} cycles, bottleneck {sim.bottleneck}")
     width = 30
-    click.echo(f"{'clk':>4} | " + " | ".join(f"{CHAIN_TITLES[c]:{width}s}" for c in CHAIN_TITLES))
+    cols = columns(real)
+    click.echo(f"{'clk':>4} | " + " | ".join(f"{CHAIN_TITLES[c]:{width}s}" for c in cols))
     for row in table(real, sim):
         depth = max(1, *(len(v) for v in row.cells.values()))
         for k in range(depth):
-            cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in CHAIN_TITLES]
+            cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in cols]
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
         click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {sim.cycles:.0f} cycles')}")

@@ -1,6 +1,7 @@
 """The engines that search the space: ``exact`` (CP-SAT modulo schedule of a round
 template, with its certificate), ``anneal`` (seeded simulated annealing over
-candidates), ``cluster`` (the Dask cluster a search runs on: local or an existing scheduler) and
+candidates), ``greedy`` (list scheduling by the model's own clock on floating registers, for
+in-order models), ``cluster`` (the Dask cluster a search runs on: local or an existing scheduler) and
 ``portfolio`` (the search's tasks on that cluster, improvements streamed back).
 
 May import: ``sha1opt.semantics``, ``search.space``, ``search.cost``, ``search.objective``.

@@ -5,8 +5,12 @@ given the same number of evaluations): with probability ``P_RECIPE`` switch
 one instruction-selection choice to another option the uarch's ISA has;
 otherwise nudge one (round, chain) group's priority offset by +-1 (clamped
 to +-``MAX_OFFSET``), or -- with probability ``P_FINE`` -- one instruction's
-own offset (in-order machines pair single instructions, not groups). A move whose order needs more temporaries than the
-architecture has is rejected. Acceptance is Metropolis with a temperature
+own offset (in-order machines pair single instructions, not groups); with
+probability ``P_REGS`` move in the register dimension
+(``search.space.assignment``): switch floating registers on, change how many
+values may be spilled (``0`` switches back to the fixed layout), or set one
+op's register option. A move whose order needs more temporaries (fixed
+layout) or spill slots (floating) than the architecture has is rejected. Acceptance is Metropolis with a temperature
 falling linearly in the evaluation budget from ``T0_FRACTION`` of the start
 cost to zero.
 
@@ -25,10 +29,13 @@ from dataclasses import dataclass, fields, replace
 from typing import Callable
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.search.space.candidate import CHAINS, Candidate, realize
+from sha1opt.search.space.candidate import CHAINS, MAX_SPILLS, REG, REGS, Candidate, choice_points, realize
 from sha1opt.search.space.recipe import Recipe, options_for
 
 P_RECIPE = 0.15
+P_REGS = 0.15     # share of moves in the register dimension
+P_SPILLS = 0.15   # of those: change the spill allowance (the rest set one op's register option)
+REG_OPTIONS = 4   # register options a move picks from (0: the default register)
 P_FINE = 0.4      # share of offset moves that move one instruction rather than a group
 GROUP_OPS = 7     # groups have at most ~7 ops (f3 "or"; W with loads)
 MAX_OFFSET = 4
@@ -45,7 +52,21 @@ class AnnealResult:
     improvements: list[tuple[int, float]]
 
 
-def neighbour(c: Candidate, rng: random.Random, isa: str) -> Candidate:
+def register_move(c: Candidate, rng: random.Random) -> Candidate:
+    """A move in the register dimension: floating on, the spill allowance, or one op's register option."""
+    if not c.floating:
+        return c.with_offset(REGS, 1)
+    if rng.random() < P_SPILLS:
+        now = c.offset_map()[REGS]
+        return c.with_offset(REGS, max(0, min(1 + MAX_SPILLS, now + rng.choice((-1, 1)))))
+    t, k = rng.choice(choice_points(c))
+    return c.with_offset((t, REG, k), rng.randrange(REG_OPTIONS))
+
+
+def neighbour(c: Candidate, rng: random.Random, isa: str, registers: bool = True) -> Candidate:
+    """One move (see the module docstring); ``registers=False`` leaves the register dimension alone."""
+    if registers and rng.random() < P_REGS:
+        return register_move(c, rng)
     if rng.random() < P_RECIPE:
         names = [f.name for f in fields(Recipe)]
         for _ in range(8):
@@ -58,6 +79,8 @@ def neighbour(c: Candidate, rng: random.Random, isa: str) -> Candidate:
         key = key + (rng.randrange(GROUP_OPS),)
     cur = c.offset_map().get(key, 0)
     step = rng.choice((-1, 1))
+    if abs(cur) > MAX_OFFSET:      # an order written as offsets (engines/greedy.py): nudge it, never flatten it
+        return c.with_offset(key, cur + step)
     return c.with_offset(key, max(-MAX_OFFSET, min(MAX_OFFSET, cur + step)))
 
 

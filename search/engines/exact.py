@@ -13,6 +13,12 @@ ask CP-SAT for start times ``s_i = II*q_i + r_i`` such that
   picks one of its alternative units), and no more than ``issue_width``
   front-end slots issue.
 
+On in-order models the template is taken on floating registers
+(``search.space.assignment``): the dependences are the values' own, without
+the write-after-read order the fixed rotating layout adds (round t+1's
+``lea`` into d's register after round t's f has read d), and the candidate
+it orders is a floating one. Out-of-order models ignore those edges anyway.
+
 II is tried upward from a lower bound (uops / issue width, per-unit load);
 the first feasible II whose smaller values were all proved infeasible is
 optimal -- ``gap = 0`` is the certificate. If a smaller II timed out, that
@@ -31,7 +37,8 @@ from typing import Callable
 from sha1opt.semantics.sha1 import kind
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.simulator import classify
-from sha1opt.search.space.candidate import Candidate
+from sha1opt.search.space.assignment import flow
+from sha1opt.search.space.candidate import REGS, Candidate
 from sha1opt.search.space.order import build_graph
 from sha1opt.search.space.recipe import Recipe, range_ops, recipes_for
 
@@ -61,26 +68,27 @@ class TemplateResult:
         return (self.ii - self.lower_bound) / self.ii
 
 
-def _template(t: int, recipe: Recipe, arch: Arch):
-    """Ops of rounds t and t+1 (same structure), the graph, and the split point."""
+def _template(t: int, recipe: Recipe, arch: Arch, floating: bool = False):
+    """Ops of rounds t and t+1 (same structure), the graph (of values, with ``floating``), and the split point."""
     ops = range_ops(t, t + 1, recipe, arch)
     n = sum(1 for o in ops if o.round == t)
     if len(ops) != 2 * n:
         return None
-    graph = build_graph(ops)
+    graph = flow(ops, arch, t, t + 1).graph if floating else build_graph(ops)
     return ops, graph, n
 
 
 def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float = 10.0,
-                   deterministic: bool = False) -> TemplateResult:
+                   deterministic: bool = False, floating: bool = False) -> TemplateResult:
     """The template's optimal II within ``time_limit``: seconds, or with ``deterministic`` CP-SAT's
-    deterministic time units (then the result does not depend on the machine or its load)."""
+    deterministic time units (then the result does not depend on the machine or its load);
+    ``floating``: over the floating-register graph (see the module docstring)."""
     # OR-Tools (with the pandas it pulls in) costs ~0.4 s to import: only a search pays it,
     # not every `sha1opt` command that imports this module's callers.
     from ortools.sat.python import cp_model
 
     t0 = time.monotonic()
-    built = _template(t, recipe, arch)
+    built = _template(t, recipe, arch, floating)
     k = kind(t)
     if built is None:
         return TemplateResult(k, t, recipe, None, 0, "unknown", (), 0.0)
@@ -227,11 +235,12 @@ def solve_templates(model, arch: Arch, first: int, last: int, isa: str, time_lim
             if out_of_budget or should_stop():
                 break
             tried += 1
-            res = solve_template(model, arch, t, r, per, deterministic)
+            res = solve_template(model, arch, t, r, per, deterministic, floating=model.in_order)
             work += res.work
             if res.ii is not None and (best is None or (res.ii, -res.lower_bound) < (best.ii, -best.lower_bound)):
                 best = res
         if best is not None:
-            cand = Candidate(first, last, arch, best.recipe, (), ((k, best.ii, best.starts),))
+            cand = Candidate(first, last, arch, best.recipe, ((REGS, 1),) if model.in_order else (),
+                             ((k, best.ii, best.starts),))
             out.append(replace(best, candidate=cand))
     return out

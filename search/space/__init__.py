@@ -3,8 +3,10 @@
 ``frame`` (the frame contract the emitter provides: where state, data and the
 W ring live; the rotating state registers) <- ``recipe`` (instruction
 selection: choices, each resting on a corpus identity) <- ``order``
-(dependence graph, list scheduling) <- ``regalloc`` (temporaries onto
-physical registers) <- ``candidate`` (recipe + priority offsets -> code;
+(dependence graph, list scheduling) <- ``regalloc`` (the fixed rotating layout:
+temporaries onto physical registers) and ``assignment`` (floating registers:
+every value allocated with the order, spills into the i386 frame, exit moves)
+<- ``candidate`` (recipe + priority offsets + register moves -> code;
 ``textbook`` is the default schedule).
 
 ``synthesized`` turns the proved rows of ``corpus/discovered.toml`` into f options.

@@ -7,6 +7,15 @@ list-scheduling priority of that group's operations -- "form W earlier",
 Priorities are ``-position`` in generation order (the textbook order) plus
 ``spread`` times the offset, so offsets of zero reproduce generation order.
 
+Registers are a dimension too (``search.space.assignment``): the move
+``(-1, "regs") -> 1 + s`` switches a candidate from the fixed rotating layout to
+floating registers (orders by values only; every value allocated, the new a
+wherever a register frees up; up to ``s`` values spilled to the i386 frame),
+and ``(round, "reg", k) -> c`` picks the c-th register option for the k-th op
+of that round. Both travel in ``offsets`` (so the store, the Dask events and
+resuming carry them unchanged); a candidate without them is exactly the
+fixed-layout one it always was.
+
 ``realize`` turns a candidate into instructions (or None when the order
 needs more temporaries than the architecture has); ``block_schedule`` wraps
 per-range code into a whole-block ``Schedule`` (prologue, ranges in order,
@@ -20,12 +29,17 @@ from dataclasses import dataclass, field
 
 from sha1opt.semantics.sha1 import kind
 from sha1opt.semantics.x86 import Arch, Instr, Reg
+from sha1opt.search.space.assignment import MOVE, SPILL, Flow, assign, budget, flow
 from sha1opt.search.space.order import Graph, build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, epilogue, prologue, range_ops
 from sha1opt.search.space.regalloc import TEMPS, allocate
 from sha1opt.search.space.frame import Schedule, block_bindings
 
 CHAINS = ("W", "kw", "f", "a5", "b")
+ORIGINS = CHAINS + (SPILL, MOVE)        # what an instruction of realized code comes from
+REGS = (-1, "regs")   # the floating-register move's key (value 1 + spills allowed; round -1 sorts first)
+REG = "reg"                             # (round, REG, k): the register option of the round's k-th op
+MAX_SPILLS = 4
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,20 @@ class Candidate:
 
     def offset_map(self) -> dict[tuple, int]:
         return dict(self.offsets)
+
+    @property
+    def floating(self) -> bool:
+        """Floating registers (``search.space.assignment``) instead of the fixed rotating layout."""
+        return self.offset_map().get(REGS, 0) > 0
+
+    @property
+    def spills(self) -> int:
+        """Values the order may keep beyond the registers (spilled to the frame); floating only."""
+        return max(0, self.offset_map().get(REGS, 0) - 1)
+
+    def register_choices(self) -> dict[tuple[int, int], int]:
+        """(round, k) -> option index of the k-th op of that round (floating only)."""
+        return {(k[0], k[2]): v for k, v in self.offsets if len(k) == 3 and k[1] == REG}
 
     def with_offset(self, key: tuple, value: int) -> "Candidate":
         m = self.offset_map()
@@ -67,12 +95,22 @@ class Realized:
     order: list[int]
     code: list[Instr]
     graph: Graph = field(repr=False)
+    # Per instruction of ``code``: (round, chain), chain one of ``ORIGINS`` (spills and exit moves
+    # exist only with floating registers). Empty: ``code`` is ``order``'s ops one for one.
+    origins: list[tuple[int, str]] = field(default_factory=list)
+
+    def origin(self, k: int) -> tuple[int, str]:
+        """(round, chain) of ``code[k]``."""
+        if self.origins:
+            return self.origins[k]
+        op = self.ops[self.order[k]]
+        return op.round, op.chain
 
 
 def priorities(c: Candidate, ops: list[Op]) -> list[float]:
     """Higher runs first. Without a template: generation order. With one: the
     template's modulo start times laid out round after round (cycles)."""
-    offs = c.offset_map()
+    offs = {k: v for k, v in c.offsets if k != REGS and not (len(k) == 3 and k[1] == REG)}
     fine = _fine_offsets(ops, offs)
     if not c.template:
         return [-float(i) + SPREAD * offs.get((op.round, op.chain), 0) + FINE * fine[i] for i, op in enumerate(ops)]
@@ -123,9 +161,35 @@ def prepared(first: int, last: int, recipe: Recipe, arch: Arch) -> tuple[list[Op
     return ops, build_graph(ops), {}
 
 
+@functools.lru_cache(maxsize=256)
+def prepared_flow(first: int, last: int, recipe: Recipe, arch: Arch
+                  ) -> tuple[Flow, dict[tuple[int, int], int], dict]:
+    """The range's values (``assignment.flow``), (round, k) -> op index, and a placement memo
+    (``assignment.assign``'s), per (range, recipe, arch) -- a memo of a pure function, as ``prepared``."""
+    ops = prepared(first, last, recipe, arch)[0]
+    fl = flow(ops, arch, first, last)
+    return fl, {key: i for i, key in enumerate(fl.keys)}, {}
+
+
+def choice_points(c: Candidate) -> list[tuple[int, int]]:
+    """The (round, k) of every op whose register option the floating assignment reads (defs)."""
+    fl = prepared_flow(c.first, c.last, c.recipe, c.arch)[0]
+    return [key for key, d in zip(fl.keys, fl.defs) if d is not None]
+
+
 def realize(c: Candidate) -> Realized | None:
     ops, graph, cache = prepared(c.first, c.last, c.recipe, c.arch)
     prio = priorities(c, ops)
+    if c.floating:
+        fl, index, memo = prepared_flow(c.first, c.last, c.recipe, c.arch)
+        order = list_schedule(ops, fl.graph, prio, budget(c.arch, c.spills), tuple(fl.live_in), tuple(fl.live_out))
+        if order is None:
+            return None
+        choices = {index[key]: v for key, v in c.register_choices().items() if key in index}
+        placed = assign(ops, fl, order, c.arch, choices, memo)
+        if placed is None:
+            return None
+        return Realized(c, ops, order, placed[0], fl.graph, placed[1])
     order = list_schedule(ops, graph, prio, len(TEMPS[c.arch]))
     if order is None:
         return None

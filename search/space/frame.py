@@ -10,8 +10,12 @@ Frame contract (the emitter provides it, ``pointers`` declares it):
 * x86-64: ``%rdi`` = state, ``%rsi`` = data, ``%rsp`` = a frame whose first
   64 bytes hold the W ring (``W[t mod 16]`` at ``4*(t mod 16)(%rsp)``).
 * i386: ``%esp`` = a frame with the W ring at 0..63, the state pointer at 64
-  and the data pointer at 68; all seven other registers are free for data,
-  so pointers are reloaded from the frame when needed.
+  and the data pointer at 68 (the emitter keeps the block count at 72); all
+  seven other registers are free for data, so pointers are reloaded from the
+  frame when needed. ``I386_SPILL_SLOTS`` (76..88) are scratch words for
+  values the register assignment spills (``search.space.assignment``); the
+  whole frame is ``I386_FRAME_BYTES`` = 92 bytes, so with the four saved
+  registers and the return address ``%esp`` stays 16-byte aligned.
 
 ``textbook(arch)`` is the straightforward order (``recipe.TEXTBOOK``): per
 round, W (load+bswap, or the xor/rol recurrence), ``lea K(e,W),e``, f into a
@@ -31,6 +35,10 @@ RING = 0          # byte offset of the W ring in the frame
 I386_STATE_SLOT = 64
 I386_DATA_SLOT = 68
 FRAME_BYTES = {"x86_64": 64, "i386": 72}
+I386_COUNT_SLOT = 72                    # the emitter's block count
+I386_SPILL_SLOTS = (76, 80, 84, 88)     # spill slots: scratch words of the body
+I386_FRAME_BYTES = 92                   # ring, pointers, count, spill slots
+SPILL_SLOTS: dict[str, tuple[int, ...]] = {"i386": I386_SPILL_SLOTS, "x86_64": ()}
 
 
 @dataclass(frozen=True)

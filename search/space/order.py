@@ -110,16 +110,19 @@ def critical_path(graph: Graph, latency: list[float]) -> list[float]:
     return cp
 
 
-def list_schedule(ops: list[Op], graph: Graph, priority: list[float], temps: int) -> list[int] | None:
+def list_schedule(ops: list[Op], graph: Graph, priority: list[float], temps: int,
+                  live_in: tuple[str, ...] = (), live_out: tuple[str, ...] = ()) -> list[int] | None:
+    """``live_in``: values live before the first op (they count against ``temps``); ``live_out``: values
+    that stay live after the last (never freed) -- the floating-register graph's entry and exit state."""
     n = len(ops)
     indeg = [len(p) for p in graph.preds]
     vread, vwrite, succs = graph.vread, graph.vwrite, graph.succs
     # Virtual temporaries: readers still to come, and which are live (written, readers to come).
-    vreads: dict[str, int] = {}
+    vreads: dict[str, int] = {v: 1 for v in live_out}
     for i in range(n):
         for v in vread[i]:
             vreads[v] = vreads.get(v, 0) + 1
-    live: set[str] = set()
+    live: set[str] = set(live_in)
     ready = [(-priority[i], i) for i in range(n) if indeg[i] == 0]
     heapq.heapify(ready)
     heappop, heappush = heapq.heappop, heapq.heappush

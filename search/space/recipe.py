@@ -20,7 +20,9 @@ by ``sha1opt prove --corpus``) named in ``JUSTIFIED_BY``:
   (``late``: the recurrence through the ring is then one xor and the rotate
   after the store-to-load forward, not four), loads into a second temporary
   (``load``), or W[t-3] kept in a register since it was made (``reg3``: no
-  store-to-load forward on the recurrence at all; three more live temporaries).
+  store-to-load forward on the recurrence at all; three more live temporaries),
+  or kept and xored into in place (``inplace``, OpenSSL's x86-64 integer form:
+  W[t-3]'s register becomes W[t], so the recurrence needs no load at all).
 
 Beside these hand-named choices, every proved row of ``corpus/discovered.toml``
 for f1/f2/f3 (into e, or into a temporary then added; inputs kept) is an
@@ -59,7 +61,7 @@ NAMED_OPTIONS: dict[str, tuple[str, ...]] = {
     "rol5": ("mov-rol", "mov-ror", "rorx"),
     "brot": ("ror", "rol"),
     "kw": ("lea", "add", "wk"),
-    "wsrc": ("mem", "late", "load", "reg3"),
+    "wsrc": ("mem", "late", "load", "reg3", "inplace"),
 }
 # The proved rows of corpus/discovered.toml for f1/f2/f3 (``synthesized``), as further f options.
 SYNTHESIZED: dict[str, dict[str, SynthesizedOption]] = synthesized_options(load_discovered())
@@ -86,6 +88,7 @@ JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("wsrc", "load"): "rol-distributes-over-xor",
     ("wsrc", "late"): "rol-distributes-over-xor",
     ("wsrc", "reg3"): "rol-distributes-over-xor",
+    ("wsrc", "inplace"): "rol-distributes-over-xor",
 }
 # A synthesized option rests on its discovered row (proved by Z3 when synth found it; the tests prove every row again).
 JUSTIFIED_BY.update({(f, name): name for f, opts in SYNTHESIZED.items() for name in opts})
@@ -213,13 +216,18 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
             else:
                 g.emit(t, "W", "mov", g.ring(t), w)
         else:
-            kept = wreg.get(t - 3) if recipe.wsrc == "reg3" else None
+            kept = wreg.get(t - 3) if recipe.wsrc in ("reg3", "inplace") else None
             if recipe.wsrc in ("late", "reg3"):
                 sources = (t - 8, t - 14, t - 16, t - 3)     # the newest word last
             else:
                 sources = (t - 3, t - 8, t - 14, t - 16)
-            g.emit(t, "W", "mov", g.ring(sources[0]), w)
-            for j in sources[1:]:
+            if recipe.wsrc == "inplace" and kept is not None:
+                w = kept                                      # W[t-3]'s register becomes W[t]: no load
+                for j in sources[1:]:
+                    g.emit(t, "W", "xor", g.ring(j), w)
+            else:
+                g.emit(t, "W", "mov", g.ring(sources[0]), w)
+            for j in sources[1:] if recipe.wsrc != "inplace" or kept is None else ():
                 if j == t - 3 and kept is not None:
                     g.emit(t, "W", "xor", kept, w)
                 elif recipe.wsrc == "load":
@@ -231,7 +239,7 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
             g.emit(t, "W", "rol", Imm(1), w)
             if t < 77:  # W_77..79 are never read again
                 g.emit(t, "W", "mov", w, g.ring(t))
-        if recipe.wsrc == "reg3" and 16 <= t + 3 <= last:
+        if recipe.wsrc in ("reg3", "inplace") and 16 <= t + 3 <= last:
             wreg[t] = w   # read again by W_{t+3}: keep it, so w must not be modified below
         # -- K and W into e ---------------------------------------------------
         if recipe.kw == "lea":

@@ -1,7 +1,9 @@
-"""Register allocation: virtual temporaries -> physical registers, after ordering.
+"""Register allocation in the fixed layout: virtual temporaries -> physical registers, after ordering.
 
 a..e live in fixed registers whose names rotate between rounds
-(``recipe.state_regs``); only temporaries are allocated. Linear scan over
+(``frame.state_regs``); only temporaries are allocated. (Candidates with
+floating registers allocate every value instead: ``search.space.assignment``,
+which takes its register pool from ``TEMPS`` and ``frame.STATE_REGS``.) Linear scan over
 the final order: a temporary takes a free register at its first write and
 gives it back after its last read (x86 reads sources before writing the
 destination, so one instruction may free a register and reuse it).
