@@ -1,0 +1,130 @@
+"""The SHA-NI ``sha1_block_data_order(state, data, nblocks)`` around ``search.space.shani``'s proved block.
+
+Invariant: the function is the proved one-block unit of ``shani.parts``
+(setup, block body, state store -- straight-line, proved equal to the
+compression function by ``shani.prove_shani``) with the body inside a block
+loop. What is not in the proof is only: ``nblocks == 0`` returns at once,
+the loop advances the data pointer by 64 and counts down, and the state
+stays in the two xmm registers between blocks (the body leaves it where the
+setup put it, so one iteration is the unit). The native harness checks the
+whole function (``validate_shani``) before any text is handed out by
+``validated_text``.
+
+Layout, x86-64 (SysV: state %rdi, data %rsi, nblocks %rdx; only caller-saved
+registers are used: %eax, xmm0-15)::
+
+    test %rdx, %rdx ; jz done ; <setup> ; loop: <body> ; add $64, %rsi ; dec %rdx ; jnz loop ; <store> ; done: ret
+
+i386 (cdecl: arguments at 4/8/12(%esp); %eax state, %ecx data, %edx count,
+32 bytes of stack for the saved state, xmm0-7 only)::
+
+    mov 12(%esp), %edx ; test %edx, %edx ; jz done ; <setup> ; loop: ... ; dec %edx ; jnz loop ; <store> ; done: ret
+
+Example: ``shani_function_text("x86_64", default_params("x86_64"))`` assembles
+to one global ``sha1_block_data_order`` in ``.text``;
+``validate_shani(text, "x86_64", workdir).ok`` is True on a host with SHA-NI.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.harness import BlockHarness
+from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
+from sha1opt.emit.validate import run_vectors
+from sha1opt.search.space.shani import ShaniParams, parts, prove_shani
+
+SYMBOL = "sha1_block_data_order"
+
+
+def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | None = None) -> str:
+    """GNU-as (ELF) text of the whole SHA-NI function for ``arch`` under ``params`` (module docstring)."""
+    p = parts(params, arch)
+    out: list[str] = []
+    if header:
+        out += ["/*", *[f" * {line}".rstrip() for line in header], " */"]
+    out += ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
+    ins = lambda text: out.append("\t" + text)  # noqa: E731
+    if arch == "x86_64":
+        count = "%rdx"
+        ins("test %rdx, %rdx")
+    else:
+        count = "%edx"
+        ins("mov 12(%esp), %edx")
+        ins("test %edx, %edx")
+    ins("jz .Lshani_done")
+    out.append("\t/* setup: byte-reversal mask, state as ABCD (lanes reversed) and E (lane 3) */")
+    for t in p.setup:
+        ins(t)
+    out.append("\t.p2align 4")
+    out.append(".Lshani_loop:")
+    for t in p.body:
+        ins(t)
+    ins(f"add $64, {p.data}")
+    ins(f"dec {count}")
+    ins("jnz .Lshani_loop")
+    out.append("\t/* store the state */")
+    for t in p.finish:
+        ins(t)
+    out.append(".Lshani_done:")
+    ins("ret")
+    out.append(f"\t.size {SYMBOL}, .-{SYMBOL}")
+    out.append('\t.section .note.GNU-stack,"",@progbits')
+    return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class ShaniValidation:
+    """Proof of the unit and the native harness run of the whole function; ``ok`` only if both passed."""
+
+    proved: bool
+    proof: str
+    native: bool
+    native_detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.proved and self.native
+
+
+def host_has_shani() -> bool:
+    return host_is_x86_64() and "sha_ni" in cpu_flags()
+
+
+def validate_shani(text: str, arch: Arch, params: ShaniParams, workdir: Path) -> ShaniValidation:
+    """Prove ``params``' unit, then assemble ``text`` and run the harness's vectors natively.
+
+    Nothing runs natively unless the proof passed; a host without SHA-NI
+    gives ``native=False`` with the reason (never a pass).
+    """
+    res = prove_shani(params, arch)
+    if not res.ok:
+        why = res.failure.describe() if res.failure else str(res.outcome)
+        return ShaniValidation(False, f"not proved: {why}", False, "not run (unproved)")
+    proof = f"proved: {res.cuts} cuts, {res.solver_calls} solver calls"
+    if not host_has_shani():
+        return ShaniValidation(True, proof, False, "not run: this host has no SHA-NI")
+    try:
+        obj = assemble(text, arch, workdir, f"shani_{arch}")
+        ok, detail = run_vectors(BlockHarness(obj, arch, workdir))
+    except (ToolchainError, Sha1optError) as e:
+        return ShaniValidation(True, proof, False, str(e))
+    return ShaniValidation(True, proof, ok, detail)
+
+
+def validated_text(arch: Arch, params: ShaniParams, header: list[str] | None = None) -> tuple[str, ShaniValidation]:
+    """The function text and its validation; raises ``Sha1optError`` if it did not validate.
+
+    For writers (the export): call this, then write the text; nothing
+    unvalidated is ever returned.
+    """
+    text = shani_function_text(arch, params, header)
+    with tempfile.TemporaryDirectory(prefix="sha1opt-shani-") as work:
+        v = validate_shani(text, arch, params, Path(work))
+    if not v.ok:
+        raise Sha1optError(f"SHA-NI function for {arch} did not validate: {v.proof}; native: {v.native_detail}")
+    return text, v

@@ -1,0 +1,111 @@
+"""The SHA-NI search: cost each legal ``ShaniParams`` on one model, keep the cheapest, prove it.
+
+``best_shani(model, arch, budget)`` walks ``space.shani.grid(arch)`` in a
+seeded random order (the whole grid when ``budget`` covers it), drops
+illegal points (``shani.legal``: a concrete run, no cost, no proof), prices
+each legal one as the steady-state loop body (the block plus
+``add $64`` / ``dec`` / ``jnz``) with ``search.cost``'s simulator, and proves
+the cheapest with ``shani.prove_shani`` -- a ``ShaniReport`` is ``proved``
+only for a ``Proved`` outcome (an Unknown is not success; the next-cheapest
+point is tried, up to ``PROVE_TRIES``). Stop reasons: ``"grid exhausted"``,
+``"budget of N evaluations"``, ``"deadline"``.
+
+The model must have SHA-NI (``vector_isa`` lists ``sha``): zen1, zen3 and
+zen5 do; others raise ``Sha1optError`` (misuse: there is no SHA-NI code for
+them).
+
+Example: ``best_shani(load_model("zen5"), "x86_64", budget=40).cycles_per_byte``
+is about 1.9 (20 dependent ``sha1rnds4`` of latency 6 per 64-byte block).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.listing import parse_listing
+from sha1opt.semantics.x86 import Arch
+from sha1opt.search.cost import Model, Simulator
+from sha1opt.search.space.shani import ShaniParams, default_params, grid, legal, parts, prove_shani
+
+PROVE_TRIES = 3
+
+
+@dataclass(frozen=True)
+class ShaniReport:
+    """The outcome of one SHA-NI search (module docstring); ``params`` is the point to emit."""
+
+    uarch: str
+    arch: Arch
+    params: ShaniParams
+    cycles: float                 # predicted cycles per block, steady state
+    cycles_per_byte: float
+    default_cycles: float         # the same for ``default_params(arch)``
+    proved: bool
+    proof: str
+    evaluations: int
+    legal: int
+    seconds: float
+    stop_reason: str
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def loop_text(params: ShaniParams, arch: Arch) -> str:
+    """The block as the loop body the simulator prices: body, data advance, count, branch."""
+    p = parts(params, arch)
+    count = "%rdx" if arch == "x86_64" else "%edx"
+    return "\n".join([".Lshani_loop:", *p.body, f"add $64, {p.data}", f"dec {count}", "jnz .Lshani_loop"]) + "\n"
+
+
+def block_cycles(params: ShaniParams, arch: Arch, sim: Simulator) -> float:
+    """Predicted steady-state cycles per 64-byte block of ``params``' loop on ``sim``'s model."""
+    return sim.simulate(parse_listing(loop_text(params, arch), arch).items, loop=True).cycles
+
+
+def has_shani(model: Model) -> bool:
+    return model.has_vector("sha")
+
+
+def best_shani(model: Model, arch: Arch, budget: int = 200, *, seed: int = 1,
+               deadline: float | None = None) -> ShaniReport:
+    """The cheapest legal, proved SHA-NI block for ``model`` within ``budget`` evaluations (module docstring)."""
+    if not has_shani(model):
+        raise Sha1optError(f"{model.name} has no SHA-NI (its vector_isa has no 'sha')")
+    if budget < 1:
+        raise Sha1optError("budget must be at least 1")
+    t0 = time.perf_counter()
+    sim = Simulator(model)
+    base = default_params(arch)
+    points = list(grid(arch))
+    random.Random(seed).shuffle(points)
+    points = [base] + [p for p in points if p != base]
+    scored: list[tuple[float, int, ShaniParams]] = []
+    evaluations = 0
+    stop = "grid exhausted"
+    for k, p in enumerate(points):
+        if evaluations >= budget:
+            stop = f"budget of {budget} evaluations"
+            break
+        if deadline is not None and time.perf_counter() - t0 > deadline:
+            stop = "deadline"
+            break
+        evaluations += 1
+        if legal(p, arch):
+            scored.append((block_cycles(p, arch, sim), k, p))
+    if not scored:
+        raise Sha1optError("no legal SHA-NI point evaluated (the default point is always legal: a bug)")
+    scored.sort(key=lambda s: (s[0], s[1]))
+    default_cycles = next(c for c, _, p in scored if p == base)
+    notes = []
+    for cycles, _, p in scored[:PROVE_TRIES]:
+        res = prove_shani(p, arch)
+        if res.ok:
+            proof = f"proved: {res.cuts} cuts, {res.solver_calls} solver calls, {res.seconds:.1f} s"
+            return ShaniReport(model.name, arch, p, cycles, cycles / 64, default_cycles, True, proof, evaluations,
+                               len(scored), time.perf_counter() - t0, stop, tuple(notes))
+        notes.append(f"{p.describe()}: not proved ({res.outcome})")
+    cycles, _, p = scored[0]
+    return ShaniReport(model.name, arch, p, cycles, cycles / 64, default_cycles, False, "; ".join(notes),
+                       evaluations, len(scored), time.perf_counter() - t0, stop, tuple(notes))

@@ -1,0 +1,410 @@
+"""The SHA-NI block: 80 rounds as 20 ``sha1rnds4`` groups, its message schedule and its freedom as parameters.
+
+Invariant (what ``unit_text`` emits and ``prove_shani`` proves): with the
+state loaded as ABCD in one register, lanes reversed (lane 3 = a, from
+``pshufd $0x1b`` of h0..h3), and e in lane 3 of another with lanes 0-2 zero,
+the block of 20 groups leaves the next state in the same two registers.
+Group g (rounds 4g..4g+3, K and f from ``g // 5``) is::
+
+    E[g%2] = W-group g + e      paddd M0, E0 (g = 0) | sha1nexte M[g%4], E[g%2] (g >= 1)
+    E[(g+1)%2] = ABCD           movdqa: e of group g+1 is rol30(a) of this ABCD (sha1nexte adds it)
+    ABCD = 4 rounds             sha1rnds4 $(g//5), E[g%2], ABCD
+
+and W-group n (lanes reversed: lane 3 = W_4n) for n >= 4 is derived from the
+recurrence W_t = rol1(W_t-3 ^ W_t-8 ^ W_t-14 ^ W_t-16) with the SDM rows:
+``sha1msg1 M[n-3], M[n]`` (M[n] held group n-4: lanes become W_t-16 ^ W_t-14),
+``pxor M[n-2], M[n]`` (^ W_t-8), ``sha1msg2 M[n-1], M[n]`` (^ W_t-3, rol 1,
+the fourth word using the first). Four message registers suffice because
+group n overwrites group n-4's register. Groups 0-3 are ``movdqu`` of the
+data and ``pshufb`` with the whole-register byte reversal (lane j =
+bswap(m_3-j)). The feed-forward is ``sha1nexte SE, E0`` (e + h4, as
+rol30(a) of group 19's ABCD is the final e) and ``paddd SABCD, ABCD``.
+
+Freedom (``ShaniParams``): how many groups ahead of its use each schedule
+stage runs (``msg1_lead``, ``xor_lead``, ``msg2_lead``), whether schedule ops
+sit before or after the group's ``sha1rnds4``, how far ahead the data loads
+run, where the saved state lives (registers on x86-64, the stack on i386,
+which has only xmm0-7), and which xmm register plays each role. Not every
+choice is legal (a stage cannot overwrite a register still to be read):
+``legal(params, arch)`` decides it by running the unit concretely; illegal
+choices are never proved or costed.
+
+Example: ``unit_text(ShaniParams(), "x86_64")`` is the whole one-block
+unit (mask built from immediates, state loaded, 20 groups, feed-forward,
+state stored), 136 instructions, and ``prove_shani(ShaniParams(),
+"x86_64").ok`` is True (163 cuts, about 2 s); changing group 5's
+``sha1rnds4 $1`` to ``$0``, or dropping one ``sha1nexte``, gives a
+``Counterexample`` (the outputs differ on the random states already).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterator
+
+import numpy as np
+
+from sha1opt.semantics.composition import CompositionResult, check_program
+from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.ir import Builder, Term, evaluate, variables
+from sha1opt.semantics.machine import Machine, Pointer
+from sha1opt.semantics.prove import Proved, Prover
+from sha1opt.semantics.sha1 import Definition, range_spec
+from sha1opt.semantics.att import parse_text
+from sha1opt.semantics.vector import VECTOR_ROWS, lane_name
+from sha1opt.semantics.x86 import Arch, Instr
+from sha1opt.search.space.frame import block_bindings
+
+# pshufb mask reversing all 16 bytes: byte k of the result is byte 15-k of the source.
+BYTE_REVERSE = (0x0C0D0E0F, 0x08090A0B, 0x04050607, 0x00010203)
+ROLES = ("abcd", "e0", "e1", "m0", "m1", "m2", "m3", "mask", "sabcd", "se")
+# i386 has xmm0-7 only: the saved state goes to the stack there.
+I386_ENTRY = {"state": 4, "data": 8, "count": 12}     # cdecl argument slots at entry (esp+4...)
+SAVE_BYTES = 32
+LANE_STRIDE = 8
+
+
+@dataclass(frozen=True)
+class ShaniParams:
+    """One point of the SHA-NI block's scheduling freedom (module docstring).
+
+    ``msg1_lead=3`` puts ``sha1msg1`` of W-group n in slot n-3 (the slot
+    of group n-3's rounds); ``sched_after`` places schedule ops after the
+    slot's ``sha1rnds4`` instead of before; ``load_lead=3`` issues all
+    four data loads in slot 0; ``registers`` is the xmm number of each of
+    ``ROLES`` (the two save roles unused when ``save_on_stack``).
+    """
+
+    msg1_lead: int = 3
+    xor_lead: int = 2
+    msg2_lead: int = 1
+    sched_after: bool = False
+    load_lead: int = 3
+    save_on_stack: bool = False
+    registers: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+
+    def describe(self) -> str:
+        return (f"msg1 {self.msg1_lead} ahead, pxor {self.xor_lead}, msg2 {self.msg2_lead}, schedule "
+                f"{'after' if self.sched_after else 'before'} sha1rnds4, loads {self.load_lead} ahead, "
+                f"saves in {'stack' if self.save_on_stack else 'registers'}, xmm {self.registers}")
+
+
+def default_params(arch: Arch) -> ShaniParams:
+    """The starting point for ``arch``: on i386 the saves are on the stack (8 xmm registers only)."""
+    return ShaniParams(save_on_stack=True, registers=(0, 1, 2, 3, 4, 5, 6, 7, 0, 0)) if arch == "i386" \
+        else ShaniParams()
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The unit's text in pieces, so the frame can put the block inside a loop.
+
+    ``setup`` (mask, state load: once per call), ``body`` (one block, data
+    pointer not advanced), ``finish`` (state store). ``data`` / ``state``
+    are the pointer registers the pieces use.
+    """
+
+    arch: Arch
+    setup: tuple[str, ...]
+    body: tuple[str, ...]
+    finish: tuple[str, ...]
+    data: str
+    state: str
+    params: ShaniParams = field(default_factory=ShaniParams)
+
+    @property
+    def unit(self) -> tuple[str, ...]:
+        return self.setup + self.body + self.finish
+
+
+def _check(params: ShaniParams, arch: Arch) -> None:
+    if arch not in ("x86_64", "i386"):
+        raise Sha1optError(f"unknown arch {arch!r}")
+    if len(params.registers) != len(ROLES):
+        raise Sha1optError(f"registers names {len(ROLES)} roles ({', '.join(ROLES)}), got {len(params.registers)}")
+    used = params.registers[:8] if params.save_on_stack else params.registers
+    top = 8 if arch == "i386" else 16
+    if len(set(used)) != len(used) or not all(0 <= r < top for r in used):
+        raise Sha1optError(f"registers must be distinct xmm numbers below {top}: {used}")
+    if arch == "i386" and not params.save_on_stack:
+        raise Sha1optError("i386 has xmm0-7 only: the saved state must be on the stack (save_on_stack=True)")
+    for name in ("msg1_lead", "xor_lead", "msg2_lead"):
+        if not 0 <= getattr(params, name) <= 4:
+            raise Sha1optError(f"{name} must be 0..4")
+    if not 0 <= params.load_lead <= 3:
+        raise Sha1optError("load_lead must be 0..3")
+
+
+def parts(params: ShaniParams, arch: Arch) -> Parts:
+    """The unit for ``arch`` under ``params`` as AT&T lines (see ``Parts``)."""
+    _check(params, arch)
+    x = {role: f"%xmm{n}" for role, n in zip(ROLES, params.registers)}
+    M = [x["m0"], x["m1"], x["m2"], x["m3"]]
+    E = [x["e0"], x["e1"]]
+    A, mask = x["abcd"], x["mask"]
+    if arch == "x86_64":
+        state, data, sp, tmp = "%rdi", "%rsi", "%rsp", "%eax"
+        setup: list[str] = []
+    else:
+        state, data, sp, tmp = "%eax", "%ecx", "%esp", "%eax"
+        setup = []
+    # The byte-reversal mask from immediates (so the proof sees a constant, nothing read from .rodata).
+    for j, word in enumerate(BYTE_REVERSE):
+        setup.append(f"mov ${word:#x}, {tmp}")
+        setup.append(f"movd {tmp}, {mask}" if j == 0 else f"pinsrd ${j}, {tmp}, {mask}")
+    if arch == "i386":
+        setup += [f"mov {I386_ENTRY['state']}(%esp), %eax", f"mov {I386_ENTRY['data']}(%esp), %ecx",
+                  f"sub ${SAVE_BYTES}, %esp"]
+    setup += [f"movdqu ({state}), {A}", f"pshufd $0x1b, {A}, {A}",
+              f"movd 16({state}), {E[0]}", f"pshufd $0x1b, {E[0]}, {E[0]}"]
+    if params.save_on_stack:
+        save = [f"movdqu {A}, ({sp})", f"movdqu {E[0]}, 16({sp})"]
+        # after the last group the message registers are free: reload the saves into them
+        restore = [f"movdqu 16({sp}), {M[1]}", f"sha1nexte {M[1]}, {E[0]}",
+                   f"movdqu ({sp}), {M[0]}", f"paddd {M[0]}, {A}"]
+    else:
+        save = [f"movdqa {A}, {x['sabcd']}", f"movdqa {E[0]}, {x['se']}"]
+        restore = [f"sha1nexte {x['se']}, {E[0]}", f"paddd {x['sabcd']}, {A}"]
+
+    # slot s: [loads] [nexte] [save] [schedule if before] sha1rnds4 [schedule if after]
+    slots: dict[tuple[int, int], list[str]] = {}
+
+    def put(slot: int, phase: int, text: str) -> None:
+        slots.setdefault((max(slot, 0), phase), []).append(text)
+
+    for j in range(4):
+        put(j - params.load_lead, 0, f"movdqu {16 * j}({data}), {M[j]}")
+        put(j - params.load_lead, 0, f"pshufb {mask}, {M[j]}")
+    for g in range(20):
+        put(g, 1, f"paddd {M[0]}, {E[0]}" if g == 0 else f"sha1nexte {M[g % 4]}, {E[g % 2]}")
+        put(g, 2, f"movdqa {A}, {E[(g + 1) % 2]}")
+        put(g, 4, f"sha1rnds4 ${g // 5}, {E[g % 2]}, {A}")
+    sched_phase = 5 if params.sched_after else 3
+    for n in range(4, 20):
+        for lead, text in ((params.msg1_lead, f"sha1msg1 {M[(n - 3) % 4]}, {M[n % 4]}"),
+                           (params.xor_lead, f"pxor {M[(n - 2) % 4]}, {M[n % 4]}"),
+                           (params.msg2_lead, f"sha1msg2 {M[(n - 1) % 4]}, {M[n % 4]}")):
+            put(n - lead, sched_phase, text)
+    body = save + [t for key in sorted(slots) for t in slots[key]] + restore
+    finish = [f"pshufd $0x1b, {A}, {A}", f"movdqu {A}, ({state})",
+              f"pshufd $0x1b, {E[0]}, {E[0]}", f"movd {E[0]}, 16({state})"]
+    if arch == "i386":
+        finish.append(f"add ${SAVE_BYTES}, %esp")
+    return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params)
+
+
+def unit_text(params: ShaniParams, arch: Arch) -> str:
+    """Setup, one block and the state store as one straight-line AT&T text."""
+    return "\n".join(parts(params, arch).unit) + "\n"
+
+
+def unit_code(params: ShaniParams, arch: Arch) -> list[Instr]:
+    return parse_text(unit_text(params, arch), arch)
+
+
+def mnemonics_used(params: ShaniParams, arch: Arch) -> set[str]:
+    """Every mnemonic of the unit (each vector one a row of ``vector.VECTOR_ROWS``)."""
+    return {ins.mnemonic for ins in unit_code(params, arch)}
+
+
+def bindings(arch: Arch) -> tuple[dict, dict, dict]:
+    """Inputs, outputs, entry pointers of the unit: the frame contract, with i386's cdecl slots at entry."""
+    inputs, outputs, pointers = block_bindings(arch)
+    if arch == "i386":
+        pointers = {"esp": "stack", ("stack", I386_ENTRY["state"]): "state",
+                    ("stack", I386_ENTRY["data"]): "data"}
+    return inputs, outputs, pointers
+
+
+# -- proof ------------------------------------------------------------------------------------------
+
+class LaneMachine(Machine):
+    """``Machine`` whose ``run`` hands each lane of a vector write to the hook as its own write.
+
+    The composition checker matches and cuts 32-bit values; a ``sha1rnds4``
+    leaves A_t+4, A_t+3 and rol30 of A_t+2, A_t+1 in one register. Lane j of
+    instruction i is reported under index ``LANE_STRIDE * i + j`` at location
+    ``%xmmN.j`` (or the word's address), and the substituted lanes are
+    written back.
+    """
+
+    def run(self, program, on_write=None) -> None:
+        for i, ins in enumerate(program):
+            loc, value = self.step(ins)
+            if on_write is None or loc is None or isinstance(value, Pointer):
+                continue
+            if not isinstance(value, tuple):
+                new = on_write(LANE_STRIDE * i, ins, loc, value)
+                if new is not value:
+                    self.write(loc, new, ins)
+                continue
+            lanes, changed = list(value), False
+            for j, v in enumerate(value[:4]):
+                where = ("reg", lane_name(loc[1], j)) if loc[0] == "reg" else ("mem", loc[1], loc[2] + 4 * j)
+                new = on_write(LANE_STRIDE * i + j, ins, where, v)
+                if new is not v:
+                    lanes[j], changed = new, True
+            if changed:
+                self.write(loc, tuple(lanes), ins)
+
+
+class InliningProver(Prover):
+    """``Prover`` for cuts inside one ``sha1rnds4``: known values by symbol, definitions unfolded.
+
+    ``rhs`` is a spec definition over earlier definitions' symbols (A_t+3
+    over A_t+2, A_t+1, ...); one ``sha1rnds4`` computes A_t+1..A_t+4 but
+    writes A_t+1 and A_t+2 only rotated (``C{t}`` := rol30(A_t), the
+    abbreviation ``shani_spec`` adds), so ``lhs`` holds their terms, not
+    their symbols. Three rewrites, each an identity under the spec, so the
+    query is the same statement and a refutation or Unknown stays one:
+
+    1. in ``lhs``, a subterm already proved equal to definition X (its
+       lane was cut; for a ``C{t}`` cut ``rol30(x)``, the inner ``x`` is
+       A_t) becomes X's symbol -- the checker's own substitution, applied
+       inside the instruction's other lanes;
+    2. ``C{t}`` is unfolded to rol30(A_t) on both sides, and in ``rhs``
+       every definition symbol ``lhs`` does not mention is unfolded;
+    3. in ``lhs``, symbols the unfolded ``rhs`` does not mention are
+       unfolded (a lane written again after its cut, ``W3 + 0``).
+    """
+
+    def __init__(self, definitions: dict[str, Term], **kw) -> None:
+        super().__init__(**kw)
+        self.definitions = definitions
+        self._name_of = {t.id: n for n, t in definitions.items()}
+        self._known: dict[int, Term] = {}
+
+    def check(self, lhs: Term, rhs: Term, timeout: float | None = None):
+        name = self._name_of.get(rhs.id)
+        raw = lhs
+        lhs = self._rewrite(lhs)
+        lhs = self._unfold(lhs, lambda n: n.startswith("C"))
+        have = set(variables([lhs]))
+        rhs = self._unfold(rhs, lambda n: n.startswith("C") or n not in have)
+        need = set(variables([rhs]))
+        lhs = self._unfold(lhs, lambda n: n not in need)
+        outcome = super().check(lhs, rhs, timeout)
+        if name is not None and isinstance(outcome, Proved):
+            b = raw.builder
+            if name.startswith("C"):
+                n = raw.node
+                if n.op == "rol" and Term(b, n.args[1]).node == b.const(30).node:
+                    self._known[n.args[0]] = b.var("A" + name[1:])
+            else:
+                self._known[raw.id] = b.var(name)
+        return outcome
+
+    def _rewrite(self, term: Term) -> Term:
+        b, known = term.builder, self._known
+        memo: dict[int, Term] = {}
+
+        def go(t: Term) -> Term:
+            if t.id in known:
+                return known[t.id]
+            if t.id in memo:
+                return memo[t.id]
+            n = t.node
+            out = t if not n.args else b.node(n.op, [go(Term(b, a)) for a in n.args], n.payload)
+            memo[t.id] = out
+            return out
+
+        return go(term)
+
+    def _unfold(self, term: Term, want) -> Term:
+        b = term.builder
+        memo: dict[int, Term] = {}
+
+        def go(t: Term) -> Term:
+            if t.id in memo:
+                return memo[t.id]
+            n = t.node
+            if n.op == "var":
+                out = go(self.definitions[n.payload]) if n.payload in self.definitions and want(n.payload) else t
+            elif not n.args:
+                out = t
+            else:
+                out = b.node(n.op, [go(Term(b, a)) for a in n.args], n.payload)
+            memo[t.id] = out
+            return out
+
+        return go(term)
+
+
+def shani_spec(builder: Builder):
+    """``range_spec`` of the whole block plus ``C{t} := rol30(A{t})``, each right after its ``A{t}``.
+
+    The abbreviations add no meaning (the outputs are still the spec's, over
+    the A symbols); they let the rotated lanes of ``sha1rnds4`` be cut.
+    """
+    spec = range_spec(builder, 0, 79)
+    defs = []
+    for d in spec.definitions:
+        defs.append(d)
+        if d.name.startswith("A"):
+            defs.append(Definition("C" + d.name[1:], builder.var(d.name).rol(30), f"rol30 of {d.name}", d.round))
+    spec.definitions[:] = defs
+    return spec
+
+
+def prove_shani(params: ShaniParams, arch: Arch, timeout: float = 10.0) -> CompositionResult:
+    """The unit = SHA-1's compression function (80 rounds, W schedule, feed-forward), or why not."""
+    return prove_code(unit_code(params, arch), arch, timeout)
+
+
+def prove_code(code: list[Instr], arch: Arch, timeout: float = 10.0) -> CompositionResult:
+    """``code`` (a SHA-NI unit, possibly edited) against the spec; only ``Proved`` is ``ok``."""
+    b = Builder()
+    spec = shani_spec(b)
+    inputs, outputs, pointers = bindings(arch)
+    prover = InliningProver({d.name: d.term for d in spec.definitions}, timeout=timeout)
+    return check_program(code, spec, inputs, outputs, prover, pointers=pointers,
+                         machine=lambda dom, ir, im, p: LaneMachine(dom, ir, im, pointers=p))
+
+
+# -- concrete check (legality filter for the search) --------------------------------------------------
+
+def legal(params: ShaniParams, arch: Arch, lanes: int = 4, seed: int = 7) -> bool:
+    """Whether the unit computes the compression function on ``lanes`` random states and blocks.
+
+    A filter, not a proof: a schedule stage that overwrites a register still
+    to be read gives a wrong digest here and is never proved or costed.
+    """
+    try:
+        code = unit_code(params, arch)
+    except Sha1optError:
+        return False
+    spec = range_spec(Builder(), 0, 79)
+    inputs, outputs, pointers = bindings(arch)
+    rng = np.random.default_rng(seed)
+    dom = NumpyDomain(lanes)
+    env = {n: rng.integers(0, 1 << 32, lanes, dtype=np.uint64).astype(np.uint32) for n in spec.inputs}
+    for d in spec.definitions:
+        env[d.name] = evaluate([d.term], dom, env)[0]
+    want = dict(zip(spec.outputs, evaluate(list(spec.outputs.values()), dom, env)))
+    at = {loc: name for name, loc in inputs.items()}
+    free = lambda: rng.integers(0, 1 << 32, lanes, dtype=np.uint64).astype(np.uint32)  # noqa: E731
+    m = Machine(dom, lambda r: env[at[("reg", r)]] if ("reg", r) in at else free(),
+                lambda reg, off: env[at[("mem", reg, off)]] if ("mem", reg, off) in at else free(),
+                pointers=dict(pointers))
+    m.run(code)
+    return all(np.array_equal(m.get(loc), want[name]) for name, loc in outputs.items())
+
+
+def grid(arch: Arch) -> Iterator[ShaniParams]:
+    """The search space: leads, placement and save location (register roles fixed per arch)."""
+    base = default_params(arch)
+    stacks = (True,) if arch == "i386" else (False, True)
+    for m1 in range(1, 5):
+        for xl in range(1, 4):
+            for m2 in range(0, 3):
+                for after in (False, True):
+                    for ll in range(0, 4):
+                        for st in stacks:
+                            yield replace(base, msg1_lead=m1, xor_lead=xl, msg2_lead=m2, sched_after=after,
+                                          load_lead=ll, save_on_stack=st)
+
+
+def isa_rows_used(params: ShaniParams, arch: Arch) -> dict[str, str]:
+    """Vector mnemonic -> the row's ISA feature, for every vector instruction of the unit."""
+    return {m: VECTOR_ROWS[m].isa for m in sorted(mnemonics_used(params, arch)) if m in VECTOR_ROWS}

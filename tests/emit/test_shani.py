@@ -1,0 +1,33 @@
+"""The SHA-NI function: it passes the native harness on both arches, and nothing unproved is validated."""
+
+from __future__ import annotations
+
+import pytest
+
+from sha1opt.emit import shani_frame
+from sha1opt.emit.shani_frame import host_has_shani, shani_function_text, validate_shani, validated_text
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.search.space.shani import default_params
+
+needs_shani = pytest.mark.skipif(not host_has_shani(), reason="the host has no SHA-NI")
+
+
+@needs_shani
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+def test_the_exported_function_passes_the_native_harness(arch, tmp_path):
+    p = default_params(arch)
+    v = validate_shani(shani_function_text(arch, p), arch, p, tmp_path)
+    assert v.ok, v.native_detail
+
+
+def test_an_unproved_unit_is_never_run_or_handed_out(monkeypatch):
+    class Failed:
+        ok, failure, outcome = False, None, "refuted (test double)"
+    monkeypatch.setattr(shani_frame, "prove_shani", lambda params, arch: Failed())
+    with pytest.raises(Sha1optError, match="did not validate"):
+        validated_text("x86_64", default_params("x86_64"))
+
+
+def test_the_function_has_one_global_symbol():
+    text = shani_function_text("x86_64", default_params("x86_64"))
+    assert [line for line in text.splitlines() if ".globl" in line] == ["\t.globl sha1_block_data_order"]
