@@ -22,13 +22,14 @@ a failure).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.composition import CompositionResult
 from sha1opt.semantics.machine import Location, Machine, Pointer
 from sha1opt.semantics.prove import Prover
 from sha1opt.semantics.x86 import Instr
+from sha1opt.search.space.frame import block_bindings
 from sha1opt.search.space.hybrid import HybridBlock
 
 LANE_STRIDE = 8     # lanes per vector register (ymm): virtual write indices never collide
@@ -67,8 +68,12 @@ def lane_machine(domain, initial_reg, initial_mem, pointers) -> LaneMachine:
     return LaneMachine(domain, initial_reg, initial_mem, pointers=pointers)
 
 
+def prove_unit(code: Sequence[Instr], prover: Prover | None = None) -> CompositionResult:
+    """``code`` (a setup, then one block) = SHA-1's compression function under ``frame.block_bindings``."""
+    inputs, outputs, pointers = block_bindings("x86_64")
+    return prove_block(list(code), inputs, outputs, pointers, prover=prover, machine=lane_machine)
+
+
 def prove_hybrid(block: HybridBlock, prover: Prover | None = None) -> CompositionResult:
     """Setup + one block = SHA-1's compression function (80 rounds, W schedule, feed-forward)."""
-    sched = block.schedule()
-    return prove_block(block.proved_unit(), sched.inputs, sched.outputs, sched.pointers, prover=prover,
-                       machine=lane_machine)
+    return prove_unit(block.proved_unit(), prover)
