@@ -48,7 +48,7 @@ from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.x86 import Instr
-from sha1opt.emit.assembly import SYMBOL, header_problem, loop_control_ok
+from sha1opt.emit.assembly import SYMBOL, format_instr, header_problem, loop_control_ok
 from sha1opt.emit.disasm import disassemble
 from sha1opt.emit.export import ExportResult
 from sha1opt.emit.harness import BlockHarness
@@ -71,7 +71,8 @@ def _as_instr(it, line: int) -> Instr:
 
 
 def _same(a, b) -> bool:
-    return len(a) == len(b) and all((x.mnemonic, x.operands) == (y.mnemonic, y.operands) for x, y in zip(a, b))
+    """Instruction for instruction the same, as GNU as text (so ``lea``'s address registers compare as spelled)."""
+    return len(a) == len(b) and all(format_instr(x, "x86_64") == format_instr(y, "x86_64") for x, y in zip(a, b))
 
 
 @dataclass
