@@ -144,7 +144,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     for d in dialects:
         for lead in LEADS:
             for every in EVERY:
-                if should_stop():
+                if should_stop() and best is not None:     # the first point is always scored
                     reason = "interrupted"
                     break
                 p = HybridParams(isa=d, lead=lead, every=every, recipe=recipe)
