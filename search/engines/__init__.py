@@ -1,7 +1,8 @@
 """The engines that search the space: ``exact`` (CP-SAT modulo schedule of a round
 template, with its certificate), ``anneal`` (seeded simulated annealing over
 candidates), ``cluster`` (the Dask cluster a search runs on: local or an existing scheduler) and
-``portfolio`` (the search's tasks on that cluster, improvements streamed back).
+``portfolio`` (the search's tasks on that cluster, improvements streamed back);
+``hybrid`` (cost and grid + annealing search of ``space.hybrid`` blocks).
 
 May import: ``sha1opt.semantics``, ``search.space``, ``search.cost``, ``search.objective``.
 """
