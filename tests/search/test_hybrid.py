@@ -9,7 +9,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.prove import Proved
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid import (CONSTANT_REGS, ISAS, HybridBlock, HybridParams, build, features, group_ops,
-                                         refuse_unknown, setup_invariant)
+                                         interleave, refuse_unknown, setup_invariant, wk_slot)
 from sha1opt.search.space.hybrid_proof import LANE_STRIDE, LaneMachine, prove_hybrid
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.semantics.domain import NumpyDomain
@@ -92,3 +92,17 @@ def test_lane_machine_reports_each_lane_of_a_vector_write():
     assert seen[0] == (0, ("reg", "eax"))
     assert [s[0] for s in seen[1:]] == [LANE_STRIDE + j for j in range(8)]
     assert seen[1][1] == ("reg", "xmm1.0")
+
+
+@pytest.mark.parametrize("lead,every", [(1, 1), (2, 3), (3, 20)])
+def test_interleave_releases_each_group_lead_groups_early_and_never_late(lead, every):
+    scalar = [Instr("add", (wk_slot(t), Reg("eax"))) for t in range(80)]       # one wk read per round
+    groups = {g: [Instr("pxor", (Reg(f"xmm{k}", 128), Reg("xmm0", 128))) for k in (g % 8, 8 + g % 8)]
+              for g in range(4, 20)}
+    out = interleave(scalar, list(range(80)), groups, lead, every)
+    pos = {id(x): i for i, x in enumerate(out)}
+    for g in range(4, 20):
+        first, last = pos[id(groups[g][0])], pos[id(groups[g][-1])]
+        assert pos[id(scalar[4 * (g - lead)])] < first            # released at round 4(g - lead)
+        assert last < pos[id(scalar[4 * g])]                       # done before round 4g reads W_4g + K
+        assert pos[id(scalar[4 * g - 13])] < first                 # after the last read of the words it overwrites
