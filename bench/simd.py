@@ -28,7 +28,9 @@ from dataclasses import replace
 from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.search.driver import search_hybrid_block
-from sha1opt.search.space.hybrid import ISAS, build
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.engines.hybrid import build_on
+from sha1opt.search.space.hybrid import ISAS
 
 MODELS = ("core2", "nehalem", "skylake", "zen1", "zen3", "zen5")
 SIZES = (16384, 1 << 20)
@@ -85,7 +87,7 @@ def main() -> int:
     print(f"{'dialect':9s} {'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} "
           f"{'ours t/B':>8s} {'peer t/B':>8s}")
     for isa in ISAS:
-        block = build(replace(base, isa=isa))
+        block = build_on(replace(base, isa=isa), load_model(winner.uarch))
         rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs, openssl_paths=PATHS)
         if isinstance(rep, BenchRefusal):
             print(f"{isa:9s} refused: {rep.reason}")

@@ -8,11 +8,12 @@ body as a loop in steady state (the setup runs once per call and is not
 counted, as the loop control is not for scalar blocks).
 
 ``search_hybrid(model, ...)`` first scores a grid -- every dialect the
-model and the cap allow x ``lead`` 1-3 x ``every`` in ``EVERY`` with the
-textbook scalar recipe -- then anneals from the grid's best: a move changes
-one scalar recipe field (options the scalar ISA has, ``kw``/``wsrc``
-fixed), the dialect, the lead, ``every``, or one (round, chain) priority
-offset by +-1. Metropolis acceptance, temperature falling linearly in the
+model and the cap allow x ``lead`` 1-3 x (``every`` in ``EVERY``, or the
+``slots`` placement over the model's two unit classes, ``slots_of``) with
+the textbook scalar recipe -- then anneals from the grid's best: a move
+changes one scalar recipe field (options the scalar ISA has, ``kw``/``wsrc``
+fixed), the dialect, the lead, ``every``, the placement, or one (round,
+chain) priority offset by +-1. Metropolis acceptance, temperature falling linearly in the
 budget. It stops on the evaluation budget, the deadline or ``should_stop``
 and says which (``reason``: "grid", "budget", "deadline", "interrupted").
 The engine proves nothing; ``search.driver.search_hybrid_block`` proves
@@ -35,7 +36,7 @@ from sha1opt.semantics.x86 import SEMANTICS, Instr
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulation, simulator_for
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
-from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, build
+from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
 from sha1opt.search.space.recipe import ISA_LEVELS, Recipe, isa_rank, options_for
 
@@ -60,6 +61,18 @@ def block_items(code) -> list:
 def block_cost(block: HybridBlock, model: Model) -> Simulation:
     """The per-block body on ``model``, as a loop in steady state."""
     return simulator_for(model).simulate(block_items(block.body), loop=True)
+
+
+def slots_of(model: Model) -> Slots:
+    """The model's unit classes for ``placement="slots"``: units of a scalar xor, of a vector xor, and both."""
+    units = lambda cls: {u for uop in model.classes[cls].ports if not uop.role for u in uop.units}  # noqa: E731
+    s, v = units("logic_rr"), units("vec_alu")
+    return Slots(model.issue_width, len(s - v), len(v - s), len(s & v))
+
+
+def build_on(params: HybridParams, model: Model) -> HybridBlock | None:
+    """``hybrid.build`` with the model's ``slots_of`` (used by ``placement="slots"`` only)."""
+    return build(params, slots_of(model) if params.placement == "slots" else None)
 
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
@@ -94,12 +107,14 @@ class HybridSearch:
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random()
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every"))
+        which = rng.choice(("isa", "lead", "every", "placement"))
         if which == "isa" and len(dialects) > 1:
             return replace(p, isa=rng.choice([d for d in dialects if d != p.isa]))
         if which == "lead":
             return replace(p, lead=rng.choice([x for x in LEADS if x != p.lead]))
-        return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))))
+        if which == "placement":
+            return replace(p, placement="slots" if p.placement == "every" else "every")
+        return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
     if u < P_PARAM + P_RECIPE:
         for _ in range(8):
             name = rng.choice(SCALAR_FIELDS)
@@ -134,23 +149,23 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
 
     def evaluate(p: HybridParams) -> float:
         if p not in cache:
-            b = build(p)
+            b = build_on(p, model)
             cache[p] = (math.inf, None) if b is None else (block_cost(b, model).cycles, b)
         return cache[p][0]
 
     n = 0
     reason = "grid"
     best: HybridParams | None = None
-    for d in dialects:
-        for lead in LEADS:
-            for every in EVERY:
-                if should_stop() and best is not None:     # the first point is always scored
-                    reason = "interrupted"
-                    break
-                p = HybridParams(isa=d, lead=lead, every=every, recipe=recipe)
-                n += 1
-                if best is None or evaluate(p) < evaluate(best):
-                    best = p
+    grid = [HybridParams(isa=d, lead=lead, every=every, recipe=recipe) for d in dialects for lead in LEADS
+            for every in EVERY]
+    grid += [HybridParams(isa=d, lead=lead, recipe=recipe, placement="slots") for d in dialects for lead in LEADS]
+    for p in grid:
+        if should_stop() and best is not None:     # the first point is always scored
+            reason = "interrupted"
+            break
+        n += 1
+        if best is None or evaluate(p) < evaluate(best):
+            best = p
     grid_best = evaluate(best)
     rng = random.Random(seed)
     cur, cur_cost = best, grid_best

@@ -61,6 +61,7 @@ from sha1opt.search.space.regalloc import TEMPS, allocate
 
 ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
+PLACEMENTS = ("every", "slots")
 RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
 SP = Reg("esp", 64)
 DATA = Reg("esi", 64)
@@ -87,6 +88,7 @@ class HybridParams:
     every: int = 3
     recipe: Recipe = TEXTBOOK
     offsets: tuple[tuple[tuple, int], ...] = ()
+    placement: str = "every"         # "every": one vector op per ``every`` scalar ops; "slots": ``slot_interleave``
 
     def __post_init__(self) -> None:
         if self.isa not in ISAS:
@@ -95,11 +97,14 @@ class HybridParams:
             raise Sha1optError(f"lead {self.lead} is not one of {LEADS} groups (the ring has 16 entries)")
         if self.every < 1:
             raise Sha1optError("every must be at least 1 scalar op per vector op")
+        if self.placement not in PLACEMENTS:
+            raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
         if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):
             raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
 
     def key(self) -> str:
-        return f"hybrid:isa={self.isa},lead={self.lead},every={self.every};{self.recipe.key()}"
+        place = f"every={self.every}" if self.placement == "every" else "placement=slots"
+        return f"hybrid:isa={self.isa},lead={self.lead},{place};{self.recipe.key()}"
 
 
 @dataclass(frozen=True)
@@ -257,17 +262,7 @@ def interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[In
     is left is flushed before the first read of its own words (rounds
     4g..4g+3), so every read of ``wk(t)`` sees this block's W_t + K_t.
     """
-    first_of: dict[int, int] = {}
-    last_read: dict[int, int] = {}
-    first_read: dict[int, int] = {}
-    for p, ins in enumerate(scalar):
-        first_of.setdefault(rounds[p], p)
-        m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
-        if isinstance(m, Mem) and m.base == SP:
-            t = rounds[p]
-            first_read.setdefault(t // 4, p)
-            first_read[t // 4] = min(first_read[t // 4], p)
-            last_read[t // 4] = max(last_read.get(t // 4, -1), p)
+    first_of, last_read, first_read = _round_marks(scalar, rounds)
     queue: list[tuple[int, Instr]] = [(g, ins) for g in range(4, 20) for ins in groups[g]]
     release = {g: max(first_of[4 * (g - lead)], last_read[g - 4] + 1) for g in range(4, 20)}
     out: list[Instr] = []
@@ -287,15 +282,90 @@ def interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[In
     return out
 
 
-def build(params: HybridParams) -> HybridBlock | None:
-    """The whole block for ``params``; None when the scalar order needs more temporaries than x86-64 has."""
+@dataclass(frozen=True)
+class Slots:
+    """Per clock: instructions issued, scalar-only units, vector-only units, units both kinds share.
+
+    From a cost model's port data (``engines.hybrid.slots_of``): skylake is
+    ``Slots(4, 1, 0, 3)`` (p6 scalar only; p0/p1/p5 run both), zen5
+    ``Slots(8, 6, 4, 0)`` (separate integer and FP pipes).
+    """
+
+    width: int
+    scalar: int
+    vector: int
+    shared: int
+
+
+def slot_interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], lead: int,
+                    slots: Slots) -> list[Instr]:
+    """Merge the vector groups clock by clock into the scalar stream, by unit class.
+
+    Each clock takes up to ``slots.width`` instructions: scalar ones first
+    (on scalar-only units, then shared ones), then released vector ones on
+    the vector-only and the still free shared units. Release and deadline
+    are ``interleave``'s (round 4(g - lead), after the last read of the
+    words group g overwrites; flushed before its first read), so the same
+    invariant holds.
+    """
+    first_of, last_read, first_read = _round_marks(scalar, rounds)
+    release = {g: max(first_of[4 * (g - lead)], last_read[g - 4] + 1) for g in range(4, 20)}
+    queue = [(g, ins) for g in range(4, 20) for ins in groups[g]]
+    out: list[Instr] = []
+    p = q = 0
+    n = len(scalar)
+    while p < n or q < len(queue):
+        while q < len(queue) and first_read.get(queue[q][0], n) <= p:
+            out.append(queue[q][1])
+            q += 1
+        width, shared = slots.width, slots.shared
+        took = 0
+        while p < n and took < width and took < slots.scalar + shared:
+            out.append(scalar[p])
+            p += 1
+            took += 1
+            if p < n and q < len(queue) and first_read.get(queue[q][0], n) <= p:
+                break
+        shared -= max(0, took - slots.scalar)
+        room = min(width - took, slots.vector + shared)
+        while room > 0 and q < len(queue) and (release[queue[q][0]] < p or p >= n):
+            out.append(queue[q][1])
+            q += 1
+            room -= 1
+    return out
+
+
+def _round_marks(scalar: list[Instr], rounds: list[int]) -> tuple[dict, dict, dict]:
+    """Per round, its first op; per group, the first and last read of its ring words."""
+    first_of: dict[int, int] = {}
+    last_read: dict[int, int] = {}
+    first_read: dict[int, int] = {}
+    for p, ins in enumerate(scalar):
+        first_of.setdefault(rounds[p], p)
+        m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
+        if isinstance(m, Mem) and m.base == SP:
+            g = rounds[p] // 4
+            first_read[g] = min(first_read.get(g, p), p)
+            last_read[g] = max(last_read.get(g, -1), p)
+    return first_of, last_read, first_read
+
+
+def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | None:
+    """The whole block for ``params``; None when the scalar order needs more temporaries than x86-64 has.
+
+    ``slots`` (a model's unit classes) is needed for ``placement="slots"`` only.
+    """
+    if params.placement == "slots" and slots is None:
+        raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
     sc = scalar_code(params)
     if sc is None:
         return None
     scalar, rounds = sc
     groups = {g: group_ops(g, params.isa) for g in range(4, 20)}
     head = [ins for j in range(4) for ins in load_group_ops(j, params.isa)]
-    body = list(prologue("x86_64")) + head + interleave(scalar, rounds, groups, params.lead, params.every)
+    merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
+              else slot_interleave(scalar, rounds, groups, params.lead, slots))
+    body = list(prologue("x86_64")) + head + merged
     body += epilogue("x86_64", Reg(TEMPS["x86_64"][0]))
     setup = constant_setup()
     refuse_unknown(setup + tuple(body))

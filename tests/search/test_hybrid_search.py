@@ -8,8 +8,11 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import _setup, search_hybrid_block
-from sha1opt.search.engines.hybrid import block_cost, block_items, dialects_for, scalar_isa_for, search_hybrid
-from sha1opt.search.space.hybrid import HybridParams, build
+from sha1opt.search.engines.hybrid import (block_cost, block_items, build_on, dialects_for, scalar_isa_for, search_hybrid,
+                                           slots_of)
+from sha1opt.search.space.hybrid import HybridParams, Slots, build
+from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.semantics.block import describe_failure
 from sha1opt.search.store import Store
 from sha1opt.search.space.hybrid_caps import LEVELS, allows, scalar_level, vector_dialects
 from sha1opt.semantics.errors import Sha1optError
@@ -68,7 +71,7 @@ def test_grid_only_search_is_deterministic_and_says_why_it_stopped():
 
 def test_annealing_never_ends_worse_than_the_grid():
     r = search_hybrid(load_model("zen3"), evaluations=6, seed=3)
-    grid = len(dialects_for(load_model("zen3"), None)) * 3 * 5
+    grid = len(dialects_for(load_model("zen3"), None)) * 3 * (5 + 1)   # every x5, slots
     assert r.cycles <= r.grid_best and r.reason == "budget" and r.evaluations == grid + 6
 
 
@@ -99,3 +102,20 @@ def test_cli_search_isa_runs_the_hybrid_family(tmp_path):
                                   "--db", str(tmp_path / "r.sqlite")], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     assert "core2 (x86_64) hybrid block, --isa ssse3" in r.output and "proof: block proved" in r.output
+
+
+def test_slots_come_from_the_models_port_data():
+    assert slots_of(load_model("skylake")) == Slots(4, 1, 0, 3)     # p6 scalar only, p0/p1/p5 shared
+    assert slots_of(load_model("zen5")) == Slots(8, 6, 4, 0)        # separate integer and FP pipes
+
+
+@pytest.mark.parametrize("uarch,isa", [("skylake", "avx"), ("zen5", "avx512vl"), ("core2", "ssse3")])
+def test_the_slots_placement_proves(uarch, isa):
+    block = build_on(HybridParams(isa=isa, placement="slots"), load_model(uarch))
+    res = prove_hybrid(block)
+    assert res.ok, describe_failure(res)
+
+
+def test_slots_placement_without_slots_is_misuse():
+    with pytest.raises(Sha1optError, match="needs the model"):
+        build(HybridParams(placement="slots"))
