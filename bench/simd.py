@@ -75,7 +75,7 @@ def main() -> int:
         ok = ok and r.proved
         p = s.params
         print(f"{m:8s} {s.cycles_per_byte:7.2f} {r.scalar_cycles / 64:7.2f} {r.ratio:6.3f}  "
-              f"{p.isa}/{p.lead}/{p.every:<10d} {s.reason:9s} {'proved' if r.proved else r.proof}; "
+              f"{p.isa + '/' + str(p.lead) + '/' + (str(p.every) if p.placement == 'every' else 'slots'):18s} {s.reason:9s} {'proved' if r.proved else r.proof}; "
               f"{r.scalar_source}")
         if m == "zen5":
             winner = r

@@ -45,7 +45,7 @@ from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Port
                                               TemplatesDone)
 from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
-from sha1opt.search.engines.hybrid import HybridSearch, block_cost, scalar_isa_for, search_hybrid
+from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
 from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank, recipes_for
