@@ -452,8 +452,9 @@ class HybridReport:
 
     @property
     def winner(self) -> str:
-        """"hybrid" when a proved hybrid block is predicted cheaper than the scalar best, else "scalar"."""
-        return "hybrid" if self.proved and self.search.cycles < self.scalar_cycles else "scalar"
+        """"hybrid" when a proved hybrid block is predicted no dearer than the scalar best, else "scalar"
+        (a tie goes to the hybrid: its message schedule leaves the integer units the model found idle)."""
+        return "hybrid" if self.proved and self.search.cycles <= self.scalar_cycles else "scalar"
 
     @property
     def ratio(self) -> float:

@@ -14,7 +14,7 @@ the textbook scalar recipe -- then anneals from the grid's best: a move
 changes one scalar recipe field (options the scalar ISA has, ``kw``/``wsrc``
 fixed), the dialect, the lead, ``every``, the placement, or one (round,
 chain) priority offset by +-1. Metropolis acceptance, temperature falling linearly in the
-budget. It stops on the evaluation budget, the deadline or ``should_stop``
+budget; equal cycles go to the shorter body (``TIE``). It stops on the evaluation budget, the deadline or ``should_stop``
 and says which (``reason``: "grid", "budget", "deadline", "interrupted").
 The engine proves nothing; ``search.driver.search_hybrid_block`` proves
 the winner with ``hybrid_proof.prove_hybrid``.
@@ -45,6 +45,7 @@ SCALAR_FIELDS = ("f1", "f2", "f3", "rol5", "brot")      # kw / wsrc do not apply
 OFFSET_CHAINS = ("kw", "f", "a5", "b")
 P_PARAM = 0.2        # share of moves that change dialect / lead / every
 P_RECIPE = 0.2       # share that change one scalar recipe field (the rest: one priority offset)
+TIE = 1e-4           # score per body instruction: breaks ties in cycles (< 1 cycle for any block)
 
 
 def block_items(code) -> list:
@@ -150,7 +151,9 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     def evaluate(p: HybridParams) -> float:
         if p not in cache:
             b = build_on(p, model)
-            cache[p] = (math.inf, None) if b is None else (block_cost(b, model).cycles, b)
+            # Ties in cycles go to the shorter body (fewer instructions to issue on a CPU the model
+            # does not saturate -- e.g. vprold/vpternlogd against the SSSE3 shifts on a wide core).
+            cache[p] = (math.inf, None) if b is None else (block_cost(b, model).cycles + TIE * len(b.body), b)
         return cache[p][0]
 
     n = 0
@@ -166,10 +169,11 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
         n += 1
         if best is None or evaluate(p) < evaluate(best):
             best = p
-    grid_best = evaluate(best)
+    grid_score = evaluate(best)
+    grid_best = block_cost(cache[best][1], model).cycles
     rng = random.Random(seed)
-    cur, cur_cost = best, grid_best
-    temp0 = T0_FRACTION * grid_best
+    cur, cur_cost = best, grid_score
+    temp0 = T0_FRACTION * grid_score
     k = 0
     while reason == "grid" and k < evaluations:
         if should_stop():
