@@ -4,14 +4,14 @@
 first failure (nothing runs natively before the last check):
 
 1. ``assemble`` -- GNU as.
-2. ``lift``     -- objdump of the object's machine code; the setup (between
-                   the frame prologue and the loop head) and the loop body
-                   (up to the loop control, which must be "advance data by
-                   64, count down, branch back") are read back into
-                   ``x86.Instr`` (vector items through the same AT&T parser
-                   and table) and must be exactly ``block.setup`` and
-                   ``block.body``; the body must not write a setup constant
-                   register (``hybrid.setup_invariant``).
+2. ``lift``     -- the object's machine code decoded (``semantics.lift.decode``);
+                   every frame instruction must be ``hybrid_frame``'s, in
+                   order (prologue, "advance data by 64, count down, branch
+                   back to the body", epilogue, the nblocks == 0 exit to the
+                   ``ret``); the setup and the loop body are read back into
+                   ``x86.Instr`` through the AT&T parser and must be exactly
+                   ``block.setup`` and ``block.body``; the body must not
+                   write a setup constant register (``hybrid.setup_invariant``).
 3. ``prove``    -- the *lifted* setup followed by one lifted body equals the
                    SHA-1 compression function (``hybrid_proof.prove_unit``,
                    lane-by-lane cuts). What this does not prove: the loop
@@ -46,13 +46,13 @@ from sha1opt.semantics.att import parse_statement
 from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.lift.decode import decode_function
+from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.x86 import Instr
-from sha1opt.emit.assembly import SYMBOL, format_instr, header_problem, loop_control_ok
-from sha1opt.emit.disasm import disassemble
+from sha1opt.emit.assembly import SYMBOL, X64_SAVED, format_instr, header_problem
 from sha1opt.emit.export import ExportResult
 from sha1opt.emit.harness import BlockHarness
-from sha1opt.emit.hybrid_frame import COUNT, function_text
+from sha1opt.emit.hybrid_frame import COUNT, FRAME, function_text
 from sha1opt.emit.image import difference, read_object
 from sha1opt.emit.toolchain import assemble, compile_preprocessed, host_is_x86_64
 from sha1opt.emit.validate import Check, Validation, _timed, run_vectors
@@ -62,12 +62,11 @@ PROOF_SCOPE = ("block proved (setup + one block = SHA-1 compression, 80 rounds, 
                "no setup constant; run natively)")
 
 
-def _as_instr(it, line: int) -> Instr:
-    if isinstance(it, Instr):
-        return it
-    if isinstance(it, Opaque) and it.kind == "vector":
-        return parse_statement(f"{it.mnemonic} {', '.join(it.operands)}", "x86_64", line)
-    raise Sha1optError(f"line {line}: {it} is not straight-line code")
+def _parse(d) -> Instr:
+    ins = parse_statement(d.text, "x86_64", d.address)
+    if ins is None:
+        raise Sha1optError(f"+{d.address:#x}: {d.text} is not an instruction")
+    return ins
 
 
 def _same(a, b) -> bool:
@@ -81,22 +80,41 @@ class Lifted:
     body: list[Instr]
 
 
-def lift(obj: Path) -> Lifted:
-    """The setup and loop body of the object's ``sha1_block_data_order``, read back from machine code."""
-    listing = disassemble(obj, "x86_64", SYMBOL)
-    loop = listing.loop(strict=False)
-    items = listing.items
-    why = loop_control_ok([it for it in items[loop.branch - 2:loop.branch]], "x86_64")
-    if why:
-        raise Sha1optError(why)
-    start = next((k + 1 for k, it in enumerate(items[:loop.head])
-                  if isinstance(it, Instr) and it.mnemonic == "mov" and str(it.operands[-1]) == f"{COUNT}(%rsp)"),
-                 None)
-    if start is None:
-        raise Sha1optError("no frame prologue (the store of the block count) before the loop")
-    setup = [_as_instr(it, k) for k, it in enumerate(items[start:loop.head], start)
-             if not (isinstance(it, Opaque) and it.kind == "nop")]
-    body = [_as_instr(it, k) for k, it in enumerate(items[loop.head:loop.branch - 2], loop.head)]
+def frame_texts(vex: bool) -> tuple[list[str], list[str], list[str]]:
+    """The AT&T texts (as the decoder spells them) of the frame: before the setup, the loop control, after the loop."""
+    before = ["testq %rdx, %rdx", "je"] + [f"pushq {r}" for r in X64_SAVED] + [
+        f"subq ${FRAME:#x}, %rsp", f"movq %rdx, {COUNT:#x}(%rsp)"]
+    control = ["addq $0x40, %rsi", f"decq {COUNT:#x}(%rsp)", "jne"]
+    after = (["vzeroupper"] if vex else []) + [f"addq ${FRAME:#x}, %rsp"] + [f"popq {r}" for r in reversed(X64_SAVED)]
+    return before, control, after + ["retq"]
+
+
+def lift(obj: Path, vex: bool) -> Lifted:
+    """The setup and loop body of the object's ``sha1_block_data_order``, decoded from its machine code.
+
+    Every other instruction must be ``hybrid_frame``'s, in order: the prologue, the loop control
+    (``jne`` back to the first body instruction) and the epilogue (``je`` at entry to the ``ret``).
+    """
+    o = ObjectFile.parse(obj.read_bytes())
+    ds = list(decode_function(o, o.find_function(SYMBOL)).instructions.values())
+    bad = next((d for d in ds if d.text.startswith("(bad)")), None)
+    if bad is not None:
+        raise Sha1optError(f"undecodable bytes at {SYMBOL}+{bad.address:#x}")
+    texts = [d.text if d.mnemonic not in ("je", "jne") else d.mnemonic for d in ds]
+    before, control, after = frame_texts(vex)
+    if texts[:len(before)] != before:
+        raise Sha1optError(f"the prologue is not hybrid_frame's: {texts[:len(before)]}")
+    if len(ds) < len(before) + len(control) + len(after) or texts[-len(after):] != after:
+        raise Sha1optError(f"the epilogue is not hybrid_frame's: {texts[-len(after):]}")
+    branch = len(ds) - len(after) - 1
+    if texts[branch - 2:branch + 1] != control:
+        raise Sha1optError(f"unexpected loop control: {texts[branch - 2:branch + 1]}")
+    heads = [k for k, d in enumerate(ds) if d.address == ds[branch].target]
+    if not heads or ds[1].target != ds[-1].address:
+        raise Sha1optError("the loop branch or the nblocks == 0 exit goes elsewhere")
+    head = heads[0]
+    setup = [_parse(d) for d in ds[len(before):head] if not d.mnemonic.startswith("nop")]
+    body = [_parse(d) for d in ds[head:branch - 2]]
     return Lifted(setup, body)
 
 
@@ -110,7 +128,7 @@ def validate_hybrid(text: str, block: HybridBlock, workdir: Path, native: bool =
         return True, "x86_64 object assembled"
 
     def do_lift():
-        lifted = lift(v.obj)
+        lifted = lift(v.obj, block.params.isa != "ssse3")
         if not _same(lifted.setup, block.setup):
             return False, "the lifted setup is not the generated setup"
         if not _same(lifted.body, block.body):

@@ -11,6 +11,7 @@ from sha1opt.emit.hybrid_export import PROOF_SCOPE, export_hybrid, validate_hybr
 from sha1opt.emit.hybrid_frame import FRAME, function_text
 from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.hybrid import HybridParams, build, group_ops
+from sha1opt.search.space.recipe import Recipe
 from sha1opt.semantics.x86 import Imm, Instr
 
 pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native validation needs an x86-64 host")
@@ -71,3 +72,17 @@ def test_cli_export_isa_avx512_writes_a_hybrid_file(tmp_path):
 def test_cli_export_refuses_an_unknown_level(tmp_path):
     r = CliRunner().invoke(main, ["export", "--isa", "avx3", "-o", str(tmp_path / "f.S")])
     assert r.exit_code == 2 and not (tmp_path / "f.S").exists()
+
+
+def test_synthesized_and_bmi_rounds_lift_back_equal(tmp_path):
+    recipe = Recipe.parse("f1=f1/t2/bmi1/keep/2,f2=f2-into-e/t1/base/keep/6,f3=f3-into-e/t1/base/keep/4,rol5=rorx")
+    block = build(HybridParams(isa="avx512vl", lead=1, every=2, recipe=recipe))
+    v = validate_hybrid(function_text(block), block, tmp_path, native=False)
+    assert v.ok, v.failure
+
+
+def test_an_instruction_added_to_the_frame_is_refused(tmp_path):
+    block = build(HybridParams(isa="avx"))
+    text = function_text(block).replace("\tret\n", "\tmov $1, %eax\n\tret\n")
+    v = validate_hybrid(text, block, tmp_path)
+    assert not v.ok and v.failure.name == "lift" and "epilogue" in v.failure.detail
