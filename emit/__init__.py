@@ -17,7 +17,10 @@ What lives here (one concept per module):
 * ``bench``       -- paired-ratio benchmark of an emitted file against the peers;
 * ``peers``       -- the peers: gcc's code for ``csrc/sha1_ref.c`` (``gcc_reference_loop``) and
                      OpenSSL's libcrypto with its code-path masks;
-* ``calibration`` -- paired timings of variants, llvm-mca, and the error/rank statistics.
+* ``calibration`` -- paired timings of variants, llvm-mca, and the error/rank statistics;
+* ``hybrid_frame`` / ``hybrid_export`` / ``hybrid_choice`` / ``hybrid_bench`` -- the function around a
+                     hybrid block (vector message schedule, ``search.space.hybrid``), its validation
+                     and export, what ``export --isa`` picks, and its paired-ratio timing.
 
 Imports: ``sha1opt.search`` and ``sha1opt.semantics`` (and the data in ``sha1opt.corpus``);
 never ``sha1opt``'s CLI, job or views, and never click. Library code: no printing, no exits;

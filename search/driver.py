@@ -37,8 +37,9 @@ from typing import Callable
 
 from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Arch, Instr
-from sha1opt.search.blocks import STANDARD_RANGES, stored_elsewhere
+from sha1opt.semantics.x86 import Arch, Instr, isa_set
+from sha1opt.search.blocks import STANDARD_RANGES, best_block, stored_elsewhere
+from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.greedy import greedy_starts
@@ -46,10 +47,14 @@ from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Port
                                               TemplatesDone)
 from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
-from sha1opt.search.space.recipe import TEXTBOOK, Recipe, recipes_for
+from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
+from sha1opt.search.space.hybrid_caps import allows
+from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank, recipes_for
 from sha1opt.search.store import Store
 
-__all__ = ["Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "search_range", "search_ranges"]
+__all__ = ["HybridReport", "Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "scalar_best",
+           "search_hybrid_block", "search_range", "search_ranges"]
 
 NO_BUDGET = 10**9      # "no evaluation budget": runs end at their deadline
 
@@ -124,7 +129,7 @@ class _Setup:
     version: str
 
 
-def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int) -> _Setup:
+def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int, cap: str | None = None) -> _Setup:
     if not 0 <= first <= last <= 79:
         raise Sha1optError(f"round range {first}-{last} is not within 0-79")
     if workers < 1:
@@ -132,7 +137,7 @@ def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int) -
     model = load_model(uarch)
     arch = arch or default_arch(uarch)
     cost = range_cost(model, first, last, arch)
-    return _Setup(uarch, arch, first, last, model, model.isa, cost, cost([]), model_version(model))
+    return _Setup(uarch, arch, first, last, model, scalar_isa_for(model, cap), cost, cost([]), model_version(model))
 
 
 def _starts(s: _Setup, store: Store, stored_row, resume: bool, notes: list[str], extras: bool = True
@@ -142,7 +147,7 @@ def _starts(s: _Setup, store: Store, stored_row, resume: bool, notes: list[str],
     ``extras=False``: only the default schedule and the resumed row (the rest: ``_extra_starts``).
     """
     starts = [Candidate(s.first, s.last, s.arch, TEXTBOOK)]
-    if resume and stored_row is not None:
+    if resume and stored_row is not None and isa_rank(Recipe.parse(stored_row.recipe).isa()) <= isa_rank(s.isa):
         starts.insert(0, Candidate(s.first, s.last, s.arch, Recipe.parse(stored_row.recipe), stored_row.offsets))
         notes.append(f"resumed from the stored result ({stored_row.cycles:.1f} cycles)")
     if extras:
@@ -254,7 +259,8 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
                   db: str | Path | None = None, resume: bool = False, evaluations: int = NO_BUDGET,
                   should_stop: Callable[[], bool] = lambda: False, progress: Callable[[dict], None] | None = None,
                   use_exact: bool = True,
-                  reference: Reference | Callable[[Model, Arch], Reference] | None = None) -> list[Report]:
+                  reference: Reference | Callable[[Model, Arch], Reference] | None = None,
+                  isa: str | None = None) -> list[Report]:
     """Search every (uarch, arch, first, last) key on one Dask cluster; one proved, stored Report per key.
 
     ``reference`` is the peer each key's result is compared with: one ``Reference``, or a function
@@ -266,14 +272,15 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
     runs per key (seeds ``seed ..``); on a given cluster it defaults to the cluster's worker count.
     ``time_limit`` is per key: 15 % for the exact engine, the rest for the runs, each counted from
     when its task starts (for a single key, less the cluster's start-up: the limit is then the wall time). Every key is proved and stored by this
-    process as soon as its runs end; on a stop request (``should_stop``) every key still open is
+    process as soon as its runs end. ``isa`` caps the recipes (``search.space.hybrid_caps`` levels;
+    None: the model's own ISA, as before). On a stop request (``should_stop``) every key still open is
     finished at once from the best its runs reported so far (the default schedule is a start, so
     there is always a proved result to store).
     """
     t_start = time.monotonic()
     if workers is not None and workers < 1:
         raise Sha1optError("workers must be at least 1")
-    setups = [_setup(u, f, l, a, 1) for u, a, f, l in keys]
+    setups = [_setup(u, f, l, a, 1, isa) for u, a, f, l in keys]
     emit = progress or (lambda e: None)
     open_keys: list[_Key] = []
     where, runs = "no cluster (stopped before the search started)", workers or 1
@@ -431,3 +438,63 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
     return search_ranges([(uarch, arch, first, last)], time_limit=time_limit, workers=workers, cluster=cluster,
                          seed=seed, db=db, resume=resume, evaluations=evaluations, should_stop=should_stop,
                          progress=progress, use_exact=use_exact, reference=reference)[0]
+
+
+# --- the hybrid family (vector message schedule + scalar rounds; search/space/hybrid.py) ----------------
+
+@dataclass(frozen=True)
+class HybridReport:
+    """A hybrid search on one model, its block proof, and the scalar best it is ranked against."""
+
+    uarch: str
+    cap: str | None
+    search: HybridSearch
+    scalar_cycles: float            # best scalar whole block under the same model, per block, steady state
+    scalar_source: str
+    proof: str
+    proved: bool
+
+    @property
+    def winner(self) -> str:
+        """"hybrid" when a proved hybrid block is predicted no dearer than the scalar best, else "scalar"
+        (a tie goes to the hybrid: its message schedule leaves the integer units the model found idle)."""
+        return "hybrid" if self.proved and self.search.cycles <= self.scalar_cycles else "scalar"
+
+    @property
+    def ratio(self) -> float:
+        """Predicted hybrid / scalar cycles (< 1: the hybrid is cheaper)."""
+        return self.search.cycles / self.scalar_cycles
+
+
+def scalar_best(uarch: str, db: str | Path | None = None, cap: str | None = None):
+    """(x86-64 scalar best block Schedule, predicted cycles per block in steady state, where it came from).
+
+    ``blocks.best_block`` (stored results, else the default), or the default schedule when that
+    block needs a feature the cap does not allow.
+    """
+    model = load_model(uarch)
+    sched, sources = best_block(uarch, "x86_64", db)
+    where = "; ".join(sources)
+    if cap is not None and not all(allows(cap, f) for f in isa_set(sched.body)):
+        sched = block_schedule([realize(Candidate(0, 79, "x86_64", TEXTBOOK)).code], "x86_64", "textbook")
+        where = f"default schedule (the stored best needs more than --isa {cap})"
+    return sched, simulate(list(sched.body), model, loop=True).cycles, where
+
+
+def search_hybrid_block(uarch: str, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,
+                        time_limit: float = 60.0, should_stop: Callable[[], bool] = lambda: False,
+                        db: str | Path | None = None) -> HybridReport:
+    """Search the hybrid family on ``uarch`` (``engines.hybrid.search_hybrid``), prove the winner
+    (``hybrid_proof.prove_hybrid``: an Unknown is not a proof) and rank it against ``scalar_best``."""
+    model = load_model(uarch)
+    found = search_hybrid(model, cap=cap, evaluations=evaluations, seed=seed, time_limit=time_limit,
+                          should_stop=should_stop)
+    _, scalar_cycles, where = scalar_best(uarch, db, cap)
+    if found.block is None:
+        return HybridReport(uarch, cap, found, scalar_cycles, where, f"nothing to prove: {found.reason}", False)
+    res = prove_hybrid(found.block)
+    if res.ok:
+        proof = f"block proved ({res.cuts} cuts, {res.solver_calls} Z3 calls; lane-by-lane cuts)"
+    else:
+        proof = f"NOT proved: {describe_failure(res)}"
+    return HybridReport(uarch, cap, found, scalar_cycles, where, proof, res.ok)

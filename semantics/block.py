@@ -45,15 +45,17 @@ def prove_block(
     first: int = 0,
     last: int = 79,
     prover: Prover | None = None,
+    machine=None,
 ) -> CompositionResult:
     """Prove ``body`` computes SHA-1 rounds ``first..last`` under the given bindings.
 
     ``inputs`` / ``outputs`` / ``pointers`` are ``check_program``'s (a frame
     contract: ``search.space.frame.block_bindings`` or a ``Schedule``'s
-    fields). A fresh ``Prover`` is used unless one is given.
+    fields). A fresh ``Prover`` is used unless one is given; ``machine`` is
+    ``check_program``'s interpreter factory (default ``machine.Machine``).
     """
     spec = range_spec(Builder(), first, last)
-    return check_program(list(body), spec, inputs, outputs, prover or Prover(), pointers=pointers)
+    return check_program(list(body), spec, inputs, outputs, prover or Prover(), pointers=pointers, machine=machine)
 
 
 def failing_round(result: CompositionResult) -> int | None:

@@ -175,6 +175,7 @@ def check_program(
     tdom = TermDomain(b)
     failure: list[CutFailure] = []
     cuts = 0
+    proved: set[str] = set()     # definitions already cut (their symbol stands for a proved value)
 
     def init_reg_t(r: str):
         loc = ("reg", r)
@@ -196,10 +197,15 @@ def check_program(
         if value == symbol:
             return value
         outcome = prover.check(value, defs[name].term)
+        if not isinstance(outcome, Proved) and name in proved:
+            # Written again after its cut (a vector lane passed through ``x ^ 0``): the value
+            # may be the symbol itself rather than a fresh computation of the definition.
+            outcome = prover.check(value, symbol)
         if not isinstance(outcome, Proved):
             failure.append(CutFailure(f"{name} ({defs[name].what})", location_name(loc), str(ins), ins.line, outcome))
             raise _Stop
         cuts += 1
+        proved.add(name)
         return symbol
 
     m_t = make(tdom, init_reg_t, init_mem_t, dict(pointers or {}))

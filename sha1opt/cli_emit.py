@@ -21,11 +21,14 @@ from sha1opt.emit.assembly import guess_arch
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.export import export as do_export
+from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.peers import OPENSSL_PATHS
 from sha1opt.job import steps
 from sha1opt.search.blocks import best_block
 from sha1opt.search.cost.model import canonical_name
 from sha1opt.search.driver import default_arch
+from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
@@ -55,20 +58,31 @@ def demo(outdir: Path) -> None:
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
-def export(output, arch, uarch, db, flavor):
+@click.option("--isa", type=click.Choice(LEVELS), default=None,
+              help="Cap the instructions used (default: all the model's CPU has, scalar code as before). A vector "
+                   "level also considers the hybrid family (x86-64) and exports it when it is predicted cheaper.")
+def export(output, arch, uarch, db, flavor, isa):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
     # The header records the command as shell-quoted words; export escapes them into comment text.
     argv = sys.argv[1:] if sys.argv[1:2] == ["export"] else ["export"]
     command = "sha1opt " + shlex.join(argv)
     with _unwind_on_signals():
-        if uarch:
-            uarch = canonical_name(uarch)
-            schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
-            for line in sources:
-                click.echo(f"rounds {line}")
+        uarch = canonical_name(uarch) if uarch else None
+        if isa is not None:
+            choice = export_choice(uarch, arch, isa, db)
+            for line in choice.notes:
+                click.echo(line)
+            schedule = choice.schedule
+            result = (do_export(schedule, output, flavor=flavor, uarch=uarch, command=command) if choice.block is None
+                      else export_hybrid(choice.block, output, flavor=flavor, uarch=uarch, command=command))
         else:
-            schedule = textbook(arch or "x86_64")
-        result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
+            if uarch:
+                schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
+                for line in sources:
+                    click.echo(f"rounds {line}")
+            else:
+                schedule = textbook(arch or "x86_64")
+            result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
     for c in result.validation.checks:
         click.echo(f"[{'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
     if not result.ok:
@@ -76,7 +90,7 @@ def export(output, arch, uarch, db, flavor):
         click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; "
                    f"{_shown(output)} was not written", err=True)
         sys.exit(EXIT_FAIL)
-    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch}; "
+    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch if schedule else 'x86_64'}; "
                f"validated in {result.validation.seconds:.2f} s)")
 
 

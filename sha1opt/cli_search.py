@@ -22,7 +22,8 @@ from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import canonical_name, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.driver import NO_BUDGET, default_arch, search_ranges
+from sha1opt.search.driver import NO_BUDGET, default_arch, search_hybrid_block, search_ranges
+from sha1opt.search.space.hybrid_caps import LEVELS, vector_dialects
 from sha1opt.views.drawing import CHAIN_TITLES, columns, gantt_png, table
 from sha1opt.views.report import report_json, report_lines
 from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _parse_rounds
@@ -52,10 +53,14 @@ def _uarch_names() -> list[str]:
 @click.option("--seed", type=Integer(), default=0, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
 @click.option("--resume", is_flag=True, help="Start from the stored best for this key.")
+@click.option("--isa", type=click.Choice(LEVELS), default=None,
+              help="Cap the instructions used (default: all the model's CPU has). A vector level "
+                   "(ssse3, avx, avx2, avx512, shani) with --rounds 0-79 or all also searches the hybrid "
+                   "family (message schedule in xmm) on x86-64 models and ranks it against the scalar best.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, workers, cluster, seed, db, resume,
-           as_json):
+           isa, as_json):
     """Find the cheapest proved schedule for round ranges under uarch cost models (tasks on a Dask cluster).
 
     Ctrl-C stops within about a second: the best result so far is proved, stored and printed (exit 130).
@@ -88,7 +93,12 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
     try:
         reports = search_ranges(keys, time_limit=time_limit, workers=workers, cluster=cluster, seed=seed, db=db,
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
-                                progress=progress, reference=gcc_reference)
+                                progress=progress, reference=gcc_reference, isa=isa)
+        whole = rounds == "all" or _parse_rounds(rounds) == (0, 79)
+        hybrids = [search_hybrid_block(u, cap=isa, evaluations=evaluations or HYBRID_EVALUATIONS, seed=seed,
+                                       time_limit=time_limit, should_stop=stop.is_set, db=db)
+                   for u in uarchs if isa is not None and vector_dialects(isa) and whole and not stop.is_set()
+                   and (arch or default_arch(u)) == "x86_64"]
     finally:
         signal.signal(signal.SIGINT, old)
         if tty:
@@ -96,12 +106,46 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
 
     if as_json:
         out = [report_json(r) for r in reports]
-        click.echo(json.dumps(out[0] if len(out) == 1 else out, indent=1))
+        if hybrids:
+            click.echo(json.dumps({"ranges": out, "hybrid": [_hybrid_json(h) for h in hybrids]}, indent=1))
+        else:
+            click.echo(json.dumps(out[0] if len(out) == 1 else out, indent=1))
     else:
-        click.echo("\n\n".join("\n".join(report_lines(r)) for r in reports))
+        click.echo("\n\n".join(["\n".join(report_lines(r)) for r in reports] +
+                                ["\n".join(_hybrid_lines(h)) for h in hybrids]))
     if stop.is_set():
         sys.exit(EXIT_INTERRUPTED)
-    sys.exit(EXIT_OK if all(r.proved for r in reports) else EXIT_FAIL)
+    sys.exit(EXIT_OK if all(r.proved for r in reports) and all(h.proved or h.search.params is None for h in hybrids) else EXIT_FAIL)
+
+
+HYBRID_EVALUATIONS = 300   # annealing moves after the grid when --evaluations is not given
+
+
+def _hybrid_lines(h) -> list[str]:
+    s = h.search
+    if s.params is None:
+        return [f"{h.uarch} hybrid: {s.reason}"]
+    p = s.params
+    return [
+        f"{h.uarch} (x86_64) hybrid block, --isa {h.cap}: {s.cycles_per_byte:.2f} cycles/byte predicted "
+        f"({s.cycles:.0f} cycles/block, bottleneck {s.bottleneck}) vs scalar best {h.scalar_cycles / 64:.2f} "
+        f"(ratio {h.ratio:.3f}; winner: {h.winner})",
+        f"  vector dialect {p.isa}, lead {p.lead} groups, one vector op every {p.every} scalar ops; "
+        f"scalar recipe {p.recipe.key()}; {len(p.offsets)} priority offsets",
+        f"  search: grid best {s.grid_best:.0f} cycles, {s.evaluations} evaluations in {s.seconds:.1f} s, "
+        f"stopped: {s.reason}",
+        f"  scalar best: {h.scalar_source}",
+        f"  proof: {h.proof}",
+    ]
+
+
+def _hybrid_json(h) -> dict:
+    s = h.search
+    return {"uarch": h.uarch, "isa": h.cap, "cycles": s.cycles, "cycles_per_byte": s.cycles_per_byte,
+            "bottleneck": s.bottleneck, "scalar_cycles": h.scalar_cycles, "ratio": h.ratio, "winner": h.winner,
+            "params": s.params.key() if s.params else None, "offsets": len(s.params.offsets) if s.params else 0,
+            "evaluations": s.evaluations, "seconds": s.seconds, "stop_reason": s.reason, "proved": h.proved,
+            "proof": h.proof, "scalar_source": h.scalar_source}
 
 
 @click.command()

@@ -1,0 +1,73 @@
+"""What ``export --isa LEVEL`` exports: the scalar best under the cap, or a hybrid block when it wins.
+
+``export_choice(uarch, arch, level, db)``:
+
+* a level without a vector dialect (``base``, ``bmi2``), or ``arch ==
+  "i386"``: the scalar best block (``blocks.best_block``), or the default
+  schedule when that block needs a feature the cap does not allow;
+* a vector level on x86-64 with a model: ``driver.search_hybrid_block``
+  (grid + ``EXPORT_EVALUATIONS`` annealing moves, seed 0: the same file for
+  the same store) ranked against the capped scalar best; the proved winner;
+* a vector level without a model: the default hybrid block of the cap's
+  highest dialect (``HybridParams(isa=...)``).
+
+The notes say which, with the predicted figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sha1opt.search.blocks import best_block
+from sha1opt.search.driver import default_arch, scalar_best, search_hybrid_block
+from sha1opt.search.space.candidate import textbook
+from sha1opt.search.space.frame import Schedule
+from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
+from sha1opt.search.space.hybrid_caps import allows, check_level, vector_dialects
+from sha1opt.semantics.x86 import isa_set
+
+EXPORT_EVALUATIONS = 150
+
+
+@dataclass
+class Choice:
+    schedule: Schedule | None          # the scalar block to export, or None
+    block: HybridBlock | None          # the hybrid block to export, or None
+    notes: list[str] = field(default_factory=list)
+
+
+def _scalar(uarch: str | None, arch: str, level: str, db) -> Choice:
+    if uarch is None:
+        sched = textbook(arch)
+        return Choice(sched, None, [f"scalar default schedule ({arch}; --isa {level})"])
+    sched, sources = best_block(uarch, arch, db)
+    notes = [f"rounds {line}" for line in sources]
+    if not all(allows(level, f) for f in isa_set(sched.body)):
+        sched = textbook(arch)
+        notes.append(f"the stored best needs more than --isa {level}: the default schedule instead")
+    return Choice(sched, None, notes)
+
+
+def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Path | None = None) -> Choice:
+    """The code ``export --isa level`` writes (module docstring)."""
+    check_level(level)
+    arch = arch or (default_arch(uarch) if uarch else "x86_64")
+    dialects = vector_dialects(level)
+    if arch != "x86_64" or not dialects:
+        return _scalar(uarch, arch, level, db)
+    if uarch is None:
+        block = build(HybridParams(isa=dialects[-1]))
+        return Choice(None, block, [f"hybrid default block ({dialects[-1]}; no --uarch to search on)"])
+    rep = search_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db)
+    s = rep.search
+    if s.params is None:
+        choice = _scalar(uarch, arch, level, db)
+        choice.notes.insert(0, f"hybrid: {s.reason}")
+        return choice
+    line = (f"hybrid {s.params.key()}: {s.cycles_per_byte:.2f} c/B predicted on {uarch} vs scalar best "
+            f"{rep.scalar_cycles / 64:.2f} ({rep.scalar_source}); {rep.proof}; search stopped: {s.reason}")
+    if rep.winner == "hybrid":
+        return Choice(None, s.block, [line, "exporting the hybrid block"])
+    sched, _, where = scalar_best(uarch, db, level)
+    return Choice(sched, None, [line, f"exporting the scalar block ({where})"])

@@ -1,0 +1,387 @@
+"""Hybrid blocks: the message schedule in xmm registers, 4 words at a time, beside scalar rounds.
+
+A ``HybridBlock`` is one 64-byte block as one instruction sequence (x86-64
+only): the scalar rounds of a ``Recipe`` whose K and W reach e as one
+``add wk(t), e`` -- W_t + K_t read from a 16-entry ring on the stack --
+and a vector stream that computes W_16..W_79 in groups of four and stores
+W + K into that ring. ``HybridParams`` says which ISA the vector stream is
+written in (``ssse3`` two-operand, ``avx`` three-operand, ``avx512vl`` with
+``vprold`` / ``vpternlogd``), how many groups it runs ahead of the rounds
+(``lead``) and how it is interleaved (one vector op after every ``every``
+scalar ops).
+
+The recurrence, four words at a time (derived here, the invariant the
+vector code keeps). With t = 4g and the groups G_k = (W_4k .. W_4k+3) in
+xmm registers::
+
+    W[t+i] = rol1(W[t+i-3] ^ W[t+i-8] ^ W[t+i-14] ^ W[t+i-16]),  i = 0..3
+      W[t+i-16] = G_{g-4}                       (lanes 0-3)
+      W[t+i-14] = palignr $8: (G_{g-4}[2], G_{g-4}[3], G_{g-3}[0], G_{g-3}[1])
+      W[t+i-8]  = G_{g-2}
+      W[t+i-3]  = psrldq $4 of G_{g-1}: (W[t-3], W[t-2], W[t-1], 0)
+
+so T = G_{g-4} ^ palignr ^ G_{g-2} ^ psrldq and R = rol1(T) lane by lane
+is right in lanes 0-2; lane 3 lacks W[t] (it is computed in lane 0 of the
+same group). As rol1 distributes over xor, W[t+3] = R[3] ^ rol1(W[t]) =
+R[3] ^ rol1(R[0]): a second rotate step ``R ^= rol1(pslldq $12 of R)``
+(which adds 0 to lanes 0-2). The fix-up reads R[0] -- W[t] as computed --
+rather than re-deriving it as rol2(T[0]): the compositional prover cuts at
+W[t] and proves lane 3 over that symbol, so only this form is provable cut
+by cut. Example: ``group_ops(4, "avx512vl")`` is 10 instructions
+(vpalignr, vpsrldq, vpternlogd $0x96, vpxor, vprold, vpslldq, vprold,
+vpxor, vpaddd K, vmovdqa to the ring).
+
+Registers: G_k lives in ``%xmm{k mod 4}`` (group g overwrites G_{g-4},
+its last reader); ``%xmm4``-``%xmm6`` are the vector temporaries; the
+constants -- K_0..K_3 broadcast in ``%xmm11``-``%xmm14``, the byte-swap mask
+in ``%xmm15`` -- are built by ``constant_setup`` from immediates (``mov``,
+``movd``, ``pshufd``, ``palignr``: lane moves, so every lane stays a known
+constant for ``pshufb``) once per call; ``setup_invariant`` checks that no
+body instruction writes them, which is what lets the emitter run the setup
+once before the block loop.
+
+Groups 0-3 (W_0..W_15: ``movdqu`` + ``pshufb`` + W+K store) run at the top
+of the block, before round 0 (no reading ahead into the next block: each
+iteration starts from the data pointer alone). Every instruction comes from
+``x86.SEMANTICS``; ``refuse_unknown`` names any that does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.sha1 import K
+from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg, effects, isa_set, required_isa
+from sha1opt.search.space.candidate import Candidate, priorities
+from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
+from sha1opt.search.space.order import build_graph, list_schedule
+from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, epilogue, prologue, range_ops
+from sha1opt.search.space.regalloc import TEMPS, allocate
+
+ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
+LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
+PLACEMENTS = ("every", "slots")
+RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
+SP = Reg("esp", 64)
+DATA = Reg("esi", 64)
+W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
+TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
+K_REGS = tuple(Reg(f"xmm{k}", 128) for k in (11, 12, 13, 14))
+MASK = Reg("xmm15", 128)
+CONSTANT_REGS = frozenset(r.name for r in K_REGS + (MASK,))
+# pshufb's byte-swap mask per lane: lane j takes bytes 4j+3 .. 4j, i.e. bswap of each word.
+BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
+
+
+@dataclass(frozen=True)
+class HybridParams:
+    """One point of the hybrid space.
+
+    ``recipe``: the scalar rounds' choices (its ``kw``/``wsrc`` fields do not
+    apply -- W+K comes from the ring -- and are kept at the textbook's);
+    ``offsets``: the scalar list-scheduling offsets (``Candidate.offsets``).
+    """
+
+    isa: str = "avx"
+    lead: int = 2
+    every: int = 3
+    recipe: Recipe = TEXTBOOK
+    offsets: tuple[tuple[tuple, int], ...] = ()
+    placement: str = "every"         # "every": one vector op per ``every`` scalar ops; "slots": ``slot_interleave``
+
+    def __post_init__(self) -> None:
+        if self.isa not in ISAS:
+            raise Sha1optError(f"unknown hybrid ISA {self.isa!r} (known: {', '.join(ISAS)})")
+        if self.lead not in LEADS:
+            raise Sha1optError(f"lead {self.lead} is not one of {LEADS} groups (the ring has 16 entries)")
+        if self.every < 1:
+            raise Sha1optError("every must be at least 1 scalar op per vector op")
+        if self.placement not in PLACEMENTS:
+            raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
+        if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):
+            raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
+
+    def key(self) -> str:
+        place = f"every={self.every}" if self.placement == "every" else "placement=slots"
+        return f"hybrid:isa={self.isa},lead={self.lead},{place};{self.recipe.key()}"
+
+
+@dataclass(frozen=True)
+class HybridBlock:
+    """The code of one block: ``setup`` (once per call) and ``body`` (per block), with the frame contract."""
+
+    params: HybridParams
+    setup: tuple[Instr, ...]
+    body: tuple[Instr, ...]
+    vector_ops: int
+    scalar_ops: int
+
+    def schedule(self) -> Schedule:
+        """The per-block body as a ``Schedule`` (its bindings are ``frame.block_bindings``)."""
+        inputs, outputs, pointers = block_bindings("x86_64")
+        return Schedule("x86_64", self.params.key(), self.body, inputs, outputs, pointers)
+
+    def proved_unit(self) -> tuple[Instr, ...]:
+        """What the block proof runs: the setup, then one block."""
+        return self.setup + self.body
+
+
+def refuse_unknown(code) -> None:
+    """Misuse check: every instruction must be a row of ``x86.SEMANTICS``; the first that is not is named."""
+    for ins in code:
+        if ins.mnemonic not in SEMANTICS:
+            raise Sha1optError(f"{ins.mnemonic} is not in the semantics table (semantics/x86.py, vector.py)")
+        required_isa(ins)     # operand shapes checked against the row (refuses e.g. an xmm-count shift)
+
+
+def wk_slot(t: int) -> Mem:
+    """The ring word that holds W_t + K_t."""
+    return Mem(SP, None, 1, RING + 4 * (t % 16))
+
+
+def _i(m: str, *ops) -> Instr:
+    return Instr(m, tuple(ops))
+
+
+def constant_setup() -> tuple[Instr, ...]:
+    """K_0..K_3 broadcast into ``K_REGS`` and the byte-swap mask into ``MASK``, from immediates via ``%eax``.
+
+    Legacy-SSE forms only (SSE2/SSSE3), so one setup serves every dialect.
+    The mask is assembled right to left with ``palignr $12`` (lane 0 of the
+    result is lane 3 of the source, lanes 1-3 the destination's 0-2).
+    """
+    eax = Reg("eax")
+    out: list[Instr] = []
+    for k, reg in zip(K, K_REGS):
+        out += [_i("mov", Imm(k), eax), _i("movd", eax, reg), _i("pshufd", Imm(0), reg, reg)]
+    out += [_i("mov", Imm(BSWAP_MASK[3]), eax), _i("movd", eax, MASK)]
+    for lane in (2, 1, 0):
+        out += [_i("mov", Imm(BSWAP_MASK[lane]), eax), _i("movd", eax, TEMP_A),
+                _i("pshufd", Imm(0), TEMP_A, TEMP_A), _i("palignr", Imm(12), TEMP_A, MASK)]
+    return tuple(out)
+
+
+def load_group_ops(j: int, isa: str) -> list[Instr]:
+    """Group j < 4: W_4j..W_4j+3 = bswap of the block's words, and their W+K into the ring."""
+    w, src, k = W_REGS[j], Mem(DATA, None, 1, 16 * j), K_REGS[0]
+    if isa == "ssse3":
+        return [_i("movdqu", src, w), _i("pshufb", MASK, w), _i("movdqa", w, TEMP_A), _i("paddd", k, TEMP_A),
+                _i("movdqa", TEMP_A, wk_slot(4 * j))]
+    return [_i("vmovdqu", src, w), _i("vpshufb", MASK, w, w), _i("vpaddd", k, w, TEMP_A),
+            _i("vmovdqa", TEMP_A, wk_slot(4 * j))]
+
+
+def group_ops(g: int, isa: str) -> list[Instr]:
+    """Group 4 <= g < 20: W_4g..W_4g+3 from the four groups before it (module docstring), and W+K."""
+    if not 4 <= g < 20:
+        raise Sha1optError(f"group {g} is not a recurrence group (4..19)")
+    x, y, z, q = (W_REGS[(g + k) % 4] for k in range(4))     # G_{g-4}, G_{g-3}, G_{g-2}, G_{g-1}
+    a, b, c = TEMP_A, TEMP_B, TEMP_C
+    kreg, slot = K_REGS[(4 * g) // 20], wk_slot(4 * g)
+    if isa == "ssse3":
+        return [
+            _i("movdqa", y, a), _i("palignr", Imm(8), x, a),          # a = W[t-14..t-11]
+            _i("pxor", z, x), _i("pxor", a, x),
+            _i("movdqa", q, b), _i("psrldq", Imm(4), b),              # b = W[t-3..t-1], 0
+            _i("pxor", b, x),                                          # x = T
+            _i("movdqa", x, b), _i("psrld", Imm(31), b), _i("pslld", Imm(1), x), _i("por", b, x),  # x = R
+            _i("movdqa", x, c), _i("pslldq", Imm(12), c),             # c = 0, 0, 0, W[t]
+            _i("movdqa", c, b), _i("psrld", Imm(31), b), _i("pslld", Imm(1), c), _i("por", b, c),
+            _i("pxor", c, x),                                          # x = G_g
+            _i("movdqa", x, a), _i("paddd", kreg, a), _i("movdqa", a, slot),
+        ]
+    if isa == "avx":
+        return [
+            _i("vpalignr", Imm(8), x, y, a),
+            _i("vpxor", z, x, x), _i("vpxor", a, x, x),
+            _i("vpsrldq", Imm(4), q, b), _i("vpxor", b, x, x),
+            _i("vpsrld", Imm(31), x, b), _i("vpslld", Imm(1), x, x), _i("vpor", b, x, x),
+            _i("vpslldq", Imm(12), x, c),
+            _i("vpsrld", Imm(31), c, b), _i("vpslld", Imm(1), c, c), _i("vpor", b, c, c),
+            _i("vpxor", c, x, x),
+            _i("vpaddd", kreg, x, a), _i("vmovdqa", a, slot),
+        ]
+    if isa == "avx512vl":
+        return [
+            _i("vpalignr", Imm(8), x, y, a),
+            _i("vpsrldq", Imm(4), q, b),
+            _i("vpternlogd", Imm(0x96), z, a, x),                     # x = x ^ a ^ z
+            _i("vpxor", b, x, x),
+            _i("vprold", Imm(1), x, x),
+            _i("vpslldq", Imm(12), x, c), _i("vprold", Imm(1), c, c),
+            _i("vpxor", c, x, x),
+            _i("vpaddd", kreg, x, a), _i("vmovdqa", a, slot),
+        ]
+    raise Sha1optError(f"unknown hybrid ISA {isa!r}")
+
+
+def scalar_ops(recipe: Recipe) -> list[Op]:
+    """The rounds of ``recipe`` with K and W replaced by one ``add wk(t), e`` per round (chain ``kw``).
+
+    Built from ``recipe.range_ops`` (with ``kw="add"``): its W chain is dropped
+    and its two kw additions (``add w, e``; ``add $K, e``) become the one
+    memory-operand addition, at the first one's place.
+    """
+    ops = range_ops(0, 79, replace(recipe, kw="add", wsrc="mem"), "x86_64")
+    out: list[Op] = []
+    seen: set[int] = set()
+    for op in ops:
+        if op.chain == "W":
+            continue
+        if op.chain == "kw":
+            if op.round not in seen:
+                seen.add(op.round)
+                out.append(Op(_i("add", wk_slot(op.round), state_regs(op.round)[4]), op.round, "kw"))
+            continue
+        out.append(op)
+    return out
+
+
+def scalar_code(params: HybridParams) -> tuple[list[Instr], list[int]] | None:
+    """The scalar rounds ordered (list schedule with ``params.offsets``) and allocated, with each op's round."""
+    ops = scalar_ops(params.recipe)
+    graph = build_graph(ops)
+    prio = priorities(Candidate(0, 79, "x86_64", params.recipe, params.offsets), ops)
+    order = list_schedule(ops, graph, prio, len(TEMPS["x86_64"]))
+    if order is None:
+        return None
+    code = allocate(ops, graph, order, "x86_64")
+    if code is None:
+        return None
+    return code, [ops[i].round for i in order]
+
+
+def interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], lead: int,
+               every: int) -> list[Instr]:
+    """Merge the vector groups 4..19 into the scalar rounds.
+
+    Group g is released at the first op of round 4(g - lead) (and after the
+    last read of the ring words it overwrites, those of rounds 4g-16..4g-13),
+    then one vector op follows every ``every`` scalar ops; whatever of group g
+    is left is flushed before the first read of its own words (rounds
+    4g..4g+3), so every read of ``wk(t)`` sees this block's W_t + K_t.
+    """
+    first_of, last_read, first_read = _round_marks(scalar, rounds)
+    queue: list[tuple[int, Instr]] = [(g, ins) for g in range(4, 20) for ins in groups[g]]
+    release = {g: max(first_of[4 * (g - lead)], last_read[g - 4] + 1) for g in range(4, 20)}
+    out: list[Instr] = []
+    q = 0
+    since = 0
+    for p, ins in enumerate(scalar):
+        while q < len(queue) and first_read.get(queue[q][0], len(scalar)) <= p:
+            out.append(queue[q][1])
+            q += 1
+        out.append(ins)
+        since += 1
+        if since >= every and q < len(queue) and release[queue[q][0]] <= p:
+            out.append(queue[q][1])
+            q += 1
+            since = 0
+    out += [ins for _, ins in queue[q:]]
+    return out
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Per clock: instructions issued, scalar-only units, vector-only units, units both kinds share.
+
+    From a cost model's port data (``engines.hybrid.slots_of``): skylake is
+    ``Slots(4, 1, 0, 3)`` (p6 scalar only; p0/p1/p5 run both), zen5
+    ``Slots(8, 6, 4, 0)`` (separate integer and FP pipes).
+    """
+
+    width: int
+    scalar: int
+    vector: int
+    shared: int
+
+
+def slot_interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], lead: int,
+                    slots: Slots) -> list[Instr]:
+    """Merge the vector groups clock by clock into the scalar stream, by unit class.
+
+    Each clock takes up to ``slots.width`` instructions: scalar ones first
+    (on scalar-only units, then shared ones), then released vector ones on
+    the vector-only and the still free shared units. Release and deadline
+    are ``interleave``'s (round 4(g - lead), after the last read of the
+    words group g overwrites; flushed before its first read), so the same
+    invariant holds.
+    """
+    first_of, last_read, first_read = _round_marks(scalar, rounds)
+    release = {g: max(first_of[4 * (g - lead)], last_read[g - 4] + 1) for g in range(4, 20)}
+    queue = [(g, ins) for g in range(4, 20) for ins in groups[g]]
+    out: list[Instr] = []
+    p = q = 0
+    n = len(scalar)
+    while p < n or q < len(queue):
+        while q < len(queue) and first_read.get(queue[q][0], n) <= p:
+            out.append(queue[q][1])
+            q += 1
+        width, shared = slots.width, slots.shared
+        took = 0
+        while p < n and took < width and took < slots.scalar + shared:
+            out.append(scalar[p])
+            p += 1
+            took += 1
+            if p < n and q < len(queue) and first_read.get(queue[q][0], n) <= p:
+                break
+        shared -= max(0, took - slots.scalar)
+        room = min(width - took, slots.vector + shared)
+        while room > 0 and q < len(queue) and (release[queue[q][0]] < p or p >= n):
+            out.append(queue[q][1])
+            q += 1
+            room -= 1
+    return out
+
+
+def _round_marks(scalar: list[Instr], rounds: list[int]) -> tuple[dict, dict, dict]:
+    """Per round, its first op; per group, the first and last read of its ring words."""
+    first_of: dict[int, int] = {}
+    last_read: dict[int, int] = {}
+    first_read: dict[int, int] = {}
+    for p, ins in enumerate(scalar):
+        first_of.setdefault(rounds[p], p)
+        m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
+        if isinstance(m, Mem) and m.base == SP:
+            g = rounds[p] // 4
+            first_read[g] = min(first_read.get(g, p), p)
+            last_read[g] = max(last_read.get(g, -1), p)
+    return first_of, last_read, first_read
+
+
+def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | None:
+    """The whole block for ``params``; None when the scalar order needs more temporaries than x86-64 has.
+
+    ``slots`` (a model's unit classes) is needed for ``placement="slots"`` only.
+    """
+    if params.placement == "slots" and slots is None:
+        raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
+    sc = scalar_code(params)
+    if sc is None:
+        return None
+    scalar, rounds = sc
+    groups = {g: group_ops(g, params.isa) for g in range(4, 20)}
+    head = [ins for j in range(4) for ins in load_group_ops(j, params.isa)]
+    merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
+              else slot_interleave(scalar, rounds, groups, params.lead, slots))
+    body = list(prologue("x86_64")) + head + merged
+    body += epilogue("x86_64", Reg(TEMPS["x86_64"][0]))
+    setup = constant_setup()
+    refuse_unknown(setup + tuple(body))
+    nvec = len(head) + sum(len(v) for v in groups.values())
+    return HybridBlock(params, setup, tuple(body), nvec, len(scalar))
+
+
+def setup_invariant(block: HybridBlock) -> str | None:
+    """Why the setup could not be hoisted out of the block loop, or None: the body writes no constant register."""
+    for ins in block.body:
+        hit = set(effects(ins).writes) & CONSTANT_REGS
+        if hit:
+            return f"`{ins}` writes %{sorted(hit)[0]}, a constant register of the setup"
+    return None
+
+
+def features(block: HybridBlock) -> frozenset[str]:
+    """The minimal ISA features that run the setup and the body (``x86.isa_set``): e.g. ``{"avx", "bmi2"}``."""
+    return isa_set(block.setup + block.body)

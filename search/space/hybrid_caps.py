@@ -1,0 +1,52 @@
+"""ISA caps: the ``--isa LEVEL`` a user gives search and export, as the features code may use.
+
+A level names a CPU family, not one extension, so it is a *set* of features
+(``x86.ISA_INCLUDES`` closes each under inclusion): ``avx`` is Sandy Bridge
+(AVX, no BMI), ``avx2`` Haswell (AVX2 with BMI1/BMI2), ``avx512`` AVX-512VL
+with BMI2, ``shani`` everything plus SHA-NI -- the x86-64 psABI's v2/v3/v4
+levels read the same way. Code fits a cap when every feature it needs is
+included by one of the cap's.
+
+Examples: ``allows("avx2", "bmi2")`` and ``allows("avx2", "ssse3")`` are
+True, ``allows("avx", "bmi2")`` is False; ``scalar_level("avx512")`` is
+``"bmi2"``; ``vector_dialects("avx2")`` is ``("ssse3", "avx")`` (the hybrid
+family has no AVX2-only dialect yet).
+"""
+
+from __future__ import annotations
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import ISA_LEVELS, includes
+from sha1opt.search.space.hybrid import ISAS
+
+LEVELS = ("base", "bmi2", "ssse3", "avx", "avx2", "avx512", "shani")
+CAPS: dict[str, frozenset[str]] = {
+    "base": frozenset({"base"}),
+    "bmi2": frozenset({"bmi2"}),
+    "ssse3": frozenset({"ssse3"}),
+    "avx": frozenset({"avx"}),
+    "avx2": frozenset({"avx2", "bmi2"}),
+    "avx512": frozenset({"avx512vl", "bmi2"}),
+    "shani": frozenset({"avx512vl", "bmi2", "sha"}),
+}
+
+
+def check_level(level: str) -> str:
+    if level not in CAPS:
+        raise Sha1optError(f"unknown ISA level {level!r} (known: {', '.join(LEVELS)})")
+    return level
+
+
+def allows(level: str, feature: str) -> bool:
+    """Whether code needing ``feature`` (an ``x86.required_isa`` value) fits the cap ``level``."""
+    return feature == "base" or any(includes(c, feature) for c in CAPS[check_level(level)])
+
+
+def scalar_level(level: str) -> str:
+    """The highest ``x86.ISA_LEVELS`` entry (the scalar chain) the cap allows."""
+    return next(s for s in reversed(ISA_LEVELS) if allows(level, s))
+
+
+def vector_dialects(level: str) -> tuple[str, ...]:
+    """The hybrid family's dialects (``hybrid.ISAS``) the cap allows, lowest first."""
+    return tuple(i for i in ISAS if allows(level, i))

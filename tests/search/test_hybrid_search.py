@@ -1,0 +1,121 @@
+"""ISA caps (search/space/hybrid_caps.py), the hybrid engine (search/engines/hybrid.py) and the driver's wiring."""
+
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from sha1opt.cli import main
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.driver import _setup, search_hybrid_block
+from sha1opt.search.engines.hybrid import (block_cost, block_items, build_on, dialects_for, scalar_isa_for, search_hybrid,
+                                           slots_of)
+from sha1opt.search.space.hybrid import HybridParams, Slots, build
+from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.semantics.block import describe_failure
+from sha1opt.search.store import Store
+from sha1opt.search.space.hybrid_caps import LEVELS, allows, scalar_level, vector_dialects
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.x86 import Instr
+
+
+@pytest.mark.parametrize("level,feature,want", [
+    ("avx2", "bmi2", True), ("avx2", "ssse3", True), ("avx", "bmi2", False), ("avx", "avx2", False),
+    ("ssse3", "bmi1", False), ("base", "ssse3", False), ("avx512", "avx512vl", True), ("shani", "sha", True),
+    ("avx512", "sha", False), ("bmi2", "bmi1", True)])
+def test_caps_are_cpu_families(level, feature, want):
+    assert allows(level, feature) is want
+
+
+def test_scalar_level_and_dialects_of_each_cap():
+    assert [scalar_level(level) for level in LEVELS] == ["base", "bmi2", "base", "base", "bmi2", "bmi2", "bmi2"]
+    assert vector_dialects("avx2") == ("ssse3", "avx") and vector_dialects("base") == ()
+
+
+def test_an_unknown_level_is_refused():
+    with pytest.raises(Sha1optError, match="unknown ISA level"):
+        allows("avx3", "avx")
+
+
+def test_the_models_cpu_bounds_the_dialects():
+    assert dialects_for(load_model("core2"), None) == ("ssse3",)
+    assert dialects_for(load_model("skylake"), "avx512") == ("ssse3", "avx")
+    assert dialects_for(load_model("zen5"), None) == ("ssse3", "avx", "avx512vl")
+    assert dialects_for(load_model("zen5"), "bmi2") == ()
+
+
+def test_the_scalar_recipe_isa_is_the_models_lowered_to_the_cap():
+    sky = load_model("skylake")
+    assert scalar_isa_for(sky, None) == sky.isa and scalar_isa_for(sky, "avx") == "base"
+
+
+def test_vector_rows_are_priced_as_vector_items():
+    items = block_items(build(HybridParams(isa="avx")).body)
+    vec = [it for it in items if isinstance(it, Opaque)]
+    assert vec and all(it.kind == "vector" for it in vec)
+    assert all(isinstance(it, Instr) for it in items if not isinstance(it, Opaque))
+
+
+def test_a_model_without_the_dialect_refuses_the_block():
+    with pytest.raises(Exception, match="AVX"):
+        block_cost(build(HybridParams(isa="avx")), load_model("core2"))
+
+
+def test_grid_only_search_is_deterministic_and_says_why_it_stopped():
+    a = search_hybrid(load_model("core2"), evaluations=0)
+    b = search_hybrid(load_model("core2"), evaluations=0)
+    assert a.params == b.params and a.cycles == b.cycles and a.reason == "grid" and a.params.isa == "ssse3"
+    assert math.isfinite(a.cycles) and a.cycles == a.grid_best
+
+
+def test_annealing_never_ends_worse_than_the_grid():
+    r = search_hybrid(load_model("zen3"), evaluations=6, seed=3)
+    grid = len(dialects_for(load_model("zen3"), None)) * 3 * (5 + 1)   # every x5, slots
+    assert r.cycles <= r.grid_best and r.reason == "budget" and r.evaluations == grid + 6
+
+
+def test_a_stop_request_is_reported():
+    r = search_hybrid(load_model("core2"), evaluations=50, should_stop=lambda: True)
+    assert r.reason == "interrupted" and r.evaluations == 1 and r.block is not None
+
+
+def test_no_dialect_is_a_value_not_an_error():
+    r = search_hybrid(load_model("zen5"), cap="bmi2")
+    assert r.params is None and "no vector dialect" in r.reason
+
+
+def test_the_driver_proves_and_ranks_the_winner(tmp_path):
+    Store(tmp_path / "r.sqlite").close()      # an empty store: the scalar best is the default schedule
+    r = search_hybrid_block("zen3", evaluations=0, db=tmp_path / "r.sqlite")
+    assert r.proved and r.proof.startswith("block proved") and r.winner == "hybrid" and r.ratio < 1
+
+
+def test_no_cap_keeps_the_scalar_search_setup_unchanged():
+    assert _setup("skylake", 0, 19, None, 1).isa == load_model("skylake").isa
+    assert _setup("skylake", 0, 19, None, 1, "avx").isa == "base"
+
+
+def test_cli_search_isa_runs_the_hybrid_family(tmp_path):
+    r = CliRunner().invoke(main, ["search", "--uarch", "core2", "--rounds", "0-79", "--isa", "ssse3",
+                                  "--time-limit", "3", "--evaluations", "2", "--workers", "1",
+                                  "--db", str(tmp_path / "r.sqlite")], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "core2 (x86_64) hybrid block, --isa ssse3" in r.output and "proof: block proved" in r.output
+
+
+def test_slots_come_from_the_models_port_data():
+    assert slots_of(load_model("skylake")) == Slots(4, 1, 0, 3)     # p6 scalar only, p0/p1/p5 shared
+    assert slots_of(load_model("zen5")) == Slots(8, 6, 4, 0)        # separate integer and FP pipes
+
+
+@pytest.mark.parametrize("uarch,isa", [("skylake", "avx"), ("zen5", "avx512vl"), ("core2", "ssse3")])
+def test_the_slots_placement_proves(uarch, isa):
+    block = build_on(HybridParams(isa=isa, placement="slots"), load_model(uarch))
+    res = prove_hybrid(block)
+    assert res.ok, describe_failure(res)
+
+
+def test_slots_placement_without_slots_is_misuse():
+    with pytest.raises(Sha1optError, match="needs the model"):
+        build(HybridParams(placement="slots"))
