@@ -113,12 +113,18 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
         return
     click.echo(f"{source} ({arch}); TSC {report.tsc_hz / 1e9:.3f} GHz (TSC ticks are not core cycles); "
                f"{pairs} interleaved pairs per size; validated first: {', '.join(report.validated)}")
+    if report.clock is not None:
+        c = report.clock
+        click.echo(f"core clock: {c.median:.3f} core cycles per TSC tick (p10 {c.p10:.3f}, p90 {c.p90:.3f}; "
+                   f"{c.samples} samples, {c.method})")
     click.echo(f"{'peer':18s} {'bytes':>8s} {'ratio med':>9s} {'p10':>6s} {'p90':>6s} {'min/min':>7s} "
-               f"{'ours t/B':>8s} {'peer t/B':>8s} {'ours ns/B':>9s}")
+               f"{'ours t/B':>8s} {'peer t/B':>8s} {'ours c/B':>8s} {'peer c/B':>8s} {'ours ns/B':>9s}")
     for s in report.stats:
         click.echo(f"{s.peer:18s} {s.size:8d} {s.ratio_median:9.3f} {s.ratio_p10:6.3f} {s.ratio_p90:6.3f} "
                    f"{s.ratio_of_minima:7.3f} {s.ours_ticks_per_byte:8.3f} {s.peer_ticks_per_byte:8.3f} "
+                   f"{s.ours_cycles_per_byte:8.3f} {s.peer_cycles_per_byte:8.3f} "
                    f"{report.ns_per_byte(s.ours_ticks_per_byte):9.3f}")
     for note in report.notes:
         click.echo(f"note: {note}")
-    click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster)")
+    click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster); t/B = TSC ticks per byte; "
+               "c/B = estimated core cycles per byte (ticks x core cycles per tick)")
