@@ -39,12 +39,14 @@ def test_names_width_window_and_tuning():
         ("out-of-order", 6, 512, "x86_64", "sapphirerapids")
 
 
-def test_ports_five_alus_three_loads_two_stores():
-    """Ports 0 1 5 6 10 integer ALU, 2 3 11 load, 7 8 store address, 4 9 store data."""
+def test_ports_five_alus_two_loads_two_stores():
+    """Ports 0 1 5 6 10 integer ALU, 7 8 store address, 4 9 store data; loads on 2 and 3 only: the third
+    load port (11) exists, but two loads per clock is what this host sustains (microbenchmark)."""
     m = load_model(GC)
     alu = set(m.classes["add_rr"].ports[0].units)
     assert alu == {"p0", "p1", "p5", "p6", "p10"}
-    assert set(m.classes["load"].ports[0].units) == {"p2", "p3", "p11"}
+    assert "p11" in m.ports and "microbenchmark" in next(u.source for u in m.units if u.name == "p11").lower()
+    assert set(m.classes["load"].ports[0].units) == {"p2", "p3"}
     sta, std = m.classes["store"].ports
     assert (sta.role, set(sta.units), std.role, set(std.units)) == ("sta", {"p7", "p8"}, "std", {"p4", "p9"})
 
