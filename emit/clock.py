@@ -187,7 +187,7 @@ def ratio_of_record(nbytes: float, ticks: float) -> float:
 # The frame every body runs in (documented for the bench scripts that write bodies):
 # %rsp 64-byte aligned with 512 bytes of scratch, 0(%rsp) holding %rsp itself (a pointer chase),
 # 64..511 zero; %rbp and %r11 copies of %rsp; %r10 = 0; %ecx = 3; %r15d = 7; %xmm0 = 0.
-# The loop counter is %rdi; a body may use every other register except %rsp.
+# The loop counter is %rdi and %r12 holds the caller's stack pointer; a body may use every other register but %rsp.
 _BODY_PROLOGUE = """\tpushq %rbx\n\tpushq %rbp\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15
 \tmovq %rsp, %r12\n\tsubq $576, %rsp\n\tandq $-64, %rsp\n\tmovq %rsp, %rbx
 \tpxor %xmm0, %xmm0\n\tmovl $8, %eax
