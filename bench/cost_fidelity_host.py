@@ -24,8 +24,10 @@ add-chain clock (``emit.clock.clock_library``): pairs interleaved, 16 KiB per ca
 record (about 0.1 ms: on a machine shared by several agents a long record is often preempted, a short
 one seldom, so medians stay meaningful). A code's figure is
 the median over pairs of its ticks/byte over the textbook's in the same pair, times the textbook's core
-cycles/byte T; T is the median over every pair of all those programs of (textbook ticks/byte x that
-pair's core cycles per tick). OpenSSL's paths run with the textbook as peers 0 and 1 (the clock cannot
+cycles/byte T; T is the 10th percentile over every pair of all those programs of (textbook ticks/byte x
+that pair's core cycles per tick): the models price a core running one thread alone, and on this shared VM
+a pair is only ever slowed (preemption, the other hardware thread of the core busy), so the fast end is
+the core-alone figure; the median is printed beside it. OpenSSL's paths run with the textbook as peers 0 and 1 (the clock cannot
 share the dlopen slot with libcrypto) and use the same T. ``--passes`` repeats the whole set, so every
 code is measured at several moments and the pairs are pooled.
 
@@ -69,7 +71,7 @@ from sha1opt.search.driver import search_ranges
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize, textbook
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import parse_listing
+from sha1opt.semantics.listing import Opaque, parse_listing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cost_fidelity  # noqa: E402  (the OpenSSL loop extraction, shared with the published-figure script)
@@ -173,8 +175,21 @@ def mca_text(text: str) -> str:
     return re.sub(r"\b0x([0-9a-fA-F]{8})\(", signed, text)
 
 
+def straight_line(items) -> bool:
+    """Whether the loop body has no branch but its closing one: the models (and llvm-mca) price a straight-line
+    loop; a rolled C function's innermost loop is one round with the round-function choice as branches, not
+    the block loop, and the engines have no mechanic for an executed path through nested loops."""
+    return sum(1 for it in items if isinstance(it, Opaque) and it.kind in ("branch", "jump")) <= 1
+
+
 def predict(items, model, nbytes: int, notes: list[str], name: str) -> float:
     """The model's cycles/byte of the loop, or nan (and a note) when its cost classes cannot price an instruction."""
+    if name.startswith("OpenSSL"):
+        pass                        # cost_fidelity cut these loops (the SIMD paths keep a mid-loop exit test)
+    elif not straight_line(items):
+        notes.append(f"# not priced: {name}: its innermost loop has branches inside (one round of a rolled "
+                     f"loop, not the block); the models price straight-line loops only")
+        return float("nan")
     try:
         return simulate(items, model, loop=True, bytes_per_iteration=nbytes).cycles_per_byte
     except Sha1optError as e:           # e.g. OpenSSL's AVX path rotates with shrd, which search.cost has no class for
@@ -322,7 +337,12 @@ def main() -> int:
                     clocks += list(cpt)
                     textbook_core += list(pp[0] * cpt)
         loads.append(os.getloadavg()[0])
-    T = float(np.median(textbook_core))
+    # T: the 10th percentile of the textbook's per-pair core c/B. The models price a core running one thread
+    # alone; on this shared VM a pair is slowed by preemption or by the other hardware thread of the core
+    # (the core share check below), never sped up, so the fast end is the core-alone figure. The median
+    # (printed too) moves with the load: 4.24 and 5.26 c/B in two runs at load ~10, p10 3.90 and 3.84.
+    T = float(np.percentile(textbook_core, 10))
+    T_med = float(np.median(textbook_core))
     cpt = np.array(clocks)
     print("## 2. scored set (hold-out): SHA-1 codes at 16 KiB per call, core cycles/byte")
     print(f"# {args.passes} passes x {args.pairs} pairs per code; 1-min load average at each pass: "
@@ -332,15 +352,18 @@ def main() -> int:
           f"chain, the clock, does not see it, throughput-bound code does)")
     print(f"# core cycles per TSC tick (clock peer, {len(cpt)} pairs): median {np.median(cpt):.3f}, "
           f"p10 {np.percentile(cpt, 10):.3f}, p90 {np.percentile(cpt, 90):.3f}")
-    print(f"# textbook export T = {T:.3f} core c/B (median over {len(textbook_core)} pairs of ticks/B x that pair's "
-          f"cycles/tick; p10 {np.percentile(textbook_core, 10):.3f}, p90 {np.percentile(textbook_core, 90):.3f})")
+    print(f"# textbook export T = {T:.3f} core c/B: the p10 over {len(textbook_core)} pairs of (ticks/B x that pair's "
+          f"cycles/tick) -- median {T_med:.3f}, p90 {np.percentile(textbook_core, 90):.3f}; a code's figure is its "
+          f"median ratio to the textbook x T")
     print()
     print(f"{'code':<46} {'measured':>8} {'[p10':>6} {'p90]':>6} {MODEL:>10} {'err %':>6} {OTHER:>6} "
           f"{'err %':>6} {'mca':>6} {'err %':>6}")
     meas, pred, pother, mca, rel_m, rel_p, rel_o, rel_q = [], [], [], [], [], [], [], []
     notes: list[str] = []
 
-    def mca_of(name: str, mtext: str, nbytes: int) -> float:
+    def mca_of(name: str, mtext: str, nbytes: int, items) -> float:
+        if not name.startswith("OpenSSL") and not straight_line(items):
+            return float("nan")
         try:
             return mca_cycles(mca_text(mtext), "x86_64", MCA_CPU, 10, mca_tool) / nbytes
         except Sha1optError as e:                   # llvm-mca refuses some instruction: say so
@@ -350,12 +373,12 @@ def main() -> int:
     for name, _, items, mtext, nbytes in codes:
         if name == "sha1opt textbook export":
             base = {"p": predict(items, model, nbytes, [], name), "o": predict(items, other, nbytes, [], name),
-                    "q": mca_of(name, mtext, nbytes)}
+                    "q": mca_of(name, mtext, nbytes, items)}
     for name, _, items, mtext, nbytes in codes:
         r = np.array(ratios[name])
         m = float(np.median(r)) * T
         p, o = predict(items, model, nbytes, notes, name), predict(items, other, nbytes, notes, name)
-        q = mca_of(name, mtext, nbytes)
+        q = mca_of(name, mtext, nbytes, items)
         meas.append(m), pred.append(p), pother.append(o), mca.append(q)
         rel_m.append(m / T), rel_p.append(p / base["p"]), rel_o.append(o / base["o"]), rel_q.append(q / base["q"])
         print(f"{name:<46} {m:8.2f} {np.percentile(r, 10) * T:6.2f} {np.percentile(r, 90) * T:6.2f} {p:10.2f} "
@@ -368,6 +391,8 @@ def main() -> int:
     print(f"{OTHER} (not this CPU): MAPE {b[0]:.1f} %, Kendall tau-b {b[1]:.2f} over {b[2]} codes")
     print(f"llvm-mca -mcpu={MCA_CPU}: MAPE {c[0]:.1f} %, Kendall tau-b {c[1]:.2f} over {c[2]} codes")
     a, b, c = stats(rel_p, rel_m), stats(rel_o, rel_m), stats(rel_q, rel_m)
+    print(f"(with T = the median {T_med:.3f} instead: {MODEL} MAPE "
+          f"{stats(pred, [x * T_med / T for x in meas])[0]:.1f} %)")
     print(f"relative to the textbook export (no clock estimate involved), MAPE / tau-b: {MODEL} {a[0]:.1f} % / "
           f"{a[1]:.2f}, {OTHER} {b[0]:.1f} % / {b[1]:.2f}, llvm-mca {c[0]:.1f} % / {c[1]:.2f}")
     print(f"# uptime at the end: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
