@@ -23,6 +23,14 @@ callee-saved registers or a spin loop come back as a ``BenchRefusal``.
 
 Ticks are TSC ticks, not core cycles: the TSC runs at a fixed rate whatever
 the core clock does; ``tsc_hz`` is measured against CLOCK_MONOTONIC_RAW.
+Core cycles are estimated beside them (``emit.clock``): on x86-64 the first
+timing process has a third peer, ``clock.clock_library``'s dependent add
+chain, so every pair of ours and the C peer has its own core-cycles-per-tick
+sample, and ``core cycles/byte = ticks/byte x that pair's cycles per tick``
+(median over pairs); the OpenSSL paths, timed in their own processes, use the
+median clock of that first process. The i386 program cannot load a library:
+its clock is ``clock.tick_samples`` run just before and just after it.
+Example: 2.40 ticks/byte at 1.31 core cycles per tick is 3.14 core c/B.
 """
 
 from __future__ import annotations
@@ -36,12 +44,13 @@ import numpy as np
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.clock import CHAIN, clock_library, ratio_of_record, tick_samples
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
 from sha1opt.emit.validate import Validation, validate_source
 from sha1opt.emit.toolchain import FREESTANDING_FLAGS, compile_source, csrc, link_static
 
-__all__ = ["SIZES", "PEER_NAMES", "PeerStats", "BenchReport", "BenchRefusal", "bench"]
+__all__ = ["SIZES", "PEER_NAMES", "PeerStats", "CoreClock", "BenchReport", "BenchRefusal", "bench"]
 
 SIZES = (64, 1024, 16384, 1 << 20)
 PEER_NAMES = {0: "ours", 1: "gcc -O2 C"}
@@ -58,6 +67,18 @@ class PeerStats:
     ratio_p90: float
     ratio_of_minima: float           # min(ours) / min(peer)
     pairs: int
+    ours_cycles_per_byte: float = float("nan")     # estimated core cycles/byte (module docstring)
+    peer_cycles_per_byte: float = float("nan")
+
+
+@dataclass(frozen=True)
+class CoreClock:
+    """Core cycles per TSC tick measured beside the timed runs: median, p10, p90 over ``samples``, and how."""
+    median: float
+    p10: float
+    p90: float
+    samples: int
+    method: str
 
 
 @dataclass
@@ -68,6 +89,7 @@ class BenchReport:
     stats: list[PeerStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     validated: tuple[str, ...] = ()   # the checks passed before any timing run ("prove", "vectors"...)
+    clock: CoreClock | None = None
 
     def ns_per_byte(self, ticks_per_byte: float) -> float:
         return ticks_per_byte / self.tsc_hz * 1e9 if self.tsc_hz else float("nan")
@@ -80,6 +102,10 @@ class BenchReport:
             "pairs": self.pairs,
             "notes": self.notes,
             "validated": list(self.validated),
+            "core_clock": None if self.clock is None else {
+                "cycles_per_tick_median": round(self.clock.median, 4), "cycles_per_tick_p10": round(self.clock.p10, 4),
+                "cycles_per_tick_p90": round(self.clock.p90, 4), "samples": self.clock.samples,
+                "method": self.clock.method},
             "results": [
                 {
                     "peer": s.peer, "bytes_per_call": s.size,
@@ -90,6 +116,8 @@ class BenchReport:
                     "ratio_median": round(s.ratio_median, 4), "ratio_p10": round(s.ratio_p10, 4),
                     "ratio_p90": round(s.ratio_p90, 4), "ratio_of_minima": round(s.ratio_of_minima, 4),
                     "pairs": s.pairs,
+                    "ours_core_cycles_per_byte": round(s.ours_cycles_per_byte, 4),
+                    "peer_core_cycles_per_byte": round(s.peer_cycles_per_byte, 4),
                 }
                 for s in self.stats
             ],
@@ -107,24 +135,47 @@ def _build_i386(candidate: Path, work: Path) -> Path:
     return link_static([main, ref, start, candidate], "i386", work / "bench32", "linking the i386 benchmark")
 
 
-def _stats(recs: np.ndarray, npeers: int, sizes, pairs: int, peer_names: dict[int, str]) -> list[PeerStats]:
+def _per_pair(recs: np.ndarray, npeers: int, sizes, pairs: int) -> list[dict[int, np.ndarray]]:
+    """Per size: peer index -> ticks/byte of each pair (csrc/bench.c writes a pair's records back to back)."""
     out = []
     per_size = npeers * pairs
-    for s_idx, size in enumerate(sizes):
+    for s_idx in range(len(sizes)):
         block = recs[s_idx * per_size:(s_idx + 1) * per_size]
-        tpb = {p: [] for p in range(npeers)}
+        tpb: dict[int, list[float]] = {p: [] for p in range(npeers)}
         for pair in range(pairs):
-            rows = block[pair * npeers:(pair + 1) * npeers]
-            for peer, t, nbytes in rows:
+            for peer, t, nbytes in block[pair * npeers:(pair + 1) * npeers]:
                 tpb[int(peer)].append(t / nbytes)
-        ours = np.array(tpb[0])
-        for p in range(1, npeers):
-            other = np.array(tpb[p])
+        out.append({p: np.array(v) for p, v in tpb.items()})
+    return out
+
+
+def _stats(recs: np.ndarray, npeers: int, sizes, pairs: int, peer_names: dict[int, str],
+           clock_peer: int | None = None, cycles_per_tick: float = float("nan")) -> list[PeerStats]:
+    """One PeerStats per (size, named peer); core cycles/byte from ``clock_peer``'s records of the same
+    pairs when given (median over pairs of ticks/byte x cycles/tick), else ticks/byte x ``cycles_per_tick``."""
+    out = []
+    for size, tpb in zip(sizes, _per_pair(recs, npeers, sizes, pairs)):
+        cpt = 1.0 / tpb[clock_peer] if clock_peer is not None else None   # one add per byte
+        ours = tpb[0]
+        core = (lambda x: float(np.median(x * cpt))) if cpt is not None else \
+            (lambda x: float(np.median(x)) * cycles_per_tick)
+        for p in peer_names:
+            other = tpb[p]
             r = ours / other
             out.append(PeerStats(peer_names[p], size, float(np.median(ours)), float(np.median(other)),
                                  float(np.median(r)), float(np.percentile(r, 10)), float(np.percentile(r, 90)),
-                                 float(ours.min() / other.min()), pairs))
+                                 float(ours.min() / other.min()), pairs, core(ours), core(other)))
     return out
+
+
+def _clock_of(recs: np.ndarray, peer: int) -> np.ndarray:
+    """Core cycles per tick of every record of the clock peer."""
+    return np.array([ratio_of_record(float(b), float(t)) for p, t, b in recs if int(p) == peer])
+
+
+def _core_clock(samples: np.ndarray, method: str) -> CoreClock:
+    return CoreClock(float(np.median(samples)), float(np.percentile(samples, 10)), float(np.percentile(samples, 90)),
+                     len(samples), method)
 
 
 @dataclass(frozen=True)
@@ -175,26 +226,36 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
         if arch == "x86_64":
             exe = _build_x86_64(v.obj, work_dir)
             lib = libcrypto()
-            report = None
+            # the first process: ours, the C peer and the clock peer, interleaved in every pair
+            t = run(exe, None, str(clock_library(work_dir)))
+            clock = _core_clock(_clock_of(t.records, 2), "dependent-add chain as a third peer, interleaved in "
+                                                         "every pair of ours and the C peer")
+            report = BenchReport(arch, t.tsc_hz, pairs, _stats(t.records, t.peers, sizes, pairs, {1: "gcc -O2 C"},
+                                                               clock_peer=2), clock=clock)
             paths = list(openssl_paths) if lib else []
             if not paths:
-                t = run(exe)
-                report = BenchReport(arch, t.tsc_hz, pairs, _stats(t.records, t.peers, sizes, pairs, PEER_NAMES))
                 report.notes.append("libcrypto not found: OpenSSL peers skipped" if not lib else "no OpenSSL path asked")
             for path in paths:
                 mask = OPENSSL_PATHS[path]
                 t = run(exe, {"OPENSSL_ia32cap": mask} if mask else {}, lib)
-                names = {1: "gcc -O2 C", 2: f"OpenSSL {path}"}
-                st = _stats(t.records, t.peers, sizes, pairs, names)
-                if report is None:
-                    report = BenchReport(arch, t.tsc_hz, pairs, st)
-                else:   # the C peer was measured already in the first process
-                    report.stats += [s for s in st if s.peer.startswith("OpenSSL")]
+                report.stats += _stats(t.records, t.peers, sizes, pairs, {2: f"OpenSSL {path}"},
+                                       cycles_per_tick=clock.median)
                 report.notes.append(f"OpenSSL {path}: OPENSSL_ia32cap={mask or '(unset)'}, {lib}")
+            if paths:
+                report.notes.append("core c/B of the OpenSSL peers (own processes): their ticks/byte x the median "
+                                    "clock of the first process")
+            order = {name: k for k, name in enumerate(["gcc -O2 C"] + [f"OpenSSL {p}" for p in paths])}
+            report.stats.sort(key=lambda st: (sizes.index(st.size), order[st.peer]))
         else:
             exe = _build_i386(v.obj, work_dir)
+            adds = max(1, 2_000_000 // CHAIN) * CHAIN
+            before = adds / tick_samples(adds, 7, work_dir)
             t = run(exe)
-            report = BenchReport(arch, tsc_hz(work_dir), pairs, _stats(t.records, t.peers, sizes, pairs, PEER_NAMES))
+            after = adds / tick_samples(adds, 7, work_dir)
+            clock = _core_clock(np.concatenate([before, after]), "dependent-add chain in a separate x86-64 "
+                                                                  "process, just before and just after the timed run")
+            report = BenchReport(arch, tsc_hz(work_dir), pairs, _stats(t.records, t.peers, sizes, pairs, {1: "gcc -O2 C"},
+                                                                       cycles_per_tick=clock.median), clock=clock)
             report.notes.append("i386: gcc -m32 -O2 freestanding C peer in the same process; "
                                 "no 32-bit OpenSSL on this host")
         report.validated = tuple(c.name for c in v.checks)

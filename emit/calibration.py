@@ -53,7 +53,7 @@ from sha1opt.emit.validate import run_vectors
 
 __all__ = ["REF_SYMBOL", "LLVM_MCA", "CalibrationError", "PairedRatio", "rename_symbol", "gcc_variant",
            "vectors_ok", "build_pair", "run_pairs", "paired_ratio", "tsc_hz", "loop_items", "loop_text",
-           "mca_cycles", "mape", "ranks", "spearman", "kendall_tau"]
+           "mca_cycles", "newest_llvm_mca", "mape", "ranks", "spearman", "kendall_tau"]
 
 REF_SYMBOL = REFERENCE_SYMBOL              # peer 1 of csrc/bench.c
 LLVM_MCA = "/usr/bin/llvm-mca"             # LLVM 14 on this host (docs/uarch-notes.md)
@@ -185,10 +185,20 @@ def loop_text(text: str, arch: Arch, name: str = "<variant>") -> str:
     return "\n".join(out) + "\n"
 
 
-def mca_cycles(body: str, arch: Arch, cpu: str = "znver3", iterations: int = 10) -> float:
-    """llvm-mca's Total Cycles / iterations for ``body`` (plain AT&T instructions)."""
+def newest_llvm_mca() -> str:
+    """The newest versioned ``/usr/bin/llvm-mca-N`` installed (Debian ships several side by side), else ``LLVM_MCA``.
+
+    Example: with llvm-14 and llvm-19 installed, ``/usr/bin/llvm-mca-19``.
+    """
+    found = [(int(m.group(1)), str(p)) for p in Path("/usr/bin").glob("llvm-mca-*")
+             if (m := re.fullmatch(r"llvm-mca-(\d+)", p.name))]
+    return max(found)[1] if found else LLVM_MCA
+
+
+def mca_cycles(body: str, arch: Arch, cpu: str = "znver3", iterations: int = 10, tool: str = LLVM_MCA) -> float:
+    """llvm-mca's Total Cycles / iterations for ``body`` (plain AT&T instructions); ``tool`` is the llvm-mca binary."""
     triple = "i386-unknown-linux-gnu" if arch == "i386" else "x86_64-unknown-linux-gnu"
-    proc = run([LLVM_MCA, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={iterations}",
+    proc = run([tool, f"-mtriple={triple}", f"-mcpu={cpu}", f"-iterations={iterations}",
                 "-instruction-info=false", "-resource-pressure=false"], "llvm-mca", timeout=600, input=body)
     m = re.search(r"Total Cycles:\s+(\d+)", proc.stdout)
     if not m:

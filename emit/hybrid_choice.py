@@ -9,7 +9,11 @@
   (grid + ``EXPORT_EVALUATIONS`` annealing moves, seed 0: the same file for
   the same store) ranked against the capped scalar best; the proved winner;
 * a vector level without a model: the default hybrid block of the cap's
-  highest dialect (``HybridParams(isa=...)``).
+  highest dialect (``HybridParams(isa=...)``);
+* ``shani`` (a cap that allows SHA-NI), either arch: the SHA-NI function
+  (``search.engines.shani.best_shani`` on a model that has SHA-NI, the
+  default point without a model), exported by ``emit.shani_export``; a
+  model without SHA-NI falls through to the cases above.
 
 The notes say which, with the predicted figures.
 """
@@ -20,14 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sha1opt.search.blocks import best_block
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.engines.shani import best_shani, has_shani
 from sha1opt.search.driver import default_arch, scalar_best, search_hybrid_block
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import allows, check_level, vector_dialects
+from sha1opt.search.space.shani import ShaniParams, default_params
 from sha1opt.semantics.x86 import isa_set
 
 EXPORT_EVALUATIONS = 150
+SHANI_EVALUATIONS = 200
 
 
 @dataclass
@@ -35,6 +43,7 @@ class Choice:
     schedule: Schedule | None          # the scalar block to export, or None
     block: HybridBlock | None          # the hybrid block to export, or None
     notes: list[str] = field(default_factory=list)
+    shani: ShaniParams | None = None   # the SHA-NI function to export, or None
 
 
 def _scalar(uarch: str | None, arch: str, level: str, db) -> Choice:
@@ -53,6 +62,29 @@ def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Pat
     """The code ``export --isa level`` writes (module docstring)."""
     check_level(level)
     arch = arch or (default_arch(uarch) if uarch else "x86_64")
+    if allows(level, "sha"):
+        if uarch is None:
+            return Choice(None, None, [f"SHA-NI default point ({arch}; no --uarch to search on)"],
+                          shani=default_params(arch))
+        model = load_model(uarch)
+        if has_shani(model):
+            rep = best_shani(model, arch, SHANI_EVALUATIONS)
+            line = (f"SHA-NI {rep.params.describe()}: {rep.cycles_per_byte:.2f} c/B predicted on {uarch} "
+                    f"(default point {rep.default_cycles / 64:.2f}); block {rep.proof}; search stopped: "
+                    f"{rep.stop_reason}")
+            if rep.proved:
+                return Choice(None, None, [line, "exporting the SHA-NI function"], shani=rep.params)
+            choice_notes = [line, "the SHA-NI block did not prove: not exported"]
+        else:
+            choice_notes = [f"{uarch} has no SHA-NI: searching without it"]
+    else:
+        choice_notes = []
+    choice = _export_choice(uarch, arch, level, db)
+    choice.notes[:0] = choice_notes
+    return choice
+
+
+def _export_choice(uarch: str | None, arch: str, level: str, db) -> Choice:
     dialects = vector_dialects(level)
     if arch != "x86_64" or not dialects:
         return _scalar(uarch, arch, level, db)

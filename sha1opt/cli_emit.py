@@ -24,6 +24,7 @@ from sha1opt.emit.export import export as do_export
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.peers import OPENSSL_PATHS
+from sha1opt.emit.shani_export import export_shani
 from sha1opt.job import steps
 from sha1opt.search.blocks import best_block
 from sha1opt.search.cost.model import canonical_name
@@ -73,8 +74,15 @@ def export(output, arch, uarch, db, flavor, isa):
             for line in choice.notes:
                 click.echo(line)
             schedule = choice.schedule
-            result = (do_export(schedule, output, flavor=flavor, uarch=uarch, command=command) if choice.block is None
-                      else export_hybrid(choice.block, output, flavor=flavor, uarch=uarch, command=command))
+            if choice.shani is not None:
+                if flavor != "elf":
+                    raise click.BadParameter("the SHA-NI function is written for ELF only", param_hint="--flavor")
+                result = export_shani(choice.shani, arch or (default_arch(uarch) if uarch else "x86_64"), output,
+                                      uarch=uarch, prediction=choice.notes[0], command=command)
+            elif choice.block is None:
+                result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
+            else:
+                result = export_hybrid(choice.block, output, flavor=flavor, uarch=uarch, command=command)
         else:
             if uarch:
                 schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
@@ -90,7 +98,7 @@ def export(output, arch, uarch, db, flavor, isa):
         click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; "
                    f"{_shown(output)} was not written", err=True)
         sys.exit(EXIT_FAIL)
-    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch if schedule else 'x86_64'}; "
+    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch if schedule else (arch or 'x86_64')}; "
                f"validated in {result.validation.seconds:.2f} s)")
 
 
@@ -127,12 +135,18 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
         return
     click.echo(f"{source} ({arch}); TSC {report.tsc_hz / 1e9:.3f} GHz (TSC ticks are not core cycles); "
                f"{pairs} interleaved pairs per size; validated first: {', '.join(report.validated)}")
+    if report.clock is not None:
+        c = report.clock
+        click.echo(f"core clock: {c.median:.3f} core cycles per TSC tick (p10 {c.p10:.3f}, p90 {c.p90:.3f}; "
+                   f"{c.samples} samples, {c.method})")
     click.echo(f"{'peer':18s} {'bytes':>8s} {'ratio med':>9s} {'p10':>6s} {'p90':>6s} {'min/min':>7s} "
-               f"{'ours t/B':>8s} {'peer t/B':>8s} {'ours ns/B':>9s}")
+               f"{'ours t/B':>8s} {'peer t/B':>8s} {'ours c/B':>8s} {'peer c/B':>8s} {'ours ns/B':>9s}")
     for s in report.stats:
         click.echo(f"{s.peer:18s} {s.size:8d} {s.ratio_median:9.3f} {s.ratio_p10:6.3f} {s.ratio_p90:6.3f} "
                    f"{s.ratio_of_minima:7.3f} {s.ours_ticks_per_byte:8.3f} {s.peer_ticks_per_byte:8.3f} "
+                   f"{s.ours_cycles_per_byte:8.3f} {s.peer_cycles_per_byte:8.3f} "
                    f"{report.ns_per_byte(s.ours_ticks_per_byte):9.3f}")
     for note in report.notes:
         click.echo(f"note: {note}")
-    click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster)")
+    click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster); t/B = TSC ticks per byte; "
+               "c/B = estimated core cycles per byte (ticks x core cycles per tick)")

@@ -17,10 +17,11 @@ from sha1opt.views import uarch_notes
 EXPECTED = ["atom", "core2", "k10", "k7", "k8", "nehalem", "p4", "p4-prescott", "p6", "pentium", "skylake",
             "zen1", "zen3", "zen5"]
 BMI = ("skylake", "zen1", "zen3", "zen5")
+ALL = sorted(EXPECTED + ["goldencove"])     # every model file; goldencove's rows: tests/search/test_uarch_goldencove.py
 
 
 def test_every_model_loads():
-    assert model_names() == EXPECTED
+    assert model_names() == ALL
     for name in EXPECTED:
         m = load_model(name)
         assert m.name == name
@@ -281,10 +282,10 @@ def test_cli_uarchs_lists_every_model():
     assert "p4 (alias p4-northwood)" in r.output and "issue 6/clk" in r.output
     import json
     rows = json.loads(CliRunner().invoke(uarchs, ["--json"]).output)
-    assert [row["name"] for row in rows] == EXPECTED
-    assert rows[EXPECTED.index("zen3")]["bmi2"] is True
+    assert [row["name"] for row in rows] == ALL
+    assert rows[ALL.index("zen3")]["bmi2"] is True
     atom = load_model("atom")
-    assert rows[EXPECTED.index("atom")]["rules"] == uarch_notes.notable(atom)
+    assert rows[ALL.index("atom")]["rules"] == uarch_notes.notable(atom)
     plain = CliRunner().invoke(uarchs, []).output.splitlines()
     start = plain.index(uarch_notes.header(atom))
     assert plain[start:start + len(uarch_notes.lines(atom))] == uarch_notes.lines(atom)
