@@ -515,10 +515,11 @@ class PathMachine(ControlFlow, VectorUnit):
                     mask = signed(yv.as_long(), self.bits)
                     if mask < 0 and (-mask) & (-mask - 1) == 0:
                         # realignment: off - a, 0 <= a < alignment (a fixed unknown of this call)
+                        # (facts of this path: kept in its condition, not in the shared axioms)
                         a = z3.BitVec(f"align{next(_ALIGN)}", self.bits)
-                        self.axioms.append(z3.ULT(a, self.bv(-mask)))
+                        self.s.cond.append(z3.ULT(a, self.bv(-mask)))
                         if x.region == "stack":   # exact: the low bits of the address being cleared
-                            self.axioms.append(a == (self.stack_base + x.off) & self.bv(-mask - 1))
+                            self.s.cond.append(a == (self.stack_base + x.off) & self.bv(-mask - 1))
                         self._write(dst, Ptr(x.region, x.off - a), w, d)
                         self.s.flags = None
                         return

@@ -17,7 +17,10 @@ then two affine maps are equal iff they agree on 0 and on each of the
 Example: ``rol(W13 ^ W8 ^ W2 ^ W0, 2)`` against ``rol(W16, 1)`` with ``W16 :=
 rol(W13 ^ W8 ^ W2 ^ W0, 1)`` -- 4 variables, 129 lanes, proved. Anything not
 affine (an add of overlapping values: the rounds) goes to the wrapped prover
-unchanged.
+unchanged -- except a round cut whose definition names rounds never cut
+alone (SHA-NI's ``sha1rnds4`` writes four rounds at once): the value's
+subterms that are those rounds' new a are cut inside it first
+(``inner_cuts``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ import numpy as np
 from sha1opt.semantics.domain import NumpyDomain, TermDomain
 from sha1opt.semantics.ir import MASK32, Term, evaluate, reachable, variables
 from sha1opt.semantics.prove import Proved, Prover
+
+_LANES = 64
 from sha1opt.semantics.sha1 import Spec
 
 
@@ -39,6 +44,10 @@ class ScheduleProver:
         self.base = base
         self.b = spec.builder
         self.defs = {d.name: d.term for d in spec.definitions if d.name[0] == "W"}
+        self.rounds = {d.name: d for d in spec.definitions if d.name[0] == "A"}
+        self.w_defs = {d.name: d for d in spec.definitions if d.name[0] == "W"}
+        self.by_term = {d.term.id: d for d in spec.definitions}
+        self._fp = None
         self._expanded: dict[str, Term] = {}
         self._cache: dict[int, object] = {}
         self.affine_proofs = 0
@@ -48,8 +57,17 @@ class ScheduleProver:
         return self.base.solver_calls
 
     def check(self, lhs: Term, rhs: Term, timeout: float | None = None):
+        d = self.by_term.get(rhs.id)
+        if d is None or d.name[0] == "A":
+            # first the rounds inside the value (cheap when there are none): z3 on several rounds at
+            # once times out, one round at a time is fast (an output: every round may be inside)
+            inner = self.inner_cuts(lhs, d.round if d is not None else 80)
+            if inner is not None and inner.id != lhs.id:
+                again = self.base.check(inner, rhs, timeout)
+                if isinstance(again, Proved):
+                    return again
         out = self.base.check(lhs, rhs, timeout)
-        if isinstance(out, Proved):
+        if isinstance(out, Proved) or d is None or d.name[0] == "A":
             return out
         t0 = time.perf_counter()
         el, er = self.expand(lhs), self.expand(rhs)
@@ -69,6 +87,52 @@ class ScheduleProver:
                 self._expanded[name] = evaluate([self.defs[name]], dom, lookup, self._cache)[0]
             return self._expanded[name]
         return evaluate([t], dom, lookup, self._cache)[0]
+
+    def _fingerprints(self):
+        """Values of every symbol on random inputs: inputs random, each round's a from its definition."""
+        if self._fp is None:
+            dom = NumpyDomain(_LANES)
+            rng = np.random.default_rng(3)
+            env: dict[str, np.ndarray] = {}
+
+            def value(name: str):
+                if name not in env:
+                    d = self.rounds.get(name) or self.w_defs.get(name)
+                    env[name] = (evaluate([d.term], dom, value)[0] if d is not None
+                                 else rng.integers(0, 1 << 32, _LANES, dtype=np.uint64).astype(np.uint32))
+                return env[name]
+            self._fp = (dom, value)
+        return self._fp
+
+    def inner_cuts(self, t: Term, last: int) -> Term | None:
+        """``t`` with each subterm that is the new a of a round before ``last`` replaced by its symbol.
+
+        A cut of several rounds at once (SHA-NI's ``sha1rnds4`` writes rounds
+        t+3 and t+4 of four) holds the earlier rounds' values only inside
+        the term: found there by value on random inputs, each proved equal to
+        its definition (one round, over the symbols already substituted) and
+        replaced, so the cut itself is one round again. None when a subterm
+        does not prove.
+        """
+        names = {f"A{r + 1}" for r in range(0, last) if f"A{r + 1}" in self.rounds}
+        if not names:
+            return None
+        dom, value = self._fingerprints()
+        want = {value(nm).tobytes(): nm for nm in names}
+        vals: dict[int, object] = {}
+        evaluate([t], dom, value, vals)
+        tdom = TermDomain(self.b)
+        new: dict[int, Term] = {}
+        for i in reachable([t]):
+            n = self.b.nodes[i]
+            node = Term(self.b, i) if not n.args else tdom.apply(n.op, *(new[j] for j in n.args))
+            nm = want.get(vals[i].tobytes()) if n.op not in ("var", "const") else None
+            if nm is not None and node.id != self.b.var(nm).id:
+                if not isinstance(self.base.check(node, self.rounds[nm].term), Proved):
+                    return None
+                node = self.b.var(nm)
+            new[i] = node
+        return new[t.id]
 
 
 def _bswap_mask(m: int) -> int:

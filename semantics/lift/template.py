@@ -84,13 +84,17 @@ def next_word_name(j: int) -> str:
 class _Probe:
     """Random evaluation of head terms: h, m, the next block, and H_1 = compress(h, m)."""
 
-    def __init__(self) -> None:
+    def __init__(self, s0: State) -> None:
         rng = np.random.default_rng(12)
         self.dom = NumpyDomain(_LANES)
         self._rng = rng
         self.env: dict[str, np.ndarray] = {}
         h = [self.var(f"h{i}") for i in range(5)]
         m = [self.var(f"m{j}") for j in range(16)]
+        # H at the head is what the state words hold there (h_i at the first head; a later head's
+        # state words are terms): one iteration later it is compress of that and the block read.
+        at_head = [s0.mem.get(("state", "", 4 * i), (None, 0))[0] for i in range(5)]
+        h = [self.at_s0(t) if isinstance(t, Term) else h[i] for i, t in enumerate(at_head)]
         self.h1 = compress(self.dom, h, m)
         self.next = {f"h{i}": self.h1[i] for i in range(5)}
         self.next.update({f"m{j}": self.var(next_word_name(j)) for j in range(16)})
@@ -146,7 +150,7 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None) -> dict:
 
     ``s1`` None: the exact template of ``s0`` (every step 0, head values as they are).
     """
-    probe = _Probe() if s1 is not None else None
+    probe = _Probe(s0) if s1 is not None else None
     s1 = s1 if s1 is not None else s0
     out: dict = {}
     sizes = {key: sz for key, (_, sz) in list(s0.mem.items()) + list(s1.mem.items())}
