@@ -48,6 +48,8 @@ class ScheduleProver:
         self.w_defs = {d.name: d for d in spec.definitions if d.name[0] == "W"}
         self.by_term = {d.term.id: d for d in spec.definitions}
         self._fp = None
+        self._vals: dict[int, object] = {}
+        self._rewritten: dict[int, Term | None] = {}
         self._expanded: dict[str, Term] = {}
         self._cache: dict[int, object] = {}
         self.affine_proofs = 0
@@ -114,24 +116,39 @@ class ScheduleProver:
         replaced, so the cut itself is one round again. None when a subterm
         does not prove.
         """
-        names = {f"A{r + 1}" for r in range(0, last) if f"A{r + 1}" in self.rounds}
+        names = {f"A{r + 1}" for r in range(0, 80) if f"A{r + 1}" in self.rounds}
         if not names:
             return None
         dom, value = self._fingerprints()
         want = {value(nm).tobytes(): nm for nm in names}
-        vals: dict[int, object] = {}
+        vals = self._vals
         evaluate([t], dom, value, vals)
         tdom = TermDomain(self.b)
+        shared = self._rewritten       # node -> its term with inner rounds cut (shared by the cuts of one run)
         new: dict[int, Term] = {}
+        later: set[int] = set()        # nodes left as they are only because their round is not before ``last``
         for i in reachable([t]):
+            if i in shared:
+                if shared[i] is None:
+                    return None
+                new[i] = shared[i]
+                continue
             n = self.b.nodes[i]
             node = Term(self.b, i) if not n.args else tdom.apply(n.op, *(new[j] for j in n.args))
             nm = want.get(vals[i].tobytes()) if n.op not in ("var", "const") else None
             if nm is not None and node.id != self.b.var(nm).id:
-                if not isinstance(self.base.check(node, self.rounds[nm].term), Proved):
+                if int(nm[1:]) > last:
+                    later.add(i)
+                elif isinstance(self.base.check(node, self.rounds[nm].term), Proved):
+                    node = self.b.var(nm)
+                else:
+                    shared[i] = None
                     return None
-                node = self.b.var(nm)
             new[i] = node
+            if i not in later and not any(j in later for j in n.args):
+                shared[i] = node
+            else:
+                later.add(i)
         return new[t.id]
 
 
