@@ -34,9 +34,13 @@ proves whole paths.
 
 Memory: words in regions keyed by (region, offset); the data region is
 read relative to the current block (``64*k``): word j of it is the spec's
-``m{j/4}`` through ``initial_mem("data", j)``. Writes are allowed to the
-stack below the entry stack pointer (and i386's argument slots) and to the
-20 state bytes; any other write is refused (a violation, never ignored).
+``m{j/4}`` through ``initial_mem("data", j)``; a word beyond the block (the
+next block, read ahead by OpenSSL's SIMD paths) is ``data[j]`` and allowed
+only where the path condition keeps it inside the buffer (``data_size``).
+Writes are allowed to the stack below the entry stack pointer (and i386's
+argument slots) and to the 20 state bytes; any other write is refused (a
+violation, never ignored). Vector registers (``vectors.VectorUnit``) hold 8
+lanes of data values under their xmm name, as in ``machine.Machine``.
 """
 
 from __future__ import annotations
@@ -540,31 +544,6 @@ class PathMachine(ControlFlow, VectorUnit):
             self._write(dst, Int(z3.ZeroExt(self.bits - 8 * w, r) if 8 * w < self.bits else r), w, d)
             return
         raise Refused(d, f"{m} on pointers or counts is not modelled")
-
-    def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
-        """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does.
-
-        Exploring, ``decide(c)`` picks (or forks) the direction; the other path's
-        destination is left in ``alternative`` for ``paths.explore`` to give
-        the fork. On replay (``decide`` None) the path condition must decide it.
-        """
-        c = self.condition(m, d)
-        a = self.operand_value(ops[0], d, w)
-        b = self.operand_value(ops[1], d, w)
-        if not ((isinstance(a, Int) and isinstance(b, Int))
-                or (isinstance(a, Ptr) and isinstance(b, Ptr) and a.region == b.region)):
-            raise Refused(d, "conditional move of unlike values")
-        if decide is None:
-            if self.implies(c):
-                taken = True
-            elif self.implies(z3.Not(c)):
-                taken = False
-            else:
-                raise Refused(d, "conditional move not decided by the path condition on replay")
-        else:
-            taken = decide(c)
-        self._write(ops[1], a if taken else b, w, d)
-        self.alternative = (ops[1], b if taken else a, w)
 
     def _flag_view(self, v):
         if isinstance(v, Int):

@@ -7,11 +7,13 @@ from the ABI's entry state (``executor.explore``) and proves each path:
   the state words are unchanged, callee-saved registers and the stack
   pointer restored;
 * *entry to a loop head* (one per dispatch path): the loop-head state ``S0``
-  becomes a template invariant ``T(k)`` -- the chaining value H_k in the
-  state words (and in any register that held it in ``S0``), each pointer or
-  count that moves by a constant per iteration at ``S0 + k*delta`` (the
-  deltas read off one iteration from ``S0``), entry values that stay put
-  kept, everything else havocked. Then, for a symbolic k with 0 <= k < n:
+  becomes a template invariant ``T(k)`` (``template``) -- the chaining value
+  H_k in the state words (and in any register or vector lane that held it in
+  ``S0``), each pointer or count that moves by a constant per iteration at
+  ``S0 + k*delta`` (the deltas read off one iteration from ``S0``), entry
+  values that stay put kept, head values over block k's words (OpenSSL's
+  precomputed W and W+K) as the same terms of block k, everything else
+  havocked. Then (``induction``), for a symbolic k with 0 <= k < n:
   every path from ``T(k)`` back to the head has ``k+1 < n``, re-establishes
   ``T(k+1)`` (pointers, counts, saved registers: z3; the chaining value:
   ``composition.check_program`` with the whole SHA-1 compression, so
@@ -20,6 +22,10 @@ from the ABI's entry state (``executor.explore``) and proves each path:
   callee-saved registers and the stack pointer. With ``T(0) == S0`` and
   ``S0``'s path condition implying ``n >= 1``, induction gives the result
   for every n the contract allows.
+
+A loop that moves its data pointer by several blocks per iteration (OpenSSL's
+AVX2 path, two blocks in ymm lanes) is refused by name: its invariant would
+need several compressions per step.
 
 Unknown is never success: ``FunctionProof.proved`` is True only when every
 path proved. A refusal (an instruction, address or relocation the executor
