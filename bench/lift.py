@@ -3,7 +3,9 @@
 Usage: .venv/bin/python bench/lift.py  (writes bench/results/lift.txt)
 
 For each object: every path (name, condition, outcome, instructions,
-seconds) and the total wall time of ``prove_object``. The C matrix is gcc
+seconds, each path timed on its own), how many proved and the slowest, and
+the total wall time of ``prove_object`` (which proves OpenSSL's objects
+twice: under nblocks >= 0, then, after the finding, under nblocks >= 1). The C matrix is gcc
 and clang x sha1_ref.c / sha1_rolled.c x -O2/-O3 x -m32/-m64 x
 PIE/-fPIC/-fno-pie (24 builds).
 """
@@ -39,12 +41,19 @@ def run(path, lines: list[str], label: str, **kw) -> None:
     for p in res.proof.paths:
         lines.append(f"    {p.name} [{p.condition}]: {p.outcome}, {p.instructions} instructions, {p.seconds:.2f} s"
                      + ("" if p.outcome == "proved" else f" -- {p.detail}"))
+    paths = res.proof.paths
+    if paths:
+        slow = max(paths, key=lambda p: p.seconds)
+        lines.append(f"    paths: {sum(p.outcome == 'proved' for p in paths)} of {len(paths)} proved; slowest "
+                     f"{slow.seconds:.2f} s ({slow.name}; goal <= 10 s per path)")
     for f in res.findings:
         lines.append(f"    finding: {f}")
 
 
 def main() -> None:
-    lines: list[str] = []
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
+    lines: list[str] = [f"# host load average {' '.join(load)} (2 cores shared: times are noisy); "
+                        "per path: outcome, instructions, seconds"]
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         for arch in ("x86_64", "i386"):

@@ -226,11 +226,7 @@ class Machine:
             self.regs[name] = self._fresh_vector(name)
         return self.regs[name]
 
-    def _vread(self, op: Operand, lanes: int, aligned: bool, ins: Instr):
-        if isinstance(op, Imm):
-            return op.value
-        if isinstance(op, Reg):
-            return self._vreg(op.name)[:lanes] if op.width in (128, 256) else (self.read(op, ins),)
+    def _vread(self, op: Mem, lanes: int, aligned: bool, ins: Instr):
         region, off = self.address(op, ins)
         if aligned and lanes >= 4:
             self.aligned.append((region, off, 4 * lanes))
@@ -253,30 +249,59 @@ class Machine:
             self.vector_entry = "zero" if keep == 0 else ("upper-zero" if self.vector_entry == "entry"
                                                           else self.vector_entry)
             return None, None
-        ops = ins.operands
-        sh = shape(ins.mnemonic, row, operand_kinds(ins))
-        args = [self._vread(ops[k], sh.lanes[k], row.aligned, ins) for k in FORMS[row.form].args]
-        try:
-            result = tuple(row.fn(d, *args))
-        except UnsupportedError as e:
-            raise UnsupportedError(f"{_where(ins)}{e}") from None
-        dest, n = ops[-1], sh.lanes[-1]
-        if isinstance(dest, Reg) and dest.width in (128, 256):
+        dest, n, value = vector_value(ins, row, d, self._vreg,
+                                      lambda m, lanes: self._vread(m, lanes, row.aligned, ins),
+                                      lambda r: self.read(r, ins))
+        if isinstance(dest, Reg):
             loc = ("reg", dest.name)
-            if n == 4:
-                upper = self._vreg(dest.name)[4:] if row.enc == "sse" else (zero,) * 4
-                value = result[:4] + tuple(upper)
-            else:
-                value = result[:8]
-        elif isinstance(dest, Reg):
-            loc, value = ("reg", dest.name), result[0]
         else:
             region, off = self.address(dest, ins)
             if row.aligned and n >= 4:
                 self.aligned.append((region, off, 4 * n))
-            loc, value = ("mem", region, off), result[:n]
+            loc = ("mem", region, off)
         self.write(loc, value, ins)
         return loc, value
+
+
+def vector_value(ins: Instr, row, domain, vreg: Callable[[str], tuple], memory: Callable[[Mem, int], tuple],
+                 scalar: Callable[[Reg], object]) -> tuple[Operand, int, object]:
+    """What vector row ``row`` writes for ``ins``: ``(destination operand, lanes written, value)``.
+
+    The one execution of a vector row, shared by ``Machine`` and the
+    whole-function lifter (``lift.vectors``); only operand access differs,
+    through ``vreg(name)`` (a register's 8 lanes), ``memory(op, lanes)``
+    (``lanes`` consecutive words) and ``scalar(reg)`` (a 32-bit register).
+    The value is the destination register's 8 lanes (a 4-lane result keeps
+    lanes 4-7 for a legacy-SSE encoding, zeroes them for VEX/EVEX), a 32-bit
+    register's value, or the ``lanes written`` memory words. Example:
+    ``paddd %xmm1, %xmm0`` with xmm0 = (a0..a7), xmm1 = (b0..b7) gives
+    ``(%xmm0, 4, (a0+b0, a1+b1, a2+b2, a3+b3, a4, a5, a6, a7))``.
+    """
+    d = domain
+    ops = ins.operands
+    sh = shape(ins.mnemonic, row, operand_kinds(ins))
+
+    def arg(op, lanes):
+        if isinstance(op, Imm):
+            return op.value
+        if isinstance(op, Reg):
+            return vreg(op.name)[:lanes] if op.width in (128, 256) else (scalar(op),)
+        return memory(op, lanes)
+
+    args = [arg(ops[k], sh.lanes[k]) for k in FORMS[row.form].args]
+    try:
+        result = tuple(row.fn(d, *args))
+    except UnsupportedError as e:
+        raise UnsupportedError(f"{_where(ins)}{e}") from None
+    dest, n = ops[-1], sh.lanes[-1]
+    if isinstance(dest, Reg) and dest.width in (128, 256):
+        if n == 4:
+            upper = vreg(dest.name)[4:] if row.enc == "sse" else (d.const(0),) * 4
+            return dest, n, result[:4] + tuple(upper)
+        return dest, n, result[:8]
+    if isinstance(dest, Reg):
+        return dest, 1, result[0]
+    return dest, n, result[:n]
 
 
 def _is_vector(name: str) -> bool:

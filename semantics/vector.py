@@ -58,7 +58,7 @@ the arithmetic flags.
 Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
 "Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
 PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD,
-PSRLDQ/PSLLDQ, PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD, SHLD/SHRD, and
+PSRLDQ/PSLLDQ, PUNPCKLDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD, SHLD/SHRD, and
 SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode the SHA-NI
 functions below transcribe line by line); vol. 2C §5.1 for VINSERTI128,
 VPERM2I128, VPBROADCASTD, VPROLD, VPTERNLOGD, VZEROUPPER, VZEROALL.
@@ -319,6 +319,11 @@ def _punpcklqdq(d, x, y):
 
 
 @_halves
+def _punpckldq(d, x, y):
+    return (x[0], y[0], x[1], y[1])
+
+
+@_halves
 def _punpckhqdq(d, x, y):
     return (x[2], x[3], y[2], y[3])
 
@@ -512,6 +517,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "pshufd":     VectorRow("unary_imm", _pshufd, _SSE2, "sse", aligned=True),
     "punpcklqdq": VectorRow("binary", _punpcklqdq, _SSE2, "sse", aligned=True),
     "punpckhqdq": VectorRow("binary", _punpckhqdq, _SSE2, "sse", aligned=True),
+    "punpckldq":  VectorRow("binary", _punpckldq, _SSE2, "sse", aligned=True),   # gcc -m64's state store
     "pextrd":     VectorRow("extract", _pextrd, ((128, "sse4.1"),), "sse"),
     "pinsrd":     VectorRow("insert32", _pinsrd, ((128, "sse4.1"),), "sse"),
     # AVX / AVX2 (VEX: an xmm write zeroes ymm lanes 4-7)

@@ -5,9 +5,13 @@
 - ``cfg``        basic blocks, back edges, the block loops (outermost loop heads)
 - ``values``     the executor's value kinds (pointers, integers, entry values) and refusals
 - ``paths``      path state, code fetch, exploration with forks on undecided branches
-- ``control``    flags (ZF SF CF OF as z3), branches, calls, returns, push/pop
+- ``control``    flags (ZF SF CF OF as z3), branches, cmov forks, calls, returns, push/pop
+- ``vectors``    xmm/ymm state: vector rows through ``machine.vector_value``, alignment discharged
 - ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain
 - ``interface``  the contract proved under (``Contract``) and declared interfaces (``parse_interface``)
+- ``template``   the loop-head template: pointers/counts by steps, H (also in lanes), head values
+- ``schedule``   cuts of SIMD message schedules and multi-round values (affine basis, inner rounds)
+- ``induction``  one iteration from the template: back to the head (invariant) or to an exit
 - ``function``   the whole-function proof: entry, loop invariant, exits, restores, per dispatch path
 - ``snippet``    straight-line code (``prove --asm``) decoded from an assembled object
 

@@ -4,7 +4,8 @@
 ``x86.CONTROL``: the four flags branches need (ZF SF CF OF) as z3 booleans
 after a count or pointer instruction, a branch condition from them
 (``condition("jne")``), and ``push``/``pop``/``leave``/``call``/``ret``/
-``jmp``/``j<cc>`` on the stack and the program counter. A branch on flags a
+``jmp``/``j<cc>`` on the stack and the program counter, and ``cmov<cc>`` on
+counts and pointers (a fork, as a branch). A branch on flags a
 data instruction wrote, an indirect jump or call, a call into another
 object, or a return anywhere but to the caller (a ``Violation``) ends the path.
 
@@ -25,7 +26,7 @@ from sha1opt.semantics.x86 import Imm
 
 class ControlFlow:
     """Mixin of ``PathMachine``: needs ``s`` (the state), ``bits``, ``bv``, ``operand_value``, ``load``,
-    ``store``, ``_write`` and ``_int``."""
+    ``store``, ``_write``, ``_int`` and ``implies``."""
 
     # -- flags -------------------------------------------------------------------------
     def _msb(self, x, w):
@@ -158,3 +159,27 @@ class ControlFlow:
             return
         raise Refused(d, f"unsupported instruction {m}")  # pragma: no cover - CONTROL is closed
 
+    def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
+        """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does.
+
+        Exploring, ``decide(c)`` picks (or forks) the direction; the other path's
+        destination is left in ``alternative`` for ``paths.explore`` to give
+        the fork. On replay (``decide`` None) the path condition must decide it.
+        """
+        c = self.condition(m, d)
+        a = self.operand_value(ops[0], d, w)
+        b = self.operand_value(ops[1], d, w)
+        if not ((isinstance(a, Int) and isinstance(b, Int))
+                or (isinstance(a, Ptr) and isinstance(b, Ptr) and a.region == b.region)):
+            raise Refused(d, "conditional move of unlike values")
+        if decide is None:
+            if self.implies(c):
+                taken = True
+            elif self.implies(z3.Not(c)):
+                taken = False
+            else:
+                raise Refused(d, "conditional move not decided by the path condition on replay")
+        else:
+            taken = decide(c)
+        self._write(ops[1], a if taken else b, w, d)
+        self.alternative = (ops[1], b if taken else a, w)

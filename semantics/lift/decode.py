@@ -94,6 +94,8 @@ def _reg(name: str) -> Reg | None:
         return Reg(n, 32)
     if n in _R64:
         return Reg(_R64[n], 64)
+    if n[:3] in ("xmm", "ymm") and n[3:].isdigit() and int(n[3:]) < 16:
+        return Reg(f"xmm{n[3:]}", 128 if n[0] == "x" else 256)
     return None
 
 

@@ -74,6 +74,7 @@ class ObjectFile:
     symbols: list[Symbol]
     relocs: dict[str, dict[int, Reloc]] = field(default_factory=dict)  # section -> offset -> reloc
     elf_bytes: bytes = b""
+    alignments: dict[str, int] = field(default_factory=dict)  # section name -> sh_addralign
 
     @classmethod
     def parse(cls, data: bytes) -> "ObjectFile":
@@ -97,7 +98,8 @@ class ObjectFile:
                 sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
                 symbols.append(Symbol(sym.name, sec, sym["st_value"] - (addresses.get(sec, 0) if sec else 0),
                                       sym["st_size"], sym["st_info"]["type"], sym["st_info"]["bind"]))
-        obj = cls(arch, elf["e_type"] == "ET_REL", sections, addresses, execu, symbols, {}, data)
+        obj = cls(arch, elf["e_type"] == "ET_REL", sections, addresses, execu, symbols, {}, data,
+                  {s.name: max(1, s["sh_addralign"]) for s in secs if s.name})
         for rs in secs:
             if not isinstance(rs, RelocationSection) or rs["sh_info"] == 0 or rs["sh_info"] >= len(secs):
                 continue
@@ -167,6 +169,12 @@ class ObjectFile:
 
     def relocation_at(self, section: str, offset: int) -> Reloc | None:
         return self.relocs.get(section, {}).get(offset)
+
+    def aligned(self, section: str, offset: int, size: int) -> bool:
+        """Whether ``section + offset`` is a multiple of ``size`` wherever the section is placed."""
+        if not self.relocatable:
+            return (self.addresses.get(section, 0) + offset) % size == 0
+        return self.alignments.get(section, 1) % size == 0 and offset % size == 0
 
     def read(self, section: str, offset: int, size: int) -> bytes | None:
         data = self.sections.get(section)

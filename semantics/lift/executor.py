@@ -34,9 +34,13 @@ proves whole paths.
 
 Memory: words in regions keyed by (region, offset); the data region is
 read relative to the current block (``64*k``): word j of it is the spec's
-``m{j/4}`` through ``initial_mem("data", j)``. Writes are allowed to the
-stack below the entry stack pointer (and i386's argument slots) and to the
-20 state bytes; any other write is refused (a violation, never ignored).
+``m{j/4}`` through ``initial_mem("data", j)``; a word beyond the block (the
+next block, read ahead by OpenSSL's SIMD paths) is ``data[j]`` and allowed
+only where the path condition keeps it inside the buffer (``data_size``).
+Writes are allowed to the stack below the entry stack pointer (and i386's
+argument slots) and to the 20 state bytes; any other write is refused (a
+violation, never ignored). Vector registers (``vectors.VectorUnit``) hold 8
+lanes of data values under their xmm name, as in ``machine.Machine``.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
 from sha1opt.semantics.lift.values import MASK32, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed
 from sha1opt.semantics.lift.values import memory_key as _split
+from sha1opt.semantics.lift.vectors import VectorUnit
+from sha1opt.semantics.vector import lane_name
 from sha1opt.semantics.x86 import CL, CONTROL, SEMANTICS, Imm, Mem, Reg, value_of
 
 # Mnemonics the lifter models on counts and pointers only (not in the data table).
@@ -59,17 +65,22 @@ _INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar")
 _WIDE = frozenset(("mov", "lea", "add", "sub", "and", "or", "xor", "shl", "shr", "not") + _INT_ONLY)
 
 
-class PathMachine(ControlFlow):
+class PathMachine(ControlFlow, VectorUnit):
     """Executes decoded instructions over one state (see the module docstring).
 
     ``initial_reg(name)`` / ``initial_mem(region, offset)`` give data values
     of untouched registers and memory words, as for ``machine.Machine``;
-    ``block`` is the data region's current block offset (``64*k``).
+    ``block`` is the data region's current block offset (``64*k``);
+    ``data_size`` the data buffer's length in bytes (``64*n``): a read outside
+    the current block (OpenSSL reads the next block ahead) is allowed only
+    where the path condition keeps it inside the buffer (else a violation);
+    without ``data_size`` it is refused.
     """
 
     def __init__(self, program: Program, domain, initial_reg, initial_mem, state: State, *,
                  bits: int, block: z3.BitVecRef | None = None, axioms: list | None = None,
-                 stack_writable: Callable[[int], bool] | None = None) -> None:
+                 stack_writable: Callable[[int], bool] | None = None,
+                 data_size: z3.BitVecRef | None = None) -> None:
         self.p = program
         self.domain = domain
         self.initial_reg = initial_reg
@@ -79,7 +90,16 @@ class PathMachine(ControlFlow):
         self.block = block if block is not None else z3.BitVecVal(0, bits)
         self.axioms = axioms if axioms is not None else []
         self.stack_writable = stack_writable or (lambda off: off < 0)
+        self.data_size = data_size
+        # The entry stack pointer's address: realignments (``and $-64``) are exact in it, so
+        # aligned vector accesses to the realigned frame are proved aligned.
+        self.stack_base = z3.BitVec("stack_base", bits)
         self._fresh = itertools.count()
+        self._slot = 0
+        # Replay (``run``) re-executes a trace ``explore`` produced, where the buffer bounds and
+        # alignments were proved on this path already: they are not asked of z3 again.
+        self.replaying = False
+        self._inside = 64          # reads below block + _inside are proved inside the buffer
         self.on_write = None
         self._index = 0
         self.exited = False
@@ -103,6 +123,10 @@ class PathMachine(ControlFlow):
         s.add(*self.axioms, *self.s.cond, c)
         r = s.check()
         return r != z3.unsat
+
+    def implies(self, goal) -> bool:
+        """``goal`` holds on every state of this path (z3 says unsat for its negation)."""
+        return not self.possible(z3.Not(goal))
 
     # -- registers -------------------------------------------------------------
     def reg_raw(self, r: Reg, d: Decoded):
@@ -212,7 +236,7 @@ class PathMachine(ControlFlow):
             # bytes of the (read-only) block: a shifted, masked message word
             c = key[2]
             if not 0 <= c < 64:
-                raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled")
+                self._inside_buffer(c, size, d)
             if c // 4 != (c + size - 1) // 4:
                 raise Refused(d, "a read straddling two message words")
             word = self.initial_mem("data", c - c % 4)
@@ -239,7 +263,7 @@ class PathMachine(ControlFlow):
             if rest or size != 4:
                 raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word")
             if not 0 <= c <= 60:
-                raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled")
+                self._inside_buffer(c, size, d)
             v = self.initial_mem("data", c)
         elif region.startswith("sec:"):
             raw = self.p.obj.read(region[4:], c, size) if not rest else None
@@ -259,6 +283,19 @@ class PathMachine(ControlFlow):
         if region == "stack":
             self._stack_offsets[key] = p.off
         return v
+
+    def _inside_buffer(self, c: int, size: int, d: Decoded) -> None:
+        """A read at block+c outside the current block: inside the data buffer on this path, or refused."""
+        if self.data_size is None or c < 0:
+            raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled")
+        if self.replaying or c + size <= self._inside:
+            return
+        for end in sorted({64 * ((c + size + 63) // 64), c + size}, reverse=True):
+            top = self.block + self.bv(end)
+            if self.implies(z3.And(z3.ULE(top, self.data_size), z3.UGE(top, self.block))):
+                self._inside = max(self._inside, end)       # (the whole block around it, once)
+                return
+        raise Violation(d, f"reads past the end of the data (block{c:+d}) on this path")
 
     def store(self, p: Ptr, v, size: int, d: Decoded) -> None:
         key = self._key(p)
@@ -283,9 +320,16 @@ class PathMachine(ControlFlow):
     def _written(self, loc, v, d: Decoded) -> None:
         if self.on_write is None or not is_data(v) or loc is None:
             return
-        new = self.on_write(self._index, d.ins, loc, v)
+        # one key per write (a vector write reports each lane): instruction index and write slot
+        self._slot += 1
+        new = self.on_write(self._index * 64 + self._slot, d.ins, loc, v)
         if new is not v:
-            if loc[0] == "reg":
+            if loc[0] == "reg" and "." in loc[1]:
+                reg, j = loc[1].split(".")
+                lanes = list(self.s.regs[reg])
+                lanes[int(j)] = new
+                self.s.regs[reg] = tuple(lanes)
+            elif loc[0] == "reg":
                 self.s.regs[loc[1]] = new
             else:
                 key = next(k for k in self.s.mem if k[0] == loc[1] and k[1] == "" and k[2] == loc[2])
@@ -329,16 +373,15 @@ class PathMachine(ControlFlow):
             return
         if m not in CONTROL and m not in SEMANTICS and m not in _INT_ONLY and not m.startswith("cmov"):
             raise Refused(d, f"unsupported instruction {m}")
-        if m in SEMANTICS and SEMANTICS[m].vector:
-            # The vector rows (semantics/vector.py) are in the table, but this executor does not
-            # carry xmm/ymm state yet: refused by name, never run as scalar code.
-            raise Refused(d, f"unsupported instruction {m}")     # vector state is not lifted yet
         if d.problem:
             raise Refused(d, f"{m}: {d.problem}")
         ops = d.ins.operands
         sec = self.s.pc_addr[0]
         nxt = (sec, d.next)
         self.s.pc_addr = nxt
+        if m in SEMANTICS and SEMANTICS[m].vector:
+            self.vector_step(d, SEMANTICS[m])
+            return
         if m in CONTROL:
             self._control(d, m, ops, decide, sec, nxt)
             return
@@ -371,7 +414,9 @@ class PathMachine(ControlFlow):
             self.set_reg(ops[1], Int(self.bv(0)), d)
             self.set_flags_logic(self.bv(0), w)
             return
-        if wide:
+        if m.startswith("cmov"):
+            self._cmov(d, m, ops, w, decide)
+        elif wide:
             self._wide(d, m, ops, w)
         else:
             self._data(d, m, ops)
@@ -438,17 +483,6 @@ class PathMachine(ControlFlow):
                     v = self._add(v, q, d)
             self._write(ops[1], v, w, d)
             return
-        if m.startswith("cmov"):
-            c = self.condition(m, d)
-            a = self.operand_value(ops[0], d, w)
-            b = self.operand_value(ops[1], d, w)
-            if isinstance(a, Int) and isinstance(b, Int):
-                self._write(ops[1], Int(z3.If(c, a.v, b.v)), w, d)
-            elif isinstance(a, Ptr) and isinstance(b, Ptr) and a.region == b.region:
-                self._write(ops[1], Ptr(a.region, z3.If(c, a.off, b.off)), w, d)
-            else:
-                raise Refused(d, "conditional move of unlike values")
-            return
         dst = ops[-1]
         x = self.operand_value(dst, d, w)
         if m in ("inc", "dec", "neg", "not"):
@@ -485,8 +519,11 @@ class PathMachine(ControlFlow):
                     mask = signed(yv.as_long(), self.bits)
                     if mask < 0 and (-mask) & (-mask - 1) == 0:
                         # realignment: off - a, 0 <= a < alignment (a fixed unknown of this call)
+                        # (facts of this path: kept in its condition, not in the shared axioms)
                         a = z3.BitVec(f"align{next(_ALIGN)}", self.bits)
-                        self.axioms.append(z3.ULT(a, self.bv(-mask)))
+                        self.s.cond.append(z3.ULT(a, self.bv(-mask)))
+                        if x.region == "stack":   # exact: the low bits of the address being cleared
+                            self.s.cond.append(a == (self.stack_base + x.off) & self.bv(-mask - 1))
                         self._write(dst, Ptr(x.region, x.off - a), w, d)
                         self.s.flags = None
                         return
@@ -541,16 +578,21 @@ class PathMachine(ControlFlow):
     def run(self, program, on_write=None) -> None:
         """Replay ``program`` (a trace of ``Decoded``); branches follow the trace."""
         self.on_write = on_write
+        self.replaying = True
         trace = list(program)
         for i, d in enumerate(trace):
             self._index = i
+            self._slot = 0
             self.s.pc_addr = (self.s.pc_addr[0], d.address) if self.s.pc_addr[0] else self.s.pc_addr
             self.step(d, None)
             if d.mnemonic in BRANCHES and i + 1 < len(trace):
                 self.s.pc_addr = (self.s.pc_addr[0], trace[i + 1].address)
         self.on_write = None
+        self.replaying = False
 
     def get(self, loc):
+        if loc[0] == "reg" and "." in loc[1]:
+            return self.vector_lane(loc[1])
         if loc[0] == "reg":
             v = self.s.regs.get(loc[1])
             return v if v is not None else self.initial_reg(loc[1])

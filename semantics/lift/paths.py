@@ -4,7 +4,8 @@
 returns to the caller (``exit``), reaches a stop address (a loop head),
 is refused (``refused``), breaks the contract (``violation``) or exceeds
 the step limit; at a conditional branch both of whose directions are
-possible under the path condition (z3), the path forks. A forked path may
+possible under the path condition (z3), the path forks -- and so does a
+``cmov`` on counts or pointers, whose fork gets the other value. A forked path may
 stop at its very first address (the loop head right after the back edge).
 
 Example: the project's own export explored from its entry with the loop head
@@ -109,12 +110,19 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                     ends.append(PathEnd(pm.s, "limit", reason=f"more than {limit} instructions on one path"))
                     break
                 n_forks = len(forks)
+                pm.alternative = None
                 pm.step(d, decide)
                 for f in forks[n_forks:]:
-                    f.pc_addr = (sec, d.next) if pm.s.pc_addr == (sec, d.target) else (sec, d.target)
+                    if d.target is None:          # a cmov: same next address, the other value
+                        f.pc_addr = pm.s.pc_addr
+                    else:
+                        f.pc_addr = (sec, d.next) if pm.s.pc_addr == (sec, d.target) else (sec, d.target)
                     f.trace = list(pm.s.trace)
                     f.steps = pm.s.steps
                     f.regs, f.mem, f.flags = dict(pm.s.regs), dict(pm.s.mem), pm.s.flags
+                    if pm.alternative is not None:
+                        reg, value, width = pm.alternative
+                        machine_for(f)._write(reg, value, width, d)
                 if pm.exited:
                     ends.append(PathEnd(pm.s, "exit"))
                     break

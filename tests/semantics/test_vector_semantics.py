@@ -68,6 +68,7 @@ FORMS: dict[str, list] = {
     "pshufd": ["pshufd $0x1b, %xmm1, %xmm1", "pshufd $0xe4, 32(%rsi), %xmm2", "pshufd $0x39, %xmm3, %xmm4"],
     "punpcklqdq": ["punpcklqdq %xmm1, %xmm0", "punpcklqdq 16(%rsi), %xmm2"],
     "punpckhqdq": ["punpckhqdq %xmm3, %xmm4", "punpckhqdq 32(%rsi), %xmm5"],
+    "punpckldq": ["punpckldq %xmm2, %xmm1", "punpckldq 16(%rsi), %xmm3"],
     "pextrd": ["pextrd $1, %xmm1, %eax", "pextrd $3, %xmm2, 8(%rsi)", "pextrd $0, %xmm3, %r12d"],
     "pinsrd": ["pinsrd $2, %eax, %xmm0", "pinsrd $0, 12(%rsi), %xmm1", "pinsrd $3, %r10d, %xmm2"],
     "vmovdqa": ["vmovdqa %xmm1, %xmm0", "vmovdqa %ymm2, %ymm3", "vmovdqa 32(%rsi), %ymm4", "vmovdqa %ymm5, (%rsi)",

@@ -83,11 +83,11 @@ def test_archive_member(tmp_path, text64):
 
 
 def test_unknown_instruction_is_refused_by_name_address_and_line(tmp_path, text64):
-    t = text64.replace("\tbswap %r8d\n", "\tpshufb %xmm1, %xmm0\n\tbswap %r8d\n", 1)
+    t = text64.replace("\tbswap %r8d\n", "\tpmulld %xmm1, %xmm0\n\tbswap %r8d\n", 1)
     p = tmp_path / "vec.S"
     p.write_text(t)
-    line = t.splitlines().index("\tpshufb %xmm1, %xmm0") + 1
-    _refused(_prove(p), "unsupported instruction pshufb at 0x", f"(line {line})")
+    line = t.splitlines().index("\tpmulld %xmm1, %xmm0") + 1
+    _refused(_prove(p), "unsupported instruction pmulld at 0x", f"(line {line})")
 
 
 def test_indirect_jump_is_refused(tmp_path, text64):

@@ -117,7 +117,10 @@ def test_reading_the_callers_workspace_before_writing_it_is_not_proved(tmp_path)
 def test_one_block_function_under_the_blocks_interface_is_not_proved(tmp_path):
     obj = ObjectFile.parse(_build(tmp_path, "-O2", "-m32").read_bytes())
     proof = prove_function(obj, "SHA1Transform", Contract("cdecl"))
-    assert not proof.proved and "returns without the loop" in proof.paths[0].detail
+    # (the loop heads of sibling functions count: the path may stop at sha_transform16's loop first)
+    assert not proof.proved
+    assert any(p.outcome == "counterexample" and ("returns without the loop" in p.detail or "nblocks = 0" in p.detail)
+               for p in proof.paths), proof.paths
 
 
 def test_block_function_under_a_one_block_interface_is_refused(tmp_path):

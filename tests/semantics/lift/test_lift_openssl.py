@@ -2,9 +2,12 @@
 
 ``sha1_block_data_order`` dispatches on ``OPENSSL_ia32cap_P`` (a symbolic
 input: an undefined symbol read through a relocation). Every dispatch path
-is found with its condition; the integer path is proved; the vector paths
-are refused by name until the vector rows of the semantics table exist, so
-the function as a whole is not claimed. nblocks = 0 enters the loop (reads a
+is found with its condition and proved on its own: the integer path, and
+the vector paths with xmm/ymm state (SSSE3 and AVX with block k+1's W and
+W+K precomputed in the loop-head template, SHA-NI with the chaining value in
+vector lanes and a cmov on the data pointer). AVX2 compresses two blocks per
+iteration and is refused by name, so the x86-64 function as a whole is not
+claimed; the i386 function is. nblocks = 0 enters the loop (reads a
 block past the buffer, measured natively with OPENSSL_ia32cap_P = 0): a finding,
 and the contract becomes nblocks >= 1.
 """
@@ -29,22 +32,34 @@ def _prove(arch: str):
     return prove_object(lib, member=member)
 
 
-def test_x86_64_dispatch_paths_and_integer_path():
+def _by_label(paths):
+    return {p.name.split("(")[-1].rstrip(")"): p for p in paths}
+
+
+def test_x86_64_dispatch_paths_integer_ssse3_avx_shaext_prove():
     res = _prove("x86_64")
     paths = res.proof.paths
-    assert len(paths) == 5                                     # integer, SHA-NI, AVX2, AVX, SSSE3
-    (integer,) = [p for p in paths if p.outcome == "proved"]
-    assert integer.name.startswith("loop") and integer.condition == "bit 9 of OPENSSL_ia32cap_P+4 is 0"
-    assert all(p.outcome == "refused" and "unsupported instruction" in p.detail for p in paths if p is not integer)
+    # integer, SHA-NI, AVX2 (two: n <= 2 is one pass of the loop), AVX, SSSE3
+    assert len(paths) == 6
+    got = _by_label(paths)
+    for label in ("sha1_block_data_order", "_ssse3_shortcut", "_avx_shortcut", "_shaext_shortcut"):
+        assert got[label].outcome == "proved", (label, got[label].detail)
+    assert got["sha1_block_data_order"].condition == "bit 9 of OPENSSL_ia32cap_P+4 is 0"
+    avx2 = [p for p in paths if p.name.endswith("(_avx2_shortcut)")]
+    assert len(avx2) == 2 and not any(p.outcome == "proved" for p in avx2)
+    assert any(p.outcome == "refused" and "several blocks per iteration" in p.detail for p in avx2)
+    assert not any(p.outcome == "counterexample" for p in paths)   # nothing unconfirmed is called wrong
     assert res.outcome == "refused" and not res.proved          # the whole function is not claimed
     assert res.contract.min_blocks == 1
     # the finding is measured on the object itself: called with 0 blocks it reads past the buffer
     assert any("nblocks = 0 enters the loop" in f and "SIGSEGV" in f for f in res.findings)
 
 
-def test_i386_pic_dispatch_and_integer_path():
+def test_i386_pic_every_dispatch_path_proves():
     res = _prove("i386")
-    proved = [p for p in res.proof.paths if p.outcome == "proved"]
-    # the integer loop is reached without SSE and with SSE but no SSSE3: two paths, both proved
-    assert len(proved) == 2 and all(p.name.startswith("loop") for p in proved)
-    assert res.contract.min_blocks == 1 and not res.proved
+    got = _by_label(res.proof.paths)
+    # the integer loop is reached without SSE and with SSE but no SSSE3: two paths
+    assert [p.name.startswith("loop at 0x80 ") for p in res.proof.paths].count(True) == 2
+    assert {"_sha1_block_data_order_ssse3", "_sha1_block_data_order_avx", "_sha1_block_data_order_shaext"} <= set(got)
+    assert all(p.outcome == "proved" for p in res.proof.paths), [(p.name, p.detail) for p in res.proof.paths]
+    assert res.contract.min_blocks == 1 and res.proved
