@@ -275,7 +275,9 @@ def _prove_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prove
     first = verify_step(ctx, exact, ctx.bv(0), later, lambda e, sub: z3.substitute(e, (k, ctx.bv(0))),
                          section, head, prover, s0.cond)
     if first[0][0] != "proved":
-        return res + (None,)
+        # the first iteration from the exact entry state (no guessed invariant): its counterexample is
+        # about the real code, and names where it goes wrong (a guessed template may only havoc H)
+        return (first if first[0][0] == "counterexample" else res) + (None,)
     rest = verify_step(ctx, later, k + 1, later, z3.substitute, section, head, prover, s0.cond)
     if rest[0][0] != "proved":
         return rest + (None,)
