@@ -160,7 +160,7 @@ def judge(mut: Path, function: str | None, label: str, min_blocks: int | None, w
         mine = [x for x in res.proof.paths if label in x.name or (x.name.startswith("entry") and function is None)]
         path = next((x for x in mine if x.name.startswith("loop")), mine[0] if mine else None)
         why = f"{path.outcome}: {path.detail}" if path else f"no path labelled {label}: {res.summary()}"
-    witness = getattr(path, "witness", None) or {}
+    witness = dict(path.witness) if path is not None else {}
     uo = load_object(mut, work)
     fn = res.function if res is not None else (function or "sha1_block_data_order")
     blocks = res.contract.min_blocks if res is not None else (min_blocks or 1)

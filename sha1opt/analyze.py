@@ -126,20 +126,36 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
                    for p in proof.paths):
             raise LiftRefusal(proof.refusal or "refused")
         # some dispatch paths proved, others use what is not modelled: report every path, prove nothing;
-        # a path that failed outright is still run natively (undefined data symbols are zero there)
+        # a path that failed outright is still run natively, with the capability words that take it
         found = None
         if native and any(p.outcome in ("counterexample", "unknown") for p in proof.paths):
-            found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface)
+            found = _confirm_failed(uo, proof, work, interface)
         outcome = "counterexample" if isinstance(found, Finding) else "refused"
         return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings,
                            time.perf_counter() - t0)
     if proof.proved:
         return ObjectProof(uo.source, proof.function, uo.arch, "proved", proof, None, findings,
                            time.perf_counter() - t0)
-    found = (confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface) if native
-             else Unavailable("native runs off"))
+    found = _confirm_failed(uo, proof, work, interface) if native else Unavailable("native runs off")
     outcome = "counterexample" if isinstance(found, Finding) else "unknown"
     return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)
+
+
+def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface: Interface) -> Finding | Unavailable | None:
+    """Run the function natively once per failed path, with that path's capability words (its
+    ``witness``: OpenSSL's SSSE3 path runs only with its OPENSSL_ia32cap_P bits set); the first
+    record that disagrees with SHA-1, else the last run's result."""
+    found: Finding | Unavailable | None = None
+    tried: set = set()
+    for p in proof.paths:
+        if p.outcome not in ("counterexample", "unknown") or p.witness in tried:
+            continue
+        tried.add(p.witness)
+        found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface,
+                        symbols=dict(p.witness))
+        if isinstance(found, Finding):
+            return found
+    return found
 
 
 # -- cost ---------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import z3
@@ -69,6 +69,36 @@ class PathReport:
     detail: str
     instructions: int
     seconds: float
+    # Capability words that take this path: a model of its condition over the undefined symbols'
+    # bytes (``OPENSSL_ia32cap_P``), for native runs of this path (``emit.confirm`` ``symbols``).
+    witness: tuple[tuple[str, bytes], ...] = ()
+
+
+def witness(cond: list, axioms: list) -> tuple[tuple[str, bytes], ...]:
+    """The first bytes of each undefined data symbol a path condition reads, from a model of it.
+
+    The executor names a loaded word of ``ext:SYM`` at byte offset c ``SYM+c`` (8*size bits);
+    unconstrained bits come out 0. Example: the SSSE3 dispatch condition of OpenSSL's x86-64
+    code gives ``(("OPENSSL_ia32cap_P", b"\\x00...\\x02..."),)`` with bit 9 of word 1 set.
+    """
+    s = z3.Solver()
+    s.set("timeout", 5000)
+    s.add(*axioms, *cond)
+    if s.check() != z3.sat:
+        return ()
+    m = s.model()
+    out: dict[str, bytearray] = {}
+    for d in m.decls():
+        hit = re.fullmatch(r"([A-Za-z_][\w.]*)\+(\d+)", d.name())
+        if not hit or d.arity() != 0 or not z3.is_bv_sort(d.range()):
+            continue
+        name, off = hit[1], int(hit[2])
+        width = d.range().size() // 8
+        buf = out.setdefault(name, bytearray())
+        if len(buf) < off + width:
+            buf.extend(b"\0" * (off + width - len(buf)))
+        buf[off:off + width] = m[d].as_long().to_bytes(width, "little")
+    return tuple((k, bytes(v)) for k, v in sorted(out.items()))
 
 
 @dataclass(frozen=True)
@@ -203,6 +233,8 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             if finding:
                 findings.append(finding)
             loop_trace = loop_trace or tuple(trace)
+    # one report per path end, in order: each gets the capability words that take it
+    reports = [replace(r, witness=witness(e.state.cond, ctx.axioms)) for r, e in zip(reports, ends)]
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
                          straight, tuple(findings))
 

@@ -23,8 +23,8 @@ def gated(tmp_path_factory):
     """Our export with a second path: when bit 0 of the external ``capword`` is set it returns at once."""
     d = tmp_path_factory.mktemp("confirm")
     text = function_text(textbook("x86_64")).replace(
-        "sha1_block_data_order:\n", "sha1_block_data_order:\n\ttestb $1, capword(%rip)\n\tjnz .Lgated_out\n", 1)
-    text += "\t.text\n.Lgated_out:\n\tret\n"
+        "sha1_block_data_order:\n", "sha1_block_data_order:\n\ttestb $1, capword(%rip)\n\tjz .Lgated_in\n"
+        ".Lgated_out:\n\tret\n.Lgated_in:\n", 1)
     src = d / "gated.S"
     src.write_text(text)
     return load_object(src, d), d
@@ -45,3 +45,17 @@ def test_a_symbol_the_object_does_not_use_is_refused(gated):
     uo, d = gated
     with pytest.raises(ConfirmError, match="nosuch"):
         confirm(uo, "sha1_block_data_order", 1, d, symbols={"nosuch": b"\x01"})
+
+
+def test_regression_a_failed_dispatch_path_was_run_with_zero_capability_words(gated):
+    """analyze confirmed a failed path natively with every undefined symbol zero, so a wrong path
+    taken only when a capability bit is set was never run: "unknown" instead of a counterexample.
+    Each path now carries a model of its condition (``PathReport.witness``) and is run with it."""
+    from sha1opt.analyze import prove_object
+
+    uo, d = gated
+    res = prove_object(uo.path, workdir=d)
+    bad = [p for p in res.proof.paths if p.outcome != "proved"]
+    assert bad and all(dict(p.witness).get("capword", b"\0")[0] & 1 for p in bad), res.proof.paths
+    assert res.outcome == "counterexample", res.summary()
+    assert isinstance(res.native, Finding) and res.native.got == res.native.state
