@@ -178,6 +178,37 @@ class Analysis:
         return self.proof.proved
 
 
+@dataclass(frozen=True)
+class PathCost:
+    """One loop path (a dispatch target) simulated on one model: steady state, per byte consumed."""
+
+    path: str
+    outcome: str                    # the path's proof outcome
+    uarch: str
+    cycles_per_byte: float | None   # None: the model cannot price it (``error``)
+    error: str | None = None
+
+
+def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
+    """Every loop path of the proof (proved or not, as long as one iteration was traced) on every model:
+    the paths x models table ``analyze`` prints for a dispatching function such as OpenSSL's."""
+    models = [load_model(u) for u in uarchs]
+    out: list[PathCost] = []
+    best: dict[str, object] = {}
+    for p in proof.proof.paths:      # one row per loop: of several paths to it, the longest traced iteration
+        if p.name.startswith("loop") and p.trace and (p.name not in best or len(p.trace) > len(best[p.name].trace)):
+            best[p.name] = p
+    for p in best.values():
+        items = cost_items(p.trace)
+        for m in models:
+            try:
+                sim = simulate(items, m, loop=True, bytes_per_iteration=p.block_bytes)
+                out.append(PathCost(p.name, p.outcome, m.name, sim.cycles_per_byte))
+            except (UarchError, Sha1optError, KeyError) as e:
+                out.append(PathCost(p.name, p.outcome, m.name, None, str(e)))
+    return out
+
+
 def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = None, *, function: str | None = None,
                  abi: Abi | None = None, member: str | None = None,
                  interface: Interface | None = None) -> list[Analysis]:

@@ -16,7 +16,8 @@ import sys
 
 import click
 
-from sha1opt.analyze import analyze_file
+from sha1opt.analyze import analyze_file, path_costs
+from sha1opt.views.report import path_table
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
@@ -57,6 +58,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
         declared = parse_interface(interface) if interface is not None else None
         results = analyze_file(file, model_names() if all_uarchs else list(uarchs), arch, function=function, abi=abi,
                                member=member, interface=declared)
+        paths = path_costs(results[0].proof, [a.uarch for a in results])
     except Sha1optError as e:
         _fail(str(e))
     if as_json:
@@ -67,7 +69,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
                 for a in results]
         click.echo(json.dumps({"file": file, "proved": results[0].proved, "proof": results[0].proof.summary(),
                                "outcome": results[0].proof.outcome, "contract": results[0].proof.contract.describe(),
-                               "results": rows}, indent=1))
+                               "results": rows, "paths": [vars(c) for c in paths]}, indent=1))
         sys.exit(EXIT_CODES[results[0].proof.outcome])
     first = results[0]
     what = "per block (loop, steady state)" if first.loop else "once (the function has no loop)"
@@ -82,6 +84,9 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
         if timeline and a.simulation:
             for s in a.simulation.timeline:
                 click.echo(f"      {s.issue:8.1f} {s.complete:8.1f}  {s.unit:14s} {s.text}")
+    if len({c.path for c in paths}) > 1:
+        for line in path_table(paths):
+            click.echo("  " + line)
     click.echo(f"  SHA-1: {first.proof.summary()}")
     click.echo(f"  contract: {first.proof.contract.describe()}")
     for f in first.proof.findings:

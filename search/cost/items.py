@@ -53,7 +53,8 @@ def cost_items(trace: Sequence[Decoded]) -> list[Item]:
     for d in trace:
         ins = d.ins
         plain = all(not isinstance(o, Mem) or o.base is not None for o in ins.operands)
-        if d.mnemonic in SEMANTICS and not d.problem and plain and all(
+        # (a vector row of the table -- even one without operands, vzeroupper -- is priced as a vector item)
+        if d.mnemonic in SEMANTICS and not SEMANTICS[d.mnemonic].vector and not d.problem and plain and all(
                 not isinstance(o, Reg) or o.width in (8, 32, 64) for o in ins.operands):
             items.append(Instr(ins.mnemonic, ins.operands, d.line))
             continue

@@ -72,6 +72,9 @@ class PathReport:
     # Capability words that take this path: a model of its condition over the undefined symbols'
     # bytes (``OPENSSL_ia32cap_P``), for native runs of this path (``emit.confirm`` ``symbols``).
     witness: tuple[tuple[str, bytes], ...] = ()
+    # A loop path: one iteration's instructions (as far as the proof ran) and the data bytes it consumes.
+    trace: tuple[Decoded, ...] = ()
+    block_bytes: int = 64
 
 
 def witness(cond: list, axioms: list) -> tuple[tuple[str, bytes], ...]:
@@ -228,8 +231,10 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                                       time.perf_counter() - t1))
         else:
             rep, trace, finding = _prove_loop(ctx, end, machine_for, fn.section, prover, init_reg, init_mem)
+            step = re.search(r"moves %\w+ by (\d+) bytes", rep[1])      # a multi-block loop (refused by name)
             reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})", cond, rep[0], rep[1], len(trace),
-                                      time.perf_counter() - t1))
+                                      time.perf_counter() - t1, trace=tuple(trace),
+                                      block_bytes=int(step[1]) if step else 64))
             if finding:
                 findings.append(finding)
             loop_trace = loop_trace or tuple(trace)

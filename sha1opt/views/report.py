@@ -96,3 +96,22 @@ def report_json(r: Report) -> dict:
         "workers": r.workers, "cluster": r.cluster, "seed": r.seed, "notes": r.notes,
         "code": [str(i) for i in r.code],
     }
+
+
+def path_table(costs) -> list[str]:
+    """``analyze``'s paths x models table (c/B, steady state): one row per loop path, one column per model.
+
+    Example row: ``loop at 0x13e0 (_ssse3_shortcut)  proved    5.79  3.96`` -- a model that cannot
+    price a path shows ``n/a``.
+    """
+    models = list(dict.fromkeys(c.uarch for c in costs))
+    paths = list(dict.fromkeys(c.path for c in costs))
+    width = max(len(p) for p in paths)
+    cell = {(c.path, c.uarch): c for c in costs}
+    lines = [f"{'paths x models, c/B':{width}s} {'proof':9s} " + " ".join(f"{m:>11s}" for m in models)]
+    for p in paths:
+        outcome = next(c.outcome for c in costs if c.path == p)
+        vals = [cell[(p, m)].cycles_per_byte for m in models]
+        lines.append(f"{p:{width}s} {outcome:9s} " + " ".join(f"{v:11.2f}" if v is not None else f"{'n/a':>11s}"
+                                                               for v in vals))
+    return lines

@@ -73,3 +73,24 @@ def test_cli_analyze(function_files, tmp_path):
     assert r.exit_code == 2 and r.stderr.strip().count("\n") == 0 and "bad.s:3" in r.stderr
     r = CliRunner().invoke(analyze, [str(bad)])
     assert r.exit_code == 2                                     # neither --uarch nor --all-uarchs
+
+
+LIBCRYPTO = "/usr/lib/x86_64-linux-gnu/libcrypto.a"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(LIBCRYPTO), reason="libssl-dev not installed")
+def test_analyze_prints_paths_by_models_for_openssls_dispatching_function():
+    """Issue 10: `sha1opt analyze` on libcrypto.a prints a table of paths x models in c/B; each dispatch
+    path's loop is costed (vector rows too: vzeroupper is a vector item, not a scalar instruction)."""
+    res = CliRunner().invoke(analyze, [LIBCRYPTO, "--member", "libcrypto-lib-sha1-x86_64.o",
+                                       "--uarch", "skylake", "--uarch", "zen1"])
+    lines = res.output.splitlines()
+    head = next(i for i, ln in enumerate(lines) if "paths x models" in ln)
+    rows = lines[head + 1: head + 6]
+    names = ["sha1_block_data_order)", "_shaext_shortcut", "_avx2_shortcut", "_avx_shortcut", "_ssse3_shortcut"]
+    assert all(any(n in r for r in rows) for n in names), rows
+    ssse3 = next(r for r in rows if "_ssse3_shortcut" in r).split()
+    integer = next(r for r in rows if "sha1_block_data_order)" in r).split()
+    assert float(ssse3[-2]) < float(integer[-2])           # skylake: SSSE3 faster than integer, as published
+    shaext = next(r for r in rows if "_shaext_shortcut" in r).split()
+    assert shaext[-2] == "n/a" and float(shaext[-1]) < 2.5   # skylake has no SHA-NI; zen1 does
