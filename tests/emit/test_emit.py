@@ -120,7 +120,7 @@ def test_write_before_state_caught_by_the_proof(tmp_path):
 def test_read_past_the_block_caught_by_the_proof(tmp_path):
     sched = textbook("x86_64")
     bad = replace(sched, body=(Instr("mov", (Mem(Reg("esi", 64), None, 1, 64), Reg("r10d"))),) + sched.body)
-    _refused_by_the_proof(_validate(tmp_path, bad), "reads outside the current block")
+    _refused_by_the_proof(_validate(tmp_path, bad), "reads past the end of the data (block+64)")
 
 
 def test_wrong_loop_advance_refused_by_the_proof(tmp_path):
