@@ -28,6 +28,7 @@ from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.frame import Schedule
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.assembly import function_text, header_problem
 from sha1opt.emit.image import difference, read_object
 from sha1opt.emit.toolchain import compile_preprocessed
@@ -88,17 +89,27 @@ def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: 
             return ExportResult(None, v)
         checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
         final = function_text(schedule, flavor, header_lines(schedule, uarch, prediction, checks, command))
-        t0 = time.perf_counter()
-        why = header_problem(final)
-        if why is None and flavor == "elf":
-            try:
-                again = compile_preprocessed(final, schedule.arch, work_dir, "final")
-                why = difference(read_object(again), read_object(v.obj))
-            except Sha1optError as e:
-                why = str(e)
-            why = why and f"the file to be written does not assemble to the validated object: {why}"
-        if why:
-            v.checks.append(Check("written file", False, why, time.perf_counter() - t0))
-            return ExportResult(None, v)
-        atomic_write(path, final)
+        return write_checked(path, final, schedule.arch, v, work_dir, flavor)
+
+
+def write_checked(path: Path, final: str, arch: Arch, v: Validation, work_dir: Path, flavor: str = "elf") -> ExportResult:
+    """Write ``final`` (the validated code with its final header) to ``path``, or nothing and say why.
+
+    The header must pass ``assembly.header_problem``; for ELF the text, assembled through cpp as a
+    user's build would, must give ``v.obj`` again (``image.difference``): else a failed ``written
+    file`` check. Every export (scalar, hybrid, SHA-NI) ends here.
+    """
+    t0 = time.perf_counter()
+    why = header_problem(final)
+    if why is None and flavor == "elf":
+        try:
+            again = compile_preprocessed(final, arch, work_dir, "final")
+            why = difference(read_object(again), read_object(v.obj))
+        except Sha1optError as e:
+            why = str(e)
+        why = why and f"the file to be written does not assemble to the validated object: {why}"
+    if why:
+        v.checks.append(Check("written file", False, why, time.perf_counter() - t0))
+        return ExportResult(None, v)
+    atomic_write(path, final)
     return ExportResult(path, v, final)

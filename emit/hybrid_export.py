@@ -32,7 +32,6 @@ that the function is.
 from __future__ import annotations
 
 import tempfile
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,18 +43,16 @@ from sha1opt.search.space.hybrid import HybridBlock, setup_invariant
 from sha1opt.search.space.hybrid_proof import prove_unit
 from sha1opt.semantics.att import parse_statement
 from sha1opt.semantics.block import describe_failure
-from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.decode import decode_function
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.x86 import Instr
-from sha1opt.emit.assembly import SYMBOL, X64_SAVED, format_instr, header_problem
-from sha1opt.emit.export import ExportResult
+from sha1opt.emit.assembly import SYMBOL, X64_SAVED, format_instr
+from sha1opt.emit.export import ExportResult, write_checked
 from sha1opt.emit.harness import BlockHarness
 from sha1opt.emit.hybrid_frame import COUNT, FRAME, function_text
-from sha1opt.emit.image import difference, read_object
-from sha1opt.emit.toolchain import assemble, compile_preprocessed, host_is_x86_64
-from sha1opt.emit.validate import Check, Validation, _timed, run_vectors
+from sha1opt.emit.toolchain import assemble, host_is_x86_64
+from sha1opt.emit.validate import Validation, _timed, run_vectors
 
 PROOF_SCOPE = ("block proved (setup + one block = SHA-1 compression, 80 rounds, W schedule, feed-forward); "
                "the loop and frame are not proved (checked: lifted code = generated code, the body writes "
@@ -197,17 +194,4 @@ def export_hybrid(block: HybridBlock, path: str | Path, *, flavor: str = "elf", 
         checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
         final = function_text(block, flavor, header_lines(block, uarch, prediction, f"{PROOF_SCOPE}. {checks}",
                                                           command))
-        t0 = time.perf_counter()
-        why = header_problem(final)
-        if why is None and flavor == "elf":
-            try:
-                again = compile_preprocessed(final, "x86_64", work_dir, "final")
-                why = difference(read_object(again), read_object(v.obj))
-            except Sha1optError as e:
-                why = str(e)
-            why = why and f"the file to be written does not assemble to the validated object: {why}"
-        if why:
-            v.checks.append(Check("written file", False, why, time.perf_counter() - t0))
-            return ExportResult(None, v)
-        atomic_write(path, final)
-    return ExportResult(path, v, final)
+        return write_checked(path, final, "x86_64", v, work_dir, flavor)

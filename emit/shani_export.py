@@ -19,21 +19,17 @@ ok on a host with SHA-NI, and writes ``s.S``.
 from __future__ import annotations
 
 import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from sha1opt import __version__
-from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.space.shani import ShaniParams
-from sha1opt.emit.assembly import comment_text, header_problem
-from sha1opt.emit.export import ExportResult
-from sha1opt.emit.image import difference, read_object
+from sha1opt.emit.assembly import comment_text
+from sha1opt.emit.export import ExportResult, write_checked
 from sha1opt.emit.shani_frame import shani_function_text
-from sha1opt.emit.toolchain import compile_preprocessed
-from sha1opt.emit.validate import Check, validate_source
+from sha1opt.emit.validate import validate_source
 
 
 def _header(arch: Arch, params: ShaniParams, uarch: str | None, prediction: str, proof: str,
@@ -66,17 +62,4 @@ def export_shani(params: ShaniParams, arch: Arch, path: str | Path, *, uarch: st
             return ExportResult(None, v)
         checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
         final = shani_function_text(arch, params, _header(arch, params, uarch, prediction, checks, command))
-        t0 = time.perf_counter()
-        why = header_problem(final)
-        if why is None:
-            try:
-                again = compile_preprocessed(final, arch, work_dir, "final")
-                why = difference(read_object(again), read_object(v.obj))
-            except Sha1optError as e:
-                why = str(e)
-            why = why and f"the file to be written does not assemble to the validated object: {why}"
-        if why:
-            v.checks.append(Check("written file", False, why, time.perf_counter() - t0))
-            return ExportResult(None, v)
-        atomic_write(path, final)
-    return ExportResult(path, v, final)
+        return write_checked(path, final, arch, v, work_dir)

@@ -202,11 +202,8 @@ def realize(c: Candidate) -> Realized | None:
 def block_schedule(parts: list[list[Instr]], arch: Arch, name: str, round_starts=None) -> Schedule:
     """A whole-block body from per-range code covering rounds 0..79 in order."""
     body: list[Instr] = list(prologue(arch))
-    starts = []
     for p in parts:
-        starts.append(len(body))
         body += p
-    end = len(body)
     body += epilogue(arch, Reg(TEMPS[arch][0]))
     inputs, outputs, pointers = block_bindings(arch)
     return Schedule(arch, name, tuple(body), inputs, outputs, pointers, tuple(round_starts or ()) or ())

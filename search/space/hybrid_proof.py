@@ -22,51 +22,15 @@ a failure).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from typing import Sequence
 
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.composition import CompositionResult
-from sha1opt.semantics.machine import Location, Machine, Pointer
 from sha1opt.semantics.prove import Prover
 from sha1opt.semantics.x86 import Instr
 from sha1opt.search.space.frame import block_bindings
 from sha1opt.search.space.hybrid import HybridBlock
-
-LANE_STRIDE = 8     # lanes per vector register (ymm): virtual write indices never collide
-
-
-class LaneMachine(Machine):
-    """``Machine`` whose ``run`` reports a vector write as one write per lane (module docstring)."""
-
-    def run(self, program: Iterable[Instr],
-            on_write: Callable[[int, Instr, Location, object], object] | None = None) -> None:
-        for i, ins in enumerate(program):
-            loc, value = self.step(ins)
-            if on_write is None or loc is None or isinstance(value, Pointer):
-                continue
-            if not isinstance(value, tuple):
-                new = on_write(LANE_STRIDE * i, ins, loc, value)
-                if new is not value:
-                    self.write(loc, new, ins)
-                continue
-            lanes = list(value)
-            changed = False
-            for j, v in enumerate(value):
-                if isinstance(v, Pointer):
-                    continue
-                where = ("reg", f"{loc[1]}.{j}") if loc[0] == "reg" else ("mem", loc[1], loc[2] + 4 * j)
-                new = on_write(LANE_STRIDE * i + j, ins, where, v)
-                if new is not v:
-                    lanes[j] = new
-                    changed = True
-            if changed:
-                self.write(loc, tuple(lanes), ins)
-
-
-def lane_machine(domain, initial_reg, initial_mem, pointers) -> LaneMachine:
-    """The factory ``check_program`` (through ``prove_block``) builds its interpreters with."""
-    return LaneMachine(domain, initial_reg, initial_mem, pointers=pointers)
-
+from sha1opt.search.space.lane_machine import lane_machine
 
 def prove_unit(code: Sequence[Instr], prover: Prover | None = None) -> CompositionResult:
     """``code`` (a setup, then one block) = SHA-1's compression function under ``frame.block_bindings``."""

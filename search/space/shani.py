@@ -48,13 +48,14 @@ from sha1opt.semantics.composition import CompositionResult, check_program
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
-from sha1opt.semantics.machine import Machine, Pointer
+from sha1opt.semantics.machine import Machine
 from sha1opt.semantics.prove import Proved, Prover
 from sha1opt.semantics.sha1 import Definition, range_spec
 from sha1opt.semantics.att import parse_text
-from sha1opt.semantics.vector import VECTOR_ROWS, lane_name
+from sha1opt.semantics.vector import VECTOR_ROWS
 from sha1opt.semantics.x86 import Arch, Instr
 from sha1opt.search.space.frame import block_bindings
+from sha1opt.search.space.lane_machine import lane_machine
 
 # pshufb mask reversing all 16 bytes: byte k of the result is byte 15-k of the source.
 BYTE_REVERSE = (0x0C0D0E0F, 0x08090A0B, 0x04050607, 0x00010203)
@@ -62,7 +63,6 @@ ROLES = ("abcd", "e0", "e1", "m0", "m1", "m2", "m3", "mask", "sabcd", "se")
 # i386 has xmm0-7 only: the saved state goes to the stack there.
 I386_ENTRY = {"state": 4, "data": 8, "count": 12}     # cdecl argument slots at entry (esp+4...)
 SAVE_BYTES = 32
-LANE_STRIDE = 8
 
 
 @dataclass(frozen=True)
@@ -219,36 +219,6 @@ def bindings(arch: Arch) -> tuple[dict, dict, dict]:
 
 # -- proof ------------------------------------------------------------------------------------------
 
-class LaneMachine(Machine):
-    """``Machine`` whose ``run`` hands each lane of a vector write to the hook as its own write.
-
-    The composition checker matches and cuts 32-bit values; a ``sha1rnds4``
-    leaves A_t+4, A_t+3 and rol30 of A_t+2, A_t+1 in one register. Lane j of
-    instruction i is reported under index ``LANE_STRIDE * i + j`` at location
-    ``%xmmN.j`` (or the word's address), and the substituted lanes are
-    written back.
-    """
-
-    def run(self, program, on_write=None) -> None:
-        for i, ins in enumerate(program):
-            loc, value = self.step(ins)
-            if on_write is None or loc is None or isinstance(value, Pointer):
-                continue
-            if not isinstance(value, tuple):
-                new = on_write(LANE_STRIDE * i, ins, loc, value)
-                if new is not value:
-                    self.write(loc, new, ins)
-                continue
-            lanes, changed = list(value), False
-            for j, v in enumerate(value[:4]):
-                where = ("reg", lane_name(loc[1], j)) if loc[0] == "reg" else ("mem", loc[1], loc[2] + 4 * j)
-                new = on_write(LANE_STRIDE * i + j, ins, where, v)
-                if new is not v:
-                    lanes[j], changed = new, True
-            if changed:
-                self.write(loc, tuple(lanes), ins)
-
-
 class InliningProver(Prover):
     """``Prover`` for cuts inside one ``sha1rnds4``: known values by symbol, definitions unfolded.
 
@@ -359,7 +329,7 @@ def prove_code(code: list[Instr], arch: Arch, timeout: float = 10.0) -> Composit
     inputs, outputs, pointers = bindings(arch)
     prover = InliningProver({d.name: d.term for d in spec.definitions}, timeout=timeout)
     return check_program(code, spec, inputs, outputs, prover, pointers=pointers,
-                         machine=lambda dom, ir, im, p: LaneMachine(dom, ir, im, pointers=p))
+                         machine=lane_machine)
 
 
 # -- concrete check (legality filter for the search) --------------------------------------------------

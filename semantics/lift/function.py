@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import z3
@@ -231,10 +231,9 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                                       time.perf_counter() - t1))
         else:
             rep, trace, finding = _prove_loop(ctx, end, machine_for, fn.section, prover, init_reg, init_mem)
-            step = re.search(r"moves %\w+ by (\d+) bytes", rep[1])      # a multi-block loop (refused by name)
             reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})", cond, rep[0], rep[1], len(trace),
                                       time.perf_counter() - t1, trace=tuple(trace),
-                                      block_bytes=int(step[1]) if step else 64))
+                                      block_bytes=rep[2] if len(rep) > 2 else 64))
             if finding:
                 findings.append(finding)
             loop_trace = loop_trace or tuple(trace)
@@ -284,8 +283,8 @@ def _prove_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prove
         return it1 + (None,)
     back1 = [e for e in it1 if e.kind == "head"]
     wide = _multi_block(ctx, s0, [e.state for e in it1])
-    if wide:
-        return ("refused", wide), it1[0].state.trace if it1 else [], None
+    if wide:        # (outcome, detail, bytes per iteration)
+        return ("refused",) + wide, it1[0].state.trace if it1 else [], None
     if not back1:
         # (not a counterexample: the pass may compress several blocks, e.g. OpenSSL's AVX2 tail for n <= 2)
         return ("unknown", "no path returns to the loop head: the loop never iterates "
@@ -321,8 +320,9 @@ def _prove_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prove
     return ("proved", "first iteration proved from the entry state, then " + rest[0][1]), rest[1], None
 
 
-def _multi_block(ctx: Ctx, s0: State, ends: list[State]) -> str | None:
-    """Why the loop is not one block per iteration (a data pointer moving by more than 64), or None.
+def _multi_block(ctx: Ctx, s0: State, ends: list[State]) -> tuple[str, int] | None:
+    """Why the loop is not one block per iteration (a data pointer moving by more than 64) and the
+    bytes it moves by, or None.
 
     OpenSSL's AVX2 path compresses two blocks per iteration (128 bytes, ymm lanes 4-7 the second
     block): its invariant would need two compressions per step, which is not modelled -- refused by
@@ -335,7 +335,8 @@ def _multi_block(ctx: Ctx, s0: State, ends: list[State]) -> str | None:
                 for off in _choices(z3.simplify(v1.off - v0.off)):
                     if z3.is_bv_value(off) and off.as_long() > 64 and off.as_long() < 1 << 20:
                         return (f"the loop at 0x{s0.pc_addr[1]:x} moves %{r} by {off.as_long()} bytes "
-                                "(several blocks per iteration): a multi-block invariant is not modelled")
+                                "(several blocks per iteration): a multi-block invariant is not modelled",
+                                off.as_long())
     return None
 
 

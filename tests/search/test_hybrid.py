@@ -10,7 +10,8 @@ from sha1opt.semantics.prove import Proved
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid import (CONSTANT_REGS, ISAS, HybridBlock, HybridParams, build, features, group_ops,
                                          interleave, refuse_unknown, setup_invariant, wk_slot)
-from sha1opt.search.space.hybrid_proof import LANE_STRIDE, LaneMachine, prove_hybrid
+from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.search.space.lane_machine import LANE_STRIDE, LaneMachine
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.semantics.domain import NumpyDomain
 
