@@ -6,8 +6,9 @@ records: the address (an offset in the function's section), the size, the
 mnemonic, an ``x86.Instr`` with our operand types, the direct branch target,
 and the references relocations or rip-relative addressing make
 (``Ref(region, offset)``: ``"sec:.rodata"`` for a section of this object,
-``"ext:OPENSSL_ia32cap_P"`` for an undefined symbol, ``"got"`` for i386's
-global offset table). Nothing is refused here: an instruction the executor
+``"ext:OPENSSL_ia32cap_P"`` for an undefined symbol or a capability word of
+``CAPABILITY_SYMBOLS`` -- an input of the function, whatever the object
+initialises it to -- ``"got"`` for i386's global offset table). Nothing is refused here: an instruction the executor
 cannot model carries ``problem`` (why), and is refused only if a path
 reaches it -- so one unsupported vector path does not hide the integer one.
 
@@ -107,8 +108,13 @@ def _md(arch: str, syntax_att: bool) -> capstone.Cs:
     return md
 
 
+# Capability words defined in the object but written at run time (sha1opt's dispatching export fills
+# ``sha1opt_ia32cap`` from cpuid in a constructor): read as inputs, like an undefined OPENSSL_ia32cap_P.
+CAPABILITY_SYMBOLS = frozenset({"sha1opt_ia32cap"})
+
+
 def _ref_of(obj: ObjectFile, r: Reloc, pc_adjust: int) -> Ref:
-    if r.section is None:
+    if r.section is None or r.symbol in CAPABILITY_SYMBOLS:
         return Ref(f"ext:{r.symbol}", r.addend + pc_adjust)
     return Ref(f"sec:{r.section}", r.target + r.addend + pc_adjust)
 
