@@ -107,6 +107,32 @@ class ConfirmError(Sha1optError):
     """A native confirmation asked for something the object does not have."""
 
 
+def preset(uo: UserObject, symbols: Mapping[str, bytes], workdir: Path) -> Path:
+    """A copy of the object whose *defined* data symbols start with the given bytes (``objcopy
+    --update-section``): how a capability word the object defines itself (the dispatching export's
+    ``sha1opt_ia32cap``, filled by a constructor the harness never runs) is forced to one path.
+
+    Example: ``{"sha1opt_ia32cap": b"\\x07\\0\\0\\0"}`` gives an object whose word starts as 7."""
+    contents: dict[str, bytearray] = {}
+    for name, init in sorted(symbols.items()):
+        sym = next(s for s in uo.obj.symbols if s.name == name and s.section)
+        if sym.section not in uo.obj.sections or sym.section.startswith((".bss", ".tbss")):
+            raise ConfirmError(f"{name} lives in {sym.section}, which has no contents to preset")
+        size = sym.size or len(init)
+        if len(init) > size:
+            raise ConfirmError(f"{name} is {size} bytes; {len(init)} given")
+        data = contents.setdefault(sym.section, bytearray(uo.obj.sections[sym.section]))
+        data[sym.value:sym.value + len(init)] = init
+    args = [which("objcopy")]
+    for k, (sec, data) in enumerate(sorted(contents.items())):
+        blob = workdir / f"preset_{k}.bin"
+        blob.write_bytes(bytes(data))
+        args.append(f"--update-section={sec}={blob}")
+    out = workdir / "confirm_preset.o"
+    run(args + [str(uo.path), str(out)], "objcopy (preset)")
+    return out
+
+
 def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interface = DEFAULT,
                 symbols: Mapping[str, bytes] | None = None) -> BlockHarness | Unavailable:
     """The function linked into the native harness (renamed; undefined data symbols zero or as ``symbols``
@@ -115,15 +141,22 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
     A declared interface other than ``(state, data, nblocks)`` is called through
     ``adapter.adapter_text`` (the function renamed to ``CALLEE``, made global).
     """
-    unknown = sorted(set(symbols or {}) - {s.name for s in uo.obj.symbols if s.section is None and s.name})
+    symbols = symbols or {}
+    undefined = {s.name for s in uo.obj.symbols if s.section is None and s.name}
+    defined = {s.name for s in uo.obj.symbols if s.section and s.kind == "STT_OBJECT" and s.bind != "STB_LOCAL"}
+    unknown = sorted(set(symbols) - undefined - defined)
     if unknown:
-        raise ConfirmError(f"{unknown[0]} is not an undefined data symbol of the object")
+        raise ConfirmError(f"{unknown[0]} is not an undefined or global data symbol of the object")
     if not host_is_x86_64():
         return Unavailable("native runs need an x86-64 host")
     if uo.kind not in ("assembled", "object", "archive member"):
         return Unavailable(f"a {uo.kind} cannot be linked into the harness")
     obj = uo.path
     try:
+        own = {n: b for n, b in symbols.items() if n in defined}
+        if own:
+            obj = preset(uo, own, workdir)
+            symbols = {n: b for n, b in symbols.items() if n not in own}
         if interface.roles != DEFAULT.roles:
             renamed = workdir / "confirm_input.o"
             run([which("objcopy"), f"--redefine-sym={function}={CALLEE}", f"--globalize-symbol={CALLEE}", str(obj),

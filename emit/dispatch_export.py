@@ -1,0 +1,191 @@
+"""``export --dispatch``: validate the dispatching function -- every path proved whole, every path run -- then write it.
+
+``validate_dispatch(text, paths, arch, workdir)`` runs, in order, stopping at the first failure
+(nothing runs natively before ``prove`` passed):
+
+1. ``assemble``    -- gcc -c through cpp (as a user's build, and as ``export.write_checked``
+                      re-assembles the final text).
+2. ``lift``        -- the machine code of the entry, of every path function and of the
+                      constructor decoded (``semantics.lift``), no undecodable byte; the one
+                      ``.init_array`` entry points at the constructor.
+3. ``prove``       -- the *whole* function from the object (``lift.function.prove_function``, the
+                      prover ``prove --object`` runs): every dispatch path under its condition on
+                      the bytes of ``sha1opt_ia32cap`` (read as an input, like OpenSSL's
+                      ``OPENSSL_ia32cap_P``), nblocks = 0 a no-op and the loop for every nblocks;
+                      and every path function is reached by a proved loop path (a path the
+                      dispatch can never take fails here).
+4. ``constructor`` -- the constructor run as a program runs it (``dispatch_probe``): the word it
+                      writes must equal what ``/proc/cpuinfo`` says (``word_from_cpu_flags``);
+                      the detail names the path this CPU takes.
+5. ``vectors``     -- for every path, the word forced to that path's mask (``emit.confirm``'s
+                      ``symbols``, which presets a word the object defines) and the whole vector
+                      set run (``validate.run_vectors``: every size and alignment the harness
+                      covers). A path this CPU cannot run is listed as not run, never as passed;
+                      the fallback always runs.
+
+``export_dispatch(plan, path)`` writes the file only when all pass, through
+``export.write_checked`` (header check, the written text must assemble to the validated object,
+atomic write). ELF only (the constructor is an ``.init_array`` entry).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sha1opt import __version__
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.decode import decode_function, line_table
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.function import Contract, prove_function
+from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.assembly import SYMBOL
+from sha1opt.emit.confirm import Unavailable, harness_for
+from sha1opt.emit.dispatch_plan import DispatchPlan
+from sha1opt.emit.dispatch_probe import probe_word
+from sha1opt.emit.dispatch_text import PathCode, dispatch_function_text
+from sha1opt.emit.dispatch_word import FEATURE_BITS, INIT_SYMBOL, WORD_SYMBOL, features_of, word_from_cpu_flags
+from sha1opt.emit.export import ExportResult, write_checked
+from sha1opt.emit.objfile import load_object
+from sha1opt.emit.toolchain import compile_preprocessed, cpu_flags, host_is_x86_64
+from sha1opt.emit.validate import Validation, _timed, proof_detail, run_vectors
+
+
+class DispatchExportError(Sha1optError):
+    """Misuse: a flavor the dispatching export cannot write."""
+
+
+def taken(paths: list[PathCode], word: int) -> PathCode:
+    """The path the dispatch takes for ``word``: the first whose mask the word covers."""
+    return next(p for p in paths if p.mask & ~word == 0)
+
+
+def _features(word: int) -> str:
+    return ", ".join(sorted(features_of(word))) or "none"
+
+
+def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Path, native: bool = True) -> Validation:
+    """The checks of the module docstring on ``text`` (``dispatch_text.dispatch_function_text`` of ``paths``)."""
+    v = Validation()
+    got: dict = {}
+
+    def do_assemble():
+        v.obj = compile_preprocessed(text, arch, workdir, "dispatch")
+        return True, f"{arch} object assembled (gcc -c, through cpp)"
+
+    def do_lift():
+        obj = ObjectFile.parse(v.obj.read_bytes())
+        lines = line_table(obj)
+        count = 0
+        for name in [SYMBOL, *(p.symbol for p in paths), INIT_SYMBOL]:
+            fn = decode_function(obj, obj.find_function(name), lines)
+            bad = next((d for d in fn.instructions.values() if d.mnemonic == "(bad)"), None)
+            if bad is not None:
+                return False, f"{bad.problem} at {name}+0x{bad.address - fn.entry:x}"
+            count += len(fn.instructions)
+        init = [r for r in obj.relocs.get(".init_array", {}).values()]
+        if len(init) != 1 or init[0].symbol not in (INIT_SYMBOL, ".text", ""):
+            return False, f".init_array does not hold exactly the constructor {INIT_SYMBOL}"
+        got["obj"] = obj
+        return True, (f"{count} instructions decoded from machine code ({SYMBOL}, {len(paths)} paths, "
+                      f"{INIT_SYMBOL}); .init_array holds {INIT_SYMBOL}")
+
+    def do_prove():
+        proof = prove_function(got["obj"], SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
+        v.proof = proof
+        ok, detail = proof_detail(proof)
+        if not ok:
+            return ok, detail
+        reached = {m[1] for p in proof.paths if p.name.startswith("loop") and p.outcome == "proved"
+                   for m in [re.search(r"\((\w+)\)$", p.name)] if m}
+        missing = [p.name for p in paths if p.symbol not in reached]
+        if missing:
+            return False, f"path {missing[0]} is never reached by the dispatch (no proved loop path ends in it)"
+        return True, (f"{detail}; {len(paths)} dispatch paths ({', '.join(p.name for p in paths)}), each under its "
+                      f"condition on {WORD_SYMBOL}")
+
+    def do_constructor():
+        word = probe_word(v.obj, arch, workdir)
+        if not isinstance(word, int):
+            return False, word.reason
+        got["word"] = word
+        want = word_from_cpu_flags(cpu_flags())
+        if word != want:
+            return False, (f"the constructor wrote {word:#x} ({_features(word)}); /proc/cpuinfo says {want:#x} "
+                           f"({_features(want)})")
+        return True, (f"{INIT_SYMBOL} (run from .init_array) wrote {WORD_SYMBOL} = {word:#x} ({_features(word)}), "
+                      f"as /proc/cpuinfo says: this CPU takes path {taken(paths, word).name}")
+
+    def do_vectors():
+        uo = load_object(v.obj, workdir, arch)
+        word = got["word"]
+        ran, skipped = [], []
+        for p in paths:
+            if p.mask & ~word:
+                lacks = sorted(features_of(p.mask & ~word))
+                skipped.append(f"{p.name} (this CPU lacks {', '.join(lacks)})")
+                continue
+            forced = workdir / f"forced_{p.name}"
+            forced.mkdir(exist_ok=True)
+            harness = harness_for(uo, SYMBOL, forced, symbols={WORD_SYMBOL: p.mask.to_bytes(4, "little")})
+            if isinstance(harness, Unavailable):
+                return False, f"path {p.name}: {harness.reason}"
+            ok, detail = run_vectors(harness)
+            if not ok:
+                return False, f"path {p.name} ({WORD_SYMBOL} = {p.mask:#x}): {detail}"
+            ran.append(f"{p.name} ({WORD_SYMBOL} = {p.mask:#x})")
+        head = f"every path forced and run: {'; '.join(ran)}: {detail}"
+        return True, head + (f"; not run here: {'; '.join(skipped)}" if skipped else "")
+
+    for name, fn in (("assemble", do_assemble), ("lift", do_lift), ("prove", do_prove)):
+        if not _timed(v, name, fn):
+            return v
+    if native:
+        if not host_is_x86_64():
+            _timed(v, "constructor", lambda: (False, "native runs need an x86-64 host (native=False skips them)"))
+            return v
+        if _timed(v, "constructor", do_constructor):
+            _timed(v, "vectors", do_vectors)
+    return v
+
+
+def header_lines(plan: DispatchPlan, proof: str, command: str) -> list[str]:
+    bits = ", ".join(f"{b}: {f}" for f, b in FEATURE_BITS.items())
+    lines = [
+        "sha1_block_data_order(uint32_t state[5], const void *data, size_t nblocks)",
+        f"generated by sha1opt {__version__} on {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"arch: {plan.arch}   uarch: {plan.uarch or 'none'}   dispatching: {len(plan.paths)} paths, the first "
+        f"whose features the CPU has runs",
+    ]
+    lines += [f"path {k + 1}: {c.describe()}; mask {c.code.mask:#x}" for k, c in enumerate(plan.paths)]
+    lines += [f"left out: {d}" for d in plan.dropped]
+    lines += [
+        f"capability word: {WORD_SYMBOL} (32 bits, .data; bits {bits}), written once by {INIT_SYMBOL} "
+        f"(.init_array constructor: cpuid, xgetbv for the OS's AVX/AVX-512 state); 0 before it runs: the last path",
+        f"proof: {proof}",
+        f"command: {command}",
+    ]
+    return lines
+
+
+def export_dispatch(plan: DispatchPlan, path: str | Path, *, flavor: str = "elf", command: str = "",
+                    native: bool = True) -> ExportResult:
+    """Validate the dispatching function of ``plan`` and write it to ``path``, or write nothing and say why."""
+    if flavor != "elf":
+        raise DispatchExportError("the dispatching function is written for ELF only (its constructor is an "
+                                  ".init_array entry)")
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise Sha1optError(f"{path.parent}: no such directory")
+    codes = plan.codes()
+    with tempfile.TemporaryDirectory(prefix="sha1opt-dispatch-") as work:
+        work_dir = Path(work)
+        draft = dispatch_function_text(plan.arch, codes, header_lines(plan, "pending", command))
+        v = validate_dispatch(draft, codes, plan.arch, work_dir, native=native)
+        if not v.ok:
+            return ExportResult(None, v)
+        checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "constructor", "vectors"))
+        final = dispatch_function_text(plan.arch, codes, header_lines(plan, checks, command))
+        return write_checked(path, final, plan.arch, v, work_dir, flavor)

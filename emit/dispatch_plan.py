@@ -1,0 +1,150 @@
+"""Which paths a dispatching export holds, and in which order the running CPU tries them.
+
+``plan_dispatch(uarch, arch, db)`` collects candidates: the scalar best for the model
+(``blocks.best_block``; the textbook schedule without a model), then for every ``--isa`` level
+the model's CPU has (``model_levels``) what ``export --isa LEVEL`` would write
+(``hybrid_choice.export_choice``: a hybrid block on x86-64, the SHA-NI function on both arches;
+a level whose choice is scalar code adds nothing), and, when the scalar best needs a feature
+(BMI2's ``rorx``), the best scalar code under ``--isa base`` as the fallback. Each candidate is
+priced on the model with the existing predictions (scalar: the loop body simulated; hybrid:
+``engines.hybrid.block_cost``; SHA-NI: ``engines.shani.block_cycles``).
+
+``order_paths(candidates)`` is the policy, a pure function: sort by predicted cycles/byte, ties
+(and every candidate without a model) by ``PREFERENCE`` (shani > avx512 > avx2 > avx > ssse3 >
+scalar > base); then drop every candidate an earlier one *shadows* -- Q before P with
+``mask(Q) ⊆ mask(P)``: every CPU that could run P takes Q first, so P would never run (a path
+predicted slower than one needing less is dropped, e.g. SSSE3 slower than the scalar fallback).
+The list ends at the first path that needs nothing, which every CPU takes.
+
+Example: without a model on x86-64 the order is shani, avx512, avx, ssse3, scalar (avx2 is the
+avx block again -- the hybrid family has no AVX2-only dialect -- and is not repeated).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sha1opt.semantics.x86 import Arch, isa_set
+from sha1opt.search.blocks import best_block
+from sha1opt.search.cost import Simulator
+from sha1opt.search.cost.model import Model, load_model
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.engines.shani import block_cycles, has_shani
+from sha1opt.search.space.candidate import textbook
+from sha1opt.search.space.hybrid_caps import CAPS
+from sha1opt.search.space.shani import unit_code
+from sha1opt.emit.assembly import function_text
+from sha1opt.emit.dispatch_text import PathCode, hybrid_path_text
+from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.shani_frame import shani_function_text
+
+PREFERENCE = ("shani", "avx512", "avx2", "avx", "ssse3", "scalar", "base")
+VECTOR_LEVELS = ("ssse3", "avx", "avx2", "avx512", "shani")
+# x86 feature -> the model's ``vector_isa`` spelling
+MODEL_SPELLING = {"ssse3": "ssse3", "avx": "avx", "avx2": "avx2", "avx512vl": "avx512vl", "sha": "sha"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    code: PathCode
+    kind: str                          # "scalar" | "hybrid" | "shani"
+    what: str                          # the schedule, hybrid key or SHA-NI parameters
+    cycles_per_byte: float | None      # predicted on the model (None: no model)
+
+    @property
+    def name(self) -> str:
+        return self.code.name
+
+    def describe(self) -> str:
+        cost = f"{self.cycles_per_byte:.2f} c/B predicted" if self.cycles_per_byte is not None else "no model"
+        return f"{self.name}: {self.kind} {self.what} ({cost}; needs {', '.join(sorted(self.code.features)) or 'nothing'})"
+
+
+@dataclass(frozen=True)
+class DispatchPlan:
+    arch: Arch
+    uarch: str | None
+    paths: tuple[Candidate, ...]       # preference order; the last needs nothing
+    dropped: tuple[str, ...] = ()      # candidates left out, and why
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def codes(self) -> list[PathCode]:
+        return [c.code for c in self.paths]
+
+
+def _has(model: Model, feature: str) -> bool:
+    if feature in ("bmi1", "bmi2"):
+        return model.has_isa(feature)
+    return model.has_vector(MODEL_SPELLING[feature])
+
+
+def model_levels(model: Model | None, arch: Arch) -> tuple[str, ...]:
+    """The vector ``--isa`` levels the model's CPU has (every one without a model); i386: SHA-NI only,
+    the hybrid family has no i386 form yet."""
+    levels = [lv for lv in VECTOR_LEVELS if model is None or
+              (has_shani(model) if lv == "shani" else all(_has(model, f) for f in CAPS[lv]))]
+    return tuple(lv for lv in levels if arch == "x86_64" or lv == "shani")
+
+
+def order_paths(cands: list[Candidate]) -> tuple[list[Candidate], list[str]]:
+    """The policy of the module docstring: (paths in preference order, why each other one was dropped)."""
+    ranked = sorted(cands, key=lambda c: (c.cycles_per_byte if c.cycles_per_byte is not None else 0.0,
+                                          PREFERENCE.index(c.name)))
+    kept: list[Candidate] = []
+    dropped: list[str] = []
+    for c in ranked:
+        first = next((q for q in kept if q.code.mask & ~c.code.mask == 0), None)
+        if first is not None:
+            why = "the same code" if first.code.text == c.code.text else "never reached"
+            dropped.append(f"{c.name}: {why} -- {first.name} runs on every CPU that runs it and comes first"
+                           + (f" ({first.cycles_per_byte:.2f} vs {c.cycles_per_byte:.2f} c/B predicted)"
+                              if c.cycles_per_byte is not None and first.cycles_per_byte is not None else ""))
+            continue
+        kept.append(c)
+    return kept, dropped
+
+
+def _scalar_candidate(name: str, sched, model: Model | None, what: str) -> Candidate:
+    cpb = simulate(list(sched.body), model, loop=True).cycles_per_byte if model else None
+    return Candidate(PathCode(name, isa_set(sched.body), function_text(sched)), "scalar", what, cpb)
+
+
+def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None) -> DispatchPlan:
+    """The paths of the dispatching export for ``uarch`` on ``arch`` (module docstring)."""
+    model = load_model(uarch) if uarch else None
+    notes: list[str] = []
+    if model is None:
+        sched = textbook(arch)
+        where = "default schedule (no --uarch)"
+    else:
+        sched, sources = best_block(uarch, arch, db)
+        where = "; ".join(sources)
+    cands = [_scalar_candidate("scalar", sched, model, where)]
+    if cands[0].code.features:
+        base = export_choice(uarch, arch, "base", db)
+        cands.append(_scalar_candidate("base", base.schedule, model, "best under --isa base"))
+    seen: set[str] = set()
+    for level in model_levels(model, arch):
+        choice = export_choice(uarch, arch, level, db)
+        notes += [f"--isa {level}: {n}" for n in choice.notes]
+        if choice.shani is not None:
+            code = shani_function_text(arch, choice.shani)
+            cpb = block_cycles(choice.shani, arch, Simulator(model)) / 64 if model else None
+            cands.append(Candidate(PathCode(level, isa_set(unit_code(choice.shani, arch)), code), "shani",
+                                   choice.shani.describe(), cpb))
+        elif choice.block is not None and choice.block.params.key() not in seen:
+            seen.add(choice.block.params.key())
+            block = choice.block
+            cpb = block_cost(block, model).cycles_per_byte if model else None
+            cands.append(Candidate(PathCode(level, isa_set(list(block.setup) + list(block.body)),
+                                            hybrid_path_text(block)), "hybrid", block.params.key(), cpb))
+        elif choice.block is not None:
+            notes.append(f"--isa {level}: the hybrid block of a lower level again")
+        else:
+            notes.append(f"--isa {level}: scalar code wins (no vector path)")
+    if arch == "i386":
+        notes.append("i386: scalar and SHA-NI only (the hybrid family has no i386 form yet)")
+    kept, dropped = order_paths(cands)
+    return DispatchPlan(arch, uarch, tuple(kept), tuple(dropped), tuple(notes))
