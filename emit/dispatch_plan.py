@@ -33,8 +33,10 @@ from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.engines.shani import block_cycles, has_shani
 from sha1opt.search.space.candidate import textbook
-from sha1opt.search.space.hybrid_caps import CAPS
-from sha1opt.search.space.shani import unit_code
+from sha1opt.search.space.frame import Schedule
+from sha1opt.search.space.hybrid import HybridBlock
+from sha1opt.search.space.hybrid_caps import CAPS, allows
+from sha1opt.search.space.shani import ShaniParams, unit_code
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.dispatch_text import PathCode, hybrid_path_text
 from sha1opt.emit.hybrid_choice import export_choice
@@ -52,6 +54,7 @@ class Candidate:
     kind: str                          # "scalar" | "hybrid" | "shani"
     what: str                          # the schedule, hybrid key or SHA-NI parameters
     cycles_per_byte: float | None      # predicted on the model (None: no model)
+    payload: Schedule | HybridBlock | ShaniParams | None = None    # what its family's export takes
 
     @property
     def name(self) -> str:
@@ -106,45 +109,90 @@ def order_paths(cands: list[Candidate]) -> tuple[list[Candidate], list[str]]:
     return kept, dropped
 
 
-def _scalar_candidate(name: str, sched, model: Model | None, what: str) -> Candidate:
+def _scalar_candidate(name: str, sched: Schedule, model: Model | None, what: str) -> Candidate:
     cpb = simulate(list(sched.body), model, loop=True).cycles_per_byte if model else None
-    return Candidate(PathCode(name, isa_set(sched.body), function_text(sched)), "scalar", what, cpb)
+    return Candidate(PathCode(name, isa_set(sched.body), function_text(sched)), "scalar", what, cpb, sched)
 
 
-def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None) -> DispatchPlan:
-    """The paths of the dispatching export for ``uarch`` on ``arch`` (module docstring)."""
-    model = load_model(uarch) if uarch else None
-    notes: list[str] = []
+def _scalar_candidates(uarch: str | None, arch: Arch, model: Model | None, db) -> tuple[list[Candidate], list[str]]:
+    """The scalar best for the model, and the best under ``--isa base`` when that one needs a feature;
+    the notes say where each round range came from (``rounds 0-19: ...``)."""
     if model is None:
-        sched = textbook(arch)
-        where = "default schedule (no --uarch)"
+        sched, sources = textbook(arch), ["default schedule (no --uarch)"]
+        notes = []
     else:
         sched, sources = best_block(uarch, arch, db)
-        where = "; ".join(sources)
-    cands = [_scalar_candidate("scalar", sched, model, where)]
+        notes = [f"rounds {line}" for line in sources]
+    cands = [_scalar_candidate("scalar", sched, model, "; ".join(sources))]
     if cands[0].code.features:
         base = export_choice(uarch, arch, "base", db)
         cands.append(_scalar_candidate("base", base.schedule, model, "best under --isa base"))
+    return cands, notes
+
+
+def level_candidate(uarch: str | None, arch: Arch, level: str, model: Model | None, db=None
+                    ) -> tuple[Candidate | None, list[str]]:
+    """What ``export --isa level`` would write, as a candidate (None when that is scalar code), and its notes."""
+    choice = export_choice(uarch, arch, level, db)
+    notes = [f"--isa {level}: {n}" for n in choice.notes]
+    if choice.shani is not None:
+        code = shani_function_text(arch, choice.shani)
+        cpb = block_cycles(choice.shani, arch, Simulator(model)) / 64 if model else None
+        return Candidate(PathCode(level, isa_set(unit_code(choice.shani, arch)), code), "shani",
+                         choice.shani.describe(), cpb, choice.shani), notes
+    if choice.block is not None:
+        block = choice.block
+        cpb = block_cost(block, model).cycles_per_byte if model else None
+        return Candidate(PathCode(level, isa_set(list(block.setup) + list(block.body)), hybrid_path_text(block)),
+                         "hybrid", block.params.key(), cpb, block), notes
+    return None, notes + [f"--isa {level}: scalar code wins (no vector path)"]
+
+
+def _fits(cap: str | None, features) -> bool:
+    return cap is None or all(allows(cap, f) for f in features)
+
+
+def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, cap: str | None = None) -> DispatchPlan:
+    """The paths of the dispatching export for ``uarch`` on ``arch`` (module docstring); ``cap``
+    (an ``--isa`` level) leaves out every path needing more."""
+    model = load_model(uarch) if uarch else None
+    scalar, notes = _scalar_candidates(uarch, arch, model, db)
+    cands = [c for c in scalar if _fits(cap, c.code.features)]
     seen: set[str] = set()
     for level in model_levels(model, arch):
-        choice = export_choice(uarch, arch, level, db)
-        notes += [f"--isa {level}: {n}" for n in choice.notes]
-        if choice.shani is not None:
-            code = shani_function_text(arch, choice.shani)
-            cpb = block_cycles(choice.shani, arch, Simulator(model)) / 64 if model else None
-            cands.append(Candidate(PathCode(level, isa_set(unit_code(choice.shani, arch)), code), "shani",
-                                   choice.shani.describe(), cpb))
-        elif choice.block is not None and choice.block.params.key() not in seen:
-            seen.add(choice.block.params.key())
-            block = choice.block
-            cpb = block_cost(block, model).cycles_per_byte if model else None
-            cands.append(Candidate(PathCode(level, isa_set(list(block.setup) + list(block.body)),
-                                            hybrid_path_text(block)), "hybrid", block.params.key(), cpb))
-        elif choice.block is not None:
-            notes.append(f"--isa {level}: the hybrid block of a lower level again")
-        else:
-            notes.append(f"--isa {level}: scalar code wins (no vector path)")
+        if not _fits(cap, CAPS[level] if level != "shani" else {"sha"}):
+            continue
+        cand, more = level_candidate(uarch, arch, level, model, db)
+        notes += more
+        if cand is not None and cand.kind == "hybrid":
+            if cand.what in seen:
+                notes.append(f"--isa {level}: the hybrid block of a lower level again")
+                continue
+            seen.add(cand.what)
+        if cand is not None:
+            cands.append(cand)
     if arch == "i386":
         notes.append("i386: scalar and SHA-NI only (the hybrid family has no i386 form yet)")
     kept, dropped = order_paths(cands)
     return DispatchPlan(arch, uarch, tuple(kept), tuple(dropped), tuple(notes))
+
+
+def best_path(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Candidate, list[str]]:
+    """The predicted-best single path for the model (what plain ``export --uarch`` writes), and the notes.
+
+    The path the dispatching export would run on the model's CPU, found with fewer searches: the
+    scalar best, the hybrid search at the model's highest vector level below SHA-NI (its dialects
+    include every lower level's) and the SHA-NI search, ranked by ``order_paths``.
+    """
+    model = load_model(uarch)
+    scalar, notes = _scalar_candidates(uarch, arch, model, db)
+    cands = scalar[:1]
+    levels = model_levels(model, arch)
+    for level in [lv for lv in levels if lv != "shani"][-1:] + [lv for lv in levels if lv == "shani"]:
+        cand, more = level_candidate(uarch, arch, level, model, db)
+        notes += more
+        if cand is not None:
+            cands.append(cand)
+    kept, _ = order_paths(cands)
+    notes += [f"candidate {c.describe()}" for c in sorted(cands, key=lambda c: c.cycles_per_byte or 0.0)]
+    return kept[0], notes

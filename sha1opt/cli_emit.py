@@ -20,13 +20,14 @@ from sha1opt.cli_types import Integer, OutputDir, OutputFile, Seconds, Sizes, Te
 from sha1opt.emit.assembly import guess_arch
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.bench import bench as do_bench
+from sha1opt.emit.dispatch_export import export_dispatch
+from sha1opt.emit.dispatch_plan import best_path, plan_dispatch
 from sha1opt.emit.export import export as do_export
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.peers import OPENSSL_PATHS
 from sha1opt.emit.shani_export import export_shani
 from sha1opt.job import steps
-from sha1opt.search.blocks import best_block
 from sha1opt.search.cost.model import canonical_name
 from sha1opt.search.driver import default_arch
 from sha1opt.search.space.hybrid_caps import LEVELS
@@ -60,16 +61,38 @@ def demo(outdir: Path) -> None:
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
-              help="Cap the instructions used (default: all the model's CPU has, scalar code as before). A vector "
-                   "level also considers the hybrid family (x86-64) and exports it when it is predicted cheaper.")
-def export(output, arch, uarch, db, flavor, isa):
-    """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates)."""
+              help="Cap the instructions used (default: all the model's CPU has). A vector level also considers "
+                   "the hybrid family (x86-64) and exports it when it is predicted cheaper.")
+@click.option("--dispatch", is_flag=True,
+              help="One function holding every proved path the model's ISA allows (scalar, hybrid, SHA-NI; capped "
+                   "by --isa), choosing at run time from a cpuid word filled once by a constructor (ELF only).")
+def export(output, arch, uarch, db, flavor, isa, dispatch):
+    """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates).
+
+    Without --isa or --dispatch: with --uarch, the path predicted fastest on that model among the scalar
+    best, the hybrid block and SHA-NI (the code needs that CPU's features, as the scalar best always
+    did); without --uarch, the textbook scalar schedule (runs on any x86).
+    """
     # The header records the command as shell-quoted words; export escapes them into comment text.
     argv = sys.argv[1:] if sys.argv[1:2] == ["export"] else ["export"]
     command = "sha1opt " + shlex.join(argv)
+    if dispatch and flavor != "elf":
+        raise click.BadParameter("the dispatching function is written for ELF only (an .init_array constructor)",
+                                 param_hint="--flavor")
     with _unwind_on_signals():
         uarch = canonical_name(uarch) if uarch else None
-        if isa is not None:
+        arch_ = arch or (default_arch(uarch) if uarch else "x86_64")
+        schedule = None
+        if dispatch:
+            plan = plan_dispatch(uarch, arch_, db, cap=isa)
+            for line in plan.notes:
+                click.echo(line)
+            for k, c in enumerate(plan.paths):
+                click.echo(f"path {k + 1}: {c.describe()}")
+            for line in plan.dropped:
+                click.echo(f"left out: {line}")
+            result = export_dispatch(plan, output, command=command)
+        elif isa is not None:
             choice = export_choice(uarch, arch, isa, db)
             for line in choice.notes:
                 click.echo(line)
@@ -77,19 +100,30 @@ def export(output, arch, uarch, db, flavor, isa):
             if choice.shani is not None:
                 if flavor != "elf":
                     raise click.BadParameter("the SHA-NI function is written for ELF only", param_hint="--flavor")
-                result = export_shani(choice.shani, arch or (default_arch(uarch) if uarch else "x86_64"), output,
-                                      uarch=uarch, prediction=choice.notes[0], command=command)
+                result = export_shani(choice.shani, arch_, output, uarch=uarch, prediction=choice.notes[0],
+                                      command=command)
             elif choice.block is None:
                 result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
             else:
                 result = export_hybrid(choice.block, output, flavor=flavor, uarch=uarch, command=command)
-        else:
-            if uarch:
-                schedule, sources = best_block(uarch, arch or default_arch(uarch), db)
-                for line in sources:
-                    click.echo(f"rounds {line}")
+        elif uarch:
+            best, notes = best_path(uarch, arch_, db)
+            for line in notes:
+                click.echo(line)
+            click.echo(f"exporting {best.describe()}")
+            if best.kind == "shani":
+                if flavor != "elf":
+                    raise click.BadParameter("the predicted-best path is SHA-NI, written for ELF only; "
+                                             "--isa avx512 (or lower) gives code without it", param_hint="--flavor")
+                result = export_shani(best.payload, arch_, output, uarch=uarch,
+                                      prediction=f"{best.cycles_per_byte:.2f} cycles/byte on {uarch}", command=command)
+            elif best.kind == "hybrid":
+                result = export_hybrid(best.payload, output, flavor=flavor, uarch=uarch, command=command)
             else:
-                schedule = textbook(arch or "x86_64")
+                schedule = best.payload
+                result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
+        else:
+            schedule = textbook(arch_)
             result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
     for c in result.validation.checks:
         click.echo(f"[{'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
@@ -98,7 +132,7 @@ def export(output, arch, uarch, db, flavor, isa):
         click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; "
                    f"{_shown(output)} was not written", err=True)
         sys.exit(EXIT_FAIL)
-    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch if schedule else (arch or 'x86_64')}; "
+    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch if schedule else arch_}; "
                f"validated in {result.validation.seconds:.2f} s)")
 
 

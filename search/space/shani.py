@@ -156,6 +156,8 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     if arch == "i386":
         setup += [f"mov {I386_ENTRY['state']}(%esp), %eax", f"mov {I386_ENTRY['data']}(%esp), %ecx",
                   f"sub ${SAVE_BYTES}, %esp"]
+    elif params.save_on_stack:
+        setup.append(f"sub ${SAVE_BYTES}, %rsp")      # (the saves must not land on the return address)
     setup += [f"movdqu ({state}), {A}", f"pshufd $0x1b, {A}, {A}",
               f"movd 16({state}), {E[0]}", f"pshufd $0x1b, {E[0]}, {E[0]}"]
     if params.save_on_stack:
@@ -189,8 +191,8 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     body = save + [t for key in sorted(slots) for t in slots[key]] + restore
     finish = [f"pshufd $0x1b, {A}, {A}", f"movdqu {A}, ({state})",
               f"pshufd $0x1b, {E[0]}, {E[0]}", f"movd {E[0]}, 16({state})"]
-    if arch == "i386":
-        finish.append(f"add ${SAVE_BYTES}, %esp")
+    if arch == "i386" or params.save_on_stack:
+        finish.append(f"add ${SAVE_BYTES}, {sp}")
     return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params)
 
 
