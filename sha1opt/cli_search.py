@@ -18,15 +18,18 @@ import click
 
 from sha1opt.cli_analyze import uarchs
 from sha1opt.cli_types import Integer, OutputFile, Seconds
+from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import canonical_name, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.driver import NO_BUDGET, default_arch, search_hybrid_block, search_ranges
 from sha1opt.search.space.hybrid_caps import LEVELS, vector_dialects
-from sha1opt.views.drawing import CHAIN_TITLES, columns, gantt_png, table
+from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
+                                   hybrid_table, table)
 from sha1opt.views.report import report_json, report_lines
-from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _parse_rounds
+from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _fail, _parse_rounds, _unwind_on_signals
 
 
 def _uarch_names() -> list[str]:
@@ -155,10 +158,16 @@ def _hybrid_json(h) -> dict:
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
-def show(uarch, rounds, arch, db, png):
+@click.option("--isa", type=click.Choice(("ssse3", "avx", "avx2", "avx512")), default=None,
+              help="Draw the hybrid block (x86-64) `export --isa LEVEL` considers instead: its whole body, one "
+                   "column per unit class (scalar, vector); --rounds does not apply.")
+def show(uarch, rounds, arch, db, png, isa):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
     first, last = _parse_rounds(rounds)
     uarch = canonical_name(uarch)
+    if isa:
+        _show_hybrid(uarch, isa, db, png)
+        return
     arch = arch or default_arch(uarch)
     real, where = best_known(uarch, arch, first, last, db)
     sim = simulate(real.code, load_model(uarch))
@@ -173,3 +182,24 @@ def show(uarch, rounds, arch, db, png):
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
         click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {sim.cycles:.0f} cycles')}")
+
+
+def _show_hybrid(uarch: str, isa: str, db, png) -> None:
+    """The hybrid block ``export --isa`` considers (same search, seed and budget), by unit class."""
+    with _unwind_on_signals():
+        rep = search_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db)
+    block = rep.search.block
+    if block is None:
+        _fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")
+    sim = block_cost(block, load_model(uarch))
+    click.echo(f"{uarch} (x86_64) hybrid {block.params.key()}: {sim.cycles:.1f} cycles/block, "
+               f"{sim.cycles_per_byte:.2f} c/B, bottleneck {sim.bottleneck}; scalar best {rep.scalar_cycles / 64:.2f} "
+               f"c/B; {rep.proof}")
+    width = 40
+    click.echo(f"{'clk':>4} | " + " | ".join(f"{UNIT_TITLES[c]:{width}s}" for c in UNIT_CLASSES))
+    for row in hybrid_table(block.body, sim):
+        for k in range(max(1, *(len(v) for v in row.cells.values()))):
+            cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in UNIT_CLASSES]
+            click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
+    if png:
+        click.echo(f"wrote {hybrid_gantt_png(block.body, sim, png, f'{uarch} hybrid --isa {isa}: {sim.cycles:.0f} cycles')}")

@@ -9,6 +9,13 @@ instructions of that chain *issued* in that clock, with the round number.
 Which chain and round an instruction belongs to is ``Realized.origin``: it
 follows the register assignment (the code may hold instructions no op of the
 order has), never the position in the order.
+For hybrid code (``search.space.hybrid``: the W schedule in xmm beside the
+scalar rounds) the columns are the two unit classes instead (``UNIT_TITLES``):
+each instruction goes to ``scalar`` or ``vector`` by its row of the semantics
+table (``x86.SEMANTICS[m].vector``), so one sees which clocks the vector work
+hides in; each cell also names the units the model used. Example: a hybrid
+block's ``hybrid_table`` row at clock 0 holds ``mov (%rdi), %eax [p2]`` under
+scalar and ``vmovdqu (%rsi), %xmm0 [p3]`` under vector.
 Library code: returns rows, or writes a PNG (atomically) -- never prints.
 """
 
@@ -19,11 +26,20 @@ from pathlib import Path
 
 from sha1opt.search.space.candidate import ORIGINS, Realized
 from sha1opt.semantics.datafiles import atomic_output
+from sha1opt.semantics.x86 import SEMANTICS, Instr
 
 CHAIN_TITLES = {"W": "W formation", "kw": "K+W into e", "f": "f(b,c,d)", "a5": "a<<<5", "b": "b>>>2",
                 "spill": "spill/reload", "move": "moves at exit"}
 COLOURS = {"W": "tab:blue", "kw": "tab:green", "f": "tab:orange", "a5": "tab:red", "b": "tab:purple",
            "spill": "tab:gray", "move": "tab:brown"}
+UNIT_CLASSES = ("scalar", "vector")
+UNIT_TITLES = {"scalar": "scalar (rounds, GPRs)", "vector": "vector (W schedule, xmm)"}
+UNIT_COLOURS = {"scalar": "tab:orange", "vector": "tab:blue"}
+
+
+def unit_class(ins) -> str:
+    """``vector`` for an instruction of a vector row of the semantics table, else ``scalar``."""
+    return "vector" if isinstance(ins, Instr) and SEMANTICS[ins.mnemonic].vector else "scalar"
 
 
 def columns(real: Realized) -> tuple[str, ...]:
@@ -50,8 +66,30 @@ def table(real: Realized, sim) -> list[Row]:
     return [Row(c, rows[c]) for c in sorted(rows)]
 
 
+def hybrid_table(code, sim) -> list[Row]:
+    """``sim`` is the simulation of ``code`` (a hybrid block's body): per clock, the instructions issued
+    in each unit class (``UNIT_CLASSES``), each with the units the model used."""
+    rows: dict[int, dict[str, list[str]]] = {}
+    for slot in sim.timeline:
+        cells = rows.setdefault(int(slot.issue), {c: [] for c in UNIT_CLASSES})
+        cells[unit_class(code[slot.index])].append(f"{slot.text} [{slot.unit}]" if slot.unit else slot.text)
+    return [Row(c, rows[c]) for c in sorted(rows)]
+
+
 def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
     """A Gantt chart of issue..complete per instruction, coloured by chain, written atomically."""
+    cols = columns(real)
+    return _gantt(sim, lambda slot: COLOURS[real.origin(slot.index)[1]], [(COLOURS[c], CHAIN_TITLES[c]) for c in cols],
+                  path, title)
+
+
+def hybrid_gantt_png(code, sim, path: str | Path, title: str) -> Path:
+    """The Gantt chart of hybrid code, coloured by unit class (scalar / vector), written atomically."""
+    return _gantt(sim, lambda slot: UNIT_COLOURS[unit_class(code[slot.index])],
+                  [(UNIT_COLOURS[c], UNIT_TITLES[c]) for c in UNIT_CLASSES], path, title)
+
+
+def _gantt(sim, colour, legend: list[tuple[str, str]], path: str | Path, title: str) -> Path:
     import matplotlib  # lazily: matplotlib takes about a second to import, and only --png needs it
 
     matplotlib.use("Agg")
@@ -59,17 +97,15 @@ def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
 
     path = Path(path)
     n = len(sim.timeline)
-    fig, ax = plt.subplots(figsize=(12, max(4, n * 0.12)))
+    fig, ax = plt.subplots(figsize=(12, max(4, min(n * 0.12, 300))))
     for k, slot in enumerate(sim.timeline):
-        ax.barh(k, max(0.2, slot.complete - slot.issue), left=slot.issue, color=COLOURS[real.origin(slot.index)[1]],
-                height=0.8)
+        ax.barh(k, max(0.2, slot.complete - slot.issue), left=slot.issue, color=colour(slot), height=0.8)
     ax.invert_yaxis()
     ax.set_xlabel("clock")
     ax.set_ylabel("instruction (program order)")
     ax.set_title(title)
-    cols = columns(real)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[c]) for c in cols]
-    ax.legend(handles, [CHAIN_TITLES[c] for c in cols], loc="lower right")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c, _ in legend]
+    ax.legend(handles, [name for _, name in legend], loc="lower right")
     fig.tight_layout()
     try:
         with atomic_output(path, suffix=".png") as tmp:

@@ -1,0 +1,86 @@
+"""``sha1opt export --dispatch`` and the default ``export --uarch U`` (the predicted-best path of U's ISA)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+import sha1opt.emit.dispatch_plan as dispatch_plan
+from sha1opt.cli import main
+from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.toolchain import cpu_flags, host_is_x86_64
+
+native = pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture
+def no_search(monkeypatch):
+    """Each ``--isa`` level's default point instead of its search (the searches take minutes)."""
+    monkeypatch.setattr(dispatch_plan, "export_choice", lambda uarch, arch, level, db=None:
+                        export_choice(None, arch, level, db))
+
+
+@native
+def test_export_dispatch_writes_every_path_in_preference_order(tmp_path):
+    out = tmp_path / "d.S"
+    r = run("export", "--dispatch", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    paths = [ln.split(":")[0] + ":" + ln.split(":")[1] for ln in r.output.splitlines() if ln.startswith("path ")]
+    assert [p.split(": ")[1] for p in paths] == ["shani", "avx512", "avx", "ssse3", "scalar"]
+    assert "[ok] constructor" in r.output and "[ok] vectors" in r.output and out.exists()
+    text = out.read_text()
+    assert "sha1opt_cpu_init" in text and ".init_array" in text and "dispatching: 5 paths" in text
+
+
+@native
+@pytest.mark.skipif("sha_ni" not in cpu_flags(), reason="this host has no SHA-NI")
+def test_on_this_host_the_dispatch_picks_sha_ni_and_prove_object_proves_every_path(tmp_path):
+    out = tmp_path / "d.S"
+    r = run("export", "--dispatch", "--arch", "i386", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "this CPU takes path shani" in r.output and "hybrid family has no i386 form" in r.output
+    p = run("prove", "--object", str(out))
+    assert p.exit_code == 0, p.output
+    assert "(sha1opt_block_shani)" in p.output and "(sha1opt_block_scalar)" in p.output
+
+
+@native
+def test_isa_caps_the_paths_of_the_dispatch(tmp_path):
+    r = run("export", "--dispatch", "--isa", "avx", "-o", str(tmp_path / "d.S"))
+    assert r.exit_code == 0, r.output
+    assert [ln.split(": ")[0] for ln in r.output.splitlines() if ln.startswith("path ")] == ["path 1", "path 2",
+                                                                                                "path 3"]
+    assert "path 1: avx:" in r.output and "path 3: scalar:" in r.output and "shani" not in r.output.split("path 1")[1]
+
+
+def test_dispatch_is_elf_only(tmp_path):
+    r = run("export", "--dispatch", "--flavor", "macho", "-o", str(tmp_path / "d.S"))
+    assert r.exit_code == 2 and "ELF only" in r.output and not (tmp_path / "d.S").exists()
+
+
+@native
+def test_default_export_with_a_model_writes_its_predicted_best_path(tmp_path, no_search):
+    """goldencove has SHA-NI, predicted far below its scalar and hybrid code: plain export writes SHA-NI
+    (before, plain export was scalar code whatever the model's ISA)."""
+    out = tmp_path / "gc.S"
+    r = run("export", "--uarch", "goldencove", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "exporting shani: shani" in r.output and "code: SHA-NI" in out.read_text()
+
+
+def test_default_export_refuses_macho_when_the_best_path_is_sha_ni(tmp_path, no_search):
+    r = run("export", "--uarch", "goldencove", "--flavor", "macho", "-o", str(tmp_path / "gc.S"))
+    assert r.exit_code == 2 and "--isa avx512" in r.output
+
+
+@native
+def test_default_export_without_a_vector_isa_is_the_scalar_best_as_before(tmp_path):
+    out = tmp_path / "p4.S"
+    r = run("export", "--uarch", "p4", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "rounds 0-19: default schedule" in r.output and "exporting scalar:" in r.output
+    assert "arch: i386   uarch: p4" in out.read_text()
