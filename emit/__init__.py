@@ -20,7 +20,11 @@ What lives here (one concept per module):
 * ``calibration`` -- paired timings of variants, llvm-mca, and the error/rank statistics;
 * ``hybrid_frame`` / ``hybrid_export`` / ``hybrid_choice`` / ``hybrid_bench`` -- the function around a
                      hybrid block (vector message schedule, ``search.space.hybrid``), its validation
-                     and export, what ``export --isa`` picks, and its paired-ratio timing.
+                     and export, what ``export --isa`` picks, and its paired-ratio timing;
+* ``dispatch_word`` / ``dispatch_text`` / ``dispatch_plan`` / ``dispatch_probe`` / ``dispatch_export`` --
+                     ``export --dispatch``: the capability word and its cpuid constructor, the one
+                     entry jumping to the proved paths, which paths in which order, the constructor
+                     run natively, and the validation (every path proved, forced and run) and write.
 
 Imports: ``sha1opt.search`` and ``sha1opt.semantics`` (and the data in ``sha1opt.corpus``);
 never ``sha1opt``'s CLI, job or views, and never click. Library code: no printing, no exits;
