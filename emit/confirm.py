@@ -136,7 +136,7 @@ def preset(uo: UserObject, symbols: Mapping[str, bytes], workdir: Path) -> Path:
 def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interface = DEFAULT,
                 symbols: Mapping[str, bytes] | None = None) -> BlockHarness | Unavailable:
     """The function linked into the native harness (renamed; undefined data symbols zero or as ``symbols``
-    gives them), or why not.
+    gives them; a global data symbol the object defines starts as ``symbols`` gives it, ``preset``), or why not.
 
     A declared interface other than ``(state, data, nblocks)`` is called through
     ``adapter.adapter_text`` (the function renamed to ``CALLEE``, made global).

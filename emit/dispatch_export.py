@@ -85,8 +85,10 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
             if bad is not None:
                 return False, f"{bad.problem} at {name}+0x{bad.address - fn.entry:x}"
             count += len(fn.instructions)
-        init = [r for r in obj.relocs.get(".init_array", {}).values()]
-        if len(init) != 1 or init[0].symbol not in (INIT_SYMBOL, ".text", ""):
+        init = list(obj.relocs.get(".init_array", {}).values())
+        ctor = obj.find_function(INIT_SYMBOL)
+        if len(init) != 1 or not (init[0].symbol == INIT_SYMBOL or (
+                init[0].section == ctor.section and init[0].target + init[0].addend == ctor.value)):
             return False, f".init_array does not hold exactly the constructor {INIT_SYMBOL}"
         got["obj"] = obj
         return True, (f"{count} instructions decoded from machine code ({SYMBOL}, {len(paths)} paths, "
