@@ -82,7 +82,7 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen5"
         t = time.perf_counter()
         path = outdir / label
         res = export(sched, path, uarch=uarch if arch == "x86_64" else None,
-                     command=f"sha1opt export --arch {arch} -o {path}" + (f" --uarch {uarch}" if arch == "x86_64" else ""))
+                     command=f"sha1opt export --arch {arch} -o {path}" + (f" --uarch {uarch} --isa bmi2" if arch == "x86_64" else ""))
         fail = res.validation.failure
         detail = (f"wrote {path}: " + "; ".join(f"{c.name} ok" for c in res.validation.checks)
                   if res.ok else f"refused at {fail.name}: {fail.detail}")
