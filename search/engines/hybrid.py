@@ -3,16 +3,18 @@
 ``block_items(code)`` is what the cost models price: the scalar rows stay
 ``x86.Instr``; a vector row becomes the ``listing.Opaque`` "vector" item
 ``search.cost.classes`` prices (the same item the listing reader makes of
-it in an object file). ``block_cost(block, model)`` simulates the per-block
-body as a loop in steady state (the setup runs once per call and is not
-counted, as the loop control is not for scalar blocks).
+it in an object file). ``block_cost(block, model)`` simulates one iteration
+in steady state (``HybridBlock.loop_body``: with read-ahead the path taken
+on every block but the last) as a loop (the setup runs once per call and is
+not counted, as the loop control is not for scalar blocks).
 
-``search_hybrid(model, ...)`` first scores a grid -- every dialect the
-model and the cap allow x ``lead`` 1-3 x (``every`` in ``EVERY``, or the
-``slots`` placement over the model's two unit classes, ``slots_of``) with
-the textbook scalar recipe -- then anneals from the grid's best: a move
-changes one scalar recipe field (options the scalar ISA has, ``kw``/``wsrc``
-fixed), the dialect, the lead, ``every``, the placement, or one (round,
+``search_hybrid(model, ...)`` first scores a grid -- without and with
+read-ahead (``HybridParams.ahead``) x every dialect the model and the cap
+allow x ``lead`` 1-3 x (``every`` in ``EVERY``, or the ``slots`` placement
+over the model's two unit classes, ``slots_of``) with the textbook scalar
+recipe -- then anneals from the grid's best: a move changes one scalar
+recipe field (options the scalar ISA has, ``kw``/``wsrc`` fixed), the
+dialect, the lead, ``every``, the placement, read-ahead, or one (round,
 chain) priority offset by +-1. Metropolis acceptance, temperature falling linearly in the
 budget; equal cycles go to the shorter body (``TIE``). It stops on the evaluation budget, the deadline or ``should_stop``
 and says which (``reason``: "grid", "budget", "deadline", "interrupted").
@@ -61,7 +63,7 @@ def block_items(code) -> list:
 
 def block_cost(block: HybridBlock, model: Model) -> Simulation:
     """The per-block body on ``model``, as a loop in steady state."""
-    return simulator_for(model).simulate(block_items(block.body), loop=True)
+    return simulator_for(model).simulate(block_items(block.loop_body()), loop=True)
 
 
 def slots_of(model: Model) -> Slots:
@@ -108,11 +110,13 @@ class HybridSearch:
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random()
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every", "placement"))
+        which = rng.choice(("isa", "lead", "every", "placement", "ahead"))
         if which == "isa" and len(dialects) > 1:
             return replace(p, isa=rng.choice([d for d in dialects if d != p.isa]))
         if which == "lead":
             return replace(p, lead=rng.choice([x for x in LEADS if x != p.lead]))
+        if which == "ahead":
+            return replace(p, ahead=not p.ahead)
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")
         return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
@@ -159,9 +163,10 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     n = 0
     reason = "grid"
     best: HybridParams | None = None
-    grid = [HybridParams(isa=d, lead=lead, every=every, recipe=recipe) for d in dialects for lead in LEADS
-            for every in EVERY]
-    grid += [HybridParams(isa=d, lead=lead, recipe=recipe, placement="slots") for d in dialects for lead in LEADS]
+    grid = [HybridParams(isa=d, lead=lead, every=every, recipe=recipe, ahead=ahead) for ahead in (False, True)
+            for d in dialects for lead in LEADS for every in EVERY]
+    grid += [HybridParams(isa=d, lead=lead, recipe=recipe, placement="slots", ahead=ahead) for ahead in (False, True)
+             for d in dialects for lead in LEADS]
     for p in grid:
         if should_stop() and best is not None:     # the first point is always scored
             reason = "interrupted"
