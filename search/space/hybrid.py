@@ -62,12 +62,16 @@ from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg, effects, isa_
 from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
 from sha1opt.search.space.order import build_graph, list_schedule
-from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, epilogue, prologue, range_ops
+from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
+from sha1opt.search.space.hybrid_rounds import rotating_rounds
+from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
 ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
+SCALARS = ("recipe", "rotate", "rotate-bmi")
+RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)   # the rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn)
 RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
 SP = Reg("esp", 64)
 DATA = Reg("esi", 64)
@@ -100,6 +104,8 @@ class HybridParams:
     offsets: tuple[tuple[tuple, int], ...] = ()
     placement: str = "every"         # "every": one vector op per ``every`` scalar ops; "slots": ``slot_interleave``
     ahead: bool = False              # read-ahead: the next block's W+K 0..15 during this block's last rounds
+    scalar: str = "recipe"           # "rotate"/"rotate-bmi": ``hybrid_rounds`` (recipe and offsets unused)
+    recurrence: str = "rol1"         # "rol2": groups 8-19 as ``hybrid_w8.rol2_group_ops`` (8 W registers)
 
     def __post_init__(self) -> None:
         if self.isa not in ISAS:
@@ -108,6 +114,14 @@ class HybridParams:
             raise Sha1optError(f"lead {self.lead} is not one of {LEADS} groups (the ring has 16 entries)")
         if self.every < 1:
             raise Sha1optError("every must be at least 1 scalar op per vector op")
+        if self.scalar not in SCALARS:
+            raise Sha1optError(f"unknown hybrid scalar rounds {self.scalar!r} (known: {', '.join(SCALARS)})")
+        if self.recurrence not in RECURRENCES:
+            raise Sha1optError(f"unknown recurrence {self.recurrence!r} (known: {', '.join(RECURRENCES)})")
+        if self.recurrence == "rol2" and not self.ahead:
+            # The whole-function prover proves schedule identities through the W definitions only for a
+            # loop whose head holds the block's words (``semantics.lift.template.uses_block_words``).
+            raise Sha1optError("the rol2 recurrence needs read-ahead (ahead=True): only that loop proves whole")
         if self.placement not in PLACEMENTS:
             raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
         if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):
@@ -115,7 +129,9 @@ class HybridParams:
 
     def key(self) -> str:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
-        ahead = ",ahead" if self.ahead else ""
+        ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
+        if self.scalar != "recipe":
+            return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};rounds={self.scalar}"
         return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};{self.recipe.key()}"
 
 
@@ -191,17 +207,17 @@ def constant_setup() -> tuple[Instr, ...]:
     return tuple(out)
 
 
-def load_group_ops(j: int, isa: str, block: int = 0) -> list[Instr]:
-    """Group j < 4: W_4j..W_4j+3 = bswap of the block's words, and their W+K into the ring.
+def load_group_ops(j: int, isa: str, block: int = 0, temp: Reg = TEMP_A) -> list[Instr]:
+    """Group j < 4: W_4j..W_4j+3 = bswap of the block's words, and their W+K into the ring (through ``temp``).
 
     ``block`` 1 reads the next block (``64 + 16j(%rsi)``): the read-ahead of ``HybridParams.ahead``.
     """
     w, src, k = W_REGS[j], Mem(DATA, None, 1, 64 * block + 16 * j), K_REGS[0]
     if isa == "ssse3":
-        return [_i("movdqu", src, w), _i("pshufb", MASK, w), _i("movdqa", w, TEMP_A), _i("paddd", k, TEMP_A),
-                _i(STORE["ssse3"], TEMP_A, wk_slot(4 * j))]
-    return [_i("vmovdqu", src, w), _i("vpshufb", MASK, w, w), _i("vpaddd", k, w, TEMP_A),
-            _i(STORE[isa], TEMP_A, wk_slot(4 * j))]
+        return [_i("movdqu", src, w), _i("pshufb", MASK, w), _i("movdqa", w, temp), _i("paddd", k, temp),
+                _i(STORE["ssse3"], temp, wk_slot(4 * j))]
+    return [_i("vmovdqu", src, w), _i("vpshufb", MASK, w, w), _i("vpaddd", k, w, temp),
+            _i(STORE[isa], temp, wk_slot(4 * j))]
 
 
 def group_ops(g: int, isa: str) -> list[Instr]:
@@ -389,33 +405,58 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
     """
     if params.placement == "slots" and slots is None:
         raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
-    sc = scalar_code(params)
-    if sc is None:
-        return None
-    scalar, rounds = sc
-    groups = {g: group_ops(g, params.isa) for g in range(4, 20)}
-    head = [ins for j in range(4) for ins in load_group_ops(j, params.isa)]
+    if params.scalar == "recipe":
+        sc = scalar_code(params)
+        if sc is None:
+            return None
+        scalar, rounds = sc
+        final = state_regs(80)
+    else:
+        rr = rotating_rounds(params.scalar == "rotate-bmi")
+        scalar, rounds, final = list(rr.code), list(rr.rounds), tuple(Reg(r) for r in rr.final)
+    epi = feed_forward(final)
+    if params.recurrence == "rol2":
+        groups = w8_groups(params.isa)
+        head = [ins for j in range(4) for ins in load_group_ops(j, params.isa, temp=W8_TEMPS[0])]
+    else:
+        groups = {g: group_ops(g, params.isa) for g in range(4, 20)}
+        head = [ins for j in range(4) for ins in load_group_ops(j, params.isa)]
     merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
               else slot_interleave(scalar, rounds, groups, params.lead, slots))
     nvec = len(head) + sum(len(v) for v in groups.values())
     if params.ahead:
-        return _ahead_block(params, head, merged, groups[19][-1], nvec, len(scalar))
-    body = list(prologue("x86_64")) + head + merged
-    body += epilogue("x86_64", Reg(TEMPS["x86_64"][0]))
+        return _ahead_block(params, head, merged, groups[19][-1], nvec, len(scalar), epi, final == state_regs(0))
+    body = list(prologue("x86_64")) + head + merged + epi
     setup = constant_setup()
     refuse_unknown(setup + tuple(body))
     return HybridBlock(params, setup, tuple(body), nvec, len(scalar))
 
 
+def feed_forward(final: tuple[Reg, ...]) -> list[Instr]:
+    """state[i] += the register holding a..e after round 79 (``final[i]``), stored back."""
+    state = Reg("edi", 64)
+    out: list[Instr] = []
+    for i, r in enumerate(final):
+        out += [_i("add", Mem(state, None, 1, 4 * i), r), _i("mov", r, Mem(state, None, 1, 4 * i))]
+    return out
+
+
 def _ahead_block(params: HybridParams, head: list[Instr], merged: list[Instr], last_group_op: Instr,
-                 nvec: int, nscalar: int) -> HybridBlock:
-    """The read-ahead form (``HybridBlock``): fork after group 19's last op, the next block's groups 0-3 in ``main``."""
+                 nvec: int, nscalar: int, epi: list[Instr], state_in_registers: bool) -> HybridBlock:
+    """The read-ahead form (``HybridBlock``): fork after group 19's last op, the next block's groups 0-3 in ``main``.
+
+    ``state_in_registers`` (the rounds end with a..e where they began): the setup loads the state
+    once; else each block loads it first (the rotating rounds end two roles on).
+    """
     split = max(p for p, ins in enumerate(merged) if ins == last_group_op) + 1
-    rest = merged[split:] + epilogue("x86_64", Reg(TEMPS["x86_64"][0]))
-    nxt = [(j, ins) for j in range(4) for ins in load_group_ops(j, params.isa, block=1)]
+    rest = merged[split:] + epi
+    temp = W8_TEMPS[0] if params.recurrence == "rol2" else TEMP_A
+    nxt = [(j, ins) for j in range(4) for ins in load_group_ops(j, params.isa, block=1, temp=temp)]
     main = read_ahead(rest, nxt, params.every)
-    setup = constant_setup() + tuple(prologue("x86_64")) + tuple(head)
-    block = HybridBlock(params, setup, tuple(merged[:split]), nvec, nscalar, tuple(main), tuple(rest))
+    load = tuple(prologue("x86_64"))
+    setup = constant_setup() + (load if state_in_registers else ()) + tuple(head)
+    body = (() if state_in_registers else load) + tuple(merged[:split])
+    block = HybridBlock(params, setup, body, nvec, nscalar, tuple(main), tuple(rest))
     refuse_unknown(block.code())
     return block
 
