@@ -83,7 +83,7 @@ def build_on(params: HybridParams, model: Model) -> HybridBlock | None:
 
 def scalars_for(scalar_isa: str) -> tuple[str, ...]:
     """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: ``rotate-bmi`` needs BMI2 (rorx, andn)."""
-    return ("recipe", "rotate") + (("rotate-bmi",) if isa_rank(scalar_isa) >= isa_rank("bmi2") else ())
+    return ("recipe", "rotate") + (("rotate-bmi", "rotate-bmi-lean") if isa_rank(scalar_isa) >= isa_rank("bmi2") else ())
 
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
@@ -116,7 +116,7 @@ class HybridSearch:
 
 
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
-    u = rng.random()
+    u = rng.random() if p.scalar == "recipe" else 0.0       # rotating rounds: recipe and offsets unused
     if u < P_PARAM:
         which = rng.choice(("isa", "lead", "every", "placement", "ahead", "recurrence", "scalar"))
         if which == "isa" and len(dialects) > 1:

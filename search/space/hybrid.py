@@ -70,8 +70,9 @@ from sha1opt.search.space.regalloc import TEMPS, allocate
 ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
-SCALARS = ("recipe", "rotate", "rotate-bmi")
-RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)   # the rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn)
+# the scalar rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn; lean: OpenSSL's f forms)
+SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean")
+RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)
 RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
 SP = Reg("esp", 64)
 DATA = Reg("esi", 64)
@@ -412,7 +413,7 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
         scalar, rounds = sc
         final = state_regs(80)
     else:
-        rr = rotating_rounds(params.scalar == "rotate-bmi")
+        rr = rotating_rounds(params.scalar.startswith("rotate-bmi"), params.scalar.endswith("-lean"))
         scalar, rounds, final = list(rr.code), list(rr.rounds), tuple(Reg(r) for r in rr.final)
     epi = feed_forward(final)
     if params.recurrence == "rol2":

@@ -36,7 +36,10 @@ against 800 of the textbook recipe's rounds (720 with andn and rorx);
 for the feed-forward). The forms above with the parts that do not read A
 computed first (``C1 ^ C`` into a temporary; Ch's ``~A & C`` and Maj's
 ``C1 & C`` added straight into D, which is E_{t+1}) leave one operation
-between A_t and f_{t+1}.
+between A_t and f_{t+1}. ``lean=True`` writes OpenSSL's forms instead --
+Ch ``andn C, A, t; and C1, A; xor t, A``, parity ``xor C1, A; xor C, A``,
+Maj ``((A ^ C) & (C1 ^ C)) ^ C`` -- 60 instructions fewer, two or three
+operations between A_t and f_{t+1}.
 """
 
 from __future__ import annotations
@@ -79,9 +82,19 @@ def _andn(a: str, b: str, dst: str, bmi: bool) -> list[Instr]:
     return [_i("mov", Reg(a), Reg(dst)), _i("not", Reg(dst)), _i("and", Reg(b), Reg(dst))]
 
 
-def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool) -> list[Instr]:
-    """f_{t+1}(A_t, C_{t+1}, C_t) into ``a``, part of it added into ``d`` (= E_{t+1}) at once (module docstring)."""
+def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: bool = False) -> list[Instr]:
+    """f_{t+1}(A_t, C_{t+1}, C_t) into ``a``, part of it added into ``d`` (= E_{t+1}) at once (module docstring).
+
+    ``lean``: OpenSSL's forms, fewer instructions, more of them after A_t (module docstring).
+    """
     u = t + 1
+    if lean:
+        if u < 20:
+            return _andn(a, c, F_TEMP, bmi) + [_i("and", Reg(c1), Reg(a)), _i("xor", Reg(F_TEMP), Reg(a))]
+        if 40 <= u < 60:
+            return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("xor", Reg(c), Reg(a)),
+                    _i("and", Reg(F_TEMP), Reg(a)), _i("xor", Reg(c), Reg(a))]
+        return [_i("xor", Reg(c1), Reg(a)), _i("xor", Reg(c), Reg(a))]
     if u < 20:
         return _andn(a, c, F_TEMP, bmi) + [_i("add", Reg(F_TEMP), Reg(d)), _i("and", Reg(c1), Reg(a))]
     if 40 <= u < 60:
@@ -94,11 +107,11 @@ def wk_slot(t: int) -> Mem:
     return Mem(SP, None, 1, 4 * (t % 16))
 
 
-def rotating_rounds(bmi: bool) -> RotatingRounds:
+def rotating_rounds(bmi: bool, lean: bool = False) -> RotatingRounds:
     """Rounds 0..79 in the rotating form, after the state a..e was loaded into eax, ebx, ecx, edx, ebp."""
     A, F, C1, C, D, E = ROLE_REGS
     # prelude: C_1 = rol30(b) into the sixth register, f_0 = Ch(b, c, d) in b's register (b = F's register)
-    code: list[Instr] = _rol(F, 30, C1, bmi) + next_f(-1, F, C, D, E, bmi)
+    code: list[Instr] = _rol(F, 30, C1, bmi) + next_f(-1, F, C, D, E, bmi, lean)
     rounds = [0] * len(code)
     # after the prelude the roles are (A, F, C1, C, D, E) = (eax, ebx, r8d, ecx, edx, ebp)
     for t in range(80):
@@ -106,7 +119,7 @@ def rotating_rounds(bmi: bool) -> RotatingRounds:
         ops += _rol(A, 5, ROL5_TEMP, bmi)
         if t < 79:
             ops += _rol(A, 30, F, bmi)
-            ops += next_f(t, A, C1, C, D, bmi)
+            ops += next_f(t, A, C1, C, D, bmi, lean)
         ops.append(_i("add", Reg(ROL5_TEMP), Reg(E)))
         code += ops
         rounds += [t] * len(ops)
