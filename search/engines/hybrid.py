@@ -83,7 +83,8 @@ def build_on(params: HybridParams, model: Model) -> HybridBlock | None:
 
 def scalars_for(scalar_isa: str) -> tuple[str, ...]:
     """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: ``rotate-bmi`` needs BMI2 (rorx, andn)."""
-    return ("recipe", "rotate") + (("rotate-bmi", "rotate-bmi-lean") if isa_rank(scalar_isa) >= isa_rank("bmi2") else ())
+    bmi = ("rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
+    return ("recipe", "rotate") + (bmi if isa_rank(scalar_isa) >= isa_rank("bmi2") else ())
 
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:

@@ -45,10 +45,17 @@ of the block, before round 0, unless ``HybridParams.ahead``: then (as in
 OpenSSL's SSSE3/AVX paths) the setup loads a..e and block 0's groups 0-3,
 and every block but the last computes the *next* block's groups 0-3 during
 its last rounds (``read_ahead``: group j's ring store after this block's
-last read of its slots), keeping a..e in registers from block to block; the
+last read of its slots), keeping a..e in registers from block to block
+(the rotating rounds below end two roles on: they load a..e per block); the
 last block takes ``tail``, the same rounds without read-ahead (no read past
 the data). ``HybridBlock.proved_unit`` is the last block's path, the whole
-loop is proved from the object at export. Every instruction comes from
+loop is proved from the object at export. Two more choices of the space:
+``scalar`` -- the recipe's rounds, or ``hybrid_rounds``' rotating rounds
+(OpenSSL's AVX2 form: f one round ahead in a's register, six registers
+in rotation); ``recurrence`` -- W_32..79 by the rol1 recurrence above, or by
+``hybrid_w8``'s rol2 recurrence (eight W registers, no lane-3 fix-up; with
+read-ahead only, the loop the whole-function prover proves it in). Every
+instruction comes from
 ``x86.SEMANTICS``; ``refuse_unknown`` names any that does not.
 """
 
@@ -70,8 +77,9 @@ from sha1opt.search.space.regalloc import TEMPS, allocate
 ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
-# the scalar rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn; lean: OpenSSL's f forms)
-SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean")
+# the scalar rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn; lean: OpenSSL's f forms, mix: in parity rounds)
+SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
+_LEAN = {"-lean": "all", "-mix": "parity"}
 RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)
 RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
 SP = Reg("esp", 64)
@@ -413,7 +421,7 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
         scalar, rounds = sc
         final = state_regs(80)
     else:
-        rr = rotating_rounds(params.scalar.startswith("rotate-bmi"), params.scalar.endswith("-lean"))
+        rr = rotating_rounds(params.scalar.startswith("rotate-bmi"), _LEAN.get(params.scalar[len("rotate-bmi"):], ""))
         scalar, rounds, final = list(rr.code), list(rr.rounds), tuple(Reg(r) for r in rr.final)
     epi = feed_forward(final)
     if params.recurrence == "rol2":

@@ -36,10 +36,11 @@ against 800 of the textbook recipe's rounds (720 with andn and rorx);
 for the feed-forward). The forms above with the parts that do not read A
 computed first (``C1 ^ C`` into a temporary; Ch's ``~A & C`` and Maj's
 ``C1 & C`` added straight into D, which is E_{t+1}) leave one operation
-between A_t and f_{t+1}. ``lean=True`` writes OpenSSL's forms instead --
+between A_t and f_{t+1}. ``lean="all"`` writes OpenSSL's forms instead --
 Ch ``andn C, A, t; and C1, A; xor t, A``, parity ``xor C1, A; xor C, A``,
 Maj ``((A ^ C) & (C1 ^ C)) ^ C`` -- 60 instructions fewer, two or three
-operations between A_t and f_{t+1}.
+operations between A_t and f_{t+1}; ``lean="parity"`` only in the parity
+rounds (40 instructions fewer).
 """
 
 from __future__ import annotations
@@ -82,13 +83,20 @@ def _andn(a: str, b: str, dst: str, bmi: bool) -> list[Instr]:
     return [_i("mov", Reg(a), Reg(dst)), _i("not", Reg(dst)), _i("and", Reg(b), Reg(dst))]
 
 
-def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: bool = False) -> list[Instr]:
+LEAN = ("", "parity", "all")       # which rounds take OpenSSL's (lean) f forms
+
+
+def _lean_here(u: int, lean: str) -> bool:
+    return lean == "all" or (lean == "parity" and 20 <= u < 40 or lean == "parity" and u >= 60)
+
+
+def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -> list[Instr]:
     """f_{t+1}(A_t, C_{t+1}, C_t) into ``a``, part of it added into ``d`` (= E_{t+1}) at once (module docstring).
 
-    ``lean``: OpenSSL's forms, fewer instructions, more of them after A_t (module docstring).
+    ``lean`` (``LEAN``): the rounds that take OpenSSL's forms, fewer instructions, more of them after A_t.
     """
     u = t + 1
-    if lean:
+    if _lean_here(u, lean):
         if u < 20:
             return _andn(a, c, F_TEMP, bmi) + [_i("and", Reg(c1), Reg(a)), _i("xor", Reg(F_TEMP), Reg(a))]
         if 40 <= u < 60:
@@ -107,7 +115,7 @@ def wk_slot(t: int) -> Mem:
     return Mem(SP, None, 1, 4 * (t % 16))
 
 
-def rotating_rounds(bmi: bool, lean: bool = False) -> RotatingRounds:
+def rotating_rounds(bmi: bool, lean: str = "") -> RotatingRounds:
     """Rounds 0..79 in the rotating form, after the state a..e was loaded into eax, ebx, ecx, edx, ebp."""
     A, F, C1, C, D, E = ROLE_REGS
     # prelude: C_1 = rol30(b) into the sixth register, f_0 = Ch(b, c, d) in b's register (b = F's register)

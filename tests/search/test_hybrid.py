@@ -127,14 +127,14 @@ def test_read_ahead_stores_a_group_only_after_its_slots_last_read():
         assert out.index(nxt[j][1]) > out.index(rest[4 * j + 3])     # after round 64+4j+3 read slot 4j+3
 
 
-@pytest.mark.parametrize("scalar", ["rotate", "rotate-bmi", "rotate-bmi-lean"])
+@pytest.mark.parametrize("scalar", ["rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix"])
 def test_the_rotating_rounds_prove(scalar):
     res = prove_hybrid(build(HybridParams(isa="avx", scalar=scalar)))
     assert res.ok, describe_failure(res)
 
 
 def test_rotating_rounds_use_fewer_instructions_and_end_two_roles_on():
-    bmi, base, lean = rotating_rounds(True), rotating_rounds(False), rotating_rounds(True, lean=True)
+    bmi, base, lean = rotating_rounds(True), rotating_rounds(False), rotating_rounds(True, lean="all")
     assert len(bmi.code) == 700 and len(base.code) == 900 and len(lean.code) == 640
     assert bmi.final == ("edx", "ebp", "ebx", "r8d", "ecx")
 

@@ -124,7 +124,7 @@ def test_slots_placement_without_slots_is_misuse():
 
 
 def test_the_rotating_bmi_rounds_are_offered_only_with_bmi2():
-    assert scalars_for("bmi2") == ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean")
+    assert scalars_for("bmi2") == ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
     assert scalars_for("base") == ("recipe", "rotate")
 
 
