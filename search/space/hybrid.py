@@ -70,6 +70,7 @@ from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
+from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, STORE, wk_slot
 from sha1opt.search.space.hybrid_rounds import rotating_rounds
 from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
@@ -81,18 +82,8 @@ PLACEMENTS = ("every", "slots")
 SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
 _LEAN = {"-lean": "all", "-mix": "parity"}
 RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)
-RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
-SP = Reg("esp", 64)
-DATA = Reg("esi", 64)
 W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
 TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
-K_REGS = tuple(Reg(f"xmm{k}", 128) for k in (11, 12, 13, 14))
-MASK = Reg("xmm15", 128)
-# W+K stores to the ring: the unaligned forms. The ring is 16-aligned under the ABI (``hybrid_frame``)
-# and an unaligned store to an aligned address costs the same, but only these let the whole-function
-# prover (which knows the stack aligned only after an ``and $-N, %rsp``) read the function.
-STORE = {"ssse3": "movdqu", "avx": "vmovdqu", "avx512vl": "vmovdqu"}
-CONSTANT_REGS = frozenset(r.name for r in K_REGS + (MASK,))
 # pshufb's byte-swap mask per lane: lane j takes bytes 4j+3 .. 4j, i.e. bswap of each word.
 BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
 
@@ -187,11 +178,6 @@ def refuse_unknown(code) -> None:
         if ins.mnemonic not in SEMANTICS:
             raise Sha1optError(f"{ins.mnemonic} is not in the semantics table (semantics/x86.py, vector.py)")
         required_isa(ins)     # operand shapes checked against the row (refuses e.g. an xmm-count shift)
-
-
-def wk_slot(t: int) -> Mem:
-    """The ring word that holds W_t + K_t."""
-    return Mem(SP, None, 1, RING + 4 * (t % 16))
 
 
 def _i(m: str, *ops) -> Instr:

@@ -47,13 +47,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import Imm, Instr, Reg
+from sha1opt.search.space.hybrid_regs import wk_slot
 
 ROLE_REGS = ("eax", "ebx", "r8d", "ecx", "edx", "ebp")     # (A, F, C1, C, D, E) at round 0
 ROL5_TEMP = "r9d"
 F_TEMP = "r10d"
 Y_TEMP = "r11d"
-SP = Reg("esp", 64)
 
 
 @dataclass(frozen=True)
@@ -109,10 +109,6 @@ def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -
         return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("mov", Reg(c1), Reg(Y_TEMP)),
                 _i("and", Reg(c), Reg(Y_TEMP)), _i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(F_TEMP), Reg(a))]
     return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("xor", Reg(F_TEMP), Reg(a))]
-
-
-def wk_slot(t: int) -> Mem:
-    return Mem(SP, None, 1, 4 * (t % 16))
 
 
 def rotating_rounds(bmi: bool, lean: str = "") -> RotatingRounds:

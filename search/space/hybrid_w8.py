@@ -18,7 +18,7 @@ vpxor, vprold $2, vpaddd K, the ring store) where the rol1 group takes 10.
 Groups 4-7 keep the rol1 recurrence with its lane-3 fix-up, written into
 G_g's own register so that G_{g-4} stays for the groups that still read it
 (``rol1_group_ops``). Registers: W in xmm0-7, temporaries ``W8_TEMPS``
-(xmm8-10), the setup's constants in xmm11-15 as in ``hybrid``.
+(xmm8-10), the setup's constants in xmm11-15 (``hybrid_regs``).
 
 The block proof of such code needs the spec's W definitions behind each cut
 (``semantics.lift.schedule.ScheduleProver``: both sides expanded to affine
@@ -28,21 +28,15 @@ maps of the message words); ``hybrid_proof`` uses it for every block.
 from __future__ import annotations
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import Imm, Instr, Reg
+from sha1opt.search.space.hybrid_regs import K_REGS, STORE, wk_slot
 
 W8_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(8))
 W8_TEMPS = tuple(Reg(f"xmm{k}", 128) for k in (8, 9, 10))
-K_REGS = tuple(Reg(f"xmm{k}", 128) for k in (11, 12, 13, 14))    # as ``hybrid.K_REGS`` (the setup's)
-SP = Reg("esp", 64)
-STORE = {"ssse3": "movdqu", "avx": "vmovdqu", "avx512vl": "vmovdqu"}
 
 
 def _i(m: str, *ops) -> Instr:
     return Instr(m, tuple(ops))
-
-
-def _slot(t: int) -> Mem:
-    return Mem(SP, None, 1, 4 * (t % 16))
 
 
 def _g(k: int) -> Reg:
@@ -53,7 +47,7 @@ def rol1_group_ops(g: int, isa: str) -> list[Instr]:
     """Group 4 <= g < 8 by the rol1 recurrence (``hybrid`` module docstring), into G_g's register."""
     x, y, z, q, dst = _g(g - 4), _g(g - 3), _g(g - 2), _g(g - 1), _g(g)
     a, b, c = W8_TEMPS
-    kreg, slot = K_REGS[(4 * g) // 20], _slot(4 * g)
+    kreg, slot = K_REGS[(4 * g) // 20], wk_slot(4 * g)
     if isa == "ssse3":
         return [
             _i("movdqa", y, a), _i("palignr", Imm(8), x, a),          # a = W[t-14..t-11]
@@ -96,7 +90,7 @@ def rol2_group_ops(g: int, isa: str) -> list[Instr]:
         raise Sha1optError(f"group {g} is not a rol2 group (8..19)")
     p2, p1, p4, p7, dst = _g(g - 2), _g(g - 1), _g(g - 4), _g(g - 7), _g(g)
     a, b, _ = W8_TEMPS
-    kreg, slot = K_REGS[(4 * g) // 20], _slot(4 * g)
+    kreg, slot = K_REGS[(4 * g) // 20], wk_slot(4 * g)
     if isa == "ssse3":
         return [
             _i("movdqa", p1, a), _i("palignr", Imm(8), p2, a),        # a = W[t-6..t-3]
