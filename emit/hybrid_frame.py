@@ -51,6 +51,47 @@ def frame_epilogue(vex: bool) -> list[str]:
     return (["vzeroupper"] if vex else []) + [f"add ${FRAME}, %rsp"]
 
 
+def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha1_tail",
+               count: str = f"{COUNT}(%rsp)") -> list[str]:
+    """The text between a frame's prologue and its epilogue: the setup, then the block loop.
+
+    Without read-ahead: ``loop: body; add $64, %rsi; decq count; jnz loop``. With
+    ``block.params.ahead``: ``loop: body; decq count; jz tail; main; add $64, %rsi; jmp loop;
+    tail: tail`` (module docstring). Either way the epilogue comes next. A frame of its own (a
+    dispatching export's, say) uses this with its labels and its count's operand.
+    """
+    out: list[str] = []
+
+    def ins(text: str) -> None:
+        out.append("\t" + text)
+
+    what = "; the state into a..e and block 0's W+K 0..15" if block.params.ahead else ""
+    out.append(f"\t/* setup: K and the byte-swap mask into %xmm11-%xmm15{what} (hybrid {block.params.key()}) */")
+    for i in block.setup:
+        ins(format_instr(i, "x86_64"))
+    out.append("\t.p2align 4")
+    out.append(f"{loop}:")
+    for i in block.body:
+        ins(format_instr(i, "x86_64"))
+    if block.params.ahead:
+        ins(f"decq {count}")
+        ins(f"jz {tail}")
+        out.append("\t/* not the last block: the last rounds with the next block's W+K 0..15 read ahead */")
+        for i in block.main:
+            ins(format_instr(i, "x86_64"))
+        ins("add $64, %rsi")
+        ins(f"jmp {loop}")
+        out.append(f"{tail}:")
+        out.append("\t/* the last block: the same rounds, nothing read ahead */")
+        for i in block.tail:
+            ins(format_instr(i, "x86_64"))
+    else:
+        ins("add $64, %rsi")
+        ins(f"decq {count}")
+        ins(f"jnz {loop}")
+    return out
+
+
 def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | None = None) -> str:
     """The whole function (module docstring); ``header`` lines go into a leading comment via ``comment_text``."""
     if flavor not in FLAVORS:
@@ -78,30 +119,7 @@ def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | N
         ins(f"push {r}")
     for text in frame_prologue():
         ins(text)
-    what = "; the state into a..e and block 0's W+K 0..15" if block.params.ahead else ""
-    out.append(f"\t/* setup: K and the byte-swap mask into %xmm11-%xmm15{what} (hybrid {block.params.key()}) */")
-    for i in block.setup:
-        ins(format_instr(i, "x86_64"))
-    out.append("\t.p2align 4")
-    out.append(f"{loop}:")
-    for i in block.body:
-        ins(format_instr(i, "x86_64"))
-    if block.params.ahead:
-        ins(f"decq {COUNT}(%rsp)")
-        ins(f"jz {tail}")
-        out.append("\t/* not the last block: the last rounds with the next block's W+K 0..15 read ahead */")
-        for i in block.main:
-            ins(format_instr(i, "x86_64"))
-        ins("add $64, %rsi")
-        ins(f"jmp {loop}")
-        out.append(f"{tail}:")
-        out.append("\t/* the last block: the same rounds, nothing read ahead */")
-        for i in block.tail:
-            ins(format_instr(i, "x86_64"))
-    else:
-        ins("add $64, %rsi")
-        ins(f"decq {COUNT}(%rsp)")
-        ins(f"jnz {loop}")
+    out += loop_lines(block, loop, tail)
     for text in frame_epilogue(block.params.isa != "ssse3"):
         ins(text)
     for r in reversed(X64_SAVED):

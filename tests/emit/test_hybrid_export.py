@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import PROOF_SCOPE, export_hybrid, validate_hybrid
-from sha1opt.emit.hybrid_frame import FRAME, function_text
+from sha1opt.emit.hybrid_frame import FRAME, function_text, loop_lines
 from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.hybrid import HybridParams, build, group_ops
 from sha1opt.search.space.recipe import Recipe
@@ -97,3 +97,10 @@ def test_a_read_ahead_of_the_wrong_block_is_refused_at_the_proof(tmp_path):
     assert text != function_text(block)
     v = validate_hybrid(text, block, tmp_path)
     assert not v.ok and v.failure.name == "prove"
+
+
+def test_loop_lines_are_the_functions_loop_under_other_labels():
+    block = build(HybridParams(isa="avx512vl", ahead=True))
+    mine = "\n".join(loop_lines(block, ".Lx", ".Ly", "8(%rsp)"))
+    assert mine.replace(".Lx", ".Lsha1_loop").replace(".Ly", ".Lsha1_tail").replace(
+        "decq 8(%rsp)", "decq 64(%rsp)") in function_text(block)
