@@ -2,12 +2,11 @@
 
 The same measurement as ``emit.bench.bench`` (interleaved pairs in one
 process per OpenSSL path, ratios ours/peer of ticks per byte, median and
-p10/p90), for code that ``emit.bench`` cannot take as a ``.S`` yet (its
-validator reads scalar bodies only): the function is rendered from the
-block, validated by ``hybrid_export.validate_hybrid`` (assemble, lift =
-generated, block proof, native vectors) and only that validated object is
-linked into the timing program. What fails validation is a
-``BenchRefusal`` and nothing runs.
+p10/p90) straight from a ``HybridBlock``: the function is rendered from the
+block, validated by ``hybrid_export.validate_hybrid`` (assemble, lift, the
+whole function proved from its machine code, native vectors -- what export
+checks) and only that validated object is linked into the timing program.
+What fails validation is a ``BenchRefusal`` and nothing runs.
 """
 
 from __future__ import annotations

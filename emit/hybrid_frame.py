@@ -6,25 +6,30 @@ Frame: ``nblocks == 0`` returns at once; rbx, rbp and r12-r15 are pushed
 and ``FRAME`` bytes allocated. The SysV ABI has ``%rsp`` = 8 mod 16 at
 entry (the call pushed the return address onto a 16-aligned stack); six
 pushes keep it 8 mod 16 and ``FRAME`` = 8 mod 16 makes it 16-aligned, so
-the W+K ring at 0..63 takes aligned ``movdqa`` stores (a caller breaking
-that ABI rule faults there, it cannot compute a wrong digest). The block
-count lives at ``COUNT(%rsp)``. (``and $-64, %rsp`` would not need the
-ABI's word, but its 64-bit immediate is outside what the lifter reads.)
-No red zone is used. Then the setup
+the W+K ring at 0..63 is 16-aligned (its stores are the unaligned forms,
+``hybrid.STORE``, which cost the same there: the whole-function prover
+knows the stack aligned only after an ``and $-N, %rsp``). The block count
+lives at ``COUNT(%rsp)``. No red zone is used. Then the setup
 (``hybrid.constant_setup``: K and the byte-swap mask into xmm11-15) runs
-once, and the loop runs the block body, ``add $64, %rsi``, ``decq
-COUNT(%rsp)``, ``jnz``. The exit restores ``%rsp`` from the frame (after
+once, then the block loop (below). The exit restores ``%rsp`` from the frame (after
 ``vzeroupper`` for the VEX/EVEX dialects), pops and returns. xmm registers
 are caller-saved in the SysV ABI, so none is saved.
 
-Layout of the text (what the validator relies on): the prologue lines
-above, then exactly ``block.setup``, the loop label, exactly
-``block.body``, the loop control, the epilogue -- ``frame_prologue`` and
-``frame_epilogue`` are the only other instructions.
+Layout of the text: the prologue lines above, then ``block.setup``, the
+loop label, ``block.body``, the loop control, the epilogue. Without
+read-ahead each iteration computes its block's W+K for W0..W15 at the top
+and the loop control is ``add $64, %rsi; decq COUNT(%rsp); jnz``. With
+``params.ahead`` (OpenSSL's SSSE3/AVX loop shape) the setup also loads a..e
+and block 0's W+K 0..15, and the loop forks after ``block.body``::
 
-Each iteration computes its block's W+K for W0..W15 at the top (no reading
-ahead into the next block): the loop invariant is only "xmm11-15 hold the
-constants, ``%rsi`` the next block, ``COUNT(%rsp)`` the blocks left".
+    loop: body ; decq COUNT(%rsp) ; jz tail ; main ; add $64, %rsi ; jmp loop
+    tail: tail ; <epilogue>
+
+``main`` computes the next block's W+K 0..15 (read from 64..127(%rsi)) during
+the last rounds, so the loop-head invariant is "xmm11-15 the constants, a..e
+the chaining value, the ring and xmm0-3 this block's W+K and W 0..15" --
+what the whole-function prover reads off the object (head terms,
+``semantics.lift.template``); the export proves nothing else.
 """
 
 from __future__ import annotations
@@ -46,6 +51,47 @@ def frame_epilogue(vex: bool) -> list[str]:
     return (["vzeroupper"] if vex else []) + [f"add ${FRAME}, %rsp"]
 
 
+def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha1_tail",
+               count: str = f"{COUNT}(%rsp)") -> list[str]:
+    """The text between a frame's prologue and its epilogue: the setup, then the block loop.
+
+    Without read-ahead: ``loop: body; add $64, %rsi; decq count; jnz loop``. With
+    ``block.params.ahead``: ``loop: body; decq count; jz tail; main; add $64, %rsi; jmp loop;
+    tail: tail`` (module docstring). Either way the epilogue comes next. A frame of its own (a
+    dispatching export's, say) uses this with its labels and its count's operand.
+    """
+    out: list[str] = []
+
+    def ins(text: str) -> None:
+        out.append("\t" + text)
+
+    what = "; the state into a..e and block 0's W+K 0..15" if block.params.ahead else ""
+    out.append(f"\t/* setup: K and the byte-swap mask into %xmm11-%xmm15{what} (hybrid {block.params.key()}) */")
+    for i in block.setup:
+        ins(format_instr(i, "x86_64"))
+    out.append("\t.p2align 4")
+    out.append(f"{loop}:")
+    for i in block.body:
+        ins(format_instr(i, "x86_64"))
+    if block.params.ahead:
+        ins(f"decq {count}")
+        ins(f"jz {tail}")
+        out.append("\t/* not the last block: the last rounds with the next block's W+K 0..15 read ahead */")
+        for i in block.main:
+            ins(format_instr(i, "x86_64"))
+        ins("add $64, %rsi")
+        ins(f"jmp {loop}")
+        out.append(f"{tail}:")
+        out.append("\t/* the last block: the same rounds, nothing read ahead */")
+        for i in block.tail:
+            ins(format_instr(i, "x86_64"))
+    else:
+        ins("add $64, %rsi")
+        ins(f"decq {count}")
+        ins(f"jnz {loop}")
+    return out
+
+
 def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | None = None) -> str:
     """The whole function (module docstring); ``header`` lines go into a leading comment via ``comment_text``."""
     if flavor not in FLAVORS:
@@ -53,6 +99,7 @@ def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | N
     sym = ("_" if flavor == "macho" else "") + SYMBOL
     loop = "Lsha1_loop" if flavor == "macho" else ".Lsha1_loop"
     done = "Lsha1_done" if flavor == "macho" else ".Lsha1_done"
+    tail = "Lsha1_tail" if flavor == "macho" else ".Lsha1_tail"
     out: list[str] = []
     if header:
         out.append("/*")
@@ -72,16 +119,7 @@ def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | N
         ins(f"push {r}")
     for text in frame_prologue():
         ins(text)
-    out.append(f"\t/* setup: K and the byte-swap mask into %xmm11-%xmm15 (hybrid {block.params.key()}) */")
-    for i in block.setup:
-        ins(format_instr(i, "x86_64"))
-    out.append("\t.p2align 4")
-    out.append(f"{loop}:")
-    for i in block.body:
-        ins(format_instr(i, "x86_64"))
-    ins("add $64, %rsi")
-    ins(f"decq {COUNT}(%rsp)")
-    ins(f"jnz {loop}")
+    out += loop_lines(block, loop, tail)
     for text in frame_epilogue(block.params.isa != "ssse3"):
         ins(text)
     for r in reversed(X64_SAVED):

@@ -3,16 +3,21 @@
 ``block_items(code)`` is what the cost models price: the scalar rows stay
 ``x86.Instr``; a vector row becomes the ``listing.Opaque`` "vector" item
 ``search.cost.classes`` prices (the same item the listing reader makes of
-it in an object file). ``block_cost(block, model)`` simulates the per-block
-body as a loop in steady state (the setup runs once per call and is not
-counted, as the loop control is not for scalar blocks).
+it in an object file). ``block_cost(block, model)`` simulates one iteration
+in steady state (``HybridBlock.loop_body``: with read-ahead the path taken
+on every block but the last) as a loop (the setup runs once per call and is
+not counted, as the loop control is not for scalar blocks).
 
-``search_hybrid(model, ...)`` first scores a grid -- every dialect the
-model and the cap allow x ``lead`` 1-3 x (``every`` in ``EVERY``, or the
-``slots`` placement over the model's two unit classes, ``slots_of``) with
-the textbook scalar recipe -- then anneals from the grid's best: a move
-changes one scalar recipe field (options the scalar ISA has, ``kw``/``wsrc``
-fixed), the dialect, the lead, ``every``, the placement, or one (round,
+``search_hybrid(model, ...)`` first scores a grid in two stages -- the
+families (without read-ahead; read-ahead (``HybridParams.ahead``) with the
+rol1 or the rol2 recurrence; each with the recipe's or the rotating scalar
+rounds, ``scalars_for``) x every dialect the model and the cap allow, at
+lead 2 / every 2 with the textbook scalar recipe; then, for the best of
+them, ``lead`` 1-3 x (``every`` in ``EVERY``, or the ``slots`` placement
+over the model's two unit classes, ``slots_of``) -- then anneals from the
+grid's best: a move changes one scalar recipe field (options the scalar
+ISA has, ``kw``/``wsrc`` fixed), the dialect, the lead, ``every``, the
+placement, read-ahead, the recurrence, the scalar form, or one (round,
 chain) priority offset by +-1. Metropolis acceptance, temperature falling linearly in the
 budget; equal cycles go to the shorter body (``TIE``). It stops on the evaluation budget, the deadline or ``should_stop``
 and says which (``reason``: "grid", "budget", "deadline", "interrupted").
@@ -61,7 +66,7 @@ def block_items(code) -> list:
 
 def block_cost(block: HybridBlock, model: Model) -> Simulation:
     """The per-block body on ``model``, as a loop in steady state."""
-    return simulator_for(model).simulate(block_items(block.body), loop=True)
+    return simulator_for(model).simulate(block_items(block.loop_body()), loop=True)
 
 
 def slots_of(model: Model) -> Slots:
@@ -74,6 +79,12 @@ def slots_of(model: Model) -> Slots:
 def build_on(params: HybridParams, model: Model) -> HybridBlock | None:
     """``hybrid.build`` with the model's ``slots_of`` (used by ``placement="slots"`` only)."""
     return build(params, slots_of(model) if params.placement == "slots" else None)
+
+
+def scalars_for(scalar_isa: str) -> tuple[str, ...]:
+    """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: ``rotate-bmi`` needs BMI2 (rorx, andn)."""
+    bmi = ("rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
+    return ("recipe", "rotate") + (bmi if isa_rank(scalar_isa) >= isa_rank("bmi2") else ())
 
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
@@ -106,13 +117,19 @@ class HybridSearch:
 
 
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
-    u = rng.random()
+    u = rng.random() if p.scalar == "recipe" else 0.0       # rotating rounds: recipe and offsets unused
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every", "placement"))
+        which = rng.choice(("isa", "lead", "every", "placement", "ahead", "recurrence", "scalar"))
         if which == "isa" and len(dialects) > 1:
             return replace(p, isa=rng.choice([d for d in dialects if d != p.isa]))
         if which == "lead":
             return replace(p, lead=rng.choice([x for x in LEADS if x != p.lead]))
+        if which == "ahead":       # rol2 needs read-ahead (``HybridParams``)
+            return replace(p, ahead=not p.ahead, recurrence="rol1" if p.ahead else p.recurrence)
+        if which == "recurrence":
+            return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2", ahead=True)
+        if which == "scalar":
+            return replace(p, scalar=rng.choice([x for x in scalars_for(scalar_isa) if x != p.scalar]))
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")
         return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
@@ -159,16 +176,23 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     n = 0
     reason = "grid"
     best: HybridParams | None = None
-    grid = [HybridParams(isa=d, lead=lead, every=every, recipe=recipe) for d in dialects for lead in LEADS
-            for every in EVERY]
-    grid += [HybridParams(isa=d, lead=lead, recipe=recipe, placement="slots") for d in dialects for lead in LEADS]
-    for p in grid:
-        if should_stop() and best is not None:     # the first point is always scored
-            reason = "interrupted"
-            break
-        n += 1
-        if best is None or evaluate(p) < evaluate(best):
-            best = p
+    # Stage 1: the families (read-ahead, recurrence, scalar rounds) x dialect at one interleaving;
+    # stage 2: lead x placement for the best of them.
+    families = [(ahead, rec, sc) for ahead, rec in ((False, "rol1"), (True, "rol1"), (True, "rol2"))
+                for sc in scalars_for(scalar_isa)]
+    grid = [HybridParams(isa=d, lead=2, every=2, recipe=recipe, ahead=a, recurrence=r, scalar=sc)
+            for a, r, sc in families for d in dialects]
+    for stage in (1, 2):
+        if stage == 2:
+            grid = [replace(best, lead=lead, every=every, placement="every") for lead in LEADS for every in EVERY]
+            grid += [replace(best, lead=lead, placement="slots") for lead in LEADS]
+        for p in grid:
+            if should_stop() and best is not None:     # the first point is always scored
+                reason = "interrupted"
+                break
+            n += 1
+            if best is None or evaluate(p) < evaluate(best):
+                best = p
     grid_score = evaluate(best)
     grid_best = block_cost(cache[best][1], model).cycles
     rng = random.Random(seed)

@@ -29,7 +29,7 @@ rather than re-deriving it as rol2(T[0]): the compositional prover cuts at
 W[t] and proves lane 3 over that symbol, so only this form is provable cut
 by cut. Example: ``group_ops(4, "avx512vl")`` is 10 instructions
 (vpalignr, vpsrldq, vpternlogd $0x96, vpxor, vprold, vpslldq, vprold,
-vpxor, vpaddd K, vmovdqa to the ring).
+vpxor, vpaddd K, vmovdqu to the ring).
 
 Registers: G_k lives in ``%xmm{k mod 4}`` (group g overwrites G_{g-4},
 its last reader); ``%xmm4``-``%xmm6`` are the vector temporaries; the
@@ -41,8 +41,21 @@ body instruction writes them, which is what lets the emitter run the setup
 once before the block loop.
 
 Groups 0-3 (W_0..W_15: ``movdqu`` + ``pshufb`` + W+K store) run at the top
-of the block, before round 0 (no reading ahead into the next block: each
-iteration starts from the data pointer alone). Every instruction comes from
+of the block, before round 0, unless ``HybridParams.ahead``: then (as in
+OpenSSL's SSSE3/AVX paths) the setup loads a..e and block 0's groups 0-3,
+and every block but the last computes the *next* block's groups 0-3 during
+its last rounds (``read_ahead``: group j's ring store after this block's
+last read of its slots), keeping a..e in registers from block to block
+(the rotating rounds below end two roles on: they load a..e per block); the
+last block takes ``tail``, the same rounds without read-ahead (no read past
+the data). ``HybridBlock.proved_unit`` is the last block's path, the whole
+loop is proved from the object at export. Two more choices of the space:
+``scalar`` -- the recipe's rounds, or ``hybrid_rounds``' rotating rounds
+(OpenSSL's AVX2 form: f one round ahead in a's register, six registers
+in rotation); ``recurrence`` -- W_32..79 by the rol1 recurrence above, or by
+``hybrid_w8``'s rol2 recurrence (eight W registers, no lane-3 fix-up; with
+read-ahead only, the loop the whole-function prover proves it in). Every
+instruction comes from
 ``x86.SEMANTICS``; ``refuse_unknown`` names any that does not.
 """
 
@@ -56,20 +69,21 @@ from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg, effects, isa_
 from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
 from sha1opt.search.space.order import build_graph, list_schedule
-from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, epilogue, prologue, range_ops
+from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
+from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, STORE, wk_slot
+from sha1opt.search.space.hybrid_rounds import rotating_rounds
+from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
 ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
-RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
-SP = Reg("esp", 64)
-DATA = Reg("esi", 64)
+# the scalar rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn; lean: OpenSSL's f forms, mix: in parity rounds)
+SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
+_LEAN = {"-lean": "all", "-mix": "parity"}
+RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)
 W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
 TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
-K_REGS = tuple(Reg(f"xmm{k}", 128) for k in (11, 12, 13, 14))
-MASK = Reg("xmm15", 128)
-CONSTANT_REGS = frozenset(r.name for r in K_REGS + (MASK,))
 # pshufb's byte-swap mask per lane: lane j takes bytes 4j+3 .. 4j, i.e. bswap of each word.
 BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
 
@@ -89,6 +103,9 @@ class HybridParams:
     recipe: Recipe = TEXTBOOK
     offsets: tuple[tuple[tuple, int], ...] = ()
     placement: str = "every"         # "every": one vector op per ``every`` scalar ops; "slots": ``slot_interleave``
+    ahead: bool = False              # read-ahead: the next block's W+K 0..15 during this block's last rounds
+    scalar: str = "recipe"           # "rotate"/"rotate-bmi": ``hybrid_rounds`` (recipe and offsets unused)
+    recurrence: str = "rol1"         # "rol2": groups 8-19 as ``hybrid_w8.rol2_group_ops`` (8 W registers)
 
     def __post_init__(self) -> None:
         if self.isa not in ISAS:
@@ -97,6 +114,14 @@ class HybridParams:
             raise Sha1optError(f"lead {self.lead} is not one of {LEADS} groups (the ring has 16 entries)")
         if self.every < 1:
             raise Sha1optError("every must be at least 1 scalar op per vector op")
+        if self.scalar not in SCALARS:
+            raise Sha1optError(f"unknown hybrid scalar rounds {self.scalar!r} (known: {', '.join(SCALARS)})")
+        if self.recurrence not in RECURRENCES:
+            raise Sha1optError(f"unknown recurrence {self.recurrence!r} (known: {', '.join(RECURRENCES)})")
+        if self.recurrence == "rol2" and not self.ahead:
+            # The whole-function prover proves schedule identities through the W definitions only for a
+            # loop whose head holds the block's words (``semantics.lift.template.uses_block_words``).
+            raise Sha1optError("the rol2 recurrence needs read-ahead (ahead=True): only that loop proves whole")
         if self.placement not in PLACEMENTS:
             raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
         if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):
@@ -104,27 +129,47 @@ class HybridParams:
 
     def key(self) -> str:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
-        return f"hybrid:isa={self.isa},lead={self.lead},{place};{self.recipe.key()}"
+        ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
+        if self.scalar != "recipe":
+            return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};rounds={self.scalar}"
+        return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};{self.recipe.key()}"
 
 
 @dataclass(frozen=True)
 class HybridBlock:
-    """The code of one block: ``setup`` (once per call) and ``body`` (per block), with the frame contract."""
+    """The code of one block: ``setup`` (once per call) and ``body`` (per block), with the frame contract.
+
+    With ``params.ahead`` the block loop forks after ``body``: ``main`` (the last rounds with the next
+    block's W+K 0..15 read ahead, and the feed-forward) on every block but the last, ``tail`` (the
+    same rounds without read-ahead) on the last; the setup also loads the state and the first block's
+    W+K 0..15, and a..e stay in their registers from block to block. Without it ``main`` and ``tail``
+    are empty and ``body`` is the whole block.
+    """
 
     params: HybridParams
     setup: tuple[Instr, ...]
     body: tuple[Instr, ...]
     vector_ops: int
     scalar_ops: int
+    main: tuple[Instr, ...] = ()
+    tail: tuple[Instr, ...] = ()
+
+    def loop_body(self) -> tuple[Instr, ...]:
+        """One iteration in steady state (what the cost models price): ``body`` then ``main``."""
+        return self.body + self.main
 
     def schedule(self) -> Schedule:
-        """The per-block body as a ``Schedule`` (its bindings are ``frame.block_bindings``)."""
+        """The steady-state iteration as a ``Schedule`` (its bindings are ``frame.block_bindings``)."""
         inputs, outputs, pointers = block_bindings("x86_64")
-        return Schedule("x86_64", self.params.key(), self.body, inputs, outputs, pointers)
+        return Schedule("x86_64", self.params.key(), self.loop_body(), inputs, outputs, pointers)
 
     def proved_unit(self) -> tuple[Instr, ...]:
-        """What the block proof runs: the setup, then one block."""
-        return self.setup + self.body
+        """What the block proof runs: the setup, then one block (with ``ahead``: the last block's path)."""
+        return self.setup + self.body + self.tail
+
+    def code(self) -> tuple[Instr, ...]:
+        """Every instruction of the function's setup and loop (the frame aside)."""
+        return self.setup + self.body + self.main + self.tail
 
 
 def refuse_unknown(code) -> None:
@@ -133,11 +178,6 @@ def refuse_unknown(code) -> None:
         if ins.mnemonic not in SEMANTICS:
             raise Sha1optError(f"{ins.mnemonic} is not in the semantics table (semantics/x86.py, vector.py)")
         required_isa(ins)     # operand shapes checked against the row (refuses e.g. an xmm-count shift)
-
-
-def wk_slot(t: int) -> Mem:
-    """The ring word that holds W_t + K_t."""
-    return Mem(SP, None, 1, RING + 4 * (t % 16))
 
 
 def _i(m: str, *ops) -> Instr:
@@ -162,14 +202,17 @@ def constant_setup() -> tuple[Instr, ...]:
     return tuple(out)
 
 
-def load_group_ops(j: int, isa: str) -> list[Instr]:
-    """Group j < 4: W_4j..W_4j+3 = bswap of the block's words, and their W+K into the ring."""
-    w, src, k = W_REGS[j], Mem(DATA, None, 1, 16 * j), K_REGS[0]
+def load_group_ops(j: int, isa: str, block: int = 0, temp: Reg = TEMP_A) -> list[Instr]:
+    """Group j < 4: W_4j..W_4j+3 = bswap of the block's words, and their W+K into the ring (through ``temp``).
+
+    ``block`` 1 reads the next block (``64 + 16j(%rsi)``): the read-ahead of ``HybridParams.ahead``.
+    """
+    w, src, k = W_REGS[j], Mem(DATA, None, 1, 64 * block + 16 * j), K_REGS[0]
     if isa == "ssse3":
-        return [_i("movdqu", src, w), _i("pshufb", MASK, w), _i("movdqa", w, TEMP_A), _i("paddd", k, TEMP_A),
-                _i("movdqa", TEMP_A, wk_slot(4 * j))]
-    return [_i("vmovdqu", src, w), _i("vpshufb", MASK, w, w), _i("vpaddd", k, w, TEMP_A),
-            _i("vmovdqa", TEMP_A, wk_slot(4 * j))]
+        return [_i("movdqu", src, w), _i("pshufb", MASK, w), _i("movdqa", w, temp), _i("paddd", k, temp),
+                _i(STORE["ssse3"], temp, wk_slot(4 * j))]
+    return [_i("vmovdqu", src, w), _i("vpshufb", MASK, w, w), _i("vpaddd", k, w, temp),
+            _i(STORE[isa], temp, wk_slot(4 * j))]
 
 
 def group_ops(g: int, isa: str) -> list[Instr]:
@@ -189,7 +232,7 @@ def group_ops(g: int, isa: str) -> list[Instr]:
             _i("movdqa", x, c), _i("pslldq", Imm(12), c),             # c = 0, 0, 0, W[t]
             _i("movdqa", c, b), _i("psrld", Imm(31), b), _i("pslld", Imm(1), c), _i("por", b, c),
             _i("pxor", c, x),                                          # x = G_g
-            _i("movdqa", x, a), _i("paddd", kreg, a), _i("movdqa", a, slot),
+            _i("movdqa", x, a), _i("paddd", kreg, a), _i(STORE[isa], a, slot),
         ]
     if isa == "avx":
         return [
@@ -200,7 +243,7 @@ def group_ops(g: int, isa: str) -> list[Instr]:
             _i("vpslldq", Imm(12), x, c),
             _i("vpsrld", Imm(31), c, b), _i("vpslld", Imm(1), c, c), _i("vpor", b, c, c),
             _i("vpxor", c, x, x),
-            _i("vpaddd", kreg, x, a), _i("vmovdqa", a, slot),
+            _i("vpaddd", kreg, x, a), _i(STORE[isa], a, slot),
         ]
     if isa == "avx512vl":
         return [
@@ -211,7 +254,7 @@ def group_ops(g: int, isa: str) -> list[Instr]:
             _i("vprold", Imm(1), x, x),
             _i("vpslldq", Imm(12), x, c), _i("vprold", Imm(1), c, c),
             _i("vpxor", c, x, x),
-            _i("vpaddd", kreg, x, a), _i("vmovdqa", a, slot),
+            _i("vpaddd", kreg, x, a), _i(STORE[isa], a, slot),
         ]
     raise Sha1optError(f"unknown hybrid ISA {isa!r}")
 
@@ -357,25 +400,95 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
     """
     if params.placement == "slots" and slots is None:
         raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
-    sc = scalar_code(params)
-    if sc is None:
-        return None
-    scalar, rounds = sc
-    groups = {g: group_ops(g, params.isa) for g in range(4, 20)}
-    head = [ins for j in range(4) for ins in load_group_ops(j, params.isa)]
+    if params.scalar == "recipe":
+        sc = scalar_code(params)
+        if sc is None:
+            return None
+        scalar, rounds = sc
+        final = state_regs(80)
+    else:
+        rr = rotating_rounds(params.scalar.startswith("rotate-bmi"), _LEAN.get(params.scalar[len("rotate-bmi"):], ""))
+        scalar, rounds, final = list(rr.code), list(rr.rounds), tuple(Reg(r) for r in rr.final)
+    epi = feed_forward(final)
+    if params.recurrence == "rol2":
+        groups = w8_groups(params.isa)
+        head = [ins for j in range(4) for ins in load_group_ops(j, params.isa, temp=W8_TEMPS[0])]
+    else:
+        groups = {g: group_ops(g, params.isa) for g in range(4, 20)}
+        head = [ins for j in range(4) for ins in load_group_ops(j, params.isa)]
     merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
               else slot_interleave(scalar, rounds, groups, params.lead, slots))
-    body = list(prologue("x86_64")) + head + merged
-    body += epilogue("x86_64", Reg(TEMPS["x86_64"][0]))
+    nvec = len(head) + sum(len(v) for v in groups.values())
+    if params.ahead:
+        return _ahead_block(params, head, merged, groups[19][-1], nvec, len(scalar), epi, final == state_regs(0))
+    body = list(prologue("x86_64")) + head + merged + epi
     setup = constant_setup()
     refuse_unknown(setup + tuple(body))
-    nvec = len(head) + sum(len(v) for v in groups.values())
     return HybridBlock(params, setup, tuple(body), nvec, len(scalar))
 
 
+def feed_forward(final: tuple[Reg, ...]) -> list[Instr]:
+    """state[i] += the register holding a..e after round 79 (``final[i]``), stored back."""
+    state = Reg("edi", 64)
+    out: list[Instr] = []
+    for i, r in enumerate(final):
+        out += [_i("add", Mem(state, None, 1, 4 * i), r), _i("mov", r, Mem(state, None, 1, 4 * i))]
+    return out
+
+
+def _ahead_block(params: HybridParams, head: list[Instr], merged: list[Instr], last_group_op: Instr,
+                 nvec: int, nscalar: int, epi: list[Instr], state_in_registers: bool) -> HybridBlock:
+    """The read-ahead form (``HybridBlock``): fork after group 19's last op, the next block's groups 0-3 in ``main``.
+
+    ``state_in_registers`` (the rounds end with a..e where they began): the setup loads the state
+    once; else each block loads it first (the rotating rounds end two roles on).
+    """
+    split = max(p for p, ins in enumerate(merged) if ins == last_group_op) + 1
+    rest = merged[split:] + epi
+    temp = W8_TEMPS[0] if params.recurrence == "rol2" else TEMP_A
+    nxt = [(j, ins) for j in range(4) for ins in load_group_ops(j, params.isa, block=1, temp=temp)]
+    main = read_ahead(rest, nxt, params.every)
+    load = tuple(prologue("x86_64"))
+    setup = constant_setup() + (load if state_in_registers else ()) + tuple(head)
+    body = (() if state_in_registers else load) + tuple(merged[:split])
+    block = HybridBlock(params, setup, body, nvec, nscalar, tuple(main), tuple(rest))
+    refuse_unknown(block.code())
+    return block
+
+
+def read_ahead(rest: list[Instr], nxt: list[tuple[int, Instr]], every: int) -> list[Instr]:
+    """Merge the next block's groups 0-3 (``(j, op)`` in order) into ``rest``, the block's last ops.
+
+    One op after every ``every`` ops of ``rest``; group j's ring store (words 4j..4j+3, the slots of
+    rounds 64+4j..67+4j) waits until ``rest``'s last read of those slots, so this block reads its own
+    W+K there. Example: with ``every=1`` and round 79 reading slot 60 as ``rest``'s 40th op, group 3's
+    store lands after that op and the other 15 ops before it, one per op of ``rest``.
+    """
+    last_read = {j: -1 for j in range(4)}
+    for p, ins in enumerate(rest):
+        m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
+        if isinstance(m, Mem) and m.base == SP:
+            last_read[(m.disp - RING) // 16] = p
+
+    def ready(q: int, p: int) -> bool:
+        j, ins = nxt[q]
+        return not isinstance(ins.operands[-1], Mem) or last_read[j] <= p
+
+    out: list[Instr] = []
+    q = since = 0
+    for p, ins in enumerate(rest):
+        out.append(ins)
+        since += 1
+        if since >= every and q < len(nxt) and ready(q, p):
+            out.append(nxt[q][1])
+            q += 1
+            since = 0
+    return out + [ins for _, ins in nxt[q:]]
+
+
 def setup_invariant(block: HybridBlock) -> str | None:
-    """Why the setup could not be hoisted out of the block loop, or None: the body writes no constant register."""
-    for ins in block.body:
+    """Why the setup could not be hoisted out of the block loop, or None: the loop writes no constant register."""
+    for ins in block.body + block.main + block.tail:
         hit = set(effects(ins).writes) & CONSTANT_REGS
         if hit:
             return f"`{ins}` writes %{sorted(hit)[0]}, a constant register of the setup"
@@ -384,4 +497,4 @@ def setup_invariant(block: HybridBlock) -> str | None:
 
 def features(block: HybridBlock) -> frozenset[str]:
     """The minimal ISA features that run the setup and the body (``x86.isa_set``): e.g. ``{"avx", "bmi2"}``."""
-    return isa_set(block.setup + block.body)
+    return isa_set(block.code())

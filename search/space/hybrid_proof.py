@@ -15,7 +15,10 @@ the earlier symbols.
 ``prove_hybrid(block)`` proves ``block.setup + block.body`` (the constants
 built once, then one block) equal to the 80-round compression function
 with feed-forward under ``frame.block_bindings("x86_64")``; the W+K words
-are ordinary stack words the rounds add into e. The outcome is the
+are ordinary stack words the rounds add into e. Message-schedule cuts go
+through ``semantics.lift.schedule.ScheduleProver`` (affine identities over
+the spec's W definitions), so W_32..79 may be computed by the rol2
+recurrence (``hybrid_w8``). The outcome is the
 checker's ``CompositionResult``: ``ok`` only for ``Proved`` (an Unknown is
 a failure).
 """
@@ -24,18 +27,26 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from sha1opt.semantics.block import prove_block
-from sha1opt.semantics.composition import CompositionResult
+from sha1opt.semantics.composition import CompositionResult, check_program
+from sha1opt.semantics.ir import Builder
+from sha1opt.semantics.lift.schedule import ScheduleProver
 from sha1opt.semantics.prove import Prover
+from sha1opt.semantics.sha1 import range_spec
 from sha1opt.semantics.x86 import Instr
 from sha1opt.search.space.frame import block_bindings
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.search.space.lane_machine import lane_machine
 
 def prove_unit(code: Sequence[Instr], prover: Prover | None = None) -> CompositionResult:
-    """``code`` (a setup, then one block) = SHA-1's compression function under ``frame.block_bindings``."""
+    """``code`` (a setup, then one block) = SHA-1's compression function under ``frame.block_bindings``.
+
+    ``block.prove_block``'s check, with the schedule cuts proved through the spec's W definitions
+    (``ScheduleProver``: the rol2 recurrence of ``hybrid_w8`` is true only through them).
+    """
     inputs, outputs, pointers = block_bindings("x86_64")
-    return prove_block(list(code), inputs, outputs, pointers, prover=prover, machine=lane_machine)
+    spec = range_spec(Builder(), 0, 79)
+    return check_program(list(code), spec, inputs, outputs, ScheduleProver(prover or Prover(), spec),
+                         pointers=pointers, machine=lane_machine)
 
 
 def prove_hybrid(block: HybridBlock, prover: Prover | None = None) -> CompositionResult:

@@ -9,7 +9,9 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.prove import Proved
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid import (CONSTANT_REGS, ISAS, HybridBlock, HybridParams, build, features, group_ops,
-                                         interleave, refuse_unknown, setup_invariant, wk_slot)
+                                         interleave, read_ahead, refuse_unknown, setup_invariant, wk_slot)
+from sha1opt.search.space.hybrid_rounds import rotating_rounds
+from sha1opt.search.space.hybrid_w8 import rol2_group_ops
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.lane_machine import LANE_STRIDE, LaneMachine
 from sha1opt.search.space.recipe import Recipe
@@ -107,3 +109,51 @@ def test_interleave_releases_each_group_lead_groups_early_and_never_late(lead, e
         assert pos[id(scalar[4 * (g - lead)])] < first            # released at round 4(g - lead)
         assert last < pos[id(scalar[4 * g])]                       # done before round 4g reads W_4g + K
         assert pos[id(scalar[4 * g - 13])] < first                 # after the last read of the words it overwrites
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_the_read_ahead_blocks_last_path_proves(isa):
+    block = build(HybridParams(isa=isa, ahead=True))
+    res = prove_hybrid(block)
+    assert res.ok, describe_failure(res)
+    assert any("64(%rsi)" in str(i) for i in block.main) and not any("(%rsi)" in str(i) for i in block.tail)
+
+
+def test_read_ahead_stores_a_group_only_after_its_slots_last_read():
+    rest = [Instr("add", (wk_slot(t), Reg("eax"))) for t in range(64, 80)]
+    nxt = [(j, Instr("vmovdqu", (Reg("xmm4", 128), wk_slot(4 * j)))) for j in range(4)]
+    out = read_ahead(rest, nxt, 1)
+    for j in range(4):
+        assert out.index(nxt[j][1]) > out.index(rest[4 * j + 3])     # after round 64+4j+3 read slot 4j+3
+
+
+@pytest.mark.parametrize("scalar", ["rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix"])
+def test_the_rotating_rounds_prove(scalar):
+    res = prove_hybrid(build(HybridParams(isa="avx", scalar=scalar)))
+    assert res.ok, describe_failure(res)
+
+
+def test_rotating_rounds_use_fewer_instructions_and_end_two_roles_on():
+    bmi, base, lean = rotating_rounds(True), rotating_rounds(False), rotating_rounds(True, lean="all")
+    assert len(bmi.code) == 700 and len(base.code) == 900 and len(lean.code) == 640
+    assert bmi.final == ("edx", "ebp", "ebx", "r8d", "ecx")
+
+
+@pytest.mark.parametrize("isa,scalar", [("avx512vl", "rotate-bmi"), ("ssse3", "recipe"), ("avx", "recipe")])
+def test_the_rol2_recurrence_proves(isa, scalar):
+    res = prove_hybrid(build(HybridParams(isa=isa, ahead=True, recurrence="rol2", scalar=scalar)))
+    assert res.ok, describe_failure(res)
+
+
+def test_a_rol2_group_with_a_wrong_source_is_refuted():
+    block = build(HybridParams(isa="avx512vl", ahead=True, recurrence="rol2"))
+    old = rol2_group_ops(12, "avx512vl")[1]                      # vpternlogd $0x96, G8, G5, G4
+    new = Instr(old.mnemonic, (old.operands[0], Reg("xmm6", 128)) + old.operands[2:])   # G6 for G8
+    body = list(block.body)
+    body[max(i for i, x in enumerate(body) if x == old)] = new
+    assert not prove_hybrid(replace(block, body=tuple(body))).ok
+
+
+def test_rol2_needs_read_ahead():
+    with pytest.raises(Sha1optError, match="read-ahead"):
+        HybridParams(recurrence="rol2")

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import _setup, search_hybrid_block
-from sha1opt.search.engines.hybrid import (block_cost, block_items, build_on, dialects_for, scalar_isa_for, search_hybrid,
-                                           slots_of)
+from sha1opt.search.engines.hybrid import (block_cost, block_items, build_on, dialects_for, scalar_isa_for, scalars_for,
+                                           search_hybrid, slots_of)
 from sha1opt.search.space.hybrid import HybridParams, Slots, build
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.semantics.block import describe_failure
@@ -71,7 +71,9 @@ def test_grid_only_search_is_deterministic_and_says_why_it_stopped():
 
 def test_annealing_never_ends_worse_than_the_grid():
     r = search_hybrid(load_model("zen3"), evaluations=6, seed=3)
-    grid = len(dialects_for(load_model("zen3"), None)) * 3 * (5 + 1)   # every x5, slots
+    m = load_model("zen3")
+    families = 3 * len(scalars_for(scalar_isa_for(m, None)))   # (no read-ahead, ahead rol1, ahead rol2) x scalar
+    grid = families * len(dialects_for(m, None)) + 3 * (5 + 1)   # then lead x (every x5, slots)
     assert r.cycles <= r.grid_best and r.reason == "budget" and r.evaluations == grid + 6
 
 
@@ -119,3 +121,15 @@ def test_the_slots_placement_proves(uarch, isa):
 def test_slots_placement_without_slots_is_misuse():
     with pytest.raises(Sha1optError, match="needs the model"):
         build(HybridParams(placement="slots"))
+
+
+def test_the_rotating_bmi_rounds_are_offered_only_with_bmi2():
+    assert scalars_for("bmi2") == ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
+    assert scalars_for("base") == ("recipe", "rotate")
+
+
+def test_block_cost_prices_the_path_every_block_but_the_last_takes():
+    block = build(HybridParams(isa="avx512vl", ahead=True))
+    items = block_items(block.loop_body())
+    assert len(items) == len(block.body) + len(block.main) and block.main != block.tail
+    assert block_cost(block, load_model("goldencove")).instructions == len(items)
