@@ -143,7 +143,7 @@ def level_candidate(uarch: str | None, arch: Arch, level: str, model: Model | No
     if choice.block is not None:
         block = choice.block
         cpb = block_cost(block, model).cycles_per_byte if model else None
-        return Candidate(PathCode(level, isa_set(list(block.setup) + list(block.body)), hybrid_path_text(block)),
+        return Candidate(PathCode(level, isa_set(list(block.code())), hybrid_path_text(block)),
                          "hybrid", block.params.key(), cpb, block), notes
     return None, notes + [f"--isa {level}: scalar code wins (no vector path)"]
 

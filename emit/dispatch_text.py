@@ -33,7 +33,7 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.emit.assembly import SYMBOL, X64_SAVED, comment_text, format_instr
 from sha1opt.emit.dispatch_word import WORD_SYMBOL, init_text, mask_of
-from sha1opt.emit.hybrid_frame import COUNT, FRAME
+from sha1opt.emit.hybrid_frame import COUNT, FRAME, loop_lines
 
 SAVED_RSP = FRAME                  # the entry %rsp, above the ring (0..63) and the count (64)
 HYBRID_FRAME = FRAME + 8           # bytes below the pushes before the realignment
@@ -78,13 +78,7 @@ def hybrid_path_text(block: HybridBlock) -> str:
     ins("and $-64, %rsp")
     ins(f"mov %rax, {SAVED_RSP}(%rsp)")
     ins(f"mov %rdx, {COUNT}(%rsp)")
-    out.append(f"\t/* setup: K and the byte-swap mask (hybrid {block.params.key()}) */")
-    out += ["\t" + format_instr(i, "x86_64") for i in block.setup]
-    out += ["\t.p2align 4", ".Lsha1_loop:"]
-    out += ["\t" + format_instr(i, "x86_64") for i in block.body]
-    ins("add $64, %rsi")
-    ins(f"decq {COUNT}(%rsp)")
-    ins("jnz .Lsha1_loop")
+    out += loop_lines(block, count=f"{COUNT}(%rsp)")
     if block.params.isa != "ssse3":
         ins("vzeroupper")
     ins(f"mov {SAVED_RSP}(%rsp), %rsp")
