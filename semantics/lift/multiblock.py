@@ -118,6 +118,11 @@ def prove_multi_block(ctx: Ctx, arrivals: list[State], s1: State, m: int, sectio
     k = ctx.k
     s0 = generic(ctx, arrivals) or arrivals[0]
     full = build_template(k, s0, s1, blocks=m)
+    held = {tv.index for _, tv in flat_locations(full) if isinstance(tv, H)}
+    missing = sorted(set(range(5)) - held)
+    if missing:
+        return ("unknown", f"one iteration of the loop at 0x{head:x} does not leave the {m} chained compressions "
+                f"of its {64 * m} bytes in any location of chaining-value word {missing[0]}"), s1.trace
     at0 = _cases(ctx, full, m, ctx.bv(0))
     for a in arrivals:
         # each arrival establishes the case of every count it allows (one arrival may allow several)

@@ -60,6 +60,17 @@ def test_two_blocks_per_iteration_with_an_odd_tail_proves(tmp_path, parts):
     assert "1 left: 1 compression" in loop[0].detail
 
 
+def test_three_blocks_per_iteration_with_both_tails_proves(tmp_path, parts):
+    head, body, epilogue = parts
+    on = [re.sub(r"(-?\d*)\(%rsi\)", lambda m, d=d: f"{int(m[1] or 0) + d}(%rsi)", body) for d in (0, 64, 128)]
+    text = (f"{head}.Lsha1_loop:\n{on[0]}{EXIT_AFTER_ONE}{on[1]}{EXIT_AFTER_ONE}{on[2]}\tadd $192, %rsi\n"
+            f"\tdecq 64(%rsp)\n\tjnz .Lsha1_loop\n.Lout:\n{epilogue}")
+    res = _prove(tmp_path, text)
+    loop = next(p for p in res.proof.paths if p.name.startswith("loop"))
+    assert res.proved and "3-block invariant" in loop.detail, loop.detail
+    assert "1 left: 1 compression" in loop.detail and "2 left: 2 compression" in loop.detail
+
+
 def test_advancing_two_blocks_but_compressing_one_is_not_proved(tmp_path, parts):
     res = _prove(tmp_path, _loop(parts, parts[1], ""))
     assert not res.proved and res.outcome == "counterexample"        # confirmed natively
