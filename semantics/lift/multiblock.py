@@ -19,13 +19,14 @@ the iteration index j (the symbol ``k``), with r_j = n - m*j blocks left:
   exist; OpenSSL's clamp fills the lanes with an older block);
 * the invariant: ``r_j >= m`` and ``Full(j)``, or ``r_j = r`` and ``Tail_r(j)``;
 * entry: every arrival at the head (the prologue's ``cmov`` forks: n >= 2 and
-  n = 1 for AVX2) implies one case at j = 0 and establishes its template
-  (pointers, counts and entry values by z3, H, constants and head values by
-  identity or the prover);
-* step: from each case every path back to the head has r_{j+1} >= 1, implies
-  the case it re-establishes at j+1 (its condition decides r_{j+1} >= m or
-  r_{j+1} = r) and establishes it (``induction.template_holds``,
-  ``head_terms_hold``), its H locations holding the m chained compressions;
+  n = 1 for AVX2) establishes, under its condition and each case's, the
+  template of every case its condition allows at j = 0
+  (``induction.establishes``: pointers, counts and entry values by z3, H the
+  caller's h_i, constants and head values by identity or the prover);
+* step: from each case every path back to the head has r_{j+1} >= 1 and
+  establishes the template of every case its condition allows at j+1
+  (``induction.template_holds``, ``head_terms_hold``), its H locations
+  holding the m chained compressions;
   every path to ``ret`` has r_j = c for the c blocks it compresses (m from
   ``Full``, r from ``Tail_r``) and leaves them in the state words, callee-saved
   registers and the stack pointer restored;
@@ -57,7 +58,8 @@ from sha1opt.semantics.lift.induction import (KIND, Ctx, compress_holds, establi
 from sha1opt.semantics.lift.paths import State, explore
 from sha1opt.semantics.lift.template import (FREE, Const, H, HeadTerm, Lanes, build_template, compress_location,
                                              flat_locations, materialize, read, word_name, word_offset)
-from sha1opt.semantics.lift.values import Int, Opq, Ptr, is_data
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, is_data
 from sha1opt.semantics.prove import Proved, Prover
 from sha1opt.semantics.sha1 import compress
 
@@ -291,7 +293,7 @@ def find_cut(ctx: Ctx, template: dict, section: str, head: int, trace: list, blk
         return v
     try:
         pm.run(trace, spot)
-    except Exception:                    # noqa: BLE001 - a trace that does not replay has no cut
+    except (Refused, Sha1optError):      # a trace that does not replay from here has no cut
         return None
     holders: dict = {}
     for pos, (idx, loc, v) in enumerate(writes):
