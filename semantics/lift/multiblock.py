@@ -123,6 +123,12 @@ def prove_multi_block(ctx: Ctx, arrivals: list[State], s1: State, m: int, sectio
     held = {tv.index for _, tv in flat_locations(full) if isinstance(tv, H)}
     missing = sorted(set(range(5)) - held)
     if missing:
+        # name what goes wrong on the first iteration itself, from the exact entry state
+        # (the state words after it against the m chained compressions)
+        exact = build_template(k, s0, None)
+        res, _ = compress_chain(ctx, exact, section, head, s1.trace, ctx.bv(0), m, prover, s1.cond, False, None)
+        if res is not None:
+            return (res[0], f"the first iteration: {res[1]}"), s1.trace
         return ("unknown", f"one iteration of the loop at 0x{head:x} does not leave the {m} chained compressions "
                 f"of its {64 * m} bytes in any location of chaining-value word {missing[0]}"), s1.trace
     at0 = _cases(ctx, full, m, ctx.bv(0))
@@ -224,22 +230,36 @@ def compress_chain(ctx: Ctx, template: dict, section: str, head: int, trace: lis
     for i in range(count - 1):
         found = find_cut(ctx, seg_t, section, head, trace[start:], blk, cond, flags)
         if found is None:
+            # name what goes wrong: the rest of the path against block i's compression alone (its
+            # first wrong round and a counterexample), unless that holds (one compression, not count)
+            res, _ = _holds(ctx, seg_t, section, head, trace[start:], blk, prover, cond, False, None, flags)
+            if res is not None:
+                return (res[0], f"block {i} of the iteration: {res[1]}"), 0
             return ("unknown", f"no point of the iteration holds compress(H, block) of its block {i} "
                     f"({count} blocks per iteration)"), 0
         c, holders = found
         seg = trace[start:start + c]
         cut_target = _holder_template(holders)
-        res, extra = compress_holds(ctx, seg_t, section, head, seg, blk, prover, cond, True, cut_target, flags)
+        res, extra = _holds(ctx, seg_t, section, head, seg, blk, prover, cond, True, cut_target, flags)
         if res is not None:
             return (res[0], f"block {i} of the iteration: {res[1]}"), 0
         cuts += extra
         seg_t, flags = mid_template(ctx, seg_t, section, head, seg, blk, cond, flags, holders)
         blk = blk + ctx.bv(64)
         start += c
-    res, extra = compress_holds(ctx, seg_t, section, head, trace[start:], blk, prover, cond, back, target, flags)
+    res, extra = _holds(ctx, seg_t, section, head, trace[start:], blk, prover, cond, back, target, flags)
     if res is not None:
         return ((res[0], f"block {count - 1} of the iteration: {res[1]}") if count > 1 else res), 0
     return None, cuts + extra
+
+
+def _holds(ctx: Ctx, *args):
+    """``induction.compress_holds`` on a segment; a segment that does not replay from its cut (block 2j+1's
+    rounds reading block 2j's words, before the new block) is unknown, not a crash."""
+    try:
+        return compress_holds(ctx, *args)
+    except Refused as e:
+        return ("unknown", f"the segment does not replay from its cut: {e}"), 0
 
 
 def _holder_template(holders: dict) -> dict:
