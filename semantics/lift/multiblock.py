@@ -56,11 +56,11 @@ from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.lift.induction import (KIND, Ctx, compress_holds, establishes, head_terms_hold, names,
                                               restored, template_holds)
 from sha1opt.semantics.lift.paths import State, explore
-from sha1opt.semantics.lift.template import (FREE, Const, H, HeadTerm, Lanes, build_template, compress_location,
+from sha1opt.semantics.lift.template import (FREE, Const, H, HeadTerm, Lanes, build_template,
                                              flat_locations, materialize, read, word_name, word_offset)
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, is_data
-from sha1opt.semantics.prove import Proved, Prover
+from sha1opt.semantics.prove import Prover
 from sha1opt.semantics.sha1 import compress
 
 MAX_BLOCKS = 4          # more blocks per iteration are refused by name
@@ -107,11 +107,6 @@ def _cases(ctx: Ctx, full: dict, m: int, j):
     out = [(m, full, z3.ULE(base + ctx.bv(m), ctx.n))]
     out += [(r, tail_template(full, r), ctx.n == base + ctx.bv(r)) for r in range(1, m)]
     return out
-
-
-def _case_of(ctx: Ctx, cases, cond: list):
-    """The (blocks left, template) of the one case ``cond`` implies, or None."""
-    return next(((r, t) for r, t, c in cases if ctx.implies(cond, c)), None)
 
 
 def prove_multi_block(ctx: Ctx, arrivals: list[State], s1: State, m: int, section: str, head: int,
