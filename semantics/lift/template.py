@@ -102,11 +102,6 @@ def is_head_var(name: str, blocks: int = 1) -> bool:
     return off is not None and off % 4 == 0 and 0 <= off < 64 * blocks
 
 
-def advanced_name(name: str, blocks: int = 1) -> str:
-    """The data word one iteration later (``blocks`` blocks on): ``m3`` -> ``data[76]`` for one block."""
-    return word_name(word_offset(name) + 64 * blocks)
-
-
 class _Probe:
     """Random evaluation of head terms: h, m, the next block, and H_1 = compress(h, m) (for a loop of
     ``blocks`` blocks per iteration: the compressions of those blocks, chained)."""
@@ -360,4 +355,4 @@ def compress_location(loc) -> tuple:
 
 __all__ = ["FREE", "H", "Const", "HeadTerm", "Lanes", "build_template", "materialize", "flat_locations", "read",
            "describe", "h_homes", "compress_location", "next_word_name", "WordDomain", "head_value", "uses_block_words",
-           "word_offset", "word_name", "is_head_var", "advanced_name"]
+           "word_offset", "word_name", "is_head_var"]
