@@ -11,7 +11,9 @@
 - ``interface``  the contract proved under (``Contract``) and declared interfaces (``parse_interface``)
 - ``template``   the loop-head template: pointers/counts by steps, H (also in lanes), head values
 - ``schedule``   cuts of SIMD message schedules and multi-round values (affine basis, inner rounds)
-- ``induction``  one iteration from the template: back to the head (invariant) or to an exit
+- ``induction``  one iteration from the template: back to the head (invariant) or to an exit; the base case
+- ``multiblock`` loops of m blocks per iteration (OpenSSL's AVX2): the m-block invariant, its tails, chained
+                 compressions cut at the block boundary
 - ``function``   the whole-function proof: entry, loop invariant, exits, restores, per dispatch path
 - ``snippet``    straight-line code (``prove --asm``) decoded from an assembled object
 

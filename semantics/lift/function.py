@@ -19,13 +19,17 @@ from the ABI's entry state (``executor.explore``) and proves each path:
   ``composition.check_program`` with the whole SHA-1 compression, so
   H_{k+1} = compress(H_k, block k)), and every path to ``ret`` has
   ``k+1 == n``, leaves H_{k+1} in the state words and restores the
-  callee-saved registers and the stack pointer. With ``T(0) == S0`` and
-  ``S0``'s path condition implying ``n >= 1``, induction gives the result
-  for every n the contract allows.
+  callee-saved registers and the stack pointer. With ``T(0) == S0`` (the
+  base case, ``induction.establishes``: every H location of ``S0`` holds the
+  caller's h_i itself, not a value the prologue made of it) and ``S0``'s path
+  condition implying ``n >= 1``, induction gives the result for every n the
+  contract allows.
 
-A loop that moves its data pointer by several blocks per iteration (OpenSSL's
-AVX2 path, two blocks in ymm lanes) is refused by name: its invariant would
-need several compressions per step.
+A loop that moves its data pointer by m = 2..4 blocks per iteration (OpenSSL's
+AVX2 path, two blocks in ymm lanes) is proved by ``multiblock`` with an
+invariant of m blocks a step and its tails (1..m-1 blocks left); the arrivals
+at its head under one dispatch condition (the prologue's cmov fork on n) are
+one path. Any other step of more than 64 bytes is refused by name.
 
 Unknown is never success: ``FunctionProof.proved`` is True only when every
 path proved. A refusal (an instruction, address or relocation the executor
@@ -45,6 +49,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import z3
+from z3 import z3util
 
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
@@ -53,7 +58,9 @@ from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
-from sha1opt.semantics.lift.induction import KIND, Ctx, block_offset, compress_holds, names, restored, verify_step
+from sha1opt.semantics.lift.induction import (KIND, Ctx, block_offset, compress_holds, establishes, names, restored,
+                                              verify_step)
+from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.prove import Prover
 
@@ -207,9 +214,14 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                 and s.kind in ("STT_FUNC", "STT_NOTYPE") and not s.name.startswith(".L")]
         return max(best, key=lambda s: s.value).name if best else sym.name
 
-    for end in ends:
+    conds: list[list] = []          # per report: the path condition its witness is drawn from
+    consumed: set[int] = set()
+    for idx, end in enumerate(ends):
+        if idx in consumed:
+            continue
         t1 = time.perf_counter()
         cond = _cond_text(end.state.cond)
+        conds.append(end.state.cond)
         if end.kind == "refused":
             reports.append(PathReport(label(end), cond, "refused", end.reason, len(end.state.trace),
                                       time.perf_counter() - t1))
@@ -230,7 +242,17 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             reports.append(PathReport("entry -> ret, no loop", cond, outcome, detail, len(end.state.trace),
                                       time.perf_counter() - t1))
         else:
-            rep, trace, finding = _prove_loop(ctx, end, machine_for, fn.section, prover, init_reg, init_mem)
+            # arrivals at the same head under the same dispatch condition (a prologue's cmov fork on n):
+            # a multi-block loop proves them together, one path; any other loop proves each on its own
+            key = _dispatch(end.state.cond)
+            group = [j for j in range(idx, len(ends)) if ends[j].kind == "head" and ends[j].head == end.head
+                     and _dispatch(ends[j].state.cond) == key]
+            rep, trace, finding, used = _prove_loop(ctx, [ends[j] for j in group], machine_for, fn.section, prover,
+                                                    init_reg, init_mem)
+            if used > 1:
+                consumed.update(group)
+                cond = _cond_text(key)
+                conds[-1] = (generic(ctx, [ends[j].state for j in group]) or end.state).cond
             reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})", cond, rep[0], rep[1], len(trace),
                                       time.perf_counter() - t1, trace=tuple(trace),
                                       block_bytes=rep[2] if len(rep) > 2 else 64))
@@ -238,7 +260,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                 findings.append(finding)
             loop_trace = loop_trace or tuple(trace)
     # one report per path end, in order: each gets the capability words that take it
-    reports = [replace(r, witness=witness(e.state.cond, ctx.axioms)) for r, e in zip(reports, ends)]
+    reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
                          straight, tuple(findings))
 
@@ -271,7 +293,50 @@ def _prove_one_block(ctx: Ctx, end: PathEnd, section: str, entry: int, prover: P
                       f"restored; {cuts} cuts")
 
 
-def _prove_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prover, init_reg, init_mem):
+def _prove_loop(ctx: Ctx, group: list[PathEnd], machine_for, section: str, prover: Prover, init_reg, init_mem):
+    """The loop the arrivals ``group`` reach: (report, trace, finding, arrivals the report covers)."""
+    s0 = generic(ctx, [e.state for e in group]) if len(group) > 1 else None
+    it1 = _iterate(ctx, machine_for, s0, group[0].head) if s0 is not None else ()
+    step = data_step(s0, [e.state for e in it1 if e.kind == "head"]) if not isinstance(it1, tuple) else None
+    if not (step and step > 64):
+        return _prove_one_loop(ctx, group[0], machine_for, section, prover, init_reg, init_mem) + (1,)
+    for e in group:
+        if not ctx.implies(e.state.cond, z3.UGT(ctx.n, ctx.bv(0))):
+            finding = (f"nblocks = 0 enters the loop at 0x{e.head:x} (one block is read past the buffer): "
+                       f"the contract must require nblocks >= 1")
+            return ("counterexample", finding), [], finding, len(group)
+    return _prove_wide(ctx, [e.state for e in group], s0, it1, step, section, prover) + (len(group),)
+
+
+def _prove_wide(ctx: Ctx, arrivals: list[State], s0: State, it1: list[PathEnd], step: int, section: str,
+                prover: Prover):
+    """A loop moving its data pointer by ``step`` > 64 bytes an iteration: ``multiblock``, or refused by name."""
+    head = s0.pc_addr[1]
+    trace = it1[0].state.trace if it1 else []
+    m = step // 64
+    if step % 64 or m > MAX_BLOCKS:
+        return ("refused", f"the loop at 0x{head:x} moves its data pointer by {step} bytes (several blocks per "
+                f"iteration, not a whole number of blocks <= {MAX_BLOCKS}): a multi-block invariant of this "
+                "shape is not modelled", step), trace, None
+    s1 = generic(ctx, [e.state for e in it1 if e.kind == "head"])
+    if s1 is None:
+        return ("unknown", f"the loop at 0x{head:x} moves {m} blocks an iteration but no path back to its head "
+                "allows many blocks left", step), trace, None
+    dispatch = [c for c in s0.cond if not _mentions_n(c)]
+    (outcome, detail), trace2 = prove_multi_block(ctx, arrivals, s1, m, section, head, prover, dispatch)
+    return (outcome, detail, step), trace2 or trace, None
+
+
+def _mentions_n(c) -> bool:
+    return any(str(v) == "n" for v in z3util.get_vars(c))
+
+
+def _dispatch(cond: list) -> tuple:
+    """The conjuncts of a path condition that do not mention nblocks (the dispatch and alignment facts)."""
+    return tuple(c for c in cond if not _mentions_n(c))
+
+
+def _prove_one_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prover, init_reg, init_mem):
     head = end.head
     s0 = end.state
     if not ctx.implies(s0.cond, z3.UGT(ctx.n, ctx.bv(0))):
@@ -282,15 +347,22 @@ def _prove_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prove
     if isinstance(it1, tuple):
         return it1 + (None,)
     back1 = [e for e in it1 if e.kind == "head"]
-    wide = _multi_block(ctx, s0, [e.state for e in it1])
-    if wide:        # (outcome, detail, bytes per iteration)
-        return ("refused",) + wide, it1[0].state.trace if it1 else [], None
+    wide = data_step(s0, [e.state for e in it1])
+    if wide and wide > 64:
+        return _prove_wide(ctx, [s0], s0, it1, wide, section, prover)
     if not back1:
         # (not a counterexample: the pass may compress several blocks, e.g. OpenSSL's AVX2 tail for n <= 2)
         return ("unknown", "no path returns to the loop head: the loop never iterates "
                 f"(exits after one pass whenever {_cond_text(it1[0].state.cond) if it1 else '...'})"), \
             it1[0].state.trace if it1 else [], None
     k = ctx.k
+    # The base case: every location either template may call H holds the caller's chaining value
+    # (the templates match S0 everywhere else by construction).
+    exact = build_template(k, s0, None)
+    why = establishes(ctx, exact, s0, prover)
+    if why:
+        return ("unknown", f"the loop head 0x{head:x} does not hold the invariant's first state: {why}"), \
+            back1[0].state.trace, None
     # Invariant from the entry state: T(k) = S0 + k * (S1 - S0), for 0 <= k < n.
     template = build_template(k, s0, back1[0].state)
     res = verify_step(ctx, template, k, template, z3.substitute, section, head, prover, s0.cond)
@@ -306,7 +378,6 @@ def _prove_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prove
     back2 = [e for e in it2 if e.kind == "head"]
     if not back2:
         return res + (None,)
-    exact = build_template(k, s0, None)
     later = build_template(k, back1[0].state, back2[0].state)
     first = verify_step(ctx, exact, ctx.bv(0), later, lambda e, sub: z3.substitute(e, (k, ctx.bv(0))),
                          section, head, prover, s0.cond)
@@ -318,33 +389,6 @@ def _prove_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prove
     if rest[0][0] != "proved":
         return rest + (None,)
     return ("proved", "first iteration proved from the entry state, then " + rest[0][1]), rest[1], None
-
-
-def _multi_block(ctx: Ctx, s0: State, ends: list[State]) -> tuple[str, int] | None:
-    """Why the loop is not one block per iteration (a data pointer moving by more than 64) and the
-    bytes it moves by, or None.
-
-    OpenSSL's AVX2 path compresses two blocks per iteration (128 bytes, ymm lanes 4-7 the second
-    block): its invariant would need two compressions per step, which is not modelled -- refused by
-    name rather than reported as a counterexample.
-    """
-    for st in ends:
-        for r, v0 in s0.regs.items():
-            v1 = st.regs.get(r)
-            if isinstance(v0, Ptr) and isinstance(v1, Ptr) and v0.region == v1.region == "data":
-                for off in _choices(z3.simplify(v1.off - v0.off)):
-                    if z3.is_bv_value(off) and off.as_long() > 64 and off.as_long() < 1 << 20:
-                        return (f"the loop at 0x{s0.pc_addr[1]:x} moves %{r} by {off.as_long()} bytes "
-                                "(several blocks per iteration): a multi-block invariant is not modelled",
-                                off.as_long())
-    return None
-
-
-def _choices(e):
-    """The values of an if-then-else tree of offsets (a cmov-selected pointer step)."""
-    if z3.is_app_of(e, z3.Z3_OP_ITE):
-        return _choices(e.arg(1)) + _choices(e.arg(2))
-    return [e]
 
 
 def _iterate(ctx: Ctx, machine_for, start: State, head: int):

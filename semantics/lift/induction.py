@@ -38,8 +38,9 @@ from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.lift.executor import Int, Opq, PathMachine, Program, Ptr, State, explore, is_data
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.schedule import ScheduleProver
-from sha1opt.semantics.lift.template import (Const, H, HeadTerm, WordDomain, compress_location, describe,
-                                             flat_locations, h_homes, materialize, read, uses_block_words)
+from sha1opt.semantics.lift.template import (Const, H, HeadTerm, Lanes, WordDomain, compress_location, describe,
+                                             flat_locations, h_homes, materialize, read, uses_block_words,
+                                             word_offset)
 from sha1opt.semantics.lift.interface import SAVED, WORKSPACE_AT
 from sha1opt.semantics.prove import Counterexample, Proved, Prover
 from sha1opt.semantics.sha1 import Definition, Spec, range_spec
@@ -199,6 +200,50 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
             f"{solver_cuts} cuts"), trace_for_cost
 
 
+def establishes(ctx: Ctx, template: dict, st: State, prover: Prover) -> str | None:
+    """Why the arrival ``st`` at the loop head does not satisfy ``template`` at iteration 0, or None.
+
+    The base case of the induction: pointers, counts and entry values at their k = 0 values (z3),
+    constants and head values as they are (identity, else the prover), and every H location
+    holding the *caller's* chaining value: the variable h_i itself (a state word the prologue never
+    wrote reads as h_i). A template read off the arrival matches it everywhere but there: a prologue
+    that changes a state word (``notl (%rdi)``) leaves a head whose "H" is not the caller's, and the
+    result would be the compression of the wrong chaining value.
+    """
+    zero = [(ctx.k, ctx.bv(0))]
+    for loc, (tv, _) in template.items():
+        got = read(st, loc)
+        if isinstance(tv, Ptr):
+            want = z3.substitute(tv.off, *zero)
+            if not (isinstance(got, Ptr) and got.region == tv.region and ctx.implies(st.cond, got.off == want)):
+                return f"{_where(loc)} is not {tv.region}+{z3.simplify(want)}"
+        elif isinstance(tv, Int):
+            want = z3.substitute(tv.v, *zero)
+            if not (isinstance(got, Int) and ctx.implies(st.cond, got.v == want)):
+                return f"{_where(loc)} is not {z3.simplify(want)}"
+        elif isinstance(tv, Opq) and not (isinstance(got, Opq) and got.name == tv.name):
+            return f"{_where(loc)} does not hold {tv.name}"
+    for loc, tv in flat_locations(template):
+        got = read(st, loc)
+        if isinstance(tv, H):
+            if got is None and loc == ("mem", ("state", "", 4 * tv.index)):
+                continue                                    # untouched state word: holds h_i
+            if not (isinstance(got, Term) and got.node.op == "var" and got.node.payload == f"h{tv.index}"):
+                return f"{_where(loc)} does not hold the caller's state word {tv.index} (h{tv.index})"
+        elif isinstance(tv, Const):
+            if not (isinstance(got, Term) and got.node.op == "const" and got.node.payload == tv.term.node.payload):
+                return f"{_where(loc)} does not hold {tv.term.node.payload:#x}"
+        elif isinstance(tv, HeadTerm):
+            if not (isinstance(got, Term) and got.builder is tv.term.builder
+                    and (got == tv.term or isinstance(prover.check(got, tv.term), Proved))):
+                return f"{_where(loc)} does not hold its head value"
+    return None
+
+
+def _where(loc) -> str:
+    return f"%{loc[1]}" if loc[0] == "reg" else f"{loc[1][0]}{loc[1][2]:+d}"
+
+
 def template_holds(ctx: Ctx, template: dict, st: State, subst=z3.substitute) -> str | None:
     """Pointers, counts, entry values and constants of ``template`` at k+1 in ``st``, or why not."""
     for loc, (tv, _) in template.items():
@@ -223,10 +268,12 @@ def template_holds(ctx: Ctx, template: dict, st: State, subst=z3.substitute) -> 
     return None
 
 
-def head_terms_hold(template: dict, st: State, tdom: TermDomain, init_mem, prover: Prover) -> str | None:
+def head_terms_hold(template: dict, st: State, tdom: TermDomain, init_mem, prover: Prover,
+                    blocks: int = 1) -> str | None:
     """Every head value ``Term(t)`` of ``template`` holds ``t`` over H_{k+1} and block k+1 in ``st``, or why not.
 
-    H_{k+1} is read at the H homes (proved to hold compress(H, block) by ``compress_holds``).
+    H_{k+1} is read at the H homes (proved to hold compress(H, block) by ``compress_holds``); for a
+    loop of ``blocks`` blocks per iteration every data word of ``t`` is read ``64*blocks`` bytes on.
     """
     homes = h_homes(template)
     h_next = {f"h{i}": read(st, loc) for i, loc in homes.items()}
@@ -235,7 +282,7 @@ def head_terms_hold(template: dict, st: State, tdom: TermDomain, init_mem, prove
         if name[0] == "h":
             v = h_next[name]
             return v if is_data(v) and v is not None else init_mem("state", 4 * int(name[1]))
-        return init_mem("data", 64 + 4 * int(name[1:]))      # the next block's word j
+        return init_mem("data", word_offset(name) + 64 * blocks)      # the next iteration's word
 
     cache: dict = {}
     for loc, tv in flat_locations(template):
@@ -246,6 +293,26 @@ def head_terms_hold(template: dict, st: State, tdom: TermDomain, init_mem, prove
         if not isinstance(got, Term) or not (got == want or isinstance(prover.check(got, want), Proved)):
             return f"{describe(loc)} should hold the next block's value of its head term"
     return None
+
+
+def cut_head_values(st: State, template: dict, cuts: ScheduleProver) -> None:
+    """Each head value of ``st`` (materialized from ``template``) with its schedule words cut to symbols."""
+    for loc, (tv, size) in template.items():
+        if isinstance(tv, HeadTerm):
+            v = read(st, loc)
+            if isinstance(v, Term):
+                _put(st, loc, cuts.head_cuts(v), size)
+        elif isinstance(tv, Lanes) and any(isinstance(t, HeadTerm) for t in tv.kinds):
+            lanes = st.regs[loc[1]]
+            st.regs[loc[1]] = tuple(cuts.head_cuts(v) if isinstance(t, HeadTerm) and isinstance(v, Term) else v
+                                    for t, v in zip(tv.kinds, lanes))
+
+
+def _put(st: State, loc, v, size: int) -> None:
+    if loc[0] == "reg":
+        st.regs[loc[1]] = v
+    else:
+        st.mem[loc[1]] = (v, size)
 
 
 def _inline(spec: Spec, name: str) -> Spec:
@@ -287,8 +354,14 @@ def same_results(template: dict, a: State, b: State, back: bool) -> bool:
 
 
 def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: list, block, prover: Prover,
-                   cond: list, back: bool, target: dict | None = None):
-    """check_program over the path's trace: the H homes (state words at an exit) hold compress(H, block)."""
+                   cond: list, back: bool, target: dict | None = None, flags=None):
+    """check_program over the path's trace: the H homes (state words at an exit) hold compress(H, block).
+
+    ``flags``: the flags at the start of ``trace`` (a trace cut inside an iteration, ``multiblock``).
+    Head values over the block's words that contain schedule words W16.. (OpenSSL's AVX2 keeps W+K
+    of rounds 0-31 on the stack at its head) have those subterms cut to the spec's symbols first,
+    each proved equal to its definition (``ScheduleProver.head_cuts``).
+    """
     spec = range_spec(Builder(), 0, 79)
     target = target if target is not None else template
     inputs = {f"h{i}": ("mem", "state", 4 * i) for i in range(5)}
@@ -317,6 +390,9 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
                 return given(region, off)
         s = materialize(template, section, head, dom, init_reg, init_mem, fresh)
         s.cond = list(cond)
+        s.flags = flags
+        if words and isinstance(dom, TermDomain) and isinstance(cuts_prover, ScheduleProver):
+            cut_head_values(s, template, cuts_prover)
         pm = ctx.machine(dom, init_reg, init_mem, s, block)
         machines.append(pm)
         return pm
@@ -361,4 +437,5 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
     return None, res.cuts
 
 
-__all__ = ["Ctx", "SAVED", "KIND", "names", "restored", "verify_step", "block_offset", "compress_holds"]
+__all__ = ["Ctx", "SAVED", "KIND", "names", "restored", "verify_step", "block_offset", "compress_holds",
+           "establishes", "template_holds", "head_terms_hold"]

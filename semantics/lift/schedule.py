@@ -50,6 +50,7 @@ class ScheduleProver:
         self._fp = None
         self._vals: dict[int, object] = {}
         self._rewritten: dict[int, Term | None] = {}
+        self._head_done: dict[int, Term] = {}
         self._expanded: dict[str, Term] = {}
         self._cache: dict[int, object] = {}
         self.affine_proofs = 0
@@ -105,6 +106,40 @@ class ScheduleProver:
                 return env[name]
             self._fp = (dom, value)
         return self._fp
+
+    def head_cuts(self, t: Term) -> Term:
+        """``t`` with each subterm that is a schedule word W16..W79 replaced by the word's symbol.
+
+        A loop head may hold W+K of later rounds precomputed (OpenSSL's AVX2
+        keeps rounds 0-31 on the stack, and all 80 of the second block): as a
+        head value that is a term over W0..W15, never written in the trace,
+        so no cut meets it. Each subterm whose value on random inputs is a
+        word W_t (t >= 16) is proved equal to W_t's definition (both expanded
+        to W0..W15, affine, equal on a basis) and replaced by the symbol; a
+        subterm that does not prove stays as it is (the round cut then fails,
+        never succeeds wrongly).
+        """
+        words = [nm for nm in self.w_defs if int(nm[1:]) >= 16]
+        if not words:
+            return t
+        dom, value = self._fingerprints()
+        want = {value(nm).tobytes(): nm for nm in words}
+        evaluate([t], dom, value, self._vals)
+        tdom = TermDomain(self.b)
+        done = self._head_done
+        for i in reachable([t]):
+            if i in done:
+                continue
+            n = self.b.nodes[i]
+            node = Term(self.b, i) if not n.args else tdom.apply(n.op, *(done[j] for j in n.args))
+            nm = want.get(self._vals[i].tobytes()) if n.op not in ("var", "const") else None
+            if nm is not None and node.id != self.b.var(nm).id:
+                el, er = self.expand(node), self.expand(self.b.var(nm))
+                if affine(el) and affine(er) and affine_equal(el, er):
+                    self.affine_proofs += 1
+                    node = self.b.var(nm)
+            done[i] = node
+        return done[t.id]
 
     def inner_cuts(self, t: Term, last: int) -> Term | None:
         """``t`` with each subterm that is the new a of a round before ``last`` replaced by its symbol.

@@ -48,7 +48,6 @@ from sha1opt.semantics.lift.values import Int, Opq, Ptr, is_data
 from sha1opt.semantics.sha1 import compress
 
 FREE = "free"
-_HEAD_VARS = re.compile(r"^(h[0-4]|m(1[0-5]|[0-9]))$")
 _LANES = 64
 
 
@@ -81,10 +80,33 @@ def next_word_name(j: int) -> str:
     return f"data[{64 + 4 * j}]"
 
 
-class _Probe:
-    """Random evaluation of head terms: h, m, the next block, and H_1 = compress(h, m)."""
+def word_offset(name: str) -> int | None:
+    """The block-relative byte offset a data word's name stands for: ``m3`` 12, ``data[68]`` 68, else None."""
+    if name[:1] == "m" and name[1:].isdigit():
+        return 4 * int(name[1:])
+    hit = re.fullmatch(r"data\[(\d+)\]", name)
+    return int(hit[1]) if hit else None
 
-    def __init__(self, s0: State) -> None:
+
+def word_name(off: int) -> str:
+    """The executor's name of the data word at block-relative ``off`` (``m{off/4}`` inside the block)."""
+    return f"m{off // 4}" if 0 <= off < 64 else f"data[{off}]"
+
+
+def is_head_var(name: str, blocks: int = 1) -> bool:
+    """A variable a head value may be built from: ``h0..h4`` and the words of the ``blocks`` blocks of
+    one iteration (``m0..m15``, then ``data[64]..data[64*blocks-4]``)."""
+    if re.fullmatch(r"h[0-4]", name):
+        return True
+    off = word_offset(name)
+    return off is not None and off % 4 == 0 and 0 <= off < 64 * blocks
+
+
+class _Probe:
+    """Random evaluation of head terms: h, m, the next block, and H_1 = compress(h, m) (for a loop of
+    ``blocks`` blocks per iteration: the compressions of those blocks, chained)."""
+
+    def __init__(self, s0: State, blocks: int = 1) -> None:
         rng = np.random.default_rng(12)
         self.dom = NumpyDomain(_LANES)
         self._rng = rng
@@ -95,9 +117,14 @@ class _Probe:
         # state words are terms): one iteration later it is compress of that and the block read.
         at_head = [s0.mem.get(("state", "", 4 * i), (None, 0))[0] for i in range(5)]
         h = [self.at_s0(t) if isinstance(t, Term) else h[i] for i, t in enumerate(at_head)]
-        self.h1 = compress(self.dom, h, m)
+        self.blocks = blocks
+        for blk in range(blocks):
+            h = compress(self.dom, h, m if blk == 0 else [self.var(word_name(64 * blk + 4 * j)) for j in range(16)])
+        self.h1 = h
         self.next = {f"h{i}": self.h1[i] for i in range(5)}
-        self.next.update({f"m{j}": self.var(next_word_name(j)) for j in range(16)})
+        for blk in range(blocks):
+            self.next.update({word_name(64 * blk + 4 * j): self.var(word_name(64 * (blk + blocks) + 4 * j))
+                              for j in range(16)})
 
     def var(self, name: str) -> np.ndarray:
         if name not in self.env:
@@ -124,7 +151,7 @@ def _h_index(st: State, v) -> int | None:
     return None
 
 
-def _data_kind(probe: _Probe | None, s0: State, v0, v1, state_word: int | None):
+def _data_kind(probe: _Probe | None, s0: State, v0, v1, state_word: int | None, blocks: int = 1):
     """The kind of one data location (a register, a lane, a stack or state word).
 
     ``probe`` None: the exact template of ``s0`` (``v1`` is ``v0``), no step to check.
@@ -139,18 +166,20 @@ def _data_kind(probe: _Probe | None, s0: State, v0, v1, state_word: int | None):
     if v0.node.op == "const":
         return Const(v0) if v1 == v0 else FREE
     names = variables([v0])
-    if names and all(_HEAD_VARS.match(n) for n in names) and (
+    if names and all(is_head_var(n, blocks) for n in names) and (
             probe is None or np.array_equal(probe.at_s0(v1), probe.advanced(v0))):
         return HeadTerm(v0)
     return FREE
 
 
-def build_template(k: z3.BitVecRef, s0: State, s1: State | None) -> dict:
+def build_template(k: z3.BitVecRef, s0: State, s1: State | None, blocks: int = 1) -> dict:
     """Location -> (kind, size): see the module docstring; ``size`` is the word size of a memory location.
 
-    ``s1`` None: the exact template of ``s0`` (every step 0, head values as they are).
+    ``s1`` None: the exact template of ``s0`` (every step 0, head values as they are). ``blocks``:
+    the blocks one iteration compresses (``multiblock``): H at ``s1`` is their chained compression,
+    head values may be built from the words of all of them and advance by ``64*blocks`` bytes.
     """
-    probe = _Probe(s0) if s1 is not None else None
+    probe = _Probe(s0, blocks) if s1 is not None else None
     s1 = s1 if s1 is not None else s0
     out: dict = {}
     sizes = {key: sz for key, (_, sz) in list(s0.mem.items()) + list(s1.mem.items())}
@@ -178,7 +207,7 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None) -> dict:
             out[loc] = FREE
         elif isinstance(v0, tuple) or isinstance(v1, tuple):
             if isinstance(v0, tuple) and isinstance(v1, tuple):
-                out[loc] = Lanes(tuple(_data_kind(probe, s0, a, b, None) for a, b in zip(v0, v1)))
+                out[loc] = Lanes(tuple(_data_kind(probe, s0, a, b, None, blocks) for a, b in zip(v0, v1)))
             else:
                 out[loc] = FREE
         elif isinstance(v0, Ptr) and isinstance(v1, Ptr) and v0.region == v1.region:
@@ -190,7 +219,7 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None) -> dict:
         elif isinstance(v0, Opq):
             out[loc] = v0 if (isinstance(v1, Opq) and v1.name == v0.name) else FREE
         elif is_data(v0):
-            out[loc] = _data_kind(probe, s0, v0, v1, state_word)
+            out[loc] = _data_kind(probe, s0, v0, v1, state_word, blocks)
         else:
             out[loc] = FREE
         if loc[0] == "reg" and loc[1].startswith("xmm") and not isinstance(out[loc], Lanes):
@@ -254,7 +283,7 @@ def head_value(tv, domain, init_mem, fresh_value):
         return domain.const(tv.term.node.payload)
     if isinstance(tv, HeadTerm):
         def lookup(name: str):
-            return init_mem("state", 4 * int(name[1])) if name[0] == "h" else init_mem("data", 4 * int(name[1:]))
+            return init_mem("state", 4 * int(name[1])) if name[0] == "h" else init_mem("data", word_offset(name))
         return evaluate([tv.term], domain, lookup)[0]
     return fresh_value()
 
@@ -325,4 +354,5 @@ def compress_location(loc) -> tuple:
 
 
 __all__ = ["FREE", "H", "Const", "HeadTerm", "Lanes", "build_template", "materialize", "flat_locations", "read",
-           "describe", "h_homes", "compress_location", "next_word_name", "WordDomain", "head_value", "uses_block_words"]
+           "describe", "h_homes", "compress_location", "next_word_name", "WordDomain", "head_value", "uses_block_words",
+           "word_offset", "word_name", "is_head_var"]

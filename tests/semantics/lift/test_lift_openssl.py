@@ -5,9 +5,9 @@ input: an undefined symbol read through a relocation). Every dispatch path
 is found with its condition and proved on its own: the integer path, and
 the vector paths with xmm/ymm state (SSSE3 and AVX with block k+1's W and
 W+K precomputed in the loop-head template, SHA-NI with the chaining value in
-vector lanes and a cmov on the data pointer). AVX2 compresses two blocks per
-iteration and is refused by name, so the x86-64 function as a whole is not
-claimed; the i386 function is. nblocks = 0 enters the loop (reads a
+vector lanes and a cmov on the data pointer, AVX2 with two blocks per
+iteration and an odd-count tail, ``multiblock``), so both functions are
+claimed whole. nblocks = 0 enters the loop (reads a
 block past the buffer, measured natively with OPENSSL_ia32cap_P = 0): a finding,
 and the contract becomes nblocks >= 1.
 """
@@ -36,20 +36,19 @@ def _by_label(paths):
     return {p.name.split("(")[-1].rstrip(")"): p for p in paths}
 
 
-def test_x86_64_dispatch_paths_integer_ssse3_avx_shaext_prove():
+def test_x86_64_every_dispatch_path_proves_avx2_with_its_two_block_invariant():
     res = _prove("x86_64")
     paths = res.proof.paths
-    # integer, SHA-NI, AVX2 (two: n <= 2 is one pass of the loop), AVX, SSSE3
-    assert len(paths) == 6
+    # integer, SHA-NI, AVX2 (its prologue's cmov arrivals, n = 1 and n >= 2, are one path), AVX, SSSE3
+    assert len(paths) == 5
     got = _by_label(paths)
-    for label in ("sha1_block_data_order", "_ssse3_shortcut", "_avx_shortcut", "_shaext_shortcut"):
+    for label in ("sha1_block_data_order", "_ssse3_shortcut", "_avx_shortcut", "_shaext_shortcut", "_avx2_shortcut"):
         assert got[label].outcome == "proved", (label, got[label].detail)
     assert got["sha1_block_data_order"].condition == "bit 9 of OPENSSL_ia32cap_P+4 is 0"
-    avx2 = [p for p in paths if p.name.endswith("(_avx2_shortcut)")]
-    assert len(avx2) == 2 and not any(p.outcome == "proved" for p in avx2)
-    assert any(p.outcome == "refused" and "several blocks per iteration" in p.detail for p in avx2)
-    assert not any(p.outcome == "counterexample" for p in paths)   # nothing unconfirmed is called wrong
-    assert res.outcome == "refused" and not res.proved          # the whole function is not claimed
+    avx2 = got["_avx2_shortcut"]
+    assert "2-block invariant" in avx2.detail and "1 left: 1 compression" in avx2.detail
+    assert avx2.block_bytes == 128 and "n ==" not in avx2.condition and "Extract(57" not in avx2.condition
+    assert res.outcome == "proved" and res.proved
     assert res.contract.min_blocks == 1
     # the finding is measured on the object itself: called with 0 blocks it reads past the buffer
     assert any("nblocks = 0 enters the loop" in f and "SIGSEGV" in f for f in res.findings)

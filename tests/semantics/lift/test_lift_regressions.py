@@ -63,3 +63,12 @@ def test_pop_rbx_removed_is_not_proved(tmp_path, export_text):
     r = _analyze(tmp_path, export_text[:i] + export_text[i + len("\tpop %rbx\n"):])
     _refuted(r)
     assert "ret does not return to the caller" in r.output
+
+
+def test_state_word_changed_before_the_loop_is_not_proved(tmp_path, export_text):
+    """Regression: the loop-head template read H off the head state, so a prologue that changed a state
+    word (``notl (%rdi)``, a data value, unlike the constant store above) made the head's "H" the wrong
+    chaining value and the loop was proved; the base case now requires the caller's h_i there."""
+    text = export_text.replace(".Lsha1_loop:\n", "\tnotl (%rdi)\n.Lsha1_loop:\n", 1)
+    assert text != export_text
+    _refuted(_analyze(tmp_path, text))
