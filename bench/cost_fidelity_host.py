@@ -109,6 +109,12 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
     "roll $1, 8 independent": (_each("roll $1, %{r}"), "rot1: 2 uops p0/p6"),
     "shll $1, 8 independent": (_each("shll $1, %{r}"), "shift_imm"),
     "rorx $5, 8 independent": (_each("rorxl $5, %r15d, %{r}"), "rorx"),
+    "shld $5 one reg, chain x240": (_rep("shldl $5, %eax, %eax\n", 240), "double_rot latency 1 (a rotate)"),
+    "shld $5 one reg, 8 independent": (_each("shldl $5, %{r}, %{r}"), "double_rot: p0/p6"),
+    "shld $5 one reg + bswap": ("".join(f"shldl $5, %{_R8[k % 8]}, %{_R8[k % 8]}\nbswapl %{_R8[(k + 4) % 8]}\n"
+                                        for k in range(120)), "double_rot: not port 1"),
+    "shld $5 two regs, chain x240": (_rep("shldl $5, %r15d, %eax\n", 240), "double_shift latency 3"),
+    "shld $5 two regs, 8 independent": (_each("shldl $5, %r15d, %{r}"), "double_shift: one port"),
     "lea K(r,r), chain": (_rep("leal 1(%rax,%r15), %eax\n", 240), "lea_complex latency 1"),
     "lea K(r,r), 8 independent": (_each("leal 0x5a827999(%r15,%r15), %{r}"), "lea_complex: 5 ports"),
     "bswap, 8 independent": (_each("bswapl %{r}"), "bswap: one port"),

@@ -50,10 +50,12 @@ class UarchError(Sha1optError):
 
 # The instruction classes every model prices. ``classes.classify`` maps each
 # instruction (and each opaque control/stack item) to exactly one of them.
+# ``double_shift`` is shld/shrd by an immediate between two registers; ``double_rot`` the same with one
+# register as both operands (a rotate: OpenSSL's AVX path writes ``shld $5, %eax, %eax`` for rol 5).
 CLASSES: tuple[str, ...] = (
     "mov_rr", "mov_ri", "load", "store",
     "add_rr", "logic_rr", "add_rm", "logic_rm", "alu_mr", "not",
-    "rot1", "rot_imm", "shift_imm", "shift_cl", "shift_mr",
+    "rot1", "rot_imm", "shift_imm", "shift_cl", "shift_mr", "double_shift", "double_rot",
     "lea_simple", "lea_complex", "bswap",
     "compare", "counter", "branch", "jump", "push", "pop", "nop", "opaque",
 )

@@ -207,6 +207,30 @@ def test_skylake_three_term_lea_is_slow():
     assert (slow.cycles, fast.cycles) == (pytest.approx(30.0), pytest.approx(10.0))
 
 
+def test_double_shift_of_one_register_is_a_one_clock_rotate_on_goldencove_only():
+    """shld/shrd by an immediate (OpenSSL's AVX path rotates with ``shld $5, %eax, %eax``). Microbenchmark
+    on this host (goldencove.toml): with one register a chain costs 1 clk each and independent ones run two
+    per clock (p0/p6, as roll $5); with two registers 3 clk on one port. uops.info SKL / llvm-mca-19
+    -mcpu=skylake: 3 clk on p1 whatever the registers."""
+    rot, two = "shldl $5, %eax, %eax", "shldl $5, %ebx, %eax"
+    assert sim(rol_chain(10, rot), "goldencove", "x86_64", loop=True).cycles == pytest.approx(10.0)
+    assert sim(rol_chain(10, two), "goldencove", "x86_64", loop=True).cycles == pytest.approx(30.0)
+    assert sim(rol_chain(10, rot), "skylake", "x86_64", loop=True).cycles == pytest.approx(30.0)
+    eight = "\n".join(f"shldl $5, %{r}, %{r}" for r in ("eax", "ebx", "ecx", "edx", "esi", "edi", "r8d", "r9d"))
+    assert sim(eight, "goldencove", "x86_64", loop=True).cycles == pytest.approx(4.0)
+    assert sim(eight, "skylake", "x86_64", loop=True).cycles == pytest.approx(8.0)
+
+
+def test_double_shift_latency_two_on_core2_three_on_nehalem():
+    """thecodecavern.co.uk/core2/shift.html (GMP shift loops): SHLD/SHRD are 2 micro-ops, latency 2 on
+    Core 2 and 3 (or 4) on Nehalem. (The two uops are bound to ports at allocation: now and then both
+    to one port, which the breakdown charges to the port, not to the chain.)"""
+    chain = rol_chain(10, "shldl $5, %ebx, %eax")
+    core2, nehalem = (sim(chain, u, "x86_64", loop=True) for u in ("core2", "nehalem"))
+    assert (core2.breakdown["critical path"], nehalem.breakdown["critical path"]) == (20.0, 30.0)
+    assert load_model("core2").classes["double_shift"].uops == 2
+
+
 def test_zen3_eliminates_register_moves():
     """AMD SOG family 19h, 2.10: mov r,r eliminated at rename (no latency, no ALU)."""
     body = "movl %eax, %ebx\naddl $1, %ebx\nmovl %ebx, %eax\naddl $1, %eax"
