@@ -137,7 +137,7 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
     "movd x->r->x chain": (_rep("movd %xmm0, %eax\nmovd %eax, %xmm0\n", 120), "vec_to_gpr + gpr_to_vec"),
     "vector load chain": (_rep("movq %xmm0, %rax\nmovdqa 128(%rsp,%rax), %xmm0\n", 120), "vec_load latency"),
     "vector store, scalar reload": (_rep("movdqa %xmm0, 64(%rsp)\naddl 64(%rsp), %eax\nmovd %eax, %xmm0\n", 80),
-                                    "vector store forwarding: not modelled"),
+                                    "vector_store_forwarding 5"),
     "sha1rnds4 chain": (_rep("sha1rnds4 $0, %xmm1, %xmm0\n", 60), "sha1rnds4 latency 4"),
     "sha1rnds4, 12 independent": (_each("sha1rnds4 $0, %xmm15, %{r}", _X12, 120), "sha1rnds4: SHA unit 3 clk"),
     "sha1nexte, 12 independent": (_each("sha1nexte %xmm15, %{r}", _X12), "sha1msg class"),
