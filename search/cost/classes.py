@@ -7,7 +7,8 @@ an instruction whose ISA level (``x86.required_isa``) the model lacks is a
 
 Examples: ``roll $1, %eax`` -> ``"rot1"``; ``rorl $2, %eax`` -> ``"rot_imm"``;
 ``leal 0x5a827999(%eax,%ebx), %eax`` -> ``"lea_complex"`` (three terms);
-``xorl 4(%esp), %eax`` -> ``"logic_rm"``; an opaque ``decl %ecx`` ->
+``xorl 4(%esp), %eax`` -> ``"logic_rm"``; ``shldl $5, %eax, %eax`` -> ``"double_rot"`` and
+``shldl $5, %ebx, %eax`` -> ``"double_shift"``; an opaque ``decl %ecx`` ->
 ``"counter"``; ``andn`` on pentium -> ``UarchError("... needs BMI1 ...")``.
 """
 
@@ -219,6 +220,10 @@ def class_of(item: Item) -> str:
         return "andn_rm" if isinstance(ops[0], Mem) else "andn"
     if m == "rorx":
         return "rorx_rm" if isinstance(ops[1], Mem) else "rorx"
-    if m in ("shld", "shrd"):       # no double-shift row in the models yet: the conservative opaque row
+    if m in ("shld", "shrd"):
+        # by an immediate into a register: a rotate when both registers are one; by %cl or into
+        # memory: no row (the conservative opaque row)
+        if isinstance(dst, Reg) and isinstance(ops[0], Imm):
+            return "double_rot" if ops[1] == dst else "double_shift"
         return "opaque"
     raise UarchError(f"no cost class for {m}")  # unreachable: x86.SEMANTICS is closed

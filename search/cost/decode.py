@@ -24,6 +24,7 @@ ALONE      issues alone (Pentium: displacement and immediate)
 TEXT, LINE the item's text and source line
 OCC        ticks it holds its unit (reciprocal throughput, >= 1 tick)
 STDREG     a register store's data register (the replay rule), or None
+WIDTH      bytes a store writes for forwarding: 16 / 32 for an xmm / ymm store, else 4
 =========  ================================================================
 
 Example, on p4 (2 ticks per clock): ``movl %eax, 8(%esp)`` decodes to
@@ -39,7 +40,7 @@ from sha1opt.search.cost.model import Model
 from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.x86 import Imm, Mem, effects
 
-CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG = range(16)
+CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG, WIDTH = range(17)
 
 FLAGS = "flags"     # the arithmetic flags, tracked as one more register
 
@@ -65,11 +66,13 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
     elim = cls in model.rules.move_elimination
     if vector:      # operand effects from the operand kinds (classes.vector_effects), never flags
         v = vector_effects(item)
+        width = 32 if any(o.startswith("%ymm") for o in item.operands) else 16
         return (cls, cost.uops, tuple(uops), lat, v.data, v.address, v.writes, v.mem_read, v.mem_write, elim,
-                exempt, False, str(item), item.line, occ, v.data[0] if cls == "vec_store" and v.data else None)
+                exempt, False, str(item), item.line, occ, v.data[0] if cls == "vec_store" and v.data else None,
+                width if cls == "vec_store" else 4)
     if isinstance(item, Opaque):
         return (cls, cost.uops, tuple(uops), lat, tuple(sorted(item.reads)), (), tuple(sorted(item.writes)),
-                None, None, elim, exempt, False, str(item), item.line, occ, None)
+                None, None, elim, exempt, False, str(item), item.line, occ, None, 4)
     eff = effects(item)
     writes = eff.writes + (FLAGS,) if eff.flags else eff.writes
     # a register store (mov %reg, mem): the replay rule looks at that register's producer
@@ -79,7 +82,7 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
         mem = eff.mem_read if eff.mem_read is not None else eff.mem_write
         alone = mem is not None and mem.disp != 0 and any(isinstance(o, Imm) for o in item.operands)
     return (cls, cost.uops, tuple(uops), lat, eff.data, eff.address, writes, eff.mem_read, eff.mem_write,
-            elim, exempt, alone, str(item), item.line, occ, std_reg)
+            elim, exempt, alone, str(item), item.line, occ, std_reg, 4)
 
 
 def mem_key(m: Mem, gen: dict[str, int]) -> tuple:
@@ -87,3 +90,11 @@ def mem_key(m: Mem, gen: dict[str, int]) -> tuple:
     b = m.base.name if m.base is not None else None
     x = m.index.name if m.index is not None else None
     return (b, gen.get(b, 0), x, gen.get(x, 0), m.scale, m.disp)
+
+
+def stored_keys(m: Mem, gen: dict[str, int], width: int) -> list[tuple]:
+    """The ``mem_key`` of every 4-byte lane a store of ``width`` bytes at ``m`` writes: a load of any of them
+    is forwarded from it. Example: ``movdqa %xmm0, 16(%rsp)`` (16 bytes) -> the keys of 16, 20, 24 and
+    28(%rsp) -- what the SSSE3 path's ``add 20(%rsp), %ebp`` reads; ``movl %eax, 8(%esp)`` -> 8(%esp) only."""
+    key = mem_key(m, gen)
+    return [key[:5] + (key[5] + off,) for off in range(0, width, 4)]

@@ -31,7 +31,7 @@ from __future__ import annotations
 from sha1opt.search.cost.attribution import (CRITICAL, ISSUE, ISSUE_WIDTH, MULTI_CLOCK, PAIRING, Trace, fit,
                                              unit_port)
 from sha1opt.search.cost.decode import ADDR, ALONE, DATA, EXEMPT, FLAGS, LAT, MREAD, MWRITE, OCC, TEXT, UOPS, \
-    WRITES, mem_key
+    WIDTH, WRITES, mem_key, stored_keys
 from sha1opt.search.cost.model import Model, UarchError
 
 
@@ -199,7 +199,8 @@ class Pipeline:
 
         gen, ready, ready_addr, producer = self.gen, self.ready, self.ready_addr, self.producer
         if d[MWRITE] is not None:
-            self.stores[mem_key(d[MWRITE], gen)] = (t, 0, i)
+            for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
+                self.stores[key] = (t, 0, i)
         ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks
         for r in d[WRITES]:
             ready[r] = result

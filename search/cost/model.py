@@ -4,7 +4,7 @@ A model is data: execution units, one cost row per instruction class
 (uops, latency, reciprocal throughput, the units each uop may use, a
 ``source``) and the CPU's quirks as typed rules (store forwarding, the
 address-generation stall, Pentium pairing, move elimination, the P4
-replay), plus the CPU's default architecture (``arch``) and GCC's
+replay, vector-store forwarding), plus the CPU's default architecture (``arch``) and GCC's
 ``-mtune`` name for it (``gcc_mtune``). ``sha1opt.search.cost.simulator``
 interprets a model; nothing here simulates, and nothing here formats prose
 (``sha1opt.views.uarch_notes`` turns a model into the lines ``sha1opt uarchs``
@@ -50,10 +50,12 @@ class UarchError(Sha1optError):
 
 # The instruction classes every model prices. ``classes.classify`` maps each
 # instruction (and each opaque control/stack item) to exactly one of them.
+# ``double_shift`` is shld/shrd by an immediate between two registers; ``double_rot`` the same with one
+# register as both operands (a rotate: OpenSSL's AVX path writes ``shld $5, %eax, %eax`` for rol 5).
 CLASSES: tuple[str, ...] = (
     "mov_rr", "mov_ri", "load", "store",
     "add_rr", "logic_rr", "add_rm", "logic_rm", "alu_mr", "not",
-    "rot1", "rot_imm", "shift_imm", "shift_cl", "shift_mr",
+    "rot1", "rot_imm", "shift_imm", "shift_cl", "shift_mr", "double_shift", "double_rot",
     "lea_simple", "lea_complex", "bswap",
     "compare", "counter", "branch", "jump", "push", "pop", "nop", "opaque",
 )
@@ -78,6 +80,7 @@ _UNIT_KEYS = {"speed", "what", "source"}
 _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
 _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "store_forwarding": ({"latency", "source"}, set()),
+    "vector_store_forwarding": ({"latency", "source"}, set()),
     "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
     "move_elimination": ({"classes", "source"}, {"slots"}),
@@ -147,6 +150,12 @@ class RegisterReads:
 
 
 @dataclass(frozen=True)
+class VectorForwarding:
+    latency: float              # clocks from a vector store's data to a (scalar) load of one of its lanes
+    source: str
+
+
+@dataclass(frozen=True)
 class Scheduler:
     name: str                   # how the cause is reported, e.g. "scheduler full"
     entries: int                # fused uops allocated and not yet dispatched to a unit, at most
@@ -166,6 +175,7 @@ class Rules:
     port_binding: str | None = None     # its source when compute uops are bound to a port at allocation
     scheduler: Scheduler | None = None  # the reservation station's size (allocation waits for a free entry)
     move_elimination_slots: int | None = None   # moves eliminated per two rename clocks, less live aliases
+    vector_store_forwarding: VectorForwarding | None = None   # None: a vector store forwards as a scalar one
 
 
 @dataclass(frozen=True)
@@ -232,9 +242,11 @@ class Model:
     @property
     def ticks_per_cycle(self) -> int:
         """Simulation grain: 2 when any latency is a half clock or a unit is double-pumped."""
+        vfwd = self.rules.vector_store_forwarding
         half = any(c.latency != int(c.latency) for c in self.classes.values()) or \
             any(u.speed == 2 for u in self.units) or \
-            self.rules.store_forward_latency != int(self.rules.store_forward_latency)
+            self.rules.store_forward_latency != int(self.rules.store_forward_latency) or \
+            (vfwd is not None and vfwd.latency != int(vfwd.latency))
         return 2 if half else 1
 
 
@@ -523,7 +535,14 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         sched = Scheduler(_string(r["name"], f"{fname}: rules.scheduler.name"),
                           int(_number(r["entries"], f"{fname}: rules.scheduler.entries", integer=True, minimum=4)),
                           r["source"])
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots)
+    vfwd = None
+    if "vector_store_forwarding" in raw:
+        r = raw["vector_store_forwarding"]
+        if in_order:
+            raise CorpusError(f"{fname}: rules.vector_store_forwarding applies to out-of-order models only")
+        vfwd = VectorForwarding(_half_clock(_number(r["latency"], f"{fname}: rules.vector_store_forwarding.latency"),
+                                            f"{fname}: rules.vector_store_forwarding.latency"), r["source"])
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

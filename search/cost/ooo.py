@@ -14,8 +14,9 @@ Per instruction, in program order:
 2. execute (``Execute.run``): each uop is placed, at the first tick its
    inputs are ready, on the least-used free unit among its alternatives
    (``Ports.place``); registers are renamed (only true dependencies count),
-   a load of a just-stored address gets the data ``store_forwarding`` clocks
-   after the store's data, ``rules.replay`` charges a load that ran before
+   a load of a just-stored address (any 4-byte lane of a vector store) gets the
+   data ``store_forwarding`` clocks after the store's data
+   (``rules.vector_store_forwarding`` clocks for a vector store), ``rules.replay`` charges a load that ran before
    its forwarded slow data, and ``rules.move_elimination`` moves cost
    nothing; the result is written back (``Execute.write_back``);
 3. retire (``ReorderBuffer.retire``): in order, ``retire_width``
@@ -33,7 +34,7 @@ from __future__ import annotations
 from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
 from sha1opt.search.cost.decode import (ADDR, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
-                                        WRITES, mem_key)
+                                        WIDTH, WRITES, mem_key, stored_keys)
 from sha1opt.search.cost.model import Model
 
 
@@ -168,7 +169,7 @@ class FrontEnd:
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched")
 
@@ -177,6 +178,8 @@ class Execute:
         self.unit_names = [u.name for u in model.units]
         self.load_lat = int(round(model.load_latency * tpc))
         self.fwd_lat = int(round(model.rules.store_forward_latency * tpc))
+        vfwd = model.rules.vector_store_forwarding
+        self.vec_fwd_lat = int(round(vfwd.latency * tpc)) if vfwd is not None else self.fwd_lat
         replay = self.replay = model.rules.replay
         self.rp_pen = int(round(replay.penalty * tpc)) if replay else 0
         self.rp_min = int(round(replay.min_latency * tpc)) if replay else 0
@@ -193,7 +196,8 @@ class Execute:
         self.producer: dict[str, int] = {}       # register -> index of its last writer
         self.prod_lat: dict[str, int] = {}       # register -> latency of its last writer (replay rule)
         self.gen: dict[str, int] = {}            # register -> writes so far (address identity)
-        self.stores: dict[tuple, tuple] = {}     # address key -> (data tick, producer latency, store index)
+        self.stores: dict[tuple, tuple] = {}     # address key -> (data tick, producer latency, store index,
+        #                                          forwarding ticks: rules.vector_store_forwarding for a vector store)
         self.issue = [0] * n
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
@@ -313,11 +317,11 @@ class Execute:
 
     def _forward(self, fwd: tuple, t: int, mem_ready: int, mem_pred: int, mem_extra: int) -> tuple:
         """A load at tick ``t`` of a just-stored address: (ready tick, replayed?, predecessor node, port wait)."""
-        sdata, plat, sidx = fwd
+        sdata, plat, sidx, lat = fwd
         if self.replay is not None and plat >= self.rp_min and sdata > t:
-            return sdata + self.fwd_lat + self.rp_pen, True, 2 * sidx, 0
-        if sdata + self.fwd_lat > mem_ready:
-            return sdata + self.fwd_lat, False, 2 * sidx, 0
+            return sdata + lat + self.rp_pen, True, 2 * sidx, 0
+        if sdata + lat > mem_ready:
+            return sdata + lat, False, 2 * sidx, 0
         return mem_ready, False, mem_pred, mem_extra
 
     def _load_segments(self, mem_ready: int, mem_pred: int, replayed: bool) -> tuple:
@@ -332,13 +336,15 @@ class Execute:
         """Publish instruction ``i``'s results: the stored value (for forwarding) and the renamed registers."""
         ready, gen, prod_lat = self.ready, self.gen, self.prod_lat
         if d[MWRITE] is not None:
-            key = mem_key(d[MWRITE], gen)
             if d[STDREG] is not None:
                 plat = prod_lat.get(d[STDREG], 0)
                 sdata = max(std_d, ready.get(d[STDREG], 0))
             else:
                 plat, sdata = d[LAT], max(std_d, result)
-            self.stores[key] = (sdata, plat, i)
+            # a vector store forwards to a load of any of its 4-byte lanes, after its own latency
+            lat = self.vec_fwd_lat if d[WIDTH] > 4 else self.fwd_lat
+            for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
+                self.stores[key] = (sdata, plat, i, lat)
         ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks
         for r in d[WRITES]:
             ready[r] = result

@@ -249,6 +249,15 @@ def test_loader_refuses_a_load_class_without_its_load_uop(corpus):
         load_model("skylake")
 
 
+def test_loader_refuses_vector_store_forwarding_on_an_in_order_model(corpus):
+    """rules.vector_store_forwarding is read by the out-of-order engine only: on an in-order model it would
+    be silently ignored, so the loader refuses it."""
+    _edit(corpus / "atom.toml", "[rules.store_forwarding]\n",
+          '[rules.vector_store_forwarding]\nlatency = 3\nsource = "x"\n\n[rules.store_forwarding]\n')
+    with pytest.raises(CorpusError, match="vector_store_forwarding applies to out-of-order models only"):
+        load_model("atom")
+
+
 def test_loader_refuses_bmi2_without_bmi1(corpus):
     _edit(corpus / "zen3.toml", "has_bmi1 = true", "has_bmi1 = false")
     text = (corpus / "zen3.toml").read_text()

@@ -77,7 +77,7 @@ def test_port_map_matches_every_rows_throughput():
 def test_rows_settled_by_measurement_say_so():
     """Where the literature disagrees with this host, the row cites the microbenchmark (the calibration set)."""
     m = load_model(GC)
-    for cls in ("rot_imm", "sha1rnds4", "sha1msg", "lea_complex", "andn"):
+    for cls in ("rot_imm", "double_rot", "sha1rnds4", "sha1msg", "lea_complex", "andn"):
         assert "microbenchmark" in m.classes[cls].source, cls
     assert "microbenchmark" in m.rules.store_forward_source
     assert all(c.source for c in m.classes.values()) and all(u.source for u in m.units)
