@@ -7,6 +7,7 @@
 - ``paths``      path state, code fetch, exploration with forks on undecided branches
 - ``control``    flags (ZF SF CF OF as z3), branches, cmov forks, calls, returns, push/pop
 - ``vectors``    xmm/ymm state: vector rows through ``machine.vector_value``, alignment discharged
+- ``memory``     addresses, regions, loads and stores of a path (refused/violations by name)
 - ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain
 - ``interface``  the contract proved under (``Contract``) and declared interfaces (``parse_interface``)
 - ``template``   the loop-head template: pointers/counts by steps, H (also in lanes), head values

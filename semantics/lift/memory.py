@@ -1,0 +1,206 @@
+"""The path machine's memory: addresses, regions, loads and stores (``MemoryModel``, a mixin of ``executor.PathMachine``).
+
+Invariant: every word the machine has read or written is one entry of
+``state.mem`` keyed by ``(region, symbolic part, constant offset)`` with its
+value and size; a data-region key is relative to the current block
+(``block = 64*k``), so word j of block k is ``("data", "", j)`` whatever k is.
+Example: with ``%rsi = Ptr("data", 64*k)``, ``movl 8(%rsi), %eax`` reads key
+``("data", "", 8)`` -- the spec's ``m2`` -- and ``movl %eax, -4(%rsp)``
+writes ``("stack", "", -4)``. Two keys whose constant parts overlap without
+being equal are refused (a partial overlap); stack keys with different
+symbolic parts (a realigned frame) are asked of z3. Writes are allowed only
+to the stack below the entry stack pointer (``stack_writable``) and to the
+5 state words; anything else is a ``Violation``, never ignored. A read past
+the current block (read-ahead) is allowed only where the path condition
+keeps it inside the data buffer (``data_size``).
+"""
+
+from __future__ import annotations
+
+import z3
+
+from sha1opt.semantics.lift.decode import Decoded
+from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.lift.values import memory_key as _split
+from sha1opt.semantics.x86 import Mem
+
+
+class MemoryModel:
+    """Addresses and memory of a ``PathMachine`` (module docstring); needs its ``s``, ``p``, ``bv``,
+    ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
+    ``stack_writable``, ``replaying`` and ``on_write``."""
+
+    def address(self, m: Mem, d: Decoded) -> Ptr:
+        if d.mem_ref is not None:
+            if d.gotoff:
+                base = self.s.regs.get(m.base.name) if m.base else None
+                if not (isinstance(base, Ptr) and base.region == "got" and _split(base.off) == ("", 0)):
+                    raise Refused(d, "@GOTOFF address without the GOT pointer in its base register")
+            elif m.base is not None:
+                raise Refused(d, "relocated address with a base register")
+            p = Ptr(d.mem_ref.region, self.bv(d.mem_ref.offset))
+        elif d.pcrel is not None:
+            b = self.s.regs.get(m.base.name) if m.base else None
+            here = f"sec:{self.s.pc_addr[0]}"
+            if not (isinstance(b, Ptr) and b.region == here and z3.is_bv_value(z3.simplify(b.off))):
+                raise Refused(d, "PC-relative displacement without a code address in its base register")
+            p = Ptr(d.pcrel.region, self.bv(d.pcrel.offset + z3.simplify(b.off).as_long() - d.pcrel_at))
+        else:
+            if m.base is None:
+                raise Refused(d, "absolute address")
+            b = self.s.regs.get(m.base.name)
+            if not isinstance(b, Ptr):
+                raise Refused(d, f"address base {m.base} does not hold a pointer")
+            p = Ptr(b.region, b.off + self.bv(m.disp))
+        if m.index is not None:
+            iv = self.s.regs.get(m.index.name)
+            if not isinstance(iv, Int):
+                raise Refused(d, f"index register {m.index} does not hold an integer")
+            idx = iv.v if m.index.width == 64 or self.bits == 32 else z3.ZeroExt(self.bits - 32, z3.Extract(31, 0, iv.v))
+            p = Ptr(p.region, p.off + idx * self.bv(m.scale))
+        return p
+
+    def _key(self, p: Ptr) -> tuple[str, str, int]:
+        off = p.off
+        if p.region == "data":
+            off = off - self.block
+        rest, c = _split(off)
+        return (p.region, rest, c)
+
+    def _overlap(self, key, size: int, d: Decoded) -> None:
+        region, rest, c = key
+        for (r2, rest2, c2), (_, size2) in self.s.mem.items():
+            if r2 != region or (rest2, c2) == (rest, c):
+                continue
+            if rest2 == rest:
+                if c < c2 + size2 and c2 < c + size:
+                    raise Refused(d, f"accesses {region}{'+' + rest if rest else ''}{c:+d} and {c2:+d} partially overlap")
+            elif region == "stack":
+                pass  # checked below with the solver
+        if region != "stack" or not rest:
+            others = [(k, sz) for k, (_, sz) in self.s.mem.items() if k[0] == "stack" and k[1] != rest]
+        else:
+            others = [(k, sz) for k, (_, sz) in self.s.mem.items() if k[0] == "stack" and k[1] != rest]
+        if not others:
+            return
+        # Different symbolic parts of stack addresses (a realigned frame): ask z3 whether they can overlap.
+        me = self._stack_offsets.get(key)
+        if me is None:
+            return
+        for k2, sz2 in others:
+            o2 = self._stack_offsets.get(k2)
+            if o2 is None:
+                continue
+            if self.possible(z3.And(z3.ULT(me - o2 + self.bv(sz2 - 1), self.bv(size + sz2 - 1)))):
+                raise Refused(d, "a realigned stack access may overlap another stack slot")
+
+    @property
+    def _stack_offsets(self) -> dict:
+        if not hasattr(self, "_so"):
+            self._so = {}
+        return self._so
+
+    def load(self, p: Ptr, size: int, d: Decoded):
+        key = self._key(p)
+        if key[0] == "data" and size in (1, 2) and not key[1]:
+            # bytes of the (read-only) block: a shifted, masked message word
+            c = key[2]
+            if not 0 <= c < 64:
+                self._inside_buffer(c, size, d)
+            if c // 4 != (c + size - 1) // 4:
+                raise Refused(d, "a read straddling two message words")
+            word = self.initial_mem("data", c - c % 4)
+            dom = self.domain
+            v = dom.apply("shr", word, dom.const(8 * (c % 4))) if c % 4 else word
+            return dom.apply("and", v, dom.const((1 << (8 * size)) - 1))
+        if key in self.s.mem:
+            v, sz = self.s.mem[key]
+            if sz != size and not (sz == 8 and size == 4 and is_data(v)):
+                # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
+                raise Refused(d, f"{size}-byte read of a {sz}-byte slot")
+            return v
+        self._overlap(key, size, d)
+        region, rest, c = key
+        if region == "stack":
+            if rest:
+                raise Refused(d, "read of an unwritten realigned stack slot")
+            v = self.initial_mem("stack", c) if size == 4 else Opq(f"stack{c:+d}")
+        elif region == "state":
+            if rest or size != 4:
+                raise Refused(d, "state accessed at a computed offset or not as a 32-bit word")
+            v = self.initial_mem("state", c)
+        elif region == "data":
+            if rest or size != 4:
+                raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word")
+            if not 0 <= c <= 60:
+                self._inside_buffer(c, size, d)
+            v = self.initial_mem("data", c)
+        elif region.startswith("sec:"):
+            raw = self.p.obj.read(region[4:], c, size) if not rest else None
+            if raw is None:
+                raise Refused(d, f"read outside the object's section {region[4:]}")
+            if any(self.p.obj.relocation_at(region[4:], c + i) for i in range(size)):
+                raise Refused(d, f"reads a relocated word of {region[4:]} (an address, not a constant)")
+            v = Int(self.bv(int.from_bytes(raw, "little"))) if size == 8 else self.domain.const(int.from_bytes(raw, "little"))
+        elif region.startswith("ext:"):
+            if rest:
+                raise Refused(d, f"computed offset into {region[4:]}")
+            v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(f"{region[4:]}+{c}", 8 * size))
+                    if 8 * size < self.bits else z3.BitVec(f"{region[4:]}+{c}", self.bits))
+        else:
+            raise Refused(d, f"read from {region}")
+        self.s.mem[key] = (v, size)
+        if region == "stack":
+            self._stack_offsets[key] = p.off
+        return v
+
+    def _inside_buffer(self, c: int, size: int, d: Decoded) -> None:
+        """A read at block+c outside the current block: inside the data buffer on this path, or refused."""
+        if self.data_size is None or c < 0:
+            raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled")
+        if self.replaying or c + size <= self._inside:
+            return
+        for end in sorted({64 * ((c + size + 63) // 64), c + size}, reverse=True):
+            top = self.block + self.bv(end)
+            if self.implies(z3.And(z3.ULE(top, self.data_size), z3.UGE(top, self.block))):
+                self._inside = max(self._inside, end)       # (the whole block around it, once)
+                return
+        raise Violation(d, f"reads past the end of the data (block{c:+d}) on this path")
+
+    def store(self, p: Ptr, v, size: int, d: Decoded) -> None:
+        key = self._key(p)
+        region, rest, c = key
+        if region == "stack":
+            if not rest and not self.stack_writable(c):
+                raise Violation(d, f"writes the caller's stack frame (entry stack pointer {c:+d})")
+        elif region == "state":
+            if rest or not (0 <= c <= 16) or c % 4 or size != 4:
+                raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
+        else:
+            raise Violation(d, f"writes {region[4:] if ':' in region else region} memory")
+        if key not in self.s.mem:
+            self._overlap(key, size, d)
+        elif self.s.mem[key][1] < size:
+            raise Refused(d, f"{size}-byte write over a {self.s.mem[key][1]}-byte slot")
+        self.s.mem[key] = (v, size)
+        if region == "stack":
+            self._stack_offsets[key] = p.off
+        self._written(("mem", region, c) if not rest else None, v, d)
+
+    def _written(self, loc, v, d: Decoded) -> None:
+        if self.on_write is None or not is_data(v) or loc is None:
+            return
+        # one key per write (a vector write reports each lane): instruction index and write slot
+        self._slot += 1
+        new = self.on_write(self._index * 64 + self._slot, d.ins, loc, v)
+        if new is not v:
+            if loc[0] == "reg" and "." in loc[1]:
+                reg, j = loc[1].split(".")
+                lanes = list(self.s.regs[reg])
+                lanes[int(j)] = new
+                self.s.regs[reg] = tuple(lanes)
+            elif loc[0] == "reg":
+                self.s.regs[loc[1]] = new
+            else:
+                key = next(k for k in self.s.mem if k[0] == loc[1] and k[1] == "" and k[2] == loc[2])
+                self.s.mem[key] = (new, self.s.mem[key][1])
