@@ -339,7 +339,10 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
 
 
 def prologue(arch: Arch) -> list[Instr]:
-    """Block entry: (i386) copy the block into the ring byte-swapped, then load a..e."""
+    """Block entry: (i386) copy the block into the ring byte-swapped, then load a..e.
+
+    On x86-64 the whole prologue is the five loads of a..e, which the emitter runs once, before the
+    block loop (``frame.LOOP_CARRIES_STATE``)."""
     sp = Reg("esp", 64 if arch == "x86_64" else 32)
     out: list[Instr] = []
     if arch == "x86_64":
