@@ -28,7 +28,8 @@ partial orders (the sum of their picks' added cycles, each simulated after
 the last ``WINDOW`` instructions as above, with the same register rules)
 instead of one, and extends each by every ready operation; width 1 is the
 single-pick order up to ties. ``greedy_starts`` runs it on the ``BEAM_RECIPES``
-recipes whose single-pick orders are cheapest. Example: Atom rounds 40-59
+recipes whose single-pick orders are cheapest, for ranges of up to ``BEAM_MAX_ROUNDS``
+rounds (the standard ones; a whole block would cost minutes of set-up). Example: Atom rounds 40-59
 with ``kw=wk``: 256 cycles single-pick, 201 with a beam of 16. Example: ``greedy_candidate(load_model("pentium"), 20, 39,
 Recipe(wsrc="load"))`` is a candidate of 201 cycles under the pentium model
 (the default schedule: 320; gcc -O2 -mtune=pentium's rounds 20-39: 208).
@@ -54,6 +55,7 @@ WINDOW = 12        # instructions of the placed code each pick is simulated afte
 HORIZON = 40       # operations the generation-order scheduler must manage after a tight pick
 BEAM_WIDTH = 16    # partial orders the beam keeps (``beam_order``)
 BEAM_RECIPES = 3   # recipes (the cheapest single-pick ones) ``greedy_starts`` runs the beam on
+BEAM_MAX_ROUNDS = 20   # longer ranges get no beam in ``greedy_starts``: ~10 s a recipe per 20 rounds here
 
 
 def _value_code(ops, fl) -> list[Instr]:
@@ -342,7 +344,7 @@ def greedy_starts(model: Model, first: int, last: int, arch: Arch | None = None,
     # The beam on the recipes whose single-pick orders are cheapest (their code simulated alone).
     sim = simulator_for(model)
     ranked = sorted(out, key=lambda c: sim.simulate(realize(c).code).cycles)
-    for c in ranked[:BEAM_RECIPES]:
+    for c in ranked[:BEAM_RECIPES] if last - first < BEAM_MAX_ROUNDS else ():
         if should_stop():
             break
         b = beam_candidate(model, first, last, c.recipe, arch, c.spills, should_stop=should_stop)
