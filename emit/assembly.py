@@ -14,7 +14,10 @@ the block count (72) and the spill slots (76..88), ``I386_FRAME_BYTES`` in
 all, matching ``search.space.frame``'s frame contract.
 
 Both: ``nblocks == 0`` returns before touching anything; ``data`` may be
-unaligned (x86 loads need no alignment); one block per loop iteration.
+unaligned (x86 loads need no alignment); one block per loop iteration. The
+body's first ``Schedule.loop_start`` instructions (the loads of a..e) come
+before the loop label: each iteration leaves the new state in those
+registers, so the next one starts from them.
 ``flavor="macho"`` prefixes the symbol with ``_`` and drops ELF-only
 directives (``.type``, ``.size``, ``.note.GNU-stack``); the instructions
 are identical to the ELF flavor, which is what gets assembled and proved
@@ -145,9 +148,10 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
             ins(f"mov %eax, {slot}(%esp)")
     else:
         raise Sha1optError(f"unknown arch {arch!r}")
-    out.append(f"{loop}:")
     starts = {s: t for t, s in enumerate(schedule.round_starts[:80])}
     for k, i in enumerate(schedule.body):
+        if k == schedule.loop_start:
+            out.append(f"{loop}:")
         if k in starts:
             out.append(f"\t/* round {starts[k]} */")
         elif len(schedule.round_starts) > 80 and k == schedule.round_starts[80]:

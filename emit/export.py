@@ -50,7 +50,7 @@ def predicted(schedule: Schedule, uarch: str | None) -> str:
     """The cost model's prediction for the header, or why there is none."""
     if uarch is None:
         return "no uarch given"
-    sim = simulate(list(schedule.body), load_model(uarch), loop=True)
+    sim = simulate(list(schedule.body[schedule.loop_start:]), load_model(uarch), loop=True)
     return f"{sim.cycles:.0f} cycles/block, {sim.cycles_per_byte:.2f} cycles/byte on {uarch} (bottleneck: {sim.bottleneck})"
 
 

@@ -10,7 +10,9 @@ reason is said, never hidden.
 Example: ``best_block("p4", "i386")`` scores the 16 mixes of default/own per
 range as whole blocks on the p4 model, improves each range's choice in turn,
 and returns the Schedule with one source line per range ("40-59: stored
-result (153.0 cycles, ...)").
+result (153.0 cycles, ...)"); a stored whole block (rounds 0-79 as one range,
+this uarch's or another's) replaces the mix when cheaper (one source line,
+"0-79: ...").
 """
 
 from __future__ import annotations
@@ -121,6 +123,19 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
                 cyc, sched = score(trial)
                 if cyc < best[0]:
                     best = (cyc, trial, sched)
-    _, choice, sched = best
+    cyc, choice, sched = best
     sources = [f"{a}-{b}: {options[i][k][1]}" for i, ((a, b), k) in enumerate(zip(STANDARD_RANGES, choice))]
+    # A stored whole block (rounds 0-79 searched as one range: no range boundaries, so nothing is
+    # reloaded or moved between ranges) replaces the mix when it is cheaper.
+    whole = []
+    real, where = best_known(uarch, arch, 0, 79, db)
+    if where.startswith("stored result ("):
+        whole.append((real.code, f"0-79: {where}"))
+    whole += [(o.code, f"0-79: proved whole block stored for {row.uarch}")
+              for o, row in stored_elsewhere(rows, uarch, arch, 0, 79, isa)]
+    for code, where in whole:
+        sched_w = block_schedule([code], arch, f"sha1opt-{uarch}")
+        cyc_w = simulate(list(sched_w.body), model).cycles
+        if cyc_w < cyc:
+            cyc, sched, sources = cyc_w, sched_w, [where]
     return sched, sources

@@ -33,7 +33,7 @@ from sha1opt.search.space.assignment import MOVE, SPILL, Flow, assign, budget, f
 from sha1opt.search.space.order import Graph, build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, epilogue, prologue, range_ops
 from sha1opt.search.space.regalloc import TEMPS, allocate
-from sha1opt.search.space.frame import Schedule, block_bindings
+from sha1opt.search.space.frame import LOOP_CARRIES_STATE, Schedule, block_bindings
 
 CHAINS = ("W", "kw", "f", "a5", "b")
 ORIGINS = CHAINS + (SPILL, MOVE)        # what an instruction of realized code comes from
@@ -202,11 +202,13 @@ def realize(c: Candidate) -> Realized | None:
 def block_schedule(parts: list[list[Instr]], arch: Arch, name: str, round_starts=None) -> Schedule:
     """A whole-block body from per-range code covering rounds 0..79 in order."""
     body: list[Instr] = list(prologue(arch))
+    loop_start = len(body) if LOOP_CARRIES_STATE[arch] else 0
     for p in parts:
         body += p
     body += epilogue(arch, Reg(TEMPS[arch][0]))
     inputs, outputs, pointers = block_bindings(arch)
-    return Schedule(arch, name, tuple(body), inputs, outputs, pointers, tuple(round_starts or ()) or ())
+    return Schedule(arch, name, tuple(body), inputs, outputs, pointers, tuple(round_starts or ()) or (),
+                    loop_start)
 
 
 def textbook(arch: Arch) -> Schedule:
@@ -223,4 +225,4 @@ def textbook(arch: Arch) -> Schedule:
         starts.setdefault(real.ops[i].round, base + pos)
     sched = block_schedule([real.code], arch, "textbook")
     return Schedule(arch, "textbook", sched.body, sched.inputs, sched.outputs, sched.pointers,
-                    tuple(starts[t] for t in range(80)) + (base + len(real.code),))
+                    tuple(starts[t] for t in range(80)) + (base + len(real.code),), sched.loop_start)

@@ -17,6 +17,17 @@ Frame contract (the emitter provides it, ``pointers`` declares it):
   whole frame is ``I386_FRAME_BYTES`` = 92 bytes, so with the four saved
   registers and the return address ``%esp`` stays 16-byte aligned.
 
+The block loop (``Schedule.loop_start``, where ``LOOP_CARRIES_STATE``): on
+x86-64 the body's loads of a..e run once, before the loop; each iteration
+ends with a..e holding the state it stored (the feed-forward's ``add``/``mov``
+pairs), which is what those loads would load again, so they are not repeated
+-- as OpenSSL's integer code keeps its state in registers from block to
+block (5 of the 1192 instructions an iteration ran). The body itself, and
+its proof, are those of one block with the loads in. Not on i386: there the
+loads follow the block copy, which needs a data register a..e would hold
+(copying through ``%edi`` with the loads hoisted was tried: the models price
+the loop worse on core2, nehalem, zen3 and zen5, e.g. core2 6.09 -> 6.33 c/B).
+
 ``textbook(arch)`` is the straightforward order (``recipe.TEXTBOOK``): per
 round, W (load+bswap, or the xor/rol recurrence), ``lea K(e,W),e``, f into a
 temporary, ``add``, ``rol $5`` of a, ``add``, ``ror $2`` of b; register names
@@ -39,6 +50,7 @@ I386_COUNT_SLOT = 72                    # the emitter's block count
 I386_SPILL_SLOTS = (76, 80, 84, 88)     # spill slots: scratch words of the body
 I386_FRAME_BYTES = 92                   # ring, pointers, count, spill slots
 SPILL_SLOTS: dict[str, tuple[int, ...]] = {"i386": I386_SPILL_SLOTS, "x86_64": ()}
+LOOP_CARRIES_STATE: dict[str, bool] = {"x86_64": True, "i386": False}   # see "The block loop" above
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,10 @@ class Schedule:
     # Where each round's instructions start in ``body`` (81 entries: the
     # last is the start of the feed-forward), for drawing and analysis.
     round_starts: tuple[int, ...] = ()
+    # ``body[:loop_start]`` runs once, before the block loop; the loop runs ``body[loop_start:]``.
+    # ``block_schedule`` puts the loads of a..e there where ``LOOP_CARRIES_STATE``: the feed-forward
+    # leaves the new state in ``state_regs(80) == state_regs(0)``, where the next block's loads put it.
+    loop_start: int = 0
 
 
 def block_bindings(arch: Arch) -> tuple[dict, dict, dict]:

@@ -192,6 +192,25 @@ class _Gen:
         return Mem(self.sp, None, 1, RING + 4 * (j % 16))
 
 
+def keeps_for_next(t: int, recipe: Recipe, last: int) -> bool:
+    """Whether W_t stays in its register for W_{t+3} (``wsrc`` ``reg3`` / ``inplace``, W_{t+3} in the range)."""
+    return recipe.wsrc in ("reg3", "inplace") and 16 <= t + 3 <= last
+
+
+def ring_read_later(t: int, recipe: Recipe, last: int) -> bool:
+    """Whether W_t (t >= 16) must be stored into the ring: some later W reads it from there.
+
+    W_t is read by W_{t+3}, W_{t+8}, W_{t+14} and W_{t+16}; the last three always from the
+    ring, W_{t+3} from the register when the recipe keeps it there (``keeps_for_next``). So
+    W_72..76 need no store when W_{t+3} takes them from the register, as OpenSSL's x86-64
+    integer code does, and W_77..79 never do. Example: ``wsrc=inplace``, rounds 60-79:
+    W_71 is stored (W_79 reads it from the ring), W_72 is not; with ``wsrc=mem`` W_72..76 are.
+    """
+    if t + 8 <= 79:
+        return True
+    return t + 3 <= 79 and not keeps_for_next(t, recipe, last)
+
+
 def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
     """Operations of rounds first..last (inclusive) in generation (textbook) order.
 
@@ -237,9 +256,9 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
                 else:
                     g.emit(t, "W", "xor", g.ring(j), w)
             g.emit(t, "W", "rol", Imm(1), w)
-            if t < 77:  # W_77..79 are never read again
+            if ring_read_later(t, recipe, last):
                 g.emit(t, "W", "mov", w, g.ring(t))
-        if recipe.wsrc in ("reg3", "inplace") and 16 <= t + 3 <= last:
+        if keeps_for_next(t, recipe, last):
             wreg[t] = w   # read again by W_{t+3}: keep it, so w must not be modified below
         # -- K and W into e ---------------------------------------------------
         if recipe.kw == "lea":
@@ -320,7 +339,10 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
 
 
 def prologue(arch: Arch) -> list[Instr]:
-    """Block entry: (i386) copy the block into the ring byte-swapped, then load a..e."""
+    """Block entry: (i386) copy the block into the ring byte-swapped, then load a..e.
+
+    On x86-64 the whole prologue is the five loads of a..e, which the emitter runs once, before the
+    block loop (``frame.LOOP_CARRIES_STATE``)."""
     sp = Reg("esp", 64 if arch == "x86_64" else 32)
     out: list[Instr] = []
     if arch == "x86_64":

@@ -1,0 +1,46 @@
+"""Whole blocks from the store (search/blocks.py): a stored whole block (rounds 0-79 as one range).
+
+Proved here: a stored 0-79 row that is cheaper than every mix of per-range results becomes the
+block (one source line, "0-79: ..."), and one that is dearer does not -- the regression being that
+ranges searched apart reload W at each boundary (three loads per boundary on x86-64 with W kept
+in registers), so the cheapest x86-64 blocks on K8 were out of reach of the mix.
+"""
+
+from dataclasses import replace
+
+from sha1opt.search.blocks import best_block
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.objective import model_version
+from sha1opt.search.space.candidate import Candidate, block_schedule, realize
+from sha1opt.search.space.recipe import TEXTBOOK
+from sha1opt.search.store import Store
+
+INPLACE = replace(TEXTBOOK, wsrc="inplace")
+
+
+def _store_whole(db, uarch, recipe, cycles):
+    real = realize(Candidate(0, 79, "x86_64", recipe))
+    Store(db).put(uarch=uarch, arch="x86_64", first=0, last=79, model_version=model_version(load_model(uarch)),
+                  cycles=cycles, recipe=recipe.key(), offsets=(), code="\n".join(map(str, real.code)),
+                  evaluations=1, seconds=1.0, seed=0, proved=True)
+    return real.code
+
+
+def test_a_cheaper_stored_whole_block_replaces_the_mix(tmp_path):
+    db = tmp_path / "r.sqlite"
+    code = _store_whole(db, "k8", INPLACE, 390.0)
+    sched, sources = best_block("k8", "x86_64", db)
+    assert sched.body == block_schedule([code], "x86_64", "x").body
+    assert len(sources) == 1 and sources[0].startswith("0-79: stored result")
+
+
+def test_a_dearer_stored_whole_block_leaves_the_mix(tmp_path):
+    db = tmp_path / "r.sqlite"
+    model = load_model("k8")
+    slow = replace(TEXTBOOK, kw="add")
+    code = _store_whole(db, "k8", slow, 450.0)
+    sched, sources = best_block("k8", "x86_64", db)
+    assert simulate(list(block_schedule([code], "x86_64", "x").body), model).cycles > \
+        simulate(list(sched.body), model).cycles
+    assert [s.split(":")[0] for s in sources] == ["0-19", "20-39", "40-59", "60-79"]
