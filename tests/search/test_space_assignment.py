@@ -161,6 +161,6 @@ def test_the_exact_engine_orders_floating_candidates_on_in_order_models():
 
     for uarch, floating_expected in (("pentium", True), ("core2", False)):
         model = load_model(uarch)
-        res = solve_templates(model, model.arch, 40, 47, model.isa, time_limit=3, recipes=[TEXTBOOK])
+        res = solve_templates(model, model.arch, 40, 47, model.isa, time_limit=15, recipes=[TEXTBOOK])
         assert res and all(r.candidate.floating == floating_expected for r in res)
         assert all(realize(r.candidate) is not None for r in res)
