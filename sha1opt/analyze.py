@@ -21,6 +21,16 @@ A proof failure the machine does not reproduce is "unknown". A refusal
 (unsupported instruction, unresolved symbol, indirect jump) raises
 ``LiftRefusal`` with one line naming the instruction, address and line.
 
+A path the executor gives up on because the code mixes kinds of values --
+a pointer or count used as data, data used as an address, a stack slot read
+at an offset or size other than it was written (``UNTRACKED``: what a wrong
+register or displacement produces) -- is "unknown", not "refused": it is
+run natively like any failed path, so a wrong function gets a concrete
+counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
+``0x21(%rsp)``: "NOT proved: counterexample (confirmed natively)"), and a
+right one is "not proved". Refusals of instructions, symbols and control
+flow the executor does not model stay refusals.
+
 Contract: by default nblocks >= 0 with nblocks = 0 a no-op (sha1opt's own
 exports). When the only failure is that nblocks = 0 enters the loop
 (OpenSSL reads one block past the buffer then), the function is proved
@@ -35,7 +45,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -54,6 +64,23 @@ BLOCK_BYTES = 64
 
 class LiftRefusal(Sha1optError):
     """The function uses something the lifter does not model; the message is one line."""
+
+
+# Refusal texts of ``semantics.lift.executor`` (and ``vectors``) that are about the values a path computes,
+# not about an unmodelled construct; a path refused with one of them is "unknown" (see the module docstring).
+UNTRACKED = ("but is used as data", "does not hold a pointer", "does not hold an integer", "partially overlap",
+             "is not an integer here", "on pointers or counts is not modelled", "addition of a pointer and a non-integer",
+             "subtraction of unlike values", "bit operation on a pointer", "scaled pointer",
+             "a pointer truncated to 32 bits", "conditional move of unlike values", "-byte read of a ",
+             "-byte write over a ", "a read straddling two message words", "is read before it is written",
+             "holds a non-vector value", "read of an unwritten realigned stack slot")
+
+
+def _untracked_as_unknown(proof: FunctionProof) -> FunctionProof:
+    """``proof`` with every path refused for an ``UNTRACKED`` reason made "unknown" (its reason kept)."""
+    paths = tuple(replace(p, outcome="unknown", detail=f"not proved: {p.detail}")
+                  if p.outcome == "refused" and any(t in p.detail for t in UNTRACKED) else p for p in proof.paths)
+    return replace(proof, paths=paths) if paths != proof.paths else proof
 
 
 @dataclass(frozen=True)
@@ -138,6 +165,7 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
+    proof = _untracked_as_unknown(proof)
     if proof.outcome == "refused":
         if not any((p.outcome == "proved" and p.name.startswith("loop")) or p.outcome in ("counterexample", "unknown")
                    for p in proof.paths):
