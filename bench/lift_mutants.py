@@ -133,7 +133,7 @@ class Code:
         if i is None:
             return None
         target = None
-        if (i.mnemonic.startswith("j") or i.mnemonic == "call") and i.operands and \
+        if (i.insn_name().startswith("j") or i.insn_name() == "call") and i.operands and \
                 i.operands[0].type == capstone.x86.X86_OP_IMM:
             target = i.operands[0].imm
         imm_off, imm_size, modrm_off = i.imm_offset or 0, i.imm_size or 0, i.modrm_offset or 0
@@ -141,7 +141,8 @@ class Code:
             imm_off, imm_size = i.disp_offset, i.disp_size
         if modrm_off and (self.data[a + modrm_off] >> 6) != 3:
             modrm_off = 0           # a memory operand: the register mutant needs a register in ModRM.rm
-        self.at[a] = Insn(a, i.size, f"{i.mnemonic} {i.op_str}".strip(), i.mnemonic, target, imm_off, imm_size,
+        # (the text in AT&T syntax, the mnemonic capstone's instruction name: "rol", not "roll")
+        self.at[a] = Insn(a, i.size, f"{i.mnemonic} {i.op_str}".strip(), i.insn_name(), target, imm_off, imm_size,
                           modrm_off)
         return self.at[a]
 

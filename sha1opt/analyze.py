@@ -73,7 +73,9 @@ UNTRACKED = ("but is used as data", "does not hold a pointer", "does not hold an
              "subtraction of unlike values", "bit operation on a pointer", "scaled pointer",
              "a pointer truncated to 32 bits", "conditional move of unlike values", "-byte read of a ",
              "-byte write over a ", "a read straddling two message words", "is read before it is written",
-             "holds a non-vector value", "read of an unwritten realigned stack slot")
+             "holds a non-vector value", "read of an unwritten realigned stack slot",
+             "branch on flags no instruction has set",          # (e.g. the flags of a pointer addition)
+             "reads outside the current block", "data read at an address that is not block + constant")
 
 
 def _untracked_as_unknown(proof: FunctionProof) -> FunctionProof:
