@@ -18,6 +18,10 @@ no padding), one change each, kinds in turn: an instruction replaced by NOPs
 shift count changed by one; a register operand changed (bit 0 of ModRM.rm
 flipped, register form only). Selection is deterministic: one
 ``random.Random`` per path, seeded with ``--seed`` and the path's title.
+Besides 20 per path, 4 mutants of each OpenSSL dispatcher (``--dispatcher``),
+each proved on every path (e.g. ``testl $0x200`` -> ``testl $0``: every
+capability value now takes the integer path, which is SHA-1 -- equivalent,
+proved).
 
 Each mutant is proved on the paths that can execute the mutated instruction
 (``prove_object(..., paths={label})``): its own path, or every path when the
@@ -213,7 +217,7 @@ def path_codes(obj_path: Path, bits: int, proof: ObjectProof, entry: str) -> lis
 # -- mutants ---------------------------------------------------------------------------------------
 
 def applies(site: Insn, kind: str) -> bool:
-    if site.mnemonic.split()[-1].startswith(("j", "ret", "call", "nop", "endbr", "push", "pop")) or site.mnemonic == "cpuid":
+    if site.mnemonic.startswith(("j", "ret", "call", "nop", "endbr", "push", "pop")) or site.mnemonic == "cpuid":
         return False
     if kind == "drop":
         return True
@@ -343,18 +347,21 @@ def objects(work: Path) -> list[tuple[str, Path, str | None, int | None, int]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-path", type=int, default=20)
+    ap.add_argument("--dispatcher", type=int, default=4, help="mutants of each dispatcher (shared code)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--only", default=None, help="run only paths whose 'object path' title contains this")
     args = ap.parse_args()
     t_all = time.perf_counter()
-    lines: list[str] = [f"# bench/lift_mutants.py, seed {args.seed}, {args.per_path} mutants per path; "
+    lines: list[str] = [f"# bench/lift_mutants.py, seed {args.seed}, {args.per_path} mutants per path, "
+                        f"{args.dispatcher} per dispatcher; "
                         f"host load {os.getloadavg()[0]:.1f} at start"]
     summaries: list[str] = []
     totals: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         for name, obj, function, min_blocks, bits in objects(work):
-            if args.only and not any(args.only in f"{name} {k}" for k in ("integer", "shaext", "ssse3", "avx2")):
+            kinds = ("integer", "shaext", "ssse3", "avx2", "dispatcher")
+            if args.only and not any(args.only in f"{name} {k}" for k in kinds):
                 continue
             ow = work / f"{obj.stem}_orig"
             ow.mkdir()
@@ -369,14 +376,19 @@ def main() -> None:
             blob = obj.read_bytes()
             _, base, _ = text_section(obj)
             codes = path_codes(obj, bits, orig, orig.function)
-            for p in codes:
+            shared = sorted({s for p in codes for s in p.sites if s.address in p.shared}, key=lambda s: s.address)
+            groups = [(p, args.per_path) for p in codes]
+            if len(codes) > 1 and shared:      # the dispatcher's own mutants, each proved on every path
+                groups.append((PathCode(orig.function, "dispatcher", shared[0].address, shared[-1].address + 1,
+                                        tuple(shared), frozenset(s.address for s in shared)), args.dispatcher))
+            for p, count in groups:
                 title = f"{name} {p.name}"
                 if args.only and args.only not in title:
                     continue
                 counts: dict[str, int] = {}
                 t0 = time.perf_counter()
                 rng = random.Random(f"{args.seed}:{title}")
-                for i, (what, mblob, site) in enumerate(mutants(blob, base, p, args.per_path, rng)):
+                for i, (what, mblob, site) in enumerate(mutants(blob, base, p, count, rng)):
                     mut = work / f"mutant_{i}.o"
                     mut.write_bytes(mblob)
                     sub = work / f"{obj.stem}_{p.name}_m{i}"
@@ -399,9 +411,10 @@ def main() -> None:
     lines.append("")
     lines.append("summary per path:")
     lines.extend(f"  {s}" for s in summaries)
-    lines.append(f"total ({time.perf_counter() - t_all:.0f} s): " + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
+    lines.append(f"total ({time.perf_counter() - t_all:.0f} s): "
+                 + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
     text = "\n".join(lines) + "\n"
-    if not args.only and args.per_path == 20:
+    if not args.only and args.per_path == 20 and args.dispatcher == 4:
         OUT.write_text(text)
     sys.stdout.write(lines[-1] + "\n")
 

@@ -69,7 +69,8 @@ class LiftRefusal(Sha1optError):
 # Refusal texts of ``semantics.lift.executor`` (and ``vectors``) that are about the values a path computes,
 # not about an unmodelled construct; a path refused with one of them is "unknown" (see the module docstring).
 UNTRACKED = ("but is used as data", "does not hold a pointer", "does not hold an integer", "partially overlap",
-             "is not an integer here", "on pointers or counts is not modelled", "addition of a pointer and a non-integer",
+             "is not an integer here", "on pointers or counts is not modelled",
+             "addition of a pointer and a non-integer",
              "subtraction of unlike values", "bit operation on a pointer", "scaled pointer",
              "a pointer truncated to 32 bits", "conditional move of unlike values", "-byte read of a ",
              "-byte write over a ", "a read straddling two message words", "is read before it is written",
