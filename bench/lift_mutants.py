@@ -14,9 +14,10 @@ object, all paths, run once per object).
 Mutants are made in the machine code itself, at instructions reachable in the
 path's code (capstone, following fall-through and direct branches: no data,
 no padding), one change each, kinds in turn: an instruction replaced by NOPs
-(dropped); an immediate or displacement changed (one bit flipped); a rotate or
-shift count changed by one; a register operand changed (bit 0 of ModRM.rm
-flipped, register form only). Selection is deterministic: one
+(dropped); an immediate or displacement changed (one bit flipped; not a
+field a RELA relocation fills in at link time); a rotate or shift count
+changed by one; a register operand changed (bit 0 of ModRM.rm flipped,
+register form only). Selection is deterministic: one
 ``random.Random`` per path, seeded with ``--seed`` and the path's title.
 Besides 20 per path, 4 mutants of each OpenSSL dispatcher (``--dispatcher``),
 each proved on every path (e.g. ``testl $0x200`` -> ``testl $0``: every
@@ -120,11 +121,21 @@ def text_section(obj_path: Path) -> tuple[bytes, int, list[tuple[int, str]]]:
         return text.data(), text["sh_offset"], syms
 
 
+def linker_written(obj_path: Path) -> frozenset[int]:
+    """.text bytes a RELA relocation overwrites at link time (x86-64: a flipped bit there changes nothing)."""
+    with obj_path.open("rb") as f:
+        rela = ELFFile(f).get_section_by_name(".rela.text")
+        if rela is None:            # i386 REL: the field holds the addend, a real constant
+            return frozenset()
+        return frozenset(r["r_offset"] + k for r in rela.iter_relocations() for k in range(4))
+
+
 class Code:
     """The instructions of .text, decoded one at a time where execution can reach (data is never decoded)."""
 
-    def __init__(self, data: bytes, bits: int) -> None:
+    def __init__(self, data: bytes, bits: int, fixed: frozenset[int] = frozenset()) -> None:
         self.data = data
+        self.fixed = fixed
         self.md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64 if bits == 64 else capstone.CS_MODE_32)
         self.md.detail = True
         self.md.syntax = capstone.CS_OPT_SYNTAX_ATT
@@ -143,6 +154,8 @@ class Code:
         imm_off, imm_size, modrm_off = i.imm_offset or 0, i.imm_size or 0, i.modrm_offset or 0
         if not imm_size and i.disp_size:          # lea's constant (a round's K) is a displacement
             imm_off, imm_size = i.disp_offset, i.disp_size
+        if imm_size and any(a + imm_off + k in self.fixed for k in range(imm_size)):
+            imm_off, imm_size = 0, 0    # the linker writes this field: no constant to mutate
         if modrm_off and (self.data[a + modrm_off] >> 6) != 3:
             modrm_off = 0           # a memory operand: the register mutant needs a register in ModRM.rm
         # (the text in AT&T syntax, the mnemonic capstone's instruction name: "rol", not "roll")
@@ -173,7 +186,7 @@ def path_codes(obj_path: Path, bits: int, proof: ObjectProof, entry: str) -> lis
     """The object's paths (one per symbol range holding a loop head), with their mutation sites and the
     shared instructions (see the module docstring)."""
     data, _, syms = text_section(obj_path)
-    code = Code(data, bits)
+    code = Code(data, bits, linker_written(obj_path))
     starts = sorted({v for v, _ in syms})
     ends = {v: next((s for s in starts if s > v), len(data)) for v in starts}
     heads = {int(m[1], 16): m[2] for p in proof.proof.paths if (m := LOOP_NAME.fullmatch(p.name))}
