@@ -1,39 +1,61 @@
 """One-instruction mutants of every dispatch path: each is proved (equivalent) or refuted natively.
 
-Usage: .venv/bin/python bench/lift_mutants.py [--per-path N] [--only NAME]
-(writes bench/results/lift_mutants.txt)
+Usage: .venv/bin/python bench/lift_mutants.py [--per-path N] [--only TEXT] [--seed S]
+(writes bench/results/lift_mutants.txt when run without --only / --per-path)
 
 Objects: the project's x86-64 and i386 exports (one path each), and OpenSSL's
 SHA-1 from Debian's libcrypto.a: ``libcrypto-lib-sha1-x86_64.o`` (integer,
 SHA-NI, SSSE3, AVX, AVX2) and ``libcrypto-lib-sha1-586.o`` (integer, SHA-NI,
-SSSE3, AVX). A path is the code of its entry symbol (OpenSSL's
-``sha1_block_data_order_ssse3`` ...: from the symbol to the next one).
+SSSE3, AVX). A path is the code of one symbol (OpenSSL's ``_ssse3_shortcut``
+...: from the symbol to the next one), named by the label the prover gives
+the loop whose head lies in it (``analyze.prove_object`` of the unmutated
+object, all paths, run once per object).
 
-Mutants are made in the machine code itself, at sites capstone decodes in the
-path's code, one change each, kinds in turn: an instruction replaced by NOPs
-(dropped); an immediate or displacement changed (one bit flipped); a rotate or shift count
-changed by one; a register operand changed (bit 0 of ModRM.rm flipped, register form only).
-Each mutant object is proved whole (``analyze.prove_object``) and judged by
-the report of the mutated path (the path whose label is the mutated symbol):
+Mutants are made in the machine code itself, at instructions reachable in the
+path's code (capstone, following fall-through and direct branches: no data,
+no padding), one change each, kinds in turn: an instruction replaced by NOPs
+(dropped); an immediate or displacement changed (one bit flipped; not a
+field a RELA relocation fills in at link time); a rotate or shift count
+changed by one; a register operand changed (bit 0 of ModRM.rm flipped,
+register form only). Selection is deterministic: one
+``random.Random`` per path, seeded with ``--seed`` and the path's title.
+Besides 20 per path, 4 mutants of each OpenSSL dispatcher (``--dispatcher``),
+each proved on every path (e.g. ``testl $0x200`` -> ``testl $0``: every
+capability value now takes the integer path, which is SHA-1 -- equivalent,
+proved).
 
-* ``equivalent (proved)`` -- the path proved: the mutant computes SHA-1;
-* ``refuted, confirmed natively`` -- the prover's counterexample reproduced
-  by running the mutant (``emit.confirm``) with the capability words that
-  select the path (the path's ``witness``, a model of its path condition);
-* ``refuted natively (prover: ...)`` -- the prover refused or said unknown,
-  and the native run with the path's witness found a record that differs;
-* ``not proved, not refuted`` -- neither: listed, never counted as success.
+Each mutant is proved on the paths that can execute the mutated instruction
+(``prove_object(..., paths={label})``): its own path, or every path when the
+instruction is shared -- the dispatcher (code of the entry symbol from which a
+jump to another path is reachable), or code of a path that another path jumps
+into or falls through into (checked statically, per object). Verdicts:
 
-A mutant that is not proved yet computes SHA-1 on every record tried would be
-a prover incompleteness; one that is proved yet differs natively would be a
-soundness bug -- every proved mutant is therefore also run natively, and a
-disagreement is reported as ``UNSOUND``.
+* ``equivalent (proved)`` -- every path proved that can execute the mutated
+  instruction: the mutant computes SHA-1 there (and, the others being
+  byte-identical, everywhere); it is still run natively with every path's
+  capability words, and a disagreement is reported as ``UNSOUND``;
+* ``refuted, confirmed natively`` -- the prover found a counterexample on the
+  path and ``prove_object`` confirmed it by running the mutant natively
+  (``emit.confirm``) with the capability words that select the path (its
+  ``witness``): the command prints a concrete record that disagrees;
+* ``refuted natively (prover: not proved)`` -- the prover did not prove the
+  path (unknown, e.g. a pointer used as data: ``analyze.UNTRACKED``), and the
+  native run found a record that differs (printed as the counterexample);
+* ``refuted natively (prover refused)`` -- the prover refused the path, and
+  this script's native run with the path's words found a record that differs;
+* ``not proved, not refuted`` -- neither: listed, never counted as success
+  (a prover incompleteness if the mutant is in fact equivalent).
+
+OpenSSL's AVX2 path is refused by the prover (two blocks per iteration), so
+its mutants can only land in the last three categories.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -44,137 +66,279 @@ from pathlib import Path
 import capstone
 from elftools.elf.elffile import ELFFile
 
-from sha1opt.analyze import LiftRefusal, prove_object
+from sha1opt.analyze import ObjectProof, prove_object
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.confirm import Finding, confirm
+from sha1opt.emit.confirm import Finding, Unavailable, confirm
 from sha1opt.emit.objfile import load_object
 from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.elf import ObjectError
 
 OUT = Path(__file__).resolve().parent / "results" / "lift_mutants.txt"
 LIB64 = Path("/usr/lib/x86_64-linux-gnu/libcrypto.a")
 LIB32 = Path("/usr/lib/i386-linux-gnu/libcrypto.a")
 SHIFTS = ("rol", "ror", "shl", "shr", "sar", "shld", "shrd", "rorx", "pslld", "psrld", "psrldq", "pslldq", "palignr",
-          "vpslld", "vpsrld", "vpsrldq", "vpslldq", "vpalignr", "pshufd", "vpshufd", "sha1rnds4", "vprold")
+          "vpslld", "vpsrld", "vpsrldq", "vpslldq", "vpalignr", "pshufd", "vpshufd", "sha1rnds4", "vprold", "vpsrlq",
+          "psrlq", "vpsllq", "psllq")
 KINDS = ("drop", "immediate", "count", "register")
+ENDS = ("ret", "jmp", "ud2", "hlt")               # no fall-through
+LOOP_NAME = re.compile(r"loop at 0x([0-9a-f]+) \((\S+)\)")
 
 
 @dataclass(frozen=True)
-class Path_:
-    name: str          # what the report calls it
-    label: str         # the symbol the prover labels the path with
-    start: int         # code range in .text
-    end: int
-
-
-@dataclass(frozen=True)
-class Site:
+class Insn:
     address: int
     size: int
     text: str
     mnemonic: str
-    imm_offset: int     # 0: none
+    target: int | None      # a direct branch's or call's target
+    imm_offset: int         # 0: none
     imm_size: int
-    modrm_offset: int   # 0: none
+    modrm_offset: int       # 0: none, or ModRM is not a register form
 
 
-def code_paths(obj_path: Path, default: str) -> tuple[str, list[Path_], bytes, int]:
-    """(section name, paths, section bytes, section file offset): one path per entry symbol."""
+@dataclass(frozen=True)
+class PathCode:
+    label: str              # the prover's label of the loop whose head is in [start, end)
+    name: str               # what the report calls it: integer, shaext, ssse3, avx, avx2
+    start: int
+    end: int
+    sites: tuple[Insn, ...]  # instructions reachable from the path's entries, in the path's range
+    shared: frozenset[int]   # addresses of instructions every path may execute (prove all paths)
+
+
+# -- the code --------------------------------------------------------------------------------------
+
+def text_section(obj_path: Path) -> tuple[bytes, int, list[tuple[int, str]]]:
+    """(.text bytes, its file offset, sorted (value, name) of its non-local code symbols)."""
     with obj_path.open("rb") as f:
         elf = ELFFile(f)
         text = elf.get_section_by_name(".text")
-        data, base = text.data(), text["sh_offset"]
         idx = [i for i, s in enumerate(elf.iter_sections()) if s.name == ".text"][0]
         syms = sorted({(s["st_value"], s.name) for s in elf.get_section_by_name(".symtab").iter_symbols()
                        if s["st_shndx"] == idx and s.name and s["st_info"]["type"] in ("STT_FUNC", "STT_NOTYPE")
                        and not s.name.startswith(".L")})
-    starts = sorted({v for v, _ in syms})
-    paths = []
-    for v in starts:
-        names = [n for vv, n in syms if vv == v]
-        label = next((n for n in names if "shortcut" in n), names[0])      # the prover labels by the first by name
-        name = min(names, key=len)
-        end = next((s for s in starts if s > v), len(data))
-        if name.startswith("K_XX") or end - v < 32:
-            continue
-        kind = next((k for k in ("shaext", "ssse3", "avx2", "avx") if k in name), "integer")
-        paths.append(Path_(kind if name != default or kind != "integer" else "integer", label, v, end))
-    return ".text", paths, data, base
+        return text.data(), text["sh_offset"], syms
 
 
-def sites(data: bytes, p: Path_, bits: int) -> list[Site]:
-    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64 if bits == 64 else capstone.CS_MODE_32)
-    md.detail = True
-    out = []
-    for i in md.disasm(data[p.start:p.end], p.start):
-        if i.mnemonic.startswith(("j", "ret", "call", "nop", "endbr", "push", "pop")) or i.mnemonic in ("cpuid",):
-            continue
+def linker_written(obj_path: Path) -> frozenset[int]:
+    """.text bytes a RELA relocation overwrites at link time (x86-64: a flipped bit there changes nothing)."""
+    with obj_path.open("rb") as f:
+        rela = ELFFile(f).get_section_by_name(".rela.text")
+        if rela is None:            # i386 REL: the field holds the addend, a real constant
+            return frozenset()
+        return frozenset(r["r_offset"] + k for r in rela.iter_relocations() for k in range(4))
+
+
+class Code:
+    """The instructions of .text, decoded one at a time where execution can reach (data is never decoded)."""
+
+    def __init__(self, data: bytes, bits: int, fixed: frozenset[int] = frozenset()) -> None:
+        self.data = data
+        self.fixed = fixed
+        self.md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64 if bits == 64 else capstone.CS_MODE_32)
+        self.md.detail = True
+        self.md.syntax = capstone.CS_OPT_SYNTAX_ATT
+        self.at: dict[int, Insn] = {}
+
+    def get(self, a: int) -> Insn | None:
+        if a in self.at:
+            return self.at[a]
+        i = next(self.md.disasm(self.data[a:a + 16], a), None)
+        if i is None:
+            return None
+        target = None
+        if (i.insn_name().startswith("j") or i.insn_name() == "call") and i.operands and \
+                i.operands[0].type == capstone.x86.X86_OP_IMM:
+            target = i.operands[0].imm
         imm_off, imm_size, modrm_off = i.imm_offset or 0, i.imm_size or 0, i.modrm_offset or 0
         if not imm_size and i.disp_size:          # lea's constant (a round's K) is a displacement
             imm_off, imm_size = i.disp_offset, i.disp_size
-        if modrm_off and (data[i.address + modrm_off] >> 6) != 3:
+        if imm_size and any(a + imm_off + k in self.fixed for k in range(imm_size)):
+            imm_off, imm_size = 0, 0    # the linker writes this field: no constant to mutate
+        if modrm_off and (self.data[a + modrm_off] >> 6) != 3:
             modrm_off = 0           # a memory operand: the register mutant needs a register in ModRM.rm
-        out.append(Site(i.address, i.size, f"{i.mnemonic} {i.op_str}".strip(), i.mnemonic, imm_off, imm_size,
-                        modrm_off))
+        # (the text in AT&T syntax, the mnemonic capstone's instruction name: "rol", not "roll")
+        self.at[a] = Insn(a, i.size, f"{i.mnemonic} {i.op_str}".strip(), i.insn_name(), target, imm_off, imm_size,
+                          modrm_off)
+        return self.at[a]
+
+    def reachable(self, start: int) -> set[int]:
+        """Addresses reachable from ``start`` by fall-through and direct branches and calls."""
+        seen: set[int] = set()
+        work = [start]
+        while work:
+            a = work.pop()
+            if a in seen or not 0 <= a < len(self.data) or self.get(a) is None:
+                continue
+            seen.add(a)
+            work.extend(successors(self.at[a]))
+        return seen
+
+
+def successors(ins: Insn) -> list[int]:
+    last = ins.mnemonic.split()[-1]               # "repz ret", "notrack jmp"
+    nxt = [] if last in ENDS or last.startswith(("ret", "jmp")) else [ins.address + ins.size]
+    return nxt + ([ins.target] if ins.target is not None else [])
+
+
+def path_codes(obj_path: Path, bits: int, proof: ObjectProof, entry: str) -> list[PathCode]:
+    """The object's paths (one per symbol range holding a loop head), with their mutation sites and the
+    shared instructions (see the module docstring)."""
+    data, _, syms = text_section(obj_path)
+    code = Code(data, bits, linker_written(obj_path))
+    starts = sorted({v for v, _ in syms})
+    ends = {v: next((s for s in starts if s > v), len(data)) for v in starts}
+    heads = {int(m[1], 16): m[2] for p in proof.proof.paths if (m := LOOP_NAME.fullmatch(p.name))}
+    entry_at = next(v for v, n in syms if n == entry)
+    everything = code.reachable(entry_at)
+
+    def range_of(a: int) -> int:
+        return max((v for v in starts if v <= a), default=-1)
+
+    # the dispatcher: the entry range's instructions from which a jump out of that range is reachable
+    out_jumps = {a for a in everything if range_of(a) == entry_at and code.at[a].target is not None
+                 and range_of(code.at[a].target) != entry_at}
+    preds: dict[int, set[int]] = {}
+    for a in everything:
+        for s in successors(code.at[a]):
+            preds.setdefault(s, set()).add(a)
+    dispatcher, work = set(), list(out_jumps)
+    while work:
+        a = work.pop()
+        if a not in dispatcher and range_of(a) == entry_at:
+            dispatcher.add(a)
+            work.extend(preds.get(a, ()))
+    # a range entered or left other than by the dispatcher's jumps: all of its code is shared
+    tangled = set()
+    for a in everything:
+        for s in successors(code.at[a]):
+            if range_of(s) != range_of(a) and not (a in out_jumps and s == code.at[a].target):
+                tangled |= {range_of(a), range_of(s)}
+    out = []
+    for v in starts:
+        labels = sorted({lab for h, lab in heads.items() if v <= h < ends[v]})
+        if not labels:
+            continue
+        mine = sorted(a for a in everything if v <= a < ends[v])
+        shared = frozenset(mine) if v in tangled else frozenset(a for a in mine if a in dispatcher)
+        name = next((k for k in ("shaext", "ssse3", "avx2", "avx") if k in labels[0]), "integer")
+        out.append(PathCode(labels[0], name, v, ends[v], tuple(code.at[a] for a in mine), shared))
     return out
 
 
-def mutate(blob: bytes, base: int, site: Site, kind: str, rng: random.Random) -> tuple[bytes, str] | None:
+# -- mutants ---------------------------------------------------------------------------------------
+
+def applies(site: Insn, kind: str) -> bool:
+    if site.mnemonic.startswith(("j", "ret", "call", "nop", "endbr", "push", "pop")) or site.mnemonic == "cpuid":
+        return False
+    if kind == "drop":
+        return True
+    if kind == "immediate":
+        return bool(site.imm_size) and site.mnemonic not in SHIFTS
+    if kind == "count":
+        return bool(site.imm_size) and site.mnemonic in SHIFTS
+    return bool(site.modrm_offset)
+
+
+def mutate(blob: bytes, base: int, site: Insn, kind: str, rng: random.Random) -> tuple[bytes, str]:
     m = bytearray(blob)
     at = base + site.address
     if kind == "drop":
         m[at:at + site.size] = b"\x90" * site.size
         return bytes(m), f"drop `{site.text}` at 0x{site.address:x}"
-    if kind == "immediate" and site.imm_size and site.mnemonic not in SHIFTS:
+    if kind == "immediate":
         b = at + site.imm_offset + rng.randrange(site.imm_size)
         m[b] ^= 1 << rng.randrange(8)
         return bytes(m), f"flip a constant bit of `{site.text}` at 0x{site.address:x}"
-    if kind == "count" and site.imm_size and site.mnemonic in SHIFTS:
+    if kind == "count":
         b = at + site.imm_offset
         m[b] = (m[b] + rng.choice((1, 255))) & 0xFF
         return bytes(m), f"count {blob[b]} -> {m[b]} in `{site.text}` at 0x{site.address:x}"
-    if kind == "register" and site.modrm_offset:
-        m[at + site.modrm_offset] ^= 0x01
-        return bytes(m), f"register operand of `{site.text}` at 0x{site.address:x} (ModRM.rm bit 0)"
-    return None
+    m[at + site.modrm_offset] ^= 0x01
+    return bytes(m), f"register operand of `{site.text}` at 0x{site.address:x} (ModRM.rm bit 0)"
 
 
-def mutants(obj_path: Path, base: int, data: bytes, p: Path_, bits: int, n: int, rng: random.Random):
-    blob = obj_path.read_bytes()
-    pool = sites(data, p, bits)
-    out, tries = [], 0
-    while len(out) < n and tries < 50 * n:
-        tries += 1
-        got = mutate(blob, base, rng.choice(pool), KINDS[len(out) % len(KINDS)], rng)
-        if got is not None and got[0] != blob:
-            out.append((got[1], got[0]))
+def mutants(blob: bytes, base: int, p: PathCode, n: int, rng: random.Random) -> list[tuple[str, bytes, Insn]]:
+    """n distinct mutants, kinds in turn (a kind with no site left is skipped)."""
+    out: list[tuple[str, bytes, Insn]] = []
+    seen: set[bytes] = set()
+    pools = {k: [s for s in p.sites if applies(s, k)] for k in KINDS}
+    turn = 0
+    while len(out) < n and turn < 50 * n:
+        kind = KINDS[turn % len(KINDS)]
+        turn += 1
+        if not pools[kind]:
+            continue
+        site = rng.choice(pools[kind])
+        mut, what = mutate(blob, base, site, kind, rng)
+        if mut != blob and mut not in seen:
+            seen.add(mut)
+            out.append((what, mut, site))
     return out
 
 
-def judge(mut: Path, function: str | None, label: str, min_blocks: int | None, work: Path) -> tuple[str, str]:
-    try:
-        res = prove_object(mut, function=function, min_blocks=min_blocks, workdir=work)
-    except LiftRefusal as e:
-        res, why = None, f"refused: {e}"
-    path = None
-    if res is not None:
-        mine = [x for x in res.proof.paths if label in x.name or (x.name.startswith("entry") and function is None)]
-        path = next((x for x in mine if x.name.startswith("loop")), mine[0] if mine else None)
-        why = f"{path.outcome}: {path.detail}" if path else f"no path labelled {label}: {res.summary()}"
-    witness = dict(path.witness) if path is not None else {}
-    uo = load_object(mut, work)
-    fn = res.function if res is not None else (function or "sha1_block_data_order")
-    blocks = res.contract.min_blocks if res is not None else (min_blocks or 1)
-    native = confirm(uo, fn, blocks, work, symbols=witness)
-    differs = isinstance(native, Finding)
-    if path is not None and path.outcome == "proved":
-        return ("UNSOUND: proved, differs natively" if differs else "equivalent (proved)"), \
-            (native.describe() if differs else path.detail)
-    if path is not None and path.outcome == "counterexample" and differs:
-        return "refuted, confirmed natively", native.describe()
-    if differs:
-        return "refuted natively (prover: not proved)", f"{why[:90]}; native: {native.describe()}"
-    return "not proved, not refuted", f"{why[:120]}; native: {native if native else 'agrees on every record'}"
+# -- judging ---------------------------------------------------------------------------------------
 
+def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[str, tuple]]) -> tuple[str, object]:
+    """Run the mutant once per set of capability words: (path, first Finding), else (last path, result)."""
+    uo = load_object(mut, work)
+    last: tuple[str, object] = ("", None)
+    for name, w in words:
+        got = confirm(uo, function, blocks, work, symbols=dict(w))
+        if isinstance(got, Finding):
+            return name, got
+        last = (name, got)
+    return last
+
+
+def judge(mut: Path, function: str | None, min_blocks: int | None, selected: frozenset[str] | None,
+          words: dict[str, list[tuple]], work: Path) -> tuple[str, str]:
+    """(verdict, detail) of one mutant (see the module docstring).
+
+    The prover is ``prove_object`` as ``sha1opt prove --object`` runs it (native confirmation on), on the
+    ``selected`` paths; ``words`` are the capability words of every path of the unmutated object, by label.
+    """
+    res, why, scope = None, "", selected
+    for scope in dict.fromkeys((selected, None)):
+        try:
+            res = prove_object(mut, function=function, min_blocks=min_blocks, workdir=work, paths=scope)
+            break
+        except ObjectError as e:          # the mutant has no path with this label: prove every path
+            why = f"refused: {e}"
+        except Sha1optError as e:
+            why = f"refused: {e}"
+            break
+    fn = res.function if res is not None else (function or "sha1_block_data_order")
+    blocks = res.contract.min_blocks if res is not None else (min_blocks or 0)
+    judged = [p for p in res.proof.paths if p.outcome != "not checked"] if res is not None else []
+    scope = scope if res is not None else None
+    if res is not None and res.outcome in ("proved", "partial"):
+        where, got = native(mut, fn, blocks, work, [(lab, w) for lab, ws in words.items() for w in ws])
+        paths = "every path" if scope is None else f"the {len(judged)} path(s) labelled {sorted(scope)[0]}"
+        if isinstance(got, Finding):
+            return "UNSOUND: proved, differs natively", f"proved on {paths}; native ({where}): {got.describe()}"
+        return "equivalent (proved)", f"proved on {paths}: {judged[0].detail}"
+    bad = next((p for p in judged if p.outcome == "counterexample"),
+               next((p for p in judged if p.outcome != "proved"), None))
+    if bad is not None:
+        why = f"{bad.outcome}: {bad.name}: {bad.detail}"
+    if res is not None and res.outcome == "counterexample":      # the prover printed a native counterexample
+        kind = "refuted, confirmed natively" if bad is not None and bad.outcome == "counterexample" \
+            else "refuted natively (prover: not proved)"
+        return kind, f"prover: {why[:150]}; native: {res.native.describe()}"
+    mine = [(lab, w) for lab, ws in words.items() if scope is None or lab in scope for w in ws]
+    extra = [(bad.name, bad.witness)] if bad is not None and bad.witness not in {w for _, w in mine} else []
+    where, got = native(mut, fn, blocks, work, mine + extra)
+    refused = res is None or res.outcome == "refused"
+    if isinstance(got, Finding):
+        kind = "refuted natively (prover refused)" if refused else "refuted natively (prover: not proved)"
+        return kind, f"prover: {why[:150]}; native ({where}): {got.describe()}"
+    said = got.reason if isinstance(got, Unavailable) else "agrees on every record tried"
+    return "not proved, not refuted", f"prover: {why[:160]}; native: {said}"
+
+
+# -- the run ---------------------------------------------------------------------------------------
 
 def objects(work: Path) -> list[tuple[str, Path, str | None, int | None, int]]:
     out = []
@@ -196,37 +360,74 @@ def objects(work: Path) -> list[tuple[str, Path, str | None, int | None, int]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-path", type=int, default=20)
-    ap.add_argument("--only", default=None, help="run only paths whose 'object path' name contains this")
+    ap.add_argument("--dispatcher", type=int, default=4, help="mutants of each dispatcher (shared code)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--only", default=None, help="run only paths whose 'object path' title contains this")
     args = ap.parse_args()
-    rng = random.Random(2026)
-    lines: list[str] = []
+    t_all = time.perf_counter()
+    lines: list[str] = [f"# bench/lift_mutants.py, seed {args.seed}, {args.per_path} mutants per path, "
+                        f"{args.dispatcher} per dispatcher; "
+                        f"host load {os.getloadavg()[0]:.1f} at start"]
+    summaries: list[str] = []
     totals: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         for name, obj, function, min_blocks, bits in objects(work):
-            _, paths, data, base = code_paths(obj, "sha1_block_data_order")
-            for p in paths:
+            kinds = ("integer", "shaext", "ssse3", "avx2", "dispatcher")
+            if args.only and not any(args.only in f"{name} {k}" for k in kinds):
+                continue
+            ow = work / f"{obj.stem}_orig"
+            ow.mkdir()
+            orig = prove_object(obj, function=function, min_blocks=min_blocks, workdir=ow, native=False)
+            words: dict[str, list[tuple]] = {}
+            for p in orig.proof.paths:
+                lab = m[2] if (m := LOOP_NAME.fullmatch(p.name)) else orig.function
+                if p.witness not in words.setdefault(lab, []):
+                    words[lab].append(p.witness)
+            lines.append(f"{name}: unmutated: {orig.summary()[:160]}")
+            print(lines[-1], flush=True)
+            blob = obj.read_bytes()
+            _, base, _ = text_section(obj)
+            codes = path_codes(obj, bits, orig, orig.function)
+            shared = sorted({s for p in codes for s in p.sites if s.address in p.shared}, key=lambda s: s.address)
+            groups = [(p, args.per_path) for p in codes]
+            if len(codes) > 1 and shared:      # the dispatcher's own mutants, each proved on every path
+                groups.append((PathCode(orig.function, "dispatcher", shared[0].address, shared[-1].address + 1,
+                                        tuple(shared), frozenset(s.address for s in shared)), args.dispatcher))
+            for p, count in groups:
                 title = f"{name} {p.name}"
                 if args.only and args.only not in title:
                     continue
                 counts: dict[str, int] = {}
                 t0 = time.perf_counter()
-                for i, (what, blob) in enumerate(mutants(obj, base, data, p, bits, args.per_path, rng)):
+                rng = random.Random(f"{args.seed}:{title}")
+                for i, (what, mblob, site) in enumerate(mutants(blob, base, p, count, rng)):
                     mut = work / f"mutant_{i}.o"
-                    mut.write_bytes(blob)
-                    sub = work / f"m{i}"
-                    sub.mkdir(exist_ok=True)
-                    kind, detail = judge(mut, function, p.label, min_blocks, sub)
+                    mut.write_bytes(mblob)
+                    sub = work / f"{obj.stem}_{p.name}_m{i}"
+                    sub.mkdir()
+                    selected = None if site.address in p.shared or len(codes) == 1 else frozenset({p.label})
+                    t1 = time.perf_counter()
+                    kind, detail = judge(mut, function, min_blocks, selected, words, sub)
                     counts[kind] = counts.get(kind, 0) + 1
                     totals[kind] = totals.get(kind, 0) + 1
-                    lines.append(f"  {title} mutant {i}: {what}: {kind} -- {detail[:200]}")
+                    scope = "all paths" if selected is None else "its path"
+                    lines.append(f"  {title} mutant {i}: {what} [{scope}, {time.perf_counter() - t1:.1f} s]: {kind} "
+                                 f"-- {detail[:240]}")
                     print(lines[-1], flush=True)
-                lines.append(f"{title}: {sum(counts.values())} mutants in {time.perf_counter() - t0:.1f} s: "
-                             + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+                n = sum(counts.values())
+                dt = time.perf_counter() - t0
+                summaries.append(f"{title}: {n} mutants in {dt:.1f} s ({dt / max(n, 1):.1f} s each): "
+                                 + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+                lines.append(summaries[-1])
                 print(lines[-1], flush=True)
-    lines.append("total: " + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
+    lines.append("")
+    lines.append("summary per path:")
+    lines.extend(f"  {s}" for s in summaries)
+    lines.append(f"total ({time.perf_counter() - t_all:.0f} s): "
+                 + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
     text = "\n".join(lines) + "\n"
-    if not args.only:
+    if not args.only and args.per_path == 20 and args.dispatcher == 4:
         OUT.write_text(text)
     sys.stdout.write(lines[-1] + "\n")
 

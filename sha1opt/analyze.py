@@ -8,12 +8,28 @@ every exit, callee-saved restores and stack discipline -- for every nblocks
 its contract allows (``lift.function.prove_function``).
 
 Invariant: ``ObjectProof.proved`` is True only when every path of the
-function proved. A failed proof is checked natively (``emit.confirm``)
+function proved. ``prove_object(..., paths={"_ssse3_shortcut"})`` proves
+only the paths with those labels (the symbol a path's loop head is in); the
+others are "not checked", and the outcome is then at best "partial" (the
+selected paths proved), never "proved": e.g. OpenSSL's x86-64 object with
+``paths={"_ssse3_shortcut"}`` gives "proved SHA-1 on the selected path(s)
+only (1 of 6: loop at 0x13e0 (_ssse3_shortcut)); 5 not checked -- the
+function as a whole is not proved". A failed proof is checked natively (``emit.confirm``)
 before it is called a counterexample: the printed counterexample is a
 concrete (state, data, nblocks) on which the machine disagrees with SHA-1.
 A proof failure the machine does not reproduce is "unknown". A refusal
 (unsupported instruction, unresolved symbol, indirect jump) raises
 ``LiftRefusal`` with one line naming the instruction, address and line.
+
+A path the executor gives up on because the code mixes kinds of values --
+a pointer or count used as data, data used as an address, a stack slot read
+at an offset or size other than it was written (``UNTRACKED``: what a wrong
+register or displacement produces) -- is "unknown", not "refused": it is
+run natively like any failed path, so a wrong function gets a concrete
+counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
+``0x21(%rsp)``: "NOT proved: counterexample (confirmed natively)"), and a
+right one is "not proved". Refusals of instructions, symbols and control
+flow the executor does not model stay refusals.
 
 Contract: by default nblocks >= 0 with nblocks = 0 a no-op (sha1opt's own
 exports). When the only failure is that nblocks = 0 enters the loop
@@ -29,7 +45,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -50,12 +66,32 @@ class LiftRefusal(Sha1optError):
     """The function uses something the lifter does not model; the message is one line."""
 
 
+# Refusal texts of ``semantics.lift.executor`` (and ``vectors``) that are about the values a path computes,
+# not about an unmodelled construct; a path refused with one of them is "unknown" (see the module docstring).
+UNTRACKED = ("but is used as data", "does not hold a pointer", "does not hold an integer", "partially overlap",
+             "is not an integer here", "on pointers or counts is not modelled",
+             "addition of a pointer and a non-integer",
+             "subtraction of unlike values", "bit operation on a pointer", "scaled pointer",
+             "a pointer truncated to 32 bits", "conditional move of unlike values", "-byte read of a ",
+             "-byte write over a ", "a read straddling two message words", "is read before it is written",
+             "holds a non-vector value", "read of an unwritten realigned stack slot",
+             "branch on flags no instruction has set",          # (e.g. the flags of a pointer addition)
+             "reads outside the current block", "data read at an address that is not block + constant")
+
+
+def _untracked_as_unknown(proof: FunctionProof) -> FunctionProof:
+    """``proof`` with every path refused for an ``UNTRACKED`` reason made "unknown" (its reason kept)."""
+    paths = tuple(replace(p, outcome="unknown", detail=f"not proved: {p.detail}")
+                  if p.outcome == "refused" and any(t in p.detail for t in UNTRACKED) else p for p in proof.paths)
+    return replace(proof, paths=paths) if paths != proof.paths else proof
+
+
 @dataclass(frozen=True)
 class ObjectProof:
     source: str
     function: str
     arch: Arch
-    outcome: str                    # "proved" | "counterexample" | "unknown" | "refused" (some paths)
+    outcome: str                    # "proved" | "partial" | "counterexample" | "unknown" | "refused" (some paths)
     proof: FunctionProof
     native: Finding | Unavailable | None
     findings: tuple[str, ...]
@@ -70,6 +106,12 @@ class ObjectProof:
         return self.proof.contract
 
     def summary(self) -> str:
+        skipped = sum(1 for p in self.proof.paths if p.outcome == "not checked")
+        if self.outcome == "partial":
+            done = [p.name for p in self.proof.paths if p.outcome == "proved"]
+            return (f"proved SHA-1 on the selected path(s) only ({len(done)} of {len(self.proof.paths)}: "
+                    f"{', '.join(done)}); {skipped} not checked -- the function as a whole is not proved")
+        unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.name.startswith("loop"))
             count = "one block" if self.contract.one_block else f"every nblocks >= {self.contract.min_blocks}"
@@ -80,19 +122,21 @@ class ObjectProof:
         if self.outcome == "refused":
             n = sum(1 for p in self.proof.paths if p.outcome == "refused")
             ok = sum(1 for p in self.proof.paths if p.outcome == "proved")
-            return (f"NOT proved: {ok} path(s) proved, {n} refused (first: {bad.detail}); "
+            return (f"NOT proved: {ok} path(s) proved, {n} refused (first: {bad.detail}){unchecked}; "
                     "the function is proved only when every path is")
         if self.outcome == "counterexample":
-            return f"NOT proved: counterexample (confirmed natively): {self.native.describe()}; prover: {bad.detail}"
+            return (f"NOT proved: counterexample (confirmed natively): {self.native.describe()}; prover: "
+                    f"{bad.detail}{unchecked}")
         why = (f"; no native confirmation: {self.native.reason}" if isinstance(self.native, Unavailable)
                else "; the machine agreed with SHA-1 on every concrete record tried")
-        return f"NOT proved (unknown): {bad.name}: {bad.detail}{why}"
+        return f"NOT proved (unknown): {bad.name}: {bad.detail}{why}{unchecked}"
 
 
 def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | None = None,
                  member: str | None = None, arch: Arch | None = None, min_blocks: int | None = None,
-                 workdir: Path | None = None, native: bool = True, interface: Interface | None = None) -> ObjectProof:
-    """Prove the whole function of ``path`` (see the module docstring).
+                 workdir: Path | None = None, native: bool = True, interface: Interface | None = None,
+                 paths: frozenset[str] | None = None) -> ObjectProof:
+    """Prove the whole function of ``path`` (see the module docstring), or only its ``paths`` (labels).
 
     ``interface`` (``lift.interface.parse_interface``) declares the arguments
     when they are not ``(state, data, nblocks)``, e.g. a one-block function
@@ -103,11 +147,11 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
         uo = load_object(path, work, arch=arch, member=member)
-        return _prove(uo, function, abi, min_blocks, work, native, interface or DEFAULT)
+        return _prove(uo, function, abi, min_blocks, work, native, interface or DEFAULT, paths)
 
 
 def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,
-           native: bool, interface: Interface = DEFAULT) -> ObjectProof:
+           native: bool, interface: Interface = DEFAULT, paths: frozenset[str] | None = None) -> ObjectProof:
     t0 = time.perf_counter()
     abi = abi or ("sysv" if uo.arch == "x86_64" else "cdecl")
     if (abi == "sysv") != (uo.arch == "x86_64"):
@@ -115,12 +159,16 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if function and interface.name and function != interface.name:
         raise LiftRefusal(f"--function {function} and the interface's function {interface.name} differ")
     function = function or interface.name
-    proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0))
+    paths = frozenset(paths) if paths is not None else None
+    if paths is not None and not paths:
+        raise LiftRefusal("no path selected (give at least one path label)")
+    proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0), paths=paths)
     findings = proof.findings
     if min_blocks is None and findings and not interface.one_block:
-        proof = prove_function(uo.obj, function, interface.contract(abi, 1))
+        proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
+    proof = _untracked_as_unknown(proof)
     if proof.outcome == "refused":
         if not any((p.outcome == "proved" and p.name.startswith("loop")) or p.outcome in ("counterexample", "unknown")
                    for p in proof.paths):
@@ -133,9 +181,9 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         outcome = "counterexample" if isinstance(found, Finding) else "refused"
         return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings,
                            time.perf_counter() - t0)
-    if proof.proved:
-        return ObjectProof(uo.source, proof.function, uo.arch, "proved", proof, None, findings,
-                           time.perf_counter() - t0)
+    if proof.proved or proof.outcome == "not checked":     # every path proved / every selected path proved
+        return ObjectProof(uo.source, proof.function, uo.arch, "proved" if proof.proved else "partial", proof, None,
+                           findings, time.perf_counter() - t0)
     found = _confirm_failed(uo, proof, work, interface) if native else Unavailable("native runs off")
     outcome = "counterexample" if isinstance(found, Finding) else "unknown"
     return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)

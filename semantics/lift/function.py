@@ -55,7 +55,7 @@ from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
-from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.elf import ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
 from sha1opt.semantics.lift.induction import (KIND, Ctx, block_offset, compress_holds, establishes, names, restored,
@@ -64,7 +64,7 @@ from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, pr
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.prove import Prover
 
-Outcome = Literal["proved", "counterexample", "unknown", "refused"]
+Outcome = Literal["proved", "counterexample", "unknown", "refused", "not checked"]
 
 
 
@@ -128,7 +128,7 @@ class FunctionProof:
 
     @property
     def outcome(self) -> Outcome:
-        for o in ("refused", "counterexample", "unknown"):
+        for o in ("refused", "counterexample", "unknown", "not checked"):
             if any(p.outcome == o for p in self.paths):
                 return o  # type: ignore[return-value]
         return "proved" if self.paths else "unknown"
@@ -170,7 +170,11 @@ def _cond_text(cond: list) -> str:
 
 # -- the proof ----------------------------------------------------------------------------------
 
-def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, prover: Prover | None = None) -> FunctionProof:
+def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, prover: Prover | None = None,
+                   paths: frozenset[str] | None = None) -> FunctionProof:
+    """``paths``: prove only the path ends labelled by one of these symbols (``label`` below: the symbol holding
+    a path's last instruction, e.g. ``_ssse3_shortcut``); the others are reported as "not checked", so
+    ``proved`` is False and ``outcome`` at best "not checked". A label no path has raises ``ObjectError``."""
     t0 = time.perf_counter()
     sym = obj.find_function(name)
     lines = line_table(obj)
@@ -214,6 +218,9 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                 and s.kind in ("STT_FUNC", "STT_NOTYPE") and not s.name.startswith(".L")]
         return max(best, key=lambda s: s.value).name if best else sym.name
 
+    if paths is not None and not set(paths) <= {label(e) for e in ends}:
+        raise ObjectError(f"no path of {sym.name} is labelled {sorted(set(paths) - {label(e) for e in ends})[0]} "
+                          f"(labels: {', '.join(sorted({label(e) for e in ends}))})")
     conds: list[list] = []          # per report: the path condition its witness is drawn from
     consumed: set[int] = set()
     for idx, end in enumerate(ends):
@@ -222,7 +229,11 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         t1 = time.perf_counter()
         cond = _cond_text(end.state.cond)
         conds.append(end.state.cond)
-        if end.kind == "refused":
+        if paths is not None and label(end) not in paths:
+            reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})" if end.kind == "head" else label(end),
+                                      cond, "not checked", "outside the selected paths",
+                                      len(end.state.trace), 0.0))
+        elif end.kind == "refused":
             reports.append(PathReport(label(end), cond, "refused", end.reason, len(end.state.trace),
                                       time.perf_counter() - t1))
         elif end.kind == "violation":
