@@ -112,7 +112,8 @@ def openssl_paths(arch: str) -> tuple[list[OpensslPath], object]:
     for p in proof.proof.paths:
         if p.name.startswith("loop") and p.trace and (p.name not in best or len(p.trace) > len(best[p.name].trace)):
             best[p.name] = p
-    return [OpensslPath(p.name, family(p.name), isa_set([d.ins for d in p.trace if d.ins.mnemonic in SEMANTICS]), p.trace, p.block_bytes)
+    return [OpensslPath(p.name, family(p.name), isa_set([d.ins for d in p.trace if d.ins.mnemonic in SEMANTICS]),
+                        p.trace, p.block_bytes)
             for p in best.values()], proof
 
 
@@ -124,16 +125,23 @@ def openssl_best(paths: list[OpensslPath], costs, model: Model) -> tuple[Openssl
         return None, None, "-"
     p = min(ok, key=lambda q: by_name[q.name])
     sim = simulate(cost_items(p.trace), model, loop=True, bytes_per_iteration=p.block_bytes)
-    return p, by_name[p.name], sim.bottleneck
+    return p, by_name[p.name], bound_text(sim)
+
+
+def bound_text(sim) -> str:
+    """The simulator's bottleneck and its front-end slots (fused uops) per 64 bytes hashed, e.g.
+    "front end, 1175 fused uops/64 B" (k10's x86-64 scalar best)."""
+    per_64 = sim.uops * 64 * sim.cycles_per_byte / sim.cycles if sim.cycles else 0.0
+    return f"{sim.bottleneck}, {per_64:.0f} fused uops/64 B"
 
 
 def our_bottleneck(c: Candidate, model: Model, arch: str) -> str:
-    """The simulator's bottleneck for the candidate, priced as ``dispatch_plan`` prices it."""
+    """``bound_text`` of the candidate, simulated as ``dispatch_plan`` prices it."""
     if c.kind == "scalar":
-        return simulate(list(c.payload.body), model, loop=True).bottleneck
+        return bound_text(simulate(list(c.payload.body), model, loop=True))
     if c.kind == "hybrid":
-        return block_cost(c.payload, model).bottleneck
-    return Simulator(model).simulate(parse_listing(loop_text(c.payload, arch), arch).items, loop=True).bottleneck
+        return bound_text(block_cost(c.payload, model))
+    return bound_text(Simulator(model).simulate(parse_listing(loop_text(c.payload, arch), arch).items, loop=True))
 
 
 HYBRID_NOTE = re.compile(r"--isa (\w+): hybrid (\S+): ([\d.]+) c/B predicted")
@@ -150,12 +158,15 @@ def hybrid_tried(notes: list[str]) -> tuple[str, float] | None:
 
 
 def why_openssl_wins(row: Row, path: OpensslPath, arch: str, tried: tuple[str, float] | None) -> str:
-    """One line from the data: the gap, both families and bottlenecks, what our hybrid search reached when
-    export kept scalar code, and a missing i386 counterpart."""
+    """One line from the data: the gap, both families and bottlenecks, OpenSSL's blocks per loop iteration
+    (its AVX2 path does two), what our hybrid search reached when export kept scalar code, and a missing
+    i386 counterpart."""
     vector = sorted(path.features - {"bmi1", "bmi2"})
     parts = [f"OpenSSL {100 * (1 - row.openssl / row.ours):.1f}% fewer c/B",
-             f"its {path.family} ({'+'.join(sorted(path.features)) or 'base'}) bound by {row.openssl_bottleneck}, "
+             f"its {path.family} ({'+'.join(sorted(path.features)) or 'base'}) bound by {row.openssl_bottleneck}; "
              f"ours ({row.ours_path}) by {row.ours_bottleneck}"]
+    if path.block_bytes > 64:
+        parts.append(f"its loop hashes {path.block_bytes // 64} blocks per iteration (ours: 1)")
     if tried is not None and not row.ours_path.startswith("hybrid"):
         parts.append(f"our hybrid search's best ({tried[0]}, {EXPORT_EVALUATIONS} evaluations) predicts "
                      f"{tried[1]:.2f} c/B, so export keeps {row.ours_path}")
@@ -176,7 +187,8 @@ def short(c: Candidate) -> str:
 
 def table_lines(rows: list[Row]) -> list[str]:
     """The markdown table: one line per (model, arch), ratio and the reason where OpenSSL wins."""
-    lines = ["| model | arch | ours (path) | ours c/B | OpenSSL best path | OpenSSL c/B | ours/OpenSSL | where OpenSSL wins: why |",
+    lines = ["| model | arch | ours (path) | ours c/B | OpenSSL best path | OpenSSL c/B | ours/OpenSSL "
+             "| where OpenSSL wins: why |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         osl = f"{r.openssl:.2f}" if r.openssl is not None else "-"
@@ -210,7 +222,8 @@ def compute(keys: list[tuple[str, str]], db: str | None, log) -> list[Row]:
         t = time.monotonic()
         paths, proof = openssl_paths(arch)
         cache[arch] = (paths, path_costs(proof, sorted({u for u, a in keys if a == arch})))
-        log(f"# OpenSSL {arch}: {len(paths)} loop paths ({', '.join(f'{p.family} needs {sorted(p.features) or []}' for p in paths)}); "
+        needs = ", ".join(f"{p.family} needs {sorted(p.features)}" for p in paths)
+        log(f"# OpenSSL {arch}: {len(paths)} loop paths ({needs}); "
             f"{proof.summary()}; {time.monotonic() - t:.0f} s")
     for u, arch in keys:
         t = time.monotonic()

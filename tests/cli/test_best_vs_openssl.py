@@ -37,7 +37,8 @@ def _rows(bvo):
 
 def test_replace_section_changes_only_between_markers(bvo):
     text = f"head\n{bvo.TABLE_BEGIN}\nold line\n{bvo.TABLE_END}\ntail\n"
-    assert bvo.replace_section(text, ["| a |", "", "sum."]) == f"head\n{bvo.TABLE_BEGIN}\n| a |\n\nsum.\n{bvo.TABLE_END}\ntail\n"
+    new = f"head\n{bvo.TABLE_BEGIN}\n| a |\n\nsum.\n{bvo.TABLE_END}\ntail\n"
+    assert bvo.replace_section(text, ["| a |", "", "sum."]) == new
 
 
 def test_replace_section_refuses_text_without_both_markers(bvo):
@@ -82,3 +83,16 @@ def test_readme_holds_the_section_markers_once(bvo):
     text = (ROOT / "README.md").read_text()
     assert text.count(bvo.TABLE_BEGIN) == 1 and text.count(bvo.TABLE_END) == 1
     assert text.index(bvo.TABLE_BEGIN) < text.index(bvo.TABLE_END)
+
+
+def test_why_openssl_wins_names_the_gap_and_the_data_behind_it(bvo):
+    path = bvo.OpensslPath("loop at 0x1 (_avx2_shortcut)", "_avx2_shortcut", frozenset({"avx2", "bmi2"}), (), 128)
+    row = bvo.Row("skylake", "x86_64", 3.66, "scalar", "front end, 250 fused uops/64 B", 3.41, "_avx2_shortcut",
+                  "front end, 230 fused uops/64 B")
+    why = bvo.why_openssl_wins(row, path, "x86_64", ("avx", 3.70))
+    assert why.startswith("OpenSSL 6.8% fewer c/B; its _avx2_shortcut (avx2+bmi2) bound by front end, "
+                          "230 fused uops/64 B")
+    assert "2 blocks per iteration" in why and "predicts 3.70 c/B, so export keeps scalar" in why
+    assert "i386" not in why
+    ssse3 = bvo.OpensslPath("loop at 0x1 (_ssse3)", "_ssse3", frozenset({"ssse3"}), (), 64)
+    assert "no i386 vector-schedule path" in bvo.why_openssl_wins(row, ssse3, "i386", None)
