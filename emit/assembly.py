@@ -107,14 +107,9 @@ def header_problem(text: str) -> str | None:
     return None
 
 
-def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | None = None) -> str:
-    """The whole function; ``header`` lines go into a leading ``/* */`` comment through ``comment_text``."""
-    if flavor not in FLAVORS:
-        raise Sha1optError(f"unknown flavor {flavor!r} (known: {', '.join(FLAVORS)})")
-    arch = schedule.arch
-    sym = ("_" if flavor == "macho" else "") + SYMBOL
-    loop = "Lsha1_loop" if flavor == "macho" else ".Lsha1_loop"
-    done = "Lsha1_done" if flavor == "macho" else ".Lsha1_done"
+def function_opening(sym: str, flavor: str, header: list[str] | None) -> list[str]:
+    """The lines every exported function starts with: ``header`` as a ``/* */`` comment (each line through
+    ``comment_text``), then ``.text``, ``.globl sym``, ELF's ``.type``, ``.p2align 4`` and the label."""
     # Block comments only: a '#' line would be a preprocessor directive when
     # the .S file goes through cpp (gcc -c file.S).
     out: list[str] = []
@@ -126,6 +121,18 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
     if flavor == "elf":
         out.append(f"\t.type {sym}, @function")
     out += ["\t.p2align 4", f"{sym}:"]
+    return out
+
+
+def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | None = None) -> str:
+    """The whole function; ``header`` lines go into a leading ``/* */`` comment through ``comment_text``."""
+    if flavor not in FLAVORS:
+        raise Sha1optError(f"unknown flavor {flavor!r} (known: {', '.join(FLAVORS)})")
+    arch = schedule.arch
+    sym = ("_" if flavor == "macho" else "") + SYMBOL
+    loop = "Lsha1_loop" if flavor == "macho" else ".Lsha1_loop"
+    done = "Lsha1_done" if flavor == "macho" else ".Lsha1_done"
+    out = function_opening(sym, flavor, header)
     ins = lambda text: out.append("\t" + text)  # noqa: E731
     if arch == "x86_64":
         frame = FRAME_BYTES["x86_64"] + 8          # W ring + block count

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.space.hybrid import HybridBlock
-from sha1opt.emit.assembly import SYMBOL, X64_SAVED, comment_text, format_instr
+from sha1opt.emit.assembly import SYMBOL, X64_SAVED, comment_text
 from sha1opt.emit.dispatch_word import WORD_SYMBOL, init_text, mask_of
 from sha1opt.emit.hybrid_frame import COUNT, FRAME, loop_lines
 

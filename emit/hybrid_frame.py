@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.emit.assembly import FLAVORS, SYMBOL, X64_SAVED, comment_text, format_instr
+from sha1opt.emit.assembly import FLAVORS, SYMBOL, X64_SAVED, format_instr, function_opening
 
 FRAME = 72         # ring 0..63, the block count at 64; 8 mod 16 (see the docstring)
 COUNT = 64
@@ -100,15 +100,7 @@ def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | N
     loop = "Lsha1_loop" if flavor == "macho" else ".Lsha1_loop"
     done = "Lsha1_done" if flavor == "macho" else ".Lsha1_done"
     tail = "Lsha1_tail" if flavor == "macho" else ".Lsha1_tail"
-    out: list[str] = []
-    if header:
-        out.append("/*")
-        out += [f" * {comment_text(line)}".rstrip() for line in header]
-        out.append(" */")
-    out += ["\t.text", f"\t.globl {sym}"]
-    if flavor == "elf":
-        out.append(f"\t.type {sym}, @function")
-    out += ["\t.p2align 4", f"{sym}:"]
+    out = function_opening(sym, flavor, header)
 
     def ins(text: str) -> None:
         out.append("\t" + text)
