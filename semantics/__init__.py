@@ -9,6 +9,9 @@ What lives here (one concept per module):
                   everything else from it.
 - ``vector``      the vector and SHA-NI rows of the table, over 32-bit lanes
                   (xmm = 4 lanes, ymm = 8), registered into ``x86.SEMANTICS``.
+- ``control``     the control-flow and stack rows (``CONTROL``: compares, branches,
+                  calls, pushes) the lifter gives meaning to; apart from
+                  ``SEMANTICS``, which the interpreters and cost models iterate over.
 - ``att``         parser of straight-line AT&T code into ``x86.Instr``.
 - ``listing``     whole functions (control, stack, labels) and their block loop.
 - ``expr``        parser of the user expression grammar (``(b & c) | (~b & d)``).

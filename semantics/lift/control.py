@@ -1,7 +1,7 @@
 """Flags and control flow of the whole-function executor: compares, branches, calls, returns, the stack.
 
 ``ControlFlow`` is the part of ``executor.PathMachine`` for the rows of
-``x86.CONTROL``: the four flags branches need (ZF SF CF OF) as z3 booleans
+``semantics.control.CONTROL``: the four flags branches need (ZF SF CF OF) as z3 booleans
 after a count or pointer instruction, a branch condition from them
 (``condition("jne")``), and ``push``/``pop``/``leave``/``call``/``ret``/
 ``jmp``/``j<cc>`` on the stack and the program counter, and ``cmov<cc>`` on

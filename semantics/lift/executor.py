@@ -56,7 +56,8 @@ from sha1opt.semantics.lift.memory import MemoryModel
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
 from sha1opt.semantics.lift.values import MASK32, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed
 from sha1opt.semantics.lift.vectors import VectorUnit
-from sha1opt.semantics.x86 import CL, CONTROL, SEMANTICS, Imm, Mem, Reg, value_of
+from sha1opt.semantics.control import CONTROL
+from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Mem, Reg, value_of
 
 # Mnemonics the lifter models on counts and pointers only (not in the data table).
 _INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar")

@@ -36,7 +36,8 @@ from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.limits import clip
 from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectFile, Symbol
-from sha1opt.semantics.x86 import CONTROL, SEMANTICS, Imm, Instr, Mem, Reg
+from sha1opt.semantics.control import CONTROL
+from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg
 
 MASK32 = 0xFFFFFFFF
 _SKIPPED = ("nop", "endbr64", "endbr32")
