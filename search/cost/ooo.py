@@ -12,7 +12,9 @@ Per instruction, in program order:
    with ``rules.port_binding`` each compute uop's port is chosen here, by
    issue slot (``PortBinder``);
 2. execute (``Execute.run``): each uop is placed, at the first tick its
-   inputs are ready, on the least-used free unit among its alternatives
+   inputs are ready -- but no sooner than one clock after its allocation,
+   ``rules.dispatch_delay.cycles`` with that rule (uiCA's issue-to-dispatch
+   delay: 5) -- on the least-used free unit among its alternatives
    (``Ports.place``); registers are renamed (only true dependencies count),
    a load of a just-stored address (any 4-byte lane of a vector store) gets the
    data ``store_forwarding`` clocks after the store's data
@@ -171,7 +173,8 @@ class Execute:
 
     __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
-                 "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched")
+                 "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
+                 "start_segs")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
@@ -190,6 +193,11 @@ class Execute:
         self.ports = Ports(len(model.units))
         self.place = self.ports.place
         self.binder = PortBinder(len(model.units), tpc) if model.rules.port_binding is not None else None
+        # rules.dispatch_delay: a uop dispatches no sooner than so many clocks after its allocation (else 1);
+        # the clocks beyond the first are charged to the rule's name
+        dd = model.rules.dispatch_delay
+        self.delay = (dd.cycles if dd is not None else 1) * tpc
+        self.start_segs = (((dd.name, self.delay - tpc),) if self.delay > tpc else ()) + ((FRONT_END, tpc),)
         self.slot = 0                            # the issue slot (0..width-1) of the instruction being run
         self.ready: dict[str, int] = {}          # register -> tick its value is ready
         self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
@@ -208,7 +216,7 @@ class Execute:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
         tpc, nodes, complete = self.tpc, self.nodes, self.complete
         ready, ready_addr, producer = self.ready, self.ready_addr, self.producer
-        start = alloc + tpc
+        start = alloc + self.delay
 
         # -- inputs: register data, address registers, a forwarded store --
         r_data, p_data = 0, -1
@@ -285,7 +293,7 @@ class Execute:
                 elif r_data >= start and p_data >= 0:
                     cause = (2 * p_data, (lat_seg, port_seg, (CRITICAL, r_data - complete[p_data])))
                 else:
-                    cause = (2 * i + 1, (lat_seg, port_seg, (FRONT_END, start - alloc)))
+                    cause = (2 * i + 1, (lat_seg, port_seg) + self.start_segs)
             elif mem_ready >= 0:          # a pure load
                 result = mem_ready
                 if replayed:

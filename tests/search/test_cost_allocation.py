@@ -1,5 +1,6 @@
 """The out-of-order allocation rules of issue 10 (``search/cost/allocation.py``): the reservation station's size,
-ports bound at allocation, and the renamer's room for eliminating moves.
+ports bound at allocation, the renamer's room for eliminating moves, and the delay from allocation to
+dispatch (``rules.dispatch_delay``, applied in ``ooo.Execute``).
 
 Each test states the rule, its source (the ``source`` of the TOML row) and a case where the
 rule alone changes the schedule (the same model without the rule is the control).
@@ -25,15 +26,16 @@ def without(model, rule: str):
 
 def test_reservation_station_full_delays_allocation():
     """Intel optimization manual, Core microarchitecture: the RS holds 32 uops (ROB 96). Behind 80
-    dependent adds (one dispatch per clock, four allocated per clock) the station fills, so the
-    first independent mov after them is allocated when the 49th add dispatches (clock 50), not when
-    the front end reaches it (clock 22, the ROB having room)."""
+    dependent adds (one dispatch per clock from clock 5, four allocated per clock) the station fills,
+    so the first independent mov after them waits for an entry: it dispatches at clock 59, where
+    without the limit it dispatches at clock 26 (5 clocks after the front end reaches it, the ROB
+    having room; rules.dispatch_delay). Before that rule (dispatch one clock after allocation): 50 / 22."""
     core2 = load_model("core2")
     items = parse_text("\n".join(["addl %eax, %eax"] * 80 + ["movl $1, %ebx"]), "i386")
     with_rs, free = simulate(items, core2), simulate(items, without(core2, "scheduler"))
     assert core2.rules.scheduler.entries == 32
-    assert (with_rs.timeline[80].issue, free.timeline[80].issue) == (50.0, 22.0)
-    assert with_rs.cycles == free.cycles == 81.0              # the chain itself is not slowed
+    assert (with_rs.timeline[80].issue, free.timeline[80].issue) == (59.0, 26.0)
+    assert with_rs.cycles == free.cycles == 85.0              # the chain itself is not slowed (5 + 80)
 
 
 @pytest.mark.parametrize("uarch, entries", [("core2", 32), ("nehalem", 36), ("skylake", 97)])
@@ -51,7 +53,7 @@ def test_ports_are_bound_by_issue_slot_at_allocation():
     assert [slot.unit for slot in s.timeline] == ["p6", "p5", "p6", "p5"]
 
 
-@pytest.mark.parametrize("uarch, bound, free", [("skylake", 2.75, 2.0), ("core2", 3.2917, 2.6667)])
+@pytest.mark.parametrize("uarch, bound, free", [("skylake", 2.75, 2.0), ("core2", 3.1667, 2.6667)])
 def test_port_binding_loses_clocks_on_a_port_bound_round(uarch, bound, free):
     """The same rule: ports chosen before the inputs are ready leave a port idle while another has
     a queue, so a port-bound round mix runs slower than with a free choice at dispatch (the cause of
@@ -61,6 +63,37 @@ def test_port_binding_loses_clocks_on_a_port_bound_round(uarch, bound, free):
     assert simulate(items, m, loop=True).cycles == pytest.approx(bound, abs=1e-3)
     assert simulate(items, without(m, "port_binding"), loop=True).cycles == pytest.approx(free, abs=1e-3)
 
+
+
+def test_a_uop_dispatches_no_sooner_than_five_clocks_after_allocation():
+    """uiCA (microArchConfigs.py issueDispatchDelay = 5 on every microarchitecture it models, Skylake
+    among them; assumed for Core 2 and Nehalem): a lone add allocated at clock 0 dispatches at clock 5
+    and completes at 6 on skylake, core2 and nehalem -- at 1 and 2 on a model without the rule
+    (goldencove, zen3); the 4 extra clocks are charged to the rule's name."""
+    add = parse_text("addl $1, %eax", "x86_64")
+    for uarch in ("skylake", "core2", "nehalem"):
+        s = simulate(add, load_model(uarch))
+        assert load_model(uarch).rules.dispatch_delay.cycles == 5
+        assert (s.timeline[0].issue, s.cycles) == (5.0, 6.0)
+        assert s.breakdown["issue-to-dispatch delay"] == 4.0 and s.bottleneck == "issue-to-dispatch delay"
+        assert (simulate(add, without(load_model(uarch), "dispatch_delay")).timeline[0].issue) == 1.0
+    for uarch in ("goldencove", "zen3"):
+        assert load_model(uarch).rules.dispatch_delay is None
+        assert simulate(add, load_model(uarch)).cycles == 2.0
+
+
+def test_dispatch_delay_holds_reservation_station_entries():
+    """The same rule in a loop: a uop waiting out its 5 clocks holds its reservation-station entry, so
+    Core 2's 32 entries hold fewer uops that could run. 80 dependent adds then 80 independent moves,
+    as a loop: 80 clocks per iteration (the chain) with an unlimited station, 87 with 32 entries,
+    90.5 with 32 entries each also held for the 5 clocks after allocation."""
+    core2 = load_model("core2")
+    items = parse_text("\n".join(["addl %eax, %eax"] * 80 + [f"movl ${k}, %ebx" for k in range(80)]), "x86_64")
+    no_delay = without(core2, "dispatch_delay")
+    assert simulate(items, without(no_delay, "scheduler"), loop=True).cycles == 80.0
+    assert simulate(items, no_delay, loop=True).cycles == 87.0
+    s = simulate(items, core2, loop=True)
+    assert s.cycles == 90.5 and s.bottleneck == "scheduler full"
 
 
 # uiCA (Renamer.cycle; microArchConfigs.py SKL): 4 GPR move-elimination slots per two rename clocks,
