@@ -26,16 +26,17 @@ def without(model, rule: str):
 
 def test_reservation_station_full_delays_allocation():
     """Intel optimization manual, Core microarchitecture: the RS holds 32 uops (ROB 96). Behind 80
-    dependent adds (one dispatch per clock from clock 5, four allocated per clock) the station fills,
-    so the first independent mov after them waits for an entry: it dispatches at clock 59, where
-    without the limit it dispatches at clock 26 (5 clocks after the front end reaches it, the ROB
-    having room; rules.dispatch_delay). Before that rule (dispatch one clock after allocation): 50 / 22."""
+    dependent adds (one dispatch per clock from clock 7, four allocated per clock) the station fills,
+    so the first independent mov after them waits for an entry: it dispatches at clock 60, where
+    without the limit it dispatches at clock 25 (5 clocks after the front end reaches it at clock 20,
+    the ROB having room; rules.dispatch_delay). Before that rule (dispatch one clock after allocation):
+    50 / 22."""
     core2 = load_model("core2")
     items = parse_text("\n".join(["addl %eax, %eax"] * 80 + ["movl $1, %ebx"]), "i386")
     with_rs, free = simulate(items, core2), simulate(items, without(core2, "scheduler"))
     assert core2.rules.scheduler.entries == 32
-    assert (with_rs.timeline[80].issue, free.timeline[80].issue) == (59.0, 26.0)
-    assert with_rs.cycles == free.cycles == 85.0              # the chain itself is not slowed (5 + 80)
+    assert (with_rs.timeline[80].issue, free.timeline[80].issue) == (60.0, 25.0)
+    assert with_rs.cycles == free.cycles == 86.0              # the chain itself is not slowed (6 + 80)
 
 
 @pytest.mark.parametrize("uarch, entries", [("core2", 32), ("nehalem", 36), ("skylake", 97)])
@@ -53,7 +54,7 @@ def test_ports_are_bound_by_issue_slot_at_allocation():
     assert [slot.unit for slot in s.timeline] == ["p6", "p5", "p6", "p5"]
 
 
-@pytest.mark.parametrize("uarch, bound, free", [("skylake", 2.75, 2.0), ("core2", 3.1667, 2.6667)])
+@pytest.mark.parametrize("uarch, bound, free", [("skylake", 2.7083, 2.0), ("core2", 3.0833, 2.6667)])
 def test_port_binding_loses_clocks_on_a_port_bound_round(uarch, bound, free):
     """The same rule: ports chosen before the inputs are ready leave a port idle while another has
     a queue, so a port-bound round mix runs slower than with a free choice at dispatch (the cause of
@@ -67,9 +68,10 @@ def test_port_binding_loses_clocks_on_a_port_bound_round(uarch, bound, free):
 
 def test_a_uop_dispatches_no_sooner_than_five_clocks_after_allocation():
     """uiCA (microArchConfigs.py issueDispatchDelay = 5 on every microarchitecture it models, Skylake
-    among them; assumed for Core 2 and Nehalem): a lone add allocated at clock 0 dispatches at clock 5
-    and completes at 6 on skylake, core2 and nehalem -- at 1 and 2 on a model without the rule
-    (goldencove, zen3); the 4 extra clocks are charged to the rule's name."""
+    among them; uiCA.py Scheduler.getReadyForDispatchCycle; assumed for Core 2 and Nehalem): a lone add
+    allocated at clock 0 dispatches at clock 5 and completes at 6 on skylake, core2 and nehalem -- at 1
+    and 2 on a model without the rule (goldencove, zen3); the 4 extra clocks are charged to the rule's
+    name."""
     add = parse_text("addl $1, %eax", "x86_64")
     for uarch in ("skylake", "core2", "nehalem"):
         s = simulate(add, load_model(uarch))
@@ -80,6 +82,19 @@ def test_a_uop_dispatches_no_sooner_than_five_clocks_after_allocation():
     for uarch in ("goldencove", "zen3"):
         assert load_model(uarch).rules.dispatch_delay is None
         assert simulate(add, load_model(uarch)).cycles == 2.0
+
+
+def test_an_input_arriving_as_a_uop_may_first_dispatch_is_seen_a_clock_late():
+    """uiCA.py Scheduler.getReadyForDispatchCycle, the same rule's second part: when a uop's last input
+    is ready exactly at its issue cycle + 5 or one clock after, it is ready for dispatch one clock after
+    that input. Two dependent adds allocated together on skylake: the first dispatches at 5 (result 6);
+    the second's input arrives at 6, one clock after its own earliest dispatch, so it dispatches at 7,
+    not 6 (8 clocks in all, 3 without the rule)."""
+    chain = parse_text("addl $1, %eax\naddl $1, %eax", "x86_64")
+    s = simulate(chain, load_model("skylake"))
+    assert [slot.issue for slot in s.timeline] == [5.0, 7.0] and s.cycles == 8.0
+    assert s.breakdown["issue-to-dispatch delay"] == 5.0
+    assert simulate(chain, without(load_model("skylake"), "dispatch_delay")).cycles == 3.0
 
 
 def test_dispatch_delay_holds_reservation_station_entries():
