@@ -9,10 +9,13 @@ rule alone changes the schedule (the same model without the rule is the control)
 from __future__ import annotations
 
 import dataclasses
+import shutil
 
 import pytest
 
 from sha1opt.search.cost import load_model, simulate
+from sha1opt.search.cost import model as uarch
+from sha1opt.semantics.errors import CorpusError
 from sha1opt.semantics.att import parse_text
 
 # One SHA-1-like round's mix: rotates, adds, logic, a three-term lea and a move, 8 independent-ish uops.
@@ -95,6 +98,22 @@ def test_an_input_arriving_as_a_uop_may_first_dispatch_is_seen_a_clock_late():
     assert [slot.issue for slot in s.timeline] == [5.0, 7.0] and s.cycles == 8.0
     assert s.breakdown["issue-to-dispatch delay"] == 5.0
     assert simulate(chain, without(load_model("skylake"), "dispatch_delay")).cycles == 3.0
+
+
+def test_loader_refuses_dispatch_delay_on_an_in_order_model(tmp_path, monkeypatch):
+    """rules.dispatch_delay is read by the out-of-order engine only; on an in-order model it would be
+    silently ignored, so the loader refuses it."""
+    for p in uarch.uarch_dir().glob("*.toml"):
+        shutil.copy(p, tmp_path / p.name)
+    text = (tmp_path / "atom.toml").read_text()
+    (tmp_path / "atom.toml").write_text(text + '\n[rules.dispatch_delay]\nname = "d"\ncycles = 5\nsource = "x"\n')
+    monkeypatch.setattr(uarch, "uarch_dir", lambda: tmp_path)
+    uarch._load.cache_clear()
+    try:
+        with pytest.raises(CorpusError, match="dispatch_delay applies to out-of-order models only"):
+            load_model("atom")
+    finally:
+        uarch._load.cache_clear()
 
 
 def test_dispatch_delay_holds_reservation_station_entries():
