@@ -4,7 +4,8 @@ A model is data: execution units, one cost row per instruction class
 (uops, latency, reciprocal throughput, the units each uop may use, a
 ``source``) and the CPU's quirks as typed rules (store forwarding, the
 address-generation stall, Pentium pairing, move elimination, the P4
-replay, vector-store forwarding), plus the CPU's default architecture (``arch``) and GCC's
+replay, vector-store forwarding, the out-of-order allocation rules and the
+issue-to-dispatch delay), plus the CPU's default architecture (``arch``) and GCC's
 ``-mtune`` name for it (``gcc_mtune``). ``sha1opt.search.cost.simulator``
 interprets a model; nothing here simulates, and nothing here formats prose
 (``sha1opt.views.uarch_notes`` turns a model into the lines ``sha1opt uarchs``
@@ -88,6 +89,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "register_reads": ({"name", "per_clock", "source"}, set()),
     "port_binding": ({"source"}, set()),
     "scheduler": ({"name", "entries", "source"}, set()),
+    "dispatch_delay": ({"name", "cycles", "source"}, set()),
 }
 
 
@@ -156,6 +158,13 @@ class VectorForwarding:
 
 
 @dataclass(frozen=True)
+class DispatchDelay:
+    name: str                   # how the cause is reported, e.g. "issue-to-dispatch delay"
+    cycles: int                 # clocks from allocation to the earliest dispatch of a uop (1 without the rule)
+    source: str
+
+
+@dataclass(frozen=True)
 class Scheduler:
     name: str                   # how the cause is reported, e.g. "scheduler full"
     entries: int                # fused uops allocated and not yet dispatched to a unit, at most
@@ -176,6 +185,7 @@ class Rules:
     scheduler: Scheduler | None = None  # the reservation station's size (allocation waits for a free entry)
     move_elimination_slots: int | None = None   # moves eliminated per two rename clocks, less live aliases
     vector_store_forwarding: VectorForwarding | None = None   # None: a vector store forwards as a scalar one
+    dispatch_delay: DispatchDelay | None = None     # None: a uop may dispatch the clock after its allocation
 
 
 @dataclass(frozen=True)
@@ -542,7 +552,16 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
             raise CorpusError(f"{fname}: rules.vector_store_forwarding applies to out-of-order models only")
         vfwd = VectorForwarding(_half_clock(_number(r["latency"], f"{fname}: rules.vector_store_forwarding.latency"),
                                             f"{fname}: rules.vector_store_forwarding.latency"), r["source"])
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd)
+    delay = None
+    if "dispatch_delay" in raw:
+        r = raw["dispatch_delay"]
+        if in_order:
+            raise CorpusError(f"{fname}: rules.dispatch_delay applies to out-of-order models only")
+        delay = DispatchDelay(_string(r["name"], f"{fname}: rules.dispatch_delay.name"),
+                              int(_number(r["cycles"], f"{fname}: rules.dispatch_delay.cycles", integer=True, minimum=1)),
+                              r["source"])
+    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd,
+                 delay)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

@@ -12,7 +12,10 @@ Per instruction, in program order:
    with ``rules.port_binding`` each compute uop's port is chosen here, by
    issue slot (``PortBinder``);
 2. execute (``Execute.run``): each uop is placed, at the first tick its
-   inputs are ready, on the least-used free unit among its alternatives
+   inputs are ready -- but no sooner than one clock after its allocation,
+   ``rules.dispatch_delay.cycles`` with that rule (uiCA's issue-to-dispatch
+   delay: 5; an input ready exactly then or a clock later is seen a clock
+   late) -- on the least-used free unit among its alternatives
    (``Ports.place``); registers are renamed (only true dependencies count),
    a load of a just-stored address (any 4-byte lane of a vector store) gets the
    data ``store_forwarding`` clocks after the store's data
@@ -171,7 +174,8 @@ class Execute:
 
     __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
-                 "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched")
+                 "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
+                 "start_segs", "late", "delay_name")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
@@ -190,6 +194,14 @@ class Execute:
         self.ports = Ports(len(model.units))
         self.place = self.ports.place
         self.binder = PortBinder(len(model.units), tpc) if model.rules.port_binding is not None else None
+        # rules.dispatch_delay: a uop dispatches no sooner than so many clocks after its allocation (else 1),
+        # and an input that arrives at that clock or the next is seen one clock late; the clocks beyond the
+        # first are charged to the rule's name
+        dd = model.rules.dispatch_delay
+        self.delay = (dd.cycles if dd is not None else 1) * tpc
+        self.late = dd is not None
+        self.delay_name = dd.name if dd is not None else ""
+        self.start_segs = (((dd.name, self.delay - tpc),) if self.delay > tpc else ()) + ((FRONT_END, tpc),)
         self.slot = 0                            # the issue slot (0..width-1) of the instruction being run
         self.ready: dict[str, int] = {}          # register -> tick its value is ready
         self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
@@ -208,7 +220,7 @@ class Execute:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
         tpc, nodes, complete = self.tpc, self.nodes, self.complete
         ready, ready_addr, producer = self.ready, self.ready_addr, self.producer
-        start = alloc + tpc
+        start = alloc + self.delay
 
         # -- inputs: register data, address registers, a forwarded store --
         r_data, p_data = 0, -1
@@ -237,11 +249,14 @@ class Execute:
                     (2 * i + 1, ((FRONT_END, 0),))
         else:
             place = self.place
+            late, wake = self.late, start + tpc
             mem_ready, replayed, mem_pred, mem_extra = -1, False, -1, 0
-            comp_d, comp_wait, last_unit = -1, 0, -1
+            comp_d, comp_wait, comp_late, last_unit = -1, 0, 0, -1
             for role, alts, busy in d[UOPS]:
                 if role == "load":
                     r0 = max(start, r_addr)
+                    if late and (r_addr == start or r_addr == wake):
+                        r0 = r_addr + tpc
                     t, u = place(alts, r0, busy)
                     mem_ready = t + self.load_lat
                     mem_pred = 2 * p_addr if r_addr >= start and p_addr >= 0 else 2 * i + 1
@@ -250,14 +265,23 @@ class Execute:
                         mem_ready, replayed, mem_pred, mem_extra = self._forward(fwd, t, mem_ready, mem_pred,
                                                                                  mem_extra)
                 elif role == "sta":
-                    t, u = place(alts, max(start, r_addr), busy)
+                    r0 = max(start, r_addr)
+                    if late and (r_addr == start or r_addr == wake):
+                        r0 = r_addr + tpc
+                    t, u = place(alts, r0, busy)
                 elif role == "std":
                     v = comp_d + d[LAT] if comp_d >= 0 else r_data
-                    t, u = place(alts, max(start, v), busy)
+                    r0 = max(start, v)
+                    if late and (v == start or v == wake):
+                        r0 = v + tpc
+                    t, u = place(alts, r0, busy)
                     std_d = t
                 else:
                     # lea computes from its address registers (no load uop to wait for them)
-                    r0 = max(start, r_data, mem_ready, r_addr if mem_ready < 0 else 0)
+                    inp = max(r_data, mem_ready, r_addr if mem_ready < 0 else 0)
+                    r0, bump = max(start, inp), 0
+                    if late and (inp == start or inp == wake):
+                        r0, bump = inp + tpc, tpc
                     binder = self.binder
                     if binder is not None:               # rules.port_binding: the port is chosen at allocation
                         alts = (binder.choose(alts, alloc, self.slot),)
@@ -265,7 +289,7 @@ class Execute:
                     if binder is not None:
                         binder.record(u, t)
                     if t > comp_d:
-                        comp_d, comp_wait, last_unit = t, t - r0, u
+                        comp_d, comp_wait, comp_late, last_unit = t, t - r0, bump, u
                 if first_d < 0 or t < first_d:
                     first_d = t
                 dispatched.append(t)
@@ -276,16 +300,17 @@ class Execute:
                 result = comp_d + d[LAT] if comp_d >= 0 else mem_ready if mem_ready >= 0 else max(std_d, first_d) + tpc
             elif comp_d >= 0:
                 result = comp_d + d[LAT]
-                lat_seg = (CRITICAL, d[LAT])
-                port_seg = (unit_port(self.unit_names[last_unit]), comp_wait)
+                head = ((CRITICAL, d[LAT]), (unit_port(self.unit_names[last_unit]), comp_wait))
+                if comp_late:           # rules.dispatch_delay: its last input was seen a clock late
+                    head += ((self.delay_name, comp_late),)
                 if mem_ready >= 0 and mem_ready >= r_data and mem_ready >= start:
-                    cause = (mem_pred, (lat_seg, port_seg) + self._load_segments(mem_ready, mem_pred, replayed))
+                    cause = (mem_pred, head + self._load_segments(mem_ready, mem_pred, replayed))
                 elif mem_ready < 0 and r_addr > r_data and r_addr >= start and p_addr >= 0:
-                    cause = (2 * p_addr, (lat_seg, port_seg, (CRITICAL, r_addr - complete[p_addr])))
+                    cause = (2 * p_addr, head + ((CRITICAL, r_addr - complete[p_addr]),))
                 elif r_data >= start and p_data >= 0:
-                    cause = (2 * p_data, (lat_seg, port_seg, (CRITICAL, r_data - complete[p_data])))
+                    cause = (2 * p_data, head + ((CRITICAL, r_data - complete[p_data]),))
                 else:
-                    cause = (2 * i + 1, (lat_seg, port_seg, (FRONT_END, start - alloc)))
+                    cause = (2 * i + 1, head + self.start_segs)
             elif mem_ready >= 0:          # a pure load
                 result = mem_ready
                 if replayed:

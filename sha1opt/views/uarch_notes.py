@@ -56,6 +56,9 @@ def notable(m: Model) -> list[str]:
         out.append("port binding: a uop's port is chosen when it is allocated (by issue slot), not when it is ready")
     if r.scheduler:
         out.append(f"{r.scheduler.name}: at most {r.scheduler.entries} uops wait in the reservation station")
+    if r.dispatch_delay:
+        out.append(f"{r.dispatch_delay.name}: a uop dispatches no sooner than {r.dispatch_delay.cycles} clk "
+                   f"after allocation (an input arriving then or a clock later: one clock later)")
     out.append(f"store forwarding: {r.store_forward_latency:g} clk")
     dbl = [u.name for u in m.units if u.speed == 2]
     if dbl:

@@ -53,12 +53,13 @@ def test_a_dearer_stored_whole_block_leaves_the_mix(tmp_path):
 
 
 def test_best_block_chooses_by_the_steady_state_loop_not_the_body_simulated_once(tmp_path):
-    # On nehalem x86-64 (no per-range rows, so the mix is the default block: 403 once, 389.5 per loop
-    # iteration): W loaded late (wsrc=late) is cheaper once (398) but dearer as the loop (393); W loaded
-    # ahead (wsrc=load) is no cheaper once (403) but cheaper as the loop (388.5). The loop decides.
+    # On nehalem x86-64 (no per-range rows, so the mix is the default block: 440 once, 425 per loop
+    # iteration): W loaded late (wsrc=late) is cheaper once (440) but dearer as the loop (425); f2 from
+    # c and d (f2=cd) is no cheaper once (442) but cheaper as the loop (423). The loop decides.
+    # (Before rules.dispatch_delay the pair was wsrc=load, 403 / 388.5, against wsrc=late, 398 / 393.)
     db = tmp_path / "r.sqlite"
     model = load_model("nehalem")
-    ahead = _store_whole(db, "nehalem", replace(TEXTBOOK, wsrc="load"), 380.0)
+    ahead = _store_whole(db, "nehalem", replace(TEXTBOOK, f2="cd"), 380.0)
     late = _store_whole(db, "core2", replace(TEXTBOOK, wsrc="late"), 380.0)
     blocks = {"ahead": block_schedule([ahead], "x86_64", "x"), "late": block_schedule([late], "x86_64", "x")}
     loop = {k: block_loop_cycles(b, model) for k, b in blocks.items()}
