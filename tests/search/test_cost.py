@@ -10,18 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from sha1opt.emit import calibration
-
 from sha1opt.search.cost import (Simulator, UarchError, classify, decode, fingerprint, load_model, model_names,
                                  simulate)
-from sha1opt.search.cost.classes import vector_class, vector_effects
 from sha1opt.search.cost.decode import ADDR, DATA, WRITES
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import parse_text
@@ -524,171 +517,25 @@ def test_fingerprint_is_independent_of_the_hash_seed():
     assert len(out) == 1 and out != {""}
 
 
-# --- llvm-mca, where LLVM has a model --------------------------------------------
-
-LLVM_MCA = shutil.which("llvm-mca")
-needs_mca = pytest.mark.skipif(LLVM_MCA is None, reason="llvm-mca (LLVM 14) not installed")
-
-
-def mca_cycles(text: str, cpu: str, iterations: int = 100) -> float:
-    """llvm-mca's cycles per iteration (the one helper in emit.calibration), x86-64 triple."""
-    return calibration.mca_cycles(text, "x86_64", cpu, iterations)
-
-
-@needs_mca
-@pytest.mark.parametrize("cpu,uarch", [("skylake", "skylake"), ("znver3", "zen3"), ("atom", "atom")])
-def test_mca_agrees_on_a_dependent_rotate_chain(cpu, uarch):
-    text = rol_chain(8, "roll $5, %eax") + "\n"
-    assert sim(text, uarch, "x86_64", loop=True).cycles == pytest.approx(mca_cycles(text, cpu), rel=0.03)
-
-
-@needs_mca
-@pytest.mark.parametrize("cpu,uarch", [("skylake", "skylake"), ("znver3", "zen3")])
-def test_mca_agrees_on_alu_throughput(cpu, uarch):
-    regs = ("eax", "ebx", "ecx", "edx", "esi", "edi", "r8d", "r9d")
-    text = "\n".join(f"xorl $1, %{r}" for r in regs) + "\n"
-    assert sim(text, uarch, "x86_64", loop=True).cycles == pytest.approx(mca_cycles(text, cpu), rel=0.05)
-
-
-@needs_mca
-def test_mca_misses_the_atom_lea_stall():
-    """LLVM's Atom model (X86ScheduleAtom.td) has no AGU stall: it runs add->lea in 2 clocks, we in 5."""
-    text = "addl %ebx, %eax\nleal 4(%rax), %eax\n"
-    assert mca_cycles(text, "atom") == pytest.approx(2.0, abs=0.05)
-    ours = sim(text, "atom", "x86_64", loop=True)
-    assert ours.cycles == 5.0 and ours.bottleneck == "lea stall"
-
-
-@needs_mca
-def test_mca_on_the_textbook_block():
-    """Differences explained in docs/uarch-notes.md: LLVM's Skylake dispatches 6 uops/clk (we: 4 per
-    rename), its Atom has no lea stall, and llvm-mca assumes loads never alias stores."""
-    from sha1opt.emit.assembly import format_instr
-
-    body = textbook("x86_64").body
-    text = "\n".join(format_instr(i, "x86_64") for i in body) + "\n"
-    items = parse_text(text, "x86_64")
-    ours = {u: simulate(items, load_model(u), loop=True) for u in ("skylake", "zen3", "atom")}
-    mca = {u: mca_cycles(text, cpu, 10) for u, cpu in (("skylake", "skylake"), ("zen3", "znver3"), ("atom", "atom"))}
-    # Skylake: we are slower -- 4-wide rename (LLVM: 6) and the W ring's store->load
-    # forwarding, which llvm-mca ignores (it assumes loads never alias stores).
-    assert mca["skylake"] < ours["skylake"].cycles <= 1.25 * mca["skylake"]
-    # zen3 is a literature model again (issue 10): 7-clk forwarding of the W ring, which llvm-mca
-    # ignores, keeps us above LLVM's figure, by at most 25 %.
-    assert mca["zen3"] < ours["zen3"].cycles <= 1.25 * mca["zen3"]
-    stall = ours["atom"].breakdown["lea stall"]
-    assert ours["atom"].cycles - mca["atom"] >= 0.5 * stall > 0    # most of the gap is the lea stall
-
-
 # analyze (whole-function proofs from machine code, costs per model): tests/test_lift_analyze.py
+# vector and SHA-NI classes: tests/search/test_cost_vector.py; llvm-mca beside us: tests/search/test_cost_mca.py
 
 
-# --- vector and SHA-NI classes (issue 10) -----------------------------------------------
-# Restored: these tests were added with the vector rows (fd6afab) and lost when the merge c69431b took
-# the other side of this file; the uarch notes cite them.
-
-def vec_items(text: str) -> list:
-    """The simulator's items of x86-64 listing text (vector instructions included)."""
-    return parse_listing(text, "x86_64").items
-
-
-def test_vector_items_are_classified_by_mnemonic_and_operand_kinds():
-    items = vec_items("paddd %xmm3, %xmm9\npaddd 16(%r14), %xmm9\nmovdqa %xmm9, 48(%rsp)\nmovdqu (%rsi), %xmm0\n"
-                 "movdqa %xmm1, %xmm2\npshufb %xmm6, %xmm0\npsrld $31, %xmm8\nmovd %xmm0, %eax\n"
-                 "sha1rnds4 $0, %xmm1, %xmm0\nsha1nexte %xmm2, %xmm1\nvpaddd %ymm3, %ymm9, %ymm10\n")
-    assert [vector_class(i) for i in items] == ["vec_alu", "vec_alu_rm", "vec_store", "vec_load", "vec_mov",
-                                               "vec_shuffle", "vec_shift", "vec_to_gpr", "sha1rnds4", "sha1msg",
-                                               "vec_alu"]
-    assert classify(items[8], load_model("zen3")) == "sha1rnds4"
-    with pytest.raises(UarchError, match="needs SHA"):
-        classify(items[8], load_model("skylake"))          # client Skylake has no SHA-NI
-    with pytest.raises(UarchError, match="needs SSSE3"):
-        classify(items[5], load_model("k10"))              # Phenom: SSE4a, no SSSE3
-
-
-def test_movq_and_inserts_follow_their_operand_kinds():
-    """gcc's vectorised state update: movq between a GPR and xmm crosses domains; with memory it is a load/store."""
-    items = vec_items("movq %xmm0, %rax\nmovq %rax, %xmm1\nmovq (%rdi), %xmm0\nmovq %xmm0, 8(%rdi)\n"
-                 "vpinsrd $1, %eax, %xmm0, %xmm0\npunpckldq %xmm1, %xmm0\n")
-    assert [vector_class(i) for i in items] == ["vec_to_gpr", "gpr_to_vec", "vec_load", "vec_store", "gpr_to_vec",
-                                               "vec_shuffle"]
-
-
-def test_avx512_forms_need_avx512vl():
-    """vprold / vpternlogd (the AVX-512VL rotate and 3-input logic) run on zen5 only; vpternlogd reads its
-    destination (it is one of the three inputs)."""
-    rot, tern = vec_items("vprold $5, %xmm1, %xmm2\nvpternlogd $0x96, %xmm3, %xmm4, %xmm5\n")
-    assert classify(rot, load_model("zen5")) == "vec_shift" and classify(tern, load_model("zen5")) == "vec_alu"
-    with pytest.raises(UarchError, match="needs AVX512VL"):
-        classify(rot, load_model("zen3"))
-    assert vector_effects(tern).data == ("v3", "v4", "v5") and vector_effects(tern).writes == ("v5",)
-
-
-def test_vector_operand_effects_two_and_three_operand_forms():
-    sse, avx, st = vec_items("paddd %xmm3, %xmm9\nvpaddd %xmm3, %xmm9, %xmm10\nmovdqa %xmm9, 48(%rsp)\n")
-    assert vector_effects(sse).data == ("v3", "v9") and vector_effects(sse).writes == ("v9",)
-    assert vector_effects(avx).data == ("v3", "v9") and vector_effects(avx).writes == ("v10",)
-    e = vector_effects(st)
-    assert e.data == ("v9",) and e.writes == () and e.mem_write.disp == 48 and e.mem_write.base.name == "esp"
-
-
-def test_vector_dependency_chain_costs_its_latency():
-    """Eight dependent paddd: 8 x latency 1 on Skylake; dependent pshufb: 1 clock each on Nehalem, and at
-    least Merom's 3-clock latency each on Core 2 (its 3-uop 128-bit shuffle)."""
-    chain = vec_items("paddd %xmm1, %xmm0\n" * 8)
-    assert simulate(chain, load_model("skylake"), loop=True).cycles == pytest.approx(8, abs=0.3)
-    shuf = vec_items("pshufb %xmm1, %xmm0\n" * 8)
-    assert simulate(shuf, load_model("nehalem"), loop=True).cycles == pytest.approx(8, abs=0.3)
-    assert simulate(shuf, load_model("core2"), loop=True).cycles >= 24
-
-
-def test_vector_store_forwards_to_a_scalar_add_from_memory():
-    """The SSSE3 path's W+K: a vector store then ``add 48(%rsp), %ebp`` of the same address waits for it."""
-    m = load_model("skylake")
-    fwd = vec_items("paddd %xmm1, %xmm0\nmovdqa %xmm0, 48(%rsp)\naddl 48(%rsp), %ebp\n")
-    other = vec_items("paddd %xmm1, %xmm0\nmovdqa %xmm0, 48(%rsp)\naddl 96(%rsp), %ebp\n")
-    t_fwd = simulate(fwd, m).timeline[2].complete
-    t_other = simulate(other, m).timeline[2].complete
-    assert t_fwd >= t_other + 1
-
+# --- out-of-order rules found by the fidelity bench (issue 10) --------------------------
 
 def test_core2_register_read_stall():
     """Core 2 reads at most 3 retired registers per clock: six compares each reading two registers the
     loop never writes rename one per clock (2 + 2 > 3), 6 clocks instead of the 2 its three ALUs need.
     (Adds that read their own destination do not show it: with rules.dispatch_delay the previous
     iteration's add has not retired when the next one reads its result, so that read is free.)"""
-    body = vec_items("cmpl %esi, %edi\ncmpl %r8d, %r9d\ncmpl %r10d, %r11d\ncmpl %r12d, %r13d\ncmpl %r14d, %r15d\n"
-                     "cmpl %ebp, %ebx\n")
+    body = parse_listing("cmpl %esi, %edi\ncmpl %r8d, %r9d\ncmpl %r10d, %r11d\ncmpl %r12d, %r13d\ncmpl %r14d, %r15d\n"
+                     "cmpl %ebp, %ebx\n", "x86_64").items
     m = load_model("core2")
     s = simulate(body, m, loop=True)
     assert s.cycles == pytest.approx(6, abs=0.1) and s.bottleneck == "register-read stall"
     free = dataclasses.replace(m, rules=dataclasses.replace(m.rules, register_reads=None))
     assert simulate(body, free, loop=True).cycles == pytest.approx(2, abs=0.1)
     assert simulate(body, load_model("skylake"), loop=True).cycles < 3       # no such stall on Skylake
-
-
-def test_zen_eliminates_vector_register_moves():
-    """movdqa %xmm0,%xmm1 costs no latency on Zen (renamed away): a paddd/movdqa chain is 1 clock per pair."""
-    chain = vec_items("paddd %xmm2, %xmm0\nmovdqa %xmm0, %xmm1\npaddd %xmm2, %xmm1\nmovdqa %xmm1, %xmm0\n")
-    assert simulate(chain, load_model("zen3"), loop=True).cycles == pytest.approx(2, abs=0.1)
-    assert simulate(chain, load_model("core2"), loop=True).cycles == pytest.approx(4, abs=0.1)
-
-
-def test_sha1rnds4_chain_costs_its_latency():
-    """OpenSSL's SHA-NI loop is bound by the sha1rnds4 chain (20 per block, 6 clocks each on Zen)."""
-    chain = vec_items("sha1rnds4 $0, %xmm1, %xmm0\n" * 4)
-    for u in ("zen1", "zen3", "zen5"):
-        assert simulate(chain, load_model(u), loop=True).cycles == pytest.approx(24, abs=0.1)
-
-
-@pytest.mark.skipif(not Path("/usr/lib/x86_64-linux-gnu/libcrypto.a").exists(), reason="needs Debian's libcrypto.a")
-def test_regression_ssse3_ranked_slower_than_integer_on_every_model():
-    """Issue 10: with vector code priced as opaque, every model ranked OpenSSL's SSSE3 path slower than its
-    integer path; bench/cost_fidelity.py must find every CPU's paths in the published order."""
-    script = Path(__file__).resolve().parents[2] / "bench" / "cost_fidelity.py"
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
-    ranks = [line for line in out.splitlines() if "ranks the paths" in line]
-    assert len(ranks) == 7 and all(line.endswith("yes") for line in ranks), out
 
 
 def test_port_binding_at_allocation_loses_clocks_on_a_port_bound_block():
