@@ -81,6 +81,7 @@ PLACEMENTS = ("every", "slots")
 # the scalar rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn; lean: OpenSSL's f forms, mix: in parity rounds)
 SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
 _LEAN = {"-lean": "all", "-mix": "parity"}
+ARCHS = ("x86_64", "i386")
 RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)
 W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
 TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
@@ -106,6 +107,7 @@ class HybridParams:
     ahead: bool = False              # read-ahead: the next block's W+K 0..15 during this block's last rounds
     scalar: str = "recipe"           # "rotate"/"rotate-bmi": ``hybrid_rounds`` (recipe and offsets unused)
     recurrence: str = "rol1"         # "rol2": groups 8-19 as ``hybrid_w8.rol2_group_ops`` (8 W registers)
+    arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (recipe rounds, rol1, no read-ahead)
 
     def __post_init__(self) -> None:
         if self.isa not in ISAS:
@@ -126,10 +128,18 @@ class HybridParams:
             raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
         if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):
             raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
+        if self.arch not in ARCHS:
+            raise Sha1optError(f"unknown hybrid arch {self.arch!r} (known: {', '.join(ARCHS)})")
+        if self.arch == "i386" and (self.scalar, self.recurrence, self.ahead) != ("recipe", "rol1", False):
+            # 7 GPRs and 8 xmm registers: no rotating rounds (9 registers), no rol2 (8 W registers), and
+            # the read-ahead's data pointer would need a register the rounds hold (``hybrid_i386``).
+            raise Sha1optError("the i386 hybrid block takes the recipe rounds, rol1 and no read-ahead")
 
     def key(self) -> str:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
         ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
+        if self.arch != "x86_64":
+            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place};{self.recipe.key()}"
         if self.scalar != "recipe":
             return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};rounds={self.scalar}"
         return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};{self.recipe.key()}"
@@ -160,8 +170,8 @@ class HybridBlock:
 
     def schedule(self) -> Schedule:
         """The steady-state iteration as a ``Schedule`` (its bindings are ``frame.block_bindings``)."""
-        inputs, outputs, pointers = block_bindings("x86_64")
-        return Schedule("x86_64", self.params.key(), self.loop_body(), inputs, outputs, pointers)
+        inputs, outputs, pointers = block_bindings(self.params.arch)
+        return Schedule(self.params.arch, self.params.key(), self.loop_body(), inputs, outputs, pointers)
 
     def proved_unit(self) -> tuple[Instr, ...]:
         """What the block proof runs: the setup, then one block (with ``ahead``: the last block's path)."""
@@ -400,6 +410,8 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
     """
     if params.placement == "slots" and slots is None:
         raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
+    if params.arch != "x86_64":
+        raise Sha1optError(f"{params.arch} hybrid blocks are built by hybrid_i386.build_i386")
     if params.scalar == "recipe":
         sc = scalar_code(params)
         if sc is None:
