@@ -107,7 +107,7 @@ class HybridParams:
     ahead: bool = False              # read-ahead: the next block's W+K 0..15 during this block's last rounds
     scalar: str = "recipe"           # "rotate"/"rotate-bmi": ``hybrid_rounds`` (recipe and offsets unused)
     recurrence: str = "rol1"         # "rol2": groups 8-19 as ``hybrid_w8.rol2_group_ops`` (8 W registers)
-    arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (recipe rounds, rol1, no read-ahead)
+    arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (recipe rounds, no read-ahead)
 
     def __post_init__(self) -> None:
         if self.isa not in ISAS:
@@ -120,7 +120,7 @@ class HybridParams:
             raise Sha1optError(f"unknown hybrid scalar rounds {self.scalar!r} (known: {', '.join(SCALARS)})")
         if self.recurrence not in RECURRENCES:
             raise Sha1optError(f"unknown recurrence {self.recurrence!r} (known: {', '.join(RECURRENCES)})")
-        if self.recurrence == "rol2" and not self.ahead:
+        if self.recurrence == "rol2" and not self.ahead and self.arch == "x86_64":
             # The whole-function prover proves schedule identities through the W definitions only for a
             # loop whose head holds the block's words (``semantics.lift.template.uses_block_words``).
             raise Sha1optError("the rol2 recurrence needs read-ahead (ahead=True): only that loop proves whole")
@@ -130,16 +130,17 @@ class HybridParams:
             raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
         if self.arch not in ARCHS:
             raise Sha1optError(f"unknown hybrid arch {self.arch!r} (known: {', '.join(ARCHS)})")
-        if self.arch == "i386" and (self.scalar, self.recurrence, self.ahead) != ("recipe", "rol1", False):
-            # 7 GPRs and 8 xmm registers: no rotating rounds (9 registers), no rol2 (8 W registers), and
-            # the read-ahead's data pointer would need a register the rounds hold (``hybrid_i386``).
-            raise Sha1optError("the i386 hybrid block takes the recipe rounds, rol1 and no read-ahead")
+        if self.arch == "i386" and (self.scalar, self.ahead) != ("recipe", False):
+            # 7 GPRs: no rotating rounds (9 registers), and the read-ahead's data pointer would need a
+            # register the rounds hold; rol2 keeps its older groups on the stack (``hybrid_i386``).
+            raise Sha1optError("the i386 hybrid block takes the recipe rounds and no read-ahead")
 
     def key(self) -> str:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
         ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
         if self.arch != "x86_64":
-            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place};{self.recipe.key()}"
+            rol2 = ",w=rol2" if self.recurrence == "rol2" else ""
+            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place}{rol2};{self.recipe.key()}"
         if self.scalar != "recipe":
             return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};rounds={self.scalar}"
         return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};{self.recipe.key()}"

@@ -34,3 +34,13 @@ def test_export_isa_on_i386_with_a_model_searches_the_i386_block():
     c = export_choice("goldencove", "i386", "avx")
     assert c.block is not None and c.block.params.arch == "i386", c.notes
     assert any("block proved" in n for n in c.notes)
+
+
+def test_regression_rol2_without_read_ahead_did_not_prove_whole(tmp_path):
+    """The loop proof used the schedule prover only when the loop head holds the block's words
+    (read-ahead) or for sha1rnds4; the i386 rol2 block loads its block in the loop, and W32 =
+    rol2(W26 ^ W16 ^ W4 ^ W0) is true only through the W definitions: refuted at W32. A loop with
+    vector instructions now gets the schedule prover (``semantics.lift.induction.compress_holds``)."""
+    block = build_i386(HybridParams(isa="ssse3", arch="i386", recurrence="rol2"))
+    v = validate_hybrid(function_text(block), block, tmp_path, native=False)
+    assert v.ok, v.failure

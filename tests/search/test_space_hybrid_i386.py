@@ -7,7 +7,7 @@ import pytest
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid_i386 import search_hybrid_i386
 from sha1opt.search.space.hybrid import HybridParams, build
-from sha1opt.search.space.hybrid_i386 import K_TABLE, MASK, build_i386, relocate, setup_invariant_i386
+from sha1opt.search.space.hybrid_i386 import HISTORY, K_TABLE, MASK, build_i386, relocate, setup_invariant_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Instr, Mem, Reg
@@ -42,6 +42,20 @@ def test_the_i386_block_proves(isa):
     assert res.ok, res
 
 
+@pytest.mark.parametrize("isa", ["ssse3", "avx", "avx512vl"])
+def test_the_rol2_block_proves_and_is_shorter(isa):
+    rol1 = build_i386(HybridParams(isa=isa, arch="i386"))
+    rol2 = build_i386(HybridParams(isa=isa, arch="i386", recurrence="rol2"))
+    assert prove_hybrid(rol2).ok and rol2.vector_ops < rol1.vector_ops
+
+
+def test_the_rol2_block_reads_its_older_groups_from_the_history():
+    rol2 = build_i386(HybridParams(isa="avx", arch="i386", recurrence="rol2"))
+    reads = {o.disp for ins in rol2.body for o in ins.operands[:-1] if isinstance(o, Mem) and o.base == Reg("esp")
+             and o.disp >= HISTORY}
+    assert reads == {HISTORY + 16 * k for k in range(8)}
+
+
 def test_a_wrong_i386_block_does_not_prove():
     block = build_i386(HybridParams(isa="avx", arch="i386"))
     k = next(i for i, ins in enumerate(block.body) if ins.mnemonic == "vpaddd" and
@@ -59,7 +73,7 @@ def test_the_setup_invariant_holds_and_a_mask_write_is_named():
 
 
 def test_i386_params_refuse_what_i386_has_no_registers_for():
-    for kw in ({"ahead": True}, {"scalar": "rotate"}, {"ahead": True, "recurrence": "rol2"}):
+    for kw in ({"ahead": True}, {"scalar": "rotate"}, {"ahead": True, "recurrence": "rol2"}, {"scalar": "rotate-bmi"}):
         with pytest.raises(Sha1optError):
             HybridParams(arch="i386", **kw)
     with pytest.raises(Sha1optError):
