@@ -1,7 +1,8 @@
 """Hybrid blocks: the message schedule in xmm registers, 4 words at a time, beside scalar rounds.
 
-A ``HybridBlock`` is one 64-byte block as one instruction sequence (x86-64
-only): the scalar rounds of a ``Recipe`` whose K and W reach e as one
+A ``HybridBlock`` is one 64-byte block as one instruction sequence (built
+here for x86-64; ``hybrid_i386`` moves the same code into the i386 layout,
+``HybridParams.arch``): the scalar rounds of a ``Recipe`` whose K and W reach e as one
 ``add wk(t), e`` -- W_t + K_t read from a 16-entry ring on the stack --
 and a vector stream that computes W_16..W_79 in groups of four and stores
 W + K into that ring. ``HybridParams`` says which ISA the vector stream is
