@@ -8,8 +8,11 @@ forced through the ``OPENSSL_ia32cap_P`` words (``emit.hybrid_bench_i386``), at 
 per call, interleaved pairs in one process per peer. Ratios are ours / peer of TSC ticks per byte:
 median [p10, p90]; the load average is printed beside every block.
 
+``--variant LEVEL:LEAD:EVERY`` (repeatable) also times the export's block of LEVEL with its ``lead`` and
+``every`` replaced (a check of the cost model's interleaving choice on this host).
+
 Usage: nice -n -10 python bench/simd_i386.py [--uarch goldencove] [--levels ssse3,avx] [--pairs 40]
-           [--db PATH] [--out bench/results/simd_i386.txt]
+           [--paths integer,ssse3,avx] [--variant ssse3:2:1] [--db PATH] [--out bench/results/simd_i386.txt]
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from sha1opt.emit.bench import BenchRefusal
@@ -25,6 +29,7 @@ from sha1opt.emit.hybrid_bench_i386 import bench_hybrid_i386
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.space.hybrid_i386 import build_i386
 
 SIZES = (16384, 1 << 20)
 
@@ -52,6 +57,7 @@ def main() -> int:
     ap.add_argument("--db", default=None)
     ap.add_argument("--paths", default="integer,ssse3,avx")
     ap.add_argument("--out", default=None, help="also write the output to this file")
+    ap.add_argument("--variant", action="append", default=[], help="LEVEL:LEAD:EVERY (module docstring)")
     args = ap.parse_args()
     lines: list[str] = []
 
@@ -67,14 +73,22 @@ def main() -> int:
     say(f"{'block':16s} {'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} "
         f"{'min/min':>7s} {'ours t/B':>8s} {'peer t/B':>8s}")
     model = load_model(args.uarch)
-    for level in args.levels.split(","):
+    runs = [(level, None) for level in args.levels.split(",")]
+    runs += [(v.split(":")[0], (int(v.split(":")[1]), int(v.split(":")[2]))) for v in args.variant]
+    for level, variant in runs:
         choice = export_choice(args.uarch, "i386", level, args.db)
         if choice.block is None:
             say(f"# --isa {level}: export writes scalar code ({'; '.join(choice.notes)}): not measured here")
             continue
         block = choice.block
+        if variant is not None:
+            block = build_i386(replace(block.params, lead=variant[0], every=variant[1], placement="every"))
+            say(f"# variant of the --isa {level} export: lead {variant[0]}, every {variant[1]}")
+            level = f"{level}/{variant[0]}/{variant[1]}"
+        proof = ("the export's block proof does not cover a variant: see 'validated first'" if variant else
+                 choice.notes[0].split("; ")[1] if "; " in choice.notes[0] else choice.notes[0])
         say(f"# --isa {level}: {block.params.key()}; {block_cost(block, model).cycles_per_byte:.2f} c/B predicted "
-            f"on {args.uarch}; {choice.notes[0].split('; ')[1] if '; ' in choice.notes[0] else choice.notes[0]}")
+            f"on {args.uarch}; {proof}")
         rep = bench_hybrid_i386(block, sizes=SIZES, pairs=args.pairs,
                                 openssl_paths=tuple(p for p in args.paths.split(",") if p))
         if isinstance(rep, BenchRefusal):
