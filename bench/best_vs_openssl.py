@@ -3,7 +3,7 @@ for that CPU, both priced by the same model (predicted cycles/byte, steady state
 
   ours     what ``sha1opt export --uarch U`` (no ``--isa``) writes: ``emit.dispatch_plan.best_path(U, arch,
            db)`` -- the scalar best block, the hybrid search at the model's highest vector level below
-           SHA-NI (x86-64 only: the hybrid family has no i386 form) and the SHA-NI search, ranked by
+           SHA-NI (on i386 the i386 hybrid block, ``search.space.hybrid_i386``) and the SHA-NI search, ranked by
            predicted c/B. The searches run with export's own fixed budgets and seeds
            (``emit.hybrid_choice.EXPORT_EVALUATIONS`` hybrid evaluations, seed 0;
            ``SHANI_EVALUATIONS`` SHA-NI evaluations, ``best_shani``'s seed 1), so the figure is the one
@@ -16,7 +16,7 @@ for that CPU, both priced by the same model (predicted cycles/byte, steady state
 
 Per (model, arch) the table gives both, the ratio ours/OpenSSL and, where OpenSSL wins, a reason
 derived from the data: both paths' families and the bottleneck the simulator reports for each
-(and, on i386, that a vector path of OpenSSL has no counterpart in sha1opt there).
+.
 
 Usage: python bench/best_vs_openssl.py [--models a,b] [--arches i386,x86_64] [--db PATH]
        [--readme README.md] [--out bench/results/best_vs_openssl.txt]
@@ -51,7 +51,6 @@ from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, isa_set
 
 TABLE_BEGIN = "<!-- best_vs_openssl.py table: begin -->"
 TABLE_END = "<!-- best_vs_openssl.py table: end -->"
-NO_I386_HYBRID = "i386: scalar and SHA-NI only (the hybrid family has no i386 form)"
 
 
 @dataclass(frozen=True)
@@ -159,9 +158,7 @@ def hybrid_tried(notes: list[str]) -> tuple[str, float] | None:
 
 def why_openssl_wins(row: Row, path: OpensslPath, arch: str, tried: tuple[str, float] | None) -> str:
     """One line from the data: the gap, both families and bottlenecks, OpenSSL's blocks per loop iteration
-    (its AVX2 path does two), what our hybrid search reached when export kept scalar code, and a missing
-    i386 counterpart."""
-    vector = sorted(path.features - {"bmi1", "bmi2"})
+    (its AVX2 path does two) and what our hybrid search reached when export kept scalar code."""
     parts = [f"OpenSSL {100 * (1 - row.openssl / row.ours):.1f}% fewer c/B",
              f"its {path.family} ({'+'.join(sorted(path.features)) or 'base'}) bound by {row.openssl_bottleneck}; "
              f"ours ({row.ours_path}) by {row.ours_bottleneck}"]
@@ -170,8 +167,6 @@ def why_openssl_wins(row: Row, path: OpensslPath, arch: str, tried: tuple[str, f
     if tried is not None and not row.ours_path.startswith("hybrid"):
         parts.append(f"our hybrid search's best ({tried[0]}, {EXPORT_EVALUATIONS} evaluations) predicts "
                      f"{tried[1]:.2f} c/B, so export keeps {row.ours_path}")
-    if arch == "i386" and vector and "sha" not in vector:
-        parts.append("sha1opt has no i386 vector-schedule path (the hybrid is x86-64 only)")
     return "; ".join(parts)
 
 
@@ -202,7 +197,7 @@ def summary(rows: list[Row]) -> str:
     wins = [r for r in rows if r.ratio is not None and r.ratio > 1 + 1e-9]
     return (f"ours <= OpenSSL's best under the same model on {len(rows) - len(wins)} of {len(rows)} (model, arch) "
             f"pairs" + ("" if not wins else "; OpenSSL wins on " + ", ".join(
-                f"{r.uarch}/{r.arch} ({r.ratio:.3f})" for r in wins)) + f". {NO_I386_HYBRID}.")
+                f"{r.uarch}/{r.arch} ({r.ratio:.3f})" for r in wins)) + ".")
 
 
 def replace_section(text: str, body: list[str]) -> str | None:

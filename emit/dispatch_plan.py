@@ -3,7 +3,7 @@
 ``plan_dispatch(uarch, arch, db)`` collects candidates: the scalar best for the model
 (``blocks.best_block``; the textbook schedule without a model), then for every ``--isa`` level
 the model's CPU has (``model_levels``) what ``export --isa LEVEL`` would write
-(``hybrid_choice.export_choice``: a hybrid block on x86-64, the SHA-NI function on both arches;
+(``hybrid_choice.export_choice``: a hybrid block -- x86-64's or i386's -- or the SHA-NI function;
 a level whose choice is scalar code adds nothing), and, when the scalar best needs a feature
 (BMI2's ``rorx``), the best scalar code under ``--isa base`` as the fallback. Each candidate is
 priced on the model with the existing predictions (scalar: the loop body simulated; hybrid:
@@ -84,11 +84,10 @@ def _has(model: Model, feature: str) -> bool:
 
 
 def model_levels(model: Model | None, arch: Arch) -> tuple[str, ...]:
-    """The vector ``--isa`` levels the model's CPU has (every one without a model); i386: SHA-NI only,
-    the hybrid family has no i386 form yet."""
-    levels = [lv for lv in VECTOR_LEVELS if model is None or
-              (has_shani(model) if lv == "shani" else all(_has(model, f) for f in CAPS[lv]))]
-    return tuple(lv for lv in levels if arch == "x86_64" or lv == "shani")
+    """The vector ``--isa`` levels the model's CPU has (every one without a model), on either arch (the
+    hybrid family has an i386 form, ``search.space.hybrid_i386``)."""
+    return tuple(lv for lv in VECTOR_LEVELS if model is None or
+                 (has_shani(model) if lv == "shani" else all(_has(model, f) for f in CAPS[lv])))
 
 
 def order_paths(cands: list[Candidate]) -> tuple[list[Candidate], list[str]]:
@@ -171,8 +170,6 @@ def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, c
             seen.add(cand.what)
         if cand is not None:
             cands.append(cand)
-    if arch == "i386":
-        notes.append("i386: scalar and SHA-NI only (the hybrid family has no i386 form yet)")
     kept, dropped = order_paths(cands)
     return DispatchPlan(arch, uarch, tuple(kept), tuple(dropped), tuple(notes))
 

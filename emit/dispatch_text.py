@@ -3,7 +3,7 @@
 Layout (ELF; ``dispatch_function_text(arch, paths, header)``)::
 
     sha1_block_data_order:                      (global; reads the word, no cpuid)
-        mov sha1opt_ia32cap, %eax ; not %eax
+        mov sha1opt_ia32cap(%rip), %eax ; not %eax  (i386: ``WORD_READ_I386``, position-independent)
         test $mask(P1), %eax ; jz sha1opt_block_P1  (every bit of P1's mask set in the word)
         ...
         jmp sha1opt_block_<fallback>            (the last path needs no feature)
@@ -18,6 +18,12 @@ a hybrid block (``search.space.hybrid``) in ``hybrid_path_text``'s frame, which 
 (``and $-64, %rsp``, the entry ``%rsp`` kept at ``SAVED_RSP(%rsp)``) so the W+K ring's aligned
 stores are proved aligned without trusting the caller's alignment. The word is 0 until the
 constructor runs: then the fallback runs.
+
+The word is read position-independently on both arches, so the object links into a shared library
+without a text relocation: ``%rip``-relative on x86-64; on i386 the call/pop form OpenSSL's 32-bit
+code uses (``call 1f; 1: pop %eax; mov sha1opt_ia32cap-1b(%eax), %eax``: an ``R_386_PC32`` the
+linker resolves, the word being hidden). The i386 hybrid path is ``emit.hybrid_i386_frame``'s
+function as it is (its frame realigns already).
 
 Example: paths (shani, scalar) on x86-64 give ``test $0x20f, %eax ; jz sha1opt_block_shani ;
 jmp sha1opt_block_scalar``.
@@ -34,6 +40,7 @@ from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.emit.assembly import SYMBOL, X64_SAVED, comment_text
 from sha1opt.emit.dispatch_word import WORD_SYMBOL, init_text, mask_of
 from sha1opt.emit.hybrid_frame import COUNT, FRAME, loop_lines
+from sha1opt.emit.hybrid_i386_frame import function_text as i386_function_text
 
 SAVED_RSP = FRAME                  # the entry %rsp, above the ring (0..63) and the count (64)
 HYBRID_FRAME = FRAME + 8           # bytes below the pushes before the realignment
@@ -62,8 +69,14 @@ class PathCode:
         return mask_of(self.features)
 
 
+# The i386 entry's read of the word: call/pop, then PC-relative (module docstring).
+WORD_READ_I386 = ("call .Lsha1_pic", ".Lsha1_pic:", "pop %eax", f"mov {WORD_SYMBOL}-.Lsha1_pic(%eax), %eax")
+
+
 def hybrid_path_text(block: HybridBlock) -> str:
     """``block`` in a realigning frame (module docstring), as a whole ``sha1_block_data_order`` text."""
+    if block.params.arch == "i386":
+        return i386_function_text(block)
     out = ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
 
     def ins(text: str) -> None:
@@ -107,10 +120,10 @@ def dispatcher_text(arch: Arch, paths: list[PathCode]) -> str:
         raise DispatchError("the last path must need no feature (the fallback when the word is 0)")
     if len({p.name for p in paths}) != len(paths):
         raise DispatchError("two paths with one name")
-    word = f"{WORD_SYMBOL}(%rip)" if arch == "x86_64" else WORD_SYMBOL
     out = ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
     if len(paths) > 1:
-        out += [f"\tmov {word}, %eax", "\tnot %eax"]
+        read = [f"mov {WORD_SYMBOL}(%rip), %eax"] if arch == "x86_64" else list(WORD_READ_I386)
+        out += [ln if ln.endswith(":") else "\t" + ln for ln in read] + ["\tnot %eax"]
         for p in paths[:-1]:
             out += [f"\t/* {comment_text(p.name)}: {', '.join(sorted(p.features))} */",
                     f"\ttest ${p.mask:#x}, %eax", f"\tjz {p.symbol}"]

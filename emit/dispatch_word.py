@@ -96,7 +96,9 @@ def init_text(arch: Arch) -> str:
     Leaf 1 gives the SSE family and AVX (only with OSXSAVE and XCR0 & 6 == 6), leaf 7 (when the
     maximum leaf reaches it) BMI, SHA, AVX2 (with the AVX state) and AVX-512VL (with AVX-512F and
     XCR0 & 0xe6 == 0xe6). The word is built in ``%edi``/``%esi`` and stored once. i386: cpuid
-    itself is checked first (EFLAGS.ID toggles), and %ebx, %esi, %edi (callee-saved) are kept.
+    itself is checked first (EFLAGS.ID toggles), %ebx, %esi, %edi (callee-saved) are kept, and the
+    word is stored PC-relative (call/pop, as ``dispatch_text.WORD_READ_I386`` reads it): no text
+    relocation when the object goes into a shared library.
     """
     if arch not in ("x86_64", "i386"):
         raise WordError(f"unknown arch {arch!r}")
@@ -138,8 +140,10 @@ def init_text(arch: Arch) -> str:
              f"or ${1 << FEATURE_BITS['avx512vl']:#x}, {acc}",
              ".Lcap_store:"]
     if arch == "i386":
-        body += ["add $4, %esp", f"mov {acc}, {word}", ".Lcap_done:", "pop %edi", "pop %esi", "pop %ebx", "ret",
-                 ".Lcap_store_none:", f"movl $0, {word}", "jmp .Lcap_done"]
+        # position-independent stores (call/pop, PC-relative): no text relocation in a shared library
+        body += ["add $4, %esp", ".Lcap_store_word:", "call .Lcap_pic", ".Lcap_pic:", "pop %ecx",
+                 f"mov {acc}, {word}-.Lcap_pic(%ecx)", "pop %edi", "pop %esi", "pop %ebx", "ret",
+                 ".Lcap_store_none:", f"xor {acc}, {acc}", "jmp .Lcap_store_word"]
     else:
         body += [f"mov {acc}, {word}", "pop %rbx", "ret"]
     ptr = ".quad" if arch == "x86_64" else ".long"

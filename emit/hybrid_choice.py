@@ -2,14 +2,17 @@
 
 ``export_choice(uarch, arch, level, db)``:
 
-* a level without a vector dialect (``base``, ``bmi2``), or ``arch ==
-  "i386"``: the scalar best block (``blocks.best_block``), or the default
-  schedule when that block needs a feature the cap does not allow;
+* a level without a vector dialect (``base``, ``bmi2``): the scalar best
+  block (``blocks.best_block``), or the default schedule when that block
+  needs a feature the cap does not allow;
 * a vector level on x86-64 with a model: ``driver.search_hybrid_block``
   (grid + ``EXPORT_EVALUATIONS`` annealing moves, seed 0: the same file for
   the same store) ranked against the capped scalar best; the proved winner;
+* a vector level on i386 with a model: the same with the i386 block
+  (``engines.hybrid_i386.search_hybrid_i386``, proved by
+  ``hybrid_proof.prove_hybrid``) against the capped i386 scalar best;
 * a vector level without a model: the default hybrid block of the cap's
-  highest dialect (``HybridParams(isa=...)``);
+  highest dialect (``HybridParams(isa=...)``; ``arch="i386"`` on i386);
 * ``shani`` (a cap that allows SHA-NI), either arch: the SHA-NI function
   (``search.engines.shani.best_shani`` on a model that has SHA-NI, the
   default point without a model), exported by ``emit.shani_export``; a
@@ -25,13 +28,18 @@ from pathlib import Path
 
 from sha1opt.search.blocks import best_block
 from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.engines.hybrid_i386 import search_hybrid_i386
 from sha1opt.search.engines.shani import best_shani, has_shani
-from sha1opt.search.driver import default_arch, scalar_best, search_hybrid_block
+from sha1opt.search.driver import HybridReport, default_arch, scalar_best, search_hybrid_block
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import allows, check_level, vector_dialects
+from sha1opt.search.space.hybrid_i386 import build_i386
+from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.shani import ShaniParams, default_params
+from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.x86 import isa_set
 
 EXPORT_EVALUATIONS = 150
@@ -84,14 +92,35 @@ def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Pat
     return choice
 
 
+def search_i386_block(uarch: str, level: str, db=None, evaluations: int = EXPORT_EVALUATIONS) -> HybridReport:
+    """The i386 hybrid search on ``uarch`` under the cap (seed 0), its block proof, and the capped i386
+    scalar best it is ranked against (``driver.search_hybrid_block``'s report, for i386)."""
+    model = load_model(uarch)
+    found = search_hybrid_i386(model, cap=level, evaluations=evaluations, seed=0)
+    sched = _scalar(uarch, "i386", level, db).schedule
+    scalar_cycles = simulate(list(sched.body), model, loop=True).cycles
+    where = f"i386 {sched.name}"
+    if found.block is None:
+        return HybridReport(uarch, level, found, scalar_cycles, where, f"nothing to prove: {found.reason}", False)
+    res = prove_hybrid(found.block)
+    proof = (f"block proved ({res.cuts} cuts, {res.solver_calls} Z3 calls; lane-by-lane cuts)" if res.ok
+             else f"NOT proved: {describe_failure(res)}")
+    return HybridReport(uarch, level, found, scalar_cycles, where, proof, res.ok)
+
+
 def _export_choice(uarch: str | None, arch: str, level: str, db) -> Choice:
     dialects = vector_dialects(level)
-    if arch != "x86_64" or not dialects:
+    if not dialects:
         return _scalar(uarch, arch, level, db)
     if uarch is None:
-        block = build(HybridParams(isa=dialects[-1]))
-        return Choice(None, block, [f"hybrid default block ({dialects[-1]}; no --uarch to search on)"])
-    rep = search_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db)
+        params = HybridParams(isa=dialects[-1], arch=arch)
+        block = build_i386(params) if arch == "i386" else build(params)
+        return Choice(None, block, [f"hybrid default block ({dialects[-1]}{'' if arch == 'x86_64' else ', ' + arch}; "
+                                  "no --uarch to search on)"])
+    if arch == "i386":
+        rep = search_i386_block(uarch, level, db)
+    else:
+        rep = search_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db)
     s = rep.search
     if s.params is None:
         choice = _scalar(uarch, arch, level, db)
@@ -101,5 +130,9 @@ def _export_choice(uarch: str | None, arch: str, level: str, db) -> Choice:
             f"{rep.scalar_cycles / 64:.2f} ({rep.scalar_source}); {rep.proof}; search stopped: {s.reason}")
     if rep.winner == "hybrid":
         return Choice(None, s.block, [line, "exporting the hybrid block"])
+    if arch == "i386":
+        choice = _scalar(uarch, arch, level, db)
+        choice.notes[:0] = [line, "exporting the scalar block"]
+        return choice
     sched, _, where = scalar_best(uarch, db, level)
     return Choice(sched, None, [line, f"exporting the scalar block ({where})"])

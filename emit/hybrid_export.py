@@ -36,8 +36,15 @@ from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.emit.export import ExportResult, file_header, write_checked
-from sha1opt.emit.hybrid_frame import function_text
+from sha1opt.emit.hybrid_frame import function_text as x64_function_text
+from sha1opt.emit.hybrid_i386_frame import function_text as i386_function_text
 from sha1opt.emit.validate import Validation, validate
+
+def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | None = None) -> str:
+    """The whole function of ``block`` in its arch's frame (``hybrid_frame`` or ``hybrid_i386_frame``)."""
+    frame = i386_function_text if block.params.arch == "i386" else x64_function_text
+    return frame(block, flavor, header)
+
 
 PROOF_SCOPE = "whole function proved from its machine code (every nblocks >= 0, loop invariant, exits, ABI)"
 
@@ -56,7 +63,7 @@ def predicted(block: HybridBlock, uarch: str | None) -> str:
 
 
 def header_lines(block: HybridBlock, uarch: str | None, prediction: str, proof: str, command: str) -> list[str]:
-    return file_header("x86_64", uarch, f"schedule: {block.params.key()}", [f"cost model: {prediction}"], proof,
+    return file_header(block.params.arch, uarch, f"schedule: {block.params.key()}", [f"cost model: {prediction}"], proof,
                        command)
 
 
@@ -76,4 +83,4 @@ def export_hybrid(block: HybridBlock, path: str | Path, *, flavor: str = "elf", 
         checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
         final = function_text(block, flavor, header_lines(block, uarch, prediction, f"{PROOF_SCOPE}. {checks}",
                                                           command))
-        return write_checked(path, final, "x86_64", v, work_dir, flavor)
+        return write_checked(path, final, block.params.arch, v, work_dir, flavor)

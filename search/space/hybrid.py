@@ -1,7 +1,8 @@
 """Hybrid blocks: the message schedule in xmm registers, 4 words at a time, beside scalar rounds.
 
-A ``HybridBlock`` is one 64-byte block as one instruction sequence (x86-64
-only): the scalar rounds of a ``Recipe`` whose K and W reach e as one
+A ``HybridBlock`` is one 64-byte block as one instruction sequence (built
+here for x86-64; ``hybrid_i386`` moves the same code into the i386 layout,
+``HybridParams.arch``): the scalar rounds of a ``Recipe`` whose K and W reach e as one
 ``add wk(t), e`` -- W_t + K_t read from a 16-entry ring on the stack --
 and a vector stream that computes W_16..W_79 in groups of four and stores
 W + K into that ring. ``HybridParams`` says which ISA the vector stream is
@@ -81,6 +82,7 @@ PLACEMENTS = ("every", "slots")
 # the scalar rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn; lean: OpenSSL's f forms, mix: in parity rounds)
 SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
 _LEAN = {"-lean": "all", "-mix": "parity"}
+ARCHS = ("x86_64", "i386")
 RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)
 W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
 TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
@@ -106,6 +108,7 @@ class HybridParams:
     ahead: bool = False              # read-ahead: the next block's W+K 0..15 during this block's last rounds
     scalar: str = "recipe"           # "rotate"/"rotate-bmi": ``hybrid_rounds`` (recipe and offsets unused)
     recurrence: str = "rol1"         # "rol2": groups 8-19 as ``hybrid_w8.rol2_group_ops`` (8 W registers)
+    arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (recipe rounds, no read-ahead)
 
     def __post_init__(self) -> None:
         if self.isa not in ISAS:
@@ -118,7 +121,7 @@ class HybridParams:
             raise Sha1optError(f"unknown hybrid scalar rounds {self.scalar!r} (known: {', '.join(SCALARS)})")
         if self.recurrence not in RECURRENCES:
             raise Sha1optError(f"unknown recurrence {self.recurrence!r} (known: {', '.join(RECURRENCES)})")
-        if self.recurrence == "rol2" and not self.ahead:
+        if self.recurrence == "rol2" and not self.ahead and self.arch == "x86_64":
             # The whole-function prover proves schedule identities through the W definitions only for a
             # loop whose head holds the block's words (``semantics.lift.template.uses_block_words``).
             raise Sha1optError("the rol2 recurrence needs read-ahead (ahead=True): only that loop proves whole")
@@ -126,10 +129,19 @@ class HybridParams:
             raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
         if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):
             raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
+        if self.arch not in ARCHS:
+            raise Sha1optError(f"unknown hybrid arch {self.arch!r} (known: {', '.join(ARCHS)})")
+        if self.arch == "i386" and (self.scalar, self.ahead) != ("recipe", False):
+            # 7 GPRs: no rotating rounds (9 registers), and the read-ahead's data pointer would need a
+            # register the rounds hold; rol2 keeps its older groups on the stack (``hybrid_i386``).
+            raise Sha1optError("the i386 hybrid block takes the recipe rounds and no read-ahead")
 
     def key(self) -> str:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
         ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
+        if self.arch != "x86_64":
+            rol2 = ",w=rol2" if self.recurrence == "rol2" else ""
+            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place}{rol2};{self.recipe.key()}"
         if self.scalar != "recipe":
             return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};rounds={self.scalar}"
         return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};{self.recipe.key()}"
@@ -160,8 +172,8 @@ class HybridBlock:
 
     def schedule(self) -> Schedule:
         """The steady-state iteration as a ``Schedule`` (its bindings are ``frame.block_bindings``)."""
-        inputs, outputs, pointers = block_bindings("x86_64")
-        return Schedule("x86_64", self.params.key(), self.loop_body(), inputs, outputs, pointers)
+        inputs, outputs, pointers = block_bindings(self.params.arch)
+        return Schedule(self.params.arch, self.params.key(), self.loop_body(), inputs, outputs, pointers)
 
     def proved_unit(self) -> tuple[Instr, ...]:
         """What the block proof runs: the setup, then one block (with ``ahead``: the last block's path)."""
@@ -400,6 +412,8 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
     """
     if params.placement == "slots" and slots is None:
         raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
+    if params.arch != "x86_64":
+        raise Sha1optError(f"{params.arch} hybrid blocks are built by hybrid_i386.build_i386")
     if params.scalar == "recipe":
         sc = scalar_code(params)
         if sc is None:

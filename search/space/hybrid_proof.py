@@ -14,7 +14,8 @@ the earlier symbols.
 
 ``prove_hybrid(block)`` proves ``block.setup + block.body`` (the constants
 built once, then one block) equal to the 80-round compression function
-with feed-forward under ``frame.block_bindings("x86_64")``; the W+K words
+with feed-forward under ``frame.block_bindings(block.params.arch)`` (i386: the
+pointers in stack slots); the W+K words
 are ordinary stack words the rounds add into e. Message-schedule cuts go
 through ``semantics.lift.schedule.ScheduleProver`` (affine identities over
 the spec's W definitions), so W_32..79 may be computed by the rol2
@@ -37,13 +38,13 @@ from sha1opt.search.space.frame import block_bindings
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.search.space.lane_machine import lane_machine
 
-def prove_unit(code: Sequence[Instr], prover: Prover | None = None) -> CompositionResult:
+def prove_unit(code: Sequence[Instr], prover: Prover | None = None, arch: str = "x86_64") -> CompositionResult:
     """``code`` (a setup, then one block) = SHA-1's compression function under ``frame.block_bindings``.
 
     ``block.prove_block``'s check, with the schedule cuts proved through the spec's W definitions
     (``ScheduleProver``: the rol2 recurrence of ``hybrid_w8`` is true only through them).
     """
-    inputs, outputs, pointers = block_bindings("x86_64")
+    inputs, outputs, pointers = block_bindings(arch)
     spec = range_spec(Builder(), 0, 79)
     return check_program(list(code), spec, inputs, outputs, ScheduleProver(prover or Prover(), spec),
                          pointers=pointers, machine=lane_machine)
@@ -51,4 +52,4 @@ def prove_unit(code: Sequence[Instr], prover: Prover | None = None) -> Compositi
 
 def prove_hybrid(block: HybridBlock, prover: Prover | None = None) -> CompositionResult:
     """Setup + one block = SHA-1's compression function (80 rounds, W schedule, feed-forward)."""
-    return prove_unit(block.proved_unit(), prover)
+    return prove_unit(block.proved_unit(), prover, block.params.arch)

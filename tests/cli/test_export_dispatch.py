@@ -42,10 +42,11 @@ def test_on_this_host_the_dispatch_picks_sha_ni_and_prove_object_proves_every_pa
     out = tmp_path / "d.S"
     r = run("export", "--dispatch", "--arch", "i386", "-o", str(out))
     assert r.exit_code == 0, r.output
-    assert "this CPU takes path shani" in r.output and "hybrid family has no i386 form" in r.output
+    assert "this CPU takes path shani" in r.output and "hybrid hybrid-i386:isa=ssse3" in r.output
     p = run("prove", "--object", str(out))
     assert p.exit_code == 0, p.output
     assert "(sha1opt_block_shani)" in p.output and "(sha1opt_block_scalar)" in p.output
+    assert "(sha1opt_block_ssse3)" in p.output
 
 
 @native

@@ -50,17 +50,20 @@ def test_model_levels_follow_the_models_isa():
     assert model_levels(load_model("k8"), "x86_64") == ()
 
 
-def test_i386_gets_no_hybrid_path():
-    """The hybrid family has no i386 form yet: on i386 only SHA-NI is added to the scalar code."""
-    assert model_levels(load_model("zen5"), "i386") == ("shani",)
-    assert model_levels(load_model("atom"), "i386") == ()
+def test_i386_gets_the_same_levels_as_x86_64():
+    """The hybrid family has an i386 form (``space.hybrid_i386``): i386 is offered every vector level."""
+    assert model_levels(load_model("goldencove"), "i386") == ("ssse3", "avx", "avx2", "avx512", "shani")
+    assert model_levels(load_model("atom"), "i386") == ("ssse3",)
+    assert model_levels(load_model("k8"), "i386") == ()
 
 
 def test_the_default_plan_has_every_family_once():
     plan = plan_dispatch(None, "x86_64")
     assert names(plan.paths) == ["shani", "avx512", "avx", "ssse3", "scalar"]
     assert any("avx2: the hybrid block of a lower level again" in n for n in plan.notes)
-    assert names(plan_dispatch(None, "i386").paths) == ["shani", "scalar"]
+    i386 = plan_dispatch(None, "i386")
+    assert names(i386.paths) == ["shani", "avx512", "avx", "ssse3", "scalar"]
+    assert all(c.payload.params.arch == "i386" for c in i386.paths if c.kind == "hybrid")
 
 
 def test_a_cap_leaves_out_every_path_needing_more():

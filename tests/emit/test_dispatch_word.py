@@ -6,7 +6,12 @@ import pytest
 
 from sha1opt.emit.dispatch_word import (FEATURE_BITS, WORD_SYMBOL, WordError, features_of, init_text, mask_of,
                                         word_from_cpu_flags)
+from sha1opt.emit.assembly import function_text
+from sha1opt.emit.dispatch_text import PathCode, dispatch_function_text
+from sha1opt.emit.toolchain import compile_preprocessed
+from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.lift.decode import CAPABILITY_SYMBOLS
+from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.x86 import ISA_INCLUDES
 
 
@@ -51,3 +56,15 @@ def test_the_constructor_checks_os_support_before_any_avx_bit(arch):
     text = init_text(arch)
     assert text.index("xgetbv") < text.index(f"or ${1 << FEATURE_BITS['avx']:#x}")
     assert "cpuid" in text and ".init_array" in text
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+def test_regression_the_i386_word_was_an_absolute_address(arch, tmp_path):
+    """``mov sha1opt_ia32cap, %eax`` (and the constructor's store) put an absolute R_386_32 relocation
+    into .text: a text relocation once the object goes into a shared library. Both now read and write
+    the word PC-relative (call/pop on i386, %rip on x86-64): no absolute relocation against it in .text."""
+    paths = [PathCode("sse2", frozenset({"sse2"}), function_text(textbook(arch))),
+             PathCode("scalar", frozenset(), function_text(textbook(arch)))]
+    obj = ObjectFile.parse(compile_preprocessed(dispatch_function_text(arch, paths), arch, tmp_path, "d").read_bytes())
+    against = [r for r in obj.relocs.get(".text", {}).values() if r.symbol == WORD_SYMBOL]
+    assert len(against) == 2 and all(r.kind in ("R_386_PC32", "R_X86_64_PC32") for r in against), against

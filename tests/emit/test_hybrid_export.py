@@ -58,10 +58,15 @@ def test_choice_without_a_model_is_the_default_block_of_the_caps_top_dialect():
     assert export_choice(None, None, "ssse3").block.params.isa == "ssse3"
 
 
-@pytest.mark.parametrize("level,arch", [("bmi2", None), ("base", None), ("avx", "i386")])
-def test_choice_is_scalar_without_a_vector_dialect_or_on_i386(level, arch):
+@pytest.mark.parametrize("level,arch", [("bmi2", None), ("base", None), ("bmi2", "i386")])
+def test_choice_is_scalar_without_a_vector_dialect(level, arch):
     c = export_choice(None, arch, level)
     assert c.block is None and c.schedule is not None and c.schedule.arch == (arch or "x86_64")
+
+
+def test_choice_on_i386_without_a_model_is_the_i386_hybrid_block():
+    c = export_choice(None, "i386", "avx")
+    assert c.block.params.arch == "i386" and c.block.params.isa == "avx" and c.block.schedule().arch == "i386"
 
 
 def test_cli_export_isa_avx512_writes_a_hybrid_file(tmp_path):

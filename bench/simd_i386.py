@@ -1,0 +1,114 @@
+"""Figures for issue 14, i386: the i386 hybrid export against OpenSSL's 32-bit SSSE3, AVX and integer paths.
+
+For each ``--isa`` level in ``--levels`` (default ssse3, avx), the block ``sha1opt export --arch i386
+--uarch U --isa LEVEL`` writes (``emit.hybrid_choice.export_choice``: the i386 hybrid search, seed 0,
+the export's budget, proved) is validated as export does and timed on this host against gcc -O2
+-m32 C and OpenSSL's sha1-586 paths from Debian's ``libssl-dev:i386`` ``libcrypto.a``, each path
+forced through the ``OPENSSL_ia32cap_P`` words (``emit.hybrid_bench_i386``), at 16 KiB and 1 MiB
+per call, interleaved pairs in one process per peer. Ratios are ours / peer of TSC ticks per byte:
+median [p10, p90]; the load average is printed beside every block.
+
+``--variant LEVEL:LEAD:EVERY`` (repeatable) also times the export's block of LEVEL with its ``lead`` and
+``every`` replaced (a check of the cost model's interleaving choice on this host).
+
+Usage: nice -n -10 python bench/simd_i386.py [--uarch goldencove] [--levels ssse3,avx] [--pairs 40]
+           [--paths integer,ssse3,avx] [--variant ssse3:2:1] [--db PATH] [--out bench/results/simd_i386.txt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from sha1opt.emit.bench import BenchRefusal
+from sha1opt.emit.hybrid_bench_i386 import bench_hybrid_i386
+from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.space.hybrid_i386 import build_i386
+
+SIZES = (16384, 1 << 20)
+
+
+def _cpu() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--uarch", default="goldencove")
+    ap.add_argument("--levels", default="ssse3,avx")
+    ap.add_argument("--pairs", type=int, default=40)
+    ap.add_argument("--db", default=None)
+    ap.add_argument("--paths", default="integer,ssse3,avx")
+    ap.add_argument("--out", default=None, help="also write the output to this file")
+    ap.add_argument("--variant", action="append", default=[], help="LEVEL:LEAD:EVERY (module docstring)")
+    args = ap.parse_args()
+    lines: list[str] = []
+
+    def say(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    ok = True
+    say(f"# bench/simd_i386.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {_cpu()}; "
+        f"nice {os.nice(0)}; {_load()}")
+    say(f"# ours: `sha1opt export --arch i386 --uarch {args.uarch} --isa LEVEL`; peers: gcc -O2 -m32 C and "
+        f"OpenSSL sha1-586 (libcrypto.a, path forced by OPENSSL_ia32cap_P); {args.pairs} interleaved pairs per size")
+    say(f"{'block':16s} {'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} "
+        f"{'min/min':>7s} {'ours t/B':>8s} {'peer t/B':>8s}")
+    model = load_model(args.uarch)
+    runs = [(level, None) for level in args.levels.split(",")]
+    runs += [(v.split(":")[0], (int(v.split(":")[1]), int(v.split(":")[2]))) for v in args.variant]
+    for level, variant in runs:
+        choice = export_choice(args.uarch, "i386", level, args.db)
+        if choice.block is None:
+            say(f"# --isa {level}: export writes scalar code ({'; '.join(choice.notes)}): not measured here")
+            continue
+        block = choice.block
+        if variant is not None:
+            block = build_i386(replace(block.params, lead=variant[0], every=variant[1], placement="every"))
+            say(f"# variant of the --isa {level} export: lead {variant[0]}, every {variant[1]}")
+            level = f"{level}/{variant[0]}/{variant[1]}"
+        proof = ("the export's block proof does not cover a variant: see 'validated first'" if variant else
+                 choice.notes[0].split("; ")[1] if "; " in choice.notes[0] else choice.notes[0])
+        say(f"# --isa {level}: {block.params.key()}; {block_cost(block, model).cycles_per_byte:.2f} c/B predicted "
+            f"on {args.uarch}; {proof}")
+        rep = bench_hybrid_i386(block, sizes=SIZES, pairs=args.pairs,
+                                openssl_paths=tuple(p for p in args.paths.split(",") if p))
+        if isinstance(rep, BenchRefusal):
+            say(f"i386 {level:11s} refused: {rep.reason}")
+            ok = False
+            continue
+        for st in rep.stats:
+            say(f"i386 {level:11s} {st.peer:16s} {st.size:8d} {st.ratio_median:7.3f} {st.ratio_p10:6.3f} "
+                f"{st.ratio_p90:6.3f} {st.ratio_of_minima:7.3f} {st.ours_ticks_per_byte:8.3f} "
+                f"{st.peer_ticks_per_byte:8.3f}")
+        say(f"{'':16s} validated first: {', '.join(rep.validated)}; TSC {rep.tsc_hz / 1e9:.3f} GHz; {_load()}")
+        for note in rep.notes:
+            say(f"{'':16s} {note}")
+    say(f"# done; {_load()}")
+    say("# ratio = ours / peer in TSC ticks per byte (< 1: ours is faster); min/min = ratio of the fastest runs; "
+        "the measured object is proved as a whole function from its machine code and run on the vectors first")
+    if args.out:
+        Path(args.out).write_text("\n".join(lines) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Paired-ratio timing of an i386 hybrid block against OpenSSL's 32-bit paths (libcrypto.a) and gcc -O2 -m32 C.
+
+The i386 timing program is ``csrc/bench.c`` built freestanding (``timing.freestanding_i386``: no
+libc, so no dlopen of a 32-bit libcrypto.so): peer 0 is our validated function, peer 1 whatever
+defines ``sha1_ref_block_data_order``. For OpenSSL that is the member ``libcrypto-lib-sha1-586.o``
+of Debian's ``libssl-dev:i386`` ``libcrypto.a`` with its ``sha1_block_data_order`` renamed
+(``objcopy --redefine-sym``), linked with a ``.data`` definition of the capability vector it reads,
+``OPENSSL_ia32cap_P`` (a common symbol in the member), holding the words that force one path.
+sha1-586's dispatch (its machine code, as ``sha1opt prove --object`` lists its path conditions):
+word 1 bit 9 (SSSE3) and word 0 bit 24 (FXSR) clear -> the integer code; else word 2 bit 29 (SHA)
+-> SHA-NI; else word 1 bit 28 (AVX) and word 0 bit 30 (the "Intel CPU" bit) -> AVX; else SSSE3.
+So ``CAP_WORDS`` below; every program is a separate process (one OpenSSL path each), pairs
+interleaved in it as in ``emit.bench``; ratios ours / peer of TSC ticks per byte, median and
+p10 / p90 over the pairs (``bench._stats``).
+
+The block is validated first as export does (``hybrid_export.validate_hybrid``: assembled, lifted,
+the whole function proved from its machine code, native vectors); only that object is linked.
+What fails is a ``BenchRefusal`` and nothing runs. Example:
+``bench_hybrid_i386(block, sizes=(16384,), pairs=10)`` gives one ``PeerStats`` per (size, peer):
+gcc -O2 -m32 C, OpenSSL integer, ssse3 and avx.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.limits import BENCH_SECONDS
+from sha1opt.search.space.hybrid import HybridBlock
+from sha1opt.emit.bench import SIZES, BenchRefusal, BenchReport, _build_i386, _stats
+from sha1opt.emit.hybrid_export import function_text, validate_hybrid
+from sha1opt.emit.objfile import load_object
+from sha1opt.emit.timing import freestanding_i386, run_program, tsc_hz
+from sha1opt.emit.toolchain import assemble, link_static, run, which
+
+LIBCRYPTO_I386 = Path("/usr/lib/i386-linux-gnu/libcrypto.a")
+MEMBER = "libcrypto-lib-sha1-586.o"
+# OPENSSL_ia32cap_P words 0..3 that force each path of sha1-586's dispatch (module docstring)
+CAP_WORDS: dict[str, tuple[int, int, int, int]] = {
+    "integer": (0, 0, 0, 0),
+    "ssse3": (1 << 24, 1 << 9, 0, 0),
+    "avx": (1 << 24 | 1 << 30, 1 << 9 | 1 << 28, 0, 0),
+    "shaext": (1 << 24, 1 << 9, 1 << 29, 0),
+}
+PEER = "sha1_ref_block_data_order"
+
+
+def cap_text(words: tuple[int, int, int, int]) -> str:
+    """A ``.data`` definition of ``OPENSSL_ia32cap_P`` holding ``words``."""
+    return ("\t.data\n\t.globl OPENSSL_ia32cap_P\n\t.p2align 4\nOPENSSL_ia32cap_P:\n"
+            + "".join(f"\t.long {w:#x}\n" for w in words) + '\t.section .note.GNU-stack,"",@progbits\n')
+
+
+def openssl_peer(work: Path, lib: Path = LIBCRYPTO_I386) -> Path:
+    """sha1-586's object with its entry renamed to the timing program's peer 1 (``PEER``)."""
+    member = load_object(lib, work, member=MEMBER)
+    out = work / "openssl_sha1_586_peer.o"
+    run([which("objcopy"), f"--redefine-sym=sha1_block_data_order={PEER}", str(member.path), str(out)],
+        "renaming OpenSSL's sha1_block_data_order")
+    return out
+
+
+def _openssl_program(candidate: Path, peer: Path, path: str, work: Path) -> Path:
+    main, start = freestanding_i386(work)
+    cap = assemble(cap_text(CAP_WORDS[path]), "i386", work, f"cap_{path}")
+    return link_static([main, peer, cap, start, candidate], "i386", work / f"bench32_openssl_{path}",
+                       f"linking the i386 benchmark against OpenSSL {path}")
+
+
+def bench_hybrid_i386(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_bytes: int = 1 << 20,
+                      openssl_paths=("integer", "ssse3", "avx"), with_c: bool = True,
+                      time_limit: float = BENCH_SECONDS, lib: Path = LIBCRYPTO_I386) -> BenchReport | BenchRefusal:
+    """Validate ``block``'s i386 function, then time it against gcc -O2 -m32 C and each OpenSSL path asked."""
+    if block.params.arch != "i386":
+        raise Sha1optError("bench_hybrid_i386 times i386 blocks (HybridParams(arch='i386'))")
+    if pairs < 2:
+        raise Sha1optError("pairs must be at least 2")
+    unknown = [p for p in openssl_paths if p not in CAP_WORDS]
+    if unknown:
+        raise Sha1optError(f"unknown OpenSSL i386 path {unknown[0]!r} (known: {', '.join(CAP_WORDS)})")
+    with tempfile.TemporaryDirectory(prefix="sha1opt-hybrid-bench-i386-") as work:
+        work_dir = Path(work)
+        v = validate_hybrid(function_text(block), block, work_dir)
+        if not v.ok:
+            return BenchRefusal(v)
+        report = BenchReport("i386", tsc_hz(work_dir), pairs)
+        report.validated = tuple(c.name for c in v.checks)
+        if with_c:
+            t = run_program(_build_i386(v.obj, work_dir), sizes, pairs, min_bytes, time_limit=time_limit)
+            report.stats += _stats(t.records, t.peers, sizes, pairs, {1: "gcc -O2 -m32 C"})
+        if openssl_paths and not lib.is_file():
+            report.notes.append(f"{lib} not found (libssl-dev:i386): OpenSSL peers skipped")
+            return report
+        peer = openssl_peer(work_dir, lib) if openssl_paths else None
+        for path in openssl_paths:
+            t = run_program(_openssl_program(v.obj, peer, path, work_dir), sizes, pairs, min_bytes,
+                            time_limit=time_limit)
+            report.stats += _stats(t.records, t.peers, sizes, pairs, {1: f"OpenSSL {path}"})
+            report.notes.append(f"OpenSSL {path}: OPENSSL_ia32cap_P = {', '.join(f'{w:#x}' for w in CAP_WORDS[path])} "
+                                f"({lib}({MEMBER}))")
+    return report

@@ -1,0 +1,138 @@
+"""The i386 hybrid engine: grid, then annealing, over ``HybridParams(arch="i386")`` blocks.
+
+The i386 space (``space.hybrid_i386``) is the x86-64 one without the families i386 has no
+registers for (rotating rounds, read-ahead), so the search is ``engines.hybrid``'s reduced to what
+is left: a grid in two stages -- every dialect the model and the cap allow x the recurrence (rol1,
+rol2) at lead 2 / every 2 with the textbook recipe; then, for the best of them, ``lead`` 1-3 x
+(``every`` in ``EVERY``, or the ``slots`` placement over the model's unit classes) -- then
+annealing from the grid's best, a move changing the dialect, the recurrence, the lead, ``every``,
+the placement, one scalar recipe field (options the scalar ISA has) or one (round, chain)
+priority offset by +-1. Costs are ``engines.hybrid.block_cost`` (the per-block body as a loop in steady
+state), ties to the shorter body; deterministic per seed and budget; the result is an
+``engines.hybrid.HybridSearch``. The engine proves nothing (``hybrid_proof.prove_hybrid`` does).
+
+Example: on ``goldencove`` with ``cap="ssse3"`` the grid scores 2 + 3 x 6 = 20 ssse3 blocks.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import replace
+from typing import Callable
+
+from sha1opt.search.cost.model import Model
+from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
+from sha1opt.search.engines.hybrid import (EVERY, OFFSET_CHAINS, P_PARAM, P_RECIPE, SCALAR_FIELDS, TIE,
+                                           HybridSearch, block_cost, dialects_for, scalar_isa_for, slots_of)
+from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
+from sha1opt.search.space.hybrid_i386 import build_i386
+from sha1opt.search.space.recipe import Recipe, isa_rank, options_for
+
+
+def build_on_i386(params: HybridParams, model: Model) -> HybridBlock | None:
+    """``build_i386`` with the model's unit classes (used by ``placement="slots"`` only)."""
+    return build_i386(params, slots_of(model) if params.placement == "slots" else None)
+
+
+def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
+    u = rng.random()
+    if u < P_PARAM:
+        which = rng.choice(("isa", "lead", "every", "placement", "recurrence"))
+        if which == "recurrence":
+            return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2")
+        if which == "isa" and len(dialects) > 1:
+            return replace(p, isa=rng.choice([d for d in dialects if d != p.isa]))
+        if which == "lead":
+            return replace(p, lead=rng.choice([x for x in LEADS if x != p.lead]))
+        if which == "placement":
+            return replace(p, placement="slots" if p.placement == "every" else "every")
+        return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
+    if u < P_PARAM + P_RECIPE:
+        for _ in range(8):
+            name = rng.choice(SCALAR_FIELDS)
+            opts = [o for o in options_for(name, scalar_isa) if o != getattr(p.recipe, name)]
+            if opts:
+                return replace(p, recipe=replace(p.recipe, **{name: rng.choice(opts)}))
+    key = (rng.randrange(80), rng.choice(OFFSET_CHAINS))
+    offs = dict(p.offsets)
+    v = max(-MAX_OFFSET, min(MAX_OFFSET, offs.get(key, 0) + rng.choice((-1, 1))))
+    if v:
+        offs[key] = v
+    else:
+        offs.pop(key, None)
+    return replace(p, offsets=tuple(sorted(offs.items())))
+
+
+def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,
+                       time_limit: float = 60.0, should_stop: Callable[[], bool] = lambda: False,
+                       start: Recipe | None = None) -> HybridSearch:
+    """Grid, then annealing (module docstring); ``reason`` as ``engines.hybrid.search_hybrid``'s."""
+    t0 = time.monotonic()
+    deadline = t0 + time_limit
+    dialects = dialects_for(model, cap)
+    scalar_isa = scalar_isa_for(model, cap)
+    if not dialects:
+        return HybridSearch(model.name, None, None, math.inf, math.inf, "", math.inf, 0, 0.0,
+                            f"{model.name} has no vector dialect the cap {cap or '(none)'} allows")
+    recipe = start or Recipe()
+    if isa_rank(recipe.isa()) > isa_rank(scalar_isa):
+        recipe = Recipe()
+    cache: dict[HybridParams, tuple[float, HybridBlock | None]] = {}
+
+    def evaluate(p: HybridParams) -> float:
+        if p not in cache:
+            b = build_on_i386(p, model)
+            cache[p] = (math.inf, None) if b is None else (block_cost(b, model).cycles + TIE * len(b.body), b)
+        return cache[p][0]
+
+    base = HybridParams(isa=dialects[0], lead=2, every=2, recipe=recipe, arch="i386")
+    n = 0
+    reason = "grid"
+    best: HybridParams | None = None
+    # stage 1: dialect x recurrence at one interleaving; stage 2: lead x placement for the best of them
+    grid = [replace(base, isa=d, recurrence=r) for r in RECURRENCES for d in dialects]
+    for stage in (1, 2):
+        if stage == 2:
+            grid = [replace(best, lead=lead, every=every) for lead in LEADS for every in EVERY]
+            grid += [replace(best, lead=lead, placement="slots") for lead in LEADS]
+        for p in grid:
+            if should_stop() and best is not None:
+                reason = "interrupted"
+                break
+            n += 1
+            if best is None or evaluate(p) < evaluate(best):
+                best = p
+    if cache[best][1] is None:
+        return HybridSearch(model.name, None, None, math.inf, math.inf, "", math.inf, n,
+                            time.monotonic() - t0, "no grid point fits i386's two scalar temporaries")
+    grid_score = evaluate(best)
+    grid_best = block_cost(cache[best][1], model).cycles
+    rng = random.Random(seed)
+    cur, cur_cost = best, grid_score
+    temp0 = T0_FRACTION * grid_score
+    k = 0
+    while reason == "grid" and k < evaluations:
+        if should_stop():
+            reason = "interrupted"
+            break
+        if time.monotonic() >= deadline:
+            reason = "deadline"
+            break
+        cand = _neighbour(cur, rng, dialects, scalar_isa)
+        k += 1
+        c = evaluate(cand)
+        if math.isinf(c):
+            continue
+        temp = temp0 * (1.0 - k / evaluations)
+        if c <= cur_cost or (temp > 0 and rng.random() < math.exp((cur_cost - c) / temp)):
+            cur, cur_cost = cand, c
+            if c < evaluate(best):
+                best = cand
+    if reason == "grid" and evaluations > 0:
+        reason = "budget"
+    block = cache[best][1]
+    sim = block_cost(block, model)
+    return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,
+                        n + k, time.monotonic() - t0, reason)
