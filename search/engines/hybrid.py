@@ -43,6 +43,7 @@ from sha1opt.search.cost.simulator import Simulation, simulator_for
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
+from sha1opt.search.space.hybrid_rounds import FIRST_FORMS, FORMS
 from sha1opt.search.space.recipe import ISA_LEVELS, Recipe, isa_rank, options_for
 
 EVERY = (1, 2, 3, 4, 6)
@@ -82,9 +83,14 @@ def build_on(params: HybridParams, model: Model) -> HybridBlock | None:
 
 
 def scalars_for(scalar_isa: str) -> tuple[str, ...]:
-    """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: ``rotate-bmi`` needs BMI2 (rorx, andn)."""
-    bmi = ("rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
-    return ("recipe", "rotate") + (bmi if isa_rank(scalar_isa) >= isa_rank("bmi2") else ())
+    """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: the ``-bmi`` forms need BMI2 (rorx, andn)."""
+    bmi = isa_rank(scalar_isa) >= isa_rank("bmi2")
+    return ("recipe",) + tuple(name for name, form in FORMS.items() if bmi or not form.bmi)
+
+
+def first_forms(scalar_isa: str) -> tuple[str, ...]:
+    """The forms stage 1 of the grid scores: the first slice's (``hybrid_rounds.FIRST_FORMS``) the ISA allows."""
+    return tuple(x for x in scalars_for(scalar_isa) if x == "recipe" or x in FIRST_FORMS)
 
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
@@ -177,13 +183,17 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     reason = "grid"
     best: HybridParams | None = None
     # Stage 1: the families (read-ahead, recurrence, scalar rounds) x dialect at one interleaving;
-    # stage 2: lead x placement for the best of them.
+    # stage 2: every scalar form x dialect on the best family; stage 3: lead x placement for the best of them;
+    # stage 4: stage 2 again on that best (the form that wins depends on the interleaving).
     families = [(ahead, rec, sc) for ahead, rec in ((False, "rol1"), (True, "rol1"), (True, "rol2"))
-                for sc in scalars_for(scalar_isa)]
+                for sc in first_forms(scalar_isa)]
     grid = [HybridParams(isa=d, lead=2, every=2, recipe=recipe, ahead=a, recurrence=r, scalar=sc)
             for a, r, sc in families for d in dialects]
-    for stage in (1, 2):
-        if stage == 2:
+    for stage in (1, 2, 3, 4):
+        if stage in (2, 4):
+            grid = [replace(best, scalar=sc, isa=d) for sc in scalars_for(scalar_isa) for d in dialects
+                    if sc not in first_forms(scalar_isa)]
+        if stage == 3:
             grid = [replace(best, lead=lead, every=every, placement="every") for lead in LEADS for every in EVERY]
             grid += [replace(best, lead=lead, placement="slots") for lead in LEADS]
         for p in grid:
