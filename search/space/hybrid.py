@@ -71,14 +71,14 @@ from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, STORE, wk_slot
-from sha1opt.search.space.hybrid_rounds import FORMS
+from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
 ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
-# the scalar rounds: ``recipe``'s, or one of ``hybrid_rounds.FORMS`` (bmi: rorx/andn; lean: OpenSSL's f forms,
+# the scalar rounds: ``recipe``'s, or one of ``hybrid_forms.FORMS`` (bmi: rorx/andn; lean: OpenSSL's f forms,
 # mix: in parity rounds; early: W+K one round ahead; keep: a..e back in their registers)
 SCALARS = ("recipe",) + tuple(FORMS)
 RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)

@@ -42,8 +42,8 @@ Maj ``((A ^ C) & (C1 ^ C)) ^ C`` -- 60 instructions fewer, two or three
 operations between A_t and f_{t+1}; ``lean="parity"`` only in the parity
 rounds (40 instructions fewer), ``"ch"`` / ``"ch+parity"`` in those rounds.
 
-Two more choices (``RoundsForm``, named in ``FORMS``, the values of
-``HybridParams.scalar``):
+Two more choices (``hybrid_forms.RoundsForm``, named in ``hybrid_forms.FORMS``,
+the values of ``HybridParams.scalar``):
 
 * ``early``: W_{t+1}+K is added into D (= E_{t+1}) in round t, before the
   parts of f_{t+1} (``add wk(0), e`` heads the prelude). The chain through
@@ -58,7 +58,7 @@ Two more choices (``RoundsForm``, named in ``FORMS``, the values of
   read-ahead the state stays in registers from block to block instead of
   going through the state words.
 
-Example: ``RoundsForm(True, "", early=True, keep=True).rounds()`` is 706
+Example: ``rotating_rounds(True, early=True, keep=True)`` is 706
 instructions (the 700, plus 6 moves), ``final`` ``STATE_REGS``; on
 ``goldencove`` (avx512vl, lead 1, every 4, read-ahead, rol2) it predicts
 3.04 c/B against 3.20 for ``rotate-bmi``; measured on this host against
@@ -70,6 +70,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid_regs import wk_slot
 
@@ -140,18 +141,29 @@ def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -
     return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("xor", Reg(F_TEMP), Reg(a))]
 
 
-def rotating_rounds(bmi: bool, lean: str = "", early: bool = False, keep: bool = False) -> RotatingRounds:
-    """Rounds 0..79 in the rotating form, after the state a..e was loaded into eax, ebx, ecx, edx, ebp."""
+def rotating_rounds(bmi: bool, lean: str = "", early: int = 0, keep: bool = False) -> RotatingRounds:
+    """Rounds 0..79 in the rotating form, after the state a..e was loaded into eax, ebx, ecx, edx, ebp.
+
+    ``early``: W+K added 0, 1 or 2 rounds ahead (module docstring; 2: ``add wk(t+2), C`` after f_{t+1},
+    C's last read, as ``hybrid_pinned``); ``keep``: a..e moved back into ``STATE_REGS`` at the end.
+    """
+    if early not in (0, 1, 2):
+        raise Sha1optError(f"W+K can be added 0, 1 or 2 rounds ahead, not {early}")
     A, F, C1, C, D, E = ROLE_REGS
     # prelude: C_1 = rol30(b) into the sixth register, f_0 = Ch(b, c, d) in b's register (b = F's register)
-    code: list[Instr] = ([_i("add", wk_slot(0), Reg(E))] if early else []) + _rol(F, 30, C1, bmi) \
-        + next_f(-1, F, C, D, E, bmi, lean)
+    code: list[Instr] = [_i("add", wk_slot(0), Reg(E))] if early else []
     rounds = [0] * len(code)
+    pre = _rol(F, 30, C1, bmi) + next_f(-1, F, C, D, E, bmi, lean)
+    code += pre
+    rounds += [0] * len(pre)
+    if early == 2:          # d is E_1, once f_0 = Ch(b, c, d) has read it
+        code.append(_i("add", wk_slot(1), Reg(D)))
+        rounds.append(1)
     # after the prelude the roles are (A, F, C1, C, D, E) = (eax, ebx, r8d, ecx, edx, ebp)
     for t in range(80):
         ops = [] if early else [_i("add", wk_slot(t), Reg(E))]
         tags = [t] * len(ops)
-        if early and t < 79:
+        if early == 1 and t < 79:
             ops.append(_i("add", wk_slot(t + 1), Reg(D)))
             tags.append(t + 1)
         body = [_i("add", Reg(F), Reg(E))]
@@ -162,6 +174,9 @@ def rotating_rounds(bmi: bool, lean: str = "", early: bool = False, keep: bool =
         body.append(_i("add", Reg(ROL5_TEMP), Reg(E)))
         code += ops + body
         rounds += tags + [t] * len(body)
+        if early == 2 and t < 78:
+            code.append(_i("add", wk_slot(t + 2), Reg(C)))
+            rounds.append(t + 2)
         if t < 79:
             A, F, C1, C, D, E = E, A, F, C1, C, D
     # after round 79: a = E's register, b = A_79 (kept), c = C_80 = C1, d = C_79, e = D_79
@@ -193,37 +208,3 @@ def parallel_moves(src: tuple[str, ...], dst: tuple[str, ...], temps: tuple[str,
         pending = {k: (tmp if v == s else v) for k, v in pending.items()}
     return out
 
-
-_LEAN_NAMES = {"": "", "parity": "-mix", "all": "-lean", "ch": "-leanch", "ch+parity": "-leanchp"}
-
-
-@dataclass(frozen=True)
-class RoundsForm:
-    """One rotating-rounds form: BMI (rorx/andn), the lean f forms (``LEAN``), wk one round early, a..e kept.
-
-    ``name`` is the ``HybridParams.scalar`` value: ``RoundsForm(True, "all").name`` is ``"rotate-bmi-lean"``,
-    ``RoundsForm(True, "", early=True, keep=True).name`` is ``"rotate-bmi-early-keep"``.
-    """
-
-    bmi: bool
-    lean: str = ""
-    early: bool = False
-    keep: bool = False
-
-    @property
-    def name(self) -> str:
-        return ("rotate" + ("-bmi" if self.bmi else "") + _LEAN_NAMES[self.lean] + ("-early" if self.early else "")
-                + ("-keep" if self.keep else ""))
-
-    def rounds(self) -> RotatingRounds:
-        return rotating_rounds(self.bmi, self.lean, self.early, self.keep)
-
-
-# The forms the hybrid space offers, the four of the first slice first (their names unchanged); the lean forms
-# use andn, so only with BMI.
-_FORMS = [RoundsForm(False), RoundsForm(True), RoundsForm(True, "all"), RoundsForm(True, "parity")]
-FIRST_FORMS = tuple(f.name for f in _FORMS)
-_FORMS += [RoundsForm(bmi, lean, early, keep) for bmi in (False, True) for lean in (LEAN if bmi else ("",))
-           for early, keep in ((False, False), (True, False), (False, True), (True, True))
-           if RoundsForm(bmi, lean, early, keep) not in _FORMS]
-FORMS: dict[str, RoundsForm] = {f.name: f for f in _FORMS}
