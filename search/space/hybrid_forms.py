@@ -10,8 +10,10 @@ order of ``add rol5, e`` (``order``). ``FORMS`` maps each name to its form,
 the first slice's four first (``FIRST_FORMS``, names and code unchanged), so
 every form is a point the hybrid search can score and the block proof checks.
 
-Names: ``rotate[-bmi][-lean|-mix|-leanch|-leanchp][-early|-early2][-keep]``
-and ``pin[-bmi][-leanch][-early|-early2][-chain]``. Example:
+Names: ``rotate[-bmi][-lean|-mix|-leanch|-leanchp][-early|-early2][-majn][-keep]``
+and ``pin[-bmi][-leanch][-early|-early2][-majn][-chain]`` (``-majn``: Maj's
+``C1 & C`` by ``andn``, one copy fewer per Maj round; offered one round
+early with the state kept). Example:
 ``FORMS["rotate-bmi-early-keep"]`` is ``RoundsForm("rotate", True, "", 1,
 True)`` and its ``rounds()`` are 706 instructions; ``FORMS["pin-bmi-early"]``
 is 720.
@@ -40,25 +42,27 @@ class RoundsForm:
     early: int = 0
     keep: bool = False
     order: str = "f"
+    majn: bool = False          # Maj's C1 & C by andn (BMI, non-lean Maj only)
 
     def __post_init__(self) -> None:
         ok = (self.layout in LAYOUTS and self.lean in LEAN and self.early in _EARLY_NAMES and self.order in ORDERS
               and (self.layout == "rotate" and self.order == "f"
-                   or self.layout == "pin" and self.keep and self.early and self.lean in PIN_LEAN))
+                   or self.layout == "pin" and self.keep and self.early and self.lean in PIN_LEAN)
+              and (not self.majn or self.bmi and self.lean != "all"))
         if not ok:
             raise Sha1optError(f"no scalar-rounds form {self!r}")
 
     @property
     def name(self) -> str:
-        tail = _LEAN_NAMES[self.lean] + _EARLY_NAMES[self.early]
+        tail = _LEAN_NAMES[self.lean] + _EARLY_NAMES[self.early] + ("-majn" if self.majn else "")
         if self.layout == "pin":
             return "pin" + ("-bmi" if self.bmi else "") + tail + ("-chain" if self.order == "chain" else "")
         return "rotate" + ("-bmi" if self.bmi else "") + tail + ("-keep" if self.keep else "")
 
     def rounds(self) -> RotatingRounds:
         if self.layout == "pin":
-            return pinned_rounds(self.bmi, self.lean, self.early, self.order)
-        return rotating_rounds(self.bmi, self.lean, self.early, self.keep)
+            return pinned_rounds(self.bmi, self.lean, self.early, self.order, self.majn)
+        return rotating_rounds(self.bmi, self.lean, self.early, self.keep, self.majn)
 
 
 def _all_forms() -> list[RoundsForm]:
@@ -68,6 +72,8 @@ def _all_forms() -> list[RoundsForm]:
             for lean in (LEAN if bmi else ("",)) for early in (0, 1, 2) for keep in (False, True)]
     rest += [RoundsForm("pin", bmi, lean, early, True, order) for bmi in (False, True)
              for lean in (PIN_LEAN if bmi else ("",)) for early in (1, 2) for order in ORDERS]
+    rest += [RoundsForm("rotate", True, lean, 1, True, majn=True) for lean in ("", "ch", "parity", "ch+parity")]
+    rest += [RoundsForm("pin", True, lean, 1, True, majn=True) for lean in PIN_LEAN]
     return first + [f for f in rest if f not in first]     # the lean forms use andn: BMI only
 
 

@@ -30,7 +30,8 @@ f_{t+1} into F (C1 = C_{t+1}, C = C_t; the terms of Ch and Maj share no bit):
 * Ch:     ``andn C, A, t; add t, D; mov C1, F; and A, F`` (``lean="ch"``:
           ``xor t, F`` instead of the add, f in F only);
 * parity: ``mov C1, F; xor C, F; xor A, F``;
-* Maj:    ``mov C1, F; xor C, F; mov C1, y; and C, y; add y, D; and A, F``.
+* Maj:    ``mov C1, F; xor C, F; mov C1, y; and C, y; add y, D; and A, F``
+          (``majn``: ``andn C1, F, y`` -- ~(C1 ^ C) & C1 = C1 & C -- for the copy and the and).
 
 Without BMI, ``rol30`` in place is one ``ror $2`` (the six-register form
 needs ``mov`` + ``ror``), rol5 ``mov`` + ``rol`` and andn ``mov`` + ``not`` +
@@ -45,7 +46,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid_regs import wk_slot
 from sha1opt.search.space.hybrid_rounds import (F_TEMP, ROL5_TEMP, STATE_REGS, Y_TEMP, RotatingRounds, _andn, _rol,
-                                                next_f, parallel_moves)
+                                                maj_terms, next_f, parallel_moves)
 
 PIN_REGS = ("eax", "r8d", "ecx", "edx", "ebp")      # (A, C1, C, D, E) at round 0
 PIN_F = "ebx"                                         # f_t, every round
@@ -57,7 +58,7 @@ def _i(m: str, *ops) -> Instr:
     return Instr(m, tuple(ops))
 
 
-def pinned_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -> list[Instr]:
+def pinned_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "", majn: bool = False) -> list[Instr]:
     """f_{t+1}(A_t, C_{t+1}, C_t) into ``PIN_F``, part of it added into ``d`` (= E_{t+1}) (module docstring)."""
     u, f = t + 1, PIN_F
     if u < 20:
@@ -65,8 +66,7 @@ def pinned_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "")
         head = [] if lean == "ch" else [_i("add", Reg(F_TEMP), Reg(d))]
         return _andn(a, c, F_TEMP, bmi) + head + [_i("mov", Reg(c1), Reg(f)), _i("and", Reg(a), Reg(f))] + tail
     if 40 <= u < 60:
-        return [_i("mov", Reg(c1), Reg(f)), _i("xor", Reg(c), Reg(f)), _i("mov", Reg(c1), Reg(Y_TEMP)),
-                _i("and", Reg(c), Reg(Y_TEMP)), _i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(a), Reg(f))]
+        return maj_terms(c1, c, f, Y_TEMP, majn) + [_i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(a), Reg(f))]
     return [_i("mov", Reg(c1), Reg(f)), _i("xor", Reg(c), Reg(f)), _i("xor", Reg(a), Reg(f))]
 
 
@@ -74,7 +74,7 @@ def _rol30_in_place(a: str, bmi: bool) -> Instr:
     return _i("rorx", Imm(2), Reg(a), Reg(a)) if bmi else _i("ror", Imm(2), Reg(a))
 
 
-def pinned_rounds(bmi: bool, lean: str = "", early: int = 1, order: str = "f") -> RotatingRounds:
+def pinned_rounds(bmi: bool, lean: str = "", early: int = 1, order: str = "f", majn: bool = False) -> RotatingRounds:
     """Rounds 0..79 in the pinned-f form, after a..e were loaded into eax, ebx, ecx, edx, ebp; a..e end there."""
     if lean not in PIN_LEAN or early not in (1, 2) or order not in ORDERS:
         raise Sha1optError(f"no pinned-f form lean={lean!r} early={early} order={order!r}")
@@ -97,7 +97,7 @@ def pinned_rounds(bmi: bool, lean: str = "", early: int = 1, order: str = "f") -
         if t < 79:
             if early == 1:
                 ops.append((_i("add", wk_slot(t + 1), Reg(D)), t + 1))
-            ops += [(x, t) for x in pinned_f(t, A, C1, C, D, bmi, lean)]
+            ops += [(x, t) for x in pinned_f(t, A, C1, C, D, bmi, lean, majn)]
             if early == 2 and t < 78:
                 ops.append((_i("add", wk_slot(t + 2), Reg(C)), t + 2))
         if order == "f":

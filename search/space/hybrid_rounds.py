@@ -42,23 +42,27 @@ Maj ``((A ^ C) & (C1 ^ C)) ^ C`` -- 60 instructions fewer, two or three
 operations between A_t and f_{t+1}; ``lean="parity"`` only in the parity
 rounds (40 instructions fewer), ``"ch"`` / ``"ch+parity"`` in those rounds.
 
-Two more choices (``hybrid_forms.RoundsForm``, named in ``hybrid_forms.FORMS``,
+Three more choices (``hybrid_forms.RoundsForm``, named in ``hybrid_forms.FORMS``,
 the values of ``HybridParams.scalar``):
 
-* ``early``: W_{t+1}+K is added into D (= E_{t+1}) in round t, before the
-  parts of f_{t+1} (``add wk(0), e`` heads the prelude). The chain through
+* ``early=1``: W_{t+1}+K is added into D (= E_{t+1}) in round t, before the
+  parts of f_{t+1} (``add wk(0), e`` heads the prelude); ``early=2``:
+  W_{t+2}+K into C (= E_{t+2}) after f_{t+1}, C's last read (and W_1+K into
+  d after the prelude's f_0 has read d). The chain through
   a is then ``rol5`` + ``add`` and the f parts only: in a Ch round e
   receives ``~A&C`` at +2, ``A&C1`` at +3 and rol5(A_{t+1}) at +4 clocks
   after A_t, 2 clocks a round, where the late ``add wk(t), e`` (after the
   ``~A&C`` part) makes it 2.5. The early addition is tagged with round t+1
-  (``RotatingRounds.rounds``), so the interleaver still flushes group
-  (t+1)//4 before it.
+  (``RotatingRounds.rounds``) it feeds, so the interleaver still flushes
+  that round's group before it.
+* ``majn`` (BMI): Maj's ``C1 & C`` as ``andn C1, x, y`` of x = ``C1 ^ C``
+  (~(C1 ^ C) & C1 = C1 & C): one copy fewer per Maj round (``maj_terms``).
 * ``keep``: after round 79 ``parallel_moves`` copies a..e back into eax,
   ebx, ecx, edx, ebp (``STATE_REGS``; moves the models eliminate), so with
   read-ahead the state stays in registers from block to block instead of
   going through the state words.
 
-Example: ``rotating_rounds(True, early=True, keep=True)`` is 706
+Example: ``rotating_rounds(True, early=1, keep=True)`` is 706
 instructions (the 700, plus 6 moves), ``final`` ``STATE_REGS``; on
 ``goldencove`` (avx512vl, lead 1, every 4, read-ahead, rol2) it predicts
 3.04 c/B against 3.20 for ``rotate-bmi``; measured on this host against
@@ -120,10 +124,11 @@ def _lean_here(u: int, lean: str) -> bool:
     return _function(u) in _LEAN_SETS[lean]
 
 
-def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -> list[Instr]:
+def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "", majn: bool = False) -> list[Instr]:
     """f_{t+1}(A_t, C_{t+1}, C_t) into ``a``, part of it added into ``d`` (= E_{t+1}) at once (module docstring).
 
     ``lean`` (``LEAN``): the rounds that take OpenSSL's forms, fewer instructions, more of them after A_t.
+    ``majn``: Maj's ``C1 & C`` as ``andn`` of ``C1 ^ C`` and C1 (``maj_terms``).
     """
     u = t + 1
     if _lean_here(u, lean):
@@ -136,16 +141,25 @@ def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -
     if u < 20:
         return _andn(a, c, F_TEMP, bmi) + [_i("add", Reg(F_TEMP), Reg(d)), _i("and", Reg(c1), Reg(a))]
     if 40 <= u < 60:
-        return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("mov", Reg(c1), Reg(Y_TEMP)),
-                _i("and", Reg(c), Reg(Y_TEMP)), _i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(F_TEMP), Reg(a))]
+        return maj_terms(c1, c, F_TEMP, Y_TEMP, majn) + [_i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(F_TEMP), Reg(a))]
     return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("xor", Reg(F_TEMP), Reg(a))]
 
 
-def rotating_rounds(bmi: bool, lean: str = "", early: int = 0, keep: bool = False) -> RotatingRounds:
+def maj_terms(c1: str, c: str, x: str, y: str, majn: bool) -> list[Instr]:
+    """x = C1 ^ C and y = C1 & C, C1 and C kept: two copies, or (``majn``, BMI1) one and ``andn``: ~(C1 ^ C) & C1."""
+    head = [_i("mov", Reg(c1), Reg(x)), _i("xor", Reg(c), Reg(x))]
+    if majn:
+        return head + [_i("andn", Reg(c1), Reg(x), Reg(y))]
+    return head + [_i("mov", Reg(c1), Reg(y)), _i("and", Reg(c), Reg(y))]
+
+
+def rotating_rounds(bmi: bool, lean: str = "", early: int = 0, keep: bool = False, majn: bool = False
+                    ) -> RotatingRounds:
     """Rounds 0..79 in the rotating form, after the state a..e was loaded into eax, ebx, ecx, edx, ebp.
 
     ``early``: W+K added 0, 1 or 2 rounds ahead (module docstring; 2: ``add wk(t+2), C`` after f_{t+1},
-    C's last read, as ``hybrid_pinned``); ``keep``: a..e moved back into ``STATE_REGS`` at the end.
+    C's last read, as ``hybrid_pinned``); ``keep``: a..e moved back into ``STATE_REGS`` at the end;
+    ``majn``: the Maj rounds' ``C1 & C`` by ``andn`` (one copy fewer, needs BMI1).
     """
     if early not in (0, 1, 2):
         raise Sha1optError(f"W+K can be added 0, 1 or 2 rounds ahead, not {early}")
@@ -170,7 +184,7 @@ def rotating_rounds(bmi: bool, lean: str = "", early: int = 0, keep: bool = Fals
         body += _rol(A, 5, ROL5_TEMP, bmi)
         if t < 79:
             body += _rol(A, 30, F, bmi)
-            body += next_f(t, A, C1, C, D, bmi, lean)
+            body += next_f(t, A, C1, C, D, bmi, lean, majn)
         body.append(_i("add", Reg(ROL5_TEMP), Reg(E)))
         code += ops + body
         rounds += tags + [t] * len(body)

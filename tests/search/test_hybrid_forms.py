@@ -7,7 +7,7 @@ import pytest
 
 from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Instr, Mem, Reg
+from sha1opt.semantics.x86 import Instr, Mem, Reg, effects
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost, build_on
 from sha1opt.search.space.hybrid import HybridParams, build
@@ -21,7 +21,8 @@ NEW_FORMS = [name for name in FORMS if name not in FIRST_FORMS]
 # every value of every choice at least once (bench/forms.py proves all of them)
 COVER = ["rotate-early", "rotate-early2-keep", "rotate-bmi-early", "rotate-bmi-keep", "rotate-bmi-leanch-early2",
          "rotate-bmi-leanchp-early-keep", "rotate-bmi-lean-early", "rotate-bmi-mix-early2-keep", "pin-early",
-         "pin-early2-chain", "pin-bmi-early", "pin-bmi-leanch-early2-chain"]
+         "pin-early2-chain", "pin-bmi-early", "pin-bmi-leanch-early2-chain", "rotate-bmi-mix-early-majn-keep",
+         "pin-bmi-early-majn"]
 
 
 @pytest.mark.parametrize("name", COVER)
@@ -93,7 +94,7 @@ def test_parallel_moves_copy_every_value_even_through_a_cycle(src, dst):
 
 def test_form_names_are_unique_and_keep_the_first_slice():
     assert FIRST_FORMS == ("rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
-    assert all(FORMS[n].name == n for n in FORMS) and len(FORMS) == 48
+    assert all(FORMS[n].name == n for n in FORMS) and len(FORMS) == 54
     assert RoundsForm("rotate", True, "ch", early=1).name == "rotate-bmi-leanch-early"
     assert FORMS["pin-bmi-early2-chain"] == RoundsForm("pin", True, "", 2, True, "chain")
 
@@ -126,3 +127,16 @@ def test_goldencove_ranks_early_wk_before_late():
     cost = {n: block_cost(build_on(HybridParams(isa="avx512vl", lead=1, every=4, ahead=True, recurrence="rol2",
                                                 scalar=n), m), m).cycles for n in ("rotate-bmi", "rotate-bmi-early")}
     assert cost["rotate-bmi-early"] < cost["rotate-bmi"]
+
+
+@pytest.mark.parametrize("rr", [rotating_rounds(True, early=2), pinned_rounds(True, early=2),
+                                pinned_rounds(False, "", early=2, order="chain")])
+def test_early2_prelude_adds_w1_into_d_only_after_f0_has_read_d(rr):
+    # regression: W_1+K added into d before f_0 = Ch(b, c, d) read it gave a wrong A_1 (the block proof refuted it)
+    code = list(rr.code)
+    k = next(i for i, ins in enumerate(code) if ins.mnemonic == "add" and ins.operands[0] == wk_slot(1))
+    dest = code[k].operands[1].name
+    # instructions near the prelude that read d as an input (not the additions into it)
+    readers = [i for i, ins in enumerate(code[:k + 8]) if i != k and dest in effects(ins).data
+               and dest not in effects(ins).writes]
+    assert readers and max(readers) < k
