@@ -67,7 +67,8 @@ def main() -> int:
     print(f"# {sum(r[3] for r in rows)} of {len(rows)} forms proved")
     names = [x for x in args.measure.split(",") if x]
     if names:
-        print(f"\n# 2. measured vs OpenSSL avx2, {args.pairs} interleaved pairs per size, {args.reps} rounds over the forms")
+        print(f"\n# 2. measured vs OpenSSL avx2, {args.pairs} interleaved pairs per size, "
+              f"{args.reps} rounds over the forms")
         print(f"{'form':32s} {'pred':>6s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} {'min/min':>7s} "
               f"{'ours t/B':>8s} {'peer t/B':>8s}  load")
     for _ in range(args.reps if names else 0):

@@ -122,7 +122,7 @@ def test_pinned_rounds_keep_f_in_one_register_and_rotate_a_in_place():
 
 
 def test_goldencove_ranks_early_wk_before_late():
-    # the measured order on this host (Emerald Rapids): rotate-bmi-early 0.954-0.965 of OpenSSL AVX2, rotate-bmi 0.99-1.0
+    # measured on this host (Emerald Rapids): rotate-bmi-early 0.954-0.965 of OpenSSL AVX2, rotate-bmi 0.99-1.0
     m = load_model("goldencove")
     cost = {n: block_cost(build_on(HybridParams(isa="avx512vl", lead=1, every=4, ahead=True, recurrence="rol2",
                                                 scalar=n), m), m).cycles for n in ("rotate-bmi", "rotate-bmi-early")}
