@@ -8,13 +8,16 @@ in steady state (``HybridBlock.loop_body``: with read-ahead the path taken
 on every block but the last) as a loop (the setup runs once per call and is
 not counted, as the loop control is not for scalar blocks).
 
-``search_hybrid(model, ...)`` first scores a grid in two stages -- the
+``search_hybrid(model, ...)`` first scores a grid in four stages -- (1) the
 families (without read-ahead; read-ahead (``HybridParams.ahead``) with the
-rol1 or the rol2 recurrence; each with the recipe's or the rotating scalar
-rounds, ``scalars_for``) x every dialect the model and the cap allow, at
-lead 2 / every 2 with the textbook scalar recipe; then, for the best of
-them, ``lead`` 1-3 x (``every`` in ``EVERY``, or the ``slots`` placement
-over the model's two unit classes, ``slots_of``) -- then anneals from the
+rol1 or the rol2 recurrence; each with the recipe's or the first slice's
+rotating scalar rounds, ``first_forms``) x every dialect the model and the
+cap allow, at lead 2 / every 2 with the textbook scalar recipe; (2) every
+other scalar form (``hybrid_forms.FORMS``: W+K early, a..e kept, pinned f,
+``scalars_for``) x dialect on the best family; (3) for the ``TOP_FORMS``
+best forms so far, ``lead`` 1-3 x (``every`` in ``EVERY``, or the ``slots``
+placement over the model's two unit classes, ``slots_of``); (4) every form
+again at the best interleaving -- then anneals from the
 grid's best: a move changes one scalar recipe field (options the scalar
 ISA has, ``kw``/``wsrc`` fixed), the dialect, the lead, ``every``, the
 placement, read-ahead, the recurrence, the scalar form, or one (round,
@@ -43,6 +46,7 @@ from sha1opt.search.cost.simulator import Simulation, simulator_for
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
+from sha1opt.search.space.hybrid_forms import FIRST_FORMS, FORMS
 from sha1opt.search.space.recipe import ISA_LEVELS, Recipe, isa_rank, options_for
 
 EVERY = (1, 2, 3, 4, 6)
@@ -50,6 +54,7 @@ SCALAR_FIELDS = ("f1", "f2", "f3", "rol5", "brot")      # kw / wsrc do not apply
 OFFSET_CHAINS = ("kw", "f", "a5", "b")
 P_PARAM = 0.2        # share of moves that change dialect / lead / every
 P_RECIPE = 0.2       # share that change one scalar recipe field (the rest: one priority offset)
+TOP_FORMS = 3        # stage 3 of the grid interleaves this many of the best scalar forms
 TIE = 1e-4           # score per body instruction: breaks ties in cycles (< 1 cycle for any block)
 
 
@@ -82,9 +87,14 @@ def build_on(params: HybridParams, model: Model) -> HybridBlock | None:
 
 
 def scalars_for(scalar_isa: str) -> tuple[str, ...]:
-    """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: ``rotate-bmi`` needs BMI2 (rorx, andn)."""
-    bmi = ("rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
-    return ("recipe", "rotate") + (bmi if isa_rank(scalar_isa) >= isa_rank("bmi2") else ())
+    """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: the ``-bmi`` forms need BMI2 (rorx, andn)."""
+    bmi = isa_rank(scalar_isa) >= isa_rank("bmi2")
+    return ("recipe",) + tuple(name for name, form in FORMS.items() if bmi or not form.bmi)
+
+
+def first_forms(scalar_isa: str) -> tuple[str, ...]:
+    """The forms stage 1 of the grid scores: the first slice's (``hybrid_forms.FIRST_FORMS``) the ISA allows."""
+    return tuple(x for x in scalars_for(scalar_isa) if x == "recipe" or x in FIRST_FORMS)
 
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
@@ -177,15 +187,27 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     reason = "grid"
     best: HybridParams | None = None
     # Stage 1: the families (read-ahead, recurrence, scalar rounds) x dialect at one interleaving;
-    # stage 2: lead x placement for the best of them.
+    # stage 2: the other scalar forms x dialect on the best family; stage 3: lead x placement for the
+    # TOP_FORMS best forms so far; stage 4: every form again on that best (the form that wins depends
+    # on the interleaving, and the interleaving on the form).
     families = [(ahead, rec, sc) for ahead, rec in ((False, "rol1"), (True, "rol1"), (True, "rol2"))
-                for sc in scalars_for(scalar_isa)]
+                for sc in first_forms(scalar_isa)]
     grid = [HybridParams(isa=d, lead=2, every=2, recipe=recipe, ahead=a, recurrence=r, scalar=sc)
             for a, r, sc in families for d in dialects]
-    for stage in (1, 2):
+    for stage in (1, 2, 3, 4):
         if stage == 2:
-            grid = [replace(best, lead=lead, every=every, placement="every") for lead in LEADS for every in EVERY]
-            grid += [replace(best, lead=lead, placement="slots") for lead in LEADS]
+            grid = [replace(best, scalar=sc, isa=d) for sc in scalars_for(scalar_isa) for d in dialects
+                    if sc not in first_forms(scalar_isa)]
+        if stage == 3:
+            tops: list[HybridParams] = []
+            for p in sorted(cache, key=lambda q: cache[q][0]):
+                if len(tops) < TOP_FORMS and all(p.scalar != q.scalar for q in tops):
+                    tops.append(p)
+            grid = [replace(t, lead=lead, every=every, placement="every") for t in tops for lead in LEADS
+                    for every in EVERY]
+            grid += [replace(t, lead=lead, placement="slots") for t in tops for lead in LEADS]
+        if stage == 4:
+            grid = [replace(best, scalar=sc) for sc in scalars_for(scalar_isa)]
         for p in grid:
             if should_stop() and best is not None:     # the first point is always scored
                 reason = "interrupted"

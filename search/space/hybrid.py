@@ -72,16 +72,16 @@ from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, STORE, wk_slot
-from sha1opt.search.space.hybrid_rounds import rotating_rounds
+from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
 ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
-# the scalar rounds: ``recipe``'s, or ``hybrid_rounds``' (bmi: rorx/andn; lean: OpenSSL's f forms, mix: in parity rounds)
-SCALARS = ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
-_LEAN = {"-lean": "all", "-mix": "parity"}
+# the scalar rounds: ``recipe``'s, or one of ``hybrid_forms.FORMS`` (bmi: rorx/andn; lean: OpenSSL's f forms,
+# mix: in parity rounds; early: W+K one round ahead; keep: a..e back in their registers)
+SCALARS = ("recipe",) + tuple(FORMS)
 ARCHS = ("x86_64", "i386")
 RECURRENCES = ("rol1", "rol2")  # W_32..79: the spec's rol1 recurrence, or rol2 of W[t-6,16,28,32] (``hybrid_w8``)
 W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
@@ -421,7 +421,7 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
         scalar, rounds = sc
         final = state_regs(80)
     else:
-        rr = rotating_rounds(params.scalar.startswith("rotate-bmi"), _LEAN.get(params.scalar[len("rotate-bmi"):], ""))
+        rr = FORMS[params.scalar].rounds()
         scalar, rounds, final = list(rr.code), list(rr.rounds), tuple(Reg(r) for r in rr.final)
     epi = feed_forward(final)
     if params.recurrence == "rol2":

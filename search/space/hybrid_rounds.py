@@ -40,13 +40,41 @@ between A_t and f_{t+1}. ``lean="all"`` writes OpenSSL's forms instead --
 Ch ``andn C, A, t; and C1, A; xor t, A``, parity ``xor C1, A; xor C, A``,
 Maj ``((A ^ C) & (C1 ^ C)) ^ C`` -- 60 instructions fewer, two or three
 operations between A_t and f_{t+1}; ``lean="parity"`` only in the parity
-rounds (40 instructions fewer).
+rounds (40 instructions fewer), ``"ch"`` / ``"ch+parity"`` in those rounds.
+
+Three more choices (``hybrid_forms.RoundsForm``, named in ``hybrid_forms.FORMS``,
+the values of ``HybridParams.scalar``):
+
+* ``early=1``: W_{t+1}+K is added into D (= E_{t+1}) in round t, before the
+  parts of f_{t+1} (``add wk(0), e`` heads the prelude); ``early=2``:
+  W_{t+2}+K into C (= E_{t+2}) after f_{t+1}, C's last read (and W_1+K into
+  d after the prelude's f_0 has read d). The chain through
+  a is then ``rol5`` + ``add`` and the f parts only: in a Ch round e
+  receives ``~A&C`` at +2, ``A&C1`` at +3 and rol5(A_{t+1}) at +4 clocks
+  after A_t, 2 clocks a round, where the late ``add wk(t), e`` (after the
+  ``~A&C`` part) makes it 2.5. The early addition is tagged with round t+1
+  (``RotatingRounds.rounds``) it feeds, so the interleaver still flushes
+  that round's group before it.
+* ``majn`` (BMI): Maj's ``C1 & C`` as ``andn C1, x, y`` of x = ``C1 ^ C``
+  (~(C1 ^ C) & C1 = C1 & C): one copy fewer per Maj round (``maj_terms``).
+* ``keep``: after round 79 ``parallel_moves`` copies a..e back into eax,
+  ebx, ecx, edx, ebp (``STATE_REGS``; moves the models eliminate), so with
+  read-ahead the state stays in registers from block to block instead of
+  going through the state words.
+
+Example: ``rotating_rounds(True, early=1, keep=True)`` is 706
+instructions (the 700, plus 6 moves), ``final`` ``STATE_REGS``; on
+``goldencove`` (avx512vl, lead 1, every 4, read-ahead, rol2) it predicts
+3.04 c/B against 3.20 for ``rotate-bmi``; measured on this host against
+OpenSSL's AVX2 path (30 pairs, load 3.5-4) 0.956/0.954 against 1.000/1.046
+(16 KiB / 1 MiB).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid_regs import wk_slot
 
@@ -83,17 +111,24 @@ def _andn(a: str, b: str, dst: str, bmi: bool) -> list[Instr]:
     return [_i("mov", Reg(a), Reg(dst)), _i("not", Reg(dst)), _i("and", Reg(b), Reg(dst))]
 
 
-LEAN = ("", "parity", "all")       # which rounds take OpenSSL's (lean) f forms
+LEAN = ("", "parity", "all", "ch", "ch+parity")       # which rounds take OpenSSL's (lean) f forms
+_LEAN_SETS = {"": frozenset(), "parity": frozenset({"parity"}), "all": frozenset({"ch", "parity", "maj"}),
+              "ch": frozenset({"ch"}), "ch+parity": frozenset({"ch", "parity"})}
+
+
+def _function(u: int) -> str:
+    return "ch" if u < 20 else "maj" if 40 <= u < 60 else "parity"
 
 
 def _lean_here(u: int, lean: str) -> bool:
-    return lean == "all" or (lean == "parity" and 20 <= u < 40 or lean == "parity" and u >= 60)
+    return _function(u) in _LEAN_SETS[lean]
 
 
-def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -> list[Instr]:
+def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "", majn: bool = False) -> list[Instr]:
     """f_{t+1}(A_t, C_{t+1}, C_t) into ``a``, part of it added into ``d`` (= E_{t+1}) at once (module docstring).
 
     ``lean`` (``LEAN``): the rounds that take OpenSSL's forms, fewer instructions, more of them after A_t.
+    ``majn``: Maj's ``C1 & C`` as ``andn`` of ``C1 ^ C`` and C1 (``maj_terms``).
     """
     u = t + 1
     if _lean_here(u, lean):
@@ -106,28 +141,84 @@ def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "") -
     if u < 20:
         return _andn(a, c, F_TEMP, bmi) + [_i("add", Reg(F_TEMP), Reg(d)), _i("and", Reg(c1), Reg(a))]
     if 40 <= u < 60:
-        return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("mov", Reg(c1), Reg(Y_TEMP)),
-                _i("and", Reg(c), Reg(Y_TEMP)), _i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(F_TEMP), Reg(a))]
+        return maj_terms(c1, c, F_TEMP, Y_TEMP, majn) + [_i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(F_TEMP), Reg(a))]
     return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("xor", Reg(F_TEMP), Reg(a))]
 
 
-def rotating_rounds(bmi: bool, lean: str = "") -> RotatingRounds:
-    """Rounds 0..79 in the rotating form, after the state a..e was loaded into eax, ebx, ecx, edx, ebp."""
+def maj_terms(c1: str, c: str, x: str, y: str, majn: bool) -> list[Instr]:
+    """x = C1 ^ C and y = C1 & C, C1 and C kept: two copies, or (``majn``, BMI1) one and ``andn``: ~(C1 ^ C) & C1."""
+    head = [_i("mov", Reg(c1), Reg(x)), _i("xor", Reg(c), Reg(x))]
+    if majn:
+        return head + [_i("andn", Reg(c1), Reg(x), Reg(y))]
+    return head + [_i("mov", Reg(c1), Reg(y)), _i("and", Reg(c), Reg(y))]
+
+
+def rotating_rounds(bmi: bool, lean: str = "", early: int = 0, keep: bool = False, majn: bool = False
+                    ) -> RotatingRounds:
+    """Rounds 0..79 in the rotating form, after the state a..e was loaded into eax, ebx, ecx, edx, ebp.
+
+    ``early``: W+K added 0, 1 or 2 rounds ahead (module docstring; 2: ``add wk(t+2), C`` after f_{t+1},
+    C's last read, as ``hybrid_pinned``); ``keep``: a..e moved back into ``STATE_REGS`` at the end;
+    ``majn``: the Maj rounds' ``C1 & C`` by ``andn`` (one copy fewer, needs BMI1).
+    """
+    if early not in (0, 1, 2):
+        raise Sha1optError(f"W+K can be added 0, 1 or 2 rounds ahead, not {early}")
     A, F, C1, C, D, E = ROLE_REGS
     # prelude: C_1 = rol30(b) into the sixth register, f_0 = Ch(b, c, d) in b's register (b = F's register)
-    code: list[Instr] = _rol(F, 30, C1, bmi) + next_f(-1, F, C, D, E, bmi, lean)
+    code: list[Instr] = [_i("add", wk_slot(0), Reg(E))] if early else []
     rounds = [0] * len(code)
+    pre = _rol(F, 30, C1, bmi) + next_f(-1, F, C, D, E, bmi, lean)
+    code += pre
+    rounds += [0] * len(pre)
+    if early == 2:          # d is E_1, once f_0 = Ch(b, c, d) has read it
+        code.append(_i("add", wk_slot(1), Reg(D)))
+        rounds.append(1)
     # after the prelude the roles are (A, F, C1, C, D, E) = (eax, ebx, r8d, ecx, edx, ebp)
     for t in range(80):
-        ops = [_i("add", wk_slot(t), Reg(E)), _i("add", Reg(F), Reg(E))]
-        ops += _rol(A, 5, ROL5_TEMP, bmi)
+        ops = [] if early else [_i("add", wk_slot(t), Reg(E))]
+        tags = [t] * len(ops)
+        if early == 1 and t < 79:
+            ops.append(_i("add", wk_slot(t + 1), Reg(D)))
+            tags.append(t + 1)
+        body = [_i("add", Reg(F), Reg(E))]
+        body += _rol(A, 5, ROL5_TEMP, bmi)
         if t < 79:
-            ops += _rol(A, 30, F, bmi)
-            ops += next_f(t, A, C1, C, D, bmi, lean)
-        ops.append(_i("add", Reg(ROL5_TEMP), Reg(E)))
-        code += ops
-        rounds += [t] * len(ops)
+            body += _rol(A, 30, F, bmi)
+            body += next_f(t, A, C1, C, D, bmi, lean, majn)
+        body.append(_i("add", Reg(ROL5_TEMP), Reg(E)))
+        code += ops + body
+        rounds += tags + [t] * len(body)
+        if early == 2 and t < 78:
+            code.append(_i("add", wk_slot(t + 2), Reg(C)))
+            rounds.append(t + 2)
         if t < 79:
             A, F, C1, C, D, E = E, A, F, C1, C, D
     # after round 79: a = E's register, b = A_79 (kept), c = C_80 = C1, d = C_79, e = D_79
-    return RotatingRounds(tuple(code), tuple(rounds), (E, A, C1, C, D))
+    final = (E, A, C1, C, D)
+    if keep:
+        moves = parallel_moves(final, STATE_REGS, (ROL5_TEMP, F_TEMP))
+        code += moves
+        rounds += [79] * len(moves)
+        final = STATE_REGS
+    return RotatingRounds(tuple(code), tuple(rounds), final)
+
+
+STATE_REGS = ("eax", "ebx", "ecx", "edx", "ebp")
+
+
+def parallel_moves(src: tuple[str, ...], dst: tuple[str, ...], temps: tuple[str, ...]) -> list[Instr]:
+    """``mov`` instructions that leave src[i]'s value in dst[i] for every i (a parallel copy), via ``temps``."""
+    pending = {d: s for s, d in zip(src, dst) if s != d}
+    out: list[Instr] = []
+    while pending:
+        free = [d for d in pending if d not in pending.values()]
+        if free:
+            d = free[0]
+            out.append(_i("mov", Reg(pending.pop(d)), Reg(d)))
+            continue
+        d, s = next(iter(pending.items()))            # only cycles left: park one source in a temp
+        tmp = next(t for t in temps if t not in pending and t not in pending.values())
+        out.append(_i("mov", Reg(s), Reg(tmp)))
+        pending = {k: (tmp if v == s else v) for k, v in pending.items()}
+    return out
+

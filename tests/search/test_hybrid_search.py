@@ -8,10 +8,11 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import _setup, search_hybrid_block
-from sha1opt.search.engines.hybrid import (block_cost, block_items, build_on, dialects_for, scalar_isa_for, scalars_for,
-                                           search_hybrid, slots_of)
+from sha1opt.search.engines.hybrid import (block_cost, block_items, build_on, dialects_for, first_forms, scalar_isa_for,
+                                           scalars_for, search_hybrid, slots_of, TOP_FORMS)
 from sha1opt.search.space.hybrid import HybridParams, Slots, build
 from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.semantics.block import describe_failure
 from sha1opt.search.store import Store
 from sha1opt.search.space.hybrid_caps import LEVELS, allows, scalar_level, vector_dialects
@@ -72,8 +73,11 @@ def test_grid_only_search_is_deterministic_and_says_why_it_stopped():
 def test_annealing_never_ends_worse_than_the_grid():
     r = search_hybrid(load_model("zen3"), evaluations=6, seed=3)
     m = load_model("zen3")
-    families = 3 * len(scalars_for(scalar_isa_for(m, None)))   # (no read-ahead, ahead rol1, ahead rol2) x scalar
-    grid = families * len(dialects_for(m, None)) + 3 * (5 + 1)   # then lead x (every x5, slots)
+    isa, dialects = scalar_isa_for(m, None), len(dialects_for(m, None))
+    families = 3 * len(first_forms(isa))          # (no read-ahead, ahead rol1, ahead rol2) x the first forms
+    forms = (len(scalars_for(isa)) - len(first_forms(isa))) * dialects      # then the other forms x dialect
+    interleavings = TOP_FORMS * 3 * (5 + 1)       # the best forms x lead x (every x5, slots)
+    grid = families * dialects + forms + interleavings + len(scalars_for(isa))    # then every form again
     assert r.cycles <= r.grid_best and r.reason == "budget" and r.evaluations == grid + 6
 
 
@@ -124,8 +128,10 @@ def test_slots_placement_without_slots_is_misuse():
 
 
 def test_the_rotating_bmi_rounds_are_offered_only_with_bmi2():
-    assert scalars_for("bmi2") == ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
-    assert scalars_for("base") == ("recipe", "rotate")
+    assert first_forms("bmi2") == ("recipe", "rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
+    assert set(scalars_for("bmi2")) == {"recipe"} | set(FORMS)
+    assert scalars_for("base") == ("recipe",) + tuple(n for n, f in FORMS.items() if not f.bmi)
+    assert "rotate-early2-keep" in scalars_for("base") and "pin-early" in scalars_for("base")
 
 
 def test_block_cost_prices_the_path_every_block_but_the_last_takes():
