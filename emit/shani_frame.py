@@ -36,7 +36,7 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.harness import BlockHarness
 from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
 from sha1opt.emit.validate import run_vectors
-from sha1opt.search.space.shani import ShaniParams, parts, prove_shani
+from sha1opt.search.space.shani import LOOP_LABEL, ShaniParams, parts, prove_shani
 
 SYMBOL = "sha1_block_data_order"
 
@@ -50,10 +50,8 @@ def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | Non
     out += ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
     ins = lambda text: out.append("\t" + text)  # noqa: E731
     if arch == "x86_64":
-        count = "%rdx"
         ins("test %rdx, %rdx")
     else:
-        count = "%edx"
         ins("mov 12(%esp), %edx")
         ins("test %edx, %edx")
     ins("jz .Lshani_done")
@@ -61,12 +59,9 @@ def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | Non
     for t in p.setup:
         ins(t)
     out.append("\t.p2align 4")
-    out.append(".Lshani_loop:")
-    for t in p.body:
+    out.append(f"{LOOP_LABEL}:")
+    for t in (*p.head, *p.body, *p.tail):
         ins(t)
-    ins(f"add $64, {p.data}")
-    ins(f"dec {count}")
-    ins("jnz .Lshani_loop")
     out.append("\t/* store the state */")
     for t in p.finish:
         ins(t)

@@ -39,6 +39,7 @@ state stored), 136 instructions, and ``prove_shani(ShaniParams(),
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
@@ -63,6 +64,7 @@ ROLES = ("abcd", "e0", "e1", "m0", "m1", "m2", "m3", "mask", "sabcd", "se")
 # i386 has xmm0-7 only: the saved state goes to the stack there.
 I386_ENTRY = {"state": 4, "data": 8, "count": 12}     # cdecl argument slots at entry (esp+4...)
 SAVE_BYTES = 32
+LOOP_LABEL = ".Lshani_loop"
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,16 @@ class ShaniParams:
     slot's ``sha1rnds4`` instead of before; ``load_lead=3`` issues all
     four data loads in slot 0; ``registers`` is the xmm number of each of
     ``ROLES`` (the two save roles unused when ``save_on_stack``).
+    ``preload=k`` (k >= 1; 0: off) software-pipelines the data loads as
+    OpenSSL's shaext loop does: the first block is loaded in the setup and
+    block i+1's word group j (load and ``pshufb``) in slot 15+k+j of block
+    i (at most slot 19, after the slot's rounds and schedule), the loop
+    control becoming ``dec`` / ``lea 64(data)`` / ``cmovne`` at the top and
+    ``jnz`` at the bottom (the last iteration reloads its own block: never a
+    read past the input). ``nexte_early`` puts group g's ``sha1nexte`` in
+    slot g-1, right after that slot's ``sha1rnds4`` (OpenSSL's order)
+    instead of just before its own. x86-64 only for ``preload`` (i386 has no
+    spare register for the pointer).
     """
 
     msg1_lead: int = 3
@@ -83,10 +95,15 @@ class ShaniParams:
     load_lead: int = 3
     save_on_stack: bool = False
     registers: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+    preload: int = 0
+    nexte_early: bool = False
 
     def describe(self) -> str:
+        loads = (f"next block's loads in the previous iteration (group {16 + self.preload - 1}+j), "
+                 "dec/lea/cmovne loop control" if self.preload else f"loads {self.load_lead} ahead")
         return (f"msg1 {self.msg1_lead} ahead, pxor {self.xor_lead}, msg2 {self.msg2_lead}, schedule "
-                f"{'after' if self.sched_after else 'before'} sha1rnds4, loads {self.load_lead} ahead, "
+                f"{'after' if self.sched_after else 'before'} sha1rnds4, "
+                f"{'sha1nexte right after the previous sha1rnds4, ' if self.nexte_early else ''}{loads}, "
                 f"saves in {'stack' if self.save_on_stack else 'registers'}, xmm {self.registers}")
 
 
@@ -102,7 +119,10 @@ class Parts:
 
     ``setup`` (mask, state load: once per call), ``body`` (one block, data
     pointer not advanced), ``finish`` (state store). ``data`` / ``state``
-    are the pointer registers the pieces use.
+    are the pointer registers the pieces use. ``head`` / ``tail`` are the
+    loop control around ``body`` inside the function (``tail`` ends with the
+    backward branch to ``LOOP_LABEL``): not part of the unit, which is one
+    block; the whole-function proof at export covers them.
     """
 
     arch: Arch
@@ -112,6 +132,9 @@ class Parts:
     data: str
     state: str
     params: ShaniParams = field(default_factory=ShaniParams)
+    head: tuple[str, ...] = ()
+    tail: tuple[str, ...] = ()
+    count: str = "%rdx"
 
     @property
     def unit(self) -> tuple[str, ...]:
@@ -134,6 +157,12 @@ def _check(params: ShaniParams, arch: Arch) -> None:
             raise Sha1optError(f"{name} must be 0..4")
     if not 0 <= params.load_lead <= 3:
         raise Sha1optError("load_lead must be 0..3")
+    if not 0 <= params.preload <= 4:
+        raise Sha1optError("preload must be 0 (off) or 1..4")
+    if params.preload and arch == "i386":
+        raise Sha1optError("preload needs a spare register for the next block's pointer: x86-64 only")
+    if params.preload and params.save_on_stack:
+        raise Sha1optError("preload keeps the next block in m0-m3, which the stack restore uses: registers only")
 
 
 def parts(params: ShaniParams, arch: Arch) -> Parts:
@@ -169,20 +198,32 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
         save = [f"movdqa {A}, {x['sabcd']}", f"movdqa {E[0]}, {x['se']}"]
         restore = [f"sha1nexte {x['se']}, {E[0]}", f"paddd {x['sabcd']}, {A}"]
 
-    # slot s: [loads] [nexte] [save] [schedule if before] sha1rnds4 [schedule if after]
+    # slot s: [loads] [nexte] [copy] [schedule if before] sha1rnds4 [early nexte of s+1] [schedule if after]
+    # [next block's loads if preload]
     slots: dict[tuple[int, int], list[str]] = {}
 
     def put(slot: int, phase: int, text: str) -> None:
         slots.setdefault((max(slot, 0), phase), []).append(text)
 
-    for j in range(4):
-        put(j - params.load_lead, 0, f"movdqu {16 * j}({data}), {M[j]}")
-        put(j - params.load_lead, 0, f"pshufb {mask}, {M[j]}")
+    loads = [(f"movdqu {16 * j}({data}), {M[j]}", f"pshufb {mask}, {M[j]}") for j in range(4)]
+    if params.preload:
+        setup += [t for pair in loads for t in pair]
+        for j, pair in enumerate(loads):
+            for t in pair:
+                put(min(15 + params.preload + j, 19), 7, t)
+    else:
+        for j, pair in enumerate(loads):
+            for t in pair:
+                put(j - params.load_lead, 0, t)
     for g in range(20):
-        put(g, 1, f"paddd {M[0]}, {E[0]}" if g == 0 else f"sha1nexte {M[g % 4]}, {E[g % 2]}")
+        first = f"paddd {M[0]}, {E[0]}" if g == 0 else f"sha1nexte {M[g % 4]}, {E[g % 2]}"
+        if params.nexte_early and g > 0:
+            put(g - 1, 5, first)
+        else:
+            put(g, 1, first)
         put(g, 2, f"movdqa {A}, {E[(g + 1) % 2]}")
         put(g, 4, f"sha1rnds4 ${g // 5}, {E[g % 2]}, {A}")
-    sched_phase = 5 if params.sched_after else 3
+    sched_phase = 6 if params.sched_after else 3
     for n in range(4, 20):
         for lead, text in ((params.msg1_lead, f"sha1msg1 {M[(n - 3) % 4]}, {M[n % 4]}"),
                            (params.xor_lead, f"pxor {M[(n - 2) % 4]}, {M[n % 4]}"),
@@ -193,7 +234,13 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
               f"pshufd $0x1b, {E[0]}, {E[0]}", f"movd {E[0]}, 16({state})"]
     if arch == "i386" or params.save_on_stack:
         finish.append(f"add ${SAVE_BYTES}, {sp}")
-    return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params)
+    count = "%rdx" if arch == "x86_64" else "%edx"
+    if params.preload:     # flags of dec live to jnz: no instruction of the body writes flags
+        head = (f"dec {count}", f"lea 64({data}), %rax", f"cmovne %rax, {data}")
+        tail = (f"jnz {LOOP_LABEL}",)
+    else:
+        head, tail = (), (f"add $64, {data}", f"dec {count}", f"jnz {LOOP_LABEL}")
+    return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params, head, tail, count)
 
 
 def unit_text(params: ShaniParams, arch: Arch) -> str:
@@ -364,17 +411,63 @@ def legal(params: ShaniParams, arch: Arch, lanes: int = 4, seed: int = 7) -> boo
 
 
 def grid(arch: Arch) -> Iterator[ShaniParams]:
-    """The search space: leads, placement and save location (register roles fixed per arch)."""
+    """The search space (register roles fixed per arch), each point once.
+
+    Leads 0-4 with ``msg1_lead >= xor_lead >= msg2_lead`` (each stage reads
+    the one before it on the same register, so a later stage running further
+    ahead is always illegal); the schedule before or after the slot's
+    ``sha1rnds4``; ``sha1nexte`` in its own slot or right after the previous
+    rounds; the loads ``load_lead`` slots ahead with the saves in registers
+    or on the stack, or software-pipelined into the previous iteration
+    (``preload`` 1-4, saves in registers; x86-64). i386: saves on the stack
+    and no preload (8 xmm registers, no spare GPR).
+    """
     base = default_params(arch)
-    stacks = (True,) if arch == "i386" else (False, True)
+    loads = [dict(load_lead=ll, save_on_stack=st) for ll in range(4)
+             for st in ((True,) if arch == "i386" else (False, True))]
+    if arch == "x86_64":
+        loads += [dict(preload=k, save_on_stack=False) for k in range(1, 5)]
     for m1 in range(1, 5):
-        for xl in range(1, 4):
-            for m2 in range(0, 3):
+        for xl in range(1, m1 + 1):
+            for m2 in range(0, xl + 1):
                 for after in (False, True):
-                    for ll in range(0, 4):
-                        for st in stacks:
+                    for early in (False, True):
+                        for ld in loads:
                             yield replace(base, msg1_lead=m1, xor_lead=xl, msg2_lead=m2, sched_after=after,
-                                          load_lead=ll, save_on_stack=st)
+                                          nexte_early=early, **ld)
+
+
+def slack_key(params: ShaniParams) -> tuple:
+    """The order among points the cost model prices the same (smaller first): the slack rule.
+
+    A list scheduler's critical-path priority, for an out-of-order core
+    whose SHA unit serves the rounds and the schedule alike: the critical
+    ``sha1rnds4`` before the schedule ops of its slot (``sched_after``),
+    then the schedule as far ahead of its use as possible (the sum of the
+    leads), then the saves in registers, then the plainer loop (no
+    preload, ``sha1nexte`` in its own slot). Example: with equal cycles,
+    ``ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True)``
+    comes before ``ShaniParams()`` (leads 3/2/1, schedule before the rounds).
+    """
+    return (not params.sched_after, -(params.msg1_lead + params.xor_lead + params.msg2_lead),
+            params.save_on_stack, params.preload, params.nexte_early, -params.load_lead)
+
+
+def walk_order(arch: Arch, seed: int) -> list[ShaniParams]:
+    """The order the search evaluates ``grid(arch)`` in: the default point, then the first point of
+    each structural class by ``slack_key`` (schedule before/after, ``sha1nexte`` placement, loads
+    and saves), then every other point in a seeded random order -- so a small budget still sees every
+    class at its most slack-rich leads."""
+    points = list(grid(arch))
+    rng = random.Random(seed)
+    rng.shuffle(points)
+    heads: dict[tuple, ShaniParams] = {}
+    for p in sorted(points, key=slack_key):
+        heads.setdefault((p.sched_after, p.nexte_early, p.preload, p.save_on_stack, p.load_lead), p)
+    base = default_params(arch)
+    first = [base] + [p for p in heads.values() if p != base]
+    chosen = set(first)
+    return first + [p for p in points if p not in chosen]
 
 
 def isa_rows_used(params: ShaniParams, arch: Arch) -> dict[str, str]:
