@@ -19,7 +19,10 @@ goldencove), so both the goldencove and the zen5 export are timed. This script:
    the way) and, on x86-64, libcrypto.so's ``SHA1_Update`` on its default
    (SHA-NI) path as context; i386 in the freestanding 32-bit program
    (``emit.timing.freestanding_i386``) against the 32-bit member's
-   ``_sha1_block_data_order_shaext``. Per size (16 KiB and 1 MiB per call,
+   ``_sha1_block_data_order_shaext``. On x86-64 the program's third peer is
+   ``emit.clock.clock_library``'s dependent add chain, so each pair carries
+   its own core-cycles-per-tick sample: core cycles/B beside the ticks, to
+   hold against the model's prediction. Per size (16 KiB and 1 MiB per call,
    each call repeated to 1 MiB), ``--pairs`` interleaved pairs (the order
    inside a pair rotating), split over ``--rounds`` runs that alternate
    between the exports; per-pair ratios ours/peer of TSC ticks per byte:
@@ -41,8 +44,8 @@ from pathlib import Path
 import numpy as np
 
 from sha1opt.emit.hybrid_choice import SHANI_EVALUATIONS, export_choice
+from sha1opt.emit.clock import clock_library
 from sha1opt.emit.objfile import load_object
-from sha1opt.emit.peers import libcrypto
 from sha1opt.emit.shani_export import export_shani
 from sha1opt.emit.shani_frame import host_has_shani
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program
@@ -80,25 +83,32 @@ def openssl_shaext_peer(arch: str, work: Path) -> list[Path]:
     return [peer, assemble(CAP_STUB, arch, d, "ia32cap")]
 
 
-def ratios(records: np.ndarray, npeers: int, pairs: int) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
-    """(size index, peer) -> (ours ticks/B, peer ticks/B), one entry per pair."""
-    out = {}
+def per_peer(records: np.ndarray, npeers: int, pairs: int) -> list[dict[int, np.ndarray]]:
+    """Per size: peer -> TSC ticks/B of each pair (csrc/bench.c writes a size's pairs back to back)."""
+    out = []
     per_size = npeers * pairs
     for s_idx in range(len(SIZES)):
         block = records[s_idx * per_size:(s_idx + 1) * per_size]
         tpb: dict[int, list[float]] = {p: [] for p in range(npeers)}
         for peer, ticks, nbytes in block:
             tpb[int(peer)].append(ticks / nbytes)
-        for p in range(1, npeers):
-            out[(s_idx, p)] = (np.array(tpb[0]), np.array(tpb[p]))
+        out.append({p: np.array(v) for p, v in tpb.items()})
     return out
 
 
-def row(size: int, name: str, ours: np.ndarray, peer: np.ndarray) -> str:
+def row(size: int, name: str, tpb: dict[int, np.ndarray], clock: int | None) -> str:
+    """Ratio ours/peer 1 per pair (median, p10, p90); core cycles/B from the clock peer of the same pairs
+    (its ticks per byte are ticks per dependent add: one core cycle each)."""
+    ours, peer = tpb[0], tpb[1]
     r = ours / peer
-    return (f"  {size:>8} B  vs {name:<26} median {np.median(r):.3f}  p10 {np.percentile(r, 10):.3f}"
+    text = (f"  {size:>8} B  vs {name:<20} median {np.median(r):.3f}  p10 {np.percentile(r, 10):.3f}"
             f"  p90 {np.percentile(r, 90):.3f}   (ours {np.median(ours):.3f}, peer {np.median(peer):.3f}"
-            f" TSC ticks/B, {len(r)} pairs)")
+            f" TSC ticks/B")
+    if clock is not None:
+        cpt = 1.0 / tpb[clock]
+        text += (f"; core c/B ours {np.median(ours * cpt):.3f}, peer {np.median(peer * cpt):.3f} at "
+                 f"{np.median(cpt):.2f} cycles/tick")
+    return text + f"; {len(r)} pairs)"
 
 
 def main() -> int:
@@ -129,7 +139,6 @@ def main() -> int:
         out.append("\nthis host has no SHA-NI: no timing")
         print("\n".join(out))
         return 1
-    lib = libcrypto()
     with tempfile.TemporaryDirectory(prefix="sha1opt-bench-shani-") as work:
         w = Path(work)
         for arch in args.arch:
@@ -163,20 +172,20 @@ def main() -> int:
                     main_o, start = freestanding_i386(w)
                     programs[uarch] = link_static([main_o, *peer, start, obj], "i386", w / f"bench_{uarch}_{arch}",
                                                   "linking the i386 benchmark")
-            got: dict[str, dict] = {u: {} for u in programs}
+            got: dict[str, list[dict[int, list]]] = {u: [{} for _ in SIZES] for u in programs}
             per_round = max(1, args.pairs // args.rounds)
+            lib = clock_library(w) if arch == "x86_64" else None
             for _ in range(args.rounds):
                 for uarch, exe in programs.items():
-                    t = run_program(exe, SIZES, per_round, MIN_BYTES, {}, lib if arch == "x86_64" else None)
-                    for key, (o, p) in ratios(t.records, t.peers, per_round).items():
-                        old = got[uarch].get(key)
-                        got[uarch][key] = (o, p) if old is None else (np.concatenate([old[0], o]),
-                                                                       np.concatenate([old[1], p]))
-            names = {1: "OpenSSL shaext (.a)", 2: "OpenSSL SHA1_Update (.so)"}
+                    t = run_program(exe, SIZES, per_round, MIN_BYTES, {}, str(lib) if lib else None)
+                    for s_idx, tpb in enumerate(per_peer(t.records, t.peers, per_round)):
+                        for p, v in tpb.items():
+                            got[uarch][s_idx].setdefault(p, []).append(v)
             for uarch, by in got.items():
                 out.append(f"  {uarch}'s export ({arch}), {args.rounds} runs x {per_round} pairs:")
-                for (s_idx, p), (o, q) in sorted(by.items()):
-                    out.append(row(SIZES[s_idx], names[p], o, q))
+                for s_idx, tpb in enumerate(by):
+                    joined = {p: np.concatenate(v) for p, v in tpb.items()}
+                    out.append(row(SIZES[s_idx], "OpenSSL shaext (.a)", joined, 2 if lib else None))
     out.append(f"\nload after: {os.getloadavg()}")
     text_out = "\n".join(out) + "\n"
     print(text_out, end="")

@@ -3,17 +3,23 @@
 Invariant: the function is the proved one-block unit of ``shani.parts``
 (setup, block body, state store -- straight-line, proved equal to the
 compression function by ``shani.prove_shani``) with the body inside a block
-loop. What is not in the proof is only: ``nblocks == 0`` returns at once,
-the loop advances the data pointer by 64 and counts down, and the state
-stays in the two xmm registers between blocks (the body leaves it where the
-setup put it, so one iteration is the unit). The native harness checks the
-whole function (``validate_shani``) before any text is handed out by
-``validated_text``.
+loop. What is not in the unit's proof is only: ``nblocks == 0`` returns at
+once, the loop control (``Parts.head`` / ``Parts.tail``) advances the data
+pointer by 64 and counts down, and the state -- and with ``preload`` the
+next block's words -- stays in xmm registers between blocks (the body leaves
+it where the setup put it, so one iteration is the unit). The export proves
+the whole function from its machine code (``emit.shani_export``), loop
+included; the native harness checks it (``validate_shani``) before any text
+is handed out by ``validated_text``.
 
 Layout, x86-64 (SysV: state %rdi, data %rsi, nblocks %rdx; only caller-saved
 registers are used: %eax, xmm0-15)::
 
     test %rdx, %rdx ; jz done ; <setup> ; loop: <body> ; add $64, %rsi ; dec %rdx ; jnz loop ; <store> ; done: ret
+
+with ``preload`` (the setup also loads block 0; the body's tail loads block i+1)::
+
+    ... <setup> ; loop: dec %rdx ; lea 64(%rsi), %rax ; cmovne %rax, %rsi ; <body> ; jnz loop ; <store> ...
 
 i386 (cdecl: arguments at 4/8/12(%esp); %eax state, %ecx data, %edx count,
 32 bytes of stack for the saved state, xmm0-7 only)::

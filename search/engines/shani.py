@@ -1,21 +1,28 @@
 """The SHA-NI search: cost each legal ``ShaniParams`` on one model, keep the cheapest, prove it.
 
-``best_shani(model, arch, budget)`` walks ``space.shani.grid(arch)`` in a
-seeded random order (the whole grid when ``budget`` covers it), drops
-illegal points (``shani.legal``: a concrete run, no cost, no proof), prices
-each legal one as the steady-state loop body (the block plus
-``add $64`` / ``dec`` / ``jnz``) with ``search.cost``'s simulator, and proves
-the cheapest with ``shani.prove_shani`` -- a ``ShaniReport`` is ``proved``
-only for a ``Proved`` outcome (an Unknown is not success; the next-cheapest
-point is tried, up to ``PROVE_TRIES``). Stop reasons: ``"grid exhausted"``,
+``best_shani(model, arch, budget)`` walks ``space.shani.grid(arch)`` in
+``space.shani.walk_order`` (the default point, one point per structural
+class, then a seeded random order; the whole grid when ``budget`` covers
+it), drops illegal points (``shani.legal``: a concrete run, no cost, no
+proof), prices each legal one as the steady-state loop body (the block
+inside its own loop control, ``Parts.head`` / ``Parts.tail``) with
+``search.cost``'s simulator, and proves the cheapest with
+``shani.prove_shani`` -- a ``ShaniReport`` is ``proved`` only for a
+``Proved`` outcome (an Unknown is not success; the next point is tried, up
+to ``PROVE_TRIES``). Points within ``TIE_FRACTION`` of the cheapest are a
+tie, ordered by ``shani.slack_key`` (rounds before the schedule ops, the
+schedule furthest ahead, saves in registers, the plainer loop): the model
+cannot rank them, the host can. Stop reasons: ``"grid exhausted"``,
 ``"budget of N evaluations"``, ``"deadline"``.
 
-The model must have SHA-NI (``vector_isa`` lists ``sha``): zen1, zen3 and
-zen5 do; others raise ``Sha1optError`` (misuse: there is no SHA-NI code for
-them).
+The model must have SHA-NI (``vector_isa`` lists ``sha``): goldencove, zen1,
+zen3 and zen5 do; others raise ``Sha1optError`` (misuse: there is no SHA-NI
+code for them).
 
 Example: ``best_shani(load_model("zen5"), "x86_64", budget=40).cycles_per_byte``
-is about 1.9 (20 dependent ``sha1rnds4`` of latency 6 per 64-byte block).
+is about 1.9 (20 dependent ``sha1rnds4`` of latency 6 per 64-byte block);
+on goldencove 1.75 (112 cycles: the SHA unit, shared by ``sha1rnds4`` and
+``sha1msg2``), with the schedule four groups ahead, after the rounds.
 """
 
 from __future__ import annotations

@@ -22,12 +22,17 @@ rol30(a) of group 19's ABCD is the final e) and ``paddd SABCD, ABCD``.
 
 Freedom (``ShaniParams``): how many groups ahead of its use each schedule
 stage runs (``msg1_lead``, ``xor_lead``, ``msg2_lead``), whether schedule ops
-sit before or after the group's ``sha1rnds4``, how far ahead the data loads
-run, where the saved state lives (registers on x86-64, the stack on i386,
-which has only xmm0-7), and which xmm register plays each role. Not every
-choice is legal (a stage cannot overwrite a register still to be read):
+sit before or after the group's ``sha1rnds4``, whether ``sha1nexte`` sits
+just before its own rounds or right after the previous ones, how far ahead
+the data loads run -- or whether they are software-pipelined into the
+previous iteration as in OpenSSL's shaext loop (``preload``; the loop
+control then is ``dec`` / ``lea`` / ``cmovne`` at the top, ``Parts.head``),
+where the saved state lives (registers on x86-64, the stack on i386, which
+has only xmm0-7), and which xmm register plays each role. Not every choice
+is legal (a stage cannot overwrite a register still to be read):
 ``legal(params, arch)`` decides it by running the unit concretely; illegal
-choices are never proved or costed.
+choices are never proved or costed. ``slack_key`` orders the points a cost
+model cannot tell apart (the search's tie rule).
 
 Example: ``unit_text(ShaniParams(), "x86_64")`` is the whole one-block
 unit (mask built from immediates, state loaded, 20 groups, feed-forward,
