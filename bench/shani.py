@@ -26,7 +26,9 @@ goldencove), so both the goldencove and the zen5 export are timed. This script:
    each call repeated to 1 MiB), ``--pairs`` interleaved pairs (the order
    inside a pair rotating), split over ``--rounds`` runs that alternate
    between the exports; per-pair ratios ours/peer of TSC ticks per byte:
-   median, p10, p90.
+   median, p10, p90. The first export is also timed against the default
+   point (``shani.default_params``, what both models exported before the
+   schedule and slack rule of issue 14's SHA-NI item), validated first.
 
 Usage: nice -n -10 python bench/shani.py [--pairs 80] [--rounds 4]   (output: bench/results/shani.txt)
 """
@@ -47,11 +49,12 @@ from sha1opt.emit.hybrid_choice import SHANI_EVALUATIONS, export_choice
 from sha1opt.emit.clock import clock_library
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.shani_export import export_shani
-from sha1opt.emit.shani_frame import host_has_shani
+from sha1opt.emit.shani_frame import SYMBOL, host_has_shani, validated_text
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program
 from sha1opt.emit.toolchain import assemble, compile_preprocessed, link_static, run, which
 from sha1opt.search.cost import load_model, model_names
 from sha1opt.search.engines.shani import best_shani, has_shani
+from sha1opt.search.space.shani import default_params
 
 SIZES = (16384, 1 << 20)
 MIN_BYTES = 1 << 20
@@ -81,6 +84,22 @@ def openssl_shaext_peer(arch: str, work: Path) -> list[Path]:
     peer = d / "shaext.o"
     run([which("objcopy"), f"--globalize-symbol={PEER_SYMBOL}", str(step), str(peer)], "exporting it")
     return [peer, assemble(CAP_STUB, arch, d, "ia32cap")]
+
+
+def default_peer(arch: str, work: Path) -> list[Path]:
+    """The default point's function (``shani.default_params``: last session's export) as peer 1,
+    validated (block proof + native harness, ``shani_frame.validated_text``) before it is renamed."""
+    text, _ = validated_text(arch, default_params(arch))
+    renamed = text.replace(SYMBOL, PEER_SYMBOL)
+    return [assemble(renamed, arch, work, f"default_{arch}")]
+
+
+def program(arch: str, ours: Path, peer: list[Path], work: Path, name: str) -> Path:
+    """The timing program: ours as peer 0, ``peer`` as peer 1 (x86-64: the clock library as peer 2)."""
+    if arch == "x86_64":
+        return hosted_program([ours, *peer], work, f"bench_{name}")
+    main_o, start = freestanding_i386(work)
+    return link_static([main_o, *peer, start, ours], "i386", work / f"bench_{name}", "linking the i386 benchmark")
 
 
 def per_peer(records: np.ndarray, npeers: int, pairs: int) -> list[dict[int, np.ndarray]]:
@@ -118,6 +137,8 @@ def main() -> int:
     ap.add_argument("--uarch", nargs="+", default=["goldencove", "zen5"])
     ap.add_argument("--arch", nargs="+", default=["x86_64", "i386"])
     ap.add_argument("--no-search-table", action="store_true", help="skip the per-model search report")
+    ap.add_argument("--no-vs-default", dest="vs_default", action="store_false",
+                    help="skip timing the first export against the default point (last session's form)")
     ap.add_argument("--output", default=str(Path(__file__).parent / "results" / "shani.txt"))
     args = ap.parse_args()
     out = [f"# bench/shani.py on {platform.node()} ({platform.machine()}), "
@@ -144,7 +165,7 @@ def main() -> int:
         for arch in args.arch:
             out += ["", f"## timing, {arch}: export --uarch U --isa shani vs OpenSSL's shaext (libcrypto.a)"]
             peer = openssl_shaext_peer(arch, w)
-            programs: dict[str, Path] = {}
+            programs: dict[str, tuple[Path, str]] = {}
             texts: dict[str, str] = {}
             for uarch in args.uarch:
                 choice = export_choice(uarch, arch, "shani")
@@ -166,26 +187,25 @@ def main() -> int:
                     continue
                 texts[uarch] = body
                 obj = compile_preprocessed(res.text, arch, w, f"{uarch}_{arch}")   # the file as written
-                if arch == "x86_64":
-                    programs[uarch] = hosted_program([obj, *peer], w, f"bench_{uarch}_{arch}")
-                else:
-                    main_o, start = freestanding_i386(w)
-                    programs[uarch] = link_static([main_o, *peer, start, obj], "i386", w / f"bench_{uarch}_{arch}",
-                                                  "linking the i386 benchmark")
+                programs[f"{uarch}'s export"] = (program(arch, obj, peer, w, f"{uarch}_{arch}"), "OpenSSL shaext (.a)")
+                if args.vs_default and len(programs) == 1:
+                    old = default_peer(arch, w)
+                    programs[f"{uarch}'s export vs the default point"] = (
+                        program(arch, obj, old, w, f"{uarch}_{arch}_vs_default"), "default point")
             got: dict[str, list[dict[int, list]]] = {u: [{} for _ in SIZES] for u in programs}
             per_round = max(1, args.pairs // args.rounds)
             lib = clock_library(w) if arch == "x86_64" else None
             for _ in range(args.rounds):
-                for uarch, exe in programs.items():
+                for uarch, (exe, _) in programs.items():
                     t = run_program(exe, SIZES, per_round, MIN_BYTES, {}, str(lib) if lib else None)
                     for s_idx, tpb in enumerate(per_peer(t.records, t.peers, per_round)):
                         for p, v in tpb.items():
                             got[uarch][s_idx].setdefault(p, []).append(v)
-            for uarch, by in got.items():
-                out.append(f"  {uarch}'s export ({arch}), {args.rounds} runs x {per_round} pairs:")
+            for label, by in got.items():
+                out.append(f"  {label} ({arch}), {args.rounds} runs x {per_round} pairs:")
                 for s_idx, tpb in enumerate(by):
                     joined = {p: np.concatenate(v) for p, v in tpb.items()}
-                    out.append(row(SIZES[s_idx], "OpenSSL shaext (.a)", joined, 2 if lib else None))
+                    out.append(row(SIZES[s_idx], programs[label][1], joined, 2 if lib else None))
     out.append(f"\nload after: {os.getloadavg()}")
     text_out = "\n".join(out) + "\n"
     print(text_out, end="")
