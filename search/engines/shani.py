@@ -4,7 +4,8 @@
 ``space.shani.walk_order`` (the default point, one point per structural
 class, then a seeded random order; the whole grid when ``budget`` covers
 it), drops illegal points (``shani.legal``: a concrete run, no cost, no
-proof), prices each legal one as the steady-state loop body (the block
+proof; points using an ISA feature the model's CPU lacks -- the vector
+``sha1msg2`` forms -- are skipped), prices each legal one as the steady-state loop body (the block
 inside its own loop control, ``Parts.head`` / ``Parts.tail``) with
 ``search.cost``'s simulator, and proves the cheapest with
 ``shani.prove_shani`` -- a ``ShaniReport`` is ``proved`` only for a
@@ -35,7 +36,7 @@ from sha1opt.semantics.listing import Opaque, parse_listing
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost import Model, Simulator
 from sha1opt.search.space.shani import (
-    LOOP_LABEL, ShaniParams, default_params, legal, parts, prove_shani, slack_key, walk_order,
+    LOOP_LABEL, ShaniParams, default_params, isa_rows_used, legal, parts, prove_shani, slack_key, walk_order,
 )
 
 PROVE_TRIES = 3
@@ -106,7 +107,13 @@ def best_shani(model: Model, arch: Arch, budget: int = 200, *, seed: int = 1,
     scored: list[tuple[float, int, ShaniParams]] = []
     evaluations = 0
     stop = "grid exhausted"
+    runs: dict[str, bool] = {}      # msg2 form -> whether the model's CPU has every ISA feature the unit uses
     for k, p in enumerate(points):
+        if p.msg2_form not in runs:
+            runs[p.msg2_form] = all(model.has_vector(isa.replace(".", "_"))
+                                    for isa in set(isa_rows_used(p, arch).values()))
+        if not runs[p.msg2_form]:
+            continue
         if evaluations >= budget:
             stop = f"budget of {budget} evaluations"
             break

@@ -70,6 +70,9 @@ ROLES = ("abcd", "e0", "e1", "m0", "m1", "m2", "m3", "mask", "sabcd", "se")
 I386_ENTRY = {"state": 4, "data": 8, "count": 12}     # cdecl argument slots at entry (esp+4...)
 SAVE_BYTES = 32
 LOOP_LABEL = ".Lshani_loop"
+# How W-groups 4-19 get their last step: the SHA unit's sha1msg2, or the same words from vector ops
+# (``msg2_text``) that leave the SHA unit to sha1rnds4 -- a choice a model prices (units.sha).
+MSG2_FORMS = ("sha", "avx512", "avx")
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,9 @@ class ShaniParams:
     read past the input). ``nexte_early`` puts group g's ``sha1nexte`` in
     slot g-1, right after that slot's ``sha1rnds4`` (OpenSSL's order)
     instead of just before its own. x86-64 only for ``preload`` (i386 has no
-    spare register for the pointer).
+    spare register for the pointer). ``msg2_form`` (``MSG2_FORMS``) is how
+    the last schedule step is computed: ``sha1msg2``, or vector ops off the
+    SHA unit (``msg2_text``; x86-64, the ISA the form needs).
     """
 
     msg1_lead: int = 3
@@ -102,11 +107,13 @@ class ShaniParams:
     registers: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
     preload: int = 0
     nexte_early: bool = False
+    msg2_form: str = "sha"
 
     def describe(self) -> str:
         loads = (f"next block's loads in the previous iteration (group {16 + self.preload - 1}+j), "
                  "dec/lea/cmovne loop control" if self.preload else f"loads {self.load_lead} ahead")
-        return (f"msg1 {self.msg1_lead} ahead, pxor {self.xor_lead}, msg2 {self.msg2_lead}, schedule "
+        msg2 = "msg2" if self.msg2_form == "sha" else f"msg2 as {self.msg2_form} vector ops"
+        return (f"msg1 {self.msg1_lead} ahead, pxor {self.xor_lead}, {msg2} {self.msg2_lead}, schedule "
                 f"{'after' if self.sched_after else 'before'} sha1rnds4, "
                 f"{'sha1nexte right after the previous sha1rnds4, ' if self.nexte_early else ''}{loads}, "
                 f"saves in {'stack' if self.save_on_stack else 'registers'}, xmm {self.registers}")
@@ -166,6 +173,10 @@ def _check(params: ShaniParams, arch: Arch) -> None:
         raise Sha1optError("preload must be 0 (off) or 1..4")
     if params.preload and arch == "i386":
         raise Sha1optError("preload needs a spare register for the next block's pointer: x86-64 only")
+    if params.msg2_form not in MSG2_FORMS:
+        raise Sha1optError(f"msg2_form must be one of {', '.join(MSG2_FORMS)}, not {params.msg2_form!r}")
+    if params.msg2_form != "sha" and arch == "i386":
+        raise Sha1optError("the vector sha1msg2 forms need a spare xmm register: x86-64 only (i386 uses xmm0-7)")
     if params.preload and params.save_on_stack:
         raise Sha1optError("preload keeps the next block in m0-m3, which the stack restore uses: registers only")
 
@@ -174,6 +185,7 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     """The unit for ``arch`` under ``params`` as AT&T lines (see ``Parts``)."""
     _check(params, arch)
     x = {role: f"%xmm{n}" for role, n in zip(ROLES, params.registers)}
+    spare = [f"%xmm{n}" for n in range(16) if n not in params.registers][:2]
     M = [x["m0"], x["m1"], x["m2"], x["m3"]]
     E = [x["e0"], x["e1"]]
     A, mask = x["abcd"], x["mask"]
@@ -230,10 +242,11 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
         put(g, 4, f"sha1rnds4 ${g // 5}, {E[g % 2]}, {A}")
     sched_phase = 6 if params.sched_after else 3
     for n in range(4, 20):
-        for lead, text in ((params.msg1_lead, f"sha1msg1 {M[(n - 3) % 4]}, {M[n % 4]}"),
-                           (params.xor_lead, f"pxor {M[(n - 2) % 4]}, {M[n % 4]}"),
-                           (params.msg2_lead, f"sha1msg2 {M[(n - 1) % 4]}, {M[n % 4]}")):
-            put(n - lead, sched_phase, text)
+        for lead, texts in ((params.msg1_lead, [f"sha1msg1 {M[(n - 3) % 4]}, {M[n % 4]}"]),
+                            (params.xor_lead, [f"pxor {M[(n - 2) % 4]}, {M[n % 4]}"]),
+                            (params.msg2_lead, msg2_text(params.msg2_form, M[(n - 1) % 4], M[n % 4], spare))):
+            for text in texts:
+                put(n - lead, sched_phase, text)
     body = save + [t for key in sorted(slots) for t in slots[key]] + restore
     finish = [f"pshufd $0x1b, {A}, {A}", f"movdqu {A}, ({state})",
               f"pshufd $0x1b, {E[0]}, {E[0]}", f"movd {E[0]}, 16({state})"]
@@ -246,6 +259,29 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     else:
         head, tail = (), (f"add $64, {data}", f"dec {count}", f"jnz {LOOP_LABEL}")
     return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params, head, tail, count)
+
+
+def msg2_text(form: str, prev: str, cur: str, spare: list[str]) -> list[str]:
+    """W-group n from ``cur`` (sha1msg1 and pxor done: x_0..x_3) and ``prev`` (group n-1), per ``MSG2_FORMS``.
+
+    ``sha1msg2 prev, cur`` (SDM): W_t = rol1(x_i ^ W_t-3), the fourth word using the
+    first. The vector forms compute the same without the SHA unit: X = ``prev``
+    shifted up one lane (W_t-3 for the first three words, 0 for the fourth),
+    T = cur ^ X, then cur = rol1(T) ^ (rol2 of T's top lane, alone in lane 0) --
+    rol1(x_3 ^ W_t) = rol1(x_3) ^ rol1(rol1(x_0 ^ W_t-3)) -- so the two rotates
+    run side by side. ``avx512``: ``vprold`` (6 instructions, one spare
+    register); ``avx``: shift/shift/or rotates (12, two spares).
+    """
+    if form == "sha":
+        return [f"sha1msg2 {prev}, {cur}"]
+    t = spare[0]
+    head = [f"vpslldq $4, {prev}, {t}", f"pxor {t}, {cur}", f"vpsrldq $12, {cur}, {t}"]
+    if form == "avx512":
+        return head + [f"vprold $2, {t}, {t}", f"vprold $1, {cur}, {cur}", f"pxor {t}, {cur}"]
+    u = spare[1]
+    return head + [f"vpsrld $30, {t}, {u}", f"vpslld $2, {t}, {t}", f"vpor {u}, {t}, {t}",
+                   f"vpsrld $31, {cur}, {u}", f"vpaddd {cur}, {cur}, {cur}", f"vpor {u}, {cur}, {cur}",
+                   f"pxor {t}, {cur}"]
 
 
 def unit_text(params: ShaniParams, arch: Arch) -> str:
@@ -424,22 +460,26 @@ def grid(arch: Arch) -> Iterator[ShaniParams]:
     ``sha1rnds4``; ``sha1nexte`` in its own slot or right after the previous
     rounds; the loads ``load_lead`` slots ahead with the saves in registers
     or on the stack, or software-pipelined into the previous iteration
-    (``preload`` 1-4, saves in registers; x86-64). i386: saves on the stack
-    and no preload (8 xmm registers, no spare GPR).
+    (``preload`` 1-4, saves in registers; x86-64); ``sha1msg2`` or one of the
+    vector forms (x86-64). i386: saves on the stack, no preload and
+    ``sha1msg2`` only (8 xmm registers, no spare GPR).
     """
     base = default_params(arch)
-    loads = [dict(load_lead=ll, save_on_stack=st) for ll in range(4)
-             for st in ((True,) if arch == "i386" else (False, True))]
-    if arch == "x86_64":
-        loads += [dict(preload=k, save_on_stack=False) for k in range(1, 5)]
+    forms = MSG2_FORMS if arch == "x86_64" else ("sha",)
     for m1 in range(1, 5):
         for xl in range(1, m1 + 1):
             for m2 in range(0, xl + 1):
+                # a load must come before the first schedule read of its group (never legal otherwise)
+                loads = [dict(load_lead=ll, save_on_stack=st) for ll in range(max(m1 - 3, xl - 2, m2 - 1, 0), 4)
+                         for st in ((True,) if arch == "i386" else (False, True))]
+                if arch == "x86_64":
+                    loads += [dict(preload=k, save_on_stack=False) for k in range(1, 5)]
                 for after in (False, True):
                     for early in (False, True):
-                        for ld in loads:
-                            yield replace(base, msg1_lead=m1, xor_lead=xl, msg2_lead=m2, sched_after=after,
-                                          nexte_early=early, **ld)
+                        for form in forms:
+                            for ld in loads:
+                                yield replace(base, msg1_lead=m1, xor_lead=xl, msg2_lead=m2, sched_after=after,
+                                              nexte_early=early, msg2_form=form, **ld)
 
 
 def slack_key(params: ShaniParams) -> tuple:
@@ -449,13 +489,14 @@ def slack_key(params: ShaniParams) -> tuple:
     whose SHA unit serves the rounds and the schedule alike: the critical
     ``sha1rnds4`` before the schedule ops of its slot (``sched_after``),
     then the schedule as far ahead of its use as possible (the sum of the
-    leads), then the saves in registers, then the plainer loop (no
-    preload, ``sha1nexte`` in its own slot). Example: with equal cycles,
+    leads), then the saves in registers, then the plainer loop
+    (``sha1msg2``, no preload, ``sha1nexte`` in its own slot). Example: with equal cycles,
     ``ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True)``
     comes before ``ShaniParams()`` (leads 3/2/1, schedule before the rounds).
     """
     return (not params.sched_after, -(params.msg1_lead + params.xor_lead + params.msg2_lead),
-            params.save_on_stack, params.preload, params.nexte_early, -params.load_lead)
+            params.save_on_stack, MSG2_FORMS.index(params.msg2_form), params.preload, params.nexte_early,
+            -params.load_lead)
 
 
 def walk_order(arch: Arch, seed: int) -> list[ShaniParams]:
@@ -468,7 +509,7 @@ def walk_order(arch: Arch, seed: int) -> list[ShaniParams]:
     rng.shuffle(points)
     heads: dict[tuple, ShaniParams] = {}
     for p in sorted(points, key=slack_key):
-        heads.setdefault((p.sched_after, p.nexte_early, p.preload, p.save_on_stack, p.load_lead), p)
+        heads.setdefault((p.sched_after, p.nexte_early, p.preload, p.save_on_stack, p.load_lead, p.msg2_form), p)
     base = default_params(arch)
     first = [base] + [p for p in heads.values() if p != base]
     chosen = set(first)

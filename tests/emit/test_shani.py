@@ -6,6 +6,7 @@ import pytest
 
 from sha1opt.emit import shani_frame
 from sha1opt.emit.shani_frame import host_has_shani, shani_function_text, validate_shani, validated_text
+from sha1opt.emit.toolchain import cpu_flags
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.space.shani import ShaniParams, default_params
 
@@ -39,3 +40,10 @@ def test_a_software_pipelined_function_passes_the_native_harness(tmp_path):
     v = validate_shani(shani_function_text("x86_64", p), "x86_64", p, tmp_path)
     assert v.ok, v.native_detail
     assert "cmovne %rax, %rsi" in shani_function_text("x86_64", p)
+
+
+@pytest.mark.skipif(not host_has_shani() or "avx512vl" not in cpu_flags(), reason="needs SHA-NI and AVX-512VL")
+def test_the_avx512_sha1msg2_form_passes_the_native_harness(tmp_path):
+    p = ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True, msg2_form="avx512")
+    v = validate_shani(shani_function_text("x86_64", p), "x86_64", p, tmp_path)
+    assert v.ok, v.native_detail

@@ -137,3 +137,36 @@ def test_goldencove_stack_saves_a_fifth_of_a_cycle_cheaper_do_not_win_the_tie():
     r = best_shani(load_model("goldencove"), "x86_64", budget=60)
     assert r.proved and not r.params.save_on_stack and r.params.sched_after
     assert (r.params.msg1_lead, r.params.xor_lead, r.params.msg2_lead) == (4, 4, 4)
+
+
+@pytest.mark.parametrize("form", ["avx512", "avx"])
+def test_the_vector_sha1msg2_forms_prove(form):
+    p = ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True, msg2_form=form)
+    assert legal(p, "x86_64") and prove_shani(p, "x86_64").ok
+    assert "sha1msg2" not in unit_text(p, "x86_64")
+
+
+def test_a_vector_sha1msg2_that_forgets_the_fourth_words_fix_up_is_refuted():
+    p = ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True, msg2_form="avx512")
+
+    def edit(lines):
+        k = [i for i, line in enumerate(lines) if line.startswith("vprold $2")][5]
+        del lines[k + 2]                                          # the pxor that adds rol2 of the top lane
+    lines = unit_text(p, "x86_64").splitlines()
+    edit(lines)
+    res = prove_code(parse_text("\n".join(lines), "x86_64"), "x86_64")
+    assert not res.ok and isinstance(res.outcome, Counterexample)
+
+
+def test_the_vector_sha1msg2_forms_are_x86_64_only():
+    with pytest.raises(Sha1optError, match="x86-64 only"):
+        parts(dataclasses.replace(default_params("i386"), msg2_form="avx512"), "i386")
+
+
+def test_the_search_uses_a_vector_form_only_where_the_models_cpu_has_its_isa():
+    # goldencove's model prices sha1msg2 on the SHA unit the rounds need: the AVX-512 form wins there
+    # (101 vs 112 predicted); zen3 has no AVX-512, so its search never proposes the vprold form
+    gc = best_shani(load_model("goldencove"), "x86_64", budget=60)
+    assert gc.proved and gc.params.msg2_form == "avx512" and gc.cycles < gc.default_cycles
+    z3 = best_shani(load_model("zen3"), "x86_64", budget=60)
+    assert z3.params.msg2_form != "avx512"
