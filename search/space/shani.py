@@ -95,7 +95,10 @@ class ShaniParams:
     instead of just before its own. x86-64 only for ``preload`` (i386 has no
     spare register for the pointer). ``msg2_form`` (``MSG2_FORMS``) is how
     the last schedule step is computed: ``sha1msg2``, or vector ops off the
-    SHA unit (``msg2_text``; x86-64, the ISA the form needs).
+    SHA unit (``msg2_text``; the ISA the form needs). On i386 the
+    ``avx512`` form keeps the byte-reversal mask on the stack (16 more bytes
+    of frame, reloaded before each ``pshufb``) so its register is the spare;
+    the ``avx`` form (two spares) is x86-64 only.
     """
 
     msg1_lead: int = 3
@@ -175,8 +178,8 @@ def _check(params: ShaniParams, arch: Arch) -> None:
         raise Sha1optError("preload needs a spare register for the next block's pointer: x86-64 only")
     if params.msg2_form not in MSG2_FORMS:
         raise Sha1optError(f"msg2_form must be one of {', '.join(MSG2_FORMS)}, not {params.msg2_form!r}")
-    if params.msg2_form != "sha" and arch == "i386":
-        raise Sha1optError("the vector sha1msg2 forms need a spare xmm register: x86-64 only (i386 uses xmm0-7)")
+    if params.msg2_form == "avx" and arch == "i386":
+        raise Sha1optError("the avx sha1msg2 form needs two spare xmm registers: x86-64 only (i386 uses xmm0-7)")
     if params.preload and params.save_on_stack:
         raise Sha1optError("preload keeps the next block in m0-m3, which the stack restore uses: registers only")
 
@@ -185,10 +188,13 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     """The unit for ``arch`` under ``params`` as AT&T lines (see ``Parts``)."""
     _check(params, arch)
     x = {role: f"%xmm{n}" for role, n in zip(ROLES, params.registers)}
-    spare = [f"%xmm{n}" for n in range(16) if n not in params.registers][:2]
     M = [x["m0"], x["m1"], x["m2"], x["m3"]]
     E = [x["e0"], x["e1"]]
     A, mask = x["abcd"], x["mask"]
+    # i386 with a vector sha1msg2: the mask lives on the stack and its register is the form's spare
+    mask_slot = SAVE_BYTES if arch == "i386" and params.msg2_form != "sha" else None
+    frame = SAVE_BYTES + (16 if mask_slot is not None else 0)
+    spare = [mask] if mask_slot is not None else [f"%xmm{n}" for n in range(16) if n not in params.registers][:2]
     if arch == "x86_64":
         state, data, sp, tmp = "%rdi", "%rsi", "%rsp", "%eax"
         setup: list[str] = []
@@ -201,9 +207,11 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
         setup.append(f"movd {tmp}, {mask}" if j == 0 else f"pinsrd ${j}, {tmp}, {mask}")
     if arch == "i386":
         setup += [f"mov {I386_ENTRY['state']}(%esp), %eax", f"mov {I386_ENTRY['data']}(%esp), %ecx",
-                  f"sub ${SAVE_BYTES}, %esp"]
+                  f"sub ${frame}, %esp"]
+        if mask_slot is not None:
+            setup.append(f"movdqu {mask}, {mask_slot}(%esp)")
     elif params.save_on_stack:
-        setup.append(f"sub ${SAVE_BYTES}, %rsp")      # (the saves must not land on the return address)
+        setup.append(f"sub ${frame}, %rsp")      # (the saves must not land on the return address)
     setup += [f"movdqu ({state}), {A}", f"pshufd $0x1b, {A}, {A}",
               f"movd 16({state}), {E[0]}", f"pshufd $0x1b, {E[0]}, {E[0]}"]
     if params.save_on_stack:
@@ -222,7 +230,8 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     def put(slot: int, phase: int, text: str) -> None:
         slots.setdefault((max(slot, 0), phase), []).append(text)
 
-    loads = [(f"movdqu {16 * j}({data}), {M[j]}", f"pshufb {mask}, {M[j]}") for j in range(4)]
+    reload = (f"movdqu {mask_slot}({sp}), {mask}",) if mask_slot is not None else ()
+    loads = [(f"movdqu {16 * j}({data}), {M[j]}", *reload, f"pshufb {mask}, {M[j]}") for j in range(4)]
     if params.preload:
         setup += [t for pair in loads for t in pair]
         for j, pair in enumerate(loads):
@@ -251,7 +260,7 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     finish = [f"pshufd $0x1b, {A}, {A}", f"movdqu {A}, ({state})",
               f"pshufd $0x1b, {E[0]}, {E[0]}", f"movd {E[0]}, 16({state})"]
     if arch == "i386" or params.save_on_stack:
-        finish.append(f"add ${SAVE_BYTES}, {sp}")
+        finish.append(f"add ${frame}, {sp}")
     count = "%rdx" if arch == "x86_64" else "%edx"
     if params.preload:     # flags of dec live to jnz: no instruction of the body writes flags
         head = (f"dec {count}", f"lea 64({data}), %rax", f"cmovne %rax, {data}")
@@ -270,7 +279,7 @@ def msg2_text(form: str, prev: str, cur: str, spare: list[str]) -> list[str]:
     T = cur ^ X, then cur = rol1(T) ^ (rol2 of T's top lane, alone in lane 0) --
     rol1(x_3 ^ W_t) = rol1(x_3) ^ rol1(rol1(x_0 ^ W_t-3)) -- so the two rotates
     run side by side. ``avx512``: ``vprold`` (6 instructions, one spare
-    register); ``avx``: shift/shift/or rotates (12, two spares).
+    register); ``avx``: shift/shift/or rotates (10, two spares).
     """
     if form == "sha":
         return [f"sha1msg2 {prev}, {cur}"]
@@ -461,11 +470,11 @@ def grid(arch: Arch) -> Iterator[ShaniParams]:
     rounds; the loads ``load_lead`` slots ahead with the saves in registers
     or on the stack, or software-pipelined into the previous iteration
     (``preload`` 1-4, saves in registers; x86-64); ``sha1msg2`` or one of the
-    vector forms (x86-64). i386: saves on the stack, no preload and
-    ``sha1msg2`` only (8 xmm registers, no spare GPR).
+    vector forms (x86-64; i386: ``sha1msg2`` or ``avx512``). i386: saves on
+    the stack and no preload (8 xmm registers, no spare GPR).
     """
     base = default_params(arch)
-    forms = MSG2_FORMS if arch == "x86_64" else ("sha",)
+    forms = MSG2_FORMS if arch == "x86_64" else ("sha", "avx512")
     for m1 in range(1, 5):
         for xl in range(1, m1 + 1):
             for m2 in range(0, xl + 1):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from sha1opt.emit import shani_frame
@@ -43,7 +45,9 @@ def test_a_software_pipelined_function_passes_the_native_harness(tmp_path):
 
 
 @pytest.mark.skipif(not host_has_shani() or "avx512vl" not in cpu_flags(), reason="needs SHA-NI and AVX-512VL")
-def test_the_avx512_sha1msg2_form_passes_the_native_harness(tmp_path):
-    p = ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True, msg2_form="avx512")
-    v = validate_shani(shani_function_text("x86_64", p), "x86_64", p, tmp_path)
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+def test_the_avx512_sha1msg2_form_passes_the_native_harness(tmp_path, arch):
+    p = dataclasses.replace(default_params(arch), msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True,
+                            msg2_form="avx512")
+    v = validate_shani(shani_function_text(arch, p), arch, p, tmp_path)
     assert v.ok, v.native_detail

@@ -158,9 +158,18 @@ def test_a_vector_sha1msg2_that_forgets_the_fourth_words_fix_up_is_refuted():
     assert not res.ok and isinstance(res.outcome, Counterexample)
 
 
-def test_the_vector_sha1msg2_forms_are_x86_64_only():
+def test_on_i386_the_avx512_sha1msg2_form_keeps_the_mask_on_the_stack_and_proves():
+    p = dataclasses.replace(default_params("i386"), msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True,
+                            msg2_form="avx512")
+    text = unit_text(p, "i386")
+    assert "sub $48, %esp" in text and "movdqu %xmm7, 32(%esp)" in text
+    assert text.count("movdqu 32(%esp), %xmm7") == 4 and not any(f"%xmm{n}" in text for n in range(8, 16))
+    assert prove_shani(p, "i386").ok
+
+
+def test_the_avx_sha1msg2_form_is_x86_64_only():
     with pytest.raises(Sha1optError, match="x86-64 only"):
-        parts(dataclasses.replace(default_params("i386"), msg2_form="avx512"), "i386")
+        parts(dataclasses.replace(default_params("i386"), msg2_form="avx"), "i386")
 
 
 def test_the_search_uses_a_vector_form_only_where_the_models_cpu_has_its_isa():
