@@ -22,7 +22,8 @@ with ``preload`` (the setup also loads block 0; the body's tail loads block i+1)
     ... <setup> ; loop: dec %rdx ; lea 64(%rsi), %rax ; cmovne %rax, %rsi ; <body> ; jnz loop ; <store> ...
 
 i386 (cdecl: arguments at 4/8/12(%esp); %eax state, %ecx data, %edx count,
-32 bytes of stack for the saved state, xmm0-7 only)::
+32 bytes of stack for the saved state -- 48 with the ``avx512`` ``msg2_form``,
+which keeps the byte-reversal mask there too -- xmm0-7 only)::
 
     mov 12(%esp), %edx ; test %edx, %edx ; jz done ; <setup> ; loop: ... ; dec %edx ; jnz loop ; <store> ; done: ret
 

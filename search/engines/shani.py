@@ -21,9 +21,12 @@ zen3 and zen5 do; others raise ``Sha1optError`` (misuse: there is no SHA-NI
 code for them).
 
 Example: ``best_shani(load_model("zen5"), "x86_64", budget=40).cycles_per_byte``
-is about 1.9 (20 dependent ``sha1rnds4`` of latency 6 per 64-byte block);
-on goldencove 1.75 (112 cycles: the SHA unit, shared by ``sha1rnds4`` and
-``sha1msg2``), with the schedule four groups ahead, after the rounds.
+is about 1.9 (20 dependent ``sha1rnds4`` of latency 6 per 64-byte block),
+the schedule four groups ahead, after the rounds (a tie the slack rule
+decides); on goldencove 1.58 (101 cycles against 112 with ``sha1msg2``: its
+model makes the SHA unit, which ``sha1rnds4`` holds 3 clocks, the bound, so
+the AVX-512 ``msg2_form`` that moves the last schedule step to the vector
+ALUs wins).
 """
 
 from __future__ import annotations
