@@ -30,7 +30,12 @@ goldencove), so both the goldencove and the zen5 export are timed. This script:
    point (``shani.default_params``, what both models exported before the
    schedule and slack rule of issue 14's SHA-NI item), validated first.
 
-Usage: nice -n -10 python bench/shani.py [--pairs 80] [--rounds 4]   (output: bench/results/shani.txt)
+``--forms`` also times named points of the space (x86-64; each validated by
+the block proof and the native harness first) against the same peer, beside
+the cycles the goldencove and zen5 models predict for them: how the model's
+ranking compares with the host's.
+
+Usage: nice -n -10 python bench/shani.py [--pairs 80] [--rounds 4] [--forms]   (output: bench/results/shani.txt)
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import platform
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -52,9 +58,9 @@ from sha1opt.emit.shani_export import export_shani
 from sha1opt.emit.shani_frame import SYMBOL, host_has_shani, validated_text
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program
 from sha1opt.emit.toolchain import assemble, compile_preprocessed, link_static, run, which
-from sha1opt.search.cost import load_model, model_names
-from sha1opt.search.engines.shani import best_shani, has_shani
-from sha1opt.search.space.shani import default_params
+from sha1opt.search.cost import Simulator, load_model, model_names
+from sha1opt.search.engines.shani import best_shani, block_cycles, has_shani
+from sha1opt.search.space.shani import ShaniParams, default_params
 
 SIZES = (16384, 1 << 20)
 MIN_BYTES = 1 << 20
@@ -130,6 +136,50 @@ def row(size: int, name: str, tpb: dict[int, np.ndarray], clock: int | None) -> 
     return text + f"; {len(r)} pairs)"
 
 
+def forms(arch: str) -> dict[str, ShaniParams]:
+    """Named points of the space for ``--forms`` (the model's ranking against the host's)."""
+    d = default_params(arch)
+    far = replace(d, msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True)
+    return {"default point: 3/2/1 ahead, schedule before the rounds": d,
+            "3/2/1 ahead, schedule after": replace(d, sched_after=True),
+            "4/3/1 after, loads 2 ahead, stack saves (last goldencove export)":
+                replace(d, msg1_lead=4, xor_lead=3, msg2_lead=1, sched_after=True, load_lead=2, save_on_stack=True),
+            "4/4/4 ahead, schedule before": replace(far, sched_after=False),
+            "4/4/4 ahead, schedule after (zen5's export)": far,
+            "4/4/4 after, sha1nexte after the previous rounds (OpenSSL's order)": replace(far, nexte_early=True),
+            "4/4/4 after, loads pipelined, dec/lea/cmovne (OpenSSL's loop)": replace(far, preload=1),
+            "4/4/4 after, sha1msg2 as AVX-512 ops (goldencove's export)": replace(far, msg2_form="avx512")}
+
+
+def time_forms(work: Path, pairs: int, rounds: int) -> list[str]:
+    """Every ``forms`` point (x86-64) validated, then timed against OpenSSL's shaext, beside its predictions."""
+    arch = "x86_64"
+    (work / "forms").mkdir()
+    peer = openssl_shaext_peer(arch, work / "forms")
+    lib = clock_library(work / "forms")
+    sims = {u: Simulator(load_model(u)) for u in ("goldencove", "zen5")}
+    programs, lines = {}, []
+    for k, (name, params) in enumerate(forms(arch).items()):
+        text, _ = validated_text(arch, params)      # block proof + native harness before any timing
+        obj = assemble(text, arch, work / "forms", f"form{k}")
+        programs[name] = program(arch, obj, peer, work / "forms", f"form{k}")
+    got: dict[str, list[list[np.ndarray]]] = {n: [[] for _ in SIZES] for n in programs}
+    per_round = max(1, pairs // rounds)
+    for _ in range(rounds):
+        for name, exe in programs.items():
+            t = run_program(exe, SIZES, per_round, MIN_BYTES, {}, str(lib))
+            for s_idx, tpb in enumerate(per_peer(t.records, t.peers, per_round)):
+                got[name][s_idx].append(tpb[0] / tpb[1])
+    lines.append(f"  {'form':<70} {'goldencove':>10} {'zen5':>6}   ratio to OpenSSL's shaext, median [p10, p90]")
+    for name, params in forms(arch).items():
+        pred = "  ".join(f"{block_cycles(params, arch, sim):>{w}.1f}" for sim, w in zip(sims.values(), (10, 6)))
+        cells = "  ".join(f"{SIZES[i] // 1024:>5} KiB {np.median(np.concatenate(r)):.3f} "
+                          f"[{np.percentile(np.concatenate(r), 10):.3f}, {np.percentile(np.concatenate(r), 90):.3f}]"
+                          for i, r in enumerate(got[name]))
+        lines.append(f"  {name:<70} {pred}   {cells}")
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=80, help="pairs per size and export (all rounds together)")
@@ -139,6 +189,8 @@ def main() -> int:
     ap.add_argument("--no-search-table", action="store_true", help="skip the per-model search report")
     ap.add_argument("--no-vs-default", dest="vs_default", action="store_false",
                     help="skip timing the first export against the default point (last session's form)")
+    ap.add_argument("--forms", action="store_true",
+                    help="also time the named forms of the space (x86-64) beside their predicted cycles")
     ap.add_argument("--output", default=str(Path(__file__).parent / "results" / "shani.txt"))
     args = ap.parse_args()
     out = [f"# bench/shani.py on {platform.node()} ({platform.machine()}), "
@@ -206,6 +258,10 @@ def main() -> int:
                 for s_idx, tpb in enumerate(by):
                     joined = {p: np.concatenate(v) for p, v in tpb.items()}
                     out.append(row(SIZES[s_idx], programs[label][1], joined, 2 if lib else None))
+        if args.forms:
+            out += ["", f"## forms (x86-64): predicted cycles/block vs measured, {args.rounds} runs x "
+                        f"{max(1, args.pairs // args.rounds)} pairs each, load {os.getloadavg()}"]
+            out += time_forms(w, args.pairs, args.rounds)
     out.append(f"\nload after: {os.getloadavg()}")
     text_out = "\n".join(out) + "\n"
     print(text_out, end="")
