@@ -145,10 +145,12 @@ def forms(arch: str) -> dict[str, ShaniParams]:
             "4/3/1 after, loads 2 ahead, stack saves (last goldencove export)":
                 replace(d, msg1_lead=4, xor_lead=3, msg2_lead=1, sched_after=True, load_lead=2, save_on_stack=True),
             "4/4/4 ahead, schedule before": replace(far, sched_after=False),
-            "4/4/4 ahead, schedule after (zen5's export)": far,
+            "4/4/4 ahead, schedule after": far,
             "4/4/4 after, sha1nexte after the previous rounds (OpenSSL's order)": replace(far, nexte_early=True),
-            "4/4/4 after, loads pipelined, dec/lea/cmovne (OpenSSL's loop)": replace(far, preload=1),
-            "4/4/4 after, sha1msg2 as AVX-512 ops (goldencove's export)": replace(far, msg2_form="avx512")}
+            "4/4/4 after, loads pipelined, dec/lea/cmovne (zen5's export)": replace(far, preload=1),
+            "4/4/4 after, sha1msg2 as AVX-512 ops": replace(far, msg2_form="avx512"),
+            "4/4/4 after, AVX-512 sha1msg2, loads pipelined (goldencove's export)":
+                replace(far, msg2_form="avx512", preload=1)}
 
 
 def time_forms(work: Path, pairs: int, rounds: int) -> list[str]:

@@ -498,14 +498,17 @@ def slack_key(params: ShaniParams) -> tuple:
     whose SHA unit serves the rounds and the schedule alike: the critical
     ``sha1rnds4`` before the schedule ops of its slot (``sched_after``),
     then the schedule as far ahead of its use as possible (the sum of the
-    leads), then the saves in registers, then the plainer loop
-    (``sha1msg2``, no preload, ``sha1nexte`` in its own slot). Example: with equal cycles,
+    leads), then the saves in registers, ``sha1msg2`` before its vector
+    forms, then the data loads as far ahead as possible (pipelined into the
+    previous iteration first, ``preload=1`` earliest), then ``sha1nexte`` in
+    its own slot. Example: with equal cycles,
     ``ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True)``
-    comes before ``ShaniParams()`` (leads 3/2/1, schedule before the rounds).
+    comes before ``ShaniParams()`` (leads 3/2/1, schedule before the rounds),
+    and the same with ``preload=1`` before both.
     """
+    loads_ahead = 8 - params.preload if params.preload else params.load_lead    # preload 1: 4 groups before slot 0
     return (not params.sched_after, -(params.msg1_lead + params.xor_lead + params.msg2_lead),
-            params.save_on_stack, MSG2_FORMS.index(params.msg2_form), params.preload, params.nexte_early,
-            -params.load_lead)
+            params.save_on_stack, MSG2_FORMS.index(params.msg2_form), -loads_ahead, params.nexte_early)
 
 
 def walk_order(arch: Arch, seed: int) -> list[ShaniParams]:

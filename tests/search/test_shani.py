@@ -131,6 +131,13 @@ def test_slack_key_puts_the_rounds_first_then_the_furthest_schedule():
     assert slack_key(far) < slack_key(dataclasses.replace(far, save_on_stack=True))
 
 
+def test_slack_key_puts_the_loads_furthest_ahead_first():
+    far = ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True)
+    pre = [dataclasses.replace(far, preload=k) for k in (1, 2, 3, 4)]
+    assert sorted([far, *reversed(pre)], key=slack_key) == [*pre, far]
+    assert slack_key(pre[0]) < slack_key(dataclasses.replace(pre[0], nexte_early=True))
+
+
 def test_goldencove_stack_saves_a_fifth_of_a_cycle_cheaper_do_not_win_the_tie():
     # regression: the search exported (4, 3, 1 ahead, schedule after, saves on the stack) at 111.8 predicted
     # cycles vs 112.0 -- measured 1.04-1.10 x OpenSSL's shaext where the slack rule's pick runs 0.90-1.00
