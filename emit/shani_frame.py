@@ -3,20 +3,27 @@
 Invariant: the function is the proved one-block unit of ``shani.parts``
 (setup, block body, state store -- straight-line, proved equal to the
 compression function by ``shani.prove_shani``) with the body inside a block
-loop. What is not in the proof is only: ``nblocks == 0`` returns at once,
-the loop advances the data pointer by 64 and counts down, and the state
-stays in the two xmm registers between blocks (the body leaves it where the
-setup put it, so one iteration is the unit). The native harness checks the
-whole function (``validate_shani``) before any text is handed out by
-``validated_text``.
+loop. What is not in the unit's proof is only: ``nblocks == 0`` returns at
+once, the loop control (``Parts.head`` / ``Parts.tail``) advances the data
+pointer by 64 and counts down, and the state -- and with ``preload`` the
+next block's words -- stays in xmm registers between blocks (the body leaves
+it where the setup put it, so one iteration is the unit). The export proves
+the whole function from its machine code (``emit.shani_export``), loop
+included; the native harness checks it (``validate_shani``) before any text
+is handed out by ``validated_text``.
 
 Layout, x86-64 (SysV: state %rdi, data %rsi, nblocks %rdx; only caller-saved
 registers are used: %eax, xmm0-15)::
 
     test %rdx, %rdx ; jz done ; <setup> ; loop: <body> ; add $64, %rsi ; dec %rdx ; jnz loop ; <store> ; done: ret
 
+with ``preload`` (the setup also loads block 0; the body's tail loads block i+1)::
+
+    ... <setup> ; loop: dec %rdx ; lea 64(%rsi), %rax ; cmovne %rax, %rsi ; <body> ; jnz loop ; <store> ...
+
 i386 (cdecl: arguments at 4/8/12(%esp); %eax state, %ecx data, %edx count,
-32 bytes of stack for the saved state, xmm0-7 only)::
+32 bytes of stack for the saved state -- 48 with the ``avx512`` ``msg2_form``,
+which keeps the byte-reversal mask there too -- xmm0-7 only)::
 
     mov 12(%esp), %edx ; test %edx, %edx ; jz done ; <setup> ; loop: ... ; dec %edx ; jnz loop ; <store> ; done: ret
 
@@ -36,7 +43,7 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.harness import BlockHarness
 from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
 from sha1opt.emit.validate import run_vectors
-from sha1opt.search.space.shani import ShaniParams, parts, prove_shani
+from sha1opt.search.space.shani import LOOP_LABEL, ShaniParams, parts, prove_shani
 
 SYMBOL = "sha1_block_data_order"
 
@@ -50,10 +57,8 @@ def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | Non
     out += ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
     ins = lambda text: out.append("\t" + text)  # noqa: E731
     if arch == "x86_64":
-        count = "%rdx"
         ins("test %rdx, %rdx")
     else:
-        count = "%edx"
         ins("mov 12(%esp), %edx")
         ins("test %edx, %edx")
     ins("jz .Lshani_done")
@@ -61,12 +66,9 @@ def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | Non
     for t in p.setup:
         ins(t)
     out.append("\t.p2align 4")
-    out.append(".Lshani_loop:")
-    for t in p.body:
+    out.append(f"{LOOP_LABEL}:")
+    for t in (*p.head, *p.body, *p.tail):
         ins(t)
-    ins(f"add $64, {p.data}")
-    ins(f"dec {count}")
-    ins("jnz .Lshani_loop")
     out.append("\t/* store the state */")
     for t in p.finish:
         ins(t)

@@ -22,12 +22,17 @@ rol30(a) of group 19's ABCD is the final e) and ``paddd SABCD, ABCD``.
 
 Freedom (``ShaniParams``): how many groups ahead of its use each schedule
 stage runs (``msg1_lead``, ``xor_lead``, ``msg2_lead``), whether schedule ops
-sit before or after the group's ``sha1rnds4``, how far ahead the data loads
-run, where the saved state lives (registers on x86-64, the stack on i386,
-which has only xmm0-7), and which xmm register plays each role. Not every
-choice is legal (a stage cannot overwrite a register still to be read):
+sit before or after the group's ``sha1rnds4``, whether ``sha1nexte`` sits
+just before its own rounds or right after the previous ones, how far ahead
+the data loads run -- or whether they are software-pipelined into the
+previous iteration as in OpenSSL's shaext loop (``preload``; the loop
+control then is ``dec`` / ``lea`` / ``cmovne`` at the top, ``Parts.head``),
+where the saved state lives (registers on x86-64, the stack on i386, which
+has only xmm0-7), and which xmm register plays each role. Not every choice
+is legal (a stage cannot overwrite a register still to be read):
 ``legal(params, arch)`` decides it by running the unit concretely; illegal
-choices are never proved or costed.
+choices are never proved or costed. ``slack_key`` orders the points a cost
+model cannot tell apart (the search's tie rule).
 
 Example: ``unit_text(ShaniParams(), "x86_64")`` is the whole one-block
 unit (mask built from immediates, state loaded, 20 groups, feed-forward,
@@ -39,6 +44,7 @@ state stored), 136 instructions, and ``prove_shani(ShaniParams(),
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
@@ -63,6 +69,10 @@ ROLES = ("abcd", "e0", "e1", "m0", "m1", "m2", "m3", "mask", "sabcd", "se")
 # i386 has xmm0-7 only: the saved state goes to the stack there.
 I386_ENTRY = {"state": 4, "data": 8, "count": 12}     # cdecl argument slots at entry (esp+4...)
 SAVE_BYTES = 32
+LOOP_LABEL = ".Lshani_loop"
+# How W-groups 4-19 get their last step: the SHA unit's sha1msg2, or the same words from vector ops
+# (``msg2_text``) that leave the SHA unit to sha1rnds4 -- a choice a model prices (units.sha).
+MSG2_FORMS = ("sha", "avx512", "avx")
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,21 @@ class ShaniParams:
     slot's ``sha1rnds4`` instead of before; ``load_lead=3`` issues all
     four data loads in slot 0; ``registers`` is the xmm number of each of
     ``ROLES`` (the two save roles unused when ``save_on_stack``).
+    ``preload=k`` (k >= 1; 0: off) software-pipelines the data loads as
+    OpenSSL's shaext loop does: the first block is loaded in the setup and
+    block i+1's word group j (load and ``pshufb``) in slot 15+k+j of block
+    i (at most slot 19, after the slot's rounds and schedule), the loop
+    control becoming ``dec`` / ``lea 64(data)`` / ``cmovne`` at the top and
+    ``jnz`` at the bottom (the last iteration reloads its own block: never a
+    read past the input). ``nexte_early`` puts group g's ``sha1nexte`` in
+    slot g-1, right after that slot's ``sha1rnds4`` (OpenSSL's order)
+    instead of just before its own. x86-64 only for ``preload`` (i386 has no
+    spare register for the pointer). ``msg2_form`` (``MSG2_FORMS``) is how
+    the last schedule step is computed: ``sha1msg2``, or vector ops off the
+    SHA unit (``msg2_text``; the ISA the form needs). On i386 the
+    ``avx512`` form keeps the byte-reversal mask on the stack (16 more bytes
+    of frame, reloaded before each ``pshufb``) so its register is the spare;
+    the ``avx`` form (two spares) is x86-64 only.
     """
 
     msg1_lead: int = 3
@@ -83,10 +108,17 @@ class ShaniParams:
     load_lead: int = 3
     save_on_stack: bool = False
     registers: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+    preload: int = 0
+    nexte_early: bool = False
+    msg2_form: str = "sha"
 
     def describe(self) -> str:
-        return (f"msg1 {self.msg1_lead} ahead, pxor {self.xor_lead}, msg2 {self.msg2_lead}, schedule "
-                f"{'after' if self.sched_after else 'before'} sha1rnds4, loads {self.load_lead} ahead, "
+        loads = (f"next block's loads in the previous iteration (group {16 + self.preload - 1}+j), "
+                 "dec/lea/cmovne loop control" if self.preload else f"loads {self.load_lead} ahead")
+        msg2 = "msg2" if self.msg2_form == "sha" else f"msg2 as {self.msg2_form} vector ops"
+        return (f"msg1 {self.msg1_lead} ahead, pxor {self.xor_lead}, {msg2} {self.msg2_lead}, schedule "
+                f"{'after' if self.sched_after else 'before'} sha1rnds4, "
+                f"{'sha1nexte right after the previous sha1rnds4, ' if self.nexte_early else ''}{loads}, "
                 f"saves in {'stack' if self.save_on_stack else 'registers'}, xmm {self.registers}")
 
 
@@ -102,7 +134,10 @@ class Parts:
 
     ``setup`` (mask, state load: once per call), ``body`` (one block, data
     pointer not advanced), ``finish`` (state store). ``data`` / ``state``
-    are the pointer registers the pieces use.
+    are the pointer registers the pieces use. ``head`` / ``tail`` are the
+    loop control around ``body`` inside the function (``tail`` ends with the
+    backward branch to ``LOOP_LABEL``): not part of the unit, which is one
+    block; the whole-function proof at export covers them.
     """
 
     arch: Arch
@@ -112,6 +147,9 @@ class Parts:
     data: str
     state: str
     params: ShaniParams = field(default_factory=ShaniParams)
+    head: tuple[str, ...] = ()
+    tail: tuple[str, ...] = ()
+    count: str = "%rdx"
 
     @property
     def unit(self) -> tuple[str, ...]:
@@ -134,6 +172,16 @@ def _check(params: ShaniParams, arch: Arch) -> None:
             raise Sha1optError(f"{name} must be 0..4")
     if not 0 <= params.load_lead <= 3:
         raise Sha1optError("load_lead must be 0..3")
+    if not 0 <= params.preload <= 4:
+        raise Sha1optError("preload must be 0 (off) or 1..4")
+    if params.preload and arch == "i386":
+        raise Sha1optError("preload needs a spare register for the next block's pointer: x86-64 only")
+    if params.msg2_form not in MSG2_FORMS:
+        raise Sha1optError(f"msg2_form must be one of {', '.join(MSG2_FORMS)}, not {params.msg2_form!r}")
+    if params.msg2_form == "avx" and arch == "i386":
+        raise Sha1optError("the avx sha1msg2 form needs two spare xmm registers: x86-64 only (i386 uses xmm0-7)")
+    if params.preload and params.save_on_stack:
+        raise Sha1optError("preload keeps the next block in m0-m3, which the stack restore uses: registers only")
 
 
 def parts(params: ShaniParams, arch: Arch) -> Parts:
@@ -143,6 +191,10 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
     M = [x["m0"], x["m1"], x["m2"], x["m3"]]
     E = [x["e0"], x["e1"]]
     A, mask = x["abcd"], x["mask"]
+    # i386 with a vector sha1msg2: the mask lives on the stack and its register is the form's spare
+    mask_slot = SAVE_BYTES if arch == "i386" and params.msg2_form != "sha" else None
+    frame = SAVE_BYTES + (16 if mask_slot is not None else 0)
+    spare = [mask] if mask_slot is not None else [f"%xmm{n}" for n in range(16) if n not in params.registers][:2]
     if arch == "x86_64":
         state, data, sp, tmp = "%rdi", "%rsi", "%rsp", "%eax"
         setup: list[str] = []
@@ -155,9 +207,11 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
         setup.append(f"movd {tmp}, {mask}" if j == 0 else f"pinsrd ${j}, {tmp}, {mask}")
     if arch == "i386":
         setup += [f"mov {I386_ENTRY['state']}(%esp), %eax", f"mov {I386_ENTRY['data']}(%esp), %ecx",
-                  f"sub ${SAVE_BYTES}, %esp"]
+                  f"sub ${frame}, %esp"]
+        if mask_slot is not None:
+            setup.append(f"movdqu {mask}, {mask_slot}(%esp)")
     elif params.save_on_stack:
-        setup.append(f"sub ${SAVE_BYTES}, %rsp")      # (the saves must not land on the return address)
+        setup.append(f"sub ${frame}, %rsp")      # (the saves must not land on the return address)
     setup += [f"movdqu ({state}), {A}", f"pshufd $0x1b, {A}, {A}",
               f"movd 16({state}), {E[0]}", f"pshufd $0x1b, {E[0]}, {E[0]}"]
     if params.save_on_stack:
@@ -169,31 +223,74 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
         save = [f"movdqa {A}, {x['sabcd']}", f"movdqa {E[0]}, {x['se']}"]
         restore = [f"sha1nexte {x['se']}, {E[0]}", f"paddd {x['sabcd']}, {A}"]
 
-    # slot s: [loads] [nexte] [save] [schedule if before] sha1rnds4 [schedule if after]
+    # slot s: [loads] [nexte] [copy] [schedule if before] sha1rnds4 [early nexte of s+1] [schedule if after]
+    # [next block's loads if preload]
     slots: dict[tuple[int, int], list[str]] = {}
 
     def put(slot: int, phase: int, text: str) -> None:
         slots.setdefault((max(slot, 0), phase), []).append(text)
 
-    for j in range(4):
-        put(j - params.load_lead, 0, f"movdqu {16 * j}({data}), {M[j]}")
-        put(j - params.load_lead, 0, f"pshufb {mask}, {M[j]}")
+    reload = (f"movdqu {mask_slot}({sp}), {mask}",) if mask_slot is not None else ()
+    loads = [(f"movdqu {16 * j}({data}), {M[j]}", *reload, f"pshufb {mask}, {M[j]}") for j in range(4)]
+    if params.preload:
+        setup += [t for pair in loads for t in pair]
+        for j, pair in enumerate(loads):
+            for t in pair:
+                put(min(15 + params.preload + j, 19), 7, t)
+    else:
+        for j, pair in enumerate(loads):
+            for t in pair:
+                put(j - params.load_lead, 0, t)
     for g in range(20):
-        put(g, 1, f"paddd {M[0]}, {E[0]}" if g == 0 else f"sha1nexte {M[g % 4]}, {E[g % 2]}")
+        first = f"paddd {M[0]}, {E[0]}" if g == 0 else f"sha1nexte {M[g % 4]}, {E[g % 2]}"
+        if params.nexte_early and g > 0:
+            put(g - 1, 5, first)
+        else:
+            put(g, 1, first)
         put(g, 2, f"movdqa {A}, {E[(g + 1) % 2]}")
         put(g, 4, f"sha1rnds4 ${g // 5}, {E[g % 2]}, {A}")
-    sched_phase = 5 if params.sched_after else 3
+    sched_phase = 6 if params.sched_after else 3
     for n in range(4, 20):
-        for lead, text in ((params.msg1_lead, f"sha1msg1 {M[(n - 3) % 4]}, {M[n % 4]}"),
-                           (params.xor_lead, f"pxor {M[(n - 2) % 4]}, {M[n % 4]}"),
-                           (params.msg2_lead, f"sha1msg2 {M[(n - 1) % 4]}, {M[n % 4]}")):
-            put(n - lead, sched_phase, text)
+        for lead, texts in ((params.msg1_lead, [f"sha1msg1 {M[(n - 3) % 4]}, {M[n % 4]}"]),
+                            (params.xor_lead, [f"pxor {M[(n - 2) % 4]}, {M[n % 4]}"]),
+                            (params.msg2_lead, msg2_text(params.msg2_form, M[(n - 1) % 4], M[n % 4], spare))):
+            for text in texts:
+                put(n - lead, sched_phase, text)
     body = save + [t for key in sorted(slots) for t in slots[key]] + restore
     finish = [f"pshufd $0x1b, {A}, {A}", f"movdqu {A}, ({state})",
               f"pshufd $0x1b, {E[0]}, {E[0]}", f"movd {E[0]}, 16({state})"]
     if arch == "i386" or params.save_on_stack:
-        finish.append(f"add ${SAVE_BYTES}, {sp}")
-    return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params)
+        finish.append(f"add ${frame}, {sp}")
+    count = "%rdx" if arch == "x86_64" else "%edx"
+    if params.preload:     # flags of dec live to jnz: no instruction of the body writes flags
+        head = (f"dec {count}", f"lea 64({data}), %rax", f"cmovne %rax, {data}")
+        tail = (f"jnz {LOOP_LABEL}",)
+    else:
+        head, tail = (), (f"add $64, {data}", f"dec {count}", f"jnz {LOOP_LABEL}")
+    return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params, head, tail, count)
+
+
+def msg2_text(form: str, prev: str, cur: str, spare: list[str]) -> list[str]:
+    """W-group n from ``cur`` (sha1msg1 and pxor done: x_0..x_3) and ``prev`` (group n-1), per ``MSG2_FORMS``.
+
+    ``sha1msg2 prev, cur`` (SDM): W_t = rol1(x_i ^ W_t-3), the fourth word using the
+    first. The vector forms compute the same without the SHA unit: X = ``prev``
+    shifted up one lane (W_t-3 for the first three words, 0 for the fourth),
+    T = cur ^ X, then cur = rol1(T) ^ (rol2 of T's top lane, alone in lane 0) --
+    rol1(x_3 ^ W_t) = rol1(x_3) ^ rol1(rol1(x_0 ^ W_t-3)) -- so the two rotates
+    run side by side. ``avx512``: ``vprold`` (6 instructions, one spare
+    register); ``avx``: shift/shift/or rotates (10, two spares).
+    """
+    if form == "sha":
+        return [f"sha1msg2 {prev}, {cur}"]
+    t = spare[0]
+    head = [f"vpslldq $4, {prev}, {t}", f"pxor {t}, {cur}", f"vpsrldq $12, {cur}, {t}"]
+    if form == "avx512":
+        return head + [f"vprold $2, {t}, {t}", f"vprold $1, {cur}, {cur}", f"pxor {t}, {cur}"]
+    u = spare[1]
+    return head + [f"vpsrld $30, {t}, {u}", f"vpslld $2, {t}, {t}", f"vpor {u}, {t}, {t}",
+                   f"vpsrld $31, {cur}, {u}", f"vpaddd {cur}, {cur}, {cur}", f"vpor {u}, {cur}, {cur}",
+                   f"pxor {t}, {cur}"]
 
 
 def unit_text(params: ShaniParams, arch: Arch) -> str:
@@ -364,17 +461,71 @@ def legal(params: ShaniParams, arch: Arch, lanes: int = 4, seed: int = 7) -> boo
 
 
 def grid(arch: Arch) -> Iterator[ShaniParams]:
-    """The search space: leads, placement and save location (register roles fixed per arch)."""
+    """The search space (register roles fixed per arch), each point once.
+
+    Leads 0-4 with ``msg1_lead >= xor_lead >= msg2_lead`` (each stage reads
+    the one before it on the same register, so a later stage running further
+    ahead is always illegal); the schedule before or after the slot's
+    ``sha1rnds4``; ``sha1nexte`` in its own slot or right after the previous
+    rounds; the loads ``load_lead`` slots ahead with the saves in registers
+    or on the stack, or software-pipelined into the previous iteration
+    (``preload`` 1-4, saves in registers; x86-64); ``sha1msg2`` or one of the
+    vector forms (x86-64; i386: ``sha1msg2`` or ``avx512``). i386: saves on
+    the stack and no preload (8 xmm registers, no spare GPR).
+    """
     base = default_params(arch)
-    stacks = (True,) if arch == "i386" else (False, True)
+    forms = MSG2_FORMS if arch == "x86_64" else ("sha", "avx512")
     for m1 in range(1, 5):
-        for xl in range(1, 4):
-            for m2 in range(0, 3):
+        for xl in range(1, m1 + 1):
+            for m2 in range(0, xl + 1):
+                # a load must come before the first schedule read of its group (never legal otherwise)
+                loads = [dict(load_lead=ll, save_on_stack=st) for ll in range(max(m1 - 3, xl - 2, m2 - 1, 0), 4)
+                         for st in ((True,) if arch == "i386" else (False, True))]
+                if arch == "x86_64":
+                    loads += [dict(preload=k, save_on_stack=False) for k in range(1, 5)]
                 for after in (False, True):
-                    for ll in range(0, 4):
-                        for st in stacks:
-                            yield replace(base, msg1_lead=m1, xor_lead=xl, msg2_lead=m2, sched_after=after,
-                                          load_lead=ll, save_on_stack=st)
+                    for early in (False, True):
+                        for form in forms:
+                            for ld in loads:
+                                yield replace(base, msg1_lead=m1, xor_lead=xl, msg2_lead=m2, sched_after=after,
+                                              nexte_early=early, msg2_form=form, **ld)
+
+
+def slack_key(params: ShaniParams) -> tuple:
+    """The order among points the cost model prices the same (smaller first): the slack rule.
+
+    A list scheduler's critical-path priority, for an out-of-order core
+    whose SHA unit serves the rounds and the schedule alike: the critical
+    ``sha1rnds4`` before the schedule ops of its slot (``sched_after``),
+    then the schedule as far ahead of its use as possible (the sum of the
+    leads), then the saves in registers, ``sha1msg2`` before its vector
+    forms, then the data loads as far ahead as possible (pipelined into the
+    previous iteration first, ``preload=1`` earliest), then ``sha1nexte`` in
+    its own slot. Example: with equal cycles,
+    ``ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True)``
+    comes before ``ShaniParams()`` (leads 3/2/1, schedule before the rounds),
+    and the same with ``preload=1`` before both.
+    """
+    loads_ahead = 8 - params.preload if params.preload else params.load_lead    # preload 1: 4 groups before slot 0
+    return (not params.sched_after, -(params.msg1_lead + params.xor_lead + params.msg2_lead),
+            params.save_on_stack, MSG2_FORMS.index(params.msg2_form), -loads_ahead, params.nexte_early)
+
+
+def walk_order(arch: Arch, seed: int) -> list[ShaniParams]:
+    """The order the search evaluates ``grid(arch)`` in: the default point, then the first point of
+    each structural class by ``slack_key`` (schedule before/after, ``sha1nexte`` placement, loads
+    and saves), then every other point in a seeded random order -- so a small budget still sees every
+    class at its most slack-rich leads."""
+    points = list(grid(arch))
+    rng = random.Random(seed)
+    rng.shuffle(points)
+    heads: dict[tuple, ShaniParams] = {}
+    for p in sorted(points, key=slack_key):
+        heads.setdefault((p.sched_after, p.nexte_early, p.preload, p.save_on_stack, p.load_lead, p.msg2_form), p)
+    base = default_params(arch)
+    first = [base] + [p for p in heads.values() if p != base]
+    chosen = set(first)
+    return first + [p for p in points if p not in chosen]
 
 
 def isa_rows_used(params: ShaniParams, arch: Arch) -> dict[str, str]:

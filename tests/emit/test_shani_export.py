@@ -58,3 +58,33 @@ def test_cli_export_isa_shani_writes_a_validated_file(tmp_path):
     res = CliRunner().invoke(main, ["export", "-o", str(out), "--isa", "shani"])
     assert res.exit_code == 0, res.output
     assert "SHA-NI" in res.output and "[ok] prove" in res.output and out.exists()
+
+
+PRELOADED = space_shani.ShaniParams(msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True, preload=2)
+
+
+@needs_sha
+def test_a_software_pipelined_export_is_proved_whole_then_written(tmp_path):
+    out = tmp_path / "pre.S"
+    r = export_shani(PRELOADED, "x86_64", out)
+    assert r.ok, [(c.name, c.detail) for c in r.validation.checks]
+    assert "cmovne" in out.read_text()
+
+
+def test_a_pipelined_loop_that_never_advances_is_refused_by_the_whole_function_proof(tmp_path, monkeypatch):
+    # the unit (one block) is still right -- its proof passes -- but block i+1's words are block i's again:
+    # only the whole-function proof from the machine code sees the loop
+    real = space_shani.parts
+
+    def stuck(params, arch):
+        p = real(params, arch)
+        return dataclasses.replace(p, head=("dec %rdx",))
+
+    monkeypatch.setattr("sha1opt.emit.shani_frame.parts", stuck)
+    assert space_shani.prove_shani(PRELOADED, "x86_64").ok
+    out = tmp_path / "stuck.S"
+    r = export_shani(PRELOADED, "x86_64", out)
+    assert not r.ok and not out.exists()
+    failed = next(c for c in r.validation.checks if not c.ok)
+    assert failed.name == "prove", (failed.name, failed.detail)
+    assert "vectors" not in [c.name for c in r.validation.checks]
