@@ -5,13 +5,15 @@
 the model's CPU has (``model_levels``) what ``export --isa LEVEL`` would write
 (``hybrid_choice.export_choice``: a hybrid block -- x86-64's or i386's -- or the SHA-NI function;
 a level whose choice is scalar code adds nothing), and, when the scalar best needs a feature
-(BMI2's ``rorx``), the best scalar code under ``--isa base`` as the fallback. Each candidate is
+(BMI2's ``rorx``), the best scalar code under ``--isa base`` as the fallback; likewise, when the
+SHA-NI function needs more than ``SHANI_BASE`` (goldencove's AVX-512 ``sha1msg2`` form), the best
+SHA-NI function without it (``shani_sse``) for the SHA-NI CPUs without AVX-512. Each candidate is
 priced on the model with the existing predictions (scalar: the loop body simulated; hybrid:
 ``engines.hybrid.block_cost``; SHA-NI: ``engines.shani.block_cycles``).
 
 ``order_paths(candidates)`` is the policy, a pure function: sort by predicted cycles/byte, ties
-(and every candidate without a model) by ``PREFERENCE`` (shani > avx512 > avx2 > avx > ssse3 >
-scalar > base); then drop every candidate an earlier one *shadows* -- Q before P with
+(and every candidate without a model) by ``PREFERENCE`` (shani > shani_sse > avx512 > avx2 > avx >
+ssse3 > scalar > base); then drop every candidate an earlier one *shadows* -- Q before P with
 ``mask(Q) ⊆ mask(P)``: every CPU that could run P takes Q first, so P would never run (a path
 predicted slower than one needing less is dropped, e.g. SSSE3 slower than the scalar fallback).
 The list ends at the first path that needs nothing, which every CPU takes.
@@ -31,7 +33,7 @@ from sha1opt.search.cost import Simulator
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.engines.shani import block_cycles, has_shani
+from sha1opt.search.engines.shani import best_shani, block_cycles, has_shani
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.hybrid import HybridBlock
@@ -39,10 +41,12 @@ from sha1opt.search.space.hybrid_caps import CAPS, allows
 from sha1opt.search.space.shani import ShaniParams, unit_code
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.dispatch_text import PathCode, hybrid_path_text
-from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.hybrid_choice import SHANI_EVALUATIONS, export_choice
 from sha1opt.emit.shani_frame import shani_function_text
 
-PREFERENCE = ("shani", "avx512", "avx2", "avx", "ssse3", "scalar", "base")
+PREFERENCE = ("shani", "shani_sse", "avx512", "avx2", "avx", "ssse3", "scalar", "base")
+# what a SHA-NI block may use and still run on every SHA-NI CPU (Goldmont, Zen 1-3, Ice Lake ... have no AVX-512)
+SHANI_BASE = frozenset({"sse", "sse2", "ssse3", "sse4.1", "sha"})
 VECTOR_LEVELS = ("ssse3", "avx", "avx2", "avx512", "shani")
 # x86 feature -> the model's ``vector_isa`` spelling
 MODEL_SPELLING = {"ssse3": "ssse3", "avx": "avx", "avx2": "avx2", "avx512vl": "avx512vl", "sha": "sha"}
@@ -147,6 +151,18 @@ def level_candidate(uarch: str | None, arch: Arch, level: str, model: Model | No
     return None, notes + [f"--isa {level}: scalar code wins (no vector path)"]
 
 
+def shani_base_candidate(model: Model, arch: Arch) -> tuple[Candidate | None, list[str]]:
+    """The best proved SHA-NI block using nothing beyond ``SHANI_BASE`` (the ``shani_sse`` path), for a plan
+    whose SHA-NI path needs more (e.g. goldencove's AVX-512 ``sha1msg2`` form): without it a CPU with
+    SHA-NI but no AVX-512 would fall through to a hybrid path."""
+    rep = best_shani(model, arch, SHANI_EVALUATIONS, without=frozenset({"avx", "avx2", "avx512vl", "bmi1", "bmi2"}))
+    line = f"shani_sse: SHA-NI {rep.params.describe()}: {rep.cycles_per_byte:.2f} c/B predicted; block {rep.proof}"
+    if not rep.proved:
+        return None, [line, "shani_sse: the block did not prove: not exported"]
+    code = PathCode("shani_sse", isa_set(unit_code(rep.params, arch)), shani_function_text(arch, rep.params))
+    return Candidate(code, "shani", rep.params.describe(), rep.cycles_per_byte, rep.params), [line]
+
+
 def _fits(cap: str | None, features) -> bool:
     return cap is None or all(allows(cap, f) for f in features)
 
@@ -170,6 +186,11 @@ def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, c
             seen.add(cand.what)
         if cand is not None:
             cands.append(cand)
+        if cand is not None and cand.kind == "shani" and model is not None and cand.code.features - SHANI_BASE:
+            base, more = shani_base_candidate(model, arch)
+            notes += more
+            if base is not None:
+                cands.append(base)
     kept, dropped = order_paths(cands)
     return DispatchPlan(arch, uarch, tuple(kept), tuple(dropped), tuple(notes))
 

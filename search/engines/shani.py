@@ -97,8 +97,13 @@ def has_shani(model: Model) -> bool:
 
 
 def best_shani(model: Model, arch: Arch, budget: int = 200, *, seed: int = 1,
-               deadline: float | None = None) -> ShaniReport:
-    """The cheapest legal, proved SHA-NI block for ``model`` within ``budget`` evaluations (module docstring)."""
+               deadline: float | None = None, without: frozenset[str] = frozenset()) -> ShaniReport:
+    """The cheapest legal, proved SHA-NI block for ``model`` within ``budget`` evaluations (module docstring).
+
+    ``without`` names ISA features (``x86`` spellings: ``"avx512vl"``, ``"avx"``) the block must not use
+    although the model's CPU has them: ``best_shani(m, a, without=frozenset({"avx", "avx2", "avx512vl"}))``
+    is the best SHA-NI block for the CPUs of that family without AVX (the ``sha1msg2`` form, never the
+    vector-op replacement of ``MSG2_FORMS``)."""
     if not has_shani(model):
         raise Sha1optError(f"{model.name} has no SHA-NI (its vector_isa has no 'sha')")
     if budget < 1:
@@ -113,8 +118,8 @@ def best_shani(model: Model, arch: Arch, budget: int = 200, *, seed: int = 1,
     runs: dict[str, bool] = {}      # msg2 form -> whether the model's CPU has every ISA feature the unit uses
     for k, p in enumerate(points):
         if p.msg2_form not in runs:
-            runs[p.msg2_form] = all(model.has_vector(isa.replace(".", "_"))
-                                    for isa in set(isa_rows_used(p, arch).values()))
+            used = set(isa_rows_used(p, arch).values())
+            runs[p.msg2_form] = not used & without and all(model.has_vector(isa.replace(".", "_")) for isa in used)
         if not runs[p.msg2_form]:
             continue
         if evaluations >= budget:

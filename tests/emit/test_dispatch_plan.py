@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from sha1opt.emit.dispatch_plan import Candidate, model_levels, order_paths, plan_dispatch
+from sha1opt.emit.dispatch_plan import SHANI_BASE, Candidate, model_levels, order_paths, plan_dispatch, shani_base_candidate
 from sha1opt.emit.dispatch_text import PathCode
 from sha1opt.search.cost.model import load_model
+from sha1opt.search.engines.shani import best_shani
+from sha1opt.search.space.shani import isa_rows_used
 
 
 def cand(name, features, cpb, text=None):
@@ -68,3 +70,21 @@ def test_the_default_plan_has_every_family_once():
 
 def test_a_cap_leaves_out_every_path_needing_more():
     assert names(plan_dispatch(None, "x86_64", cap="avx").paths) == ["avx", "ssse3", "scalar"]
+
+
+def test_regression_sha_ni_without_avx512_fell_through_to_a_hybrid_path():
+    """goldencove's SHA-NI function uses the AVX-512 ``sha1msg2`` form: a CPU with SHA-NI but no AVX-512
+    (Zen 3, Goldmont) would have skipped it for a hybrid path. The plan keeps a ``shani_sse`` path that
+    needs only SHANI_BASE, proved, and the order puts it before every hybrid path it shadows."""
+    cand_sse, notes = shani_base_candidate(load_model("goldencove"), "x86_64")
+    assert cand_sse is not None and cand_sse.code.features <= SHANI_BASE and "sha" in cand_sse.code.features
+    assert "proved" in notes[0]
+    avx512 = cand("avx512", {"avx512vl", "bmi2"}, 3.0)
+    sha = cand("shani", {"sha", "sse4.1", "avx512vl"}, 1.58)
+    kept, _ = order_paths([avx512, sha, cand_sse, cand("scalar", (), 4.0)])
+    assert names(kept) == ["shani", "shani_sse", "avx512", "scalar"]
+
+
+def test_best_shani_without_a_feature_never_uses_it():
+    rep = best_shani(load_model("goldencove"), "x86_64", 60, without=frozenset({"avx512vl", "avx"}))
+    assert not set(isa_rows_used(rep.params, "x86_64").values()) & {"avx512vl", "avx"}
