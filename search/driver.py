@@ -6,7 +6,8 @@ touches the store or proves runs here, in the driver:
 
 1. ``_setup``: load the uarch model; its ISA level (BMI1/BMI2) bounds the
    recipes; the objective is the range's cycles inside the block
-   (``objective.range_cost``); the default (textbook) schedule and the
+   (``objective.objective``: the range between default rounds, or, for
+   rounds 0-79, the block loop in steady state); the default (textbook) schedule and the
    caller's peer (``reference``) under the same model. Meanwhile the cluster
    starts in the background.
 2. ``_starts`` / ``_extra_starts``: the default schedule, the stored best
@@ -38,14 +39,14 @@ from typing import Callable
 from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr, isa_set
-from sha1opt.search.blocks import STANDARD_RANGES, best_block, stored_elsewhere
+from sha1opt.search.blocks import STANDARD_RANGES, best_block, stale_rows, stored_elsewhere
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.greedy import greedy_starts
 from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
                                               TemplatesDone)
-from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
+from sha1opt.search.objective import Reference, model_version, objective, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
 from sha1opt.search.space.hybrid_caps import allows
@@ -57,6 +58,7 @@ __all__ = ["HybridReport", "Report", "STANDARD_RANGES", "default_arch", "prove_i
            "search_hybrid_block", "search_range", "search_ranges"]
 
 NO_BUDGET = 10**9      # "no evaluation budget": runs end at their deadline
+W_AHEAD = (1, 2, 3)    # the W-ahead starts: the W chain's offset in every round (see _extra_starts)
 
 
 def default_arch(uarch: str) -> Arch:
@@ -70,7 +72,8 @@ class Report:
     arch: Arch
     first: int
     last: int
-    cycles: float                   # predicted cycles the range adds inside the block (context subtracted)
+    cycles: float                   # predicted cycles the range adds inside the block (context subtracted;
+                                    # rounds 0-79: the block loop's cycles per iteration, objective.objective)
     textbook_cycles: float
     gcc_cycles: float | None        # the reference's cycles for the same rounds (None if unavailable)
     gcc_note: str
@@ -136,8 +139,9 @@ def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int, c
         raise Sha1optError("workers must be at least 1")
     model = load_model(uarch)
     arch = arch or default_arch(uarch)
-    cost = range_cost(model, first, last, arch)
-    return _Setup(uarch, arch, first, last, model, scalar_isa_for(model, cap), cost, cost([]), model_version(model))
+    obj = objective(model, first, last, arch)
+    return _Setup(uarch, arch, first, last, model, scalar_isa_for(model, cap), obj.cost, obj.context,
+                  model_version(model, first, last))
 
 
 def _starts(s: _Setup, store: Store, stored_row, resume: bool, notes: list[str], extras: bool = True
@@ -161,9 +165,17 @@ def _extra_starts(s: _Setup, store: Store, should_stop: Callable[[], bool] = lam
     # Other CPUs' winners for the same range and arch are starting points too
     # (a schedule good on one uarch is often a fair start on its neighbour).
     starts += [real.candidate for real, _ in stored_elsewhere(store.rows(), s.uarch, s.arch, s.first, s.last, s.isa)]
-    # Good recipes for this ISA as extra starting points (selection matters most).
+    # This CPU's own rows for the key under other model versions (made before the model or the
+    # objective changed): proved code, so a fair start -- re-costed here, their stored cycles unused.
+    starts += [real.candidate for real, _ in stale_rows(store.rows(), s.uarch, s.arch, s.first, s.last, s.isa,
+                                                         s.version)]
+    # Good recipes for this ISA as extra starting points (selection matters most), each also with
+    # its message schedule formed 1-3 groups ahead in every round (a software-pipelined W, as
+    # OpenSSL's integer code runs it: one stretch of the annealer's moves, taken at once).
     extra = [r for r in recipes_for(s.isa) if r.rol5 == ("rorx" if s.isa == "bmi2" else "mov-rol")][:8]
-    starts += [Candidate(s.first, s.last, s.arch, r) for r in extra]
+    for r in extra:
+        c = Candidate(s.first, s.last, s.arch, r)
+        starts += [c] + [c.with_offsets({(t, "W"): k for t in range(s.first, s.last + 1)}) for k in W_AHEAD]
     # In-order models: orders built by the model's own clock on floating registers.
     starts += greedy_starts(s.model, s.first, s.last, s.arch, should_stop=should_stop)
     return [c for c in starts if realize(c) is not None]

@@ -5,7 +5,10 @@ given the same number of evaluations): with probability ``P_RECIPE`` switch
 one instruction-selection choice to another option the uarch's ISA has;
 otherwise nudge one (round, chain) group's priority offset by +-1 (clamped
 to +-``MAX_OFFSET``), or -- with probability ``P_FINE`` -- one instruction's
-own offset (in-order machines pair single instructions, not groups); with
+own offset (in-order machines pair single instructions, not groups), or --
+with probability ``P_STRETCH`` -- one chain's groups over a run of
+consecutive rounds (``stretch_move``: "form W a round earlier from round t
+on" is one move, not 60 moves each of which alone may cost more); with
 probability ``P_REGS`` move in the register dimension
 (``search.space.assignment``): switch floating registers on, change how many
 values may be spilled (``0`` switches back to the fixed layout), or set one
@@ -37,6 +40,8 @@ P_REGS = 0.15     # share of moves in the register dimension
 P_SPILLS = 0.15   # of those: change the spill allowance (the rest set one op's register option)
 REG_OPTIONS = 4   # register options a move picks from (0: the default register)
 P_FINE = 0.4      # share of offset moves that move one instruction rather than a group
+P_STRETCH = 0.1   # share of offset moves that nudge one chain over a run of rounds
+STRETCH_RUNS = (4, 10, 20, 80)   # rounds a stretch move covers (clipped to the range)
 GROUP_OPS = 7     # groups have at most ~7 ops (f3 "or"; W with loads)
 MAX_OFFSET = 4
 T0_FRACTION = 0.01
@@ -63,6 +68,27 @@ def register_move(c: Candidate, rng: random.Random) -> Candidate:
     return c.with_offset((t, REG, k), rng.randrange(REG_OPTIONS))
 
 
+def _nudged(cur: int, step: int) -> int:
+    """An offset moved one step: clamped to +-MAX_OFFSET, unless it is already beyond (an order written as
+    offsets, engines/greedy.py: nudge it, never flatten it)."""
+    return cur + step if abs(cur) > MAX_OFFSET else max(-MAX_OFFSET, min(MAX_OFFSET, cur + step))
+
+
+def stretch_move(c: Candidate, rng: random.Random) -> Candidate:
+    """One chain's group offset nudged by the same step in every round of a run of rounds.
+
+    Example: from the default candidate, chain "W", step +1 over rounds 16-79 asks every round's
+    message word to be formed about one group earlier -- a software-pipelined message schedule --
+    in one move.
+    """
+    chain = rng.choice(CHAINS)
+    step = rng.choice((-1, 1))
+    lo = rng.randint(c.first, c.last)
+    hi = min(c.last, lo + rng.choice(STRETCH_RUNS) - 1)
+    m = c.offset_map()
+    return c.with_offsets({(t, chain): _nudged(m.get((t, chain), 0), step) for t in range(lo, hi + 1)})
+
+
 def neighbour(c: Candidate, rng: random.Random, isa: str, registers: bool = True) -> Candidate:
     """One move (see the module docstring); ``registers=False`` leaves the register dimension alone."""
     if registers and rng.random() < P_REGS:
@@ -74,14 +100,12 @@ def neighbour(c: Candidate, rng: random.Random, isa: str, registers: bool = True
             opts = [o for o in options_for(name, isa) if o != getattr(c.recipe, name)]
             if opts:
                 return c.with_recipe(replace(c.recipe, **{name: rng.choice(opts)}))
+    if c.last > c.first and rng.random() < P_STRETCH:
+        return stretch_move(c, rng)
     key: tuple = (rng.randint(c.first, c.last), rng.choice(CHAINS))
     if rng.random() < P_FINE:
         key = key + (rng.randrange(GROUP_OPS),)
-    cur = c.offset_map().get(key, 0)
-    step = rng.choice((-1, 1))
-    if abs(cur) > MAX_OFFSET:      # an order written as offsets (engines/greedy.py): nudge it, never flatten it
-        return c.with_offset(key, cur + step)
-    return c.with_offset(key, max(-MAX_OFFSET, min(MAX_OFFSET, cur + step)))
+    return c.with_offset(key, _nudged(c.offset_map().get(key, 0), rng.choice((-1, 1))))
 
 
 def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: int, evaluations: int,
