@@ -16,15 +16,16 @@ touches the store or proves runs here, in the driver:
 3. A templates task per key: the exact engine (``engines/exact.py``) on the
    steady-state round template of each round kind (its CP-SAT certificate
    is reported); its schedules join the starts.
-4. ``workers`` annealing tasks per key from those starts with seeds ``seed,
-   seed+1, ...``; improvements stream back with their candidates.
+4. ``workers`` annealing tasks per key from the cheapest of those starts
+   (run r from the r-th cheapest) with seeds ``seed, seed+1, ...``;
+   improvements stream back with their candidates.
 5. ``_finish``: as soon as a key's runs end (or on a stop request, from what
    they reported so far) its best candidate is proved (Z3, round cut points)
    inside a whole block; only a proved result is stored and reported.
 
 Example: ``search_range("p4", 40, 59, time_limit=60, workers=2)`` starts a
-local cluster of two processes, anneals twice from the best start and from
-the second start, and returns the proved, stored Report (153 cycles here).
+local cluster of two processes, anneals twice, from the cheapest start and
+from the second cheapest, and returns the proved, stored Report (153 cycles here).
 Nothing here prints; progress comes back through ``progress(event)``.
 """
 
@@ -240,10 +241,15 @@ class _Key:
 
 
 def _run_jobs(k: _Key, runs: int, seed: int, evaluations: int, seconds: float) -> list[Job]:
-    """Run 0 anneals from the best start with ``seed``; run r from ``starts[r % len]`` with ``seed + r``."""
-    _, best = k.start_best()
-    return [Job(k.index, r, k.s.uarch, best if r == 0 else k.starts[r % len(k.starts)], k.s.isa, seed + r,
-                evaluations, seconds) for r in range(runs)]
+    """Run r anneals from the r-th cheapest distinct start (``starts`` ranked by the objective; ties in
+    list order, so the default first) with ``seed + r`` -- cycling when there are fewer starts than runs.
+
+    Example: two runs, starts costing [389.5 (default), 376.5, 377.5]: run 0 from the 376.5 one,
+    run 1 from the 377.5 one (before, run 1 took ``starts[1]`` whatever it cost).
+    """
+    ranked = sorted(dict.fromkeys(k.starts), key=k.cost_of)
+    return [Job(k.index, r, k.s.uarch, ranked[r % len(ranked)], k.s.isa, seed + r, evaluations, seconds)
+            for r in range(runs)]
 
 
 def _finish(k: _Key, store: Store, *, seed: int, workers: int, where: str, interrupted: bool,
