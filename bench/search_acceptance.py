@@ -112,7 +112,13 @@ def arches(model) -> tuple[str, ...]:
 
 
 def model_keys(only: list[str] | None = None) -> list[tuple[str, str]]:
-    return [(u, a) for u in (only or model_names()) for a in arches(load_model(u))]
+    """(model, arch) pairs: every model's arches, or those named in ``only`` ("nehalem": both of its
+    arches; "nehalem/x86_64": that one)."""
+    pairs = []
+    for name in only or model_names():
+        u, _, arch = name.partition("/")
+        pairs += [(u, a) for a in arches(load_model(u)) if a == (arch or a)]
+    return pairs
 
 
 
@@ -286,7 +292,7 @@ def main() -> int:
                     help="seconds of search per whole-block (0-79) key (default: --per-range)")
     ap.add_argument("--blocks-only", action="store_true", help="search part: the whole-block (0-79) keys only")
     ap.add_argument("--db", default=str(Path("bench/results/search.sqlite")))
-    ap.add_argument("--models", default="", help="comma list of models for the search and table parts (default: all)")
+    ap.add_argument("--models", default="", help="comma list of models (or model/arch) for the search and table parts (default: all)")
     ap.add_argument("--readme", default=None, help="also write the table into this README between its markers")
     args = ap.parse_args()
     only = [m for m in args.models.split(",") if m] or None

@@ -43,6 +43,7 @@ from sha1opt.semantics.x86 import Arch, Instr, isa_set
 from sha1opt.search.blocks import STANDARD_RANGES, best_block, stale_rows, stored_elsewhere
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.cost.model import Model, load_model
+from sha1opt.search.engines.anneal import NO_BUDGET
 from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.greedy import greedy_starts
 from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
@@ -58,7 +59,6 @@ from sha1opt.search.store import Store
 __all__ = ["HybridReport", "Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "scalar_best",
            "search_hybrid_block", "search_range", "search_ranges"]
 
-NO_BUDGET = 10**9      # "no evaluation budget": runs end at their deadline
 W_AHEAD = (1, 2, 3)    # the W-ahead starts: the W chain's offset in every round (see _extra_starts)
 
 

@@ -45,6 +45,7 @@ STRETCH_RUNS = (4, 10, 20, 80)   # rounds a stretch move covers (clipped to the 
 GROUP_OPS = 7     # groups have at most ~7 ops (f3 "or"; W with loads)
 MAX_OFFSET = 4
 T0_FRACTION = 0.01
+NO_BUDGET = 10**9      # "no evaluation budget": the run ends at its deadline (and cools by the clock)
 
 
 @dataclass
@@ -108,6 +109,20 @@ def neighbour(c: Candidate, rng: random.Random, isa: str, registers: bool = True
     return c.with_offset(key, _nudged(c.offset_map().get(key, 0), rng.choice((-1, 1))))
 
 
+def temperature(t0: float, n: int, evaluations: int, began: float, deadline: float | None, now: float) -> float:
+    """The Metropolis temperature after ``n`` evaluations: ``t0`` falling linearly to 0 over the
+    evaluation budget, or -- no budget (``NO_BUDGET``) and a deadline -- over the time to the deadline.
+
+    Example: ``temperature(4.0, 500, 1000, 0, 60, 10)`` is 2.0 (half the budget);
+    ``temperature(4.0, 500, NO_BUDGET, 0, 60, 45)`` is 1.0 (three quarters of the time).
+    """
+    if deadline is not None and evaluations >= NO_BUDGET and deadline > began:
+        done = (now - began) / (deadline - began)
+    else:
+        done = n / evaluations
+    return t0 * max(0.0, 1.0 - done)
+
+
 def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: int, evaluations: int,
            deadline: float | None = None, should_stop: Callable[[], bool] = lambda: False,
            on_improve: Callable[[Candidate, float], None] | None = None) -> AnnealResult:
@@ -126,6 +141,7 @@ def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: i
         raise Sha1optError("the start candidate is infeasible (its order needs more temporaries than the architecture has)")
     best, best_cost = cur, cur_cost
     t0 = T0_FRACTION * cur_cost
+    began = time.monotonic()
     improvements = [(0, cur_cost)]
     reason = "budget"
     n = 0
@@ -141,7 +157,7 @@ def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: i
         c = evaluate(cand)
         if c is None:
             continue
-        temp = t0 * (1.0 - n / evaluations)
+        temp = temperature(t0, n, evaluations, began, deadline, time.monotonic())
         if c <= cur_cost or (temp > 0 and rng.random() < math.exp((cur_cost - c) / temp)):
             cur, cur_cost = cand, c
             if c < best_cost:

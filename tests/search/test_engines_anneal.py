@@ -1,12 +1,13 @@
-"""The annealer's stretch move (search/engines/anneal.py): one chain nudged over a run of rounds at once.
+"""The annealer (search/engines/anneal.py): its stretch move and its cooling.
 
 Proved here: a stretch move changes the offsets of exactly one chain's groups, over consecutive rounds
-inside the range, each by the same step (within the clamp); and the annealer draws it.
+inside the range, each by the same step (within the clamp), and the annealer draws it; a run without
+an evaluation budget cools by the clock to its deadline, a budgeted run by its evaluations.
 """
 
 import random
 
-from sha1opt.search.engines.anneal import MAX_OFFSET, neighbour, stretch_move
+from sha1opt.search.engines.anneal import MAX_OFFSET, NO_BUDGET, neighbour, stretch_move, temperature
 from sha1opt.search.space.candidate import Candidate
 from sha1opt.search.space.recipe import TEXTBOOK
 
@@ -37,3 +38,16 @@ def test_the_annealer_draws_stretch_moves():
         if nxt.recipe == c.recipe:
             widths.append(len(set(nxt.offsets) ^ set(c.offsets)))
     assert max(widths) > 2
+
+
+def test_a_run_without_budget_cools_by_the_clock():
+    # Regression: with no evaluation budget (runs end at their deadline, the driver's default) the
+    # temperature was t0 * (1 - n / 10**9), i.e. never fell: whole-block runs never settled.
+    assert temperature(4.0, 10, NO_BUDGET, 100.0, 160.0, 145.0) == 1.0
+    assert temperature(4.0, 10, NO_BUDGET, 100.0, 160.0, 170.0) == 0.0
+
+
+def test_a_run_with_a_budget_cools_by_its_evaluations_whatever_the_clock():
+    # (so a budgeted search stays a function of its inputs, whatever the cluster's speed)
+    assert temperature(4.0, 500, 1000, 100.0, 160.0, 159.0) == 2.0
+    assert temperature(4.0, 500, 1000, 100.0, None, 159.0) == 2.0
