@@ -124,11 +124,12 @@ def model_keys(only: list[str] | None = None) -> list[tuple[str, str]]:
 
 
 def run_search(db: str, per_range: float, only: list[str] | None = None, per_block: float | None = None,
-               blocks_only: bool = False) -> None:
+               blocks_only: bool = False, seed: int = 0) -> None:
     """Search every (model, arch) x (standard range, whole block) on a local cluster (2 workers),
     resuming in ``db``: the standard ranges ``per_range`` s each, then the whole blocks (rounds 0-79,
     whose objective is the block loop, objective.objective) ``per_block`` s each (default: per_range);
-    ``blocks_only``: the whole blocks alone."""
+    ``blocks_only``: the whole blocks alone; ``seed``: the runs' first seed (a resumed pass with
+    another seed walks other paths from the stored best)."""
     per_block = per_range if per_block is None else per_block
     passes = [] if blocks_only else [(STANDARD_RANGES, per_range)]
     passes.append((((0, 79),), per_block))
@@ -136,9 +137,9 @@ def run_search(db: str, per_range: float, only: list[str] | None = None, per_blo
         keys = [(u, a, f, l) for u, a in model_keys(only) for f, l in ranges]
         what = "whole block 0-79" if ranges == ((0, 79),) else "standard range"
         print(f"\n## search: {len(keys)} keys (model x arch x {what}), {seconds:.0f} s each, "
-              f"2 workers, resuming in {db}", flush=True)
+              f"2 workers, seed {seed}, resuming in {db}", flush=True)
         t0 = time.monotonic()
-        reports = search_ranges(keys, time_limit=seconds, workers=2, seed=0, db=db, resume=True,
+        reports = search_ranges(keys, time_limit=seconds, workers=2, seed=seed, db=db, resume=True,
                                 reference=gcc_reference)
         bad = [r for r in reports if not r.proved]
         print(f"{len(reports)} keys searched in {time.monotonic() - t0:.0f} s; {len(reports) - len(bad)} proved and "
@@ -291,6 +292,7 @@ def main() -> int:
     ap.add_argument("--per-block", type=float, default=None,
                     help="seconds of search per whole-block (0-79) key (default: --per-range)")
     ap.add_argument("--blocks-only", action="store_true", help="search part: the whole-block (0-79) keys only")
+    ap.add_argument("--seed", type=int, default=0, help="search part: the first seed of each key's runs")
     ap.add_argument("--db", default=str(Path("bench/results/search.sqlite")))
     ap.add_argument("--models", default="", help="comma list of models (or model/arch) for the search and table parts (default: all)")
     ap.add_argument("--readme", default=None, help="also write the table into this README between its markers")
@@ -300,7 +302,8 @@ def main() -> int:
     print(f"# parts: {' '.join(args.parts)}; load average {load()}", flush=True)
     for part in args.parts:
         t = time.monotonic()
-        {"p4": lambda: run_p4(args.db), "rate": run_rate, "search": lambda: run_search(args.db, args.per_range, only, args.per_block, args.blocks_only),
+        {"p4": lambda: run_p4(args.db), "rate": run_rate, "search": lambda: run_search(args.db, args.per_range, only, args.per_block, args.blocks_only,
+                                             args.seed),
          "table": lambda: run_table(args.db, only, args.readme),
          "matrix": lambda: run_matrix(args.db), "zen3": lambda: run_zen3(args.db)}[part]()
         print(f"# part {part}: {time.monotonic() - t:.0f} s wall; load average {load()}", flush=True)
