@@ -14,8 +14,11 @@ probability ``P_REGS`` move in the register dimension
 values may be spilled (``0`` switches back to the fixed layout), or set one
 op's register option. A move whose order needs more temporaries (fixed
 layout) or spill slots (floating) than the architecture has is rejected. Acceptance is Metropolis with a temperature
-falling linearly in the evaluation budget from ``T0_FRACTION`` of the start
-cost to zero.
+falling linearly from ``T0_FRACTION`` of the start cost to zero (``temperature``):
+over the evaluation budget, or -- a run with no budget (``NO_BUDGET``, the
+driver's default) and a deadline -- over the time to the deadline (before,
+such a run never cooled: at 1/10^9 of its budget a 0-79 run on nehalem near
+its deadline still took a move 4 cycles dearer about one time in three).
 
 The engine never proves anything: it returns the best candidate found and
 its predicted cost; the caller screens and proves it (``search/driver.py``).
