@@ -44,7 +44,7 @@ from sha1opt.search.store import Row, Store
 STANDARD_RANGES = ((0, 19), (20, 39), (40, 59), (60, 79))
 # The source of an option that is this CPU's own row under another model version: its code is
 # proved, its stored cycles were another measure's, so only its code is used (re-measured here).
-STALE = "proved result stored for this CPU under an earlier model version, re-measured:"
+STALE = "proved result stored for this CPU under another model version, re-measured:"
 __all__ = ["LOOP_CONTROL", "STANDARD_RANGES", "best_block", "best_known", "block_loop_cycles", "stale_rows",
            "stored_elsewhere"]
 
