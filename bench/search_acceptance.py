@@ -3,8 +3,9 @@
   p4      `sha1opt search --uarch p4 --rounds 40-59 --workers 2 --time-limit 45` on a fresh store:
           wall and CPU time, cycles, gap to the model's lower bound (search/bound.py)
   search  every model x arch it runs (i386 always; x86-64 for the x86-64 CPUs) x (the four standard
-          ranges and the whole block 0-79 as one range), ``--per-range`` s each on one local cluster,
-          resuming in ``--db``
+          ranges, ``--per-range`` s each, then the whole block 0-79 as one range, ``--per-block`` s each:
+          its objective is the block loop the table judges), on a local cluster, resuming in ``--db``;
+          ``--blocks-only``: the whole blocks alone
   table   per model and arch: the default schedule, gcc -O2 -mtune=<cpu>, OpenSSL's integer path
           (Debian's libcrypto.a, the member for that arch) and ours (the best stored block,
           exported and validated), each as the block loop of its machine code under that model
@@ -18,8 +19,8 @@
 
   rate    annealing evaluations per CPU second (p4 rounds 40-59, one process)
 
-Usage: python bench/search_acceptance.py [p4] [rate] [search] [table] [matrix] [zen3] [--per-range S] [--db PATH]
-       [--models a,b] [--readme README.md]
+Usage: python bench/search_acceptance.py [p4] [rate] [search] [table] [matrix] [zen3] [--per-range S]
+       [--per-block S] [--blocks-only] [--db PATH] [--models a,b] [--readme README.md]
 
 Runs unattended (no prompt, no terminal needed; output on stdout) and ends with its wall time and the
 load average; on this 2-core machine the whole default run takes about 40-50 min, most of it the search
@@ -111,24 +112,44 @@ def arches(model) -> tuple[str, ...]:
 
 
 def model_keys(only: list[str] | None = None) -> list[tuple[str, str]]:
-    return [(u, a) for u in (only or model_names()) for a in arches(load_model(u))]
+    """(model, arch) pairs: every model's arches, or those named in ``only`` ("nehalem": both of its
+    arches; "nehalem/x86_64": that one)."""
+    pairs = []
+    for name in only or model_names():
+        u, _, arch = name.partition("/")
+        pairs += [(u, a) for a in arches(load_model(u)) if a == (arch or a)]
+    return pairs
 
 
-SEARCHED_RANGES = STANDARD_RANGES + ((0, 79),)    # the whole block too: no range boundaries (blocks.best_block)
 
 
-def run_search(db: str, per_range: float, only: list[str] | None = None) -> None:
-    """Search every (model, arch) x (standard range, whole block) on one local cluster (2 workers),
-    resuming in ``db``."""
-    keys = [(u, a, f, l) for u, a in model_keys(only) for f, l in SEARCHED_RANGES]
-    print(f"\n## search: {len(keys)} keys (model x arch x (standard range, 0-79)), {per_range:.0f} s each, "
-          f"2 workers, resuming in {db}")
-    t0 = time.monotonic()
-    reports = search_ranges(keys, time_limit=per_range, workers=2, seed=0, db=db, resume=True,
-                            reference=gcc_reference)
-    bad = [r for r in reports if not r.proved]
-    print(f"{len(reports)} keys searched in {time.monotonic() - t0:.0f} s; {len(reports) - len(bad)} proved and stored"
-          + (f"; NOT proved: {', '.join(f'{r.uarch}/{r.arch}/{r.first}-{r.last}' for r in bad)}" if bad else ""))
+def run_search(db: str, per_range: float, only: list[str] | None = None, per_block: float | None = None,
+               blocks_only: bool = False, seed: int = 0) -> None:
+    """Search every (model, arch) x (standard range, whole block) on a local cluster (2 workers),
+    resuming in ``db``: the standard ranges ``per_range`` s each, then the whole blocks (rounds 0-79,
+    whose objective is the block loop, objective.objective) ``per_block`` s each (default: per_range);
+    ``blocks_only``: the whole blocks alone; ``seed``: the runs' first seed (a resumed pass with
+    another seed walks other paths from the stored best)."""
+    per_block = per_range if per_block is None else per_block
+    passes = [] if blocks_only else [(STANDARD_RANGES, per_range)]
+    passes.append((((0, 79),), per_block))
+    for ranges, seconds in passes:
+        keys = [(u, a, f, l) for u, a in model_keys(only) for f, l in ranges]
+        what = "whole block 0-79" if ranges == ((0, 79),) else "standard range"
+        print(f"\n## search: {len(keys)} keys (model x arch x {what}), {seconds:.0f} s each, "
+              f"2 workers, seed {seed}, resuming in {db}", flush=True)
+        t0 = time.monotonic()
+        reports = search_ranges(keys, time_limit=seconds, workers=2, seed=seed, db=db, resume=True,
+                                reference=gcc_reference)
+        bad = [r for r in reports if not r.proved]
+        print(f"{len(reports)} keys searched in {time.monotonic() - t0:.0f} s; {len(reports) - len(bad)} proved and "
+              f"stored" + (f"; NOT proved: {', '.join(f'{r.uarch}/{r.arch}/{r.first}-{r.last}' for r in bad)}"
+                           if bad else ""))
+        for r in reports:
+            if ranges == ((0, 79),):
+                print(f"  {r.uarch}/{r.arch} 0-79: {r.cycles:.1f} cycles per block loop iteration "
+                      f"({r.cycles / 64:.2f} c/B; default {r.textbook_cycles:.1f}); {r.evaluations} evaluations; "
+                      f"{r.stored}", flush=True)
 
 
 OPENSSL = {"x86_64": ("/usr/lib/x86_64-linux-gnu/libcrypto.a", "libcrypto-lib-sha1-x86_64.o"),
@@ -268,8 +289,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("parts", nargs="*", default=["p4", "rate", "search", "table", "matrix", "zen3"])
     ap.add_argument("--per-range", type=float, default=10.0, help="seconds of search per key (search part)")
+    ap.add_argument("--per-block", type=float, default=None,
+                    help="seconds of search per whole-block (0-79) key (default: --per-range)")
+    ap.add_argument("--blocks-only", action="store_true", help="search part: the whole-block (0-79) keys only")
+    ap.add_argument("--seed", type=int, default=0, help="search part: the first seed of each key's runs")
     ap.add_argument("--db", default=str(Path("bench/results/search.sqlite")))
-    ap.add_argument("--models", default="", help="comma list of models for the search and table parts (default: all)")
+    ap.add_argument("--models", default="", help="comma list of models (or model/arch) for the search and table parts (default: all)")
     ap.add_argument("--readme", default=None, help="also write the table into this README between its markers")
     args = ap.parse_args()
     only = [m for m in args.models.split(",") if m] or None
@@ -277,7 +302,8 @@ def main() -> int:
     print(f"# parts: {' '.join(args.parts)}; load average {load()}", flush=True)
     for part in args.parts:
         t = time.monotonic()
-        {"p4": lambda: run_p4(args.db), "rate": run_rate, "search": lambda: run_search(args.db, args.per_range, only),
+        {"p4": lambda: run_p4(args.db), "rate": run_rate, "search": lambda: run_search(args.db, args.per_range, only, args.per_block, args.blocks_only,
+                                             args.seed),
          "table": lambda: run_table(args.db, only, args.readme),
          "matrix": lambda: run_matrix(args.db), "zen3": lambda: run_zen3(args.db)}[part]()
         print(f"# part {part}: {time.monotonic() - t:.0f} s wall; load average {load()}", flush=True)

@@ -14,7 +14,8 @@ result (153.0 cycles, ...)"); a stored whole block (rounds 0-79 as one range,
 this uarch's or another's) replaces the mix when cheaper (one source line,
 "0-79: ...").
 
-The measure every choice here is made by (``block_loop_cycles``) is the block
+The measure every choice here is made by (``block_loop_cycles``, defined in
+``objective.py``: it is the whole-block search's objective too) is the block
 *loop* in steady state -- ``body[loop_start:]`` and the emitter's loop control
 (``LOOP_CONTROL``: advance the data pointer, count down, branch back) run back
 to back, as ``simulate(..., loop=True)`` costs it -- not the body simulated
@@ -32,40 +33,20 @@ from itertools import product
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque
-from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
-from sha1opt.search.cost.classes import Item
-from sha1opt.search.cost.model import Model, load_model
-from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.objective import model_version
+from sha1opt.semantics.x86 import Arch
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.objective import LOOP_CONTROL, block_loop_cycles, model_version
 from sha1opt.search.space.candidate import Candidate, Realized, block_schedule, realize
-from sha1opt.search.space.frame import FRAME_BYTES, I386_COUNT_SLOT, I386_DATA_SLOT, Schedule
+from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank
 from sha1opt.search.store import Row, Store
 
 STANDARD_RANGES = ((0, 19), (20, 39), (40, 59), (60, 79))
-
-
-# The loop control emit/assembly.py puts after the body, as the lifter gives it to the cost model
-# (tests/search/test_blocks.py checks it against an exported, lifted loop).
-LOOP_CONTROL: dict[str, tuple[Item, ...]] = {
-    "x86_64": (Instr("add", (Imm(64), Reg("esi", 64))),
-               Opaque("decq", (f"{FRAME_BYTES['x86_64']:#x}(%rsp)",), 0, "counter"),
-               Opaque("jne", ("loop",), 0, "branch")),
-    "i386": (Instr("add", (Imm(64), Mem(Reg("esp", 32), None, 1, I386_DATA_SLOT))),
-             Opaque("decl", (f"{I386_COUNT_SLOT:#x}(%esp)",), 0, "counter"),
-             Opaque("jne", ("loop",), 0, "branch")),
-}
-
-
-def block_loop_cycles(sched: Schedule, model: Model) -> float:
-    """Cycles per iteration of ``sched``'s block loop in steady state: what ``best_block`` minimises.
-
-    Example: the default x86-64 block on nehalem is 403 cycles simulated once
-    but about 390 per iteration of its loop (its a..e loads run once, before
-    the loop: ``Schedule.loop_start``; and iterations overlap).
-    """
-    return simulate(list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[sched.arch]), model, loop=True).cycles
+# The source of an option that is this CPU's own row under another model version: its code is
+# proved, its stored cycles were another measure's, so only its code is used (re-measured here).
+STALE = "proved result stored for this CPU under another model version, re-measured:"
+__all__ = ["LOOP_CONTROL", "STANDARD_RANGES", "best_block", "best_known", "block_loop_cycles", "stale_rows",
+           "stored_elsewhere"]
 
 
 def _rebuild(row: Row) -> tuple[Realized | None, str]:
@@ -98,13 +79,30 @@ def stored_elsewhere(rows, uarch: str, arch: Arch, first: int, last: int, isa: s
                 yield real, row
 
 
+def stale_rows(rows, uarch: str, arch: Arch, first: int, last: int, isa: str, version: str):
+    """(realized, row) for ``uarch``'s own rows of this key stored under another model version (made
+    under an older model or objective: their cycles are not this objective's, their code is still
+    proved), that this ISA can run and that still rebuild to their stored code."""
+    for row in rows:
+        if (row.uarch, row.arch, row.first, row.last) != (uarch, arch, first, last) or row.model_version == version:
+            continue
+        try:
+            r = Recipe.parse(row.recipe)
+        except Sha1optError:
+            continue
+        if isa_rank(r.isa()) <= isa_rank(isa):
+            real, _ = _rebuild(row)
+            if real is not None:
+                yield real, row
+
+
 def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None
                ) -> tuple[Realized, str]:
     """The stored best for the key (realized), or the default schedule; and where it came from (or why not)."""
     model = load_model(uarch)
     store = Store(db, readonly=True)
     try:
-        row = store.get(uarch, arch, first, last, model_version(model))
+        row = store.get(uarch, arch, first, last, model_version(model, first, last))
     finally:
         store.close()
     if row is None:
@@ -119,9 +117,11 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
     """A whole-block Schedule from the best known proved code for each standard range, and its sources.
 
     Every mix of the default and own results (16) is scored as a whole block,
-    then each range's option (default, own, other uarchs') is improved in turn
-    (coordinate descent) -- never worse than the default. Every comparison is by
-    ``block_loop_cycles`` (the steady-state loop the exported code runs).
+    then each range's option (default, own, other uarchs', own rows stored under
+    another model version -- ``STALE``) is improved in turn (coordinate
+    descent) -- never worse than the default. Every comparison is by
+    ``block_loop_cycles`` (the steady-state loop the exported code runs), never
+    by a row's stored cycles.
     """
     model = load_model(uarch)
     isa = model.isa
@@ -140,6 +140,8 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
             opts[0] = (opts[0][0], where)
         for other, row in stored_elsewhere(rows, uarch, arch, first, last, isa):
             opts.append((other.code, f"proved result stored for {row.uarch}"))
+        for own, row in stale_rows(rows, uarch, arch, first, last, isa, model_version(model, first, last)):
+            opts.append((own.code, f"{STALE} {row.model_version}"))
         options.append(opts)
 
     def score(choice):
@@ -169,6 +171,8 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
         whole.append((real.code, f"0-79: {where}"))
     whole += [(o.code, f"0-79: proved whole block stored for {row.uarch}")
               for o, row in stored_elsewhere(rows, uarch, arch, 0, 79, isa)]
+    whole += [(o.code, f"0-79: {STALE} {row.model_version}")
+              for o, row in stale_rows(rows, uarch, arch, 0, 79, isa, model_version(model, 0, 79))]
     for code, where in whole:
         sched_w = block_schedule([code], arch, f"sha1opt-{uarch}")
         cyc_w = block_loop_cycles(sched_w, model)

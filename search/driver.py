@@ -6,7 +6,8 @@ touches the store or proves runs here, in the driver:
 
 1. ``_setup``: load the uarch model; its ISA level (BMI1/BMI2) bounds the
    recipes; the objective is the range's cycles inside the block
-   (``objective.range_cost``); the default (textbook) schedule and the
+   (``objective.objective``: the range between default rounds, or, for
+   rounds 0-79, the block loop in steady state); the default (textbook) schedule and the
    caller's peer (``reference``) under the same model. Meanwhile the cluster
    starts in the background.
 2. ``_starts`` / ``_extra_starts``: the default schedule, the stored best
@@ -15,15 +16,16 @@ touches the store or proves runs here, in the driver:
 3. A templates task per key: the exact engine (``engines/exact.py``) on the
    steady-state round template of each round kind (its CP-SAT certificate
    is reported); its schedules join the starts.
-4. ``workers`` annealing tasks per key from those starts with seeds ``seed,
-   seed+1, ...``; improvements stream back with their candidates.
+4. ``workers`` annealing tasks per key from the cheapest of those starts
+   (run r from the r-th cheapest) with seeds ``seed, seed+1, ...``;
+   improvements stream back with their candidates.
 5. ``_finish``: as soon as a key's runs end (or on a stop request, from what
    they reported so far) its best candidate is proved (Z3, round cut points)
    inside a whole block; only a proved result is stored and reported.
 
 Example: ``search_range("p4", 40, 59, time_limit=60, workers=2)`` starts a
-local cluster of two processes, anneals twice from the best start and from
-the second start, and returns the proved, stored Report (153 cycles here).
+local cluster of two processes, anneals twice, from the cheapest start and
+from the second cheapest, and returns the proved, stored Report (153 cycles here).
 Nothing here prints; progress comes back through ``progress(event)``.
 """
 
@@ -38,14 +40,15 @@ from typing import Callable
 from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr, isa_set
-from sha1opt.search.blocks import STANDARD_RANGES, best_block, stored_elsewhere
+from sha1opt.search.blocks import STANDARD_RANGES, best_block, stale_rows, stored_elsewhere
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.cost.model import Model, load_model
+from sha1opt.search.engines.anneal import NO_BUDGET
 from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.greedy import greedy_starts
 from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
                                               TemplatesDone)
-from sha1opt.search.objective import Reference, model_version, range_cost, reference_cycles
+from sha1opt.search.objective import Reference, model_version, objective, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
 from sha1opt.search.space.hybrid_caps import allows
@@ -56,7 +59,7 @@ from sha1opt.search.store import Store
 __all__ = ["HybridReport", "Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "scalar_best",
            "search_hybrid_block", "search_range", "search_ranges"]
 
-NO_BUDGET = 10**9      # "no evaluation budget": runs end at their deadline
+W_AHEAD = (1, 2, 3)    # the W-ahead starts: the W chain's offset in every round (see _extra_starts)
 
 
 def default_arch(uarch: str) -> Arch:
@@ -70,7 +73,8 @@ class Report:
     arch: Arch
     first: int
     last: int
-    cycles: float                   # predicted cycles the range adds inside the block (context subtracted)
+    cycles: float                   # predicted cycles the range adds inside the block (context subtracted;
+                                    # rounds 0-79: the block loop's cycles per iteration, objective.objective)
     textbook_cycles: float
     gcc_cycles: float | None        # the reference's cycles for the same rounds (None if unavailable)
     gcc_note: str
@@ -136,8 +140,9 @@ def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int, c
         raise Sha1optError("workers must be at least 1")
     model = load_model(uarch)
     arch = arch or default_arch(uarch)
-    cost = range_cost(model, first, last, arch)
-    return _Setup(uarch, arch, first, last, model, scalar_isa_for(model, cap), cost, cost([]), model_version(model))
+    obj = objective(model, first, last, arch)
+    return _Setup(uarch, arch, first, last, model, scalar_isa_for(model, cap), obj.cost, obj.context,
+                  model_version(model, first, last))
 
 
 def _starts(s: _Setup, store: Store, stored_row, resume: bool, notes: list[str], extras: bool = True
@@ -161,9 +166,17 @@ def _extra_starts(s: _Setup, store: Store, should_stop: Callable[[], bool] = lam
     # Other CPUs' winners for the same range and arch are starting points too
     # (a schedule good on one uarch is often a fair start on its neighbour).
     starts += [real.candidate for real, _ in stored_elsewhere(store.rows(), s.uarch, s.arch, s.first, s.last, s.isa)]
-    # Good recipes for this ISA as extra starting points (selection matters most).
+    # This CPU's own rows for the key under other model versions (made before the model or the
+    # objective changed): proved code, so a fair start -- re-costed here, their stored cycles unused.
+    starts += [real.candidate for real, _ in stale_rows(store.rows(), s.uarch, s.arch, s.first, s.last, s.isa,
+                                                         s.version)]
+    # Good recipes for this ISA as extra starting points (selection matters most), each also with
+    # its message schedule formed 1-3 groups ahead in every round (a software-pipelined W, as
+    # OpenSSL's integer code runs it: one stretch of the annealer's moves, taken at once).
     extra = [r for r in recipes_for(s.isa) if r.rol5 == ("rorx" if s.isa == "bmi2" else "mov-rol")][:8]
-    starts += [Candidate(s.first, s.last, s.arch, r) for r in extra]
+    for r in extra:
+        c = Candidate(s.first, s.last, s.arch, r)
+        starts += [c] + [c.with_offsets({(t, "W"): k for t in range(s.first, s.last + 1)}) for k in W_AHEAD]
     # In-order models: orders built by the model's own clock on floating registers.
     starts += greedy_starts(s.model, s.first, s.last, s.arch, should_stop=should_stop)
     return [c for c in starts if realize(c) is not None]
@@ -228,10 +241,15 @@ class _Key:
 
 
 def _run_jobs(k: _Key, runs: int, seed: int, evaluations: int, seconds: float) -> list[Job]:
-    """Run 0 anneals from the best start with ``seed``; run r from ``starts[r % len]`` with ``seed + r``."""
-    _, best = k.start_best()
-    return [Job(k.index, r, k.s.uarch, best if r == 0 else k.starts[r % len(k.starts)], k.s.isa, seed + r,
-                evaluations, seconds) for r in range(runs)]
+    """Run r anneals from the r-th cheapest distinct start (``starts`` ranked by the objective; ties in
+    list order, so the default first) with ``seed + r`` -- cycling when there are fewer starts than runs.
+
+    Example: two runs, starts costing [389.5 (default), 376.5, 377.5]: run 0 from the 376.5 one,
+    run 1 from the 377.5 one (before, run 1 took ``starts[1]`` whatever it cost).
+    """
+    ranked = sorted(dict.fromkeys(k.starts), key=k.cost_of)
+    return [Job(k.index, r, k.s.uarch, ranked[r % len(ranked)], k.s.isa, seed + r, evaluations, seconds)
+            for r in range(runs)]
 
 
 def _finish(k: _Key, store: Store, *, seed: int, workers: int, where: str, interrupted: bool,

@@ -5,14 +5,20 @@ given the same number of evaluations): with probability ``P_RECIPE`` switch
 one instruction-selection choice to another option the uarch's ISA has;
 otherwise nudge one (round, chain) group's priority offset by +-1 (clamped
 to +-``MAX_OFFSET``), or -- with probability ``P_FINE`` -- one instruction's
-own offset (in-order machines pair single instructions, not groups); with
+own offset (in-order machines pair single instructions, not groups), or --
+with probability ``P_STRETCH`` -- one chain's groups over a run of
+consecutive rounds (``stretch_move``: "form W a round earlier from round t
+on" is one move, not 60 moves each of which alone may cost more); with
 probability ``P_REGS`` move in the register dimension
 (``search.space.assignment``): switch floating registers on, change how many
 values may be spilled (``0`` switches back to the fixed layout), or set one
 op's register option. A move whose order needs more temporaries (fixed
 layout) or spill slots (floating) than the architecture has is rejected. Acceptance is Metropolis with a temperature
-falling linearly in the evaluation budget from ``T0_FRACTION`` of the start
-cost to zero.
+falling linearly from ``T0_FRACTION`` of the start cost to zero (``temperature``):
+over the evaluation budget, or -- a run with no budget (``NO_BUDGET``, the
+driver's default) and a deadline -- over the time to the deadline (before,
+such a run never cooled: at 1/10^9 of its budget a 0-79 run on nehalem near
+its deadline still took a move 4 cycles dearer about one time in three).
 
 The engine never proves anything: it returns the best candidate found and
 its predicted cost; the caller screens and proves it (``search/driver.py``).
@@ -37,9 +43,12 @@ P_REGS = 0.15     # share of moves in the register dimension
 P_SPILLS = 0.15   # of those: change the spill allowance (the rest set one op's register option)
 REG_OPTIONS = 4   # register options a move picks from (0: the default register)
 P_FINE = 0.4      # share of offset moves that move one instruction rather than a group
+P_STRETCH = 0.1   # share of offset moves that nudge one chain over a run of rounds
+STRETCH_RUNS = (4, 10, 20, 80)   # rounds a stretch move covers (clipped to the range)
 GROUP_OPS = 7     # groups have at most ~7 ops (f3 "or"; W with loads)
 MAX_OFFSET = 4
 T0_FRACTION = 0.01
+NO_BUDGET = 10**9      # "no evaluation budget": the run ends at its deadline (and cools by the clock)
 
 
 @dataclass
@@ -63,6 +72,27 @@ def register_move(c: Candidate, rng: random.Random) -> Candidate:
     return c.with_offset((t, REG, k), rng.randrange(REG_OPTIONS))
 
 
+def _nudged(cur: int, step: int) -> int:
+    """An offset moved one step: clamped to +-MAX_OFFSET, unless it is already beyond (an order written as
+    offsets, engines/greedy.py: nudge it, never flatten it)."""
+    return cur + step if abs(cur) > MAX_OFFSET else max(-MAX_OFFSET, min(MAX_OFFSET, cur + step))
+
+
+def stretch_move(c: Candidate, rng: random.Random) -> Candidate:
+    """One chain's group offset nudged by the same step in every round of a run of rounds.
+
+    Example: from the default candidate, chain "W", step +1 over rounds 16-79 asks every round's
+    message word to be formed about one group earlier -- a software-pipelined message schedule --
+    in one move.
+    """
+    chain = rng.choice(CHAINS)
+    step = rng.choice((-1, 1))
+    lo = rng.randint(c.first, c.last)
+    hi = min(c.last, lo + rng.choice(STRETCH_RUNS) - 1)
+    m = c.offset_map()
+    return c.with_offsets({(t, chain): _nudged(m.get((t, chain), 0), step) for t in range(lo, hi + 1)})
+
+
 def neighbour(c: Candidate, rng: random.Random, isa: str, registers: bool = True) -> Candidate:
     """One move (see the module docstring); ``registers=False`` leaves the register dimension alone."""
     if registers and rng.random() < P_REGS:
@@ -74,14 +104,26 @@ def neighbour(c: Candidate, rng: random.Random, isa: str, registers: bool = True
             opts = [o for o in options_for(name, isa) if o != getattr(c.recipe, name)]
             if opts:
                 return c.with_recipe(replace(c.recipe, **{name: rng.choice(opts)}))
+    if c.last > c.first and rng.random() < P_STRETCH:
+        return stretch_move(c, rng)
     key: tuple = (rng.randint(c.first, c.last), rng.choice(CHAINS))
     if rng.random() < P_FINE:
         key = key + (rng.randrange(GROUP_OPS),)
-    cur = c.offset_map().get(key, 0)
-    step = rng.choice((-1, 1))
-    if abs(cur) > MAX_OFFSET:      # an order written as offsets (engines/greedy.py): nudge it, never flatten it
-        return c.with_offset(key, cur + step)
-    return c.with_offset(key, max(-MAX_OFFSET, min(MAX_OFFSET, cur + step)))
+    return c.with_offset(key, _nudged(c.offset_map().get(key, 0), rng.choice((-1, 1))))
+
+
+def temperature(t0: float, n: int, evaluations: int, began: float, deadline: float | None, now: float) -> float:
+    """The Metropolis temperature after ``n`` evaluations: ``t0`` falling linearly to 0 over the
+    evaluation budget, or -- no budget (``NO_BUDGET``) and a deadline -- over the time to the deadline.
+
+    Example: ``temperature(4.0, 500, 1000, 0, 60, 10)`` is 2.0 (half the budget);
+    ``temperature(4.0, 500, NO_BUDGET, 0, 60, 45)`` is 1.0 (three quarters of the time).
+    """
+    if deadline is not None and evaluations >= NO_BUDGET and deadline > began:
+        done = (now - began) / (deadline - began)
+    else:
+        done = n / evaluations
+    return t0 * max(0.0, 1.0 - done)
 
 
 def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: int, evaluations: int,
@@ -102,6 +144,7 @@ def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: i
         raise Sha1optError("the start candidate is infeasible (its order needs more temporaries than the architecture has)")
     best, best_cost = cur, cur_cost
     t0 = T0_FRACTION * cur_cost
+    began = time.monotonic()
     improvements = [(0, cur_cost)]
     reason = "budget"
     n = 0
@@ -117,7 +160,7 @@ def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: i
         c = evaluate(cand)
         if c is None:
             continue
-        temp = t0 * (1.0 - n / evaluations)
+        temp = temperature(t0, n, evaluations, began, deadline, time.monotonic())
         if c <= cur_cost or (temp > 0 and rng.random() < math.exp((cur_cost - c) / temp)):
             cur, cur_cost = cand, c
             if c < best_cost:

@@ -38,7 +38,7 @@ from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.anneal import AnnealResult, anneal
 from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.exact import TemplateResult, solve_templates
-from sha1opt.search.objective import range_cost
+from sha1opt.search.objective import objective
 from sha1opt.search.space.candidate import Candidate
 from sha1opt.search.space.recipe import Recipe
 
@@ -154,7 +154,7 @@ def anneal_task(job: Job, stop_name: str, topic: str) -> AnnealResult:
     import distributed  # lazy: see cluster.py
     worker = distributed.get_worker()
     s = job.start
-    cost = range_cost(load_model(job.uarch), s.first, s.last, s.arch)
+    cost = objective(load_model(job.uarch), s.first, s.last, s.arch).cost
     count = [0]
     next_count = [time.monotonic() + COUNT_EVERY]
 

@@ -80,6 +80,16 @@ class Candidate:
             m.pop(key, None)
         return Candidate(self.first, self.last, self.arch, self.recipe, tuple(sorted(m.items())), self.template)
 
+    def with_offsets(self, updates: dict[tuple, int]) -> "Candidate":
+        """``with_offset`` for many keys at once (a value of 0 removes the key)."""
+        m = self.offset_map()
+        for key, value in updates.items():
+            if value:
+                m[key] = value
+            else:
+                m.pop(key, None)
+        return Candidate(self.first, self.last, self.arch, self.recipe, tuple(sorted(m.items())), self.template)
+
     def with_recipe(self, recipe: Recipe) -> "Candidate":
         """A new recipe changes the ops, so a template made for the old one is dropped."""
         return Candidate(self.first, self.last, self.arch, recipe, self.offsets, ())

@@ -28,7 +28,7 @@ def _store_whole(db, uarch, recipe, cycles):
     """Store ``recipe``'s whole x86-64 block as ``uarch``'s 0-79 result (the stored cycles are not what
     best_block compares)."""
     real = realize(Candidate(0, 79, "x86_64", recipe))
-    Store(db).put(uarch=uarch, arch="x86_64", first=0, last=79, model_version=model_version(load_model(uarch)),
+    Store(db).put(uarch=uarch, arch="x86_64", first=0, last=79, model_version=model_version(load_model(uarch), 0, 79),
                   cycles=cycles, recipe=recipe.key(), offsets=(), code="\n".join(map(str, real.code)),
                   evaluations=1, seconds=1.0, seed=0, proved=True)
     return real.code
