@@ -14,7 +14,8 @@ What lives here, one concept per folder or module:
 * ``synth/``    -- CEGIS synthesis of minimal instruction sequences.
 * ``bound``      -- a lower bound per model on a range's or a whole block's
   simulated cycles (critical path, issue width, ports): "gap to bound".
-* ``objective`` (a range's cycles inside the block; peers as a ``Reference``),
+* ``objective`` (a range's cycles inside the block, rounds 0-79 as the steady-state block loop;
+  peers as a ``Reference``),
   ``store`` (SQLite results), ``blocks`` (whole blocks from stored results)
   and ``driver`` (``search_range``, the stages of one search).
 
