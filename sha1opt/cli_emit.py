@@ -32,7 +32,7 @@ from sha1opt.emit.tuning import describe as describe_tuning, host_cpu, host_refu
 from sha1opt.job import steps
 from sha1opt.search.cost.model import canonical_name
 from sha1opt.search.driver import default_arch
-from sha1opt.search.space.hybrid_caps import LEVELS, vector_dialects
+from sha1opt.search.space.hybrid_caps import LEVELS, allows, vector_dialects
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
@@ -88,17 +88,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
         uarch = canonical_name(uarch) if uarch else None
         arch_ = arch or (default_arch(uarch) if uarch else "x86_64")
         schedule = None
-        if dispatch:
-            plan = plan_dispatch(uarch, arch_, db, cap=isa)
-            for line in plan.notes:
-                click.echo(line)
-            for k, c in enumerate(plan.paths):
-                click.echo(f"path {k + 1}: {c.describe()}")
-            for line in plan.dropped:
-                click.echo(f"left out: {line}")
-            result = export_dispatch(plan, output, command=command)
-        elif tune is not None:
-            if uarch is None or isa is None or dispatch or not vector_dialects(isa):
+        if tune is not None:
+            if uarch is None or isa is None or dispatch or not vector_dialects(isa) or allows(isa, "sha"):
                 _fail("--tune needs --uarch and a hybrid --isa level (ssse3, avx, avx2, avx512), without --dispatch")
             refusal = host_refusal(uarch, host_cpu())
             if refusal:
@@ -119,6 +110,15 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
             for line in describe_tuning(tuning):
                 click.echo(line)
             result = export_hybrid(tuning.best.block, output, flavor=flavor, uarch=uarch, command=command)
+        elif dispatch:
+            plan = plan_dispatch(uarch, arch_, db, cap=isa)
+            for line in plan.notes:
+                click.echo(line)
+            for k, c in enumerate(plan.paths):
+                click.echo(f"path {k + 1}: {c.describe()}")
+            for line in plan.dropped:
+                click.echo(f"left out: {line}")
+            result = export_dispatch(plan, output, command=command)
         elif isa is not None:
             choice = export_choice(uarch, arch, isa, db)
             for line in choice.notes:

@@ -120,9 +120,9 @@ def test_export_tune_on_a_foreign_model_is_refused_in_one_line(tmp_path):
     assert not out.exists()
 
 
-def test_export_tune_needs_a_hybrid_level(tmp_path):
-    r = CliRunner().invoke(main, ["export", "--uarch", "goldencove", "--isa", "bmi2", "--tune", "2",
-                                  "-o", str(tmp_path / "t.S")])
+@pytest.mark.parametrize("extra", [["--isa", "bmi2"], ["--isa", "shani"], [], ["--isa", "avx512", "--dispatch"]])
+def test_export_tune_needs_a_hybrid_level_and_no_dispatch(tmp_path, extra):
+    r = CliRunner().invoke(main, ["export", "--uarch", "goldencove", *extra, "--tune", "2", "-o", str(tmp_path / "t.S")])
     assert r.exit_code == 2 and "hybrid --isa level" in r.output
 
 
@@ -141,3 +141,28 @@ def test_tuned_winner_is_a_validated_export(tmp_path):
     res = export_hybrid(t.best.block, tmp_path / "t.S", uarch="goldencove")
     assert res.ok and [c.name for c in res.validation.checks] == ["assemble", "lift", "prove", "vectors"]
     assert t.best.block.params.key() in (tmp_path / "t.S").read_text()
+
+
+@pytest.mark.skipif(not host_is_x86_64(), reason="the export validates natively")
+def test_export_tune_first_ctrl_c_stops_the_timing_and_still_writes_the_validated_best(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    import sha1opt.cli_emit as cli_emit
+    from sha1opt.emit.tuning import Candidate, Measurement, Tuning
+
+    block = build(HybridParams(isa="ssse3"))
+    seen = {}
+
+    def fake_tune(uarch, arch, level, n, should_stop):
+        os.kill(os.getpid(), signal.SIGINT)          # Ctrl-C while "timing"
+        seen["stopped"] = should_stop()
+        m = Measurement(1.0, 1.0, 1.0, 4)
+        return Tuning((Candidate(block, 3.0, Validation()),), (m,), 0, "interrupted", "interrupted", 0)
+
+    monkeypatch.setattr(cli_emit, "do_tune", fake_tune)
+    monkeypatch.setattr(cli_emit, "host_refusal", lambda uarch, cpu: None)
+    out = tmp_path / "t.S"
+    r = CliRunner().invoke(main, ["export", "--uarch", "goldencove", "--isa", "ssse3", "--tune", "2", "-o", str(out)])
+    assert seen["stopped"] and r.exit_code == 0, r.output
+    assert "exporting candidate 0" in r.output and out.is_file() and block.params.key() in out.read_text()
