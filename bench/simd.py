@@ -122,7 +122,8 @@ def main() -> int:
             blocks += [(f"zen5 params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in ISAS
                        if isa != p.isa]
     for name, block in blocks:
-        rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs, openssl_paths=tuple(p for p in args.paths.split(",") if p))
+        rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs,
+                           openssl_paths=tuple(p for p in args.paths.split(",") if p))
         if isinstance(rep, BenchRefusal):
             print(f"{name:22s} refused: {rep.reason}")
             ok = False

@@ -4,7 +4,7 @@ Within a few percent the cost model's ranking of hybrid blocks is port-binding n
 Rapids host, goldencove's first choice measured 0.965 of OpenSSL's AVX2 path and a form it ranked
 lower 0.928), so ``export --tune N`` measures instead, as the seeds' hand-tuners did:
 
-1. ``ranked_blocks(uarch, arch, level)`` -- the hybrid search export runs (same budget, seed 0:
+1. ``ranked_blocks(uarch, arch, level, limit)`` -- the hybrid search export runs (same budget, seed 0:
    ``hybrid_choice.EXPORT_EVALUATIONS``; x86-64 ``engines.hybrid.search_hybrid``, i386
    ``engines.hybrid_i386.search_hybrid_i386``), its scored points (``HybridSearch.ranked``: the
    search's best first, then cheapest first), one per *shape* (``shape``: dialect, lead,
@@ -18,13 +18,16 @@ lower 0.928), so ``export --tune N`` measures instead, as the seeds' hand-tuners
    until ``n`` passed. Then rounds: in each round every candidate, in a rotating order, runs in
    one timing process (``csrc/bench.c``, ``emit.timing``) as peer 0 against the model's first
    choice as peer 1 (its object with the entry renamed ``sha1_ref_block_data_order``), ``pairs /
-   rounds`` interleaved pairs at ``size`` bytes per call -- so a load swing falls on every
-   candidate. The figure is the median of the paired ratios candidate / first choice (ticks per
-   byte), with p10 / p90; the first choice is also timed against itself (the noise control: its
-   median is about 1, its p10 / p90 the noise), and ranks at exactly 1.
+   rounds`` interleaved pairs at ``SIZE`` (16 KiB) per call -- so a load swing falls on every
+   candidate (one process per candidate and round: bench.c pairs two peers). The figure is the
+   median of the paired ratios candidate / first choice (ticks per byte), with p10 / p90; the
+   first choice is also timed against itself: the control (median about 1; its p10 / p90 are
+   the noise).
 3. The winner is the candidate with the lowest median, when that is ``MARGIN`` (1 %) below the
-   control's -- the same code in both peers reads 1.006, not 1, here (placement), and a
-   sub-percent difference at this noise is a coin toss, so the model's pick stays then.
+   control's -- the same code in both peers has read 1.006, not 1, here, and a sub-percent
+   difference at this noise is a coin toss, so the model's pick stays then. Example (18:24 UTC,
+   load 5.4): goldencove avx512, 4 candidates: control 1.000 [0.990, 1.036], pin-bmi-early 0.963
+   [0.951, 1.021], exported.
    ``should_stop()`` (Ctrl-C in the CLI) or a ``KeyboardInterrupt`` inside a timing run ends the
    rounds: the winner is then taken over the pairs measured so far (a candidate with fewer than
    ``MIN_PAIRS`` pairs is not ranked), always among validated candidates.

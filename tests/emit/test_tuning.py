@@ -122,7 +122,8 @@ def test_export_tune_on_a_foreign_model_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("extra", [["--isa", "bmi2"], ["--isa", "shani"], [], ["--isa", "avx512", "--dispatch"]])
 def test_export_tune_needs_a_hybrid_level_and_no_dispatch(tmp_path, extra):
-    r = CliRunner().invoke(main, ["export", "--uarch", "goldencove", *extra, "--tune", "2", "-o", str(tmp_path / "t.S")])
+    args = ["export", "--uarch", "goldencove", *extra, "--tune", "2", "-o", str(tmp_path / "t.S")]
+    r = CliRunner().invoke(main, args)
     assert r.exit_code == 2 and "hybrid --isa level" in r.output
 
 
