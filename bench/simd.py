@@ -16,7 +16,13 @@
    its machine code, native vectors). Ratios are ours / peer of TSC ticks
    per byte: median [p10, p90].
 
+   With ``--tune N`` also the block ``export --uarch U --isa avx512 --tune N`` writes
+   (``emit.tuning``: the search's N best distinct candidates validated, timed against the model's
+   first choice on this host, the fastest kept; refused for a model that is not this CPU's), its
+   per-candidate lines printed, timed in the same way beside the untuned export.
+
 Usage: nice -n -10 python bench/simd.py [--pairs 40] [--evaluations 150] [--db PATH] [--measure zen5,goldencove]
+           [--tune N] [--paths integer,ssse3,avx2]
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from dataclasses import replace
 
 from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.emit.bench import BenchRefusal
+from sha1opt.emit.hybrid_export import function_text
+from sha1opt.emit.tuning import describe, host_cpu, host_refusal, tune
 from sha1opt.search.driver import search_hybrid_block
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import build_on
@@ -70,6 +78,8 @@ def main() -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--measure", default=",".join(MEASURE))
     ap.add_argument("--dialects", action="store_true", help="also the zen5 winner's parameters in each dialect")
+    ap.add_argument("--tune", type=int, default=None, help="also the `export --tune N` block (module docstring)")
+    ap.add_argument("--paths", default=",".join(PATHS), help="OpenSSL paths to time against")
     args = ap.parse_args()
     ok = True
     print(f"# bench/simd.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {_cpu()}; "
@@ -98,11 +108,22 @@ def main() -> int:
         print(f"# {m} --isa avx512: {p.key()} ({len(p.offsets)} offsets); {r.search.cycles_per_byte:.2f} c/B "
               f"predicted on {m}; {r.proof}")
         blocks.append((f"{m} export", r.search.block))
+        if args.tune:
+            why = host_refusal(m, host_cpu())
+            if why:
+                print(f"# {m} --tune {args.tune}: refused: {why}")
+            else:
+                t = tune(m, "x86_64", "avx512", args.tune)
+                for line in describe(t):
+                    print(f"# {m} --tune {args.tune}: {line}")
+                if function_text(t.best.block) != function_text(r.search.block):
+                    blocks.append((f"{m} tuned", t.best.block))
         if args.dialects and m == "zen5":
             blocks += [(f"zen5 params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in ISAS
                        if isa != p.isa]
     for name, block in blocks:
-        rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs, openssl_paths=PATHS)
+        rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs,
+                           openssl_paths=tuple(p for p in args.paths.split(",") if p))
         if isinstance(rep, BenchRefusal):
             print(f"{name:22s} refused: {rep.reason}")
             ok = False

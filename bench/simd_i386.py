@@ -11,8 +11,13 @@ median [p10, p90]; the load average is printed beside every block.
 ``--variant LEVEL:LEAD:EVERY`` (repeatable) also times the export's block of LEVEL with its ``lead`` and
 ``every`` replaced (a check of the cost model's interleaving choice on this host).
 
+``--tune N`` also times, per level, the block ``export --arch i386 --uarch U --isa LEVEL --tune N``
+writes (``emit.tuning``: the search's N best distinct candidates validated, timed against the
+model's first choice on this host, the fastest kept; its per-candidate lines printed), when it
+differs from the untuned export's block (refused, with one line, when U is not this CPU's model).
+
 Usage: nice -n -10 python bench/simd_i386.py [--uarch goldencove] [--levels ssse3,avx] [--pairs 40]
-           [--paths integer,ssse3,avx] [--variant ssse3:2:1] [--db PATH] [--out bench/results/simd_i386.txt]
+           [--paths integer,ssse3,avx] [--variant ssse3:2:1] [--tune N] [--db PATH] [--out bench/results/simd_i386.txt]
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from pathlib import Path
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_bench_i386 import bench_hybrid_i386
 from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.hybrid_export import function_text
+from sha1opt.emit.tuning import describe, host_cpu, host_refusal, tune
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.space.hybrid_i386 import build_i386
@@ -58,6 +65,7 @@ def main() -> int:
     ap.add_argument("--paths", default="integer,ssse3,avx")
     ap.add_argument("--out", default=None, help="also write the output to this file")
     ap.add_argument("--variant", action="append", default=[], help="LEVEL:LEAD:EVERY (module docstring)")
+    ap.add_argument("--tune", type=int, default=None, help="also the `export --tune N` block per level")
     args = ap.parse_args()
     lines: list[str] = []
 
@@ -75,18 +83,33 @@ def main() -> int:
     model = load_model(args.uarch)
     runs = [(level, None) for level in args.levels.split(",")]
     runs += [(v.split(":")[0], (int(v.split(":")[1]), int(v.split(":")[2]))) for v in args.variant]
+    runs += [(level, "tune") for level in args.levels.split(",") if args.tune]
     for level, variant in runs:
         choice = export_choice(args.uarch, "i386", level, args.db)
         if choice.block is None:
             say(f"# --isa {level}: export writes scalar code ({'; '.join(choice.notes)}): not measured here")
             continue
         block = choice.block
-        if variant is not None:
+        if variant == "tune":
+            why = host_refusal(args.uarch, host_cpu())
+            if why:
+                say(f"# --isa {level} --tune {args.tune}: refused: {why}")
+                continue
+            t = tune(args.uarch, "i386", level, args.tune)
+            for line in describe(t):
+                say(f"# --isa {level} --tune {args.tune}: {line}")
+            if function_text(t.best.block) == function_text(block):
+                say(f"# --isa {level} --tune {args.tune}: the tuned block is the export's: not timed again")
+                continue
+            block, level = t.best.block, f"{level}/tuned"
+            proof = "tuning validated it first (block proof, whole function from the object, vectors)"
+        elif variant is not None:
             block = build_i386(replace(block.params, lead=variant[0], every=variant[1], placement="every"))
             say(f"# variant of the --isa {level} export: lead {variant[0]}, every {variant[1]}")
             level = f"{level}/{variant[0]}/{variant[1]}"
-        proof = ("the export's block proof does not cover a variant: see 'validated first'" if variant else
-                 choice.notes[0].split("; ")[1] if "; " in choice.notes[0] else choice.notes[0])
+        if variant != "tune":
+            proof = ("the export's block proof does not cover a variant: see 'validated first'" if variant else
+                     choice.notes[0].split("; ")[1] if "; " in choice.notes[0] else choice.notes[0])
         say(f"# --isa {level}: {block.params.key()}; {block_cost(block, model).cycles_per_byte:.2f} c/B predicted "
             f"on {args.uarch}; {proof}")
         rep = bench_hybrid_i386(block, sizes=SIZES, pairs=args.pairs,

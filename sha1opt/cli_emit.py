@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -27,14 +28,15 @@ from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.peers import OPENSSL_PATHS
 from sha1opt.emit.shani_export import export_shani
+from sha1opt.emit.tuning import describe as describe_tuning, host_cpu, host_refusal, tune as do_tune
 from sha1opt.job import steps
 from sha1opt.search.cost.model import canonical_name
 from sha1opt.search.driver import default_arch
-from sha1opt.search.space.hybrid_caps import LEVELS
+from sha1opt.search.space.hybrid_caps import LEVELS, allows, vector_dialects
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
-from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, _fail, _shown, _unwind_on_signals
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, _fail, _Interrupted, _shown, _unwind_on_signals
 
 
 @click.command()
@@ -66,7 +68,10 @@ def demo(outdir: Path) -> None:
 @click.option("--dispatch", is_flag=True,
               help="One function holding every proved path the model's ISA allows (scalar, hybrid, SHA-NI; capped "
                    "by --isa), choosing at run time from a cpuid word filled once by a constructor (ELF only).")
-def export(output, arch, uarch, db, flavor, isa, dispatch):
+@click.option("--tune", type=Integer(1, 16), default=None,
+              help="Hybrid levels: validate the N best distinct candidates of the search, time them against each "
+                   "other on this CPU (which must be --uarch's) and export the fastest; Ctrl-C keeps the best so far.")
+def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates).
 
     Without --isa or --dispatch: with --uarch, the path predicted fastest on that model among the scalar
@@ -83,7 +88,29 @@ def export(output, arch, uarch, db, flavor, isa, dispatch):
         uarch = canonical_name(uarch) if uarch else None
         arch_ = arch or (default_arch(uarch) if uarch else "x86_64")
         schedule = None
-        if dispatch:
+        if tune is not None:
+            if uarch is None or isa is None or dispatch or not vector_dialects(isa) or allows(isa, "sha"):
+                _fail("--tune needs --uarch and a hybrid --isa level (ssse3, avx, avx2, avx512), without --dispatch")
+            refusal = host_refusal(uarch, host_cpu())
+            if refusal:
+                _fail(refusal)
+            stop: list[int] = []
+
+            def on_int(signum, _frame):       # the first Ctrl-C ends the timing rounds; a second one aborts
+                if stop:
+                    raise _Interrupted(signum)
+                stop.append(signum)
+                click.echo("sha1opt: Ctrl-C: stopping the timing; exporting the best validated candidate so far "
+                           "(Ctrl-C again aborts, writing nothing)", err=True)
+            old = signal.signal(signal.SIGINT, on_int)
+            try:
+                tuning = do_tune(uarch, arch_, isa, tune, should_stop=lambda: bool(stop))
+            finally:
+                signal.signal(signal.SIGINT, old)
+            for line in describe_tuning(tuning):
+                click.echo(line)
+            result = export_hybrid(tuning.best.block, output, flavor=flavor, uarch=uarch, command=command)
+        elif dispatch:
             plan = plan_dispatch(uarch, arch_, db, cap=isa)
             for line in plan.notes:
                 click.echo(line)

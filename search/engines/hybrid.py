@@ -124,6 +124,13 @@ class HybridSearch:
     evaluations: int
     seconds: float
     reason: str                          # "grid", "budget", "deadline", "interrupted", or why nothing ran
+    ranked: tuple[HybridParams, ...] = ()  # ``params`` first, then the other scored points that built, cheapest first
+
+
+def ranked_points(cache: dict, best: HybridParams) -> tuple[HybridParams, ...]:
+    """``best``, then the other points of ``cache`` (params -> (score, block or None)) that built, cheapest first."""
+    rest = sorted((p for p, (c, b) in cache.items() if b is not None and p != best), key=lambda p: cache[p][0])
+    return (best, *rest)
 
 
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
@@ -243,5 +250,5 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     block = cache[best][1]
     sim = block_cost(block, model)
     return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,
-                        n + k, time.monotonic() - t0, reason)
+                        n + k, time.monotonic() - t0, reason, ranked_points(cache, best))
 

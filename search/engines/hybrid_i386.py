@@ -25,7 +25,8 @@ from typing import Callable
 from sha1opt.search.cost.model import Model
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.engines.hybrid import (EVERY, OFFSET_CHAINS, P_PARAM, P_RECIPE, SCALAR_FIELDS, TIE,
-                                           HybridSearch, block_cost, dialects_for, scalar_isa_for, slots_of)
+                                           HybridSearch, block_cost, dialects_for, ranked_points, scalar_isa_for,
+                                           slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.recipe import Recipe, isa_rank, options_for
@@ -135,4 +136,4 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     block = cache[best][1]
     sim = block_cost(block, model)
     return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,
-                        n + k, time.monotonic() - t0, reason)
+                        n + k, time.monotonic() - t0, reason, ranked_points(cache, best))
