@@ -37,7 +37,8 @@ from dataclasses import replace
 from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_export import function_text
-from sha1opt.emit.tuning import describe, host_cpu, host_refusal, tune
+from sha1opt.emit.host_cpu import host_cpu, host_refusal
+from sha1opt.emit.tuning import describe, tune
 from sha1opt.search.driver import search_hybrid_block
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import build_on

@@ -32,11 +32,11 @@ lower 0.928), so ``export --tune N`` measures instead, as the seeds' hand-tuners
    rounds: the winner is then taken over the pairs measured so far (a candidate with fewer than
    ``MIN_PAIRS`` pairs is not ranked), always among validated candidates.
 
-The host rule (``host_refusal``): timing decides only for the CPU that runs it, so tuning for a
-model is allowed only when this CPU is that model's. The models record no CPU identification, so
-``HOST_CPUS`` (below, one row per (vendor, family, model) with its source) says which model a CPU
-is; a CPU missing from it is no model's, and tuning is refused. Example: on the Emerald Rapids
-host (GenuineIntel family 6 model 207) ``--uarch goldencove`` tunes, ``--uarch zen5`` is refused.
+The host rule (``emit.host_cpu.host_refusal``): timing decides only for the CPU that runs it, so
+tuning for a model is allowed only when this CPU is that model's (``corpus/cpus.toml`` says which
+model a CPU is; a CPU missing from it is no model's, and tuning is refused). Example: on the
+Emerald Rapids host (GenuineIntel family 6 model 207) ``--uarch goldencove`` tunes, ``--uarch
+zen5`` is refused.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import numpy as np
 
 from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.search.cost.model import canonical_name, load_model
+from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost, build_on, search_hybrid
 from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams
@@ -71,63 +71,9 @@ SPARE = 2             # ``tune`` ranks SPARE x n blocks, so that n remain when s
 MARGIN = 0.01         # a candidate replaces the first choice only when its median is this far below the control
 MIN_PAIRS = 4         # fewer measured pairs (an interrupted run): the candidate is not ranked
 
-# (vendor_id, cpu family, model) of /proc/cpuinfo -> the cost model of that core.
-HOST_CPUS: dict[tuple[str, int, int], str] = {
-    # Intel SDM vol. 4 / the kernel's arch/x86/include/asm/intel-family.h; goldencove.toml's header:
-    # one model for Golden Cove and Raptor Cove P-cores.
-    ("GenuineIntel", 6, 143): "goldencove",     # 0x8F Sapphire Rapids
-    ("GenuineIntel", 6, 207): "goldencove",     # 0xCF Emerald Rapids (this project's host of 2026-12-01)
-    ("GenuineIntel", 6, 151): "goldencove",     # 0x97 Alder Lake (P-cores)
-    ("GenuineIntel", 6, 154): "goldencove",     # 0x9A Alder Lake-L (P-cores)
-    ("GenuineIntel", 6, 183): "goldencove",     # 0xB7 Raptor Lake (P-cores)
-    ("GenuineIntel", 6, 186): "goldencove",     # 0xBA Raptor Lake-P (P-cores)
-    ("GenuineIntel", 6, 191): "goldencove",     # 0xBF Raptor Lake-S (P-cores)
-}
 
 Timer = Callable[[Path, Path, str, int], np.ndarray]
 Check = Callable[[HybridBlock, Path], "Validation | str"]
-
-
-@dataclass(frozen=True)
-class CpuId:
-    vendor: str
-    family: int
-    model: int
-
-    def __str__(self) -> str:
-        return f"{self.vendor} family {self.family} model {self.model}"
-
-
-def host_cpu(cpuinfo: str | Path = "/proc/cpuinfo") -> CpuId | None:
-    """The first processor's vendor, family and model from ``cpuinfo``, or None (no such file / not x86)."""
-    try:
-        text = Path(cpuinfo).read_text()
-    except OSError:
-        return None
-    fields: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip():
-            break
-        key, _, value = line.partition(":")
-        fields[key.strip()] = value.strip()
-    try:
-        return CpuId(fields["vendor_id"], int(fields["cpu family"]), int(fields["model"]))
-    except (KeyError, ValueError):
-        return None
-
-
-def host_refusal(uarch: str, cpu: CpuId | None) -> str | None:
-    """None when ``cpu`` is ``uarch``'s CPU (``HOST_CPUS``), else the one-line reason tuning is refused."""
-    want = canonical_name(uarch)
-    if cpu is None:
-        return f"--tune times candidates on this CPU, and its identification could not be read: not tuning for {want}"
-    mine = HOST_CPUS.get((cpu.vendor, cpu.family, cpu.model))
-    if mine is None:
-        return (f"--tune times candidates on this CPU ({cpu}), which is no model's CPU (emit.tuning.HOST_CPUS): "
-                f"its timings say nothing about {want}")
-    if mine != want:
-        return f"--tune times candidates on this CPU ({cpu}), which is {mine}'s, not {want}'s: pass --uarch {mine}"
-    return None
 
 
 @dataclass(frozen=True)

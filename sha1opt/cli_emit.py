@@ -28,7 +28,8 @@ from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.peers import OPENSSL_PATHS
 from sha1opt.emit.shani_export import export_shani
-from sha1opt.emit.tuning import describe as describe_tuning, host_cpu, host_refusal, tune as do_tune
+from sha1opt.emit.host_cpu import host_cpu, host_refusal
+from sha1opt.emit.tuning import describe as describe_tuning, tune as do_tune
 from sha1opt.job import steps
 from sha1opt.search.cost.model import canonical_name
 from sha1opt.search.driver import default_arch

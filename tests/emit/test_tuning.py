@@ -10,7 +10,9 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.toolchain import host_is_x86_64
-from sha1opt.emit.tuning import CpuId, host_cpu, host_refusal, ranked_blocks, shape, tune_blocks
+from sha1opt.emit.host_cpu import CpuId, cpu_table, host_cpu, host_refusal, model_of
+from sha1opt.semantics.errors import CorpusError
+from sha1opt.emit.tuning import ranked_blocks, shape, tune_blocks
 from sha1opt.emit.validate import Validation
 from sha1opt.search.space.hybrid import HybridParams, build
 
@@ -102,8 +104,26 @@ def test_host_rule_refuses_a_foreign_model_and_an_unknown_cpu():
     assert host_refusal("goldencove", EMERALD) is None
     assert host_refusal("sapphirerapids", EMERALD) is None                  # an alias of the same model
     assert "goldencove's, not zen5's" in host_refusal("zen5", EMERALD)
-    assert "no model's CPU" in host_refusal("goldencove", CpuId("AuthenticAMD", 26, 68))
+    assert "zen5's, not goldencove's" in host_refusal("goldencove", CpuId("AuthenticAMD", 26, 68))
+    assert "no model's CPU" in host_refusal("zen3", CpuId("AuthenticAMD", 25, 33))   # zen3: literature only
     assert "could not be read" in host_refusal("goldencove", None)
+
+
+def test_cpu_table_maps_the_rows_of_corpus_cpus_toml():
+    """corpus/cpus.toml: Emerald Rapids (6/207) and Alder Lake (6/151) are goldencove's; Zen 5 (1Ah, models
+    0x00-0x2f, 0x40-0x4f, 0x60-0x7f per Linux's amd.c) is zen5's; 1Ah model 0x30 is in no range."""
+    assert model_of(EMERALD) == "goldencove" and model_of(CpuId("GenuineIntel", 6, 151)) == "goldencove"
+    assert model_of(CpuId("AuthenticAMD", 0x1A, 0x44)) == "zen5" and model_of(CpuId("AuthenticAMD", 0x1A, 0x30)) is None
+
+
+def test_cpu_table_refuses_unknown_keys_and_models(tmp_path):
+    row = 'vendor = "GenuineIntel"\nfamily = 6\nmodels = [[1, 2]]\nsource = "x"\n'
+    (tmp_path / "a.toml").write_text('[[cpu]]\n' + row + 'model = "goldencove"\nstepping = 3\n')
+    (tmp_path / "b.toml").write_text('[[cpu]]\n' + row + 'model = "pentium9"\n')
+    with pytest.raises(CorpusError, match="unknown key 'stepping'"):
+        cpu_table(tmp_path / "a.toml")
+    with pytest.raises(CorpusError, match="not in corpus/uarch"):
+        cpu_table(tmp_path / "b.toml")
 
 
 def test_host_cpu_reads_the_first_processor(tmp_path):
