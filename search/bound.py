@@ -40,6 +40,11 @@ computes the same values as generation order (reordering respects the
 dependence graph, allocation only renames temporaries), so the dataflow of a
 round is the recipe's whatever the order.
 
+The whole block is judged as the block loop in steady state (``objective.block_loop_cycles``);
+``loop_bound`` bounds that: the same three parts as rates per iteration (no ramp-up, no prologue
+loads on x86-64) and, for the critical path, the loop-carried recurrence of a..e (its docstring).
+``block_bound`` stays the bound of the block body simulated once.
+
 Example: ``range_bound(load_model("p4"), 40, 59)`` -> a ``Bound`` whose
 ``cycles`` no search of p4 rounds 40-59 can go below; its ``binding`` names
 which of the three it is.
