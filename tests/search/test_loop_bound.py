@@ -8,7 +8,8 @@ runs at the bound, gap 0); on i386, whose loop reloads a..e from memory, no regi
 And the known exception, kept as a strict xfail: the lead's best skylake x86-64 block measures 283.5
 against a rate bound of 284.25 -- ``loop=True`` takes the end-to-end of two iterations' latest
 completions, whose lag behind the front end jitters by a few clocks, so the measure can sit a little
-below a rate every iteration obeys (its allocation runs at >= 1137/4 clocks per iteration).
+below a rate every iteration obeys (its allocation runs at >= 1137/4 clocks per iteration); repeated
+10 times (20 iterations measured) the same block runs at 284.65, above the bound.
 """
 
 from dataclasses import replace
@@ -101,3 +102,14 @@ def test_the_loop_bound_is_at_most_the_leads_best_skylake_x86_64_block_loop():
     sched = block_schedule([parse_text(text, "x86_64")], "x86_64", "x")
     model = load_model("skylake")
     assert loop_bound(model, "x86_64").cycles <= block_loop_cycles(sched, model)
+
+
+def test_the_leads_best_skylake_x86_64_block_runs_at_or_above_the_bound_over_many_iterations():
+    # The same block as the xfail above, its loop body repeated 10 times (so loop=True measures 20
+    # iterations end to end): the jitter of the latest completion is spread over 20, and the rate
+    # (284.65) is above the bound (284.25) -- the dip is the short measure's, not the bound's.
+    text = (DATA / "skylake_x86_64_best_block.s").read_text()
+    sched = block_schedule([parse_text(text, "x86_64")], "x86_64", "x")
+    model = load_model("skylake")
+    body = list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL["x86_64"])
+    assert loop_bound(model, "x86_64").cycles <= simulate(body * 10, model, loop=True).cycles / 10
