@@ -11,7 +11,7 @@
           exported and validated), each as the block loop of its machine code under that model
           (``sha1opt analyze``'s figure, the loop the cost_fidelity bench costs; gcc's loop is read from
           its listing, as the search's peer, since its x86-64 builds keep the state in SSE registers the
-          lifter refuses); whether ours is <= all three; the block's lower bound and our gap to it. ``--readme README.md`` writes
+          lifter refuses); whether ours is <= all three; the block loop's lower bound (loop_bound) and our gap to it. ``--readme README.md`` writes
           the markdown table into README between its markers (never typed by hand)
   matrix  each model's best block evaluated on every model (8x8)
   zen3    the exported zen3 x86_64 transform measured by `sha1opt bench` against
@@ -43,7 +43,7 @@ from sha1opt.analyze import analyze_file
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.emit.peers import gcc_reference, gcc_reference_loop
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
-from sha1opt.search.bound import block_bound
+from sha1opt.search.bound import loop_bound
 from sha1opt.search.driver import default_arch, search_ranges
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.search.engines.anneal import anneal
@@ -174,7 +174,8 @@ def run_table(db: str, only: list[str] | None = None, readme: str | None = None)
     keys = model_keys(only)
     uarchs = sorted({u for u, _ in keys})
     print("\n## table: predicted cycles/byte of the block loop under each model (machine code lifted, "
-          "steady state); bound and gap: the block body simulated once (what search/bound.py bounds)")
+          "steady state); bound and gap: search/bound.py's loop_bound, a lower bound on the block loop "
+          "per iteration (ours' loop figure against it)")
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         default, openssl, gcc = {}, {}, {}
@@ -200,21 +201,20 @@ def run_table(db: str, only: list[str] | None = None, readme: str | None = None)
                 print(f"{u} {arch}: export REFUSED: {res.validation.failure.detail}")
                 continue
             ours = loop_cpb(path, [u])[u]
-            bound = block_bound(model, arch)
-            once = block_cpb(sched, model)
+            bound = loop_bound(model, arch)
             peers = {"default": default[arch].get(u), f"gcc -mtune={model.gcc_mtune}": gcc_cpb,
                      "OpenSSL": openssl[arch][u]}
             best_peer = min(peers, key=lambda k: peers[k])
-            rows.append((u, arch, peers, ours, ours <= peers[best_peer] + 1e-9, best_peer, bound, once))
+            rows.append((u, arch, peers, ours, ours <= peers[best_peer] + 1e-9, best_peer, bound))
     head = (f"| model | arch | default | gcc -O2 -mtune | OpenSSL integer | ours | ours <= all | vs best peer "
-            f"| bound (block) | gap to bound |")
+            f"| bound (loop) | gap to bound |")
     lines = [head, "|---|---|---|---|---|---|---|---|---|---|"]
-    for u, arch, peers, ours, ok, best_peer, bound, once in rows:
+    for u, arch, peers, ours, ok, best_peer, bound in rows:
         vals = list(peers.values())
         lines.append(f"| {u} | {arch} | {vals[0]:.2f} | {vals[1]:.2f} | {vals[2]:.2f} | {ours:.2f} | "
                      f"{'yes' if ok else 'NO'} | {100 * (ours - peers[best_peer]) / peers[best_peer]:+.1f}% "
                      f"({best_peer.split(' ')[0]}) | {bound.cycles / 64:.2f} ({bound.binding.replace('|', '/')}) | "
-                     f"{100 * bound.gap(once * 64):+.1f}% |")
+                     f"{100 * bound.gap(ours * 64):+.1f}% |")
     ok = sum(1 for r in rows if r[4])
     summary = (f"ours <= min(default, gcc -O2 -mtune, OpenSSL integer) on {ok} of {len(rows)} (model, arch) pairs"
                + ("" if ok == len(rows) else "; not on: " + ", ".join(f"{r[0]}/{r[1]}" for r in rows if not r[4])))

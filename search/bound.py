@@ -40,6 +40,11 @@ computes the same values as generation order (reordering respects the
 dependence graph, allocation only renames temporaries), so the dataflow of a
 round is the recipe's whatever the order.
 
+The whole block is judged as the block loop in steady state (``objective.block_loop_cycles``);
+``loop_bound`` bounds that: the same three parts as rates per iteration (no ramp-up, no prologue
+loads on x86-64) and, for the critical path, the loop-carried recurrence of a..e (its docstring).
+``block_bound`` stays the bound of the block body simulated once.
+
 Example: ``range_bound(load_model("p4"), 40, 59)`` -> a ``Bound`` whose
 ``cycles`` no search of p4 rounds 40-59 can go below; its ``binding`` names
 which of the three it is.
@@ -56,9 +61,9 @@ from sha1opt.semantics.x86 import Arch, Instr, Reg
 from sha1opt.search.cost.decode import ADDR, DATA, ELIM, FE, LAT, MREAD, UOPS, WRITES
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import simulator_for
-from sha1opt.search.objective import CONTEXT_ROUNDS, range_cost
+from sha1opt.search.objective import CONTEXT_ROUNDS, LOOP_CONTROL, range_cost
 from sha1opt.search.space.candidate import Candidate, realize
-from sha1opt.search.space.frame import state_regs
+from sha1opt.search.space.frame import LOOP_CARRIES_STATE, state_regs
 from sha1opt.search.space.recipe import KINDS, TEXTBOOK, Recipe, epilogue, options_for, prologue, range_ops
 from sha1opt.search.space.regalloc import TEMPS
 
@@ -154,19 +159,19 @@ def _path_walk(dec: list[tuple], ready: dict[str, int], ooo: bool) -> None:
             ready[r] = t + lat if t > NEG else NEG
 
 
-@functools.lru_cache(maxsize=64)
-def round_latencies(model: Model, arch: Arch, isa: str, k: str) -> tuple[tuple[int, ...], int]:
-    """Ticks: a lower bound on the longest path from each of a..e to the new a, and from b to rol(b,30),
-    for every round of kind ``k`` the space has (``NEG``: no path).
+@functools.lru_cache(maxsize=512)
+def round_matrix(model: Model, arch: Arch, isa: str, t: int) -> tuple[tuple[int, ...], ...]:
+    """Ticks: ``m[x][y]``, a lower bound on the longest path from role x (a..e) at round t's start to the
+    value in role y's register at its end, for every round t the space has (``NEG``: no path).
 
     Per chain group, the shortest over its variants of the longest path from each of a..e at the
     group's start to each at its end; the round is the groups in order, so the bound is their
     (max, +) product -- each entry at most the real round's, whichever variant each group took.
     Values passed between groups in temporaries are left out (their paths only lengthen a round).
+    A register no group writes keeps its value (``m[x][x] == 0`` for c, d, e's roles' registers).
     """
     sim = simulator_for(model)
     ooo = not model.in_order
-    t = REPRESENTATIVE[k]
     regs = [r.name for r in state_regs(t)]
     total = [[0 if x == y else NEG for y in range(5)] for x in range(5)]
     for g, variants in round_choices(t, arch, isa).items():
@@ -181,6 +186,15 @@ def round_latencies(model: Model, arch: Arch, isa: str, k: str) -> tuple[tuple[i
             m = rows if m is None else [[min(a, b) for a, b in zip(r1, r2)] for r1, r2 in zip(m, rows)]
         total = [[max((total[x][z] + m[z][y] for z in range(5) if total[x][z] > NEG and m[z][y] > NEG),
                       default=NEG) for y in range(5)] for x in range(5)]
+    return tuple(tuple(r) for r in total)
+
+
+@functools.lru_cache(maxsize=64)
+def round_latencies(model: Model, arch: Arch, isa: str, k: str) -> tuple[tuple[int, ...], int]:
+    """Ticks: a lower bound on the longest path from each of a..e to the new a, and from b to rol(b,30),
+    for every round of kind ``k`` the space has (``NEG``: no path) -- ``round_matrix`` of a round of that
+    kind past the first 16, its column of e's register (the new a) and b to b."""
+    total = round_matrix(model, arch, isa, REPRESENTATIVE[k])
     return tuple(total[x][4] for x in range(5)), total[1][1]
 
 
@@ -299,3 +313,100 @@ def code_bound(model: Model, code: list[Instr], arch: Arch | None = None) -> Bou
 
 def _temp(arch: Arch) -> Reg:
     return Reg(TEMPS[arch][0])
+
+
+# -- the block loop ----------------------------------------------------------------------------------
+
+def _loop_fixed(arch: Arch) -> tuple[list, list]:
+    """The fixed code of one iteration of the block loop: the part of the prologue inside the loop
+    (all of it on i386, none on x86-64: ``LOOP_CARRIES_STATE``), the feed-forward and ``LOOP_CONTROL``."""
+    head = [] if LOOP_CARRIES_STATE[arch] else prologue(arch)
+    return head, epilogue(arch, _temp(arch)) + list(LOOP_CONTROL[arch])
+
+
+def _carried_ticks(model: Model, arch: Arch, isa: str, head: list, tail: list) -> float:
+    """Ticks per iteration: the maximum cycle mean of the loop-carried path matrix over a..e's registers."""
+    sim = simulator_for(model)
+    ooo = not model.in_order
+    names = [r.name for r in state_regs(0)]          # == state_regs(80): no rotation between iterations
+    hd, tl = sim.decode(head), sim.decode(tail)
+    mat = []
+    for src in names:
+        ready: dict[str, int] = {src: 0}
+        _path_walk(hd, ready, ooo)
+        for t in range(80):
+            regs = [r.name for r in state_regs(t)]
+            m = round_matrix(model, arch, isa, t)
+            cur = [ready.get(n, NEG) for n in regs]
+            for tmp in TEMPS[arch]:
+                ready.pop(tmp, None)                 # temporaries are written before they are read again
+            for y in range(5):
+                ready[regs[y]] = max((cur[x] + m[x][y] for x in range(5) if cur[x] > NEG and m[x][y] > NEG),
+                                     default=NEG)
+        _path_walk(tl, ready, ooo)
+        mat.append([ready.get(n, NEG) for n in names])
+    best = 0.0
+    power = mat
+    for k in range(1, 6):                            # cycles of at most 5 registers: the max cycle mean
+        best = max([best] + [power[r][r] / k for r in range(5) if power[r][r] > NEG])
+        power = [[max((power[x][z] + mat[z][y] for z in range(5) if power[x][z] > NEG and mat[z][y] > NEG),
+                      default=NEG) for y in range(5)] for x in range(5)]
+    return best
+
+
+def loop_bound(model: Model, arch: Arch | None = None) -> Bound:
+    """A lower bound on ``objective.block_loop_cycles(sched, model)`` (cycles per iteration of the block
+    loop in steady state) for any whole block the search can build.
+
+    The loop runs ``body[loop_start:] + LOOP_CONTROL`` back to back, so no term for the ramp-up, the
+    prologue's loads (x86-64: outside the loop) or the last result is subtracted or added; each part is
+    a rate, per iteration:
+
+    * **issue width** -- the slots the cheapest selection must contain per iteration (rounds 0-79 as
+      ``block_bound`` counts them, plus the loop's fixed code and ``LOOP_CONTROL``) over ``issue_width``
+      (m iterations take at least m x slots / width clocks of allocation, in-order m x instructions /
+      width groups at one per clock);
+    * **ports** -- per unit set U, the busy ticks (in-order: uops, one per unit per group) of the
+      uops that can only run on U, over |U|, per iteration;
+    * **recurrence** -- the loop-carried chain: per pair of a..e's registers, a lower bound on the
+      longest path from one at the loop head to the other at the next head (``round_matrix`` per
+      round, the fixed code walked; W, temporaries and memory dependences dropped, which on i386,
+      whose loop reloads a..e from memory, leaves no carried path), and the period is at least the
+      maximum cycle mean of that matrix (registers do not rotate between iterations:
+      ``state_regs(80) == state_regs(0)``): values at head k+m are at least m x the mean later.
+
+    Assumptions of the simulator, beyond ``block_bound``'s (a result never before its inputs plus
+    the class latency, 0 for an eliminated move; at most ``issue_width`` slots per clock; a unit one
+    uop per busy tick; the dispatch delay, the window, replays and stalls only add): the measured
+    span of ``loop=True`` (the later iterations' end-to-end, ``simulator.measured_span``) is taken
+    as the period. The bound holds for the period (the limit, m iterations end to end over m); the
+    measured span, the latest completion of iteration k+2 less that of iteration k over 2, can sit
+    below it by half the jitter of that completion's lag behind the front end (a few clocks: the
+    lead's best skylake x86-64 block measures 283.5 against 284.25, and 284.65 over 20 iterations).
+    tests/search/test_loop_bound.py checks the default block and a small store's best on every model.
+
+    Example: ``loop_bound(load_model("skylake"), "x86_64")`` -> a ``Bound`` whose ``cycles`` no
+    block loop of the search goes below on skylake; ``context`` is 0.
+    """
+    arch = arch or model.arch
+    isa = model.isa
+    tpc = model.ticks_per_cycle
+    head, tail = _loop_fixed(arch)
+    sim = simulator_for(model)
+    sets = _unit_sets(model)
+    in_order = model.in_order
+    slots, loads, _ = _load(sim.decode(head + tail), sets, in_order)
+    for t in range(80):
+        for variants in round_choices(t, arch, isa).values():
+            per = [_load(sim.decode(list(v)), sets, in_order) for v in variants]
+            slots += min(p[0] for p in per)
+            for i in range(len(sets)):
+                loads[i] += min(p[1][i] for p in per)
+    issue = slots / model.issue_width
+    ports, name = 0.0, ""
+    for s, load in zip(sets, loads):
+        v = load / len(s) if in_order else load / len(s) / tpc
+        if v > ports:
+            ports, name = v, "|".join(model.units[u].name for u in sorted(s))
+    chain = _carried_ticks(model, arch, isa, head, tail) / tpc
+    return Bound(max(chain, issue, ports, 0.0), chain, issue, ports, name, 0.0)
