@@ -2,6 +2,8 @@
 
 import random
 
+from types import SimpleNamespace
+
 import pytest
 from click.testing import CliRunner
 
@@ -176,6 +178,18 @@ def test_search_result_is_at_or_above_its_bound_and_the_report_says_how_far(tmp_
     assert r.cycles >= js["bound"]["cycles"] and js["gap_to_bound"] >= 0
     line = next(x for x in report_lines(r) if x.strip().startswith("lower bound"))
     assert "gap" in line and js["bound"]["binding"] in line
+
+
+def test_a_figure_below_the_bound_is_never_called_optimal():
+    """The whole block's loop figure is measured over 3 iterations and can dip below the steady-state
+    rate ``loop_bound`` bounds (tests/search/test_loop_bound.py): the report says so instead of 'gap 0'."""
+    from sha1opt.search.bound import Bound
+    from sha1opt.views.report import bound_line
+
+    b = Bound(284.25, 161.0, 284.25, 241.0, "p0", 0.0)
+    below, at, above = (bound_line(SimpleNamespace(cycles=c), b) for c in (283.5, 284.25, 290.0))
+    assert "below the bound" in below and "optimal" not in below
+    assert "gap 0: proved optimal" in at and "gap to bound +2.0%" in above
 
 
 def test_resume_starts_from_the_stored_result(tmp_path):
