@@ -1,7 +1,6 @@
 """The search: every candidate it builds is SHA-1 (proved), the engines do what they claim, results persist."""
 
 import random
-
 from types import SimpleNamespace
 
 import pytest
