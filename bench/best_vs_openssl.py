@@ -44,9 +44,8 @@ from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import VECTOR_ISA, Model, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.engines.shani import loop_text
+from sha1opt.search.engines.shani import loop_items
 from sha1opt.semantics.datafiles import atomic_write
-from sha1opt.semantics.listing import parse_listing
 from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, isa_set
 
 TABLE_BEGIN = "<!-- best_vs_openssl.py table: begin -->"
@@ -140,7 +139,7 @@ def our_bottleneck(c: Candidate, model: Model, arch: str) -> str:
         return bound_text(simulate(list(c.payload.body), model, loop=True))
     if c.kind == "hybrid":
         return bound_text(block_cost(c.payload, model))
-    return bound_text(Simulator(model).simulate(parse_listing(loop_text(c.payload, arch), arch).items, loop=True))
+    return bound_text(Simulator(model).simulate(loop_items(c.payload, arch), loop=True))
 
 
 HYBRID_NOTE = re.compile(r"--isa (\w+): hybrid (\S+): ([\d.]+) c/B predicted")
