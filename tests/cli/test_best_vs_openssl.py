@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,15 @@ def test_why_openssl_wins_names_the_gap_and_the_data_behind_it(bvo):
     assert "i386" not in why
     ssse3 = bvo.OpensslPath("loop at 0x1 (_ssse3)", "_ssse3", frozenset({"ssse3"}), (), 64)
     assert "i386" not in bvo.why_openssl_wins(row, ssse3, "i386", None)     # the hybrid has an i386 form now
+
+
+def test_regression_the_sha_ni_bottleneck_crashed_on_its_cmov_loop_control(bvo):
+    """The pipelined SHA-NI form's loop control has ``cmovne`` (no semantics row: the lifter forks on it);
+    our_bottleneck parsed the loop text and raised "unsupported instruction 'cmovne'"."""
+    from sha1opt.emit.dispatch_plan import Candidate
+    from sha1opt.emit.dispatch_text import PathCode
+    from sha1opt.search.space.shani import default_params
+
+    params = replace(default_params("x86_64"), preload=1)
+    cand = Candidate(PathCode("shani", frozenset({"sha"}), ""), "shani", "test", 1.6, params)
+    assert "fused uops/64 B" in bvo.our_bottleneck(cand, load_model("goldencove"), "x86_64")
