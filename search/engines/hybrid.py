@@ -133,6 +133,25 @@ def ranked_points(cache: dict, best: HybridParams) -> tuple[HybridParams, ...]:
     return (best, *rest)
 
 
+def recipe_or_offset_move(p: HybridParams, rng: random.Random, u: float, scalar_isa: str) -> HybridParams:
+    """The neighbour moves both hybrid searches share, for ``u`` (a uniform draw) at or past ``P_PARAM``:
+    below ``P_PARAM + P_RECIPE`` one recipe field changed, else one round's chain offset nudged by one."""
+    if u < P_PARAM + P_RECIPE:
+        for _ in range(8):
+            name = rng.choice(SCALAR_FIELDS)
+            opts = [o for o in options_for(name, scalar_isa) if o != getattr(p.recipe, name)]
+            if opts:
+                return replace(p, recipe=replace(p.recipe, **{name: rng.choice(opts)}))
+    key = (rng.randrange(80), rng.choice(OFFSET_CHAINS))
+    offs = dict(p.offsets)
+    v = max(-MAX_OFFSET, min(MAX_OFFSET, offs.get(key, 0) + rng.choice((-1, 1))))
+    if v:
+        offs[key] = v
+    else:
+        offs.pop(key, None)
+    return replace(p, offsets=tuple(sorted(offs.items())))
+
+
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random() if p.scalar == "recipe" else 0.0       # rotating rounds: recipe and offsets unused
     if u < P_PARAM:
@@ -150,20 +169,7 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")
         return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
-    if u < P_PARAM + P_RECIPE:
-        for _ in range(8):
-            name = rng.choice(SCALAR_FIELDS)
-            opts = [o for o in options_for(name, scalar_isa) if o != getattr(p.recipe, name)]
-            if opts:
-                return replace(p, recipe=replace(p.recipe, **{name: rng.choice(opts)}))
-    key = (rng.randrange(80), rng.choice(OFFSET_CHAINS))
-    offs = dict(p.offsets)
-    v = max(-MAX_OFFSET, min(MAX_OFFSET, offs.get(key, 0) + rng.choice((-1, 1))))
-    if v:
-        offs[key] = v
-    else:
-        offs.pop(key, None)
-    return replace(p, offsets=tuple(sorted(offs.items())))
+    return recipe_or_offset_move(p, rng, u, scalar_isa)
 
 
 def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,

@@ -23,13 +23,12 @@ from dataclasses import replace
 from typing import Callable
 
 from sha1opt.search.cost.model import Model
-from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
-from sha1opt.search.engines.hybrid import (EVERY, OFFSET_CHAINS, P_PARAM, P_RECIPE, SCALAR_FIELDS, TIE,
-                                           HybridSearch, block_cost, dialects_for, ranked_points, scalar_isa_for,
-                                           slots_of)
+from sha1opt.search.engines.anneal import T0_FRACTION
+from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, block_cost, dialects_for,
+                                           ranked_points, recipe_or_offset_move, scalar_isa_for, slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
 from sha1opt.search.space.hybrid_i386 import build_i386
-from sha1opt.search.space.recipe import Recipe, isa_rank, options_for
+from sha1opt.search.space.recipe import Recipe, isa_rank
 
 
 def build_on_i386(params: HybridParams, model: Model) -> HybridBlock | None:
@@ -50,20 +49,7 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")
         return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
-    if u < P_PARAM + P_RECIPE:
-        for _ in range(8):
-            name = rng.choice(SCALAR_FIELDS)
-            opts = [o for o in options_for(name, scalar_isa) if o != getattr(p.recipe, name)]
-            if opts:
-                return replace(p, recipe=replace(p.recipe, **{name: rng.choice(opts)}))
-    key = (rng.randrange(80), rng.choice(OFFSET_CHAINS))
-    offs = dict(p.offsets)
-    v = max(-MAX_OFFSET, min(MAX_OFFSET, offs.get(key, 0) + rng.choice((-1, 1))))
-    if v:
-        offs[key] = v
-    else:
-        offs.pop(key, None)
-    return replace(p, offsets=tuple(sorted(offs.items())))
+    return recipe_or_offset_move(p, rng, u, scalar_isa)
 
 
 def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,
