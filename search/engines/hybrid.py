@@ -172,6 +172,39 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
     return recipe_or_offset_move(p, rng, u, scalar_isa)
 
 
+def anneal_params(best: HybridParams, evaluate: Callable[[HybridParams], float],
+                  neighbour: Callable[[HybridParams, random.Random], HybridParams], *, evaluations: int, seed: int,
+                  deadline: float, should_stop: Callable[[], bool], reason: str) -> tuple[HybridParams, int, str]:
+    """The annealing stage both hybrid searches run after their grid: from the grid's ``best``, up to
+    ``evaluations`` neighbours (linear cooling from ``T0_FRACTION`` of its cost); returns (best, moves
+    made, stop reason). ``reason`` is the grid's: anything but "grid" skips the stage."""
+    grid_score = evaluate(best)
+    rng = random.Random(seed)
+    cur, cur_cost = best, grid_score
+    temp0 = T0_FRACTION * grid_score
+    k = 0
+    while reason == "grid" and k < evaluations:
+        if should_stop():
+            reason = "interrupted"
+            break
+        if time.monotonic() >= deadline:
+            reason = "deadline"
+            break
+        cand = neighbour(cur, rng)
+        k += 1
+        c = evaluate(cand)
+        if math.isinf(c):
+            continue
+        temp = temp0 * (1.0 - k / evaluations)
+        if c <= cur_cost or (temp > 0 and rng.random() < math.exp((cur_cost - c) / temp)):
+            cur, cur_cost = cand, c
+            if c < evaluate(best):
+                best = cand
+    if reason == "grid" and evaluations > 0:
+        reason = "budget"
+    return best, k, reason
+
+
 def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,
                   time_limit: float = 60.0, should_stop: Callable[[], bool] = lambda: False,
                   start: Recipe | None = None) -> HybridSearch:
@@ -228,31 +261,11 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
             n += 1
             if best is None or evaluate(p) < evaluate(best):
                 best = p
-    grid_score = evaluate(best)
+    evaluate(best)                      # the grid's best may not be scored yet (a stop during the grid)
     grid_best = block_cost(cache[best][1], model).cycles
-    rng = random.Random(seed)
-    cur, cur_cost = best, grid_score
-    temp0 = T0_FRACTION * grid_score
-    k = 0
-    while reason == "grid" and k < evaluations:
-        if should_stop():
-            reason = "interrupted"
-            break
-        if time.monotonic() >= deadline:
-            reason = "deadline"
-            break
-        cand = _neighbour(cur, rng, dialects, scalar_isa)
-        k += 1
-        c = evaluate(cand)
-        if math.isinf(c):
-            continue
-        temp = temp0 * (1.0 - k / evaluations)
-        if c <= cur_cost or (temp > 0 and rng.random() < math.exp((cur_cost - c) / temp)):
-            cur, cur_cost = cand, c
-            if c < evaluate(best):
-                best = cand
-    if reason == "grid" and evaluations > 0:
-        reason = "budget"
+    best, k, reason = anneal_params(best, evaluate, lambda p, rng: _neighbour(p, rng, dialects, scalar_isa),
+                                    evaluations=evaluations, seed=seed, deadline=deadline, should_stop=should_stop,
+                                    reason=reason)
     block = cache[best][1]
     sim = block_cost(block, model)
     return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,

@@ -23,9 +23,9 @@ from dataclasses import replace
 from typing import Callable
 
 from sha1opt.search.cost.model import Model
-from sha1opt.search.engines.anneal import T0_FRACTION
-from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, block_cost, dialects_for,
-                                           ranked_points, recipe_or_offset_move, scalar_isa_for, slots_of)
+from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, anneal_params, block_cost,
+                                           dialects_for, ranked_points, recipe_or_offset_move, scalar_isa_for,
+                                           slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.recipe import Recipe, isa_rank
@@ -94,31 +94,11 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     if cache[best][1] is None:
         return HybridSearch(model.name, None, None, math.inf, math.inf, "", math.inf, n,
                             time.monotonic() - t0, "no grid point fits i386's two scalar temporaries")
-    grid_score = evaluate(best)
+    evaluate(best)                      # the grid's best may not be scored yet (a stop during the grid)
     grid_best = block_cost(cache[best][1], model).cycles
-    rng = random.Random(seed)
-    cur, cur_cost = best, grid_score
-    temp0 = T0_FRACTION * grid_score
-    k = 0
-    while reason == "grid" and k < evaluations:
-        if should_stop():
-            reason = "interrupted"
-            break
-        if time.monotonic() >= deadline:
-            reason = "deadline"
-            break
-        cand = _neighbour(cur, rng, dialects, scalar_isa)
-        k += 1
-        c = evaluate(cand)
-        if math.isinf(c):
-            continue
-        temp = temp0 * (1.0 - k / evaluations)
-        if c <= cur_cost or (temp > 0 and rng.random() < math.exp((cur_cost - c) / temp)):
-            cur, cur_cost = cand, c
-            if c < evaluate(best):
-                best = cand
-    if reason == "grid" and evaluations > 0:
-        reason = "budget"
+    best, k, reason = anneal_params(best, evaluate, lambda p, rng: _neighbour(p, rng, dialects, scalar_isa),
+                                    evaluations=evaluations, seed=seed, deadline=deadline, should_stop=should_stop,
+                                    reason=reason)
     block = cache[best][1]
     sim = block_cost(block, model)
     return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,
