@@ -340,6 +340,24 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
 
 # -- the run ---------------------------------------------------------------------------------------
 
+def _commit() -> str:
+    """The checkout's commit, ``+dirty`` when the tracked files differ from it (what the figures were made on)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
 def objects(work: Path) -> list[tuple[str, Path, str | None, int | None, int]]:
     out = []
     for arch in ("x86_64", "i386"):
@@ -365,9 +383,9 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="run only paths whose 'object path' title contains this")
     args = ap.parse_args()
     t_all = time.perf_counter()
-    lines: list[str] = [f"# bench/lift_mutants.py, seed {args.seed}, {args.per_path} mutants per path, "
-                        f"{args.dispatcher} per dispatcher; "
-                        f"host load {os.getloadavg()[0]:.1f} at start"]
+    lines: list[str] = [f"# bench/lift_mutants.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+                        f"commit {_commit()}, seed {args.seed}, {args.per_path} mutants per path, "
+                        f"{args.dispatcher} per dispatcher; {_load()} at start"]
     summaries: list[str] = []
     totals: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as d:
@@ -424,6 +442,7 @@ def main() -> None:
     lines.append("")
     lines.append("summary per path:")
     lines.extend(f"  {s}" for s in summaries)
+    lines.append(f"# done; {_load()}")
     lines.append(f"total ({time.perf_counter() - t_all:.0f} s): "
                  + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
     text = "\n".join(lines) + "\n"
