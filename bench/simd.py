@@ -21,6 +21,11 @@
    first choice on this host, the fastest kept; refused for a model that is not this CPU's), its
    per-candidate lines printed, timed in the same way beside the untuned export.
 
+Invariant: nothing is timed that was not validated first (a ``BenchRefusal`` is one ``refused``
+line and a non-zero exit), and the table's columns are bench/pair_table.py's, the same as
+bench/simd_i386.py's (only the block column's width differs: 22 here). Example row:
+``zen5 export            OpenSSL ssse3       16384   0.950  0.940  0.960   0.948    1.900    2.000``.
+
 Usage: nice -n -10 python bench/simd.py [--pairs 40] [--evaluations 150] [--db PATH] [--measure zen5,goldencove]
            [--tune N] [--paths integer,ssse3,avx2]
 """
@@ -28,11 +33,10 @@ Usage: nice -n -10 python bench/simd.py [--pairs 40] [--evaluations 150] [--db P
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
-import time
 from dataclasses import replace
+
+from pair_table import banner, header, load, openssl_paths, report_lines
 
 from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.emit.bench import BenchRefusal
@@ -48,21 +52,6 @@ MODELS = ("core2", "nehalem", "skylake", "goldencove", "zen1", "zen3", "zen5")
 MEASURE = ("zen5", "goldencove")
 SIZES = (16384, 1 << 20)
 PATHS = ("integer", "ssse3", "avx2")
-
-
-def _cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def _load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
 
 
 def _short(p) -> str:
@@ -83,8 +72,7 @@ def main() -> int:
     ap.add_argument("--paths", default=",".join(PATHS), help="OpenSSL paths to time against")
     args = ap.parse_args()
     ok = True
-    print(f"# bench/simd.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {_cpu()}; "
-          f"nice {os.nice(0)}; {_load()}")
+    print(banner("bench/simd.py"))
     print(f"\n# 1. predicted cycles/byte (per-block body, steady state): hybrid search (grid + "
           f"{args.evaluations} annealing moves, seed 0) vs the scalar best under the same model")
     print(f"{'model':10s} {'hybrid':>7s} {'scalar':>7s} {'ratio':>6s}  {'dialect/lead/every/family':34s} "
@@ -100,8 +88,7 @@ def main() -> int:
               f"{s.reason:9s} {'proved' if r.proved else r.proof}; {r.scalar_source}")
     print(f"\n# 2. measured on this host, {args.pairs} interleaved pairs per size: the hybrid block "
           f"`export --uarch U --isa avx512` writes (grid + {args.evaluations} annealing moves, seed 0)")
-    print(f"{'block':22s} {'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} "
-          f"{'min/min':>7s} {'ours t/B':>8s} {'peer t/B':>8s}")
+    print(header(22))
     blocks = []
     for m in args.measure.split(","):
         r = search_hybrid_block(m, cap="avx512", evaluations=args.evaluations, seed=0, db=args.db)
@@ -123,18 +110,11 @@ def main() -> int:
             blocks += [(f"zen5 params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in ISAS
                        if isa != p.isa]
     for name, block in blocks:
-        rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs,
-                           openssl_paths=tuple(p for p in args.paths.split(",") if p))
-        if isinstance(rep, BenchRefusal):
-            print(f"{name:22s} refused: {rep.reason}")
-            ok = False
-            continue
-        for st in rep.stats:
-            print(f"{name:22s} {st.peer:16s} {st.size:8d} {st.ratio_median:7.3f} {st.ratio_p10:6.3f} "
-                  f"{st.ratio_p90:6.3f} {st.ratio_of_minima:7.3f} {st.ours_ticks_per_byte:8.3f} "
-                  f"{st.peer_ticks_per_byte:8.3f}")
-        print(f"{'':22s} validated first: {', '.join(rep.validated)}; TSC {rep.tsc_hz / 1e9:.3f} GHz; {_load()}")
-    print(f"\n# done; {_load()}")
+        rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs, openssl_paths=openssl_paths(args.paths))
+        ok = ok and not isinstance(rep, BenchRefusal)
+        for line in report_lines(f"{name:22s}", 22, rep):
+            print(line)
+    print(f"\n# done; {load()}")
     print("# ratio = ours / peer in TSC ticks per byte (< 1: ours is faster); min/min = ratio of the fastest "
           "runs; every measured object is proved as a whole function from its machine code first")
     return 0 if ok else 1

@@ -16,6 +16,11 @@ writes (``emit.tuning``: the search's N best distinct candidates validated, time
 model's first choice on this host, the fastest kept; its per-candidate lines printed), when it
 differs from the untuned export's block (refused, with one line, when U is not this CPU's model).
 
+Invariant: nothing is timed that was not validated first (a ``BenchRefusal`` is one ``refused``
+line and a non-zero exit), and the table's columns are bench/pair_table.py's, the same as
+bench/simd.py's (the block column here is ``i386 LEVEL``, 16 wide). Example row:
+``i386 ssse3       OpenSSL ssse3       16384   0.950  0.940  0.960   0.948    1.900    2.000``.
+
 Usage: nice -n -10 python bench/simd_i386.py [--uarch goldencove] [--levels ssse3,avx] [--pairs 40]
            [--paths integer,ssse3,avx] [--variant ssse3:2:1] [--tune N] [--db PATH] [--out bench/results/simd_i386.txt]
 """
@@ -23,11 +28,11 @@ Usage: nice -n -10 python bench/simd_i386.py [--uarch goldencove] [--levels ssse
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
+
+from pair_table import banner, header, load, openssl_paths, report_lines
 
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_bench_i386 import bench_hybrid_i386
@@ -40,21 +45,6 @@ from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.space.hybrid_i386 import build_i386
 
 SIZES = (16384, 1 << 20)
-
-
-def _cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def _load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
 
 
 def main() -> int:
@@ -75,12 +65,10 @@ def main() -> int:
         lines.append(text)
 
     ok = True
-    say(f"# bench/simd_i386.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {_cpu()}; "
-        f"nice {os.nice(0)}; {_load()}")
+    say(banner("bench/simd_i386.py"))
     say(f"# ours: `sha1opt export --arch i386 --uarch {args.uarch} --isa LEVEL`; peers: gcc -O2 -m32 C and "
         f"OpenSSL sha1-586 (libcrypto.a, path forced by OPENSSL_ia32cap_P); {args.pairs} interleaved pairs per size")
-    say(f"{'block':16s} {'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} "
-        f"{'min/min':>7s} {'ours t/B':>8s} {'peer t/B':>8s}")
+    say(header(16))
     model = load_model(args.uarch)
     runs = [(level, None) for level in args.levels.split(",")]
     runs += [(v.split(":")[0], (int(v.split(":")[1]), int(v.split(":")[2]))) for v in args.variant]
@@ -113,20 +101,15 @@ def main() -> int:
                      choice.notes[0].split("; ")[1] if "; " in choice.notes[0] else choice.notes[0])
         say(f"# --isa {level}: {block.params.key()}; {block_cost(block, model).cycles_per_byte:.2f} c/B predicted "
             f"on {args.uarch}; {proof}")
-        rep = bench_hybrid_i386(block, sizes=SIZES, pairs=args.pairs,
-                                openssl_paths=tuple(p for p in args.paths.split(",") if p))
+        rep = bench_hybrid_i386(block, sizes=SIZES, pairs=args.pairs, openssl_paths=openssl_paths(args.paths))
+        for line in report_lines(f"i386 {level:11s}", 16, rep):
+            say(line)
         if isinstance(rep, BenchRefusal):
-            say(f"i386 {level:11s} refused: {rep.reason}")
             ok = False
             continue
-        for st in rep.stats:
-            say(f"i386 {level:11s} {st.peer:16s} {st.size:8d} {st.ratio_median:7.3f} {st.ratio_p10:6.3f} "
-                f"{st.ratio_p90:6.3f} {st.ratio_of_minima:7.3f} {st.ours_ticks_per_byte:8.3f} "
-                f"{st.peer_ticks_per_byte:8.3f}")
-        say(f"{'':16s} validated first: {', '.join(rep.validated)}; TSC {rep.tsc_hz / 1e9:.3f} GHz; {_load()}")
         for note in rep.notes:
             say(f"{'':16s} {note}")
-    say(f"# done; {_load()}")
+    say(f"# done; {load()}")
     say("# ratio = ours / peer in TSC ticks per byte (< 1: ours is faster); min/min = ratio of the fastest runs; "
         "the measured object is proved as a whole function from its machine code and run on the vectors first")
     if args.out:

@@ -1,0 +1,76 @@
+"""The table the hybrid benches print: one row per (block, peer, size) of interleaved-pair ratios.
+
+Shared by bench/simd.py (x86-64) and bench/simd_i386.py so that both print the same columns in
+the same format; each script keeps its own prose (what is measured, the closing note). Nothing
+here measures or prints: every function returns text, the scripts print it.
+
+Invariant: a row is ``label`` (already padded by the caller to the width of the header's
+``block`` column) followed by the fixed columns of ``HEADER_COLUMNS`` in that order, so
+``header(w)`` and ``report_lines(label, w, rep)`` with ``len(label) == w`` line up.
+
+Example: ``header(16)`` is ``"block            peer                bytes  median    p10    p90
+min/min ours t/B peer t/B"`` (one line), and for a ``PeerStats`` of OpenSSL ssse3 at 16 KiB
+``row("i386 ssse3      ", st)`` is ``"i386 ssse3       OpenSSL ssse3       16384   0.950  0.940
+0.960   0.948    1.900    2.000"`` (one line): the ``peer`` column starts at 17 in both.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+from sha1opt.emit.bench import BenchRefusal, BenchReport, PeerStats
+
+HEADER_COLUMNS = f"{'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} " \
+                 f"{'min/min':>7s} {'ours t/B':>8s} {'peer t/B':>8s}"
+
+
+def cpu() -> str:
+    """The host CPU's model name (``/proc/cpuinfo``), else what ``platform`` says, else "unknown CPU"."""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def load() -> str:
+    """The load average, as printed beside every timed figure: ``load average 1.00 0.50 0.25 (2 CPUs)``."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def banner(script: str) -> str:
+    """The first line of a bench's output: script, time (UTC), host CPU, niceness, load."""
+    return (f"# {script} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {cpu()}; "
+            f"nice {os.nice(0)}; {load()}")
+
+
+def openssl_paths(text: str) -> tuple[str, ...]:
+    """``--paths integer,ssse3`` as the tuple the bench functions take (empty names dropped)."""
+    return tuple(p for p in text.split(",") if p)
+
+
+def header(width: int) -> str:
+    """The column header, with a ``block`` column ``width`` characters wide."""
+    return f"{'block':{width}s} {HEADER_COLUMNS}"
+
+
+def row(label: str, st: PeerStats) -> str:
+    """One measured (peer, size): ``label`` then the columns of ``HEADER_COLUMNS``."""
+    return (f"{label} {st.peer:16s} {st.size:8d} {st.ratio_median:7.3f} {st.ratio_p10:6.3f} "
+            f"{st.ratio_p90:6.3f} {st.ratio_of_minima:7.3f} {st.ours_ticks_per_byte:8.3f} "
+            f"{st.peer_ticks_per_byte:8.3f}")
+
+
+def report_lines(label: str, width: int, rep: BenchReport | BenchRefusal) -> list[str]:
+    """One block's lines: its refusal, or a row per (peer, size) then the line under them (what was
+    validated first, the TSC rate, the load) indented by ``width``. The report's notes are the
+    caller's to print or not."""
+    if isinstance(rep, BenchRefusal):
+        return [f"{label} refused: {rep.reason}"]
+    return [row(label, st) for st in rep.stats] + [
+        f"{'':{width}s} validated first: {', '.join(rep.validated)}; TSC {rep.tsc_hz / 1e9:.3f} GHz; {load()}"]
