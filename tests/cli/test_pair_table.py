@@ -9,7 +9,6 @@ reason, and both scripts import the helper (run from bench/, as ``python bench/s
 from __future__ import annotations
 
 import importlib
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 STAT = PeerStats("OpenSSL ssse3", 16384, 1.9, 2.0, 0.95, 0.94, 0.96, 0.948, 40)
 
 
-@pytest.fixture(scope="module")
-def pt():
-    sys.path.insert(0, str(ROOT / "bench"))     # the scripts import their sibling pair_table.py
-    try:
-        yield importlib.import_module("pair_table")
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+@pytest.fixture
+def pt(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))    # the scripts import their sibling pair_table.py
+    return importlib.import_module("pair_table")
 
 
 def test_header_and_rows_line_up(pt):
