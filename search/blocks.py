@@ -64,11 +64,9 @@ def _rebuild(row: Row) -> tuple[Realized | None, str]:
     return real, ""
 
 
-def stored_elsewhere(rows, uarch: str, arch: Arch, first: int, last: int, isa: str):
-    """(realized, row) for other uarchs' stored results of this range and arch that this ISA can run."""
+def _runnable(rows, isa: str):
+    """(realized, row) for the ``rows`` this ISA can run that still rebuild to their stored code."""
     for row in rows:
-        if row.uarch == uarch or row.arch != arch or (row.first, row.last) != (first, last):
-            continue
         try:
             r = Recipe.parse(row.recipe)
         except Sha1optError:
@@ -77,23 +75,20 @@ def stored_elsewhere(rows, uarch: str, arch: Arch, first: int, last: int, isa: s
             real, _ = _rebuild(row)
             if real is not None:
                 yield real, row
+
+
+def stored_elsewhere(rows, uarch: str, arch: Arch, first: int, last: int, isa: str):
+    """(realized, row) for other uarchs' stored results of this range and arch that this ISA can run."""
+    return _runnable((row for row in rows if row.uarch != uarch and row.arch == arch
+                      and (row.first, row.last) == (first, last)), isa)
 
 
 def stale_rows(rows, uarch: str, arch: Arch, first: int, last: int, isa: str, version: str):
     """(realized, row) for ``uarch``'s own rows of this key stored under another model version (made
     under an older model or objective: their cycles are not this objective's, their code is still
     proved), that this ISA can run and that still rebuild to their stored code."""
-    for row in rows:
-        if (row.uarch, row.arch, row.first, row.last) != (uarch, arch, first, last) or row.model_version == version:
-            continue
-        try:
-            r = Recipe.parse(row.recipe)
-        except Sha1optError:
-            continue
-        if isa_rank(r.isa()) <= isa_rank(isa):
-            real, _ = _rebuild(row)
-            if real is not None:
-                yield real, row
+    return _runnable((row for row in rows if (row.uarch, row.arch, row.first, row.last) == (uarch, arch, first, last)
+                      and row.model_version != version), isa)
 
 
 def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None
