@@ -48,6 +48,13 @@ into or falls through into (checked statically, per object). Verdicts:
 
 OpenSSL's AVX2 path is refused by the prover (two blocks per iteration), so
 its mutants can only land in the last three categories.
+
+Invariant: a mutant is counted ``equivalent (proved)`` only when the prover proved every path
+that can execute it and the native runs with every path's capability words agree; a proof a
+native run contradicts is ``UNSOUND: proved, differs natively`` (a prover bug), never counted
+as a success. E.g. OpenSSL's dispatcher mutant ``testl $0x200`` -> ``testl $0`` is proved and
+agrees natively: equivalent. The first line of the output says when (UTC), on which commit
+(``+dirty`` when tracked files differ from it) and under what load the figures were made.
 """
 
 from __future__ import annotations
