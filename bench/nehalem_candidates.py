@@ -61,6 +61,7 @@ def variants() -> list[tuple[str, str, Model]]:
             ("nehalem load latency 5", "nehalem", with_class(n, "load", latency=5)),
             ("nehalem rot1 2 uops (SNB+ short form)", "nehalem", with_class(n, "rot1", uops=2, ports=rot1_two)),
             ("nehalem rot_imm latency 2", "nehalem", with_class(n, "rot_imm", latency=2)),
+            ("nehalem lea_complex latency 3 (SNB+)", "nehalem", with_class(n, "lea_complex", latency=3)),
             ("nehalem retire_width 3", "nehalem", dc.replace(n, retire_width=3)),
             ("nehalem window 96 (Core 2's ROB)", "nehalem", dc.replace(n, window=96)),
             ("nehalem scheduler 32 (Core 2's RS)", "nehalem",
