@@ -105,6 +105,11 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
     "add, dependent chain x240": (_rep("addl $1, %eax\n", 240), "add_rr latency (the clock itself)"),
     "add, 8 independent x30": (_each("addl %r15d, %{r}"), "add_rr: 5 ALU ports"),
     "mov r,r chain x240": (_rep("movl %eax, %ebx\nmovl %ebx, %eax\n", 120), "move_elimination"),
+    "mov ring of 8 regs x240": ("".join(f"movl %{_R8[k % 8]}, %{_R8[(k + 1) % 8]}\n" for k in range(240)),
+                                "move_elimination: 8 live aliases"),
+    "6-uop mix, 1320 instr": (_rep("movl %r15d, %eax\nrorxl $5, %r15d, %ebx\nleal 1(%r15), %ecx\nmovl 64(%rsp), %edx\n"
+                                   "andnl %r15d, %r14d, %esi\nleal 7(%r14,%r15), %r8d\n", 220),
+                              "issue_width 6 on a large body"),
     "roll $5, 8 independent": (_each("roll $5, %{r}"), "rot_imm: 1 uop p0/p6"),
     "roll $1, 8 independent": (_each("roll $1, %{r}"), "rot1: 2 uops p0/p6"),
     "shll $1, 8 independent": (_each("shll $1, %{r}"), "shift_imm"),
