@@ -147,12 +147,14 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
                                     "vector_store_forwarding 5"),
     "sha1rnds4 chain": (_rep("sha1rnds4 $0, %xmm1, %xmm0\n", 60), "sha1rnds4 latency 4"),
     "sha1rnds4, 12 independent": (_each("sha1rnds4 $0, %xmm15, %{r}", _X12, 120), "sha1rnds4: SHA unit 3 clk"),
-    "sha1nexte, 12 independent": (_each("sha1nexte %xmm15, %{r}", _X12), "sha1msg: units.shamsg"),
-    "sha1msg1, 12 independent": (_each("sha1msg1 %xmm15, %{r}", _X12), "sha1msg: units.shamsg"),
+    "sha1nexte, 12 independent": (_each("sha1nexte %xmm15, %{r}", _X12), "sha1msg class"),
+    "sha1msg1, 12 independent": (_each("sha1msg1 %xmm15, %{r}", _X12), "sha1msg class"),
     "sha1nexte + sha1msg1 pairs": ("".join(f"sha1nexte %xmm15, %xmm{2 + k % 6}\nsha1msg1 %xmm15, %xmm{8 + k % 6}\n"
-                                           for k in range(60)), "sha1msg: one unit"),
+                                           for k in range(60)), "sha1msg: one unit (units.sha)"),
     "sha1rnds4 + sha1nexte pairs": ("".join(f"sha1rnds4 $0, %xmm15, %xmm{2 + k % 6}\nsha1nexte %xmm15, %xmm{8 + k % 6}\n"
-                                            for k in range(60)), "sha1msg: not units.sha"),
+                                            for k in range(60)), "not modelled: nexte beside rnds4 is free"),
+    "sha1nexte -> sha1rnds4 chain": (_rep("sha1nexte %xmm3, %xmm1\nsha1rnds4 $0, %xmm1, %xmm0\nmovdqa %xmm0, %xmm1\n", 20),
+                                     "not modelled: nexte -> rnds4 latency"),
     "sha1msg2, 12 independent": (_each("sha1msg2 %xmm15, %{r}", _X12, 120), "sha1msg2: 30 front-end slots"),
     "sha1msg2 chain": (_rep("sha1msg2 %xmm1, %xmm0\n", 60), "sha1msg2 latency 5"),
     "sha1msg2 + nop": ("".join(f"sha1msg2 %xmm15, %xmm{2 + k % 6}\nnop\n" for k in range(60)), "sha1msg2: front end"),

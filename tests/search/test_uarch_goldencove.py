@@ -169,23 +169,9 @@ def test_sha1msg2_costs_five_clocks_of_the_front_end():
     instruction of any port the pair costs 5-6 (p10 4.9-5.4) -- the front end's cost of a microcoded instruction,
     not units.sha: sha1rnds4 + sha1msg2 pairs cost what pxor + sha1msg2 pairs do (back to back, 4.1 measured, the
     row over-prices by a clock). zen3, with no sha1msg2 row, prices it as sha1msg."""
-    m = load_model(GC)
-    assert m.classes["sha1msg2"].uops == 30 and "sha" not in m.classes["sha1msg2"].ports[0].units
+    assert load_model(GC).classes["sha1msg2"].uops == 30
     assert vector_loop_cycles("sha1msg2 %xmm1, %xmm0\n" * 10) == 50.0
     assert vector_loop_cycles("".join(f"sha1msg2 %xmm15, %xmm{2 + k}\nnop\n" for k in range(12))) == 62.0
     pairs = "".join(f"sha1rnds4 $0, %xmm15, %xmm{2 + k}\nsha1msg2 %xmm15, %xmm{8 + k}\n" for k in range(6))
     assert vector_loop_cycles(pairs) == vector_loop_cycles(pairs.replace("sha1rnds4 $0, %xmm15,", "pxor %xmm15,"))
     assert "sha1msg2" not in load_model("zen3").classes
-
-
-def test_sha1nexte_and_sha1msg1_leave_the_rounds_unit_to_sha1rnds4():
-    """units.shamsg (microbenchmark on this host, bench/cost_fidelity_host.py section 1, 2026-12-01 20:36 UTC):
-    60 sha1rnds4 + sha1nexte (or + sha1msg1) pairs cost 179-180 clk, as the 60 sha1rnds4 alone (3 clk each);
-    nexte + msg1 pairs about 1.8 clk: they share a one-per-clock unit of their own."""
-    def pairs(a, b):
-        return "".join(f"{a} %xmm15, %xmm{2 + k}\n{b} %xmm15, %xmm{8 + k}\n" for k in range(6))
-    rnds = "".join(f"sha1rnds4 $0, %xmm15, %xmm{2 + k}\n" for k in range(6))
-    assert vector_loop_cycles(rnds) == 18.0
-    assert vector_loop_cycles(pairs("sha1rnds4 $0,", "sha1nexte")) == 18.0
-    assert vector_loop_cycles(pairs("sha1rnds4 $0,", "sha1msg1")) == 18.0
-    assert vector_loop_cycles(pairs("sha1nexte", "sha1msg1")) == 12.0
