@@ -105,6 +105,11 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
     "add, dependent chain x240": (_rep("addl $1, %eax\n", 240), "add_rr latency (the clock itself)"),
     "add, 8 independent x30": (_each("addl %r15d, %{r}"), "add_rr: 5 ALU ports"),
     "mov r,r chain x240": (_rep("movl %eax, %ebx\nmovl %ebx, %eax\n", 120), "move_elimination"),
+    "mov ring of 8 regs x240": ("".join(f"movl %{_R8[k % 8]}, %{_R8[(k + 1) % 8]}\n" for k in range(240)),
+                                "move_elimination: 8 live aliases"),
+    "6-uop mix, 1320 instr": (_rep("movl %r15d, %eax\nrorxl $5, %r15d, %ebx\nleal 1(%r15), %ecx\nmovl 64(%rsp), %edx\n"
+                                   "andnl %r15d, %r14d, %esi\nleal 7(%r14,%r15), %r8d\n", 220),
+                              "issue_width 6 on a large body"),
     "roll $5, 8 independent": (_each("roll $5, %{r}"), "rot_imm: 1 uop p0/p6"),
     "roll $1, 8 independent": (_each("roll $1, %{r}"), "rot1: 2 uops p0/p6"),
     "shll $1, 8 independent": (_each("shll $1, %{r}"), "shift_imm"),
@@ -126,14 +131,16 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
     "store, reload, add": (_rep("movl %eax, 64(%rsp)\nmovl 64(%rsp), %eax\naddl $1, %eax\n", 80),
                            "store_forwarding 0"),
     "store, reload via %r11, add": (_rep("movl %eax, 64(%rsp)\nmovl 64(%r11), %eax\naddl $1, %eax\n", 80),
-                                    "store_forwarding 0 (other base register)"),
+                                    "not modelled: %r11 = %rsp (the model matches address expressions)"),
     "store, add m,r, mov": (_rep("movl %eax, 64(%rsp)\naddl 64(%rsp), %ebx\nmovl %ebx, %eax\n", 80),
                             "store_forwarding into a load-op"),
-    "xor r,m chain (RMW) x240": (_rep("xorl %eax, 64(%rsp)\n", 240), "alu_mr through memory: not modelled"),
+    "xor r,m chain (RMW) x240": (_rep("xorl %eax, 64(%rsp)\n", 240), "rmw_forwarding 6 (register operand)"),
+    "add r,m then mov load x80": (_rep("addl %ebx, 64(%rsp)\nmovl 64(%rsp), %ebx\n", 80), "rmw_forwarding into a load"),
+    "add $1,m chain (RMW) x240": (_rep("addl $1, 64(%rsp)\n", 240), "store_forwarding 0 (RMW by an immediate)"),
     "paddd, 12 independent": (_each("paddd %xmm15, %{r}", _X12), "vec_alu: p0 p1 p5"),
     "pslld, 12 independent": (_each("pslld $1, %{r}", _X12), "vec_shift: p0 p1"),
     "pshufb, 12 independent": (_each("pshufb %xmm15, %{r}", _X12), "vec_shuffle: p1 p5"),
-    "palignr, 12 independent": (_each("palignr $8, %xmm15, %{r}", _X12), "vec_shuffle (palignr p5 only)"),
+    "palignr, 12 independent": (_each("palignr $8, %xmm15, %{r}", _X12), "vec_palignr: p5 only"),
     "movd x->r->x chain": (_rep("movd %xmm0, %eax\nmovd %eax, %xmm0\n", 120), "vec_to_gpr + gpr_to_vec"),
     "vector load chain": (_rep("movq %xmm0, %rax\nmovdqa 128(%rsp,%rax), %xmm0\n", 120), "vec_load latency"),
     "vector store, scalar reload": (_rep("movdqa %xmm0, 64(%rsp)\naddl 64(%rsp), %eax\nmovd %eax, %xmm0\n", 80),
@@ -142,9 +149,17 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
     "sha1rnds4, 12 independent": (_each("sha1rnds4 $0, %xmm15, %{r}", _X12, 120), "sha1rnds4: SHA unit 3 clk"),
     "sha1nexte, 12 independent": (_each("sha1nexte %xmm15, %{r}", _X12), "sha1msg class"),
     "sha1msg1, 12 independent": (_each("sha1msg1 %xmm15, %{r}", _X12), "sha1msg class"),
-    "sha1msg2, 12 independent": (_each("sha1msg2 %xmm15, %{r}", _X12, 120), "sha1msg class"),
+    "sha1nexte + sha1msg1 pairs": ("".join(f"sha1nexte %xmm15, %xmm{2 + k % 6}\nsha1msg1 %xmm15, %xmm{8 + k % 6}\n"
+                                           for k in range(60)), "sha1msg: one unit (units.sha)"),
+    "sha1rnds4 + sha1nexte pairs": ("".join(f"sha1rnds4 $0, %xmm15, %xmm{2 + k % 6}\nsha1nexte %xmm15, %xmm{8 + k % 6}\n"
+                                            for k in range(60)), "not modelled: nexte beside rnds4 is free"),
+    "sha1nexte -> sha1rnds4 chain": (_rep("sha1nexte %xmm3, %xmm1\nsha1rnds4 $0, %xmm1, %xmm0\nmovdqa %xmm0, %xmm1\n", 20),
+                                     "not modelled: nexte -> rnds4 latency"),
+    "sha1msg2, 12 independent": (_each("sha1msg2 %xmm15, %{r}", _X12, 120), "sha1msg2: 30 front-end slots"),
+    "sha1msg2 chain": (_rep("sha1msg2 %xmm1, %xmm0\n", 60), "sha1msg2 latency 5"),
+    "sha1msg2 + nop": ("".join(f"sha1msg2 %xmm15, %xmm{2 + k % 6}\nnop\n" for k in range(60)), "sha1msg2: front end"),
     "sha1rnds4 + sha1msg2 pairs": ("".join(f"sha1rnds4 $0, %xmm15, %xmm{2 + k % 6}\nsha1msg2 %xmm15, %xmm{8 + k % 6}\n"
-                                           for k in range(60)), "SHA unit shared"),
+                                           for k in range(60)), "sha1msg2 front end (as + nop)"),
 }
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sha1opt.search.cost.model import Model, UarchError
+from sha1opt.search.cost.model import REFINED_CLASSES, Model, UarchError
 from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, Reg, required_isa
 
@@ -62,6 +62,9 @@ VECTOR_TABLE: dict[str, tuple[str, str, bool]] = {
     "vzeroupper": ("vzeroupper", "avx", False),
     "vzeroall": ("vzeroupper", "avx", False),
 }
+# Mnemonics a model may price apart from their family's class (``model.REFINED_CLASSES``: the refined
+# class -> the class it refines); used only when the model has the refined row.
+REFINED_BY_MNEMONIC: dict[str, str] = {"palignr": "vec_palignr", "vpalignr": "vec_palignr", "sha1msg2": "sha1msg2"}
 _XREG = re.compile(r"^%([xyz])mm(\d+)$")
 _GPR = re.compile(r"^%(r\d+[dwb]?|[re]?[a-ds][xil]|[re]?[sb]p|[re]?[sd]i|[a-d][lh])$")
 _MEM = re.compile(r"^(-?(?:0x[0-9a-f]+|\d+))?\((%[a-z0-9]+)?(?:,(%[a-z0-9]+)(?:,(\d))?)?\)$")
@@ -156,6 +159,9 @@ def classify(item: Item, model: Model) -> str:
         if not model.has_vector(ext):
             raise UarchError(f"line {item.line}: {item} needs {ext.upper()}, which {model.name} does not have")
         cls = vector_class(item)
+        refined = REFINED_BY_MNEMONIC.get(item.mnemonic)
+        if refined is not None and REFINED_CLASSES[refined] == cls and refined in model.classes:
+            cls = refined           # e.g. palignr (register form) on goldencove: vec_palignr, not vec_shuffle
         if cls not in model.classes:
             raise UarchError(f"{model.name} has no cost row for vector class {cls!r}")
         return cls

@@ -67,6 +67,10 @@ BMI2_CLASSES: tuple[str, ...] = ("rorx", "rorx_rm")
 VECTOR_CLASSES: tuple[str, ...] = ("vec_mov", "vec_load", "vec_store", "vec_alu", "vec_alu_rm", "vec_shift",
                                    "vec_shuffle", "vec_to_gpr", "gpr_to_vec")
 SHA_CLASSES: tuple[str, ...] = ("sha1rnds4", "sha1msg")
+# Optional classes: a model may price these instructions apart from their family's class (the value); a
+# model without the row prices them as that class. Example: goldencove's ``vec_palignr`` (palignr on port 5
+# only, measured) -- skylake, with no such row, prices palignr as ``vec_shuffle``.
+REFINED_CLASSES: dict[str, str] = {"vec_palignr": "vec_shuffle", "sha1msg2": "sha1msg"}
 # Vector / crypto extensions a model may list in ``vector_isa`` (GNU objdump / cpuinfo spelling).
 VECTOR_ISA: tuple[str, ...] = ("mmx", "sse", "sse2", "sse3", "ssse3", "sse4_1", "sse4_2", "sse4a",
                                "avx", "avx2", "avx512f", "avx512vl", "sha")
@@ -82,6 +86,7 @@ _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
 _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "store_forwarding": ({"latency", "source"}, set()),
     "vector_store_forwarding": ({"latency", "source"}, set()),
+    "rmw_forwarding": ({"latency", "source"}, set()),
     "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
     "move_elimination": ({"classes", "source"}, {"slots"}),
@@ -158,6 +163,13 @@ class VectorForwarding:
 
 
 @dataclass(frozen=True)
+class RmwForwarding:
+    latency: float              # clocks from the store of a read-modify-write with a register operand
+    #                             (``addl %ebx, 8(%rsp)``) to a later load of that address
+    source: str
+
+
+@dataclass(frozen=True)
 class DispatchDelay:
     name: str                   # how the cause is reported, e.g. "issue-to-dispatch delay"
     cycles: int                 # clocks from allocation to the earliest dispatch of a uop (1 without the rule)
@@ -186,6 +198,7 @@ class Rules:
     move_elimination_slots: int | None = None   # moves eliminated per two rename clocks, less live aliases
     vector_store_forwarding: VectorForwarding | None = None   # None: a vector store forwards as a scalar one
     dispatch_delay: DispatchDelay | None = None     # None: a uop may dispatch the clock after its allocation
+    rmw_forwarding: RmwForwarding | None = None     # None: a read-modify-write's store forwards as a mov store
 
 
 @dataclass(frozen=True)
@@ -252,11 +265,11 @@ class Model:
     @property
     def ticks_per_cycle(self) -> int:
         """Simulation grain: 2 when any latency is a half clock or a unit is double-pumped."""
-        vfwd = self.rules.vector_store_forwarding
+        vfwd, rmw = self.rules.vector_store_forwarding, self.rules.rmw_forwarding
         half = any(c.latency != int(c.latency) for c in self.classes.values()) or \
             any(u.speed == 2 for u in self.units) or \
             self.rules.store_forward_latency != int(self.rules.store_forward_latency) or \
-            (vfwd is not None and vfwd.latency != int(vfwd.latency))
+            any(r is not None and r.latency != int(r.latency) for r in (vfwd, rmw))
         return 2 if half else 1
 
 
@@ -404,10 +417,11 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
 
     wanted = set(CLASSES) | (set(BMI1_CLASSES) if bmi1 else set()) | (set(BMI2_CLASSES) if bmi2 else set()) | \
         (set(VECTOR_CLASSES) if "sse2" in vector_isa else set()) | (set(SHA_CLASSES) if "sha" in vector_isa else set())
+    optional = {c for c, base in REFINED_CLASSES.items() if base in wanted}
     classes: dict[str, ClassCost] = {}
     for cname, row in raw["classes"].items():
         where = f"{fname}: classes.{cname}"
-        if cname not in wanted:
+        if cname not in wanted | optional:
             extra = " (the model lacks that extension)" if cname in BMI1_CLASSES + BMI2_CLASSES + VECTOR_CLASSES + \
                 SHA_CLASSES else ""
             raise CorpusError(f"{where}: unknown instruction class{extra}")
@@ -560,8 +574,15 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         delay = DispatchDelay(_string(r["name"], f"{fname}: rules.dispatch_delay.name"),
                               int(_number(r["cycles"], f"{fname}: rules.dispatch_delay.cycles", integer=True, minimum=1)),
                               r["source"])
+    rmw = None
+    if "rmw_forwarding" in raw:
+        r = raw["rmw_forwarding"]
+        if in_order:
+            raise CorpusError(f"{fname}: rules.rmw_forwarding applies to out-of-order models only")
+        rmw = RmwForwarding(_half_clock(_number(r["latency"], f"{fname}: rules.rmw_forwarding.latency"),
+                                        f"{fname}: rules.rmw_forwarding.latency"), r["source"])
     return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd,
-                 delay)
+                 delay, rmw)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

@@ -19,7 +19,8 @@ Per instruction, in program order:
    (``Ports.place``); registers are renamed (only true dependencies count),
    a load of a just-stored address (any 4-byte lane of a vector store) gets the
    data ``store_forwarding`` clocks after the store's data
-   (``rules.vector_store_forwarding`` clocks for a vector store), ``rules.replay`` charges a load that ran before
+   (``rules.vector_store_forwarding`` clocks for a vector store, ``rules.rmw_forwarding``
+   for a read-modify-write with a register operand), ``rules.replay`` charges a load that ran before
    its forwarded slow data, and ``rules.move_elimination`` moves cost
    nothing; the result is written back (``Execute.write_back``);
 3. retire (``ReorderBuffer.retire``): in order, ``retire_width``
@@ -175,7 +176,7 @@ class Execute:
     __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
-                 "start_segs", "late", "delay_name")
+                 "start_segs", "late", "delay_name", "rmw_fwd_lat")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
@@ -184,6 +185,8 @@ class Execute:
         self.fwd_lat = int(round(model.rules.store_forward_latency * tpc))
         vfwd = model.rules.vector_store_forwarding
         self.vec_fwd_lat = int(round(vfwd.latency * tpc)) if vfwd is not None else self.fwd_lat
+        rmw = model.rules.rmw_forwarding          # a read-modify-write with a register operand (goldencove)
+        self.rmw_fwd_lat = int(round(rmw.latency * tpc)) if rmw is not None else self.fwd_lat
         replay = self.replay = model.rules.replay
         self.rp_pen = int(round(replay.penalty * tpc)) if replay else 0
         self.rp_min = int(round(replay.min_latency * tpc)) if replay else 0
@@ -366,8 +369,10 @@ class Execute:
                 sdata = max(std_d, ready.get(d[STDREG], 0))
             else:
                 plat, sdata = d[LAT], max(std_d, result)
-            # a vector store forwards to a load of any of its 4-byte lanes, after its own latency
-            lat = self.vec_fwd_lat if d[WIDTH] > 4 else self.fwd_lat
+            # a vector store forwards to a load of any of its 4-byte lanes, after its own latency; the store
+            # of a read-modify-write with a register operand (``xorl %eax, 8(%rsp)``) after rules.rmw_forwarding
+            lat = self.vec_fwd_lat if d[WIDTH] > 4 else \
+                self.rmw_fwd_lat if d[MREAD] is not None and d[DATA] else self.fwd_lat
             for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
                 self.stores[key] = (sdata, plat, i, lat)
         ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks

@@ -133,3 +133,45 @@ def test_gcc_knows_the_tuning_name():
     proc = subprocess.run(["gcc", f"-mtune={load_model(GC).gcc_mtune}", "-x", "c", "-S", "-o", "-", "-"],
                           input="int f(int x) { return x + 1; }\n", capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def vector_loop_cycles(src: str, uarch: str = GC) -> float:
+    """Steady-state clocks per iteration of ``src`` (vector/SHA-NI lines, priced as vector items)."""
+    return simulate(parse_listing(src, "x86_64", "body").items, load_model(uarch), loop=True).cycles
+
+
+def test_rmw_with_a_register_operand_forwards_its_store_after_six_clocks():
+    """rules.rmw_forwarding (microbenchmark on this host, bench/cost_fidelity_host.py section 1, 2026-12-01):
+    240 chained 'xorl %eax, 64(%rsp)' cost 1782-1833 clk (7.4-7.6 per step: 6 + the xor), an RMW read back by
+    a mov load 6.7-7.3 per round; by an immediate the same chain costs 1.0-1.1 per step (store_forwarding 0).
+    Skylake has no such rule: its RMW chain is its ordinary forwarding (4) + 1."""
+    assert load_model(GC).rules.rmw_forwarding.latency == 6
+    assert loop_cycles("xorl %eax, 64(%rsp)\n" * 10) == 70.0
+    assert loop_cycles("addl %ebx, 64(%rsp)\nmovl 64(%rsp), %ebx") == 7.0
+    assert loop_cycles("addl $1, 64(%rsp)\n" * 10) == 10.0
+    assert load_model("skylake").rules.rmw_forwarding is None
+    assert loop_cycles("xorl %eax, 64(%rsp)\n" * 10, "skylake") == 50.0
+
+
+def test_palignr_runs_on_port_5_only():
+    """classes.vec_palignr (microbenchmark on this host, 2026-12-01: 240 independent palignr 240-245 clk, beside
+    as many pshufb no slower; llvm-mca-19 -mcpu=sapphirerapids: PALIGNR one uop on SPRPort05). pshufb keeps
+    vec_shuffle's two ports; skylake, without the optional row, prices palignr as vec_shuffle (p5 there too)."""
+    twelve = "".join(f"palignr $8, %xmm15, %xmm{2 + k}\n" for k in range(12))
+    assert vector_loop_cycles(twelve) == 12.0
+    assert vector_loop_cycles(twelve.replace("palignr $8,", "pshufb")) == 6.0
+    assert vector_loop_cycles("".join(f"vpalignr $8, %ymm15, %ymm14, %ymm{2 + k}\n" for k in range(12))) == 12.0
+    assert "vec_palignr" not in load_model("skylake").classes
+
+
+def test_sha1msg2_costs_five_clocks_of_the_front_end():
+    """classes.sha1msg2 (microbenchmark on this host, 2026-12-01): a chain 5.0 clk per step; beside another
+    instruction of any port the pair costs 5-6 (p10 4.9-5.4) -- the front end's cost of a microcoded instruction,
+    not units.sha: sha1rnds4 + sha1msg2 pairs cost what pxor + sha1msg2 pairs do (back to back, 4.1 measured, the
+    row over-prices by a clock). zen3, with no sha1msg2 row, prices it as sha1msg."""
+    assert load_model(GC).classes["sha1msg2"].uops == 30
+    assert vector_loop_cycles("sha1msg2 %xmm1, %xmm0\n" * 10) == 50.0
+    assert vector_loop_cycles("".join(f"sha1msg2 %xmm15, %xmm{2 + k}\nnop\n" for k in range(12))) == 62.0
+    pairs = "".join(f"sha1rnds4 $0, %xmm15, %xmm{2 + k}\nsha1msg2 %xmm15, %xmm{8 + k}\n" for k in range(6))
+    assert vector_loop_cycles(pairs) == vector_loop_cycles(pairs.replace("sha1rnds4 $0, %xmm15,", "pxor %xmm15,"))
+    assert "sha1msg2" not in load_model("zen3").classes
