@@ -174,8 +174,9 @@ def run_table(db: str, only: list[str] | None = None, readme: str | None = None)
     keys = model_keys(only)
     uarchs = sorted({u for u, _ in keys})
     print("\n## table: predicted cycles/byte of the block loop under each model (machine code lifted, "
-          "steady state); bound and gap: search/bound.py's loop_bound, a lower bound on the block loop "
-          "per iteration (ours' loop figure against it)")
+          "steady state: 6 iterations end to end after 3 of warm-up, simulator.loop_window); bound and gap: "
+          "search/bound.py's loop_bound, a lower bound on the block loop per iteration (ours' loop figure "
+          "against it)")
     with tempfile.TemporaryDirectory() as d:
         work = Path(d)
         default, openssl, gcc = {}, {}, {}

@@ -378,11 +378,11 @@ def loop_bound(model: Model, arch: Arch | None = None) -> Bound:
     Assumptions of the simulator, beyond ``block_bound``'s (a result never before its inputs plus
     the class latency, 0 for an eliminated move; at most ``issue_width`` slots per clock; a unit one
     uop per busy tick; the dispatch delay, the window, replays and stalls only add): the measured
-    span of ``loop=True`` (the later iterations' end-to-end, ``simulator.measured_span``) is taken
-    as the period. The bound holds for the period (the limit, m iterations end to end over m); the
-    measured span, the latest completion of iteration k+2 less that of iteration k over 2, can sit
-    below it by half the jitter of that completion's lag behind the front end (a few clocks: the
-    lead's best skylake x86-64 block measures 283.5 against 284.25, and 284.65 over 20 iterations).
+    span of ``loop=True`` (6 iterations end to end after 3 of warm-up, ``simulator.loop_window``) is
+    taken as the period. The bound holds for the period (the limit, m iterations end to end over m);
+    a short span can sit below it by the jitter of the latest completion's lag behind the front end
+    over m (the 3-iteration measure before issue 11 read the lead's best skylake x86-64 block at
+    283.5 against 284.25; over 6 after a warm-up of 3 it is 284.83).
     tests/search/test_loop_bound.py checks the default block and a small store's best on every model.
 
     Example: ``loop_bound(load_model("skylake"), "x86_64")`` -> a ``Bound`` whose ``cycles`` no

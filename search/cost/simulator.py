@@ -119,22 +119,44 @@ class Simulation:
                 f"loop={self.loop}, iterations={self.iterations}, instructions={self.instructions})")
 
 
-def loop_iterations(n: int) -> int:
-    """Iterations run back to back for a loop body of ``n`` instructions.
+LONG_BODY = 200        # instructions: a body this long is measured by ``LONG_WARM_UP`` / ``LONG_SPAN``
+LONG_WARM_UP = 3       # iterations of a long body run before the measured span (the cold start's ramp)
+LONG_SPAN = 6          # iterations of a long body measured end to end (periods 1, 2, 3 and 6 average out)
 
-    Enough that the first one's cold start does not dominate; long bodies (a
-    whole block) reach steady state in the second. Example: 1244 -> 3; 4 -> 64.
+
+def loop_window(n: int) -> tuple[int, int]:
+    """(warm-up k, span m) of the loop measure for a body of ``n`` instructions: ``k + m`` iterations run
+    back to back and the figure is ``(E[k+m-1] - E[k-1]) / m``, E[j] the latest completion of iteration j.
+
+    Invariant: the figure is the body's steady-state period, not its ramp: the span starts after the
+    cold start has drained and is a whole number of the schedule's short periods (1, 2, 3, 6), so it
+    does not sit below the rate every iteration obeys (``bound.loop_bound`` for a block loop).
+
+    Long bodies (a whole block, >= ``LONG_BODY`` instructions): k = 3, m = 6, chosen by measuring
+    (issue 11, 2026-12-01) the stop-18 best blocks and the default blocks of all 24 (model, arch)
+    pairs against their rate over iterations 10-39. The measure before (3 iterations, (E2 - E0) / 2)
+    read every searched best block low -- skylake x86-64 279.0 against 287.0 (bound 284.25),
+    goldencove x86-64 219.0 against 225.2, zen3 i386 244.0 against 250.67 (its schedule repeats
+    every 3 iterations: 246, 250, 256; bound 245) -- because the search kept what the short measure
+    flattered. k = 3, m = 6 reads them 286.17, 227.5 and 250.83, every block at or above its bound;
+    exactly the 30-iteration rate on the in-order models, k7/k8/k10, p4 and p6; within 0.3 on zen1
+    and zen3, 1.7 on core2, nehalem and zen5, 2.9 on skylake and goldencove (5.9 on goldencove's
+    default i386 block), whose schedules stay aperiodic (the rate wanders by +-2 clocks between
+    10-iteration windows: 0.1 there would take hundreds of iterations). It costs 9 iterations
+    where the old measure ran 3 (about 3x the simulation per whole-block evaluation).
+
+    Short bodies: ``min(64, 2 + ceil(800 / n))`` iterations, the later half measured (a multiple
+    of 12 when there are that many, so issue patterns of period 2, 3, 4 or 6 average out).
+
+    Example: 1244 -> (3, 6): 9 iterations, (E8 - E2) / 6; 4 -> (40, 24): 64 iterations, the last 24.
     """
-    return 3 if n >= 200 else min(64, 2 + -(-800 // n))
-
-
-def measured_span(iters: int) -> int:
-    """The later iterations measured: half of them, a multiple of 12 when there are that many
-    (so issue patterns of period 2, 3, 4 or 6 average out). Example: 3 -> 2; 64 -> 24."""
+    if n >= LONG_BODY:
+        return LONG_WARM_UP, LONG_SPAN
+    iters = min(64, 2 + -(-800 // n))
     span = iters - iters // 2
     if span >= 12:
         span -= span % 12
-    return span
+    return iters - span, span
 
 
 class Simulator:
@@ -196,7 +218,8 @@ class Simulator:
         n = len(dec)
         if n == 0:
             return Simulation(model.name, 0.0, 0.0, "none", [], {}, loop, 1, 0, 0)
-        iters = loop_iterations(n) if loop else 1
+        warm, span = loop_window(n) if loop else (0, 1)
+        iters = warm + span
         seq = dec * iters
         trace = run_in_order(seq, model, False) if self._resume is None else \
             run_out_of_order(seq, model, False, self._resume)
@@ -204,9 +227,9 @@ class Simulator:
         tpc = self._tpc
         ends = [max(complete[k * n:(k + 1) * n]) for k in range(iters)]
         if loop:
-            k0 = iters - measured_span(iters)
+            k0 = warm
             span_start = ends[k0 - 1]
-            cycles_ticks = (ends[-1] - span_start) / (iters - k0)
+            cycles_ticks = (ends[-1] - span_start) / span
             first = (iters - 1) * n
         else:
             k0 = 0
