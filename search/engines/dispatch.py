@@ -5,10 +5,11 @@ entries, Nehalem's 36, with ``rules.dispatch_delay``'s five clocks from
 allocation to dispatch), every uop holds an entry from its allocation, which
 is in program order, to its dispatch, which is in dataflow order; so the loop
 runs at about (uops x mean residency) / entries clocks. Under core2 both
-OpenSSL's integer loop and the stored best whole block of 2026-12-01 run
+OpenSSL's integer loop and the best whole block of the stop-18 store run
 1173 fused uops an iteration with the station 29 of 32 entries full on
-average; OpenSSL's uops wait 9.58 clocks each (389 cycles), ours 9.66 (396).
-The annealer's small priority nudges rarely find a better order for a whole
+average; OpenSSL's uops wait 9.61 clocks each (388.3 cycles an iteration), ours
+9.66 (396.0) -- under the loop measure of ``simulator.loop_window``. The
+annealer's small priority nudges rarely find a better order for a whole
 block: a better one moves hundreds of instructions a little each.
 
 ``dispatch_order(c, model, blend)`` simulates the candidate in its objective's
@@ -21,11 +22,10 @@ op's current position, so 0 is the dispatch order and 1 the current order).
 The order is written exactly as fine offsets (``greedy.order_offsets``), with
 the candidate's register dimension kept, so the result is an ordinary
 ``Candidate``: costed, annealed further, proved and stored like any other;
-nothing here proves or stores. Example: the core2 x86-64 whole block stored
-at 396.0 cycles per iteration gives 387.5 rewritten once, 384.0 twice
-(OpenSSL's loop: 389.0); the default block, 433.0, gives 399.5.
+nothing here proves or stores. Example: that core2 x86-64 whole block
+(396.0 cycles per iteration) gives 386.0 rewritten once, 384.0 twice
+(OpenSSL's loop: 388.3); the default block, 429.5, gives 401.2.
 
-``dispatch_walk`` repeats the rewrite from a start (each step from the last);
 ``dispatch_move`` is the annealer's move (``anneal(..., reorder=...)``): the
 rewrite with a blend drawn from ``BLENDS`` (the blends reach other orders:
 from that core2 block, three rewrites at 0.5 give 382.0). ``reorders(model,
@@ -53,7 +53,7 @@ from sha1opt.search.space.recipe import TEXTBOOK, prologue
 from sha1opt.search.space.regalloc import TEMPS
 
 BLENDS = (0.0, 0.25, 0.5, 0.75)     # weights of the current order in a move's sort key (``dispatch_order``)
-__all__ = ["dispatch_move", "dispatch_order", "dispatch_times", "dispatch_walk", "reorders"]
+__all__ = ["dispatch_move", "dispatch_order", "dispatch_times", "reorders"]
 
 
 def _context(first: int, last: int, arch: Arch) -> tuple[list[Instr], list[Instr]]:
@@ -116,17 +116,6 @@ def dispatch_order(c: Candidate, model: Model, blend: float = 0.0) -> Candidate 
     out = Candidate(c.first, c.last, c.arch, c.recipe, tuple(sorted(offs.items())))
     again = realize(out)
     return out if again is not None and again.order == order else None
-
-
-def dispatch_walk(start: Candidate, model: Model, steps: int) -> list[Candidate]:
-    """Up to ``steps`` rewrites, each of the one before (``start`` first); ends early when one does not realize."""
-    out = [start]
-    for _ in range(steps):
-        nxt = dispatch_order(out[-1], model)
-        if nxt is None:
-            break
-        out.append(nxt)
-    return out
 
 
 def dispatch_move(model: Model) -> Callable[[Candidate, random.Random], Candidate | None]:
