@@ -12,7 +12,10 @@ on" is one move, not 60 moves each of which alone may cost more); with
 probability ``P_REGS`` move in the register dimension
 (``search.space.assignment``): switch floating registers on, change how many
 values may be spilled (``0`` switches back to the fixed layout), or set one
-op's register option. A move whose order needs more temporaries (fixed
+op's register option; and -- only in a run given a ``reorder`` move
+(``engines.dispatch``: the portfolio gives it on the models whose reservation
+station binds), with probability ``P_REORDER`` -- that move, which rewrites the
+whole order at once (a run without one draws exactly what it drew before). A move whose order needs more temporaries (fixed
 layout) or spill slots (floating) than the architecture has is rejected. Acceptance is Metropolis with a temperature
 falling linearly from ``T0_FRACTION`` of the start cost to zero (``temperature``):
 over the evaluation budget, or -- a run with no budget (``NO_BUDGET``, the
@@ -48,6 +51,7 @@ STRETCH_RUNS = (4, 10, 20, 80)   # rounds a stretch move covers (clipped to the 
 GROUP_OPS = 7     # groups have at most ~7 ops (f3 "or"; W with loads)
 MAX_OFFSET = 4
 T0_FRACTION = 0.01
+P_REORDER = 0.05  # share of moves that are the run's ``reorder`` move, when it has one
 NO_BUDGET = 10**9      # "no evaluation budget": the run ends at its deadline (and cools by the clock)
 
 
@@ -128,7 +132,10 @@ def temperature(t0: float, n: int, evaluations: int, began: float, deadline: flo
 
 def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: int, evaluations: int,
            deadline: float | None = None, should_stop: Callable[[], bool] = lambda: False,
-           on_improve: Callable[[Candidate, float], None] | None = None) -> AnnealResult:
+           on_improve: Callable[[Candidate, float], None] | None = None,
+           reorder: Callable[[Candidate, random.Random], Candidate | None] | None = None) -> AnnealResult:
+    """``reorder``: a move that rewrites a whole candidate (``engines.dispatch.dispatch_move``), taken with
+    probability ``P_REORDER`` -- drawn only when given, so a run without it is the run it always was."""
     rng = random.Random(seed)
     cache: dict[Candidate, float | None] = {}
 
@@ -155,7 +162,13 @@ def anneal(start: Candidate, cost: Callable[[list], float], *, isa: str, seed: i
         if deadline is not None and time.monotonic() >= deadline:
             reason = "deadline"
             break
-        cand = neighbour(cur, rng, isa)
+        if reorder is not None and rng.random() < P_REORDER:
+            cand = reorder(cur, rng)
+            if cand is None:
+                n += 1
+                continue
+        else:
+            cand = neighbour(cur, rng, isa)
         n += 1
         c = evaluate(cand)
         if c is None:

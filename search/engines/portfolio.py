@@ -37,6 +37,7 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.anneal import AnnealResult, anneal
 from sha1opt.search.engines.cluster import Cluster
+from sha1opt.search.engines.dispatch import dispatch_move, reorders
 from sha1opt.search.engines.exact import TemplateResult, solve_templates
 from sha1opt.search.objective import objective
 from sha1opt.search.space.candidate import Candidate
@@ -154,7 +155,10 @@ def anneal_task(job: Job, stop_name: str, topic: str) -> AnnealResult:
     import distributed  # lazy: see cluster.py
     worker = distributed.get_worker()
     s = job.start
-    cost = objective(load_model(job.uarch), s.first, s.last, s.arch).cost
+    model = load_model(job.uarch)
+    cost = objective(model, s.first, s.last, s.arch).cost
+    # the dispatch-order move, on the models whose reservation station binds (engines/dispatch.py)
+    reorder = dispatch_move(model) if reorders(model, s.arch) else None
     count = [0]
     next_count = [time.monotonic() + COUNT_EVERY]
 
@@ -172,7 +176,8 @@ def anneal_task(job: Job, stop_name: str, topic: str) -> AnnealResult:
 
     stop = _Stop(stop_name)
     return anneal(s, cost, isa=job.isa, seed=job.seed, evaluations=job.evaluations,
-                  deadline=time.monotonic() + job.seconds, should_stop=should_stop, on_improve=improved)
+                  deadline=time.monotonic() + job.seconds, should_stop=should_stop, on_improve=improved,
+                  reorder=reorder)
 
 
 class Portfolio:
