@@ -20,8 +20,9 @@ import sha1opt.cli_prove as cli_prove
 from sha1opt.analyze import ObjectProof
 from sha1opt.cli import main
 from sha1opt.emit.dispatch_plan import DispatchPlan
-from sha1opt.emit.export import ExportResult
+from sha1opt.emit.export import ExportResult, export
 from sha1opt.emit.toolchain import host_is_x86_64
+from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.prove import Prover
 
 OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-sha1-x86_64.o")
@@ -30,6 +31,28 @@ OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-
 @pytest.fixture(scope="module")
 def prover():
     return Prover(timeout=20.0)
+
+
+@pytest.fixture(scope="session")
+def textbook_exports(tmp_path_factory) -> dict[str, ExportResult]:
+    """``export(textbook(arch), F)`` of each arch, made once per session (assembled, lifted, proved, run
+    against the vectors): tests/emit/test_emit.py checks the result; the bench tests time a copy of F."""
+    if not host_is_x86_64():
+        pytest.skip("native validation needs an x86-64 host")
+    d = tmp_path_factory.mktemp("textbook")
+    return {arch: export(textbook(arch), d / f"sha1-{arch}.S") for arch in ("x86_64", "i386")}
+
+
+@pytest.fixture
+def textbook_file(textbook_exports, tmp_path):
+    """``textbook_file(arch)``: a copy, in the test's own directory, of the validated textbook export."""
+    def copy(arch: str, name: str | None = None) -> Path:
+        res = textbook_exports[arch]
+        assert res.ok, res.validation.failure
+        out = tmp_path / (name or res.path.name)
+        out.write_text(res.path.read_text())
+        return out
+    return copy
 
 
 def spy(mp: pytest.MonkeyPatch, module, name: str) -> list:
