@@ -47,7 +47,7 @@ def main() -> int:
     for path, n in sorted(per_file.items()):
         print(f"  {n:4d}  {path}")
     cmd = [*PYTEST, "-q", f"--durations={a.durations}"]
-    print(f"command: {' '.join(cmd[1:])}  (time limit {a.time_limit:.0f} s)")
+    print(f"command: python {' '.join(cmd[1:])}  (time limit {a.time_limit:.0f} s)")
     print(f"load average before: {os.getloadavg()[0]:.1f} (2 cores)")
     t0 = time.monotonic()
     try:
