@@ -18,7 +18,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	sh setup/system-packages.sh  # clang, libssl-dev(:i386), llvm, llvm-19 when missing (root + apt), else the tests skip
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"  # the slow-marked checks run from bench/slow_checks.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,10 +1,138 @@
-"""Shared fixtures: one Prover per test module is enough (each owns a z3.Context)."""
+"""Shared fixtures: one Prover per test module is enough (each owns a z3.Context); the expensive
+end-to-end runs that several test files check (the dispatching export of each arch, the proof of
+OpenSSL's x86-64 SHA-1) are made once per session, through the CLI, and recorded for all of them.
+
+A recording wraps the library function the CLI calls (``spy``): the call runs as it would, with the
+CLI's own arguments; the fixture only keeps its arguments and result. Nothing is replaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+import sha1opt.analyze as analyze_module
+import sha1opt.cli_emit as cli_emit
+import sha1opt.cli_prove as cli_prove
+from sha1opt.analyze import ObjectProof
+from sha1opt.cli import main
+from sha1opt.emit.dispatch_plan import DispatchPlan
+from sha1opt.emit.export import ExportResult, export
+from sha1opt.emit.toolchain import host_is_x86_64
+from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.prove import Prover
+
+OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-sha1-x86_64.o")
 
 
 @pytest.fixture(scope="module")
 def prover():
     return Prover(timeout=20.0)
+
+
+@pytest.fixture(scope="session")
+def textbook_exports(tmp_path_factory) -> dict[str, ExportResult]:
+    """``export(textbook(arch), F)`` of each arch, made once per session (assembled, lifted, proved, run
+    against the vectors): tests/emit/test_emit.py checks the result; the bench tests time a copy of F."""
+    if not host_is_x86_64():
+        pytest.skip("native validation needs an x86-64 host")
+    d = tmp_path_factory.mktemp("textbook")
+    return {arch: export(textbook(arch), d / f"sha1-{arch}.S") for arch in ("x86_64", "i386")}
+
+
+@pytest.fixture
+def textbook_file(textbook_exports, tmp_path):
+    """``textbook_file(arch)``: a copy, in the test's own directory, of the validated textbook export."""
+    def copy(arch: str, name: str | None = None) -> Path:
+        res = textbook_exports[arch]
+        assert res.ok, res.validation.failure
+        out = tmp_path / (name or res.path.name)
+        out.write_text(res.path.read_text())
+        return out
+    return copy
+
+
+def spy(mp: pytest.MonkeyPatch, module, name: str) -> list:
+    """Wrap ``module.name`` so each call runs unchanged and its ``(args, kwargs, result)`` is appended to the list."""
+    real = getattr(module, name)
+    calls: list = []
+
+    def recorded(*args, **kwargs):
+        result = real(*args, **kwargs)
+        calls.append((args, kwargs, result))
+        return result
+
+    mp.setattr(module, name, recorded)
+    return calls
+
+
+@dataclass(frozen=True)
+class DispatchRun:
+    """``sha1opt export --dispatch [--arch A] -o F`` then ``sha1opt prove --object F``, run once.
+
+    ``path``: F; ``export`` / ``prove``: the two CLI results; ``plan`` / ``result``: what the export command's
+    ``export_dispatch(plan, F)`` got and returned; ``proof``: what ``prove --object``'s ``prove_object(F)``
+    returned.
+    """
+
+    path: Path
+    export: Result
+    prove: Result
+    plan: DispatchPlan
+    result: ExportResult
+    proof: ObjectProof
+
+
+@pytest.fixture(scope="session")
+def dispatch_runs(tmp_path_factory) -> dict[str, DispatchRun]:
+    """The model-free dispatching export of each arch (x86-64: the CLI's default arch, no ``--arch``),
+    made and proved again from the written file once per session: each export assembles, proves every
+    path whole, runs the constructor and the vectors once per path (tests/cli/test_export_dispatch.py and
+    tests/emit/test_dispatch_export.py check the same runs)."""
+    if not host_is_x86_64():
+        pytest.skip("native runs need an x86-64 host")
+    d = tmp_path_factory.mktemp("dispatch")
+    runs = {}
+    for arch, flags in (("x86_64", []), ("i386", ["--arch", "i386"])):
+        out = d / f"dispatch_{arch}.S"
+        with pytest.MonkeyPatch.context() as mp:
+            exported = spy(mp, cli_emit, "export_dispatch")
+            proved = spy(mp, cli_prove, "prove_object")
+            ex = CliRunner().invoke(main, ["export", "--dispatch", *flags, "-o", str(out)])
+            pr = CliRunner().invoke(main, ["prove", "--object", str(out)])
+        assert len(exported) == 1 and len(proved) == 1, (ex.output, pr.output)
+        (plan, _), _, result = exported[0]
+        runs[arch] = DispatchRun(out, ex, pr, plan, result, proved[0][2])
+    return runs
+
+
+@dataclass(frozen=True)
+class OpensslAnalysis:
+    """``sha1opt analyze libcrypto.a --member libcrypto-lib-sha1-x86_64.o --uarch skylake --uarch zen1``, run once.
+
+    ``cli``: the CLI result; ``proof``: what its ``prove_object(libcrypto.a, member=...)`` returned.
+    """
+
+    cli: Result
+    proof: ObjectProof
+
+
+@pytest.fixture(scope="session")
+def openssl_x86_64_analysis() -> OpensslAnalysis:
+    """OpenSSL's x86-64 SHA-1 (five dispatch paths) proved once per session, through ``analyze`` (the
+    paths x models table: tests/cli/test_lift_analyze.py; the proof of each path:
+    tests/semantics/lift/test_lift_openssl.py)."""
+    lib, member = OPENSSL_X86_64
+    if not lib.exists():
+        pytest.skip(f"{lib} missing: libssl-dev (setup/system-packages.sh installs it as root)")
+    with pytest.MonkeyPatch.context() as mp:
+        proved = spy(mp, analyze_module, "prove_object")
+        r = CliRunner().invoke(main, ["analyze", str(lib), "--member", member, "--uarch", "skylake", "--uarch", "zen1"])
+    assert len(proved) == 1, r.output
+    args, kwargs, proof = proved[0]
+    assert Path(args[0]) == lib and kwargs["member"] == member, (args, kwargs)
+    assert all(kwargs[k] is None for k in ("function", "abi", "arch", "interface")), kwargs
+    return OpensslAnalysis(r, proof)

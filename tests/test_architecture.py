@@ -16,6 +16,7 @@ Rules (README "Layout"):
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +43,7 @@ ALLOWED_LOCAL: dict[tuple[str, str], str] = {
 }
 
 
+@functools.cache      # read once: project_imports looks every ImportFrom up in it (the tree does not change)
 def modules() -> dict[str, Path]:
     out = {}
     for folder, pkg in FOLDERS.items():
@@ -95,10 +97,10 @@ def project_imports(path: Path, mod: str) -> list[tuple[str, int, bool]]:
     return out
 
 
-def all_edges():
-    for mod, path in sorted(modules().items()):
-        for target, line, local in project_imports(path, mod):
-            yield mod, target, f"{path.relative_to(ROOT)}:{line}", local
+@functools.cache      # every rule reads the same edges: parse the tree once per session
+def all_edges() -> tuple[tuple[str, str, str, bool], ...]:
+    return tuple((mod, target, f"{path.relative_to(ROOT)}:{line}", local)
+                 for mod, path in sorted(modules().items()) for target, line, local in project_imports(path, mod))
 
 
 def test_layers_point_one_way():

@@ -25,9 +25,9 @@ def no_search(monkeypatch):
 
 
 @native
-def test_export_dispatch_writes_every_path_in_preference_order(tmp_path):
-    out = tmp_path / "d.S"
-    r = run("export", "--dispatch", "-o", str(out))
+def test_export_dispatch_writes_every_path_in_preference_order(dispatch_runs):
+    # `export --dispatch -o F`, run once for the session (tests/conftest.py)
+    out, r = dispatch_runs["x86_64"].path, dispatch_runs["x86_64"].export
     assert r.exit_code == 0, r.output
     paths = [ln.split(":")[0] + ":" + ln.split(":")[1] for ln in r.output.splitlines() if ln.startswith("path ")]
     assert [p.split(": ")[1] for p in paths] == ["shani", "avx512", "avx", "ssse3", "scalar"]
@@ -38,12 +38,11 @@ def test_export_dispatch_writes_every_path_in_preference_order(tmp_path):
 
 @native
 @pytest.mark.skipif("sha_ni" not in cpu_flags(), reason="this host has no SHA-NI")
-def test_on_this_host_the_dispatch_picks_sha_ni_and_prove_object_proves_every_path(tmp_path):
-    out = tmp_path / "d.S"
-    r = run("export", "--dispatch", "--arch", "i386", "-o", str(out))
+def test_on_this_host_the_dispatch_picks_sha_ni_and_prove_object_proves_every_path(dispatch_runs):
+    # `export --dispatch --arch i386 -o F` then `prove --object F`, run once for the session (tests/conftest.py)
+    r, p = dispatch_runs["i386"].export, dispatch_runs["i386"].prove
     assert r.exit_code == 0, r.output
     assert "this CPU takes path shani" in r.output and "hybrid hybrid-i386:isa=ssse3" in r.output
-    p = run("prove", "--object", str(out))
     assert p.exit_code == 0, p.output
     assert "(sha1opt_block_shani)" in p.output and "(sha1opt_block_scalar)" in p.output
     assert "(sha1opt_block_ssse3)" in p.output

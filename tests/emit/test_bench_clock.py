@@ -19,10 +19,8 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.emit import bench as bench_module
 from sha1opt.emit import clock
-from sha1opt.emit.export import export
 from sha1opt.emit.timing import hosted_program, run_program
 from sha1opt.emit.toolchain import ToolchainError, compile_source, csrc, host_is_x86_64
-from sha1opt.search.space.candidate import textbook
 
 pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="needs an x86-64 host")
 
@@ -79,21 +77,20 @@ def test_loop_cycles_counts_core_cycles_of_a_body():
     assert r["imul"].p10 <= r["imul"].cycles <= r["imul"].p90
 
 
-def _bench(tmp_path, arch: str, *args: str):
-    out = tmp_path / f"s-{arch}.S"
-    assert export(textbook(arch), out).ok
+def _bench(textbook_file, arch: str, *args: str):
+    out = textbook_file(arch, f"s-{arch}.S")      # a copy of the session's validated textbook export
     return CliRunner().invoke(main, ["bench", str(out), "--arch", arch, "--pairs", "3", "--sizes", "64", *args])
 
 
-def test_bench_prints_the_clock_and_core_cycles_per_byte(tmp_path):
-    r = _bench(tmp_path, "x86_64", "--openssl", "none")
+def test_bench_prints_the_clock_and_core_cycles_per_byte(textbook_file):
+    r = _bench(textbook_file, "x86_64", "--openssl", "none")
     assert r.exit_code == 0, r.output
     assert "core clock: " in r.output and "p10 " in r.output and "p90 " in r.output
     assert "ours c/B" in r.output and "peer c/B" in r.output
 
 
-def test_bench_json_carries_the_clock_and_core_cycles(tmp_path):
-    r = _bench(tmp_path, "x86_64", "--openssl", "none", "--json")
+def test_bench_json_carries_the_clock_and_core_cycles(textbook_file):
+    r = _bench(textbook_file, "x86_64", "--openssl", "none", "--json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     c = data["core_clock"]
@@ -103,9 +100,9 @@ def test_bench_json_carries_the_clock_and_core_cycles(tmp_path):
     assert row["ours_core_cycles_per_byte"] > 0 and row["peer_core_cycles_per_byte"] > 0
 
 
-def test_i386_bench_clocks_around_its_run(tmp_path):
+def test_i386_bench_clocks_around_its_run(textbook_file):
     """The freestanding i386 program loads no library: its clock is sampled just before and after it."""
-    r = _bench(tmp_path, "i386", "--json")
+    r = _bench(textbook_file, "i386", "--json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert data["core_clock"]["samples"] == 14 and "before" in data["core_clock"]["method"]

@@ -16,10 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.processes import finished, reap, settle, started, wait_for_member
-from sha1opt.emit.export import export
 from sha1opt.emit.timing import run_program
 from sha1opt.emit.toolchain import ToolchainError, host_is_x86_64, which
-from sha1opt.search.space.candidate import textbook
 
 pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
 
@@ -29,11 +27,10 @@ FINAL_RET = ".Lsha1_done:\n\tret\n"
 
 
 @pytest.fixture(scope="module")
-def good(tmp_path_factory) -> str:
-    """The text of a validated x86-64 export (the textbook schedule)."""
-    out = tmp_path_factory.mktemp("good") / "good.S"
-    assert export(textbook("x86_64"), out).ok
-    return out.read_text()
+def good(textbook_exports) -> str:
+    """The text of a validated x86-64 export (the textbook schedule; made once for the session, tests/conftest.py)."""
+    assert textbook_exports["x86_64"].ok
+    return textbook_exports["x86_64"].path.read_text()
 
 
 def _source(tmp_path: Path, name: str, text: str) -> Path:

@@ -10,11 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from sha1opt.analyze import prove_object
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.confirm import Unavailable, harness_for
-from sha1opt.emit.dispatch_export import export_dispatch, taken, validate_dispatch
-from sha1opt.emit.dispatch_plan import plan_dispatch
+from sha1opt.emit.dispatch_export import taken, validate_dispatch
 from sha1opt.emit.dispatch_text import PathCode, dispatch_function_text, hybrid_path_text
 from sha1opt.emit.dispatch_word import WORD_SYMBOL, word_from_cpu_flags
 from sha1opt.emit.objfile import load_object
@@ -33,14 +31,9 @@ RETURNS = ("\t.text\n\t.globl sha1_block_data_order\n\t.type sha1_block_data_ord
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    d = tmp_path_factory.mktemp("dispatch")
-    out = {}
-    for arch in ("x86_64", "i386"):
-        plan = plan_dispatch(None, arch)
-        res = export_dispatch(plan, d / f"dispatch_{arch}.S", command="test")
-        out[arch] = (plan, res)
-    return out
+def exported(dispatch_runs):
+    """(plan_dispatch(None, arch), export_dispatch(plan, F)) as ``export --dispatch`` made them (tests/conftest.py)."""
+    return {arch: (run.plan, run.result) for arch, run in dispatch_runs.items()}
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
@@ -72,9 +65,10 @@ def test_every_path_this_cpu_has_is_forced_and_run(exported, arch):
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
-def test_prove_object_on_the_written_file_proves_every_path(exported, arch, tmp_path):
-    plan, res = exported[arch]
-    got = prove_object(res.path, workdir=tmp_path)
+def test_prove_object_on_the_written_file_proves_every_path(dispatch_runs, arch):
+    run = dispatch_runs[arch]
+    plan, got = run.plan, run.proof     # prove_object(F) on the written file, as `prove --object F` called it
+    assert run.result.path == run.path
     assert got.proved, got.summary()
     loops = [p.name for p in got.proof.paths if p.name.startswith("loop") and p.outcome == "proved"]
     for p in plan.codes():

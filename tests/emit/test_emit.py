@@ -28,12 +28,11 @@ pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native validation 
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
-def test_export_validates_and_writes(tmp_path, arch):
-    out = tmp_path / f"sha1-{arch}.S"
-    res = export(textbook(arch), out)
+def test_export_validates_and_writes(textbook_exports, arch):
+    res = textbook_exports[arch]        # export(textbook(arch), F), made once for the session (tests/conftest.py)
     assert res.ok, res.validation.failure
     assert [c.name for c in res.validation.checks] == ["assemble", "lift", "prove", "vectors"]
-    text = out.read_text()
+    text = res.path.read_text()
     assert "proof: prove: machine code = SHA-1 compression" in text
     assert ".note.GNU-stack" in text and f".type sha1_block_data_order" in text
     assert res.validation.proof.proved and "160 cuts" in res.validation.checks[2].detail
@@ -150,17 +149,16 @@ BENCH_KEYS = ("ratio_median", "ratio_p10", "ratio_p90", "ratio_of_minima", "ours
               "peer_ticks_per_byte", "ours_ns_per_byte", "bytes_per_call", "pairs")
 
 
-def _bench_json(tmp_path, *args):
-    out = tmp_path / "s.S"
-    assert export(textbook("x86_64"), out).ok
+def _bench_json(textbook_file, *args):
+    out = textbook_file("x86_64", "s.S")      # a copy of the session's validated textbook export
     r = CliRunner().invoke(main, ["bench", str(out), "--pairs", "2", "--sizes", "64", *args, "--json"])
     assert r.exit_code == 0, r.output
     return json.loads(r.output)
 
 
 @pytest.mark.skipif(libcrypto() is None, reason="libcrypto not installed: there is no OpenSSL peer to measure")
-def test_bench_json_has_promised_fields_for_gcc_and_openssl(tmp_path):
-    data = _bench_json(tmp_path, "--openssl", "integer")
+def test_bench_json_has_promised_fields_for_gcc_and_openssl(textbook_file):
+    data = _bench_json(textbook_file, "--openssl", "integer")
     assert data["arch"] == "x86_64" and data["tsc_hz"] > 1e8 and "not core cycles" in data["tsc_note"]
     assert [row["peer"] for row in data["results"]] == ["gcc -O2 C", "OpenSSL integer"]
     for row in data["results"]:
@@ -169,9 +167,9 @@ def test_bench_json_has_promised_fields_for_gcc_and_openssl(tmp_path):
         assert row["ratio_p10"] <= row["ratio_median"] <= row["ratio_p90"]
 
 
-def test_bench_without_libcrypto_measures_gcc_and_says_openssl_was_skipped(tmp_path, monkeypatch):
+def test_bench_without_libcrypto_measures_gcc_and_says_openssl_was_skipped(textbook_file, monkeypatch):
     monkeypatch.setattr(bench_module, "libcrypto", lambda: None)
-    data = _bench_json(tmp_path, "--openssl", "integer")
+    data = _bench_json(textbook_file, "--openssl", "integer")
     assert [row["peer"] for row in data["results"]] == ["gcc -O2 C"]
     assert data["notes"] == ["libcrypto not found: OpenSSL peers skipped"]
 

@@ -79,6 +79,8 @@ def test_packed_domain_refuses_rotates_on_narrow_lanes():
 # --- rediscoveries --------------------------------------------------------------------------
 
 
+@pytest.mark.slow     # 30-130 s (exhaustive to length 7, 300 solutions): run by bench/slow_checks.py (bench/synth_table.py
+# prints the same rediscovery); minimal lengths and sequences stay checked in make test against brute force (below)
 def test_f3_into_e_with_one_temporary_is_two_additions_into_e():
     r = S.synthesize("f3-into-e", temps=1, max_len=7, max_solutions=300, with_costs=False)
     assert r.status == "found" and r.length == 7 and r.complete

@@ -36,8 +36,9 @@ def _by_label(paths):
     return {p.name.split("(")[-1].rstrip(")"): p for p in paths}
 
 
-def test_x86_64_every_dispatch_path_proves_avx2_with_its_two_block_invariant():
-    res = _prove("x86_64")
+def test_x86_64_every_dispatch_path_proves_avx2_with_its_two_block_invariant(openssl_x86_64_analysis):
+    # prove_object(libcrypto.a, member=...) as `analyze` called it, once for the session (tests/conftest.py)
+    res = openssl_x86_64_analysis.proof
     paths = res.proof.paths
     # integer, SHA-NI, AVX2 (its prologue's cmov arrivals, n = 1 and n >= 2, are one path), AVX, SSSE3
     assert len(paths) == 5
