@@ -69,6 +69,20 @@ def is_whole_block(first: int | None, last: int | None) -> bool:
     return (first, last) == WHOLE_BLOCK
 
 
+def block_loop_items(sched: Schedule) -> list:
+    """The block loop's body as the simulator runs it: ``sched``'s code after its loop start (the a..e
+    loads run once, before the loop) and the emitter's loop control (``LOOP_CONTROL``)."""
+    return list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[sched.arch])
+
+
+def range_context(first: int, last: int, arch: Arch) -> tuple[list, list]:
+    """The default rounds each side of rounds first..last (``CONTEXT_ROUNDS`` of them, clipped to the
+    block) that a range's objective simulates around it: (before, after)."""
+    before = realize(Candidate(max(0, first - CONTEXT_ROUNDS), first - 1, arch, TEXTBOOK)).code if first > 0 else []
+    after = realize(Candidate(last + 1, min(79, last + CONTEXT_ROUNDS), arch, TEXTBOOK)).code if last < 79 else []
+    return before, after
+
+
 def block_loop_cycles(sched: Schedule, model: Model) -> float:
     """Cycles per iteration of ``sched``'s block loop in steady state: the measure blocks are judged by.
 
@@ -78,7 +92,7 @@ def block_loop_cycles(sched: Schedule, model: Model) -> float:
     ``simulate(..., loop=True)``'s: 6 iterations end to end after 3 of warm-up
     (``simulator.loop_window``), so it never reads the ramp as the rate.
     """
-    return simulate(list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[sched.arch]), model, loop=True).cycles
+    return simulate(block_loop_items(sched), model, loop=True).cycles
 
 
 def block_loop_cost(model: Model, arch: Arch) -> Callable[[list], float]:
@@ -126,8 +140,7 @@ def range_cost(model, first: int | None = None, last: int | None = None, arch: A
     """
     if first is None:
         return lambda code: simulate(code, model).cycles
-    before = realize(Candidate(max(0, first - CONTEXT_ROUNDS), first - 1, arch, TEXTBOOK)).code if first > 0 else []
-    after = realize(Candidate(last + 1, min(79, last + CONTEXT_ROUNDS), arch, TEXTBOOK)).code if last < 79 else []
+    before, after = range_context(first, last, arch)
     return lambda code: simulate(before + list(code) + after, model).cycles
 
 

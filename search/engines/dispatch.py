@@ -41,26 +41,19 @@ import functools
 import random
 from typing import Callable
 
-from sha1opt.semantics.x86 import Arch, Instr
+from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.objective import CONTEXT_ROUNDS, LOOP_CONTROL, is_whole_block
+from sha1opt.search.objective import block_loop_items, is_whole_block, range_context
 from sha1opt.search.engines.greedy import order_offsets
 from sha1opt.search.space.assignment import MOVE, SPILL, budget
 from sha1opt.search.space.candidate import REG, REGS, Candidate, Realized, block_schedule, prepared_flow, realize, textbook
 from sha1opt.search.space.order import list_schedule
-from sha1opt.search.space.recipe import TEXTBOOK, prologue
+from sha1opt.search.space.recipe import prologue
 from sha1opt.search.space.regalloc import TEMPS
 
 BLENDS = (0.0, 0.25, 0.5, 0.75)     # weights of the current order in a move's sort key (``dispatch_order``)
 __all__ = ["dispatch_move", "dispatch_order", "dispatch_times", "reorders"]
-
-
-def _context(first: int, last: int, arch: Arch) -> tuple[list[Instr], list[Instr]]:
-    """The default rounds around a range, as ``objective.range_cost`` simulates it."""
-    before = realize(Candidate(max(0, first - CONTEXT_ROUNDS), first - 1, arch, TEXTBOOK)).code if first > 0 else []
-    after = realize(Candidate(last + 1, min(79, last + CONTEXT_ROUNDS), arch, TEXTBOOK)).code if last < 79 else []
-    return before, after
 
 
 def dispatch_times(real: Realized, model: Model) -> list[float]:
@@ -70,11 +63,10 @@ def dispatch_times(real: Realized, model: Model) -> list[float]:
     c = real.candidate
     if is_whole_block(c.first, c.last):
         sched = block_schedule([real.code], c.arch, "dispatch")
-        items = list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[c.arch])
         at = len(prologue(c.arch)) - sched.loop_start
-        timeline = simulate(items, model, loop=True).timeline
+        timeline = simulate(block_loop_items(sched), model, loop=True).timeline
     else:
-        before, after = _context(c.first, c.last, c.arch)
+        before, after = range_context(c.first, c.last, c.arch)
         at = len(before)
         timeline = simulate(before + list(real.code) + after, model).timeline
     times = [0.0] * len(real.ops)
@@ -129,7 +121,7 @@ def dispatch_move(model: Model) -> Callable[[Candidate, random.Random], Candidat
 @functools.lru_cache(maxsize=64)
 def _default_bottleneck(model: Model, arch: Arch) -> str:
     sched = textbook(arch)
-    return simulate(list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[arch]), model, loop=True).bottleneck
+    return simulate(block_loop_items(sched), model, loop=True).bottleneck
 
 
 def reorders(model: Model, arch: Arch) -> bool:
