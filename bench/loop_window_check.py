@@ -32,7 +32,9 @@ from sha1opt.search.bound import loop_bound
 from sha1opt.search.cost import simulator
 from sha1opt.search.cost.model import load_model
 
-from search_acceptance import OPENSSL, load, loop_cpb
+from sha1opt.semantics.errors import Sha1optError
+
+from search_acceptance import OPENSSL, arches, load, loop_cpb
 
 CLOSE_CALLS = "core2/i386,skylake/x86_64,zen3/i386,zen1/x86_64,zen3/x86_64,zen5/i386,zen5/x86_64,k8/x86_64"
 
@@ -67,10 +69,26 @@ def main() -> int:
     ap.add_argument("--warm", type=int, default=10)
     ap.add_argument("--span", type=int, default=30)
     a = ap.parse_args()
-    pairs = [tuple(p.split("/", 1)) for p in a.pairs.split(",") if p]
+    if a.warm < 1 or a.span < 1:
+        print(f"--warm {a.warm} --span {a.span}: both must be at least 1 (the span is measured from the end "
+              "of a warm-up iteration)", file=sys.stderr)
+        return 2
     if not Path(a.db).is_file():
         print(f"{a.db}: no such store", file=sys.stderr)
         return 2
+    pairs = []
+    for p in filter(None, a.pairs.split(",")):
+        u, _, arch = p.partition("/")
+        try:
+            runs = arches(load_model(u))
+        except Sha1optError as e:
+            print(f"--pairs {p}: {e}", file=sys.stderr)
+            return 2
+        if arch not in runs:
+            print(f"--pairs {p}: write model/arch with arch one of {', '.join(runs)} (the arches {u}'s CPU runs)",
+                  file=sys.stderr)
+            return 2
+        pairs.append((u, arch))
     t0 = time.monotonic()
     print(f"# bench/loop_window_check.py --db {a.db}; {load()}")
     with tempfile.TemporaryDirectory() as d:
