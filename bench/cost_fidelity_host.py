@@ -112,6 +112,7 @@ MICRO: dict[str, tuple[str, str]] = {      # name -> (body, the row it informs)
                               "issue_width 6 on a large body"),
     "roll $5, 8 independent": (_each("roll $5, %{r}"), "rot_imm: 1 uop p0/p6"),
     "roll $1, 8 independent": (_each("roll $1, %{r}"), "rot1: 2 uops p0/p6"),
+    "xor; roll $1 chain x120": (_rep("xorl %ebx, %eax\nroll $1, %eax\n", 120), "rot1 latency 1: its 2 uops on 2 ports"),
     "shll $1, 8 independent": (_each("shll $1, %{r}"), "shift_imm"),
     "rorx $5, 8 independent": (_each("rorxl $5, %r15d, %{r}"), "rorx"),
     "shld $5 one reg, chain x240": (_rep("shldl $5, %eax, %eax\n", 240), "double_rot latency 1 (a rotate)"),

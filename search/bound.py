@@ -54,11 +54,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from itertools import combinations, product
+from itertools import product
 
 from sha1opt.semantics.sha1 import kind
 from sha1opt.semantics.x86 import Arch, Instr, Reg
-from sha1opt.search.cost.decode import ADDR, DATA, ELIM, FE, LAT, MREAD, UOPS, WRITES
+from sha1opt.search.cost.decode import ADDR, DATA, ELIM, LAT, MREAD, WRITES
+from sha1opt.search.cost.floor import load as resource_load, unit_sets
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import simulator_for
 from sha1opt.search.objective import CONTEXT_ROUNDS, LOOP_CONTROL, range_cost
@@ -221,46 +222,17 @@ def _chain_ticks(model: Model, arch: Arch, isa: str, before: list[Instr], first:
 
 # -- resources ---------------------------------------------------------------------------------------
 
-def _unit_sets(model: Model) -> list[frozenset[int]]:
-    alts = {frozenset(a) for c in model.classes.values() for u in c.ports
-            for a in [[i for i, x in enumerate(model.units) if x.name in u.units]]}
-    alts = sorted(alts, key=sorted)
-    out = set()
-    for n in range(1, min(len(alts), 4) + 1):
-        for combo in combinations(alts, n):
-            out.add(frozenset().union(*combo))
-    return sorted(out, key=lambda s: (len(s), sorted(s)))
-
-
-def _load(dec: list[tuple], sets: list[frozenset[int]], in_order: bool) -> tuple[int, list[int], int]:
-    """(front-end slots or instructions, per unit set its busy ticks or uop count, longest busy)."""
-    slots = len(dec) if in_order else sum(d[FE] for d in dec)
-    loads = [0] * len(sets)
-    longest = 0
-    for d in dec:
-        if d[ELIM] and not in_order:
-            continue                          # an eliminated move never reaches a unit
-        for _role, alts, busy in d[UOPS]:
-            a = frozenset(alts)
-            w = 1 if in_order else busy
-            longest = max(longest, busy)
-            for i, s in enumerate(sets):
-                if a <= s:
-                    loads[i] += w
-    return slots, loads, longest
-
-
 def _resource_ticks(model: Model, arch: Arch, isa: str, fixed: list[Instr], first: int, last: int
                     ) -> tuple[int, int, str]:
     """(issue-width bound, port bound, that port set), in ticks, over fixed code plus rounds first..last."""
     sim = simulator_for(model)
     in_order = model.in_order
     tpc = model.ticks_per_cycle
-    sets = _unit_sets(model)
-    slots, loads, longest = _load(sim.decode(fixed), sets, in_order)
+    sets = unit_sets(model)
+    slots, loads, longest = resource_load(sim.decode(fixed), sets, in_order)
     for t in range(first, last + 1):
         for g, variants in round_choices(t, arch, isa).items():
-            per = [_load(sim.decode(list(v)), sets, in_order) for v in variants]
+            per = [resource_load(sim.decode(list(v)), sets, in_order) for v in variants]
             slots += min(p[0] for p in per)
             for i in range(len(sets)):
                 loads[i] += min(p[1][i] for p in per)
@@ -382,7 +354,9 @@ def loop_bound(model: Model, arch: Arch | None = None) -> Bound:
     taken as the period. The bound holds for the period (the limit, m iterations end to end over m);
     a short span can sit below it by the jitter of the latest completion's lag behind the front end
     over m (the 3-iteration measure before issue 11 read the lead's best skylake x86-64 block at
-    283.5 against 284.25; over 6 after a warm-up of 3 it is 284.83).
+    283.5 against 284.25; over 6 after a warm-up of 3 it is 284.83), except where the issue-width
+    or port part binds: the out-of-order figure is at least the body's resource floor
+    (``cost/floor.py``, the same two counts for the code the search chose).
     tests/search/test_loop_bound.py checks the default block and a small store's best on every model.
 
     Example: ``loop_bound(load_model("skylake"), "x86_64")`` -> a ``Bound`` whose ``cycles`` no
@@ -393,12 +367,12 @@ def loop_bound(model: Model, arch: Arch | None = None) -> Bound:
     tpc = model.ticks_per_cycle
     head, tail = _loop_fixed(arch)
     sim = simulator_for(model)
-    sets = _unit_sets(model)
+    sets = unit_sets(model)
     in_order = model.in_order
-    slots, loads, _ = _load(sim.decode(head + tail), sets, in_order)
+    slots, loads, _ = resource_load(sim.decode(head + tail), sets, in_order)
     for t in range(80):
         for variants in round_choices(t, arch, isa).values():
-            per = [_load(sim.decode(list(v)), sets, in_order) for v in variants]
+            per = [resource_load(sim.decode(list(v)), sets, in_order) for v in variants]
             slots += min(p[0] for p in per)
             for i in range(len(sets)):
                 loads[i] += min(p[1][i] for p in per)

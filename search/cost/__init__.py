@@ -13,6 +13,7 @@ What lives here:
 * ``attribution``: utilisation, bottleneck and critical-chain causes;
 * ``simulator``: ``Simulation`` / ``Slot`` results, the per-model
   ``Simulator`` (owns its decode cache) and ``simulate``;
+* ``floor``: the resource floor of a loop body (front-end slots, unit busy time per iteration);
 * ``content_key``: ``fingerprint``, a content key for a model's predictions (model data +
   engine source).
 

@@ -255,6 +255,7 @@ class Execute:
             late, wake = self.late, start + tpc
             mem_ready, replayed, mem_pred, mem_extra = -1, False, -1, 0
             comp_d, comp_wait, comp_late, last_unit = -1, 0, 0, -1
+            nth = 0                                  # compute uops bound so far (rules.port_binding)
             for role, alts, busy in d[UOPS]:
                 if role == "load":
                     r0 = max(start, r_addr)
@@ -286,8 +287,11 @@ class Execute:
                     if late and (inp == start or inp == wake):
                         r0, bump = inp + tpc, tpc
                     binder = self.binder
-                    if binder is not None:               # rules.port_binding: the port is chosen at allocation
-                        alts = (binder.choose(alts, alloc, self.slot),)
+                    if binder is not None:               # rules.port_binding: the port is chosen at allocation,
+                        # by the issue slot of the uop's own fused uop: the two uops of ``roll $1`` (2 fused
+                        # uops) sit in slots s and s+1 and so are bound to two ports, not both to one
+                        alts = (binder.choose(alts, alloc, self.slot + min(nth, d[FE] - 1)),)
+                        nth += 1
                     t, u = place(alts, r0, busy)
                     if binder is not None:
                         binder.record(u, t)

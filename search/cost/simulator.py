@@ -46,6 +46,7 @@ from typing import Callable, Sequence
 from sha1opt.search.cost.attribution import SATURATED, attribute, bottleneck, utilisation
 from sha1opt.search.cost.classes import Item, classify
 from sha1opt.search.cost.decode import ELIM, FE, FLAGS, LINE, TEXT, decode_item
+from sha1opt.search.cost.floor import floor, unit_sets
 from sha1opt.search.cost.inorder import run_in_order
 from sha1opt.search.cost.model import Model, UarchError
 from sha1opt.search.cost.ooo import Resume, run_out_of_order
@@ -133,8 +134,11 @@ def loop_window(n: int) -> tuple[int, int]:
     schedule that has become periodic is measured at exactly its rate, which every iteration obeys
     (``bound.loop_bound`` for a block loop). An aperiodic schedule's window can still read below
     that rate by the latest completion's jitter over m, and a search keeps what the window
-    flatters: re-searched under this measure, a skylake x86-64 block reads 283.0 against its bound
+    flatters: re-searched under this measure, a skylake x86-64 block read 283.0 against its bound
     284.25 (285.125 over 24 iterations) -- -0.4 %, where the 3-iteration measure allowed -1.8 %.
+    So an out-of-order figure is never below the body's resource floor (``floor.py``: its fused
+    slots over the issue width, its busiest unit set's time), which is that bound's issue-width
+    and port parts for a block loop (stop 20).
 
     Long bodies (a whole block, >= ``LONG_BODY`` instructions): k = 3, m = 6, chosen by measuring
     (issue 11, 2026-12-01) the stop-18 best blocks and the default blocks of all 24 (model, arch)
@@ -182,6 +186,7 @@ class Simulator:
         self._run = run_in_order if model.in_order else run_out_of_order
         # Out-of-order runs for cycles resume from the last run's state where the code first differs.
         self._resume = None if model.in_order else Resume()
+        self._sets = None if model.in_order else unit_sets(model)     # floor.floor's unit sets
 
     def clear(self) -> None:
         """Forget every decode (what the first candidate of a search pays again) and the last run's states."""
@@ -234,6 +239,10 @@ class Simulator:
             k0 = warm
             span_start = ends[k0 - 1]
             cycles_ticks = (ends[-1] - span_start) / span
+            if self._sets is not None:
+                # out-of-order: never below what every iteration spends (floor.py), which a finite
+                # window can dip under by the latest completion's jitter over the span
+                cycles_ticks = max(cycles_ticks, floor(dec, model, self._sets) * tpc)
             first = (iters - 1) * n
         else:
             k0 = 0

@@ -68,6 +68,22 @@ def test_port_binding_loses_clocks_on_a_port_bound_round(uarch, bound, free):
     assert simulate(items, without(m, "port_binding"), loop=True).cycles == pytest.approx(free, abs=1e-3)
 
 
+@pytest.mark.parametrize("uarch", ["skylake", "goldencove"])
+def test_regression_both_uops_of_roll_1_were_bound_to_one_port(uarch):
+    """The same rule, per fused uop: ``roll $1`` is 2 fused uops on p0/p6 (uops.info SKL: ROL (R32, 1)
+    2 uops p06, latency 1, throughput 1.0), so its uops sit in two issue slots and are bound to two
+    ports. Both were bound to one (the instruction's slot was used for each), which serialized them:
+    a chain of 240 cost 480 clocks. On this host (goldencove's CPU) 'xorl %ebx, %eax; roll $1, %eax'
+    x120 measures 239.5 core cycles (p10 221, p90 252; emit.clock.loop_cycles, 31 rounds, load 0.2,
+    2026-12-01 23:07 UTC): rol's latency is 1."""
+    m = load_model(uarch)
+    chain = parse_text("\n".join(["roll $1, %eax"] * 240), "x86_64")
+    assert simulate(chain, m, loop=True).cycles == pytest.approx(240.0, abs=1e-3)
+    pair = parse_text("\n".join(["xorl %ebx, %eax", "roll $1, %eax"] * 120), "x86_64")
+    assert simulate(pair, m, loop=True).cycles == pytest.approx(240.0, abs=1e-3)
+    assert simulate(chain, without(m, "port_binding"), loop=True).cycles == pytest.approx(240.0, abs=1e-3)
+
+
 
 def test_a_uop_dispatches_no_sooner_than_five_clocks_after_allocation():
     """uiCA (microArchConfigs.py issueDispatchDelay = 5 on every microarchitecture it models, Skylake
