@@ -45,18 +45,21 @@ def load(dec: list[tuple], sets: list[frozenset[int]], in_order: bool) -> tuple[
     Example: ``load(decode([roll $5, %eax] * 2), sets, False)`` -> (2, busy 2 on every set containing
     {p0, p6}, 1) on skylake."""
     slots = len(dec) if in_order else sum(d[FE] for d in dec)
-    loads = [0] * len(sets)
+    per_alts: dict[tuple, int] = {}           # the uops' alternatives -> their busy ticks (in-order: count)
     longest = 0
     for d in dec:
         if d[ELIM] and not in_order:
             continue                          # an eliminated move never reaches a unit
         for _role, alts, busy in d[UOPS]:
-            a = frozenset(alts)
-            w = 1 if in_order else busy
-            longest = max(longest, busy)
-            for i, s in enumerate(sets):
-                if a <= s:
-                    loads[i] += w
+            per_alts[alts] = per_alts.get(alts, 0) + (1 if in_order else busy)
+            if busy > longest:
+                longest = busy
+    loads = [0] * len(sets)
+    for alts, w in per_alts.items():          # a few distinct alternative sets: cheap against n x sets
+        a = frozenset(alts)
+        for i, s in enumerate(sets):
+            if a <= s:
+                loads[i] += w
     return slots, loads, longest
 
 
