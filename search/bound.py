@@ -62,8 +62,7 @@ from sha1opt.search.cost.decode import ADDR, DATA, ELIM, LAT, MREAD, WRITES
 from sha1opt.search.cost.floor import load as resource_load, unit_sets
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import simulator_for
-from sha1opt.search.objective import CONTEXT_ROUNDS, LOOP_CONTROL, range_cost
-from sha1opt.search.space.candidate import Candidate, realize
+from sha1opt.search.objective import LOOP_CONTROL, range_context, range_cost
 from sha1opt.search.space.frame import LOOP_CARRIES_STATE, state_regs
 from sha1opt.search.space.recipe import KINDS, TEXTBOOK, Recipe, epilogue, options_for, prologue, range_ops
 from sha1opt.search.space.regalloc import TEMPS
@@ -265,8 +264,7 @@ def _bound(model: Model, arch: Arch, before: list[Instr], first: int, last: int,
 def range_bound(model: Model, first: int, last: int, arch: Arch | None = None) -> Bound:
     """A lower bound on ``objective.range_cost(model, first, last, arch)(code) - (context alone)``."""
     arch = arch or model.arch
-    before = realize(Candidate(max(0, first - CONTEXT_ROUNDS), first - 1, arch, TEXTBOOK)).code if first > 0 else []
-    after = realize(Candidate(last + 1, min(79, last + CONTEXT_ROUNDS), arch, TEXTBOOK)).code if last < 79 else []
+    before, after = range_context(first, last, arch)
     context = range_cost(model, first, last, arch)([])
     return _bound(model, arch, list(before), first, last, list(after), context)
 

@@ -17,7 +17,7 @@ import pytest
 from sha1opt.search.cost.floor import floor, load, unit_sets
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.simulator import simulate, simulator_for
-from sha1opt.search.objective import LOOP_CONTROL, block_loop_cycles
+from sha1opt.search.objective import block_loop_cycles, block_loop_items
 from sha1opt.search.space.candidate import block_schedule, textbook
 from sha1opt.semantics.att import parse_text
 
@@ -59,7 +59,7 @@ def test_an_out_of_order_loop_never_reads_below_its_floor(uarch):
     m = load_model(uarch)
     arch = "x86_64" if m.arch == "x86_64" else "i386"
     sched = textbook(arch)
-    body = list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[arch])
+    body = block_loop_items(sched)
     assert simulate(body, m, loop=True).cycles >= floor(simulator_for(m).decode(body), m)
 
 
@@ -75,6 +75,6 @@ def test_regression_the_window_read_a_block_below_its_issue_width_floor():
     m = load_model("skylake")
     sched = block_schedule([parse_text((DATA / "skylake_x86_64_stop18_best_block.s").read_text(), "x86_64")],
                            "x86_64", "x")
-    body = list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL["x86_64"])
+    body = block_loop_items(sched)
     assert floor(simulator_for(m).decode(body), m) == 284.25
     assert block_loop_cycles(sched, m) == 284.25

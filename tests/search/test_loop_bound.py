@@ -27,7 +27,7 @@ from sha1opt.search.blocks import best_block
 from sha1opt.search.bound import loop_bound
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.simulator import loop_window, simulate
-from sha1opt.search.objective import LOOP_CONTROL, block_loop_cycles, model_version
+from sha1opt.search.objective import block_loop_cycles, block_loop_items, model_version
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize, textbook
 from sha1opt.search.space.recipe import TEXTBOOK
 from sha1opt.search.store import Store
@@ -80,7 +80,7 @@ def test_the_issue_width_part_is_the_iterations_slots_with_no_ramp_up_term():
     sched = block_schedule([realize(Candidate(0, 79, "x86_64", replace(TEXTBOOK, wsrc="inplace"))).code],
                            "x86_64", "x")
     bound = loop_bound(model, "x86_64")
-    uops = simulate(list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL["x86_64"]), model).uops
+    uops = simulate(block_loop_items(sched), model).uops
     assert bound.issue_width == uops / model.issue_width == 391.0
     assert bound.cycles == block_loop_cycles(sched, model)
 
@@ -134,7 +134,7 @@ def test_the_leads_best_skylake_x86_64_block_runs_at_or_above_the_bound_over_man
     text = (DATA / "skylake_x86_64_best_block.s").read_text()
     sched = block_schedule([parse_text(text, "x86_64")], "x86_64", "x")
     model = load_model("skylake")
-    body = list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL["x86_64"])
+    body = block_loop_items(sched)
     assert loop_bound(model, "x86_64").cycles <= simulate(body * 4, model, loop=True).cycles / 4
 
 
@@ -142,7 +142,7 @@ def test_a_whole_block_loop_is_measured_over_six_iterations_after_three_of_warm_
     # Long bodies: 9 iterations run, (E8 - E2) / 6; short ones keep their many iterations (4 -> 64).
     model = load_model("zen3")
     sched = textbook("x86_64")
-    sim = simulate(list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL["x86_64"]), model, loop=True)
+    sim = simulate(block_loop_items(sched), model, loop=True)
     assert (loop_window(sim.instructions), sim.iterations) == ((3, 6), 9)
     assert loop_window(4) == (40, 24) and simulate(parse_text("roll $5, %eax", "x86_64"), model, loop=True).iterations == 64
 
@@ -161,5 +161,5 @@ def test_the_block_searched_under_the_six_iteration_measure_runs_above_the_bound
     # 285.125, above the bound -- the dip is the window's, not the bound's.
     model = load_model("skylake")
     sched = _data_block("skylake_x86_64_window6_best_block.s", "x86_64")
-    body = list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL["x86_64"])
+    body = block_loop_items(sched)
     assert loop_bound(model, "x86_64").cycles <= simulate(body * 4, model, loop=True).cycles / 4
