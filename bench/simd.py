@@ -41,7 +41,7 @@ from pair_table import banner, header, load, openssl_paths, report_lines
 from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_export import function_text
-from sha1opt.emit.host_cpu import host_cpu, host_refusal
+from sha1opt.emit.host_cpu import host, host_refusal
 from sha1opt.emit.tuning import describe, tune
 from sha1opt.search.driver import search_hybrid_block
 from sha1opt.search.cost.model import load_model
@@ -97,7 +97,7 @@ def main() -> int:
               f"predicted on {m}; {r.proof}")
         blocks.append((f"{m} export", r.search.block))
         if args.tune:
-            why = host_refusal(m, host_cpu())
+            why = host_refusal(m, host())
             if why:
                 print(f"# {m} --tune {args.tune}: refused: {why}")
             else:

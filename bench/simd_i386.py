@@ -38,7 +38,7 @@ from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_bench_i386 import bench_hybrid_i386
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import function_text
-from sha1opt.emit.host_cpu import host_cpu, host_refusal
+from sha1opt.emit.host_cpu import host, host_refusal
 from sha1opt.emit.tuning import describe, tune
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
@@ -80,7 +80,7 @@ def main() -> int:
             continue
         block = choice.block
         if variant == "tune":
-            why = host_refusal(args.uarch, host_cpu())
+            why = host_refusal(args.uarch, host())
             if why:
                 say(f"# --isa {level} --tune {args.tune}: refused: {why}")
                 continue

@@ -26,6 +26,7 @@ from typing import Iterable
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import ISA_INCLUDES, Arch
+from sha1opt.emit.host_cpu import AVX512F, CPUID_BITS, OSXSAVE, XCR0_AVX, XCR0_AVX512
 
 WORD_SYMBOL = "sha1opt_ia32cap"
 INIT_SYMBOL = "sha1opt_cpu_init"
@@ -34,16 +35,8 @@ INIT_SYMBOL = "sha1opt_cpu_init"
 FEATURE_BITS: dict[str, int] = {"sse": 0, "sse2": 1, "ssse3": 2, "sse4.1": 3, "avx": 4, "avx2": 5,
                                 "avx512vl": 6, "bmi1": 7, "bmi2": 8, "sha": 9}
 
-# (cpuid leaf, register, bit) that reports each feature; the OS checks are in ``init_text``
-CPUID_BITS: dict[str, tuple[int, str, int]] = {
-    "sse": (1, "edx", 25), "sse2": (1, "edx", 26), "ssse3": (1, "ecx", 9), "sse4.1": (1, "ecx", 19),
-    "avx": (1, "ecx", 28), "avx2": (7, "ebx", 5), "avx512vl": (7, "ebx", 31), "bmi1": (7, "ebx", 3),
-    "bmi2": (7, "ebx", 8), "sha": (7, "ebx", 29),
-}
-AVX512F = (7, "ebx", 16)           # AVX-512 Foundation: VL alone is not enough
-OSXSAVE = (1, "ecx", 27)
-XCR0_AVX = 0x06                    # SSE and AVX state enabled by the OS
-XCR0_AVX512 = 0xE6                 # ... and the opmask, ZMM_Hi256 and Hi16_ZMM state
+# (cpuid leaf, register, bit) of each feature, and the OS-state masks: the one table, shared with
+# ``host_cpu`` (which decodes the same leaves for the running CPU); the OS checks are in ``init_text``
 
 
 class WordError(Sha1optError):

@@ -28,7 +28,7 @@ from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.peers import OPENSSL_PATHS
 from sha1opt.emit.shani_export import export_shani
-from sha1opt.emit.host_cpu import host_cpu, host_refusal
+from sha1opt.emit.host_cpu import host, host_refusal
 from sha1opt.emit.tuning import describe as describe_tuning, tune as do_tune
 from sha1opt.job import steps
 from sha1opt.search.cost.model import canonical_name
@@ -92,7 +92,7 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
         if tune is not None:
             if uarch is None or isa is None or dispatch or not vector_dialects(isa) or allows(isa, "sha"):
                 _fail("--tune needs --uarch and a hybrid --isa level (ssse3, avx, avx2, avx512), without --dispatch")
-            refusal = host_refusal(uarch, host_cpu())
+            refusal = host_refusal(uarch, host())
             if refusal:
                 _fail(refusal)
             stop: list[int] = []

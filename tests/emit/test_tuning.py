@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.emit.hybrid_export import export_hybrid
 from sha1opt.emit.toolchain import host_is_x86_64
-from sha1opt.emit.host_cpu import CpuId, cpu_table, host_cpu, host_refusal, model_of
+from sha1opt.emit.host_cpu import CpuId, cpu_table, from_cpuinfo, host_refusal, model_of
 from sha1opt.semantics.errors import CorpusError
 from sha1opt.emit.tuning import ranked_blocks, shape, tune_blocks
 from sha1opt.emit.validate import Validation
@@ -105,7 +105,7 @@ def test_host_rule_refuses_a_foreign_model_and_an_unknown_cpu():
     assert host_refusal("sapphirerapids", EMERALD) is None                  # an alias of the same model
     assert "goldencove's, not zen5's" in host_refusal("zen5", EMERALD)
     assert "zen5's, not goldencove's" in host_refusal("goldencove", CpuId("AuthenticAMD", 26, 68))
-    assert "no model's CPU" in host_refusal("zen3", CpuId("AuthenticAMD", 25, 33))   # zen3: literature only
+    assert "no model's CPU" in host_refusal("zen3", CpuId("AuthenticAMD", 0x20, 1))   # no such family
     assert "could not be read" in host_refusal("goldencove", None)
 
 
@@ -117,7 +117,7 @@ def test_cpu_table_maps_the_rows_of_corpus_cpus_toml():
 
 
 def test_cpu_table_refuses_unknown_keys_and_models(tmp_path):
-    row = 'vendor = "GenuineIntel"\nfamily = 6\nmodels = [[1, 2]]\nsource = "x"\n'
+    row = 'vendor = "GenuineIntel"\nfamily = 6\nmodels = [[1, 2]]\nname = "n"\nmatch = "exact"\nsource = "x"\n'
     (tmp_path / "a.toml").write_text('[[cpu]]\n' + row + 'model = "goldencove"\nstepping = 3\n')
     (tmp_path / "b.toml").write_text('[[cpu]]\n' + row + 'model = "pentium9"\n')
     with pytest.raises(CorpusError, match="unknown key 'stepping'"):
@@ -130,7 +130,7 @@ def test_host_cpu_reads_the_first_processor(tmp_path):
     f = tmp_path / "cpuinfo"
     f.write_text("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\n\n"
                  "processor\t: 1\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 68\n")
-    assert host_cpu(f) == EMERALD and host_cpu(tmp_path / "missing") is None
+    assert from_cpuinfo(f.read_text()).id == EMERALD and from_cpuinfo("") is None
 
 
 def test_export_tune_on_a_foreign_model_is_refused_in_one_line(tmp_path):
