@@ -41,6 +41,7 @@ from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
 from sha1opt.semantics.x86 import ISA_INCLUDES
 from sha1opt.search.cost.model import canonical_name, model_names
+from sha1opt.search.space.hybrid_caps import CAPS, LEVELS
 
 LACKS_ENV = "SHA1OPT_CPU_LACKS"
 HOST_NAMES = ("host", "native")          # --uarch host / --uarch native: this CPU's model
@@ -295,6 +296,11 @@ def uarch_name(name: str | None) -> str:
     if name is None or name.lower() in HOST_NAMES:
         return host_model()[0]
     return canonical_name(name)
+
+
+def levels(cpu: HostCpu) -> tuple[str, ...]:
+    """The ``--isa`` levels (``hybrid_caps.LEVELS``) all of whose code runs on ``cpu``, lowest first."""
+    return tuple(lv for lv in LEVELS if not lacking(CAPS[lv], cpu))
 
 
 def host_refusal(uarch: str, cpu: HostCpu | CpuId | None) -> str | None:

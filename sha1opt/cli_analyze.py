@@ -22,6 +22,8 @@ from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
+from sha1opt.cli_common import _uarch
+from sha1opt.emit.host_cpu import LACKS_ENV, host, identify, levels
 
 EXIT_USAGE = 2
 EXIT_CODES = {"proved": 0, "counterexample": 1, "unknown": 3, "refused": 2}
@@ -34,7 +36,8 @@ def _fail(message: str) -> None:
 
 @click.command("analyze")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--uarch", "uarchs", multiple=True, help="Model to predict for (repeatable); see `sha1opt uarchs`.")
+@click.option("--uarch", "uarchs", multiple=True, help="Model to predict for (repeatable); see `sha1opt uarchs`. "
+              "Default and `host`: this CPU's model.")
 @click.option("--all-uarchs", is_flag=True, help="Predict for every model.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="For text input: default guessed from the registers used.")
@@ -52,11 +55,12 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
     FILE is .s/.S text (assembled with the system toolchain), a .o, a .a
     (with --member) or a shared object; the proof is of the whole function.
     """
-    if bool(uarchs) == all_uarchs:
-        raise click.UsageError("give --uarch U (one or more) or --all-uarchs")
+    if uarchs and all_uarchs:
+        raise click.UsageError("give --uarch U (one or more) or --all-uarchs, not both")
     try:
+        names = model_names() if all_uarchs else [_uarch(u) for u in uarchs or [None]]
         declared = parse_interface(interface) if interface is not None else None
-        results = analyze_file(file, model_names() if all_uarchs else list(uarchs), arch, function=function, abi=abi,
+        results = analyze_file(file, names, arch, function=function, abi=abi,
                                member=member, interface=declared)
         paths = path_costs(results[0].proof, [a.uarch for a in results])
     except Sha1optError as e:
@@ -96,8 +100,14 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
 
 @click.command("uarchs")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def uarchs(as_json):
+@click.option("--host", "show_host", is_flag=True,
+              help="Only this CPU: vendor, family, model, brand string (cpuid), its model (exact or nearest) "
+                   "and the features and --isa levels it runs (cpuid and xgetbv, not the model).")
+def uarchs(as_json, show_host):
     """List the microarchitecture models: issue width, units and notable rules."""
+    if show_host:
+        _host_lines(as_json)
+        return
     try:
         models = [load_model(n) for n in model_names()]
     except Sha1optError as e:
@@ -113,3 +123,34 @@ def uarchs(as_json):
     for m in models:
         for line in uarch_notes.lines(m):
             click.echo(line)
+
+
+def _host_lines(as_json: bool) -> None:
+    cpu = host()
+    if cpu is None:
+        _fail("this CPU's identification could not be read (not an x86 CPU, or cpuid unavailable)")
+    row = identify(cpu.id)
+    info = {"vendor": cpu.id.vendor, "family": cpu.id.family, "model": cpu.id.model, "stepping": cpu.stepping,
+            "brand": cpu.brand, "read_from": cpu.source, "uarch": row.model if row else None,
+            "match": row.match if row else None, "cpus": row.name if row else None,
+            "reason": row.reason if row else None, "source": row.source if row else None,
+            "features": sorted(cpu.features), "removed_by_env": sorted(cpu.removed), "isa_levels": list(levels(cpu))}
+    if as_json:
+        click.echo(json.dumps(info, indent=1))
+        return
+    click.echo(f"CPU:      {cpu.brand or '(no brand string)'}")
+    click.echo(f"          {cpu.id.vendor} family {cpu.id.family} (0x{cpu.id.family:x}) model {cpu.id.model} "
+               f"(0x{cpu.id.model:x}) stepping {cpu.stepping}; read from {cpu.source}")
+    if row is None:
+        click.echo("model:    none: this CPU is in no row of corpus/cpus.toml (--uarch host is refused; name a model)")
+    else:
+        click.echo(f"model:    {row.model} ({row.match}{': ' + row.reason if row.match == 'nearest' else ''})")
+        click.echo(f"          row: {row.name}; source: {row.source}")
+    click.echo(f"features: {' '.join(sorted(cpu.features)) or 'none of the SSE/AVX/BMI/SHA family'}"
+               f" (AVX family only where the OS saves its state: xgetbv)")
+    if cpu.removed:
+        click.echo(f"          removed by {LACKS_ENV}: {' '.join(sorted(cpu.removed))}")
+    click.echo(f"--isa:    {' '.join(levels(cpu))} (the levels all of whose code runs here)")
+    if "sha" in cpu.features and "shani" not in levels(cpu):
+        click.echo("          SHA-NI code runs here; the level `shani` is not listed because it also admits "
+                   "AVX-512, which this CPU lacks")

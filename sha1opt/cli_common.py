@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 import click
 
+from sha1opt.emit.host_cpu import HOST_NAMES, host, host_model, uarch_name
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.numerals import decimal
 
@@ -67,6 +68,17 @@ def _parse_rounds(text: str) -> tuple[int, int]:
     if not (0 <= first <= last <= 79):
         raise click.BadParameter(f"{text!r} is not a range within 0-79", param_hint="--rounds")
     return first, last
+
+
+def _uarch(value: str | None) -> str:
+    """A ``--uarch`` value as a model name; ``host``/``native`` (or None, where a command defaults to this
+    machine) is the running CPU's model, said on stderr with the CPU and whether the model is its own."""
+    if value is not None and value.lower() not in HOST_NAMES:
+        return uarch_name(value)
+    model, row = host_model()
+    how = "its own model" if row.match == "exact" else f"the nearest model: {row.reason}"
+    click.echo(f"sha1opt: --uarch host = {model} ({how}): this CPU is {host()}, {row.name}", err=True)
+    return model
 
 
 EXIT_INTERRUPTED = 130   # Ctrl-C: the best proved result so far was stored and printed

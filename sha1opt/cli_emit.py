@@ -31,13 +31,12 @@ from sha1opt.emit.shani_export import export_shani
 from sha1opt.emit.host_cpu import host, host_refusal
 from sha1opt.emit.tuning import describe as describe_tuning, tune as do_tune
 from sha1opt.job import steps
-from sha1opt.search.cost.model import canonical_name
 from sha1opt.search.driver import default_arch
 from sha1opt.search.space.hybrid_caps import LEVELS, allows, vector_dialects
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
-from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, _fail, _Interrupted, _shown, _unwind_on_signals
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, _fail, _Interrupted, _shown, _uarch, _unwind_on_signals
 
 
 @click.command()
@@ -59,7 +58,8 @@ def demo(outdir: Path) -> None:
               help="The .S file to write: a regular file or a new name (a device or FIFO is refused).")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="Default: x86_64, or the uarch's own (`arch` in its model; `sha1opt uarchs` lists them).")
-@click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch.")
+@click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch "
+              "(`host`: this CPU's model; the default with --tune).")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
@@ -86,12 +86,12 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
         raise click.BadParameter("the dispatching function is written for ELF only (an .init_array constructor)",
                                  param_hint="--flavor")
     with _unwind_on_signals():
-        uarch = canonical_name(uarch) if uarch else None
+        uarch = _uarch(uarch) if uarch or tune is not None else None
         arch_ = arch or (default_arch(uarch) if uarch else "x86_64")
         schedule = None
         if tune is not None:
-            if uarch is None or isa is None or dispatch or not vector_dialects(isa) or allows(isa, "sha"):
-                _fail("--tune needs --uarch and a hybrid --isa level (ssse3, avx, avx2, avx512), without --dispatch")
+            if isa is None or dispatch or not vector_dialects(isa) or allows(isa, "sha"):
+                _fail("--tune needs a hybrid --isa level (ssse3, avx, avx2, avx512), without --dispatch")
             refusal = host_refusal(uarch, host())
             if refusal:
                 _fail(refusal)

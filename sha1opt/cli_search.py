@@ -21,7 +21,7 @@ from sha1opt.cli_types import Integer, OutputFile, Seconds
 from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.blocks import STANDARD_RANGES, best_known
-from sha1opt.search.cost.model import canonical_name, load_model, model_names
+from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.driver import NO_BUDGET, default_arch, search_hybrid_block, search_ranges
@@ -29,7 +29,7 @@ from sha1opt.search.space.hybrid_caps import LEVELS, vector_dialects
 from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
                                    hybrid_table, table)
 from sha1opt.views.report import report_json, report_lines
-from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _fail, _parse_rounds, _unwind_on_signals
+from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _fail, _parse_rounds, _uarch, _unwind_on_signals
 
 
 def _uarch_names() -> list[str]:
@@ -38,7 +38,8 @@ def _uarch_names() -> list[str]:
 
 
 @click.command()
-@click.option("--uarch", default=None, help="Microarchitecture model (see `sha1opt uarchs`).")
+@click.option("--uarch", default=None, help="Microarchitecture model (see `sha1opt uarchs`); default and "
+              "`host`: this CPU's model (`sha1opt uarchs --host`).")
 @click.option("--all-uarchs", is_flag=True, help="Every model (instead of --uarch), on one cluster.")
 @click.option("--rounds", "rounds", default="0-79", show_default=True,
               help="Round range A-B within 0-79, or 'all' for the standard ranges 0-19, 20-39, 40-59, 60-79.")
@@ -68,10 +69,10 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
 
     Ctrl-C stops within about a second: the best result so far is proved, stored and printed (exit 130).
     """
-    if all_uarchs == (uarch is not None):
-        raise click.UsageError("give exactly one of --uarch U and --all-uarchs")
+    if all_uarchs and uarch is not None:
+        raise click.UsageError("give at most one of --uarch U and --all-uarchs")
     ranges = list(STANDARD_RANGES) if rounds == "all" else [_parse_rounds(rounds)]
-    uarchs = model_names() if all_uarchs else [canonical_name(uarch)]
+    uarchs = model_names() if all_uarchs else [_uarch(uarch)]
     keys = [(u, arch, first, last) for u in uarchs for first, last in ranges]
     # The console script (sha1opt.launcher) records Ctrl-C from the process's first moment in ctx.obj["stop"].
     stop = (ctx.obj or {}).get("stop") or threading.Event()
@@ -152,7 +153,7 @@ def _hybrid_json(h) -> dict:
 
 
 @click.command()
-@click.option("--uarch", required=True)
+@click.option("--uarch", default=None, help="Default and `host`: this CPU's model (`sha1opt uarchs --host`).")
 @click.option("--rounds", default="40-44", show_default=True, help="Round range A-B within 0-79.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None)
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
@@ -164,7 +165,7 @@ def _hybrid_json(h) -> dict:
 def show(uarch, rounds, arch, db, png, isa):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
     first, last = _parse_rounds(rounds)
-    uarch = canonical_name(uarch)
+    uarch = _uarch(uarch)
     if isa:
         _show_hybrid(uarch, isa, db, png)
         return

@@ -1,13 +1,16 @@
 """The main job (``sha1opt demo``, the README's first command) as a list of steps.
 
 Each step does real work and returns a ``Step`` value; the CLI formats them:
-prove the rewrite corpus and a worked f3 rewrite, prove the textbook
-80-round block for both architectures, search this machine's uarch (zen5)
-for a few seconds per standard round range (results kept in
-``outdir/results.sqlite``, resumed on the next run), export the best zen5
-x86-64 transform and the textbook i386 one (assembled, lifted from machine
-code, proved, run against the vectors) into ``outdir``, and bench the x86-64
-file against OpenSSL's integer path and gcc -O2 C.
+identify this CPU (``emit.host_cpu``: cpuid, ``corpus/cpus.toml``) and take
+its model, prove the rewrite corpus and a worked f3 rewrite, prove the
+textbook 80-round block for both architectures, search that model for a few
+seconds per standard round range (results kept in ``outdir/results.sqlite``,
+resumed on the next run), export its best x86-64 transform and the textbook
+i386 one (assembled, lifted from machine code, proved, run against the
+vectors) into ``outdir``, and bench the x86-64 file against gcc -O2 C,
+OpenSSL's integer path and OpenSSL's default path on this CPU (what
+``SHA1_Update`` runs here: SHA-NI where the CPU has it). A CPU in no row of
+``cpus.toml`` gets ``FALLBACK_MODEL``, and the first step says so.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Iterator
 
 from sha1opt.emit.bench import BenchRefusal, bench
 from sha1opt.emit.export import export
+from sha1opt.emit.host_cpu import host, identify
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.cost import load_model
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
@@ -37,8 +41,28 @@ class Step:
     seconds: float
 
 
-def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen5",
+FALLBACK_MODEL = "skylake"     # for a CPU cpus.toml does not know: the most deployed x86-64 core (Skylake..Comet Lake)
+
+
+def host_step() -> tuple[Step, str]:
+    """The step naming this CPU and the model the demo searches for it."""
+    t = time.perf_counter()
+    cpu = host()
+    row = identify(cpu.id) if cpu is not None else None
+    if row is None:
+        return Step("identify this CPU", True, f"{cpu or 'unreadable CPU'}: in no row of corpus/cpus.toml; "
+                    f"using the {FALLBACK_MODEL} model", time.perf_counter() - t), FALLBACK_MODEL
+    how = "its own model" if row.match == "exact" else f"the nearest model ({row.reason})"
+    return Step("identify this CPU", True, f"{cpu}: {row.name}; model {row.model}, {how}",
+                time.perf_counter() - t), row.model
+
+
+def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str | None = None,
           search_seconds: float = 8.0) -> Iterator[Step]:
+    """The demo's steps; ``uarch`` None: this CPU's model (``host_step``)."""
+    if uarch is None:
+        step, uarch = host_step()
+        yield step
     t = time.perf_counter()
     results = identities.check(identities.load())
     good = sum(r.ok for r in results)
@@ -91,8 +115,10 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str = "zen5"
 
     if files.get("x86_64"):
         t = time.perf_counter()
-        rep = bench(files["x86_64"], "x86_64", sizes=(16384,), pairs=bench_pairs, openssl_paths=("integer",))
-        title = f"bench {files['x86_64'].name} at 16 KiB/call, {bench_pairs} pairs (ours/peer, < 1 is faster)"
+        rep = bench(files["x86_64"], "x86_64", sizes=(16384,), pairs=bench_pairs, openssl_paths=("integer", "default"))
+        cpu = host()
+        title = (f"bench {files['x86_64'].name} at 16 KiB/call on {cpu.id if cpu else 'this CPU'}, {bench_pairs} "
+                 f"interleaved pairs (ours/peer, < 1 is faster; OpenSSL default = the path it runs here)")
         if isinstance(rep, BenchRefusal):     # bench validates first and times nothing it refuses
             yield Step(title, False, f"refused: {rep.reason}", time.perf_counter() - t)
             return

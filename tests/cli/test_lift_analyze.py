@@ -7,6 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from sha1opt.emit.host_cpu import HostError, uarch_name
+
 from sha1opt.analyze import analyze_file, cost_items
 from sha1opt.cli_analyze import analyze
 from sha1opt.emit.assembly import function_text
@@ -71,8 +73,19 @@ def test_cli_analyze(function_files, tmp_path):
     bad.write_text("f:\n\troll $5, %eax\n\tfrobnicate %eax\n")
     r = CliRunner().invoke(analyze, [str(bad), "--uarch", "zen3"])
     assert r.exit_code == 2 and r.stderr.strip().count("\n") == 0 and "bad.s:3" in r.stderr
-    r = CliRunner().invoke(analyze, [str(bad)])
-    assert r.exit_code == 2                                     # neither --uarch nor --all-uarchs
+    r = CliRunner().invoke(analyze, [str(function_files["x86_64"]), "--uarch", "zen3", "--all-uarchs"])
+    assert r.exit_code == 2 and "not both" in r.output
+
+
+def test_cli_analyze_without_uarch_predicts_for_this_cpus_model(function_files):
+    """Issue 22: analyze with no --uarch uses this machine's model (`--uarch host`), not a refusal."""
+    try:
+        mine = uarch_name("host")
+    except HostError as e:
+        pytest.skip(str(e))
+    r = CliRunner().invoke(analyze, [str(function_files["x86_64"]), "--json"])
+    assert r.exit_code == 0, r.output
+    assert [row["uarch"] for row in json.loads(r.stdout)["results"]] == [mine]
 
 
 LIBCRYPTO = "/usr/lib/x86_64-linux-gnu/libcrypto.a"
