@@ -12,7 +12,8 @@
   (search never runs tools); this module is where the listing is made.
 * ``libcrypto()`` and ``OPENSSL_PATHS`` -- OpenSSL's libcrypto for the
   benchmark, and the ``OPENSSL_ia32cap`` masks that force each of its
-  SHA-1 code paths (OpenSSL 3.0 on this AMD host).
+  SHA-1 code paths (OpenSSL 3.0's ``OPENSSL_ia32cap`` bits); ``openssl_default(cpu)``
+  names the path its ``sha1_block_data_order`` takes by itself on a CPU.
 
 Errors: gcc failing, or a listing ``semantics.listing`` cannot read, raises
 ``ToolchainError`` (a ``Sha1optError``) with gcc's or the parser's message.
@@ -32,13 +33,28 @@ from sha1opt.search.objective import Reference
 REFERENCE_C = "sha1_ref.c"
 REFERENCE_SYMBOL = "sha1_ref_block_data_order"   # the function csrc/sha1_ref.c defines
 
-# OPENSSL_ia32cap masks (OpenSSL 3.0 on this AMD host): which path each forces.
+# OPENSSL_ia32cap masks (OpenSSL 3.0): which path each forces.
 OPENSSL_PATHS: dict[str, str | None] = {
     "integer": "~0x20000000000",                       # no SSSE3/AVX/SHA: the integer code
     "ssse3": "~0x1000000000000000:~0x20000120",        # SSSE3, no AVX, no SHA extensions
     "avx2": ":~0x20000000",                            # everything but SHA extensions
-    "default": None,                                   # SHA-NI on this machine
+    "default": None,                                   # what the CPU selects (openssl_default)
 }
+
+
+def openssl_default(features, vendor: str) -> str:
+    """The x86-64 path OpenSSL 3.0's ``sha1_block_data_order`` takes on a CPU with ``features``
+    (``host_cpu`` names) from ``vendor``: no SSSE3 -> integer; SHA -> SHA-NI; AVX2+BMI1+BMI2 -> AVX2;
+    AVX on an Intel CPU (ia32cap's "Intel CPU" bit) -> AVX; else SSSE3 (crypto/sha/asm/sha1-x86_64.pl,
+    the dispatch at the top of ``sha1_block_data_order``). Example: a Zen 3 (SHA-NI) -> ``"SHA-NI"``."""
+    f = set(features)
+    if "ssse3" not in f:
+        return "integer"
+    if "sha" in f:
+        return "SHA-NI"
+    if {"avx2", "bmi1", "bmi2"} <= f:
+        return "AVX2"
+    return "AVX" if "avx" in f and vendor == "GenuineIntel" else "SSSE3"
 
 
 def reference_assembly(arch: Arch, flags: Sequence[str] = ()) -> str:

@@ -23,7 +23,7 @@ from typing import Iterator
 from sha1opt.emit.bench import BenchRefusal, bench
 from sha1opt.emit.export import export
 from sha1opt.emit.host_cpu import host, identify
-from sha1opt.emit.peers import gcc_reference
+from sha1opt.emit.peers import gcc_reference, openssl_default
 from sha1opt.search.cost import load_model
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
 from sha1opt.search.driver import search_ranges
@@ -117,8 +117,9 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str | None =
         t = time.perf_counter()
         rep = bench(files["x86_64"], "x86_64", sizes=(16384,), pairs=bench_pairs, openssl_paths=("integer", "default"))
         cpu = host()
+        default = openssl_default(cpu.features, cpu.id.vendor) if cpu else "unknown"
         title = (f"bench {files['x86_64'].name} at 16 KiB/call on {cpu.id if cpu else 'this CPU'}, {bench_pairs} "
-                 f"interleaved pairs (ours/peer, < 1 is faster; OpenSSL default = the path it runs here)")
+                 f"interleaved pairs (ours/peer, < 1 is faster; OpenSSL default = its {default} path here)")
         if isinstance(rep, BenchRefusal):     # bench validates first and times nothing it refuses
             yield Step(title, False, f"refused: {rep.reason}", time.perf_counter() - t)
             return
