@@ -9,6 +9,7 @@ here computes.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
@@ -40,6 +41,13 @@ class _Group(click.Group):
 
     def list_commands(self, ctx):
         return sorted(COMMANDS)
+
+    def resolve_command(self, ctx, args):
+        if args and args[0] not in COMMANDS and not args[0].startswith("-"):
+            close = difflib.get_close_matches(args[0], list(COMMANDS), n=2, cutoff=0.6)
+            if close:
+                ctx.fail(f"no such command {args[0]!r}; did you mean {' or '.join(close)}?")
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx, name):
         module = COMMANDS.get(name)

@@ -35,6 +35,7 @@ the known names.
 
 from __future__ import annotations
 
+import difflib
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,15 +299,17 @@ def _aliases() -> dict[str, str]:
 
 
 def canonical_name(name: str) -> str:
-    """``name`` or an alias -> the canonical model name; unknown -> ``UarchError``."""
+    """``name`` or an alias, in any case -> the canonical model name; unknown -> ``UarchError`` with the
+    closest names (``"P4"`` is ``p4``; ``"p44"`` is refused with "did you mean p4, ...")."""
     files = _files()
-    if name in files:
-        return name
-    aliases = _aliases()
-    if name in aliases:
-        return aliases[name]
-    known = ", ".join(sorted(files) + sorted(f"{a} (= {t})" for a, t in aliases.items()))
-    raise UarchError(f"unknown microarchitecture {name!r}; known: {known}")
+    by_lower = {n.lower(): n for n in files} | {a.lower(): t for a, t in _aliases().items()}
+    key = name.lower()
+    if key in by_lower:
+        return by_lower[key]
+    close = difflib.get_close_matches(key, list(by_lower), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise UarchError(f"unknown microarchitecture {name!r}{hint} (known: {', '.join(sorted(files))}; "
+                     f"`sha1opt uarchs` lists them with their aliases)")
 
 
 def load_model(name: str) -> Model:

@@ -1,0 +1,30 @@
+"""Model names on the command line (issue 27: `--uarch P4` was refused, `p44` got no suggestion)."""
+
+import pytest
+
+from sha1opt.search.cost.model import UarchError, canonical_name
+
+
+def test_regression_uarch_P4_refused_for_its_case():
+    assert canonical_name("P4") == "p4" and canonical_name("ZEN3") == "zen3"
+    assert canonical_name("SapphireRapids") == "goldencove"          # aliases too
+
+
+def test_regression_uarch_p44_has_no_did_you_mean():
+    with pytest.raises(UarchError, match=r"did you mean p4\b"):
+        canonical_name("p44")
+
+
+def test_a_name_far_from_every_model_is_refused_without_a_guess():
+    with pytest.raises(UarchError) as e:
+        canonical_name("sparc64")
+    assert "did you mean" not in str(e.value) and "sha1opt uarchs" in str(e.value)
+
+
+def test_regression_serach_has_no_did_you_mean():
+    """A mistyped command is one line naming the command it is close to, exit 2."""
+    from click.testing import CliRunner
+
+    from sha1opt.cli import main
+    r = CliRunner().invoke(main, ["serach"])
+    assert r.exit_code == 2 and "did you mean search?" in r.output and len(r.output.strip().splitlines()) == 1
