@@ -270,8 +270,12 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             if finding:
                 findings.append(finding)
             loop_trace = loop_trace or tuple(trace)
-    # one report per path end, in order: each gets the capability words that take it
-    reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
+    # one report per path end, in order: each gets the capability words that take it. A straight exit
+    # of a function that also has a loop is the path that skips it (nblocks = 0), not "no loop".
+    skipped = "entry -> ret, loop not entered" if any(e.kind == "head" for e in ends) else None
+    reports = [replace(r, witness=witness(c, ctx.axioms),
+                       name=skipped if skipped and r.name == "entry -> ret, no loop" else r.name)
+               for r, c in zip(reports, conds)]
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
                          straight, tuple(findings))
 
