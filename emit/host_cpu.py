@@ -63,6 +63,13 @@ CPUINFO_FLAGS: dict[str, str] = {"sse": "sse", "sse2": "sse2", "ssse3": "ssse3",
                                  "avx2": "avx2", "bmi1": "bmi1", "bmi2": "bmi2", "sha": "sha_ni"}
 
 Leaf = Callable[[int, int], tuple[int, int, int, int]]   # (leaf, subleaf) -> (eax, ebx, ecx, edx)
+# cpuid leaf 0's vendor strings a corpus/cpus.toml row may name (Intel SDM vol. 2A CPUID; AMD APM vol. 3; the
+# Hygon, Centaur/VIA and Zhaoxin strings as GCC's and LLVM's cpuid signature tables spell them)
+VENDORS = ("GenuineIntel", "AuthenticAMD", "HygonGenuine", "CentaurHauls", "  Shanghai  ")
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 class HostError(Sha1optError):
@@ -131,7 +138,9 @@ def decode(leaf: Leaf, xgetbv: Callable[[int], int] | None) -> HostCpu:
     family = base_family + (sig >> 20 & 0xFF) if base_family == 0xF else base_family
     model = base_model | ((sig >> 16 & 0xF) << 4 if family >= 6 else 0)
     brand = ""
-    if leaf(0x80000000, 0)[0] >= 0x80000004:
+    top_ext = leaf(0x80000000, 0)[0]
+    # a CPU without extended leaves may echo another leaf's eax here: only 0x8000xxxx is a count (Linux checks the same)
+    if top_ext >> 16 == 0x8000 and top_ext >= 0x80000004:
         raw = b"".join(struct.pack("<4I", *leaf(0x80000002 + i, 0)) for i in range(3))
         brand = " ".join(raw.split(b"\0")[0].decode("ascii", "replace").split())
     xcr0 = xgetbv(0) if xgetbv is not None and _bit(regs, OSXSAVE) else 0
@@ -242,11 +251,20 @@ def cpu_table(path: Path | None = None) -> tuple[CpuRow, ...]:
     for i, row in enumerate(raw.get("cpu", [])):
         where = f"{path.name}: cpu {i + 1}"
         check_keys(row, where, {"vendor", "family", "models", "name", "model", "match", "source"}, optional={"reason"})
+        if row["vendor"] not in VENDORS:
+            raise CorpusError(f"{where}: vendor {row['vendor']!r} is not a cpuid vendor string ({', '.join(map(repr, VENDORS))})")
+        if not (_is_int(row["family"]) and 3 <= row["family"] <= 0xF + 0xFF):
+            raise CorpusError(f"{where}: family must be a number 3..{0xF + 0xFF} (base family, plus the extended family from 0xF)")
+        for key in ("name", "model", "match", "source", "reason"):
+            if key in row and not isinstance(row[key], str):
+                raise CorpusError(f"{where}: {key} must be a string")
         ranges = row["models"]
         if not (isinstance(ranges, list) and ranges and all(
-                isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r) and 0 <= r[0] <= r[1]
+                isinstance(r, list) and len(r) == 2 and all(_is_int(x) for x in r) and 0 <= r[0] <= r[1] <= 0xFF
                 for r in ranges)):
-            raise CorpusError(f"{where}: models must be a list of [first, last] model-number ranges")
+            raise CorpusError(f"{where}: models must be a list of [first, last] model-number ranges within 0..0xFF")
+        if not row["name"].strip():
+            raise CorpusError(f"{where}: empty name")
         if row["model"] not in known:
             raise CorpusError(f"{where}: model {row['model']!r} is not in corpus/uarch")
         if row["match"] not in ("exact", "nearest"):
@@ -258,6 +276,9 @@ def cpu_table(path: Path | None = None) -> tuple[CpuRow, ...]:
             raise CorpusError(f"{where}: empty source")
         new = CpuRow(row["vendor"], row["family"], tuple((a, b) for a, b in ranges), row["name"], row["model"],
                      row["match"], reason, row["source"])
+        for j, (c, d) in enumerate(new.models):          # a row's own ranges may not overlap either
+            if any(a <= d and c <= b for a, b in new.models[:j]):
+                raise CorpusError(f"{where} ({new.name}): model range [{c:#x}, {d:#x}] is listed twice")
         for old in rows:
             if (old.vendor, old.family) == (new.vendor, new.family) and any(
                     a <= d and c <= b for a, b in old.models for c, d in new.models):
