@@ -106,9 +106,8 @@ def block_cpb(schedule, model) -> float:
 
 
 def arches(model) -> tuple[str, ...]:
-    """The architectures a model's CPU runs: every one runs i386 code; the x86-64 ones (``arch = "x86_64"``
-    in its TOML) x86-64 code too. The 32-bit-era models (pentium, p6, k7, p4, atom) are measured on i386."""
-    return ("i386", "x86_64") if model.arch == "x86_64" else ("i386",)
+    """The architectures a model's CPU runs (``Model.arches``)."""
+    return model.arches
 
 
 def model_keys(only: list[str] | None = None) -> list[tuple[str, str]]:

@@ -140,6 +140,8 @@ def _setup(uarch: str, first: int, last: int, arch: Arch | None, workers: int, c
         raise Sha1optError("workers must be at least 1")
     model = load_model(uarch)
     arch = arch or default_arch(uarch)
+    if arch not in model.arches:
+        raise Sha1optError(f"{model.name} is a 32-bit CPU's model: it runs only i386 code, not {arch}")
     obj = objective(model, first, last, arch)
     return _Setup(uarch, arch, first, last, model, scalar_isa_for(model, cap), obj.cost, obj.context,
                   model_version(model, first, last))

@@ -230,6 +230,12 @@ class Model:
         return self.engine == "in-order"
 
     @property
+    def arches(self) -> tuple[str, ...]:
+        """The architectures this CPU runs: every model i386 code, the x86-64 ones (``arch = "x86_64"``)
+        x86-64 code too. Example: p4 -> ``("i386",)``; zen3 -> ``("i386", "x86_64")``."""
+        return ("i386", "x86_64") if self.arch == "x86_64" else ("i386",)
+
+    @property
     def isa(self) -> str:
         """The highest ISA level of ``x86.ISA_LEVELS`` the CPU has: ``"base"``, ``"bmi1"`` or ``"bmi2"``.
 

@@ -28,3 +28,12 @@ def test_regression_serach_has_no_did_you_mean():
     from sha1opt.cli import main
     r = CliRunner().invoke(main, ["serach"])
     assert r.exit_code == 2 and "did you mean search?" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_regression_search_p4_arch_x86_64_ended_in_a_raw_cc1_error():
+    """p4 is a 32-bit CPU's model: x86-64 code for it is refused in one line before any work."""
+    from click.testing import CliRunner
+
+    from sha1opt.cli import main
+    r = CliRunner().invoke(main, ["search", "--uarch", "p4", "--arch", "x86_64", "--rounds", "40-44"])
+    assert r.exit_code == 2 and "runs only i386 code" in r.output and len(r.output.strip().splitlines()) == 1
