@@ -41,10 +41,13 @@ class Seconds(click.ParamType):
         if isinstance(value, float):
             v = value
         else:
+            text = str(value).strip()
+            negative = text.startswith("-")      # "-5" is out of range, said as "0" is, not unreadable
             try:
-                v = numerals.seconds(str(value))
-            except Sha1optError as e:
-                self.fail(str(e), param, ctx)
+                v = numerals.seconds(text[1:] if negative else text)
+            except Sha1optError:
+                self.fail(f"{text!r} is not a finite number of seconds", param, ctx)
+            v = -v if negative else v
         if not self.low <= v <= self.high:
             self.fail(f"{v:g} is not within {self.low:g}..{self.high:g} seconds", param, ctx)
         return v

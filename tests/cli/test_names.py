@@ -1,4 +1,4 @@
-"""Model names on the command line (issue 27: `--uarch P4` was refused, `p44` got no suggestion)."""
+"""Names and values on the command line: models, commands, option values (issue 27 regressions, each named after its bug)."""
 
 import pytest
 
@@ -37,3 +37,12 @@ def test_regression_search_p4_arch_x86_64_ended_in_a_raw_cc1_error():
     from sha1opt.cli import main
     r = CliRunner().invoke(main, ["search", "--uarch", "p4", "--arch", "x86_64", "--rounds", "40-44"])
     assert r.exit_code == 2 and "runs only i386 code" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_regression_time_limit_minus_5_and_0_worded_differently():
+    """A negative and a zero time limit are the same error: out of the option's range."""
+    from click.testing import CliRunner
+
+    from sha1opt.cli import main
+    out = [CliRunner().invoke(main, ["search", "--time-limit", v]).output for v in ("-5", "0")]
+    assert all("is not within 1..604800 seconds" in o for o in out)
