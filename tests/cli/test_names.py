@@ -46,3 +46,11 @@ def test_regression_time_limit_minus_5_and_0_worded_differently():
     from sha1opt.cli import main
     out = [CliRunner().invoke(main, ["search", "--time-limit", v]).output for v in ("-5", "0")]
     assert all("is not within 1..604800 seconds" in o for o in out)
+
+
+def test_regression_rounds_40_was_silently_the_range_40_40():
+    from click.testing import CliRunner
+
+    from sha1opt.cli import main
+    r = CliRunner().invoke(main, ["show", "--uarch", "p4", "--rounds", "40"])
+    assert r.exit_code == 2 and "one round is written 40-40" in r.output
