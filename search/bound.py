@@ -91,9 +91,10 @@ class Bound:
                  f"ports {self.port_set}": self.ports}
         return max(parts, key=parts.get)
 
-    def gap(self, cycles: float) -> float:
-        """How far ``cycles`` is above the bound, as a share of the bound (0: proved optimal)."""
-        return (cycles - self.cycles) / self.cycles if self.cycles > 0 else 0.0
+    def gap(self, cycles: float) -> float | None:
+        """How far ``cycles`` is above the bound, as a share of the bound (0: proved optimal); None when
+        the bound is 0 (it bounds nothing, so it proves nothing)."""
+        return (cycles - self.cycles) / self.cycles if self.cycles > 0 else None
 
 
 # -- the instruction choices per round ------------------------------------------------------------
@@ -258,7 +259,10 @@ def _bound(model: Model, arch: Arch, before: list[Instr], first: int, last: int,
     chain = _chain_ticks(model, arch, isa, before, first, last, after) / tpc - context
     issue_t, port_t, port_set = _resource_ticks(model, arch, isa, before + after, first, last)
     issue, ports = issue_t / tpc - context, port_t / tpc - context
-    return Bound(max(chain, issue, ports, 0.0), chain, issue, ports, port_set, context)
+    # net of the context a part can fall below zero (a short range inside long context rounds): it then
+    # bounds nothing, and is 0 -- a bound is never negative, and a bound of 0 proves nothing optimal
+    chain, issue, ports = max(chain, 0.0), max(issue, 0.0), max(ports, 0.0)
+    return Bound(max(chain, issue, ports), chain, issue, ports, port_set, context)
 
 
 def range_bound(model: Model, first: int, last: int, arch: Arch | None = None) -> Bound:

@@ -45,7 +45,10 @@ def report_bound(r: Report) -> Bound:
 def bound_line(r: Report, b: Bound) -> str:
     """``lower bound  137.5 cycles (...); gap to bound +11.3%``; at gap 0 the result is proved optimal."""
     gap = b.gap(r.cycles)
-    if gap < -1e-9:
+    if gap is None:
+        verdict = ("no bound above 0: net of the context rounds every part is 0, so nothing is proved "
+                   "optimal (a longer range gets a real bound)")
+    elif gap < -1e-9:
         # the loop figure is measured over a few iterations and can dip below the steady-state rate
         # every iteration obeys (search/bound.py, loop_bound): never call that optimal
         verdict = f"{100 * -gap:.1f}% below the bound: the measure dips below the steady-state rate"

@@ -54,3 +54,14 @@ def test_regression_rounds_40_was_silently_the_range_40_40():
     from sha1opt.cli import main
     r = CliRunner().invoke(main, ["show", "--uarch", "p4", "--rounds", "40"])
     assert r.exit_code == 2 and "one round is written 40-40" in r.output
+
+
+def test_regression_p4_rounds_40_printed_negative_bounds_and_proved_optimal():
+    """Net of its context a one-round range's bound parts were negative (critical path -14.0, ...) and the
+    bound 0 was reported as "gap 0: proved optimal". Parts are never negative; a 0 bound proves nothing."""
+    from sha1opt.search.bound import range_bound
+    from sha1opt.search.cost.model import load_model
+    b = range_bound(load_model("p4"), 40, 40, "i386")
+    assert min(b.critical_path, b.issue_width, b.ports) >= 0.0
+    if b.cycles == 0:
+        assert b.gap(10.0) is None
