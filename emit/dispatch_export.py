@@ -177,6 +177,6 @@ def export_dispatch(plan: DispatchPlan, path: str | Path, *, flavor: str = "elf"
         v = validate_dispatch(draft, codes, plan.arch, work_dir, native=native)
         if not v.ok:
             return ExportResult(None, v)
-        checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "constructor", "vectors"))
+        checks = v.summary(("prove", "constructor", "vectors"))
         final = dispatch_function_text(plan.arch, codes, header_lines(plan, checks, command))
         return write_checked(path, final, plan.arch, v, work_dir, flavor)
