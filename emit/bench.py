@@ -193,10 +193,11 @@ class BenchRefusal:
     @property
     def reason(self) -> str:
         if self.missing:
-            return (f"needs {', '.join(self.missing)}: {lacks_text(self.missing)}, so it cannot be timed here "
-                    f"(validated: {', '.join(c.statement if c.not_run else c.name for c in self.validation.checks)})")
+            done = ", ".join(f"{c.name} {c.execution.text()}" if c.execution else c.name for c in self.validation.checks)
+            return (f"needs {', '.join(self.missing)} ({lacks_text(self.missing)}), so it is never run natively "
+                    f"here; it validated: {done}")
         f = self.validation.failure
-        return f"did not validate ({f.name} failed: {f.detail})" if f else "did not validate"
+        return f"{f.name} failed: {f.detail}" if f else "validation failed"
 
 
 def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_bytes: int = 1 << 20,

@@ -16,8 +16,8 @@ only says trying is meaningful: the vectors themselves must still pass under the
 
 Example: with Debian 12's qemu-user (``qemu-x86_64 version 7.2.22``) installed,
 ``emulator_for("x86_64", {"avx", "bmi2"})`` is ``Emulator("qemu-x86_64", (7, 2, 22), ("qemu-x86_64",
-"-cpu", "max"), ...)``; ``emulator_for("x86_64", {"avx512vl"})`` is None (qemu 7.2's TCG has no
-AVX-512).
+"-cpu", "max"), ...)``; ``emulator_for("x86_64", {"avx512vl"})`` is None (qemu 7.2 died of SIGILL on sha1opt's
+AVX-512 and SHA-NI code: ``bench/results/qemu_levels.txt``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class Emulator:
     row: EmulatorRow
 
     def __str__(self) -> str:
-        return f"{self.name} {'.'.join(map(str, self.version))} ({' '.join(self.argv[1:])})"
+        return " ".join([self.name, ".".join(map(str, self.version)), *self.argv[1:]])
 
 
 def _version(text: object, where: str) -> tuple[int, ...]:

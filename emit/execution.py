@@ -52,7 +52,7 @@ class Execution:
         return self.emulator.argv if self.emulator is not None else ()
 
     def text(self) -> str:
-        """``"natively"``, ``"under qemu-x86_64 -cpu max 7.2.22 (this CPU lacks avx512vl)"`` or
+        """``"natively"``, ``"under qemu-x86_64 7.2.22 -cpu max (this CPU lacks avx)"`` or
         ``"not run here: this CPU lacks avx512vl (...)"``."""
         if self.mode == NATIVE:
             return "natively"

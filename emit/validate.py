@@ -259,7 +259,7 @@ def run_vectors_here(v: Validation, arch: Arch, workdir: Path) -> tuple[bool, st
         return True, execution.text(), execution
     ok, detail = run_vectors(BlockHarness(v.obj, arch, workdir, prefix=execution.prefix))
     if execution.mode != NATIVE:
-        detail = f"{detail} (run {execution.text()})"
+        detail = f"{detail}; run {execution.text()}"
     return ok, detail, execution
 
 

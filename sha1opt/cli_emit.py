@@ -193,7 +193,9 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
         arch = guess_arch(read_source(source)) if arch == "auto" else arch
         report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list, time_limit=time_limit)
     if isinstance(report, BenchRefusal):
-        _fail(f"refused: {source} {report.reason}; nothing was timed")
+        if report.missing:
+            _fail(f"refused: {source} {report.reason}; nothing was timed")
+        _fail(f"refused: {source} did not validate ({report.reason}); nothing was timed")
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1))
         return
