@@ -185,3 +185,50 @@ def test_bench_refuses_code_this_cpu_lacks_a_feature_for_in_one_line(tmp_path, m
     lines = [ln for ln in r.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "this CPU lacks avx512vl" in lines[0] and "nothing was timed" in lines[0]
     assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+@native_host
+def test_the_hybrid_bench_refuses_a_block_this_cpu_lacks_a_feature_for(monkeypatch):
+    """hybrid_bench asks the predicate after validation: lacks avx512vl injected -> a BenchRefusal
+    naming it, before any timing program is built."""
+    from sha1opt.emit.hybrid_bench import bench_hybrid
+    from sha1opt.emit.bench import BenchRefusal
+    monkeypatch.setenv(LACKS_ENV, "avx512vl")
+    monkeypatch.setattr(execution_module, "emulator_for", lambda arch, features: None)
+    rep = bench_hybrid(build(HybridParams(isa="avx512vl")), pairs=2)
+    assert isinstance(rep, BenchRefusal) and rep.missing == ("avx512vl",) and "this CPU lacks avx512vl" in rep.reason
+
+
+@native_host
+def test_tuning_never_times_a_candidate_this_cpu_lacks_a_feature_for(tmp_path, monkeypatch):
+    """tuning.check_block (validated candidates are then timed natively) refuses on the predicate."""
+    from sha1opt.emit.tuning import check_block
+    monkeypatch.setenv(LACKS_ENV, "avx512vl")
+    monkeypatch.setattr(execution_module, "emulator_for", lambda arch, features: None)
+    assert check_block(build(HybridParams(isa="avx512vl")), tmp_path) == "not timed: this CPU lacks avx512vl"
+
+
+@native_host
+def test_the_sha_ni_native_check_asks_the_predicate(tmp_path, monkeypatch):
+    """shani_frame: with sha lacking (injected) the SHA-NI harness is not run, and says why."""
+    from sha1opt.emit.shani_frame import host_has_shani, shani_function_text, validate_shani
+    from sha1opt.search.space.shani import default_params
+    monkeypatch.setenv(LACKS_ENV, "sha")
+    assert not host_has_shani()
+    params = default_params("x86_64")
+    v = validate_shani(shani_function_text("x86_64", params), "x86_64", params, tmp_path)
+    assert v.proved and not v.native and "this CPU lacks sha" in v.native_detail
+
+
+@native_host
+def test_an_i386_block_lacking_avx_runs_under_qemu_i386(tmp_path, monkeypatch):
+    """The i386 row (qemu-i386 with its reserved-space option, under the harness's memory limit):
+    lacks avx injected, the i386 avx hybrid's vectors run and pass under it."""
+    from sha1opt.search.space.hybrid_i386 import build_i386
+    monkeypatch.setenv(LACKS_ENV, "avx")
+    if qemu_row_for("i386", {"avx"}) is None:
+        pytest.skip("no qualified qemu-i386 installed (apt-get install qemu-user; corpus/emulators.toml)")
+    res = export_hybrid(build_i386(HybridParams(isa="avx", arch="i386")), tmp_path / "h.S")
+    assert res.ok, res.validation.failure
+    vec = res.validation.checks[-1]
+    assert vec.execution.mode == EMULATED and vec.execution.emulator.name == "qemu-i386"
