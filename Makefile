@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/sha1opt demo
 
 test: $(STAMP)
-	sh setup/system-packages.sh  # clang, libssl-dev(:i386), llvm, llvm-19 when missing (root + apt), else the tests skip
+	sh setup/system-packages.sh  # clang, libssl-dev(:i386), llvm, llvm-19, qemu-user when missing (root + apt), else the tests skip
 	$(BIN)/python -m pytest -q -m "not slow"  # the slow-marked checks run from bench/slow_checks.py
 
 clean:

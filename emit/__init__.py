@@ -8,8 +8,12 @@ What lives here (one concept per module):
                      their flags (freestanding ``cflags``, ``compile_source``, ``c_assembly``,
                      ``link_static``); every failure is a ``ToolchainError``;
 * ``validate``    -- assemble, read the machine code back (``semantics.lift``), prove the whole
-                     function from it, run the vectors natively;
-* ``harness``     -- the freestanding native harness (``csrc/harness.c``) that runs the vectors;
+                     function from it, run the vectors where ``execution`` says;
+* ``harness``     -- the freestanding harness (``csrc/harness.c``) that runs the vectors;
+* ``execution``   -- where validated code runs: natively, under a qualified emulator, or not at
+                     all with what this CPU lacks (``host_cpu.lacking``), as a value;
+* ``emulator``    -- the emulators and the features they run correctly (``corpus/emulators.toml``,
+                     found by ``bench/qemu_levels.py``), matched against the installed version;
 * ``vectors``     -- the NIST CAVP and FIPS 180 known answers from ``corpus/vectors``;
 * ``native``      -- straight-line snippets run on the CPU, to check the semantics table;
 * ``export``      -- validated ``.S`` written atomically, or nothing;

@@ -19,7 +19,10 @@ Peers (``csrc/bench.c``, built and run by ``timing.py``; OpenSSL found by ``peer
 
 Nothing is timed before it validates (``validate.validate_source``, the
 same checks as export): a bare ``ret``, a ``call system``, clobbered
-callee-saved registers or a spin loop come back as a ``BenchRefusal``.
+callee-saved registers or a spin loop come back as a ``BenchRefusal``; so
+does code needing a feature this CPU lacks (``host_cpu.lacking`` of the
+features its decoded machine code needs: ``BenchRefusal.missing``), which
+is never run natively.
 
 Ticks are TSC ticks, not core cycles: the TSC runs at a fixed rate whatever
 the core clock does; ``tsc_hz`` is measured against CLOCK_MONOTONIC_RAW.
@@ -44,6 +47,7 @@ import numpy as np
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.clock import CHAIN, clock_library, ratio_of_record, tick_samples
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
@@ -180,12 +184,18 @@ def _core_clock(samples: np.ndarray, method: str) -> CoreClock:
 
 @dataclass(frozen=True)
 class BenchRefusal:
-    """``source`` did not validate, so none of its timing runs happened."""
+    """``source`` did not validate, or validated but needs features this CPU lacks (``missing``,
+    ``host_cpu.lacking`` of ``Validation.features``), so none of its timing runs happened."""
 
     validation: Validation
+    missing: tuple[str, ...] = ()
 
     @property
     def reason(self) -> str:
+        if self.missing:
+            done = ", ".join(f"{c.name} {c.execution.text()}" if c.execution else c.name for c in self.validation.checks)
+            return (f"needs {', '.join(self.missing)} ({lacks_text(self.missing)}), so it is never run natively "
+                    f"here; it validated: {done}")
         f = self.validation.failure
         return f"{f.name} failed: {f.detail}" if f else "validation failed"
 
@@ -221,6 +231,9 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
         v = validate_source(source, arch, work_dir)
         if not v.ok:
             return BenchRefusal(v)
+        missing = lacking(v.features or ())
+        if missing:                      # the vectors ran under an emulator or not at all: no native timing
+            return BenchRefusal(v, missing)
         run = lambda exe, env=None, lib=None: run_program(exe, sizes, pairs, min_bytes, env, lib,  # noqa: E731
                                                           time_limit=time_limit)
         if arch == "x86_64":

@@ -44,6 +44,7 @@ from sha1opt.emit.confirm import Unavailable, harness_for
 from sha1opt.emit.dispatch_plan import DispatchPlan
 from sha1opt.emit.dispatch_probe import probe_word
 from sha1opt.emit.dispatch_text import PathCode, dispatch_function_text
+from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.dispatch_word import FEATURE_BITS, INIT_SYMBOL, WORD_SYMBOL, features_of, word_from_cpu_flags
 from sha1opt.emit.export import ExportResult, file_header, write_checked
 from sha1opt.emit.objfile import load_object
@@ -123,9 +124,10 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
         word = got["word"]
         ran, skipped = [], []
         for p in paths:
-            if p.mask & ~word:
-                lacks = sorted(features_of(p.mask & ~word))
-                skipped.append(f"{p.name} (this CPU lacks {', '.join(lacks)})")
+            # the constructor's word and the one predicate of what runs here (SHA1OPT_CPU_LACKS included)
+            lacks = sorted(set(features_of(p.mask & ~word)) | set(lacking(p.features)))
+            if lacks:
+                skipped.append(f"{p.name} ({lacks_text(lacks)})")
                 continue
             forced = workdir / f"forced_{p.name}"
             forced.mkdir(exist_ok=True)
@@ -177,6 +179,6 @@ def export_dispatch(plan: DispatchPlan, path: str | Path, *, flavor: str = "elf"
         v = validate_dispatch(draft, codes, plan.arch, work_dir, native=native)
         if not v.ok:
             return ExportResult(None, v)
-        checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "constructor", "vectors"))
+        checks = v.summary(("prove", "constructor", "vectors"))
         final = dispatch_function_text(plan.arch, codes, header_lines(plan, checks, command))
         return write_checked(path, final, plan.arch, v, work_dir, flavor)

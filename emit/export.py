@@ -93,7 +93,7 @@ def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: 
         v = validate(draft, schedule, work_dir, native=native)
         if not v.ok:
             return ExportResult(None, v)
-        checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
+        checks = v.summary()
         final = function_text(schedule, flavor, header_lines(schedule, uarch, prediction, checks, command))
         return write_checked(path, final, schedule.arch, v, work_dir, flavor)
 

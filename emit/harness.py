@@ -64,9 +64,12 @@ class RunFailure:
 
 
 class BlockHarness:
-    def __init__(self, obj: Path, arch: Arch, workdir: Path, extra: Sequence[Path] = ()) -> None:
-        """``extra``: more objects to link (the lifter's zero definitions of a function's undefined data symbols)."""
+    def __init__(self, obj: Path, arch: Arch, workdir: Path, extra: Sequence[Path] = (),
+                 prefix: Sequence[str] = ()) -> None:
+        """``extra``: more objects to link (the lifter's zero definitions of a function's undefined data symbols);
+        ``prefix``: the argv an emulator runs the executable under (``emulator.Emulator.argv``), () natively."""
         self.arch = arch
+        self.prefix = tuple(prefix)
         h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_{arch}.o", "compiling the harness",
                                FREESTANDING_FLAGS)
         c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_{arch}.o",
@@ -78,7 +81,7 @@ class BlockHarness:
         payload = b"".join(r.encode() for r in records)
         limits = NATIVE_LIMITS.with_seconds(timeout)
         try:
-            proc = run_child([str(self.exe)], "the vector harness", limits, input=payload)
+            proc = run_child([*self.prefix, str(self.exe)], "the vector harness", limits, input=payload)
         except ToolchainError as e:
             return RunFailure(str(e), 0)
         out = proc.stdout

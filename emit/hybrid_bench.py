@@ -18,6 +18,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.emit.bench import SIZES, BenchRefusal, BenchReport, _build_x86_64, _stats
+from sha1opt.emit.host_cpu import lacking
 from sha1opt.emit.hybrid_export import validate_hybrid
 from sha1opt.emit.hybrid_frame import function_text
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
@@ -38,6 +39,9 @@ def bench_hybrid(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_bytes:
         v = validate_hybrid(function_text(block), block, work_dir)
         if not v.ok:
             return BenchRefusal(v)
+        missing = lacking(v.features or ())
+        if missing:                      # never timed natively on a CPU without its features
+            return BenchRefusal(v, missing)
         exe = _build_x86_64(v.obj, work_dir)
         lib = libcrypto()
         paths = list(openssl_paths) if lib else []

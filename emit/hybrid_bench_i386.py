@@ -29,6 +29,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.emit.bench import SIZES, BenchRefusal, BenchReport, _build_i386, _stats
+from sha1opt.emit.host_cpu import lacking
 from sha1opt.emit.hybrid_export import function_text, validate_hybrid
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.timing import freestanding_i386, run_program, tsc_hz
@@ -84,6 +85,9 @@ def bench_hybrid_i386(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_b
         v = validate_hybrid(function_text(block), block, work_dir)
         if not v.ok:
             return BenchRefusal(v)
+        missing = lacking(v.features or ())
+        if missing:                      # never timed natively on a CPU without its features
+            return BenchRefusal(v, missing)
         report = BenchReport("i386", tsc_hz(work_dir), pairs)
         report.validated = tuple(c.name for c in v.checks)
         if with_c:

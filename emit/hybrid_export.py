@@ -80,7 +80,7 @@ def export_hybrid(block: HybridBlock, path: str | Path, *, flavor: str = "elf", 
         v = validate_hybrid(draft, block, work_dir, native=native)
         if not v.ok:
             return ExportResult(None, v)
-        checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
+        checks = v.summary()
         final = function_text(block, flavor, header_lines(block, uarch, prediction, f"{PROOF_SCOPE}. {checks}",
                                                           command))
         return write_checked(path, final, block.params.arch, v, work_dir, flavor)

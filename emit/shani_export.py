@@ -51,6 +51,6 @@ def export_shani(params: ShaniParams, arch: Arch, path: str | Path, *, uarch: st
         v = validate_source(draft, arch, work_dir, native=native)
         if not v.ok:
             return ExportResult(None, v)
-        checks = "; ".join(f"{c.name}: {c.detail}" for c in v.checks if c.name in ("prove", "vectors"))
+        checks = v.summary()
         final = shani_function_text(arch, params, _header(arch, params, uarch, prediction, checks, command))
         return write_checked(path, final, arch, v, work_dir)

@@ -39,11 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Arch
+from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.emit.harness import BlockHarness
-from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
+from sha1opt.emit.host_cpu import lacking, lacks_text
+from sha1opt.emit.toolchain import ToolchainError, assemble, host_is_x86_64
 from sha1opt.emit.validate import run_vectors
-from sha1opt.search.space.shani import LOOP_LABEL, ShaniParams, parts, prove_shani
+from sha1opt.search.space.shani import LOOP_LABEL, ShaniParams, parts, prove_shani, unit_code
 
 SYMBOL = "sha1_block_data_order"
 
@@ -94,7 +95,8 @@ class ShaniValidation:
 
 
 def host_has_shani() -> bool:
-    return host_is_x86_64() and "sha_ni" in cpu_flags()
+    """Whether this CPU runs SHA-NI code (``host_cpu.lacking``, so ``SHA1OPT_CPU_LACKS=sha`` says no)."""
+    return host_is_x86_64() and not lacking({"sha"})
 
 
 def validate_shani(text: str, arch: Arch, params: ShaniParams, workdir: Path) -> ShaniValidation:
@@ -108,8 +110,9 @@ def validate_shani(text: str, arch: Arch, params: ShaniParams, workdir: Path) ->
         why = res.failure.describe() if res.failure else str(res.outcome)
         return ShaniValidation(False, f"not proved: {why}", False, "not run (unproved)")
     proof = f"proved: {res.cuts} cuts, {res.solver_calls} solver calls"
-    if not host_has_shani():
-        return ShaniValidation(True, proof, False, "not run: this host has no SHA-NI")
+    missing = lacking(isa_set(unit_code(params, arch)) | {"sha"})
+    if not host_is_x86_64() or missing:
+        return ShaniValidation(True, proof, False, f"not run: {lacks_text(missing) if missing else 'not an x86-64 host'}")
     try:
         obj = assemble(text, arch, workdir, f"shani_{arch}")
         ok, detail = run_vectors(BlockHarness(obj, arch, workdir))

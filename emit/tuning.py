@@ -60,6 +60,7 @@ from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.bench import _per_pair
 from sha1opt.emit.hybrid_bench_i386 import PEER
 from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS
+from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.hybrid_export import function_text, validate_hybrid
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program
 from sha1opt.emit.toolchain import link_static, run, which
@@ -174,6 +175,9 @@ def check_block(block: HybridBlock, work: Path) -> Validation | str:
     if not v.ok:
         f = v.failure
         return f"{f.name} failed: {f.detail}" if f else "validation failed"
+    missing = lacking(v.features or ())
+    if missing:                          # timed natively below: never on a CPU without its features
+        return f"not timed: {lacks_text(missing)}"
     return v
 
 

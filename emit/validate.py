@@ -3,8 +3,8 @@
 ``validate(text, schedule, workdir)`` (export: our own text) and
 ``validate_source(path, arch, workdir)`` (bench: a user's ``.S``) run, in
 order, stopping at the first failure; only code that passed the checks
-before ``vectors`` is ever run natively (``vectors``, and bench's timing
-runs after it):
+before ``vectors`` is ever run (``vectors``, and bench's timing runs after
+it, natively only where ``host_cpu.lacking`` of its features is empty):
 
 1. ``assemble``   -- GNU as (``--32`` for i386; bench: gcc -c through cpp),
                      under ``toolchain.TOOL_LIMITS``; its error is the message.
@@ -24,13 +24,21 @@ runs after it):
                      the loop control, every exit, the callee-saved registers
                      and the stack pointer are checked. Nothing outside the
                      proof is trusted, so no check of the code's "shape" is needed.
-5. ``vectors``    -- run natively in the freestanding harness: FIPS 180-4
+5. ``vectors``    -- run in the freestanding harness: FIPS 180-4
                      and NIST CAVP SHA1ShortMsg/LongMsg, random messages vs
                      hashlib, nblocks 0 / 1 / many, misaligned data ending
                      at a guard page, random states vs the numpy spec, a
                      state array followed by a guard page and preceded by
                      canaries, callee-saved registers checked after each call
                      (the net for a semantics table that disagrees with the CPU).
+                     Where it runs is ``execution.execution_for`` of the
+                     features the decoded machine code needs
+                     (``Validation.features``, from ``lift``): natively where
+                     this CPU has them, else under a qualified emulator
+                     (``corpus/emulators.toml``), else not run -- recorded as
+                     ``Check.execution.mode == NOT_RUN`` with what this CPU
+                     lacks, an ok check (the proof is what "proved" means),
+                     stated as ``"vectors not run here: this CPU lacks avx512vl"``.
 
 The outcome is a ``Validation`` value listing every check with its figures.
 Example: the textbook x86-64 export gives ``assemble``, ``lift`` ("1279
@@ -61,8 +69,9 @@ from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import Contract, FunctionProof, prove_function
 from sha1opt.semantics.limits import clip
 from sha1opt.semantics.sha1 import IV, compress, pad
-from sha1opt.semantics.x86 import Arch
+from sha1opt.semantics.x86 import SEMANTICS, Arch, isa_set
 from sha1opt.emit.assembly import SYMBOL
+from sha1opt.emit.execution import NATIVE, NOT_RUN, Execution, execution_for
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
 from sha1opt.emit.image import read_object, runnable_problem
 from sha1opt.emit.toolchain import ToolchainError, assemble, compile_source, host_is_x86_64
@@ -71,10 +80,23 @@ from sha1opt.emit.vectors import all_vectors
 
 @dataclass(frozen=True)
 class Check:
+    """One check's outcome; a check that runs code says where in ``execution`` (None: it runs nothing)."""
+
     name: str
     ok: bool
     detail: str
     seconds: float
+    execution: Execution | None = None
+
+    @property
+    def not_run(self) -> bool:
+        return self.execution is not None and self.execution.mode == NOT_RUN
+
+    @property
+    def statement(self) -> str:
+        """The check in one phrase for headers and output: ``"prove: machine code = ..."``, or for a run
+        not done ``"vectors not run here: this CPU lacks avx512vl (...)"``."""
+        return f"{self.name} {self.detail}" if self.not_run else f"{self.name}: {self.detail}"
 
 
 @dataclass
@@ -82,6 +104,16 @@ class Validation:
     checks: list[Check] = field(default_factory=list)
     proof: FunctionProof | None = None
     obj: Path | None = None
+    features: frozenset[str] | None = None     # what the decoded machine code needs (``x86.isa_set``), from lift
+
+    @property
+    def not_run(self) -> list[Check]:
+        """The run checks recorded as not run here (what this CPU lacks, no qualified emulator)."""
+        return [c for c in self.checks if c.not_run]
+
+    def summary(self, names=("prove", "vectors")) -> str:
+        """The ``names`` checks' statements joined for a file header (``Check.statement``)."""
+        return "; ".join(c.statement for c in self.checks if c.name in names)
 
     @property
     def ok(self) -> bool:
@@ -201,13 +233,34 @@ def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = 
 
 
 def _timed(v: Validation, name: str, fn) -> bool:
+    """Run ``fn`` (-> ``(ok, detail)``, or ``(ok, detail, execution)`` for a run check) as check ``name``."""
     t0 = time.perf_counter()
+    execution = None
     try:
-        ok, detail = fn()
+        ok, detail, *rest = fn()
+        execution = rest[0] if rest else None
     except (ToolchainError, Sha1optError) as e:
         ok, detail = False, clip(str(e))
-    v.checks.append(Check(name, ok, detail, time.perf_counter() - t0))
+    v.checks.append(Check(name, ok, detail, time.perf_counter() - t0, execution))
     return ok
+
+
+def machine_features(instructions) -> frozenset[str]:
+    """The features decoded machine code needs: ``x86.isa_set`` of its data instructions (the control
+    and stack rows the lifter executes -- push, jne, ret... -- are base x86)."""
+    return isa_set([d.ins for d in instructions if d.ins.mnemonic in SEMANTICS])
+
+
+def run_vectors_here(v: Validation, arch: Arch, workdir: Path) -> tuple[bool, str, Execution]:
+    """The ``vectors`` check of ``v.obj`` where ``execution_for(v.features)`` says: natively, under an
+    emulator (its name in the detail), or not run (ok, with what this CPU lacks)."""
+    execution = execution_for(v.features or (), arch)
+    if not execution.ran:
+        return True, execution.text(), execution
+    ok, detail = run_vectors(BlockHarness(v.obj, arch, workdir, prefix=execution.prefix))
+    if execution.mode != NATIVE:
+        detail = f"{detail}; run {execution.text()}"
+    return ok, detail, execution
 
 
 def proof_detail(proof: FunctionProof) -> tuple[bool, str]:
@@ -249,7 +302,9 @@ def _check_object(v: Validation, arch: Arch, workdir: Path, native: bool, foreig
         if bad is not None:
             return False, f"{bad.problem} at {SYMBOL}+0x{bad.address - fn.entry:x}"
         lifted["obj"] = obj
-        return True, f"{len(fn.instructions)} instructions decoded from machine code"
+        v.features = machine_features(fn.instructions.values())
+        needs = ", ".join(sorted(v.features)) or "base x86 only"
+        return True, f"{len(fn.instructions)} instructions decoded from machine code (needs {needs})"
 
     def do_prove():
         proof = prove_function(lifted["obj"], SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
@@ -265,7 +320,6 @@ def _check_object(v: Validation, arch: Arch, workdir: Path, native: bool, foreig
         def do_vectors():
             if not host_is_x86_64():
                 return False, "native run needs an x86-64 host (use native=False to skip explicitly)"
-            harness = BlockHarness(v.obj, arch, workdir)
-            return run_vectors(harness)
+            return run_vectors_here(v, arch, workdir)
 
         _timed(v, "vectors", do_vectors)

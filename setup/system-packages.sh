@@ -2,7 +2,9 @@
 # System packages the tests need beyond Python: clang (the C matrix of tests/test_lift_cc.py),
 # libssl-dev and libssl-dev:i386 (OpenSSL's libcrypto.a objects, tests/test_lift_openssl.py),
 # llvm (llvm-mca, tests/search/test_cost_mca.py) and llvm-19 (the newest AMD/Intel scheduling
-# models Debian 12 has: llvm-mca-19 beside our models in bench/cost_fidelity_host.py).
+# models Debian 12 has: llvm-mca-19 beside our models in bench/cost_fidelity_host.py) and
+# qemu-user (qemu-x86_64 / qemu-i386 7.2: the vectors of code this CPU lacks a feature for,
+# corpus/emulators.toml; tests/emit/test_cross_export.py).
 # Called by `make test`. Installs only what is missing, with apt-get as root; anywhere else
 # (no root, no apt) it says so and exits 0: the tests that need a package skip with a reason.
 set -u
@@ -12,6 +14,7 @@ command -v clang >/dev/null 2>&1 || missing="$missing clang"
 [ -e /usr/lib/i386-linux-gnu/libcrypto.a ] || missing="$missing libssl-dev:i386"
 command -v llvm-mca >/dev/null 2>&1 || missing="$missing llvm"
 command -v llvm-mca-19 >/dev/null 2>&1 || missing="$missing llvm-19"
+command -v qemu-x86_64 >/dev/null 2>&1 || missing="$missing qemu-user"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "setup: not installing$missing (needs root and apt-get); the tests that need them will skip" >&2

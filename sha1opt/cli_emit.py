@@ -154,7 +154,7 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
             schedule = textbook(arch_)
             result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
     for c in result.validation.checks:
-        click.echo(f"[{'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
+        click.echo(f"[{'not run' if c.not_run else 'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
     if not result.ok:
         failed = result.validation.failure
         click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; "
@@ -162,6 +162,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
         sys.exit(EXIT_FAIL)
     click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch if schedule else arch_}; "
                f"validated in {result.validation.seconds:.2f} s)")
+    for c in result.validation.not_run:
+        click.echo(f"note: {c.statement}")
 
 
 @click.command()
@@ -191,6 +193,8 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
         arch = guess_arch(read_source(source)) if arch == "auto" else arch
         report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list, time_limit=time_limit)
     if isinstance(report, BenchRefusal):
+        if report.missing:
+            _fail(f"refused: {source} {report.reason}; nothing was timed")
         _fail(f"refused: {source} did not validate ({report.reason}); nothing was timed")
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1))

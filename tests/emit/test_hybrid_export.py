@@ -9,6 +9,7 @@ from sha1opt.cli import main
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import PROOF_SCOPE, export_hybrid, validate_hybrid
 from sha1opt.emit.hybrid_frame import FRAME, function_text, loop_lines
+from sha1opt.emit.host_cpu import lacking
 from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.hybrid import HybridParams, build, group_ops
 from sha1opt.search.space.recipe import Recipe
@@ -31,6 +32,9 @@ def test_export_proves_the_whole_function_before_writing_it(tmp_path, isa, ahead
     assert [c.name for c in res.validation.checks] == ["assemble", "lift", "prove", "vectors"]
     assert res.validation.proof.proved and "whole function" in res.validation.checks[2].detail
     assert PROOF_SCOPE in out.read_text()
+    vec = res.validation.checks[3]           # run here only where this CPU has the features (else not run / emulated)
+    assert vec.execution.missing == lacking(res.validation.features)
+    assert ("vectors not run here" in out.read_text()) == vec.not_run
 
 
 def test_read_ahead_loop_forks_before_the_last_rounds_and_reads_the_next_block(tmp_path):
