@@ -1,9 +1,9 @@
-"""bench/best_vs_openssl.py's formatting and README section replacement, on made-up rows (no search runs).
+"""bench/best_vs_openssl.py's formatting and figures section replacement (docs/figures.md), on made-up rows (no search runs).
 
 Proves: the README section is replaced between its markers and nothing else changes; a file without
 the markers is refused (None) rather than appended to; each table line carries the ratio and, only
 where OpenSSL wins, the reason; the summary names the pairs OpenSSL wins; the path family and the
-model-ISA filter read their inputs as documented; the README holds the markers the script writes to.
+model-ISA filter read their inputs as documented; docs/figures.md holds the markers the script writes to.
 """
 
 from __future__ import annotations
@@ -80,8 +80,8 @@ def test_hybrid_tried_reads_the_export_note(bvo):
     assert bvo.hybrid_tried(["--isa shani: SHA-NI ..."]) is None
 
 
-def test_readme_holds_the_section_markers_once(bvo):
-    text = (ROOT / "README.md").read_text()
+def test_figures_doc_holds_the_section_markers_once(bvo):
+    text = (ROOT / "docs" / "figures.md").read_text()
     assert text.count(bvo.TABLE_BEGIN) == 1 and text.count(bvo.TABLE_END) == 1
     assert text.index(bvo.TABLE_BEGIN) < text.index(bvo.TABLE_END)
 
