@@ -270,6 +270,6 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
             report = BenchReport(arch, tsc_hz(work_dir), pairs, _stats(t.records, t.peers, sizes, pairs, {1: "gcc -O2 C"},
                                                                        cycles_per_tick=clock.median), clock=clock)
             report.notes.append("i386: gcc -m32 -O2 freestanding C peer in the same process; "
-                                "no 32-bit OpenSSL on this host")
+                                "no 32-bit OpenSSL peer (the i386 timing program is freestanding, linked with no libcrypto)")
         report.validated = tuple(c.name for c in v.checks)
     return report
