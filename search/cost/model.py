@@ -314,8 +314,9 @@ def canonical_name(name: str) -> str:
         return by_lower[key]
     close = difflib.get_close_matches(key, list(by_lower), n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
+    aliases = ", ".join(sorted(f"{a} (= {t})" for a, t in _aliases().items()))
     raise UarchError(f"unknown microarchitecture {name!r}{hint} (known: {', '.join(sorted(files))}; "
-                     f"`sha1opt uarchs` lists them with their aliases)")
+                     f"aliases: {aliases})")
 
 
 def load_model(name: str) -> Model:
