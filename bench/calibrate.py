@@ -72,6 +72,7 @@ from sha1opt.emit.calibration import (LLVM_MCA, PairedRatio, build_pair, gcc_var
                                       loop_text, mape, mca_cycles, run_pairs, spearman, vectors_ok)
 from sha1opt.emit.export import export
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
+from sha1opt.emit.host_cpu import host, identify
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.search.space.candidate import textbook
@@ -303,27 +304,25 @@ def fit(variants: list[Variant], base) -> tuple[dict, list[tuple[dict, float, fl
 # --- report -----------------------------------------------------------------------------
 
 def host_lines() -> list[str]:
-    info = {}
-    flags = set()
+    """This CPU as ``emit.host_cpu`` names it (brand, vendor, family, model, features) and whether it is the
+    zen5 model's CPU (``corpus/cpus.toml``); the hypervisor flag from /proc/cpuinfo."""
+    cpu = host()
+    if cpu is None:
+        return ["# host: this CPU's identification could not be read"]
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            k, _, v = line.partition(":")
-            k = k.strip()
-            if k == "flags":
-                flags = set(v.split())
-            elif k in ("cpu family", "model", "model name", "stepping") and k not in info:
-                info[k] = v.strip()
+        flags = next((ln.split(":", 1)[1].split() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                      if ln.startswith("flags")), [])
     except OSError:
-        return ["# host: /proc/cpuinfo unreadable"]
-    fam = int(info.get("cpu family", "0"))
-    out = [f"# host: {info.get('model name', '?')}, family {fam} ({fam:#x}h), model {info.get('model', '?')}, "
-           f"stepping {info.get('stepping', '?')}; hypervisor flag: {'yes' if 'hypervisor' in flags else 'no'}; "
-           f"avx512_vp2intersect: {'yes' if 'avx512_vp2intersect' in flags else 'no'}"]
-    if fam == 0x1A:
-        out.append("# family 1Ah is AMD Zen 5, the CPU of the zen5 model calibrated here. Core cycles cannot be "
-                   "counted (VM: perf cycles not supported); relative speeds are TSC-tick ratios, the clock cancels.")
+        flags = []
+    row = identify(cpu.id)
+    out = [f"# host: {cpu}, features {' '.join(sorted(cpu.features))}; model "
+           f"{f'{row.model} ({row.match})' if row else 'none in corpus/cpus.toml'}; "
+           f"hypervisor flag: {'yes' if 'hypervisor' in flags else 'no'}"]
+    if row is not None and row.model == "zen5":
+        out.append("# this is a CPU of the zen5 model calibrated here. Core cycles cannot be counted (VM: perf "
+                   "cycles not supported); relative speeds are TSC-tick ratios, the clock cancels.")
     else:
-        out.append(f"# NOTE: family {fam:#x}h is not Zen 5 (family 1Ah): the zen5 model is not this CPU's")
+        out.append("# NOTE: the zen5 model calibrated here is not this CPU's: the fit says nothing about zen5")
     return out
 
 

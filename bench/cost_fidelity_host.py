@@ -1,8 +1,10 @@
 """This host's CPU model against this host (issue 10): predicted vs measured core cycles/byte, llvm-mca beside it.
 
-The host is, since 2026-12-01, an Intel Xeon family 6 model 207 (Emerald Rapids, Raptor Cove cores);
-its model is ``goldencove``. ``zen5`` stays in the table as "not this CPU" (a Zen 5 model calibrated on
-the Zen 5 host of 2026-11-30).
+The model measured is this CPU's (``--uarch``, default ``host``: ``emit.host_cpu.host_model`` from
+``corpus/cpus.toml``; the header names the CPU -- brand, vendor, family, model -- and its row, exact or
+nearest). ``--other`` (default ``zen5``, or ``goldencove`` on a Zen 5) stays in the table as "not this
+CPU". The figures in bench/results/cost_fidelity_host.txt were taken on an Intel Xeon family 6 model 207
+(Emerald Rapids, Raptor Cove cores: ``goldencove``).
 
 Two sets, disjoint:
 
@@ -61,12 +63,13 @@ from sha1opt.emit.calibration import (gcc_variant, kendall_tau, loop_items, loop
                                       newest_llvm_mca, rename_symbol, vectors_ok)
 from sha1opt.emit.clock import clock_library, loop_cycles, ratio_of_record
 from sha1opt.emit.export import export
+from sha1opt.emit.host_cpu import host, identify, uarch_name
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
 from sha1opt.emit.timing import hosted_program, run_program
 from sha1opt.emit.toolchain import c_assembly, compile_text, csrc, run, which
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
 from sha1opt.search.cost.items import cost_items
-from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.model import canonical_name, load_model
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.driver import search_ranges
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize, textbook
@@ -79,13 +82,12 @@ import cost_fidelity  # noqa: E402  (the OpenSSL loop extraction, shared with th
 
 SIZE = 16384
 MIN_BYTES = 1 << 16          # bytes per timed record: 4 calls, about 0.1 ms, so few records are preempted
-MODEL, OTHER = "goldencove", "zen5"
-MCA_CPU = "sapphirerapids"
+MCA_CPU = "sapphirerapids"           # --mca-cpu: llvm-mca's -mcpu (the newest Intel model of Debian 12's LLVM)
 MASKS = {"integer": OPENSSL_PATHS["integer"], "ssse3": OPENSSL_PATHS["ssse3"], "avx": ":~0x20000020",
          "avx2": OPENSSL_PATHS["avx2"], "shaext": OPENSSL_PATHS["default"]}
 RECIPES = [{"kw": "add"}, {"rol5": "rorx"}, {"f1": "andn", "f3": "sum", "rol5": "rorx", "kw": "wk"},
            {"f1": "ands-xor", "kw": "add", "wsrc": "load"}, {"wsrc": "load"}]
-SEARCHED = ("goldencove", "zen5", "skylake")
+EXTRA_SEARCHED = ("skylake",)      # searched and exported beside --uarch and --other
 EVALUATIONS = 400            # per range and model: a short, reproducible search
 
 # --- the calibration set: microbenchmarks (emit.clock's frame: %rdi counter, %r12 saved, 0(%rsp) = %rsp) ---
@@ -227,19 +229,18 @@ def stats(pred: list[float], meas: list[float]) -> tuple[float, float, int]:
     return 100 * mape(p, m), kendall_tau(p, m), len(ok)
 
 
-def host_lines() -> list[str]:
-    info: dict[str, str] = {}
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        k, _, v = line.partition(":")
-        info.setdefault(k.strip(), v.strip())
-    fam = int(info.get("cpu family", "0"))
-    flags = set(info.get("flags", "").split())
-    want = [f for f in ("bmi2", "avx512vl", "sha_ni") if f in flags]
-    model = int(info.get("model", "0"))
-    note = ("the CPU of the goldencove model (Raptor Cove / Golden Cove class)" if (fam, model) in ((6, 207), (6, 143))
-            else "NOT the CPU of the goldencove model")
-    up = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    return [f"host: {info.get('model name', '?')}, family {fam}, model {model}, flags {' '.join(want)} -- {note}",
+def host_lines(uarch: str) -> list[str]:
+    cpu = host()
+    if cpu is None:
+        note, desc = f"this CPU could not be read: {uarch} is NOT known to be its model", "unreadable"
+    else:
+        row = identify(cpu.id)
+        mine = row.model if row else None
+        note = (f"the CPU of the {uarch} model ({row.match}: {row.name})" if mine == uarch
+                else f"NOT the CPU of the {uarch} model (its model: {mine or 'none in corpus/cpus.toml'})")
+        desc = f"{cpu}, features {' '.join(sorted(cpu.features))}"
+    up = subprocess.run(["uptime"], capture_output=True, text=True, timeout=10).stdout.strip()
+    return [f"host: {desc} -- {note}",
             f"uptime at start: {up}; python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
 
 
@@ -254,12 +255,12 @@ def micro_table(model, rounds: int) -> list[str]:
     return out
 
 
-def searched_exports(work: Path) -> list[tuple[str, str]]:
+def searched_exports(work: Path, searched: tuple[str, ...]) -> list[tuple[str, str]]:
     db = work / "search.sqlite"
-    search_ranges([(u, "x86_64", f, l) for u in SEARCHED for f, l in STANDARD_RANGES], time_limit=120,
+    search_ranges([(u, "x86_64", f, l) for u in searched for f, l in STANDARD_RANGES], time_limit=120,
                   workers=1, seed=0, db=db, evaluations=EVALUATIONS)
     out = []
-    for u in SEARCHED:
+    for u in searched:
         sched, sources = best_block(u, "x86_64", db)
         res = export(sched, work / f"best-{u}.S", uarch=u)
         if res.ok:
@@ -282,13 +283,21 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=200, help="pairs per code per pass")
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--micro-rounds", type=int, default=31)
+    ap.add_argument("--uarch", default="host", help="the model measured (default: this CPU's)")
+    ap.add_argument("--other", default=None, help="a model shown as 'not this CPU' (default: zen5, or goldencove)")
+    ap.add_argument("--mca-cpu", default=MCA_CPU, help=f"llvm-mca -mcpu (default {MCA_CPU})")
     args = ap.parse_args()
+    try:
+        MODEL = uarch_name(args.uarch)
+        OTHER = canonical_name(args.other or ("goldencove" if MODEL == "zen5" else "zen5"))
+    except Sha1optError as e:                      # an unknown model, or this CPU in no row of cpus.toml
+        ap.error(str(e))
     model, other = load_model(MODEL), load_model(OTHER)
     mca_tool = newest_llvm_mca()
     mca_version = re.search(r"LLVM version ([\d.]+)", run([mca_tool, "--version"], "llvm-mca").stdout)
-    for line in host_lines():
+    for line in host_lines(MODEL):
         print("# " + line)
-    print(f"# llvm-mca: {mca_tool} (LLVM {mca_version.group(1) if mca_version else '?'}) -mcpu={MCA_CPU}, "
+    print(f"# llvm-mca: {mca_tool} (LLVM {mca_version.group(1) if mca_version else '?'}) -mcpu={args.mca_cpu}, "
           f"the newest Intel model of the newest LLVM Debian 12 packages")
     print()
     print("## 1. calibration set: microbenchmarks, core cycles per loop iteration (emit.clock.loop_cycles)")
@@ -317,7 +326,7 @@ def main() -> int:
             res = export(sched, work / "variant.S") if sched is not None else None
             if res is not None and res.ok:
                 variants.append(("sha1opt export " + ",".join(f"{k}={v}" for k, v in opts.items()), res.text))
-        variants += searched_exports(work)
+        variants += searched_exports(work, tuple(dict.fromkeys((MODEL, OTHER, *EXTRA_SEARCHED))))
         for name, text in variants:
             ok, detail = vectors_ok(text, "x86_64") if not name.startswith("sha1opt") else (True, "")
             if not ok:
@@ -386,7 +395,7 @@ def main() -> int:
         if not name.startswith("OpenSSL") and not straight_line(items):
             return float("nan")
         try:
-            return mca_cycles(mca_text(mtext), "x86_64", MCA_CPU, 10, mca_tool) / nbytes
+            return mca_cycles(mca_text(mtext), "x86_64", args.mca_cpu, 10, mca_tool) / nbytes
         except Sha1optError as e:                   # llvm-mca refuses some instruction: say so
             notes.append(f"# llvm-mca failed on {name}: {e}")
             return float("nan")
@@ -410,7 +419,7 @@ def main() -> int:
     a, b, c = stats(pred, meas), stats(pother, meas), stats(mca, meas)
     print(f"{MODEL}: MAPE {a[0]:.1f} %, Kendall tau-b {a[1]:.2f} over {a[2]} codes (goal: <= 5 %, tau >= 0.85)")
     print(f"{OTHER} (not this CPU): MAPE {b[0]:.1f} %, Kendall tau-b {b[1]:.2f} over {b[2]} codes")
-    print(f"llvm-mca -mcpu={MCA_CPU}: MAPE {c[0]:.1f} %, Kendall tau-b {c[1]:.2f} over {c[2]} codes")
+    print(f"llvm-mca -mcpu={args.mca_cpu}: MAPE {c[0]:.1f} %, Kendall tau-b {c[1]:.2f} over {c[2]} codes")
     a, b, c = stats(rel_p, rel_m), stats(rel_o, rel_m), stats(rel_q, rel_m)
     print(f"(with T = the median {T_med:.3f} instead: {MODEL} MAPE "
           f"{stats(pred, [x * T_med / T for x in meas])[0]:.1f} %)")

@@ -1,9 +1,9 @@
 """Figures for the hybrid family's scalar-round forms (issue 14): predicted, proved, and measured on this host.
 
 1. Every form of ``search.space.hybrid_forms.FORMS`` on one model at one
-   interleaving (default: goldencove, avx512vl, lead 1, every 4, read-ahead,
-   rol2 -- the neighbourhood ``export --uarch goldencove --isa avx512``
-   searches): predicted cycles/byte of the steady-state block loop, and the
+   interleaving (default: this CPU's model, ``--uarch host``, its highest
+   dialect this CPU runs, lead 1, every 4, read-ahead, rol2 -- on goldencove
+   the neighbourhood ``export --uarch goldencove --isa avx512`` searches): predicted cycles/byte of the steady-state block loop, and the
    block proof (``hybrid_proof.prove_hybrid``, setup + one block = the
    80-round compression function). Every form must prove.
 2. With ``--measure NAMES``: those forms' blocks at the same interleaving,
@@ -14,9 +14,11 @@
    list so that load swings fall on every form. Ratios are ours / OpenSSL of
    TSC ticks per byte: median [p10, p90] and the ratio of the fastest runs
    (min/min; the two vCPUs share one core, and a busy sibling slows both
-   codes unequally, so the fastest runs are the quiet-core figure).
+   codes unequally, so the fastest runs are the quiet-core figure). A block
+   needing a feature this CPU lacks (``host_cpu.lacking``) is listed, not run;
+   the header names this CPU (brand, vendor, family, model).
 
-Usage: nice -n -10 python bench/forms.py [--uarch goldencove] [--lead 1] [--every 4]
+Usage: nice -n -10 python bench/forms.py [--uarch host] [--isa DIALECT] [--lead 1] [--every 4]
        [--measure rotate-bmi,rotate-bmi-early-keep,pin-bmi-early] [--pairs 40] [--reps 2]
 """
 
@@ -31,7 +33,9 @@ from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost, build_on
-from sha1opt.search.space.hybrid import HybridParams
+from sha1opt.emit.host_cpu import host, lacking, lacks_text, uarch_name
+from sha1opt.search.space.hybrid import ISAS, HybridParams, features
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 
@@ -43,17 +47,27 @@ def _load() -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--uarch", default="goldencove")
-    ap.add_argument("--isa", default="avx512vl")
+    ap.add_argument("--uarch", default="host", help="the model (default: this CPU's)")
+    ap.add_argument("--isa", default=None, choices=ISAS, help="the dialect (default: the model's highest this CPU runs)")
     ap.add_argument("--lead", type=int, default=1)
     ap.add_argument("--every", type=int, default=4)
     ap.add_argument("--measure", default="")
     ap.add_argument("--pairs", type=int, default=40)
     ap.add_argument("--reps", type=int, default=2)
     args = ap.parse_args()
+    try:
+        args.uarch = uarch_name(args.uarch)
+    except Sha1optError as e:                      # an unknown model, or this CPU in no row of cpus.toml
+        ap.error(f"--uarch: {e}")
     model = load_model(args.uarch)
+    if args.isa is None:
+        runs = [d for d in ISAS if model.has_vector(d) and not lacking((d,))]
+        if not runs:
+            ap.error(f"--isa: {args.uarch} has no vector dialect this CPU runs ({', '.join(ISAS)})")
+        args.isa = runs[-1]
     point = dict(isa=args.isa, lead=args.lead, every=args.every, ahead=True, recurrence="rol2")
-    print(f"# bench/forms.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; nice {os.nice(0)}; {_load()}")
+    print(f"# bench/forms.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {host()}; "
+          f"nice {os.nice(0)}; {_load()}")
     print(f"# 1. every scalar-round form on {args.uarch} at {point}: predicted c/B, block proof")
     ok = True
     rows = []
@@ -74,6 +88,10 @@ def main() -> int:
     for _ in range(args.reps if names else 0):
         for name in names:
             block = build_on(HybridParams(scalar=name, **point), model)
+            missing = lacking(features(block))
+            if missing:
+                print(f"{name:32s} not run: {lacks_text(missing)}")
+                continue
             rep = bench_hybrid(block, sizes=(16384, 1 << 20), pairs=args.pairs, openssl_paths=("avx2",))
             if isinstance(rep, BenchRefusal):
                 print(f"{name:32s} refused: {rep.reason}")

@@ -21,20 +21,21 @@ import platform
 import time
 
 from sha1opt.emit.bench import BenchRefusal, BenchReport, PeerStats
+from sha1opt.emit.host_cpu import host, identify
 
 HEADER_COLUMNS = f"{'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} " \
                  f"{'min/min':>7s} {'ours t/B':>8s} {'peer t/B':>8s}"
 
 
 def cpu() -> str:
-    """The host CPU's model name (``/proc/cpuinfo``), else what ``platform`` says, else "unknown CPU"."""
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+    """The host CPU as ``emit.host_cpu`` names it -- brand, vendor, family, model, stepping (``AMD EPYC 7B13
+    64-Core Processor (AuthenticAMD family 25 model 1, stepping 1)``) -- and its model (``--uarch host``),
+    else what ``platform`` says, else "unknown CPU"."""
+    c = host()
+    if c is None:
+        return platform.processor() or "unknown CPU"
+    row = identify(c.id)
+    return f"{c}, model {row.model} ({row.match})" if row else f"{c}, in no row of corpus/cpus.toml"
 
 
 def load() -> str:

@@ -14,12 +14,14 @@
           lifter refuses); whether ours is <= all three; the block loop's lower bound (loop_bound) and our gap to it. ``--readme README.md`` writes
           the markdown table into README between its markers (never typed by hand)
   matrix  each model's best block evaluated on every model (8x8)
-  zen3    the exported zen3 x86_64 transform measured by `sha1opt bench` against
-          OpenSSL's integer path (paired ratios)
+  host    the best x86_64 scalar transform of ``--uarch`` (default: this CPU's model, ``--uarch host``),
+          exported (``--isa bmi2``, or ``base`` where this CPU lacks BMI) and measured here by
+          `sha1opt bench` against OpenSSL's integer path (paired ratios), under a line naming this CPU
+          (brand, vendor, family, model)
 
   rate    annealing evaluations per CPU second (p4 rounds 40-59, one process)
 
-Usage: python bench/search_acceptance.py [p4] [rate] [search] [table] [matrix] [zen3] [--per-range S]
+Usage: python bench/search_acceptance.py [p4] [rate] [search] [table] [matrix] [host] [--uarch U] [--per-range S]
        [--per-block S] [--blocks-only] [--db PATH] [--models a,b] [--readme README.md]
 
 Runs unattended (no prompt, no terminal needed; output on stdout) and ends with its wall time and the
@@ -52,6 +54,11 @@ from sha1opt.search.space.candidate import Candidate, textbook
 from sha1opt.search.space.recipe import TEXTBOOK
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.emit.host_cpu import host, lacking, uarch_name
+
+
+PARTS = ("p4", "rate", "search", "table", "matrix", "host")
+HOST_LIMIT = 1800.0            # seconds for the host part's export and for its bench
 
 
 def sha1opt_exe() -> str:
@@ -268,26 +275,31 @@ def run_matrix(db: str) -> None:
     print("cheapest same-arch block per model: " + "; ".join(winners))
 
 
-def run_zen3(db: str) -> None:
-    # (--isa bmi2: the scalar transform; plain export --uarch zen3 now writes its predicted-best path, SHA-NI)
-    print("\n## zen3: export the best zen3 x86_64 transform and bench it against OpenSSL's integer path")
+def run_host(db: str, uarch: str) -> None:
+    # (--isa bmi2: the scalar transform; plain export --uarch U may write its predicted-best path, SHA-NI)
+    isa = "base" if lacking(("bmi1", "bmi2")) else "bmi2"
+    print(f"\n## host: export the best {uarch} x86_64 transform (--isa {isa}) and bench it against OpenSSL's "
+          f"integer path on this CPU: {host()}")
     with tempfile.TemporaryDirectory() as d:
-        out = Path(d) / "zen3.S"
-        proc = subprocess.run([sha1opt_exe(), "export", "--uarch", "zen3", "--isa", "bmi2", "--db", db,
+        out = Path(d) / f"{uarch}.S"
+        proc = subprocess.run([sha1opt_exe(), "export", "--uarch", uarch, "--isa", isa, "--db", db,
                                "-o", str(out)],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, timeout=HOST_LIMIT)
         print(proc.stdout.rstrip())
         if proc.returncode != 0:
             print(proc.stderr)
             return
         proc = subprocess.run([sha1opt_exe(), "bench", str(out), "--pairs", "40", "--openssl", "integer"],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, timeout=HOST_LIMIT)
         print(proc.stdout.rstrip())
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("parts", nargs="*", default=["p4", "rate", "search", "table", "matrix", "zen3"])
+    ap.add_argument("parts", nargs="*", default=list(PARTS), metavar="PART",
+                    help=f"any of {', '.join(PARTS)} (default: all)")
+    ap.add_argument("--uarch", default="host", help="host part: the model whose export is timed here "
+                                                      "(default: this CPU's)")
     ap.add_argument("--per-range", type=float, default=10.0, help="seconds of search per key (search part)")
     ap.add_argument("--per-block", type=float, default=None,
                     help="seconds of search per whole-block (0-79) key (default: --per-range)")
@@ -297,6 +309,13 @@ def main() -> int:
     ap.add_argument("--models", default="", help="comma list of models (or model/arch) for the search and table parts (default: all)")
     ap.add_argument("--readme", default=None, help="also write the table into this README between its markers")
     args = ap.parse_args()
+    if set(args.parts) - set(PARTS):
+        ap.error(f"unknown part {sorted(set(args.parts) - set(PARTS))[0]!r} (parts: {', '.join(PARTS)})")
+    if "host" in args.parts:
+        try:
+            args.uarch = uarch_name(args.uarch)
+        except Sha1optError as e:                  # an unknown model, or this CPU in no row of cpus.toml
+            ap.error(f"--uarch: {e}")
     only = [m for m in args.models.split(",") if m] or None
     t0 = time.monotonic()
     print(f"# parts: {' '.join(args.parts)}; load average {load()}", flush=True)
@@ -305,7 +324,7 @@ def main() -> int:
         {"p4": lambda: run_p4(args.db), "rate": run_rate, "search": lambda: run_search(args.db, args.per_range, only, args.per_block, args.blocks_only,
                                              args.seed),
          "table": lambda: run_table(args.db, only, args.readme),
-         "matrix": lambda: run_matrix(args.db), "zen3": lambda: run_zen3(args.db)}[part]()
+         "matrix": lambda: run_matrix(args.db), "host": lambda: run_host(args.db, args.uarch)}[part]()
         print(f"# part {part}: {time.monotonic() - t:.0f} s wall; load average {load()}", flush=True)
     print(f"\n# wall time {time.monotonic() - t0:.0f} s for {' '.join(args.parts)}; load average {load()}")
     return 0

@@ -1,8 +1,10 @@
 """SHA-NI: sha1opt's exported SHA-NI functions vs OpenSSL's SHA-NI (shaext) path, on this host.
 
 Issue 14's done-means: ``export --uarch zen5`` (SHA-NI allowed) vs OpenSSL's
-SHA-NI path, median ratio <= 1.00. This host is an Intel Xeon (model
-goldencove), so both the goldencove and the zen5 export are timed. This script:
+SHA-NI path, median ratio <= 1.00. The exports timed are those of ``--uarch``
+(default: this CPU's model, ``--uarch host``; the output's header names this CPU:
+brand, vendor, family, model); code needing a feature this CPU lacks
+(``host_cpu.lacking``, ``SHA1OPT_CPU_LACKS`` honoured) is listed, not run. This script:
 
 1. searches the SHA-NI block for every model with SHA-NI
    (``search.engines.shani.best_shani``, both arches, export's budget) and
@@ -55,12 +57,14 @@ from sha1opt.emit.hybrid_choice import SHANI_EVALUATIONS, export_choice
 from sha1opt.emit.clock import clock_library
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.shani_export import export_shani
-from sha1opt.emit.shani_frame import SYMBOL, host_has_shani, validated_text
+from sha1opt.emit.host_cpu import host, lacking, lacks_text, uarch_name
+from sha1opt.emit.shani_frame import SYMBOL, validated_text
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program
 from sha1opt.emit.toolchain import assemble, compile_preprocessed, link_static, run, which
 from sha1opt.search.cost import Simulator, load_model, model_names
 from sha1opt.search.engines.shani import best_shani, block_cycles, has_shani
-from sha1opt.search.space.shani import ShaniParams, default_params
+from sha1opt.search.space.shani import ShaniParams, default_params, isa_rows_used
+from sha1opt.semantics.errors import Sha1optError
 
 SIZES = (16384, 1 << 20)
 MIN_BYTES = 1 << 20
@@ -162,6 +166,10 @@ def time_forms(work: Path, pairs: int, rounds: int) -> list[str]:
     sims = {u: Simulator(load_model(u)) for u in ("goldencove", "zen5")}
     programs, lines = {}, []
     for k, (name, params) in enumerate(forms(arch).items()):
+        missing = lacking(isa_rows_used(params, arch).values())
+        if missing:
+            lines.append(f"  {name}: not run: {lacks_text(missing)}")
+            continue
         text, _ = validated_text(arch, params)      # block proof + native harness before any timing
         obj = assemble(text, arch, work / "forms", f"form{k}")
         programs[name] = program(arch, obj, peer, work / "forms", f"form{k}")
@@ -174,6 +182,8 @@ def time_forms(work: Path, pairs: int, rounds: int) -> list[str]:
                 got[name][s_idx].append(tpb[0] / tpb[1])
     lines.append(f"  {'form':<70} {'goldencove':>10} {'zen5':>6}   ratio to OpenSSL's shaext, median [p10, p90]")
     for name, params in forms(arch).items():
+        if name not in got:                          # not run here (its line is above)
+            continue
         pred = "  ".join(f"{block_cycles(params, arch, sim):>{w}.1f}" for sim, w in zip(sims.values(), (10, 6)))
         cells = "  ".join(f"{SIZES[i] // 1024:>5} KiB {np.median(np.concatenate(r)):.3f} "
                           f"[{np.percentile(np.concatenate(r), 10):.3f}, {np.percentile(np.concatenate(r), 90):.3f}]"
@@ -186,7 +196,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=80, help="pairs per size and export (all rounds together)")
     ap.add_argument("--rounds", type=int, default=4, help="runs per export, alternating between the exports")
-    ap.add_argument("--uarch", nargs="+", default=["goldencove", "zen5"])
+    ap.add_argument("--uarch", nargs="+", default=["host"],
+                    help="models whose SHA-NI export is timed here (default: this CPU's, --uarch host)")
     ap.add_argument("--arch", nargs="+", default=["x86_64", "i386"])
     ap.add_argument("--no-search-table", action="store_true", help="skip the per-model search report")
     ap.add_argument("--no-vs-default", dest="vs_default", action="store_false",
@@ -195,8 +206,13 @@ def main() -> int:
                     help="also time the named forms of the space (x86-64) beside their predicted cycles")
     ap.add_argument("--output", default=str(Path(__file__).parent / "results" / "shani.txt"))
     args = ap.parse_args()
+    try:
+        args.uarch = [uarch_name(u) for u in args.uarch]
+    except Sha1optError as e:                      # an unknown model, or this CPU in no row of cpus.toml
+        ap.error(f"--uarch: {e}")
     out = [f"# bench/shani.py on {platform.node()} ({platform.machine()}), "
            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load: {os.getloadavg()}",
+           f"# host CPU: {host() or 'unreadable'}",
            f"# command: {' '.join(sys.argv)}"]
     if not args.no_search_table:
         out += ["", f"## search (predicted, per model with SHA-NI; {SHANI_EVALUATIONS} evaluations as export)"]
@@ -210,8 +226,8 @@ def main() -> int:
                            f"(default point {r.default_cycles:.1f}); {r.legal} legal of {r.evaluations} evaluated; "
                            f"stop: {r.stop_reason}; {r.proof}")
                 out.append(f"             {r.params.describe()}")
-    if not host_has_shani():
-        out.append("\nthis host has no SHA-NI: no timing")
+    if lacking(("sha", "sse4.1")):
+        out.append(f"\n{lacks_text(lacking(('sha', 'sse4.1')))}: no timing")
         print("\n".join(out))
         return 1
     with tempfile.TemporaryDirectory(prefix="sha1opt-bench-shani-") as work:
@@ -225,6 +241,10 @@ def main() -> int:
                 choice = export_choice(uarch, arch, "shani")
                 if choice.shani is None:
                     out.append(f"  {uarch}: no SHA-NI export ({'; '.join(choice.notes)})")
+                    continue
+                missing = lacking(isa_rows_used(choice.shani, arch).values())
+                if missing:
+                    out.append(f"  {uarch}: not run: {lacks_text(missing)}")
                     continue
                 res = export_shani(choice.shani, arch, w / f"{uarch}_{arch}.S", uarch=uarch,
                                    prediction=choice.notes[0], command=f"bench/shani.py {uarch} {arch}")

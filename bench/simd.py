@@ -7,14 +7,17 @@
    the per-block body in steady state.
 2. Measured on this host: the block ``export --uarch U --isa avx512``
    writes (``driver.search_hybrid_block``, the export's budget) for the
-   models in ``--measure`` (default zen5, the issue's figure, and
-   goldencove, the model of this Intel host), plus the zen5 winner's
-   parameters in each dialect, against OpenSSL's integer, SSSE3 and AVX2
+   models in ``--measure`` (default: this CPU's model, ``--uarch host``;
+   name others, e.g. ``zen5,goldencove``, to time their code here), with
+   ``--dialects`` also each winner's parameters in the other dialects,
+   against OpenSSL's integer, SSSE3 and AVX2
    paths and gcc -O2 C, 16 KiB and 1 MiB per call, interleaved pairs in one
    process per OpenSSL path (``emit.hybrid_bench``; each object validated
    first as export does: assembled, lifted, the whole function proved from
    its machine code, native vectors). Ratios are ours / peer of TSC ticks
-   per byte: median [p10, p90].
+   per byte: median [p10, p90]. A block needing a feature this CPU lacks
+   (``host_cpu.lacking``, ``SHA1OPT_CPU_LACKS`` honoured) is listed, not run.
+   The banner names this CPU (brand, vendor, family, model) and its model.
 
    With ``--tune N`` also the block ``export --uarch U --isa avx512 --tune N`` writes
    (``emit.tuning``: the search's N best distinct candidates validated, timed against the model's
@@ -26,7 +29,7 @@ line and a non-zero exit), and the table's columns are bench/pair_table.py's, th
 bench/simd_i386.py's (only the block column's width differs: 22 here). Example row:
 ``zen5 export            OpenSSL ssse3       16384   0.950  0.940  0.960   0.948    1.900    2.000``.
 
-Usage: nice -n -10 python bench/simd.py [--pairs 40] [--evaluations 150] [--db PATH] [--measure zen5,goldencove]
+Usage: nice -n -10 python bench/simd.py [--pairs 40] [--evaluations 150] [--db PATH] [--measure host|U1,U2]
            [--tune N] [--paths integer,ssse3,avx2]
 """
 
@@ -41,15 +44,15 @@ from pair_table import banner, header, load, openssl_paths, report_lines
 from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_export import function_text
-from sha1opt.emit.host_cpu import host, host_refusal
+from sha1opt.emit.host_cpu import host, host_refusal, lacking, lacks_text, uarch_name
 from sha1opt.emit.tuning import describe, tune
 from sha1opt.search.driver import search_hybrid_block
 from sha1opt.search.cost.model import load_model
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.engines.hybrid import build_on
-from sha1opt.search.space.hybrid import ISAS
+from sha1opt.search.space.hybrid import ISAS, features
 
 MODELS = ("core2", "nehalem", "skylake", "goldencove", "zen1", "zen3", "zen5")
-MEASURE = ("zen5", "goldencove")
 SIZES = (16384, 1 << 20)
 PATHS = ("integer", "ssse3", "avx2")
 
@@ -66,11 +69,15 @@ def main() -> int:
     ap.add_argument("--evaluations", type=int, default=150)
     ap.add_argument("--db", default=None)
     ap.add_argument("--models", default=",".join(MODELS))
-    ap.add_argument("--measure", default=",".join(MEASURE))
-    ap.add_argument("--dialects", action="store_true", help="also the zen5 winner's parameters in each dialect")
+    ap.add_argument("--measure", default="host", help="models whose export is timed here (default: this CPU's model)")
+    ap.add_argument("--dialects", action="store_true", help="also each measured winner's parameters in each dialect")
     ap.add_argument("--tune", type=int, default=None, help="also the `export --tune N` block (module docstring)")
     ap.add_argument("--paths", default=",".join(PATHS), help="OpenSSL paths to time against")
     args = ap.parse_args()
+    try:
+        measure = [uarch_name(m) for m in args.measure.split(",")]
+    except Sha1optError as e:                      # an unknown model, or this CPU in no row of cpus.toml
+        ap.error(f"--measure: {e}")
     ok = True
     print(banner("bench/simd.py"))
     print(f"\n# 1. predicted cycles/byte (per-block body, steady state): hybrid search (grid + "
@@ -90,7 +97,7 @@ def main() -> int:
           f"`export --uarch U --isa avx512` writes (grid + {args.evaluations} annealing moves, seed 0)")
     print(header(22))
     blocks = []
-    for m in args.measure.split(","):
+    for m in measure:
         r = search_hybrid_block(m, cap="avx512", evaluations=args.evaluations, seed=0, db=args.db)
         p = r.search.params
         print(f"# {m} --isa avx512: {p.key()} ({len(p.offsets)} offsets); {r.search.cycles_per_byte:.2f} c/B "
@@ -106,10 +113,14 @@ def main() -> int:
                     print(f"# {m} --tune {args.tune}: {line}")
                 if function_text(t.best.block) != function_text(r.search.block):
                     blocks.append((f"{m} tuned", t.best.block))
-        if args.dialects and m == "zen5":
-            blocks += [(f"zen5 params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in ISAS
+        if args.dialects:
+            blocks += [(f"{m} params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in ISAS
                        if isa != p.isa]
     for name, block in blocks:
+        missing = lacking(features(block))
+        if missing:
+            print(f"{name:22s} not run: {lacks_text(missing)}")
+            continue
         rep = bench_hybrid(block, sizes=SIZES, pairs=args.pairs, openssl_paths=openssl_paths(args.paths))
         ok = ok and not isinstance(rep, BenchRefusal)
         for line in report_lines(f"{name:22s}", 22, rep):

@@ -21,7 +21,11 @@ line and a non-zero exit), and the table's columns are bench/pair_table.py's, th
 bench/simd.py's (the block column here is ``i386 LEVEL``, 16 wide). Example row:
 ``i386 ssse3       OpenSSL ssse3       16384   0.950  0.940  0.960   0.948    1.900    2.000``.
 
-Usage: nice -n -10 python bench/simd_i386.py [--uarch goldencove] [--levels ssse3,avx] [--pairs 40]
+``--uarch`` defaults to this CPU's model (``--uarch host``, ``emit.host_cpu``); a block needing a feature
+this CPU lacks (``host_cpu.lacking``, ``SHA1OPT_CPU_LACKS`` honoured) is listed, not run. The banner names
+this CPU (brand, vendor, family, model) and its model.
+
+Usage: nice -n -10 python bench/simd_i386.py [--uarch host] [--levels ssse3,avx] [--pairs 40]
            [--paths integer,ssse3,avx] [--variant ssse3:2:1] [--tune N] [--db PATH] [--out bench/results/simd_i386.txt]
 """
 
@@ -38,18 +42,20 @@ from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_bench_i386 import bench_hybrid_i386
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import function_text
-from sha1opt.emit.host_cpu import host, host_refusal
+from sha1opt.emit.host_cpu import host, host_refusal, lacking, lacks_text, uarch_name
 from sha1opt.emit.tuning import describe, tune
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.space.hybrid import features
 from sha1opt.search.space.hybrid_i386 import build_i386
+from sha1opt.semantics.errors import Sha1optError
 
 SIZES = (16384, 1 << 20)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--uarch", default="goldencove")
+    ap.add_argument("--uarch", default="host", help="the model whose export is timed here (default: this CPU's)")
     ap.add_argument("--levels", default="ssse3,avx")
     ap.add_argument("--pairs", type=int, default=40)
     ap.add_argument("--db", default=None)
@@ -58,6 +64,10 @@ def main() -> int:
     ap.add_argument("--variant", action="append", default=[], help="LEVEL:LEAD:EVERY (module docstring)")
     ap.add_argument("--tune", type=int, default=None, help="also the `export --tune N` block per level")
     args = ap.parse_args()
+    try:
+        args.uarch = uarch_name(args.uarch)
+    except Sha1optError as e:                      # an unknown model, or this CPU in no row of cpus.toml
+        ap.error(f"--uarch: {e}")
     lines: list[str] = []
 
     def say(text: str = "") -> None:
@@ -101,6 +111,10 @@ def main() -> int:
                      choice.notes[0].split("; ")[1] if "; " in choice.notes[0] else choice.notes[0])
         say(f"# --isa {level}: {block.params.key()}; {block_cost(block, model).cycles_per_byte:.2f} c/B predicted "
             f"on {args.uarch}; {proof}")
+        missing = lacking(features(block))
+        if missing:
+            say(f"i386 {level:11s} not run: {lacks_text(missing)}")
+            continue
         rep = bench_hybrid_i386(block, sizes=SIZES, pairs=args.pairs, openssl_paths=openssl_paths(args.paths))
         for line in report_lines(f"i386 {level:11s}", 16, rep):
             say(line)

@@ -21,9 +21,9 @@ from sha1opt.analyze import ObjectProof
 from sha1opt.cli import main
 from sha1opt.emit.dispatch_plan import DispatchPlan
 from sha1opt.emit.export import ExportResult, export
-from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.prove import Prover
+from tests.support.cpu import not_run_here
 
 OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-sha1-x86_64.o")
 
@@ -37,8 +37,8 @@ def prover():
 def textbook_exports(tmp_path_factory) -> dict[str, ExportResult]:
     """``export(textbook(arch), F)`` of each arch, made once per session (assembled, lifted, proved, run
     against the vectors): tests/emit/test_emit.py checks the result; the bench tests time a copy of F."""
-    if not host_is_x86_64():
-        pytest.skip("native validation needs an x86-64 host")
+    if (reason := not_run_here()) is not None:          # base x86 code, validated natively
+        pytest.skip(reason)
     d = tmp_path_factory.mktemp("textbook")
     return {arch: export(textbook(arch), d / f"sha1-{arch}.S") for arch in ("x86_64", "i386")}
 
@@ -92,8 +92,8 @@ def dispatch_runs(tmp_path_factory) -> dict[str, DispatchRun]:
     made and proved again from the written file once per session: each export assembles, proves every
     path whole, runs the constructor and the vectors once per path (tests/cli/test_export_dispatch.py and
     tests/emit/test_dispatch_export.py check the same runs)."""
-    if not host_is_x86_64():
-        pytest.skip("native runs need an x86-64 host")
+    if (reason := not_run_here()) is not None:          # the fallback path runs on any x86-64
+        pytest.skip(reason)
     d = tmp_path_factory.mktemp("dispatch")
     runs = {}
     for arch, flags in (("x86_64", []), ("i386", ["--arch", "i386"])):

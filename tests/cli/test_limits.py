@@ -9,10 +9,11 @@ import time
 
 import pytest
 
+from tests.support.cpu import needs
 from tests.support.processes import finished, reap, settle, started
-from sha1opt.emit.toolchain import ToolchainError, host_is_x86_64, run
+from sha1opt.emit.toolchain import ToolchainError, run
 
-native = pytest.mark.skipif(not host_is_x86_64(), reason="bench needs an x86-64 host")
+native = needs()                           # bench runs base x86-64 code
 MESSAGE_CHARS = 200          # semantics.limits.MESSAGE_CHARS
 FUNCTION = "\t.text\n\t.globl sha1_block_data_order\nsha1_block_data_order:\n"
 

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cpu import needs
 from sha1opt.emit.adapter import adapter_text
 from sha1opt.emit.confirm import harness_for
 from sha1opt.emit.objfile import load_object
-from sha1opt.emit.toolchain import host_is_x86_64, run, which
+from sha1opt.emit.toolchain import run, which
 from sha1opt.emit.validate import run_vectors
 from sha1opt.semantics.lift.interface import parse_interface
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
+pytestmark = needs()
 
 C_SOURCE = Path(__file__).parent.parent / "semantics" / "lift" / "csrc" / "sha_transform.c"
 FLAGS = {"x86_64": ("-O2", "-m64"), "i386": ("-O2", "-m32")}

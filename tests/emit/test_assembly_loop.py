@@ -10,15 +10,13 @@ assumed. On i386 the loads stay inside the loop.
 
 from dataclasses import replace
 
-import pytest
-
+from tests.support.cpu import needs
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.emit.validate import validate
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native validation needs an x86-64 host")
+pytestmark = needs()                       # native validation of base x86 code
 
 
 def _loop_part(text: str) -> str:

@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from tests.support.cpu import needs
 from sha1opt.cli import main
 from sha1opt.emit import bench as bench_module
 from sha1opt.emit import clock
 from sha1opt.emit.timing import hosted_program, run_program
-from sha1opt.emit.toolchain import ToolchainError, compile_source, csrc, host_is_x86_64
+from sha1opt.emit.toolchain import ToolchainError, compile_source, csrc
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="needs an x86-64 host")
+pytestmark = needs()
 
 
 def _records(pairs: list[tuple[float, float, float]], nbytes: int = 1024) -> np.ndarray:

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cpu import needs
 from tests.support.processes import finished, reap, settle, started, wait_for_member
 from sha1opt.emit.timing import run_program
-from sha1opt.emit.toolchain import ToolchainError, host_is_x86_64, which
+from sha1opt.emit.toolchain import ToolchainError, which
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
+pytestmark = needs()
 
 QUICK = ["--arch", "x86_64", "--pairs", "2", "--sizes", "64", "--openssl", "none"]
 PROLOGUE_END = "\tmov %rdx, 64(%rsp)\n"

@@ -7,15 +7,19 @@ import shutil
 
 import pytest
 
+from tests.support.cpu import needs
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.calibration import (REF_SYMBOL, CalibrationError, PairedRatio, kendall_tau, loop_items, loop_text,
                                       mape, paired_ratio, ranks, rename_symbol, spearman)
-from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
 
-needs_native = pytest.mark.skipif(not host_is_x86_64() or shutil.which("gcc") is None,
-                                  reason="needs an x86-64 host with gcc")
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+
+def needs_native(test):
+    """Runs base x86-64 code natively, built with gcc."""
+    return needs()(needs_gcc(test))
 
 
 # --- metrics ------------------------------------------------------------------------

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.cpu import needs
 from sha1opt.emit import clock
-from sha1opt.emit.toolchain import host_is_x86_64
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="needs an x86-64 host")
+pytestmark = needs()
 
 
 def test_core_cycles_per_tick_is_an_ordered_positive_triple():

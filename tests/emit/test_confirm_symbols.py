@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.cpu import needs
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.confirm import ConfirmError, Finding, confirm
 from sha1opt.emit.objfile import load_object
-from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.candidate import textbook
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
+pytestmark = needs()
 
 
 @pytest.fixture(scope="module")

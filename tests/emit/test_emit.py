@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support.cpu import needs
 import sha1opt.emit.bench as bench_module
 from sha1opt.cli import main
 from sha1opt.emit.assembly import function_text, guess_arch
 from sha1opt.emit.export import export
 from sha1opt.emit.harness import BlockHarness, HarnessError, Record
 from sha1opt.emit.peers import gcc_reference_loop, libcrypto
-from sha1opt.emit.toolchain import ToolchainError, cflags, csrc, host_is_x86_64, run, which
+from sha1opt.emit.toolchain import ToolchainError, cflags, csrc, run, which
 from sha1opt.emit.validate import run_vectors, validate
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import model_version
@@ -24,7 +25,7 @@ from sha1opt.search.store import Store
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native validation needs an x86-64 host")
+pytestmark = needs()                       # native validation of base x86 code
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])

@@ -8,11 +8,12 @@ import subprocess
 import pytest
 
 import sha1opt.emit.export as ex
+from tests.support.cpu import needs
 from tests.support.processes import SHA1OPT
-from sha1opt.emit.toolchain import host_is_x86_64, which
+from sha1opt.emit.toolchain import which
 from sha1opt.search.space.candidate import textbook
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="export validates natively")
+pytestmark = needs()                       # export validates natively
 
 # A directory name that closes the header comment, starts lines and adds a section.
 HOSTILE_DIR = 'x*/\n\t.section .init_array,"aw"\n\t.quad 0x41414141\n\t.text\n/*'

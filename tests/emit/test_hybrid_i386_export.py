@@ -1,11 +1,13 @@
 """The i386 hybrid function (``emit.hybrid_i386_frame``): validated whole, and the frame's realignment needed."""
 
+from tests.support.cpu import needs
 from sha1opt.search.space.hybrid import HybridParams
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import export_hybrid, function_text, validate_hybrid
 
 
+@needs("ssse3")                                  # the vectors run the SSSE3 block natively
 def test_the_i386_ssse3_block_exports_proved_and_run(tmp_path):
     out = tmp_path / "h.S"
     res = export_hybrid(build_i386(HybridParams(isa="ssse3", arch="i386")), out)

@@ -19,6 +19,7 @@ import pytest
 import z3
 
 import sha1opt.emit.toolchain as toolchain
+from tests.support.cpu import needs
 from tests.support.rounds import ROUND_20, ROUND_20_INPUTS, ROUND_20_OUTPUTS
 from sha1opt.emit.assembly import SYMBOL, function_text
 from sha1opt.emit.export import export
@@ -32,7 +33,7 @@ from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.prove import Counterexample, Prover
 from sha1opt.semantics.x86 import Instr, Reg
 
-needs_x86_64 = pytest.mark.skipif(not toolchain.host_is_x86_64(), reason="native validation needs an x86-64 host")
+needs_x86_64 = needs()                     # native validation of base x86 code
 
 
 def _add_f_replaced_by_sub(arch="x86_64", round_=10):

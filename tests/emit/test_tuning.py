@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from tests.support.cpu import needs
 from sha1opt.cli import main
 from sha1opt.emit.hybrid_export import export_hybrid
-from sha1opt.emit.toolchain import host_is_x86_64
-from sha1opt.emit.host_cpu import CpuId, cpu_table, from_cpuinfo, host_refusal, model_of
+from sha1opt.emit.host_cpu import CpuId, cpu_table, from_cpuinfo, host, host_refusal, model_of
 from sha1opt.semantics.errors import CorpusError
 from sha1opt.emit.tuning import ranked_blocks, shape, tune_blocks
 from sha1opt.emit.validate import Validation
@@ -134,8 +134,12 @@ def test_host_cpu_reads_the_first_processor(tmp_path):
 
 
 def test_export_tune_on_a_foreign_model_is_refused_in_one_line(tmp_path):
+    """Timing decides only on the model's own CPU: an AVX-512 model this CPU is not (zen5, or goldencove
+    on a Zen 5) is refused in one line before anything runs."""
+    cpu = host()
+    foreign = "goldencove" if cpu is not None and model_of(cpu.id) == "zen5" else "zen5"
     out = tmp_path / "t.S"
-    r = CliRunner().invoke(main, ["export", "--uarch", "zen5", "--isa", "avx512", "--tune", "2", "-o", str(out)])
+    r = CliRunner().invoke(main, ["export", "--uarch", foreign, "--isa", "avx512", "--tune", "2", "-o", str(out)])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "--tune" in r.output
     assert not out.exists()
 
@@ -153,7 +157,7 @@ def test_ranked_candidates_have_distinct_shapes_and_the_search_best_first():
     assert len(blocks) == 3 and len(set(shapes)) == 3
 
 
-@pytest.mark.skipif(not host_is_x86_64(), reason="native validation and timing need an x86-64 host")
+@needs("ssse3")                                  # native validation and timing of SSSE3 blocks
 def test_tuned_winner_is_a_validated_export(tmp_path):
     # the one real end-to-end run: real proofs and vectors, a real (tiny) timing, the real export
     blocks = [build(HybridParams(isa="ssse3")), build(HybridParams(isa="ssse3", lead=1, every=3))]
@@ -164,7 +168,7 @@ def test_tuned_winner_is_a_validated_export(tmp_path):
     assert t.best.block.params.key() in (tmp_path / "t.S").read_text()
 
 
-@pytest.mark.skipif(not host_is_x86_64(), reason="the export validates natively")
+@needs("ssse3")                                  # the export validates the SSSE3 block natively
 def test_export_tune_first_ctrl_c_stops_the_timing_and_still_writes_the_validated_best(tmp_path, monkeypatch):
     import os
     import signal

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
+from tests.support.cpu import needs
 from sha1opt.cli import main
 from sha1opt.search.engines.anneal import anneal
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
@@ -214,6 +215,7 @@ def test_cli_bad_input_exit_2(args, msg):
     assert r.exit_code == 2 and msg in r.output
 
 
+@needs("ssse3")             # export --uarch atom runs atom's code (its SSSE3 hybrid block when chosen)
 def test_cli_search_show_export(tmp_path):
     db = str(tmp_path / "r.sqlite")
     r = CliRunner().invoke(main, ["search", "--uarch", "atom", "--rounds", "60-64", "--time-limit", "5", "--db", db])

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 import z3
 
+from tests.support.cpu import not_run_here, skip_unless_runs
 from tests.support.native import BUFFER_WORDS, TEST_REGS, SnippetRunner
-from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
+from sha1opt.emit.toolchain import ToolchainError, assemble
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
 from sha1opt.semantics.ir import evaluate
@@ -81,17 +82,10 @@ def _run_numpy(program, regs, buf):
     return out_regs, out_buf
 
 
-def _skip_unless_the_host_runs(mnemonic: str) -> None:
-    """Only the BMI rows are skipped on a host without BMI; the base rows still run."""
-    isa = SEMANTICS[mnemonic].isa
-    if isa != "base" and isa not in cpu_flags():      # /proc/cpuinfo spells them bmi1, bmi2
-        pytest.skip(f"host lacks {isa.upper()} ({mnemonic})")
-
-
 @pytest.fixture(scope="module")
 def native():
-    if not host_is_x86_64():
-        pytest.skip("host is not x86-64: cannot run snippets natively")
+    if (reason := not_run_here()) is not None:
+        pytest.skip(reason)
     try:
         runner = SnippetRunner([s for _, s in ALL])
     except ToolchainError as e:
@@ -102,8 +96,10 @@ def native():
 
 @pytest.mark.parametrize("k", range(len(ALL)), ids=[s for _, s in ALL])
 def test_numpy_agrees_with_cpu(native, k):
+    """Exactly the rows whose ISA this CPU lacks are skipped (a BMI row on a host without BMI, or under
+    ``SHA1OPT_CPU_LACKS=bmi2``: "this CPU lacks bmi2"); the base rows always run."""
     mnemonic, snippet = ALL[k]
-    _skip_unless_the_host_runs(mnemonic)
+    skip_unless_runs(SEMANTICS[mnemonic].isa)
     program = parse_text(snippet, "x86_64")
     assert program[0].mnemonic == mnemonic
     regs, buf = _inputs(k)
@@ -179,8 +175,8 @@ def test_writes_flags_matches_the_sdm():
 @pytest.fixture(scope="module")
 def flag_runner():
     """Each snippet between ``popfq`` of a preset and ``pushfq``; EFLAGS land in buffer words 0-1."""
-    if not host_is_x86_64():
-        pytest.skip("host is not x86-64: cannot run snippets natively")
+    if (reason := not_run_here()) is not None:
+        pytest.skip(reason)
     try:
         runner = SnippetRunner([f"pushq ${p:#x}\npopfq\n{s}\npushfq\npopq (%rsi)" for _, s, p in FLAG_CASES])
     except ToolchainError as e:
@@ -202,8 +198,9 @@ def _flags_after(runner, k: int) -> list[int]:
 @pytest.mark.parametrize("mnemonic", sorted(SCALAR))
 def test_writes_flags_matches_the_cpu(flag_runner, mnemonic):
     """A row without flag writes leaves every status flag as preset, in every form and state;
-    a row with them changes some flag for some form, state and preset."""
-    _skip_unless_the_host_runs(mnemonic)
+    a row with them changes some flag for some form, state and preset. Rows whose ISA this CPU
+    lacks are skipped with the reason."""
+    skip_unless_runs(SEMANTICS[mnemonic].isa)
     changed = []
     for k, (m, snippet, preset) in enumerate(FLAG_CASES):
         if m != mnemonic:

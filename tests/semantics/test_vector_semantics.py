@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 import z3
 
+from tests.support.cpu import not_run_here, skip_unless_runs
 from tests.support.native import BUFFER_WORDS, TEST_REGS, VECTOR_REGS, SnippetRunner
-from sha1opt.emit.toolchain import ToolchainError, assemble, cpu_flags, host_is_x86_64
+from sha1opt.emit.toolchain import ToolchainError, assemble
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
 from sha1opt.semantics.errors import UnsupportedError
@@ -117,9 +118,6 @@ FORMS: dict[str, list] = {
 
 ALL = [(m, *(f if isinstance(f, tuple) else (f, None))) for m, forms in FORMS.items() for f in forms]
 TERNLOG = [f"vpternlogd ${imm:#04x}, %ymm1, %ymm2, %ymm3" for imm in range(256)]
-CPUINFO = {"sse": ("sse",), "sse2": ("sse2",), "ssse3": ("ssse3",), "sse4.1": ("sse4_1",), "avx": ("avx",),
-           "avx2": ("avx2",), "avx512vl": ("avx512f", "avx512vl"), "sha": ("sha_ni",), "bmi1": ("bmi1",),
-           "bmi2": ("bmi2",)}
 
 
 def test_every_vector_row_has_forms():
@@ -174,21 +172,14 @@ def _outputs(m):
     return out_regs, out_buf, out_ymm
 
 
-def _needs(program) -> list[str]:
-    return sorted({flag for f in isa_set(program) for flag in CPUINFO[f]})
-
-
 def _skip_unless_the_host_runs(program) -> None:
-    missing = [f for f in _needs(program) if f not in cpu_flags()]
-    if missing:
-        pytest.skip(f"host CPU lacks {', '.join(missing)}")
+    """Exactly the snippets using a feature this CPU lacks are skipped ("this CPU lacks avx512vl")."""
+    skip_unless_runs(*isa_set(program))
 
 
 def _runner(snippets):
-    if not host_is_x86_64():
-        pytest.skip("host is not x86-64: cannot run snippets natively")
-    if "avx" not in cpu_flags():
-        pytest.skip("host lacks AVX: the harness moves ymm registers with vmovdqu")
+    if (reason := not_run_here("avx")) is not None:
+        pytest.skip(f"{reason}: the harness moves ymm registers with vmovdqu")
     try:
         return SnippetRunner(snippets, vectors=True)
     except ToolchainError as e:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.cpu import needs
 from sha1opt.analyze import prove_object
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.search.space.candidate import textbook
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native confirmation needs an x86-64 host")
+pytestmark = needs()                       # native confirmation of counterexamples
 
 
 @pytest.fixture(scope="module")

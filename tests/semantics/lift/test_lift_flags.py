@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import random
 
-import pytest
 import z3
 
+from tests.support.cpu import needs
 from tests.support.native import SnippetRunner
-from sha1opt.emit.toolchain import host_is_x86_64
 from sha1opt.semantics.lift.executor import PathMachine
 from sha1opt.semantics.lift.paths import State
 
@@ -48,7 +47,7 @@ def _model(op: str, cc: str, a: int, b: int) -> bool:
     return z3.is_true(z3.simplify(pm.condition(f"j{cc}", None)))
 
 
-@pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
+@needs()
 def test_branch_conditions_match_the_cpu():
     cases = [(op, cc) for op in OPS for cc in CONDS]
     runner = SnippetRunner([_snippet(op, cc) for op, cc in cases])
