@@ -8,9 +8,9 @@ from click.testing import CliRunner
 import sha1opt.emit.dispatch_plan as dispatch_plan
 from sha1opt.cli import main
 from sha1opt.emit.hybrid_choice import export_choice
-from sha1opt.emit.toolchain import cpu_flags, host_is_x86_64
+from tests.support.cpu import needs
 
-native = pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
+native = needs()
 
 
 def run(*args):
@@ -37,7 +37,7 @@ def test_export_dispatch_writes_every_path_in_preference_order(dispatch_runs):
 
 
 @native
-@pytest.mark.skipif("sha_ni" not in cpu_flags(), reason="this host has no SHA-NI")
+@needs("sha", "sse4.1")
 def test_on_this_host_the_dispatch_picks_sha_ni_and_prove_object_proves_every_path(dispatch_runs):
     # `export --dispatch --arch i386 -o F` then `prove --object F`, run once for the session (tests/conftest.py)
     r, p = dispatch_runs["i386"].export, dispatch_runs["i386"].prove

@@ -19,7 +19,7 @@ from sha1opt.emit.emulator import Emulator, EmulatorRow, emulator_for, emulator_
 from sha1opt.emit.execution import EMULATED, NATIVE, NOT_RUN, Execution, execution_for
 from sha1opt.emit.host_cpu import LACKS_ENV, CpuId, HostCpu, host, lacking
 from sha1opt.emit.hybrid_export import export_hybrid, function_text
-from sha1opt.emit.toolchain import host_is_x86_64
+from tests.support.cpu import needs
 from sha1opt.search.space.hybrid import HybridParams, build
 from sha1opt.semantics.errors import CorpusError
 
@@ -30,7 +30,7 @@ ROW = EmulatorRow("qemu-x86_64", "x86_64", ("qemu-x86_64", "-cpu", "max"), (7, 2
                   frozenset({"ssse3", "avx", "bmi2"}), "test row")
 FAKE = Emulator("qemu-x86_64", (7, 2, 22), ROW.argv, ROW)
 
-native_host = pytest.mark.skipif(not host_is_x86_64(), reason="the harness needs an x86-64 host")
+native_host = needs()
 
 
 def qemu_row_for(arch, features):

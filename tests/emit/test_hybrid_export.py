@@ -10,12 +10,12 @@ from sha1opt.emit.hybrid_choice import export_choice
 from sha1opt.emit.hybrid_export import PROOF_SCOPE, export_hybrid, validate_hybrid
 from sha1opt.emit.hybrid_frame import FRAME, function_text, loop_lines
 from sha1opt.emit.host_cpu import lacking
-from sha1opt.emit.toolchain import host_is_x86_64
+from tests.support.cpu import needs
 from sha1opt.search.space.hybrid import HybridParams, build, group_ops
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.semantics.x86 import Imm, Instr
 
-pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native validation needs an x86-64 host")
+pytestmark = needs()
 
 
 def test_frame_keeps_the_ring_16_aligned_under_the_abi():

@@ -7,12 +7,12 @@ import dataclasses
 import pytest
 
 from sha1opt.emit import shani_frame
-from sha1opt.emit.shani_frame import host_has_shani, shani_function_text, validate_shani, validated_text
-from sha1opt.emit.toolchain import cpu_flags
+from sha1opt.emit.shani_frame import shani_function_text, validate_shani, validated_text
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.space.shani import ShaniParams, default_params
+from tests.support.cpu import needs
 
-needs_shani = pytest.mark.skipif(not host_has_shani(), reason="the host has no SHA-NI")
+needs_shani = needs("sha", "sse4.1")
 
 
 @needs_shani
@@ -44,7 +44,7 @@ def test_a_software_pipelined_function_passes_the_native_harness(tmp_path):
     assert "cmovne %rax, %rsi" in shani_function_text("x86_64", p)
 
 
-@pytest.mark.skipif(not host_has_shani() or "avx512vl" not in cpu_flags(), reason="needs SHA-NI and AVX-512VL")
+@needs("sha", "sse4.1", "avx512vl")
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
 def test_the_avx512_sha1msg2_form_passes_the_native_harness(tmp_path, arch):
     p = dataclasses.replace(default_params(arch), msg1_lead=4, xor_lead=4, msg2_lead=4, sched_after=True,

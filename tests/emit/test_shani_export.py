@@ -14,11 +14,11 @@ from click.testing import CliRunner
 
 from sha1opt.cli import main
 from sha1opt.emit.shani_export import export_shani
-from sha1opt.emit.shani_frame import host_has_shani
 from sha1opt.search.space import shani as space_shani
 from sha1opt.search.space.shani import default_params
+from tests.support.cpu import needs
 
-needs_sha = pytest.mark.skipif(not host_has_shani(), reason="native runs need SHA-NI on this host")
+needs_sha = needs("sha", "sse4.1")
 
 
 @needs_sha
