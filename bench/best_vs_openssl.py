@@ -19,10 +19,10 @@ derived from the data: both paths' families and the bottleneck the simulator rep
 .
 
 Usage: python bench/best_vs_openssl.py [--models a,b] [--arches i386,x86_64] [--db PATH]
-       [--readme README.md] [--out bench/results/best_vs_openssl.txt]
+       [--figures docs/figures.md] [--out bench/results/best_vs_openssl.txt]
 
-``--readme`` replaces the section between ``TABLE_BEGIN`` and ``TABLE_END`` in that file (never typed by
-hand, as ``search_acceptance.py table --readme``). Ends with the wall time and the load average.
+``--figures`` replaces the section between ``TABLE_BEGIN`` and ``TABLE_END`` in that file (never typed by
+hand, as ``search_acceptance.py table --figures``). Ends with the wall time and the load average.
 """
 
 from __future__ import annotations
@@ -243,7 +243,8 @@ def main() -> int:
     ap.add_argument("--models", default="", help="comma list (default: every model of `sha1opt uarchs`)")
     ap.add_argument("--arches", default="i386,x86_64")
     ap.add_argument("--db", default=None, help="results store (default: export's)")
-    ap.add_argument("--readme", default=None, help="also write the table into this README between its markers")
+    ap.add_argument("--figures", "--readme", dest="readme", default=None,
+                    help="also write the table into this file (docs/figures.md) between its markers")
     ap.add_argument("--out", default="bench/results/best_vs_openssl.txt")
     args = ap.parse_args()
     want = [a for a in args.arches.split(",") if a]

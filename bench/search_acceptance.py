@@ -1,4 +1,4 @@
-"""Acceptance figures for the search issue (run on this 2-core machine).
+"""Acceptance figures for the search issue.
 
   p4      `sha1opt search --uarch p4 --rounds 40-59 --workers 2 --time-limit 45` on a fresh store:
           wall and CPU time, cycles, gap to the model's lower bound (search/bound.py)
@@ -11,8 +11,8 @@
           exported and validated), each as the block loop of its machine code under that model
           (``sha1opt analyze``'s figure, the loop the cost_fidelity bench costs; gcc's loop is read from
           its listing, as the search's peer, since its x86-64 builds keep the state in SSE registers the
-          lifter refuses); whether ours is <= all three; the block loop's lower bound (loop_bound) and our gap to it. ``--readme README.md`` writes
-          the markdown table into README between its markers (never typed by hand)
+          lifter refuses); whether ours is <= all three; the block loop's lower bound (loop_bound) and our gap to it. ``--figures docs/figures.md`` writes
+          the markdown table into that file between its markers (never typed by hand)
   matrix  each model's best block evaluated on every model (8x8)
   host    the best x86_64 scalar transform of ``--uarch`` (default: this CPU's model, ``--uarch host``),
           exported (``--isa bmi2``, or ``base`` where this CPU lacks BMI) and measured here by
@@ -22,7 +22,7 @@
   rate    annealing evaluations per CPU second (p4 rounds 40-59, one process)
 
 Usage: python bench/search_acceptance.py [p4] [rate] [search] [table] [matrix] [host] [--uarch U] [--per-range S]
-       [--per-block S] [--blocks-only] [--db PATH] [--models a,b] [--readme README.md]
+       [--per-block S] [--blocks-only] [--db PATH] [--models a,b] [--figures docs/figures.md]
 
 Runs unattended (no prompt, no terminal needed; output on stdout) and ends with its wall time and the
 load average; on this 2-core machine the whole default run takes about 40-50 min, most of it the search
@@ -307,7 +307,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="search part: the first seed of each key's runs")
     ap.add_argument("--db", default=str(Path("bench/results/search.sqlite")))
     ap.add_argument("--models", default="", help="comma list of models (or model/arch) for the search and table parts (default: all)")
-    ap.add_argument("--readme", default=None, help="also write the table into this README between its markers")
+    ap.add_argument("--figures", "--readme", dest="readme", default=None,
+                    help="also write the table into this file (docs/figures.md) between its markers")
     args = ap.parse_args()
     if set(args.parts) - set(PARTS):
         ap.error(f"unknown part {sorted(set(args.parts) - set(PARTS))[0]!r} (parts: {', '.join(PARTS)})")
