@@ -198,9 +198,9 @@ def _show_hybrid(uarch: str, isa: str, db, png) -> None:
                f"c/B; {rep.proof}")
     width = 40
     click.echo(f"{'clk':>4} | " + " | ".join(f"{UNIT_TITLES[c]:{width}s}" for c in UNIT_CLASSES))
-    for row in hybrid_table(block.body, sim):
+    for row in hybrid_table(block, sim):
         for k in range(max(1, *(len(v) for v in row.cells.values()))):
             cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in UNIT_CLASSES]
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
-        click.echo(f"wrote {hybrid_gantt_png(block.body, sim, png, f'{uarch} hybrid --isa {isa}: {sim.cycles:.0f} cycles')}")
+        click.echo(f"wrote {hybrid_gantt_png(block, sim, png, f'{uarch} hybrid --isa {isa}: {sim.cycles:.0f} cycles')}")
