@@ -118,6 +118,8 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
         click.echo("\n\n".join(["\n".join(report_lines(r)) for r in reports] +
                                 ["\n".join(_hybrid_lines(h)) for h in hybrids]))
     if stop.is_set():
+        click.echo("sha1opt search: interrupted; the report above is the best so far (its result line says "
+                   "where it is stored)", err=True)
         sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_OK if all(r.proved for r in reports) and all(h.proved or h.search.params is None for h in hybrids) else EXIT_FAIL)
 
