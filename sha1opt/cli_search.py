@@ -54,14 +54,15 @@ def _uarch_names() -> list[str]:
                    "local worker processes. Default 1, or the cluster's worker count with --cluster.")
 @click.option("--cluster", default=None, metavar="tcp://HOST:PORT",
               help="Run the tasks on this existing Dask scheduler instead of a local cluster.")
-@click.option("--seed", type=Integer(), default=0, show_default=True)
+@click.option("--seed", type=Integer(), default=0, show_default=True, help="First annealing run's seed.")
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
 @click.option("--resume", is_flag=True, help="Start from the stored best for this key.")
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
               help="Cap the instructions used (default: all the model's CPU has). A vector level "
                    "(ssse3, avx, avx2, avx512, shani) with --rounds 0-79 or all also searches the hybrid "
                    "family (message schedule in xmm) on x86-64 models and ranks it against the scalar best.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Machine-readable output: the report(s) as JSON on stdout, no progress line.")
 @click.pass_context
 def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, workers, cluster, seed, db, resume,
            isa, as_json):
@@ -155,9 +156,11 @@ def _hybrid_json(h) -> dict:
 
 
 @click.command()
-@click.option("--uarch", default=None, help="Default and `host`: this CPU's model (`sha1opt uarchs --host`).")
+@click.option("--uarch", default=None, help="Microarchitecture model whose best schedule to draw (see `sha1opt "
+              "uarchs`); default and `host`: this CPU's model (`sha1opt uarchs --host`).")
 @click.option("--rounds", default="40-44", show_default=True, help="Round range A-B within 0-79.")
-@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None)
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="Default: the uarch's own (`arch` in its model).")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
