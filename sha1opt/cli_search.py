@@ -29,7 +29,8 @@ from sha1opt.search.space.hybrid_caps import LEVELS, vector_dialects
 from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
                                    hybrid_table, table)
 from sha1opt.views.report import report_json, report_lines
-from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _fail, _parse_rounds, _uarch, _unwind_on_signals
+from sha1opt.cli_common import (EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, ProgressLine, _fail, _parse_rounds, _uarch,
+                                _unwind_on_signals)
 
 
 def _uarch_names() -> list[str]:
@@ -100,8 +101,7 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
                                 progress=progress, reference=gcc_reference, isa=isa)
         whole = rounds == "all" or _parse_rounds(rounds) == (0, 79)
-        hybrids = [search_hybrid_block(u, cap=isa, evaluations=evaluations or HYBRID_EVALUATIONS, seed=seed,
-                                       time_limit=time_limit, should_stop=stop.is_set, db=db)
+        hybrids = [_search_hybrid(u, isa, evaluations or HYBRID_EVALUATIONS, seed, time_limit, stop.is_set, db, tty)
                    for u in uarchs if isa is not None and vector_dialects(isa) and whole and not stop.is_set()
                    and (arch or default_arch(u)) == "x86_64"]
     finally:
@@ -126,6 +126,12 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
 
 
 HYBRID_EVALUATIONS = 300   # annealing moves after the grid when --evaluations is not given
+
+
+def _search_hybrid(uarch, isa, evaluations, seed, time_limit, should_stop, db, tty):
+    with ProgressLine(f"{uarch} hybrid --isa {isa}", enabled=tty) as progress:
+        return search_hybrid_block(uarch, cap=isa, evaluations=evaluations, seed=seed, time_limit=time_limit,
+                                   should_stop=should_stop, db=db, progress=progress)
 
 
 def _hybrid_lines(h) -> list[str]:
@@ -192,8 +198,8 @@ def show(uarch, rounds, arch, db, png, isa):
 
 def _show_hybrid(uarch: str, isa: str, db, png) -> None:
     """The hybrid block ``export --isa`` considers (same search, seed and budget), by unit class."""
-    with _unwind_on_signals():
-        rep = search_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db)
+    with _unwind_on_signals(), ProgressLine(f"{uarch} hybrid --isa {isa}") as progress:
+        rep = search_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
     block = rep.search.block
     if block is None:
         _fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")
