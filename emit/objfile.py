@@ -75,6 +75,11 @@ def _read(path: Path) -> bytes:
         raise InputError(f"{path}: {e.strerror or e}") from None
 
 
+# The --member option's help (prove --object, analyze): what ``_member`` does without one.
+MEMBER_HELP = ("For a .a archive: the member to read. Default: the one member whose name contains \"sha1\"; "
+               "when several do (as in OpenSSL's libcrypto.a), name one -- the refusal lists them.")
+
+
 def archive_members(path: Path) -> list[str]:
     proc = run([which("ar"), "t", str(path)], "listing the archive", timeout=TOOL_SECONDS)
     return [ln for ln in proc.stdout.splitlines() if ln.strip()]
@@ -82,11 +87,14 @@ def archive_members(path: Path) -> list[str]:
 
 def _member(path: Path, member: str | None, workdir: Path) -> tuple[bytes, str]:
     names = archive_members(path)
-    if member is None:
+    if member is None:     # MEMBER_HELP: the one member whose name contains "sha1", else a refusal
         sha = [n for n in names if "sha1" in n.lower()]
-        if len(sha) != 1:
-            raise InputError(f"{path.name} is an archive of {len(names)} members: name one with --member"
-                             + (f" (SHA-1 candidates: {', '.join(sha)})" if sha else ""))
+        if len(sha) > 1:
+            raise InputError(f"{path.name}: {len(sha)} of its {len(names)} members have \"sha1\" in their name, so "
+                             f"none is taken by default: name one with --member ({', '.join(sha)})")
+        if not sha:
+            raise InputError(f"{path.name}: none of its {len(names)} members has \"sha1\" in its name: name one "
+                             "with --member (`ar t` lists them)")
         member = sha[0]
     if member not in names:
         raise InputError(f"{path.name} has no member {member!r}")

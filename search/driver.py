@@ -48,6 +48,7 @@ from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.greedy import greedy_starts
 from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
                                               TemplatesDone)
+from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.objective import Reference, model_version, objective, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
@@ -503,15 +504,17 @@ def scalar_best(uarch: str, db: str | Path | None = None, cap: str | None = None
 
 def search_hybrid_block(uarch: str, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,
                         time_limit: float = 60.0, should_stop: Callable[[], bool] = lambda: False,
-                        db: str | Path | None = None) -> HybridReport:
+                        db: str | Path | None = None, progress: ProgressFn = ignore) -> HybridReport:
     """Search the hybrid family on ``uarch`` (``engines.hybrid.search_hybrid``), prove the winner
-    (``hybrid_proof.prove_hybrid``: an Unknown is not a proof) and rank it against ``scalar_best``."""
+    (``hybrid_proof.prove_hybrid``: an Unknown is not a proof) and rank it against ``scalar_best``;
+    ``progress`` gets the search's ``Progress`` values, then ``Progress("proving the block", 0)``."""
     model = load_model(uarch)
     found = search_hybrid(model, cap=cap, evaluations=evaluations, seed=seed, time_limit=time_limit,
-                          should_stop=should_stop)
+                          should_stop=should_stop, progress=progress)
     _, scalar_cycles, where = scalar_best(uarch, db, cap)
     if found.block is None:
         return HybridReport(uarch, cap, found, scalar_cycles, where, f"nothing to prove: {found.reason}", False)
+    progress(Progress("proving the block", 0))
     res = prove_hybrid(found.block)
     if res.ok:
         proof = f"block proved ({res.cuts} cuts, {res.solver_calls} Z3 calls; lane-by-lane cuts)"

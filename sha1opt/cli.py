@@ -35,12 +35,32 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# The one line per command `sha1opt --help` lists (the group's listing, not the commands' docstrings:
+# click cuts a docstring's first sentence mid-phrase to fit the terminal; these fit 80 columns whole,
+# and listing them imports no command module).
+SUMMARIES: dict[str, str] = {
+    "analyze": "Predicted c/B per model of a SHA-1 function, and its proof",
+    "bench": "Validate a .S, then time it against OpenSSL and gcc",
+    "demo": "The main job: prove, search this CPU's model, export, bench",
+    "export": "Write a validated sha1_block_data_order .S file",
+    "prove": "Prove two formulas equal, the rewrite corpus, or machine code",
+    "search": "Search the cheapest proved schedule per model (Dask)",
+    "show": "Draw the best known schedule clock by clock",
+    "synth": "Shortest proved instruction sequences for a SHA-1 fragment",
+    "uarchs": "List the models, or this CPU's (--host)",
+}
+
+
 class _Group(click.Group):
     """Loads each command from ``COMMANDS`` on demand; turns every library misuse error, and every
     bad option value, into one line and exit code 2."""
 
     def list_commands(self, ctx):
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx, formatter):
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SUMMARIES[name]) for name in self.list_commands(ctx)])
 
     def resolve_command(self, ctx, args):
         if args and args[0] not in COMMANDS and not args[0].startswith("-"):

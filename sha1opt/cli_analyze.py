@@ -24,6 +24,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.cli_common import _uarch
 from sha1opt.emit.host_cpu import LACKS_ENV, host, identify, levels
+from sha1opt.emit.objfile import MEMBER_HELP
 
 EXIT_USAGE = 2
 EXIT_CODES = {"proved": 0, "counterexample": 1, "unknown": 3, "refused": 2}
@@ -43,7 +44,7 @@ def _fail(message: str) -> None:
               help="For text input: default guessed from the registers used.")
 @click.option("--function", default=None, help="Default: sha1_block_data_order, else the only global function.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="Default: sysv on x86-64, cdecl on i386.")
-@click.option("--member", default=None, help="For a .a archive: the member (default: the one SHA-1 member).")
+@click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,
               help="The arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
                    "(default: blocks = (state, data, nblocks)).")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
+import time
 from contextlib import contextmanager
 
 import click
 
 from sha1opt.emit.host_cpu import HOST_NAMES, host, host_model, uarch_name
+from sha1opt.search.progress import Progress
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.numerals import decimal
 
@@ -85,3 +87,42 @@ def _uarch(value: str | None) -> str:
 
 
 EXIT_INTERRUPTED = 130   # Ctrl-C: the best proved result so far was stored and printed
+
+
+class ProgressLine:
+    """A long library call's ``search.progress.Progress`` values as one stderr line, rewritten in place.
+
+    Shown only where someone watches: stderr a terminal and not ``--json`` (``enabled`` None decides so),
+    from ``after`` seconds on (a quick call prints nothing), at most every ``every`` seconds. ``close()``
+    (or leaving the ``with`` block) ends the line. Example: ``zen3 hybrid --isa avx2: grid stage 2/4 7/12,
+    best 171.0 (12 s)``.
+    """
+
+    def __init__(self, what: str, *, enabled: bool | None = None, after: float = 1.0, every: float = 0.2) -> None:
+        self.what, self.after, self.every = what, after, every
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.t0 = time.monotonic()
+        self._last = -every
+        self._width = 0     # the longest line shown: what close() blanks
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic() - self.t0
+        if not self.enabled or now < self.after or now - self._last < self.every:
+            return
+        self._last = now
+        count = f" {p.done}/{p.total}" if p.total is not None else (f" {p.done}" if p.done else "")
+        best = f", best {p.best:.1f}" if p.best is not None else ""
+        text = f"{self.what}: {p.phase}{count}{best} ({now:.0f} s)"
+        click.echo(f"\r{text:{self._width}s}", nl=False, err=True)     # padded over a longer previous line
+        self._width = max(self._width, len(text))
+
+    def close(self) -> None:
+        if self._width:
+            click.echo("\r" + " " * self._width + "\r", nl=False, err=True)
+            self._width = 0
+
+    def __enter__(self) -> "ProgressLine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

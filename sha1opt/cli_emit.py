@@ -41,9 +41,10 @@ from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, _fail, _Interrupted, _shown, 
 
 @click.command()
 @click.option("--outdir", type=OutputDir(), default="out", show_default=True,
-              help="Created if missing; must take files (checked before any work).")
+              help="For the exported .S files; created if missing; must take files (checked before any work).")
 def demo(outdir: Path) -> None:
-    """The main job: prove, export and bench the default schedule (see the README)."""
+    """The main job: identify this CPU, prove, search its model a few seconds per round range (kept in the
+    default results store, as `search` without --db), export the best and bench it (see the README)."""
     t0 = time.perf_counter()
     ok = True
     for step in steps(outdir):

@@ -14,6 +14,7 @@ import click
 
 from sha1opt.analyze import prove_object
 from sha1opt.cli_types import Seconds, TextSource
+from sha1opt.emit.objfile import MEMBER_HELP
 from sha1opt.semantics import identities
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
@@ -71,7 +72,7 @@ def _parse_map(text: str) -> dict[str, str]:
               help="A whole block function: .s/.S (assembled), .o, .a (with --member) or shared object.")
 @click.option("--function", default=None, help="With --object: default sha1_block_data_order, else the only global function.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
-@click.option("--member", default=None, help="With --object on a .a: the member.")
+@click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,
               help="With --object: the arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
                    "(default: blocks = (state, data, nblocks)).")

@@ -29,7 +29,8 @@ from sha1opt.search.space.hybrid_caps import LEVELS, vector_dialects
 from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
                                    hybrid_table, table)
 from sha1opt.views.report import report_json, report_lines
-from sha1opt.cli_common import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, _fail, _parse_rounds, _uarch, _unwind_on_signals
+from sha1opt.cli_common import (EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, ProgressLine, _fail, _parse_rounds, _uarch,
+                                _unwind_on_signals)
 
 
 def _uarch_names() -> list[str]:
@@ -54,14 +55,15 @@ def _uarch_names() -> list[str]:
                    "local worker processes. Default 1, or the cluster's worker count with --cluster.")
 @click.option("--cluster", default=None, metavar="tcp://HOST:PORT",
               help="Run the tasks on this existing Dask scheduler instead of a local cluster.")
-@click.option("--seed", type=Integer(), default=0, show_default=True)
+@click.option("--seed", type=Integer(), default=0, show_default=True, help="First annealing run's seed.")
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Results store (SQLite).")
 @click.option("--resume", is_flag=True, help="Start from the stored best for this key.")
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
               help="Cap the instructions used (default: all the model's CPU has). A vector level "
                    "(ssse3, avx, avx2, avx512, shani) with --rounds 0-79 or all also searches the hybrid "
                    "family (message schedule in xmm) on x86-64 models and ranks it against the scalar best.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Machine-readable output: the report(s) as JSON on stdout, no progress line.")
 @click.pass_context
 def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, workers, cluster, seed, db, resume,
            isa, as_json):
@@ -99,8 +101,7 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
                                 progress=progress, reference=gcc_reference, isa=isa)
         whole = rounds == "all" or _parse_rounds(rounds) == (0, 79)
-        hybrids = [search_hybrid_block(u, cap=isa, evaluations=evaluations or HYBRID_EVALUATIONS, seed=seed,
-                                       time_limit=time_limit, should_stop=stop.is_set, db=db)
+        hybrids = [_search_hybrid(u, isa, evaluations or HYBRID_EVALUATIONS, seed, time_limit, stop.is_set, db, tty)
                    for u in uarchs if isa is not None and vector_dialects(isa) and whole and not stop.is_set()
                    and (arch or default_arch(u)) == "x86_64"]
     finally:
@@ -118,11 +119,19 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
         click.echo("\n\n".join(["\n".join(report_lines(r)) for r in reports] +
                                 ["\n".join(_hybrid_lines(h)) for h in hybrids]))
     if stop.is_set():
+        click.echo("sha1opt search: interrupted; the report above is the best so far (its result line says "
+                   "where it is stored)", err=True)
         sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_OK if all(r.proved for r in reports) and all(h.proved or h.search.params is None for h in hybrids) else EXIT_FAIL)
 
 
 HYBRID_EVALUATIONS = 300   # annealing moves after the grid when --evaluations is not given
+
+
+def _search_hybrid(uarch, isa, evaluations, seed, time_limit, should_stop, db, tty):
+    with ProgressLine(f"{uarch} hybrid --isa {isa}", enabled=tty) as progress:
+        return search_hybrid_block(uarch, cap=isa, evaluations=evaluations, seed=seed, time_limit=time_limit,
+                                   should_stop=should_stop, db=db, progress=progress)
 
 
 def _hybrid_lines(h) -> list[str]:
@@ -153,9 +162,11 @@ def _hybrid_json(h) -> dict:
 
 
 @click.command()
-@click.option("--uarch", default=None, help="Default and `host`: this CPU's model (`sha1opt uarchs --host`).")
+@click.option("--uarch", default=None, help="Microarchitecture model whose best schedule to draw (see `sha1opt "
+              "uarchs`); default and `host`: this CPU's model (`sha1opt uarchs --host`).")
 @click.option("--rounds", default="40-44", show_default=True, help="Round range A-B within 0-79.")
-@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None)
+@click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
+              help="Default: the uarch's own (`arch` in its model).")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
@@ -187,8 +198,8 @@ def show(uarch, rounds, arch, db, png, isa):
 
 def _show_hybrid(uarch: str, isa: str, db, png) -> None:
     """The hybrid block ``export --isa`` considers (same search, seed and budget), by unit class."""
-    with _unwind_on_signals():
-        rep = search_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db)
+    with _unwind_on_signals(), ProgressLine(f"{uarch} hybrid --isa {isa}") as progress:
+        rep = search_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
     block = rep.search.block
     if block is None:
         _fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")
@@ -198,9 +209,9 @@ def _show_hybrid(uarch: str, isa: str, db, png) -> None:
                f"c/B; {rep.proof}")
     width = 40
     click.echo(f"{'clk':>4} | " + " | ".join(f"{UNIT_TITLES[c]:{width}s}" for c in UNIT_CLASSES))
-    for row in hybrid_table(block.body, sim):
+    for row in hybrid_table(block, sim):
         for k in range(max(1, *(len(v) for v in row.cells.values()))):
             cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in UNIT_CLASSES]
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
-        click.echo(f"wrote {hybrid_gantt_png(block.body, sim, png, f'{uarch} hybrid --isa {isa}: {sim.cycles:.0f} cycles')}")
+        click.echo(f"wrote {hybrid_gantt_png(block, sim, png, f'{uarch} hybrid --isa {isa}: {sim.cycles:.0f} cycles')}")

@@ -4,8 +4,10 @@ Each step does real work and returns a ``Step`` value; the CLI formats them:
 identify this CPU (``emit.host_cpu``: cpuid, ``corpus/cpus.toml``) and take
 its model, prove the rewrite corpus and a worked f3 rewrite, prove the
 textbook 80-round block for both architectures, search that model for a few
-seconds per standard round range (results kept in ``outdir/results.sqlite``,
-resumed on the next run), export its best x86-64 transform and the textbook
+seconds per standard round range (results kept in the results store every
+command reads by default, ``search.store.default_path()``: ``$SHA1OPT_DB`` or
+``~/.cache/sha1opt/results.sqlite``, resumed on the next run, so ``show`` and
+``export`` see what the demo found), export its best x86-64 transform and the textbook
 i386 one (assembled, lifted from machine code, proved, run against the
 vectors) into ``outdir``, and bench the x86-64 file against gcc -O2 C,
 OpenSSL's integer path and OpenSSL's default path on this CPU (what
@@ -28,6 +30,7 @@ from sha1opt.search.cost import load_model
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
 from sha1opt.search.driver import search_ranges
 from sha1opt.search.space.candidate import textbook
+from sha1opt.search.store import default_path
 from sha1opt.semantics import identities
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.prove import Proved, prove_exprs
@@ -58,8 +61,10 @@ def host_step() -> tuple[Step, str]:
 
 
 def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str | None = None,
-          search_seconds: float = 8.0) -> Iterator[Step]:
-    """The demo's steps; ``uarch`` None: this CPU's model (``host_step``)."""
+          search_seconds: float = 8.0, db: str | Path | None = None) -> Iterator[Step]:
+    """The demo's steps; ``uarch`` None: this CPU's model (``host_step``); ``db`` None: the default results
+    store (``search.store.default_path``), the one ``search``, ``show`` and ``export`` use without ``--db``.
+    ``outdir`` takes the exported files only."""
     if uarch is None:
         step, uarch = host_step()
         yield step
@@ -87,7 +92,7 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str | None =
                    time.perf_counter() - t)
 
     outdir.mkdir(parents=True, exist_ok=True)
-    db = outdir / "results.sqlite"
+    db = Path(db) if db else default_path()
     arch = load_model(uarch).arch
     t = time.perf_counter()
     reports = search_ranges([(uarch, arch, first, last) for first, last in STANDARD_RANGES],

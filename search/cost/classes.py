@@ -99,11 +99,17 @@ def _mem(text: str) -> Mem | None:
     return Mem(base, index, int(m.group(4) or 1), disp)
 
 
+def _at(item: Item) -> str:
+    """``line N: `` for an item with a source line; nothing for one without (line 0: machine code from an
+    object with no line table, e.g. a ``.o`` or ``.a`` member built without -g)."""
+    return f"line {item.line}: " if item.line else ""
+
+
 def vector_row(item: Opaque) -> tuple[str, str, bool]:
     """(class family, extension, destination read) of a vector item; ``UarchError`` if not in the table."""
     row = VECTOR_TABLE.get(item.mnemonic)
     if row is None:
-        raise UarchError(f"line {item.line}: no vector cost class for {item.mnemonic}")
+        raise UarchError(f"{_at(item)}no vector cost class for {item.mnemonic}")
     return row
 
 
@@ -157,7 +163,7 @@ def classify(item: Item, model: Model) -> str:
     if isinstance(item, Opaque) and item.kind == "vector":
         _, ext, _ = vector_row(item)
         if not model.has_vector(ext):
-            raise UarchError(f"line {item.line}: {item} needs {ext.upper()}, which {model.name} does not have")
+            raise UarchError(f"{_at(item)}{item} needs {ext.upper()}, which {model.name} does not have")
         cls = vector_class(item)
         refined = REFINED_BY_MNEMONIC.get(item.mnemonic)
         if refined is not None and REFINED_CLASSES[refined] == cls and refined in model.classes:
@@ -168,8 +174,7 @@ def classify(item: Item, model: Model) -> str:
     if isinstance(item, Instr):
         level = required_isa(item)
         if level != "base" and not model.has_isa(level):
-            where = f"line {item.line}: " if item.line else ""
-            raise UarchError(f"{where}{item} needs {level.upper()}, which {model.name} does not have")
+            raise UarchError(f"{_at(item)}{item} needs {level.upper()}, which {model.name} does not have")
     cls = class_of(item)
     if cls not in model.classes:     # unreachable for a loaded model: the loader requires every class
         raise UarchError(f"{model.name} has no cost row for class {cls!r}")

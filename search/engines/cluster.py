@@ -10,6 +10,9 @@ happens in a background thread: the constructor returns at once, the driver
 does its own set-up meanwhile and then waits with ``ready(timeout)``, looking
 at its stop flag between waits -- a Ctrl-C during start-up is not held up.
 
+Ctrl-C is the driver's alone: local worker processes start with SIGINT blocked (``_start``), so a
+terminal's Ctrl-C to the whole group prints no worker traceback; the driver stops the tasks.
+
 ``close()`` ends exactly what this object started, at any moment. A remote
 cluster keeps running (only our client disconnects). A local cluster gets
 ``GRACE`` s to close; then its worker processes (this process's children
@@ -32,6 +35,7 @@ import os
 import signal
 import threading
 import time
+from multiprocessing import resource_tracker
 
 from sha1opt.semantics.errors import Sha1optError
 
@@ -102,6 +106,16 @@ class Cluster:
         self._thread.start()
 
     def _start(self) -> None:
+        # A terminal's Ctrl-C goes to the whole process group, local workers included; their asyncio
+        # runner turns it into a KeyboardInterrupt traceback on our stderr while the driver is still
+        # collecting their results. Blocking SIGINT in this thread blocks it in every thread it creates
+        # (Dask's event loop and executors) and in every process they spawn (the worker processes, now
+        # and on a restart: the signal mask survives fork and exec), so a worker never sees SIGINT; the
+        # main thread keeps it, and the driver's stop flag ends the tasks and ``close`` the processes.
+        # multiprocessing's resource tracker, launched by the first spawn, *unblocks* SIGINT in the
+        # thread that launches it (resource_tracker.ensure_running): launched here first, before the block.
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         import distributed  # lazy: importing Dask costs ~0.8 s, paid by a search only, not by every command
         for name in ("distributed", "tornado", "asyncio"):   # Dask's own log lines are not our output
             logging.getLogger(name).setLevel(logging.CRITICAL)
@@ -111,7 +125,11 @@ class Cluster:
             if self.address is None:
                 self._local = distributed.LocalCluster(
                     n_workers=self._n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=None, silence_logs=logging.CRITICAL, preload=list(PRELOAD))
+                    dashboard_address=None, silence_logs=logging.CRITICAL, preload=list(PRELOAD),
+                    # The scheduler serves HTTP (health, metrics) even without a dashboard, on 8787 unless
+                    # told otherwise, and warns "Port 8787 is already in use" when another cluster holds it:
+                    # any free port instead, and no dashboard.
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
                 self.client = distributed.Client(self._local, set_as_default=False)
             else:
                 self.client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)

@@ -44,6 +44,7 @@ from sha1opt.semantics.x86 import SEMANTICS, Instr
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulation, simulator_for
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
+from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
 from sha1opt.search.space.hybrid_forms import FIRST_FORMS, FORMS
@@ -207,8 +208,9 @@ def anneal_params(best: HybridParams, evaluate: Callable[[HybridParams], float],
 
 def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,
                   time_limit: float = 60.0, should_stop: Callable[[], bool] = lambda: False,
-                  start: Recipe | None = None) -> HybridSearch:
-    """Grid, then annealing, over ``HybridParams`` on ``model`` (module docstring); deterministic per seed and budget."""
+                  start: Recipe | None = None, progress: ProgressFn = ignore) -> HybridSearch:
+    """Grid, then annealing, over ``HybridParams`` on ``model`` (module docstring); deterministic per seed and budget.
+    ``progress`` gets a ``search.progress.Progress`` per point scored (the grid takes tens of seconds)."""
     t0 = time.monotonic()
     deadline = t0 + time_limit
     dialects = dialects_for(model, cap)
@@ -220,6 +222,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     if isa_rank(recipe.isa()) > isa_rank(scalar_isa):
         recipe = Recipe()
     cache: dict[HybridParams, tuple[float, HybridBlock | None]] = {}
+    phase = {"name": "grid stage 1/4", "done": 0, "total": None}
 
     def evaluate(p: HybridParams) -> float:
         if p not in cache:
@@ -227,6 +230,8 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
             # Ties in cycles go to the shorter body (fewer instructions to issue on a CPU the model
             # does not saturate -- e.g. vprold/vpternlogd against the SSSE3 shifts on a wide core).
             cache[p] = (math.inf, None) if b is None else (block_cost(b, model).cycles + TIE * len(b.body), b)
+            phase["done"] += 1
+            progress(Progress(phase["name"], phase["done"], phase["total"], min(c for c, _ in cache.values())))
         return cache[p][0]
 
     n = 0
@@ -254,6 +259,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
             grid += [replace(t, lead=lead, placement="slots") for t in tops for lead in LEADS]
         if stage == 4:
             grid = [replace(best, scalar=sc) for sc in scalars_for(scalar_isa)]
+        phase.update(name=f"grid stage {stage}/4", done=0, total=len(grid))
         for p in grid:
             if should_stop() and best is not None:     # the first point is always scored
                 reason = "interrupted"
@@ -263,6 +269,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
                 best = p
     evaluate(best)                      # the grid's best may not be scored yet (a stop during the grid)
     grid_best = block_cost(cache[best][1], model).cycles
+    phase.update(name="annealing", done=0, total=evaluations)
     best, k, reason = anneal_params(best, evaluate, lambda p, rng: _neighbour(p, rng, dialects, scalar_isa),
                                     evaluations=evaluations, seed=seed, deadline=deadline, should_stop=should_stop,
                                     reason=reason)

@@ -14,7 +14,7 @@ scalar rounds) the columns are the two unit classes instead (``UNIT_TITLES``):
 each instruction goes to ``scalar`` or ``vector`` by its row of the semantics
 table (``x86.SEMANTICS[m].vector``), so one sees which clocks the vector work
 hides in; each cell also names the units the model used. Example: a hybrid
-block's ``hybrid_table`` row at clock 0 holds ``mov (%rdi), %eax [p2]`` under
+block's ``hybrid_table`` (of the block's loop body, ``main`` included) row at clock 0 holds ``mov (%rdi), %eax [p2]`` under
 scalar and ``vmovdqu (%rsi), %xmm0 [p3]`` under vector.
 Library code: returns rows, or writes a PNG (atomically) -- never prints.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 
 from sha1opt.search.space.candidate import ORIGINS, Realized
 from sha1opt.semantics.datafiles import atomic_output
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import SEMANTICS, Instr
 
 CHAIN_TITLES = {"W": "W formation", "kw": "K+W into e", "f": "f(b,c,d)", "a5": "a<<<5", "b": "b>>>2",
@@ -66,9 +67,22 @@ def table(real: Realized, sim) -> list[Row]:
     return [Row(c, rows[c]) for c in sorted(rows)]
 
 
-def hybrid_table(code, sim) -> list[Row]:
-    """``sim`` is the simulation of ``code`` (a hybrid block's body): per clock, the instructions issued
-    in each unit class (``UNIT_CLASSES``), each with the units the model used."""
+def _simulated_code(block, sim) -> tuple:
+    """What ``sim`` simulated: the block's steady-state iteration, ``block.loop_body()`` (what
+    ``engines.hybrid.block_cost`` prices: ``body`` then, with read-ahead, ``main``). A simulation of other
+    code is a misuse, refused by name rather than drawn against the wrong instructions."""
+    code = block.loop_body()
+    if len(sim.timeline) != len(code):
+        raise Sha1optError(f"the simulation has {len(sim.timeline)} instructions, the block's loop body "
+                           f"{len(code)}: draw the simulation of block.loop_body() (engines.hybrid.block_cost)")
+    return code
+
+
+def hybrid_table(block, sim) -> list[Row]:
+    """``sim`` is ``block_cost(block, model)``, the simulation of ``block.loop_body()`` (a hybrid block's
+    steady-state iteration, ``main`` included with read-ahead): per clock, the instructions issued in each
+    unit class (``UNIT_CLASSES``), each with the units the model used."""
+    code = _simulated_code(block, sim)
     rows: dict[int, dict[str, list[str]]] = {}
     for slot in sim.timeline:
         cells = rows.setdefault(int(slot.issue), {c: [] for c in UNIT_CLASSES})
@@ -83,8 +97,10 @@ def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
                   path, title)
 
 
-def hybrid_gantt_png(code, sim, path: str | Path, title: str) -> Path:
-    """The Gantt chart of hybrid code, coloured by unit class (scalar / vector), written atomically."""
+def hybrid_gantt_png(block, sim, path: str | Path, title: str) -> Path:
+    """The Gantt chart of a hybrid block's loop body (``sim`` as for ``hybrid_table``), coloured by unit
+    class (scalar / vector), written atomically."""
+    code = _simulated_code(block, sim)
     return _gantt(sim, lambda slot: UNIT_COLOURS[unit_class(code[slot.index])],
                   [(UNIT_COLOURS[c], UNIT_TITLES[c]) for c in UNIT_CLASSES], path, title)
 

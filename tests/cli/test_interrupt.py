@@ -50,6 +50,10 @@ def test_sigint_in_search_stores_the_proved_best_prints_it_and_exits_130(tmp_pat
         p.wait()
     print(f"SIGINT at {at:.0f} s ({'group' if to_group else 'search process'}): exit after {took:.2f} s")
     assert p.returncode == EXIT_INTERRUPTED, err
+    # test_regression_ctrl_c_worker_traceback: the workers printed 33-35 lines of a KeyboardInterrupt
+    # traceback; a clean Ctrl-C says one line on stderr, from the search itself
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert err.startswith("sha1opt search: interrupted"), err
     assert left == [], f"processes of the search's group left after exit: {left}"
     assert "sha1opt search: p4 (i386), rounds 40-59" in out and "stopped: interrupted" in out, out + err
     assert "proof            proved" in out, out
