@@ -63,7 +63,8 @@ def demo(outdir: Path) -> None:
               "(`host`: this CPU's model; the default with --tune).")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
-@click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True)
+@click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True,
+              help="Object format the text is written for (GNU as ELF, or Mach-O symbol and section names).")
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
               help="Cap the instructions used (default: all the model's CPU has). A vector level also considers "
                    "the hybrid family (x86-64) and exports it when it is predicted cheaper.")
@@ -169,7 +170,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
 
 @click.command()
 @click.argument("source", type=TextSource())
-@click.option("--arch", type=click.Choice(["auto", "x86_64", "i386"]), default="auto", show_default=True)
+@click.option("--arch", type=click.Choice(["auto", "x86_64", "i386"]), default="auto", show_default=True,
+              help="The file's architecture; auto: guessed from the registers it uses.")
 @click.option("--pairs", type=Integer(2), default=30, show_default=True, help="Interleaved pairs per size.")
 @click.option("--sizes", type=Sizes(), default="64,1024,16384,1048576", show_default=True,
               help="Bytes per call (multiples of 64).")
@@ -177,7 +179,7 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
               help="OpenSSL code paths to compare with (x86-64 only); 'none' for none.")
 @click.option("--time-limit", type=Seconds(0.1, BENCH_SECONDS), default=BENCH_SECONDS,
               show_default=True, help="Wall seconds per timing process (it is killed past them).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output: the report as JSON on stdout.")
 def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
     """Validate SOURCE (a .S with sha1_block_data_order), then measure it against OpenSSL and gcc as paired ratios.
 
