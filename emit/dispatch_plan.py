@@ -41,6 +41,7 @@ from sha1opt.search.space.hybrid_caps import CAPS, allows
 from sha1opt.search.space.shani import ShaniParams, unit_code
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.dispatch_text import PathCode, hybrid_path_text
+from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.emit.hybrid_choice import SHANI_EVALUATIONS, export_choice
 from sha1opt.emit.shani_frame import shani_function_text
 
@@ -133,10 +134,10 @@ def _scalar_candidates(uarch: str | None, arch: Arch, model: Model | None, db) -
     return cands, notes
 
 
-def level_candidate(uarch: str | None, arch: Arch, level: str, model: Model | None, db=None
-                    ) -> tuple[Candidate | None, list[str]]:
+def level_candidate(uarch: str | None, arch: Arch, level: str, model: Model | None, db=None,
+                    progress: ProgressFn = ignore) -> tuple[Candidate | None, list[str]]:
     """What ``export --isa level`` would write, as a candidate (None when that is scalar code), and its notes."""
-    choice = export_choice(uarch, arch, level, db)
+    choice = export_choice(uarch, arch, level, db, progress)
     notes = [f"--isa {level}: {n}" for n in choice.notes]
     if choice.shani is not None:
         code = shani_function_text(arch, choice.shani)
@@ -167,7 +168,8 @@ def _fits(cap: str | None, features) -> bool:
     return cap is None or all(allows(cap, f) for f in features)
 
 
-def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, cap: str | None = None) -> DispatchPlan:
+def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, cap: str | None = None,
+                  progress: ProgressFn = ignore) -> DispatchPlan:
     """The paths of the dispatching export for ``uarch`` on ``arch`` (module docstring); ``cap``
     (an ``--isa`` level) leaves out every path needing more."""
     model = load_model(uarch) if uarch else None
@@ -177,7 +179,7 @@ def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, c
     for level in model_levels(model, arch):
         if not _fits(cap, CAPS[level] if level != "shani" else {"sha"}):
             continue
-        cand, more = level_candidate(uarch, arch, level, model, db)
+        cand, more = level_candidate(uarch, arch, level, model, db, progress)
         notes += more
         if cand is not None and cand.kind == "hybrid":
             if cand.what in seen:
@@ -195,7 +197,8 @@ def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, c
     return DispatchPlan(arch, uarch, tuple(kept), tuple(dropped), tuple(notes))
 
 
-def best_path(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Candidate, list[str]]:
+def best_path(uarch: str, arch: Arch, db: str | Path | None = None,
+              progress: ProgressFn = ignore) -> tuple[Candidate, list[str]]:
     """The predicted-best single path for the model (what plain ``export --uarch`` writes), and the notes.
 
     The path the dispatching export would run on the model's CPU, found with fewer searches: the
@@ -207,7 +210,7 @@ def best_path(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Can
     cands = scalar[:1]
     levels = model_levels(model, arch)
     for level in [lv for lv in levels if lv != "shani"][-1:] + [lv for lv in levels if lv == "shani"]:
-        cand, more = level_candidate(uarch, arch, level, model, db)
+        cand, more = level_candidate(uarch, arch, level, model, db, progress)
         notes += more
         if cand is not None:
             cands.append(cand)

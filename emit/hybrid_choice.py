@@ -32,6 +32,7 @@ from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid_i386 import search_hybrid_i386
 from sha1opt.search.engines.shani import best_shani, has_shani
 from sha1opt.search.driver import HybridReport, default_arch, scalar_best, search_hybrid_block
+from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
@@ -66,8 +67,9 @@ def _scalar(uarch: str | None, arch: str, level: str, db) -> Choice:
     return Choice(sched, None, notes)
 
 
-def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Path | None = None) -> Choice:
-    """The code ``export --isa level`` writes (module docstring)."""
+def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Path | None = None,
+                  progress: ProgressFn = ignore) -> Choice:
+    """The code ``export --isa level`` writes (module docstring); ``progress`` hears each search step."""
     check_level(level)
     arch = arch or (default_arch(uarch) if uarch else "x86_64")
     if allows(level, "sha"):
@@ -76,6 +78,7 @@ def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Pat
                           shani=default_params(arch))
         model = load_model(uarch)
         if has_shani(model):
+            progress(Progress(f"SHA-NI search on {uarch}", 0))
             rep = best_shani(model, arch, SHANI_EVALUATIONS)
             line = (f"SHA-NI {rep.params.describe()}: {rep.cycles_per_byte:.2f} c/B predicted on {uarch} "
                     f"(default point {rep.default_cycles / 64:.2f}); block {rep.proof}; search stopped: "
@@ -87,7 +90,7 @@ def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Pat
             choice_notes = [f"{uarch} has no SHA-NI: searching without it"]
     else:
         choice_notes = []
-    choice = _export_choice(uarch, arch, level, db)
+    choice = _export_choice(uarch, arch, level, db, progress)
     choice.notes[:0] = choice_notes
     return choice
 
@@ -108,7 +111,7 @@ def search_i386_block(uarch: str, level: str, db=None, evaluations: int = EXPORT
     return HybridReport(uarch, level, found, scalar_cycles, where, proof, res.ok)
 
 
-def _export_choice(uarch: str | None, arch: str, level: str, db) -> Choice:
+def _export_choice(uarch: str | None, arch: str, level: str, db, progress: ProgressFn = ignore) -> Choice:
     dialects = vector_dialects(level)
     if not dialects:
         return _scalar(uarch, arch, level, db)
@@ -118,9 +121,10 @@ def _export_choice(uarch: str | None, arch: str, level: str, db) -> Choice:
         return Choice(None, block, [f"hybrid default block ({dialects[-1]}{'' if arch == 'x86_64' else ', ' + arch}; "
                                   "no --uarch to search on)"])
     if arch == "i386":
+        progress(Progress(f"i386 hybrid search on {uarch} (--isa {level})", 0))
         rep = search_i386_block(uarch, level, db)
     else:
-        rep = search_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db)
+        rep = search_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
     s = rep.search
     if s.params is None:
         choice = _scalar(uarch, arch, level, db)

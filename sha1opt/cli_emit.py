@@ -36,7 +36,7 @@ from sha1opt.search.space.hybrid_caps import LEVELS, allows, vector_dialects
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
-from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, _fail, _Interrupted, _shown, _uarch, _unwind_on_signals
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, ProgressLine, _fail, _Interrupted, _shown, _uarch, _unwind_on_signals
 
 
 @click.command()
@@ -114,7 +114,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
                 click.echo(line)
             result = export_hybrid(tuning.best.block, output, flavor=flavor, uarch=uarch, command=command)
         elif dispatch:
-            plan = plan_dispatch(uarch, arch_, db, cap=isa)
+            with ProgressLine(f"export --dispatch {uarch or ''}".rstrip()) as progress:
+                plan = plan_dispatch(uarch, arch_, db, cap=isa, progress=progress)
             for line in plan.notes:
                 click.echo(line)
             for k, c in enumerate(plan.paths):
@@ -123,7 +124,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
                 click.echo(f"left out: {line}")
             result = export_dispatch(plan, output, command=command)
         elif isa is not None:
-            choice = export_choice(uarch, arch, isa, db)
+            with ProgressLine(f"export --isa {isa}" + (f" --uarch {uarch}" if uarch else "")) as progress:
+                choice = export_choice(uarch, arch, isa, db, progress)
             for line in choice.notes:
                 click.echo(line)
             schedule = choice.schedule
@@ -137,7 +139,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
             else:
                 result = export_hybrid(choice.block, output, flavor=flavor, uarch=uarch, command=command)
         elif uarch:
-            best, notes = best_path(uarch, arch_, db)
+            with ProgressLine(f"export --uarch {uarch}") as progress:
+                best, notes = best_path(uarch, arch_, db, progress)
             for line in notes:
                 click.echo(line)
             click.echo(f"exporting {best.describe()}")

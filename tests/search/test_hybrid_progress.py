@@ -35,3 +35,22 @@ def test_the_progress_line_is_for_a_terminal_only(capsys):
     with ProgressLine("quiet", enabled=False, after=0.0, every=0.0) as line:
         line(Progress("grid stage 1/4", 1, 18, 200.0))
     assert capsys.readouterr().err == ""
+
+
+def test_regression_export_silent_minutes_progress_reaches_the_hybrid_search(monkeypatch, tmp_path):
+    """`export --uarch zen3 --isa avx2` (and plain `export --uarch`, `--dispatch`) printed nothing for 40-120 s:
+    the export's choice hands its ``progress`` to the hybrid search it runs (here a stand-in search that
+    reports one step and finds nothing, so the scalar best is chosen)."""
+    from types import SimpleNamespace
+
+    from sha1opt.emit import hybrid_choice
+
+    def fake_search(uarch, *, cap, evaluations, seed, db, progress):
+        progress(Progress("grid stage 1/4", 1, 18, 300.0))
+        return SimpleNamespace(search=SimpleNamespace(params=None, reason="stand-in"))
+    monkeypatch.setattr(hybrid_choice, "search_hybrid_block", fake_search)
+    from sha1opt.search.store import Store
+    Store(tmp_path / "empty.sqlite").close()
+    seen: list[Progress] = []
+    choice = hybrid_choice.export_choice("zen3", "x86_64", "avx2", tmp_path / "empty.sqlite", seen.append)
+    assert [p.phase for p in seen] == ["grid stage 1/4"] and choice.block is None and choice.schedule is not None
