@@ -47,9 +47,9 @@ import numpy as np
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.x86 import Arch
-from sha1opt.emit.host_cpu import lacking, lacks_text
+from sha1opt.emit.host_cpu import host, lacking, lacks_text
 from sha1opt.emit.clock import CHAIN, clock_library, ratio_of_record, tick_samples
-from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
+from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto, openssl_path_note
 from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
 from sha1opt.emit.validate import Validation, validate_source
 from sha1opt.emit.toolchain import FREESTANDING_FLAGS, compile_source, csrc, link_static
@@ -58,6 +58,9 @@ __all__ = ["SIZES", "PEER_NAMES", "PeerStats", "CoreClock", "BenchReport", "Benc
 
 SIZES = (64, 1024, 16384, 1 << 20)
 PEER_NAMES = {0: "ours", 1: "gcc -O2 C"}
+# A ratio whose p10..p90 band is wider than this share of its median says the machine was busy (or the
+# size too small to time): its median is printed with a warning, not as a finding.
+WIDE_SPREAD = 0.25
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,11 @@ class PeerStats:
     pairs: int
     ours_cycles_per_byte: float = float("nan")     # estimated core cycles/byte (module docstring)
     peer_cycles_per_byte: float = float("nan")
+
+    @property
+    def spread(self) -> float:
+        """The p10..p90 band of the ratio as a share of its median (``WIDE_SPREAD`` and above: a busy machine)."""
+        return (self.ratio_p90 - self.ratio_p10) / self.ratio_median if self.ratio_median > 0 else float("inf")
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,7 @@ class BenchReport:
                     "peer_ns_per_byte": round(self.ns_per_byte(s.peer_ticks_per_byte), 4),
                     "ratio_median": round(s.ratio_median, 4), "ratio_p10": round(s.ratio_p10, 4),
                     "ratio_p90": round(s.ratio_p90, 4), "ratio_of_minima": round(s.ratio_of_minima, 4),
-                    "pairs": s.pairs,
+                    "pairs": s.pairs, "spread": round(s.spread, 4), "wide_spread": s.spread >= WIDE_SPREAD,
                     "ours_core_cycles_per_byte": round(s.ours_cycles_per_byte, 4),
                     "peer_core_cycles_per_byte": round(s.peer_cycles_per_byte, 4),
                 }
@@ -248,7 +256,14 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
             paths = list(openssl_paths) if lib else []
             if not paths:
                 report.notes.append("libcrypto not found: OpenSSL peers skipped" if not lib else "no OpenSSL path asked")
-            for path in paths:
+            cpu = host()
+            for path in list(paths):
+                timed, note = openssl_path_note(path, cpu)
+                if note:
+                    report.notes.append(note)
+                if not timed:
+                    paths.remove(path)
+                    continue
                 mask = OPENSSL_PATHS[path]
                 t = run(exe, {"OPENSSL_ia32cap": mask} if mask else {}, lib)
                 report.stats += _stats(t.records, t.peers, sizes, pairs, {2: f"OpenSSL {path}"},

@@ -18,10 +18,10 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.emit.bench import SIZES, BenchRefusal, BenchReport, _build_x86_64, _stats
-from sha1opt.emit.host_cpu import lacking
+from sha1opt.emit.host_cpu import host, lacking
 from sha1opt.emit.hybrid_export import validate_hybrid
 from sha1opt.emit.hybrid_frame import function_text
-from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
+from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto, openssl_path_note
 from sha1opt.emit.timing import run_program
 
 
@@ -44,7 +44,11 @@ def bench_hybrid(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_bytes:
             return BenchRefusal(v, missing)
         exe = _build_x86_64(v.obj, work_dir)
         lib = libcrypto()
-        paths = list(openssl_paths) if lib else []
+        cpu, skipped, paths = host(), [], []
+        for path in openssl_paths if lib else []:
+            timed, note = openssl_path_note(path, cpu)
+            skipped += [note] if note else []
+            paths += [path] if timed else []
         report = None
         if not paths:
             t = run_program(exe, sizes, pairs, min_bytes, time_limit=time_limit)
@@ -61,5 +65,6 @@ def bench_hybrid(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_bytes:
             else:
                 report.stats += [s for s in st if s.peer.startswith("OpenSSL")]
             report.notes.append(f"OpenSSL {path}: OPENSSL_ia32cap={mask or '(unset)'}, {lib}")
+        report.notes += skipped
         report.validated = tuple(c.name for c in v.checks)
     return report

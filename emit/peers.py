@@ -27,6 +27,7 @@ from typing import Sequence
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.listing import parse_listing
 from sha1opt.semantics.x86 import Arch
+from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.toolchain import ToolchainError, arch_flag, c_assembly, csrc
 from sha1opt.search.objective import Reference
 
@@ -38,8 +39,29 @@ OPENSSL_PATHS: dict[str, str | None] = {
     "integer": "~0x20000000000",                       # no SSSE3/AVX/SHA: the integer code
     "ssse3": "~0x1000000000000000:~0x20000120",        # SSSE3, no AVX, no SHA extensions
     "avx2": ":~0x20000000",                            # everything but SHA extensions
+    "shani": None,                                     # SHA-NI: what OpenSSL takes unmasked where the CPU has it
     "default": None,                                   # what the CPU selects (openssl_default)
 }
+# What a forced path needs of the CPU. A mask only clears capability bits: on a CPU without these
+# features OpenSSL silently runs another path, so a path is timed under its name only where they run.
+OPENSSL_NEEDS: dict[str, frozenset[str]] = {
+    "integer": frozenset(), "ssse3": frozenset({"ssse3"}), "avx2": frozenset({"avx2", "bmi1", "bmi2"}),
+    "shani": frozenset({"ssse3", "sha"}), "default": frozenset(),
+}
+
+
+def openssl_path_note(path: str, cpu) -> tuple[bool, str]:
+    """(timed?, the note for the report) of OpenSSL path ``path`` on ``cpu`` (a ``host_cpu.HostCpu`` or None):
+    a forced path whose features the CPU lacks is not timed (OpenSSL would run another under its name);
+    ``default`` is named by ``openssl_default`` on the CPU's real features (``SHA1OPT_CPU_LACKS`` does not
+    reach OpenSSL's own dispatch). Example: ``("avx2", a Zen 3)`` -> ``(True, "")``."""
+    missing = lacking(OPENSSL_NEEDS[path], cpu)
+    if missing:
+        return False, f"OpenSSL {path}: not timed: {lacks_text(missing)}, so OpenSSL would run another path"
+    if path == "default" and cpu is not None:
+        real = cpu.features | cpu.removed
+        return True, f"OpenSSL default: its {openssl_default(real, cpu.id.vendor)} path on this CPU"
+    return True, ""
 
 
 def openssl_default(features, vendor: str) -> str:

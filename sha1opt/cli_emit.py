@@ -19,7 +19,7 @@ import click
 from sha1opt.cli_analyze import uarchs
 from sha1opt.cli_types import Integer, OutputDir, OutputFile, Seconds, Sizes, TextSource
 from sha1opt.emit.assembly import guess_arch
-from sha1opt.emit.bench import BenchRefusal
+from sha1opt.emit.bench import WIDE_SPREAD, BenchRefusal
 from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.dispatch_export import export_dispatch
 from sha1opt.emit.dispatch_plan import best_path, plan_dispatch
@@ -179,7 +179,9 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
 @click.option("--sizes", type=Sizes(), default="64,1024,16384,1048576", show_default=True,
               help="Bytes per call (multiples of 64).")
 @click.option("--openssl", "paths", default="integer,ssse3,avx2,default", show_default=True,
-              help="OpenSSL code paths to compare with (x86-64 only); 'none' for none.")
+              help="OpenSSL code paths to compare with (x86-64 only): integer, ssse3, avx2, shani, default (the "
+                   "one OpenSSL picks here, named in the output); a path this CPU cannot run is not timed; "
+                   "'none' for none.")
 @click.option("--time-limit", type=Seconds(0.1, BENCH_SECONDS), default=BENCH_SECONDS,
               show_default=True, help="Wall seconds per timing process (it is killed past them).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output: the report as JSON on stdout.")
@@ -220,5 +222,11 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
                    f"{report.ns_per_byte(s.ours_ticks_per_byte):9.3f}")
     for note in report.notes:
         click.echo(f"note: {note}")
+    for s in report.stats:
+        if s.spread >= WIDE_SPREAD:
+            click.echo(f"warning: {s.peer} at {s.size} B: p10..p90 {s.ratio_p10:.3f}..{s.ratio_p90:.3f} is "
+                       f"{100 * s.spread:.0f} % of the median {s.ratio_median:.3f}: the machine was busy or the "
+                       f"size is too small to time; do not read the median as a finding (rerun on an idle "
+                       f"machine, more --pairs)")
     click.echo("ratio = ours / peer in ticks per byte (< 1: ours is faster); t/B = TSC ticks per byte; "
                "c/B = estimated core cycles per byte (ticks x core cycles per tick)")

@@ -65,3 +65,21 @@ def test_regression_p4_rounds_40_printed_negative_bounds_and_proved_optimal():
     assert min(b.critical_path, b.issue_width, b.ports) >= 0.0
     if b.cycles == 0:
         assert b.gap(10.0) is None
+
+
+def test_regression_bench_huge_spread_reported_as_is(monkeypatch, tmp_path):
+    """A bench row with median 1.100, p10 0.428, p90 1.929 was printed as a finding: it now carries a warning."""
+    from click.testing import CliRunner
+
+    from sha1opt import cli_emit
+    from sha1opt.cli import main
+    from sha1opt.emit.bench import BenchReport, PeerStats
+    rows = [PeerStats("OpenSSL integer", 16384, 2.0, 1.8, 1.100, 0.428, 1.929, 1.0, 30),
+            PeerStats("gcc -O2 C", 16384, 2.0, 2.2, 0.91, 0.90, 0.93, 0.9, 30)]
+    monkeypatch.setattr(cli_emit, "do_bench", lambda *a, **k: BenchReport("x86_64", 2e9, 30, rows))
+    src = tmp_path / "f.S"
+    src.write_text("\t.text\n")
+    r = CliRunner().invoke(main, ["bench", str(src), "--arch", "x86_64"])
+    warnings = [ln for ln in r.output.splitlines() if ln.startswith("warning:")]
+    assert r.exit_code == 0 and len(warnings) == 1 and "OpenSSL integer at 16384 B" in warnings[0]
+    assert "136 % of the median 1.100" in warnings[0]

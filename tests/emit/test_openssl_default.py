@@ -28,3 +28,35 @@ def test_avx_path_only_on_intel_cpus():
     sandy = {"sse", "sse2", "ssse3", "sse4.1", "avx"}
     assert openssl_default(sandy, "GenuineIntel") == "AVX"
     assert openssl_default(sandy, "AuthenticAMD") == "SSSE3"
+
+
+# -- which OpenSSL paths bench times, and under which name (issue 27: "default" was never named,
+#    "--openssl shani" was refused; issue 22: a forced path on a CPU without it ran another path)
+
+from sha1opt.emit.host_cpu import CpuId, HostCpu  # noqa: E402
+from sha1opt.emit.peers import openssl_path_note  # noqa: E402
+
+ZEN2_NO_SHA = HostCpu(CpuId("AuthenticAMD", 23, 49), 0, "", frozenset(ZEN3 - {"sha"}))
+SANDY = HostCpu(CpuId("GenuineIntel", 6, 0x2A), 7, "", frozenset({"sse", "sse2", "ssse3", "sse4.1", "avx"}))
+
+
+def test_a_forced_path_the_cpu_lacks_is_not_timed_under_its_name():
+    """OPENSSL_ia32cap only clears bits: avx2 on a Sandy Bridge would run OpenSSL's AVX path as "avx2"."""
+    timed, note = openssl_path_note("avx2", SANDY)
+    assert not timed and "this CPU lacks avx2, bmi1, bmi2" in note
+    assert openssl_path_note("avx2", ZEN2_NO_SHA) == (True, "")
+
+
+def test_regression_openssl_shani_refused():
+    """`--openssl shani` is a path: timed where the CPU has SHA-NI, not timed (with the reason) elsewhere."""
+    zen3 = HostCpu(CpuId("AuthenticAMD", 25, 1), 1, "", frozenset(ZEN3))
+    assert openssl_path_note("shani", zen3) == (True, "")
+    assert openssl_path_note("shani", ZEN2_NO_SHA) == (False, "OpenSSL shani: not timed: this CPU lacks sha, so "
+                                                              "OpenSSL would run another path")
+
+
+def test_regression_openssl_default_path_never_named():
+    """The default path is named from the CPU's real features: SHA1OPT_CPU_LACKS does not reach OpenSSL."""
+    zen3_injected = HostCpu(CpuId("AuthenticAMD", 25, 1), 1, "", frozenset(ZEN3 - {"sha"}), removed=frozenset({"sha"}))
+    assert openssl_path_note("default", zen3_injected) == (True, "OpenSSL default: its SHA-NI path on this CPU")
+    assert openssl_path_note("default", SANDY)[1].endswith("its AVX path on this CPU")
