@@ -64,8 +64,9 @@ def _unwind_on_signals():
 def _parse_rounds(text: str) -> tuple[int, int]:
     a, sep, b = text.partition("-")
     if not sep:      # "40" is not silently the one-round range 40-40
-        raise click.BadParameter(f"{text!r} is not a range A-B; one round is written {text}-{text}",
-                                 param_hint="--rounds")
+        one = text.strip().isascii() and text.strip().isdigit()
+        raise click.BadParameter(f"{text!r} is not a range A-B; one round is written {text}-{text}" if one
+                                 else f"{text!r} is not A-B (ASCII round numbers)", param_hint="--rounds")
     try:
         first, last = decimal(a), decimal(b)
     except Sha1optError:
