@@ -20,7 +20,7 @@ def run(*args):
 @pytest.fixture
 def no_search(monkeypatch):
     """Each ``--isa`` level's default point instead of its search (the searches take minutes)."""
-    monkeypatch.setattr(dispatch_plan, "export_choice", lambda uarch, arch, level, db=None:
+    monkeypatch.setattr(dispatch_plan, "export_choice", lambda uarch, arch, level, db=None, progress=None:
                         export_choice(None, arch, level, db))
 
 

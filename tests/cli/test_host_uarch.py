@@ -24,7 +24,10 @@ UNKNOWN = HostCpu(CpuId("GenuineIotel", 99, 1), 0, "", frozenset({"sse", "sse2"}
 
 @pytest.fixture
 def cpu(monkeypatch):
-    """Make ``host()`` return the CPU given to the returned setter (and forget it afterwards)."""
+    """Make ``host()`` return the CPU given to the returned setter (and forget it afterwards); the suite's
+    own ``SHA1OPT_CPU_LACKS`` is set aside (a test that wants one sets it)."""
+    monkeypatch.delenv(host_cpu.LACKS_ENV, raising=False)
+
     def use(c):
         monkeypatch.setattr(host_cpu, "_read", lambda: c)
         host_cpu._host.cache_clear()
