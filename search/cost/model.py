@@ -297,17 +297,26 @@ def model_names() -> list[str]:
 
 
 def _aliases() -> dict[str, str]:
+    return dict(_aliases_of(tuple(_files().items())))
+
+
+@functools.lru_cache(maxsize=None)
+def _aliases_of(files: tuple[tuple[str, Path], ...]) -> tuple[tuple[str, str], ...]:
+    """Every (alias, model), read once per set of model files: ``canonical_name`` runs thousands of times
+    in one synthesis (each solution priced on every model), and must not re-read every TOML each time."""
     out: dict[str, str] = {}
-    for stem, path in _files().items():
+    for stem, path in files:
         for a in load_toml(path).get("aliases", []):
             out[str(a)] = stem
-    return out
+    return tuple(out.items())
 
 
 def canonical_name(name: str) -> str:
     """``name`` or an alias, in any case -> the canonical model name; unknown -> ``UarchError`` with the
     closest names (``"P4"`` is ``p4``; ``"p44"`` is refused with "did you mean p4, ...")."""
     files = _files()
+    if name in files:
+        return name
     by_lower = {n.lower(): n for n in files} | {a.lower(): t for a, t in _aliases().items()}
     key = name.lower()
     if key in by_lower:
