@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 
@@ -94,7 +96,9 @@ def test_rept_1e8_stops_at_the_assembler_memory_limit_with_that_reason(tmp_path)
 
 def test_tool_past_its_wall_time_is_stopped_with_its_whole_process_group(tmp_path):
     # A "tool" that starts a grandchild and waits: both must be gone when run() returns.
-    marker = f"sha1opt-limit-test-{tmp_path.name}"
+    # unique to this run: two test runs on one machine share tmp_path's leaf names (seen: the other run's
+    # sleepers, killed a moment later, were counted as this run's)
+    marker = f"sha1opt-limit-test-{os.getpid()}-{uuid.uuid4().hex}"
     sleeper = f"import time; time.sleep(30)  # {marker}"
     tool = f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {sleeper!r}]); time.sleep(30)"
     t0 = time.monotonic()
