@@ -116,6 +116,11 @@ class CpuRow:
     reason: str
     source: str
 
+    @property
+    def how(self) -> str:
+        """``"its own model"``, or ``"the nearest model: <reason>"``: what the mapping is, in one phrase."""
+        return "its own model" if self.match == "exact" else f"the nearest model: {self.reason}"
+
     def covers(self, cpu: CpuId) -> bool:
         return (cpu.vendor, cpu.family) == (self.vendor, self.family) and any(a <= cpu.model <= b
                                                                               for a, b in self.models)

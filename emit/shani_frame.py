@@ -94,11 +94,6 @@ class ShaniValidation:
         return self.proved and self.native
 
 
-def host_has_shani() -> bool:
-    """Whether this CPU runs SHA-NI code (``host_cpu.lacking``, so ``SHA1OPT_CPU_LACKS=sha`` says no)."""
-    return host_is_x86_64() and not lacking({"sha"})
-
-
 def validate_shani(text: str, arch: Arch, params: ShaniParams, workdir: Path) -> ShaniValidation:
     """Prove ``params``' unit, then assemble ``text`` and run the harness's vectors natively.
 

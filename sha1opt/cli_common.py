@@ -82,8 +82,7 @@ def _uarch(value: str | None) -> str:
     if value is not None and value.lower() not in HOST_NAMES:
         return uarch_name(value)
     model, row = host_model()
-    how = "its own model" if row.match == "exact" else f"the nearest model: {row.reason}"
-    click.echo(f"sha1opt: --uarch host = {model} ({how}): this CPU is {host()}, {row.name}", err=True)
+    click.echo(f"sha1opt: --uarch host = {model} ({row.how}): this CPU is {host()}, {row.name}", err=True)
     return model
 
 

@@ -55,8 +55,7 @@ def host_step() -> tuple[Step, str]:
     if row is None:
         return Step("identify this CPU", True, f"{cpu or 'unreadable CPU'}: in no row of corpus/cpus.toml; "
                     f"using the {FALLBACK_MODEL} model", time.perf_counter() - t), FALLBACK_MODEL
-    how = "its own model" if row.match == "exact" else f"the nearest model ({row.reason})"
-    return Step("identify this CPU", True, f"{cpu}: {row.name}; model {row.model}, {how}",
+    return Step("identify this CPU", True, f"{cpu}: {row.name}; model {row.model}, {row.how}",
                 time.perf_counter() - t), row.model
 
 

@@ -211,10 +211,11 @@ def test_tuning_never_times_a_candidate_this_cpu_lacks_a_feature_for(tmp_path, m
 @native_host
 def test_the_sha_ni_native_check_asks_the_predicate(tmp_path, monkeypatch):
     """shani_frame: with sha lacking (injected) the SHA-NI harness is not run, and says why."""
-    from sha1opt.emit.shani_frame import host_has_shani, shani_function_text, validate_shani
+    from sha1opt.emit.host_cpu import lacking
+    from sha1opt.emit.shani_frame import shani_function_text, validate_shani
     from sha1opt.search.space.shani import default_params
     monkeypatch.setenv(LACKS_ENV, "sha")
-    assert not host_has_shani()
+    assert lacking({"sha"}) == ("sha",)
     params = default_params("x86_64")
     v = validate_shani(shani_function_text("x86_64", params), "x86_64", params, tmp_path)
     assert v.proved and not v.native and "this CPU lacks sha" in v.native_detail
