@@ -54,6 +54,7 @@ from z3 import z3util
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
 from sha1opt.semantics.lift.cfg import Cfg
+from sha1opt.semantics.lift.condition import words
 from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
@@ -65,6 +66,7 @@ from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.prove import Prover
 
 Outcome = Literal["proved", "counterexample", "unknown", "refused", "not checked"]
+N_BOUND = {64: 58, 32: 26}     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
 
 
 
@@ -155,17 +157,9 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     return st
 
 
-def _cond_text(cond: list) -> str:
-    """A path condition in words: ``bit 9 of OPENSSL_ia32cap_P+4 is 0 and n != 0``."""
-    # (the stack realignment's facts are not a dispatch condition)
-    cond = [c for c in cond if not re.search(r"\balign\d+\b|\bstack_base\b", str(c))]
-    if not cond:
-        return "always"
-    text = " and ".join(str(z3.simplify(c)) for c in cond)
-    text = re.sub(r"\s+", " ", text)
-    text = re.sub(r"Extract\((\d+), \1, ([\w.+]+)\) == (\d)", r"bit \1 of \2 is \3", text)
-    text = re.sub(r"Not\(bit (\d+) of ([\w.+]+) is (\d)\)", lambda m: f"bit {m[1]} of {m[2]} is {1 - int(m[3])}", text)
-    return re.sub(r"Not\(n == 0\)", "n != 0", text)
+def _cond_text(cond: list, bits: int) -> str:
+    """A path condition in words: ``bit 9 of OPENSSL_ia32cap_P+4 is 0 and n != 0`` (``condition.words``)."""
+    return words(cond, {"n": N_BOUND[bits]})
 
 
 # -- the proof ----------------------------------------------------------------------------------
@@ -183,8 +177,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     bits = 64 if obj.arch == "x86_64" else 32
     n, k = z3.BitVec("n", bits), z3.BitVec("k", bits)
     ctx = Ctx(obj, program, bits, contract, n, k)
-    bound = 58 if bits == 64 else 26
-    ctx.axioms += [z3.ULT(n, ctx.bv(1 << bound)), z3.UGE(n, ctx.bv(contract.min_blocks))]
+    ctx.axioms += [z3.ULT(n, ctx.bv(1 << N_BOUND[bits])), z3.UGE(n, ctx.bv(contract.min_blocks))]
     # One block: no block loop (every loop left has a constant trip count and is unrolled), nblocks is 1.
     if contract.one_block:
         heads: set = set()
@@ -227,7 +220,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         if idx in consumed:
             continue
         t1 = time.perf_counter()
-        cond = _cond_text(end.state.cond)
+        cond = _cond_text(end.state.cond, bits)
         conds.append(end.state.cond)
         if paths is not None and label(end) not in paths:
             reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})" if end.kind == "head" else label(end),
@@ -262,7 +255,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                                                     init_reg, init_mem)
             if used > 1:
                 consumed.update(group)
-                cond = _cond_text(key)
+                cond = _cond_text(list(key), bits)
                 conds[-1] = (generic(ctx, [ends[j].state for j in group]) or end.state).cond
             reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})", cond, rep[0], rep[1], len(trace),
                                       time.perf_counter() - t1, trace=tuple(trace),
@@ -368,7 +361,7 @@ def _prove_one_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: P
     if not back1:
         # (not a counterexample: the pass may compress several blocks, e.g. OpenSSL's AVX2 tail for n <= 2)
         return ("unknown", "no path returns to the loop head: the loop never iterates "
-                f"(exits after one pass whenever {_cond_text(it1[0].state.cond) if it1 else '...'})"), \
+                f"(exits after one pass whenever {_cond_text(it1[0].state.cond, ctx.bits) if it1 else '...'})"), \
             it1[0].state.trace if it1 else [], None
     k = ctx.k
     # The base case: every location either template may call H holds the caller's chaining value

@@ -46,6 +46,9 @@ def test_x86_64_every_dispatch_path_proves_avx2_with_its_two_block_invariant(ope
     for label in ("sha1_block_data_order", "_ssse3_shortcut", "_avx_shortcut", "_shaext_shortcut", "_avx2_shortcut"):
         assert got[label].outcome == "proved", (label, got[label].detail)
     assert got["sha1_block_data_order"].condition == "bit 9 of OPENSSL_ia32cap_P+4 is 0"
+    # every condition in words (semantics/lift/condition.py), none in z3's syntax
+    assert not [p.condition for p in paths if any(raw in p.condition for raw in ("And(", "Not(", "Or(", "Extract("))]
+    assert "(bit 3 of OPENSSL_ia32cap_P+8 is 0 or bit 5 of OPENSSL_ia32cap_P+8 is 0 or bit 8" in got["_ssse3_shortcut"].condition
     avx2 = got["_avx2_shortcut"]
     assert "2-block invariant" in avx2.detail and "1 left: 1 compression" in avx2.detail
     assert avx2.block_bytes == 128 and "n ==" not in avx2.condition and "Extract(57" not in avx2.condition
