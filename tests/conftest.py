@@ -2,6 +2,10 @@
 end-to-end runs that several test files check (the dispatching export of each arch, the proof of
 OpenSSL's x86-64 SHA-1) are made once per session, through the CLI, and recorded for all of them.
 
+With ``make test``'s ``-n auto --dist loadgroup`` each xdist worker has its own session: the tests that use one
+of these fixtures are put in one xdist group (``pytest_collection_modifyitems``), so each is made once per run,
+on one worker, whichever files its users live in.
+
 A recording wraps the library function the CLI calls (``spy``): the call runs as it would, with the
 CLI's own arguments; the fixture only keeps its arguments and result. Nothing is replaced.
 """
@@ -26,6 +30,18 @@ from sha1opt.semantics.prove import Prover
 from tests.support.cpu import not_run_here
 
 OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-sha1-x86_64.o")
+
+
+SHARED = ("textbook_exports", "dispatch_runs", "openssl_x86_64_analysis")   # session fixtures made once per run
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test that uses a ``SHARED`` fixture (directly or through another fixture) joins that fixture's xdist
+    group, so ``--dist loadgroup`` sends all of its users to one worker (a test using two joins the first)."""
+    for item in items:
+        used = [name for name in SHARED if name in getattr(item, "fixturenames", ())]
+        if used:
+            item.add_marker(pytest.mark.xdist_group(used[0]))
 
 
 @pytest.fixture(scope="module")

@@ -71,8 +71,8 @@ def test_grid_only_search_is_deterministic_and_says_why_it_stopped():
 
 
 def test_annealing_never_ends_worse_than_the_grid():
-    r = search_hybrid(load_model("zen3"), evaluations=6, seed=3)
-    m = load_model("zen3")
+    r = search_hybrid(load_model("core2"), evaluations=6, seed=3)
+    m = load_model("core2")
     isa, dialects = scalar_isa_for(m, None), len(dialects_for(m, None))
     families = 3 * len(first_forms(isa))          # (no read-ahead, ahead rol1, ahead rol2) x the first forms
     forms = (len(scalars_for(isa)) - len(first_forms(isa))) * dialects      # then the other forms x dialect
@@ -93,7 +93,7 @@ def test_no_dialect_is_a_value_not_an_error():
 
 def test_the_driver_proves_and_ranks_the_winner(tmp_path):
     Store(tmp_path / "r.sqlite").close()      # an empty store: the scalar best is the default schedule
-    r = search_hybrid_block("zen3", evaluations=0, db=tmp_path / "r.sqlite")
+    r = search_hybrid_block("core2", evaluations=0, db=tmp_path / "r.sqlite")
     assert r.proved and r.proof.startswith("block proved") and r.winner == "hybrid" and r.ratio < 1
 
 
