@@ -44,6 +44,7 @@ from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import VECTOR_ISA, Model, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.search.engines.shani import loop_items
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, isa_set
@@ -168,8 +169,7 @@ def why_openssl_wins(row: Row, path: OpensslPath, arch: str, tried: tuple[str, f
 def short(c: Candidate) -> str:
     """The path family of our candidate: "scalar" (+ the features it needs), "hybrid avx512", "SHA-NI"."""
     if c.kind == "hybrid":
-        isa = re.search(r"isa=(\w+)", c.what)
-        return f"hybrid {isa.group(1)}" if isa else "hybrid"
+        return f"hybrid {c.payload.params.isa}" if isinstance(c.payload, HybridBlock) else "hybrid"
     if c.kind == "shani":
         return "SHA-NI"
     return "scalar" + (f" ({'+'.join(sorted(c.code.features))})" if c.code.features else "")

@@ -67,7 +67,7 @@ class LiftRefusal(Sha1optError):
     """The function uses something the lifter does not model; the message is one line."""
 
 
-def _untracked_as_unknown(proof: FunctionProof) -> FunctionProof:
+def untracked_as_unknown(proof: FunctionProof) -> FunctionProof:
     """``proof`` with every path refused as an ``"untracked value"`` made "unknown" (its reason and category
     kept): the refusal is about the values the path computes, not an unmodelled construct."""
     paths = tuple(replace(p, outcome="unknown", detail=f"not proved: {p.detail}")
@@ -157,7 +157,7 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
-    proof = _untracked_as_unknown(proof)
+    proof = untracked_as_unknown(proof)
     if proof.outcome == "refused":
         if not any((p.outcome == "proved" and p.kind == "loop") or p.outcome in ("counterexample", "unknown")
                    for p in proof.paths):

@@ -411,14 +411,14 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
         # A compiler may fold a round's new a into the feed-forward sum (gcc: h0 + A80 reassociated,
         # clang: h1 + (A79 - K) + K): the cut symbol then stands for a value the output is not built
         # from, so inline the definitions that output names and prove it without those cuts.
-        if res.ok or res.failure is None or not res.failure.definition.startswith("output"):
+        if res.ok or res.failure is None or res.failure.output is None:
             break
         if res.cuts == 0 and isinstance(res.outcome, Counterexample) and res.outcome.found_by == "tests":
             break       # the output differs on concrete states: inlining the spec cannot change that
-        out_name = res.failure.definition.split(" ")[1]
+        out_name = res.failure.output
         missing = [v for v in variables([spec.outputs[out_name]]) if v not in spec.inputs]
-        if res.missing:
-            missing.append(res.missing.split(" ")[0])
+        if res.missing_definition is not None:
+            missing.append(res.missing_definition.name)
         if not missing:
             break
         for nm in dict.fromkeys(missing):

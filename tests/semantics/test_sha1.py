@@ -53,6 +53,7 @@ def test_wrong_rotate_is_refuted_at_its_round():
     res = _check(sched, body)
     assert isinstance(res.outcome, Counterexample)
     assert res.missing.startswith("A31 ")      # round 30 never produces its new a
+    assert (res.missing_definition.name, res.missing_definition.round) == ("A31", 30)     # the same, as data
     assert failing_round(res) == 30
 
 
@@ -134,4 +135,4 @@ def test_prove_block_refutes_a_wrong_round_range():
     body = parse_text(ROUND_20.replace("rol $30, %ebx", "rol $29, %ebx"), "x86_64")
     res = prove_block(body, ROUND_20_INPUTS, ROUND_20_OUTPUTS, {"esp": "stack"}, first=20, last=20)
     assert isinstance(res.outcome, Counterexample)
-    assert res.failure.definition == "output c"
+    assert res.failure.definition == "output c" and res.failure.output == "c"
