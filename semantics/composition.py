@@ -67,8 +67,13 @@ class CompositionResult:
     solver_calls: int
     seconds: float
     failure: CutFailure | None = None
-    missing: str | None = None  # first definition no write produced, e.g. "A31 (new a of round 30)" (display)
-    missing_definition: Definition | None = None    # the same definition, as data
+    missing_definition: Definition | None = None    # the first definition no write produced (diagnostic)
+
+    @property
+    def missing(self) -> str | None:
+        """The missing definition in words, e.g. ``"A31 (new a of round 30)"``."""
+        d = self.missing_definition
+        return f"{d.name} ({d.what})" if d is not None else None
 
     @property
     def ok(self) -> bool:
@@ -154,7 +159,6 @@ def check_program(
     m_np = make(dom, init_reg_np, init_mem_np, dict(pointers or {}))
     m_np.run(program, spot)
     missing = next((d for d in spec.definitions if d.name not in produced), None)
-    missing_text = f"{missing.name} ({missing.what})" if missing else None
     out_vals = evaluate(list(spec.outputs.values()), dom, env)
     spec_out = dict(zip(spec.outputs, out_vals))
     for name, loc in outputs.items():
@@ -168,7 +172,7 @@ def check_program(
                                  int(got[lane]), int(spec_out[name][lane]), "tests")
             return CompositionResult(
                 cex, 0, prover.solver_calls - calls0, time.perf_counter() - t0,
-                CutFailure(f"output {name}", location_name(loc), "", 0, cex, name), missing_text, missing,
+                CutFailure(f"output {name}", location_name(loc), "", 0, cex, name), missing,
             )
 
     # -- 2. terms: prove each cut, substitute its symbol --------------------
@@ -216,7 +220,7 @@ def check_program(
     except _Stop:
         f = failure[0]
         return CompositionResult(f.outcome, cuts, prover.solver_calls - calls0, time.perf_counter() - t0, f,
-                                 missing_text, missing)
+                                 missing)
 
     # -- 3. outputs -----------------------------------------------------------
     for name, loc in outputs.items():
@@ -225,6 +229,6 @@ def check_program(
         if not isinstance(outcome, Proved):
             f = CutFailure(f"output {name}", location_name(loc), "", 0, outcome, name)
             return CompositionResult(outcome, cuts, prover.solver_calls - calls0, time.perf_counter() - t0, f,
-                                     missing_text, missing)
+                                     missing)
     seconds = time.perf_counter() - t0
     return CompositionResult(Proved(seconds, "z3-compositional"), cuts, prover.solver_calls - calls0, seconds)

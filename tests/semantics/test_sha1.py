@@ -86,7 +86,7 @@ def test_describe_failure_calls_a_hint_with_the_failing_round():
 def test_describe_failure_appends_a_string_hint_and_skips_a_callable_without_a_round():
     res = _wrong_rotate_result()
     assert describe_failure(res, hint="see the listing") == describe_failure(res) + "; see the listing"
-    nothing_missing = dataclasses.replace(res, missing=None)
+    nothing_missing = dataclasses.replace(res, missing_definition=None)
     assert describe_failure(nothing_missing, hint=lambda t: pytest.fail("called without a round")) \
         == describe_failure(nothing_missing)
 
