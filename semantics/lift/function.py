@@ -29,7 +29,8 @@ A loop that moves its data pointer by m = 2..4 blocks per iteration (OpenSSL's
 AVX2 path, two blocks in ymm lanes) is proved by ``multiblock`` with an
 invariant of m blocks a step and its tails (1..m-1 blocks left); the arrivals
 at its head under one dispatch condition (the prologue's cmov fork on n) are
-one path. Any other step of more than 64 bytes is refused by name.
+one path. Any other step of more than 64 bytes is refused by name (category
+``"loop shape"``).
 
 Unknown is never success: ``FunctionProof.proved`` is True only when every
 path proved. A refusal (an instruction, address or relocation the executor

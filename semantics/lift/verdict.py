@@ -14,7 +14,7 @@ facts a caller decides on are fields --
   limit; None for a verdict of the proof itself.
 
 Example: the textbook x86-64 export's loop gives
-``Verdict("proved", "invariant (...) ...; 1 path(s) from the head, 160 cuts", 160)``;
+``Verdict("proved", "invariant (...) ...; 2 path(s) from the head, 160 cuts", 160)``;
 a loop whose iteration uses an unmodelled instruction gives
 ``Verdict("refused", "unsupported instruction ... at 0x..", 0, "instruction")``.
 """
