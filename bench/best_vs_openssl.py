@@ -44,6 +44,7 @@ from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import VECTOR_ISA, Model, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.search.engines.shani import loop_items
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, isa_set
@@ -82,10 +83,10 @@ class Row:
 
 
 def family(label: str) -> str:
-    """``"loop at 0x13e0 (_ssse3_shortcut)"`` -> ``"_ssse3_shortcut"``; a label naming the function itself
-    (OpenSSL's integer path loops in ``sha1_block_data_order``) -> ``"integer"``."""
-    inner = label[label.find("(") + 1:label.rfind(")")] if "(" in label else label
-    return "integer" if inner in ("", "sha1_block_data_order") else inner
+    """A loop path's ``label`` (``PathReport.label``: the symbol its loop head is in) as a family:
+    ``"_ssse3_shortcut"`` stays; the function itself (OpenSSL's integer path loops in
+    ``sha1_block_data_order``) -> ``"integer"``."""
+    return "integer" if label in ("", "sha1_block_data_order") else label
 
 
 def runs_on(model: Model, features) -> bool:
@@ -106,13 +107,9 @@ def openssl_paths(arch: str) -> tuple[list[OpensslPath], object]:
     the semantics table knows (loop control such as ``cmp`` / ``jne`` is not in it and needs nothing)."""
     lib, member = OPENSSL[arch]
     proof = prove_object(lib, member=member, function="sha1_block_data_order", arch=arch)
-    best: dict[str, object] = {}
-    for p in proof.proof.paths:
-        if p.name.startswith("loop") and p.trace and (p.name not in best or len(p.trace) > len(best[p.name].trace)):
-            best[p.name] = p
-    return [OpensslPath(p.name, family(p.name), isa_set([d.ins for d in p.trace if d.ins.mnemonic in SEMANTICS]),
+    return [OpensslPath(p.name, family(p.label), isa_set([d.ins for d in p.trace if d.ins.mnemonic in SEMANTICS]),
                         p.trace, p.block_bytes)
-            for p in best.values()], proof
+            for p in proof.proof.loop_paths()], proof
 
 
 def openssl_best(paths: list[OpensslPath], costs, model: Model) -> tuple[OpensslPath | None, float | None, str]:
@@ -172,8 +169,7 @@ def why_openssl_wins(row: Row, path: OpensslPath, arch: str, tried: tuple[str, f
 def short(c: Candidate) -> str:
     """The path family of our candidate: "scalar" (+ the features it needs), "hybrid avx512", "SHA-NI"."""
     if c.kind == "hybrid":
-        isa = re.search(r"isa=(\w+)", c.what)
-        return f"hybrid {isa.group(1)}" if isa else "hybrid"
+        return f"hybrid {c.payload.params.isa}" if isinstance(c.payload, HybridBlock) else "hybrid"
     if c.kind == "shani":
         return "SHA-NI"
     return "scalar" + (f" ({'+'.join(sorted(c.code.features))})" if c.code.features else "")

@@ -39,8 +39,9 @@ into or falls through into (checked statically, per object). Verdicts:
   (``emit.confirm``) with the capability words that select the path (its
   ``witness``): the command prints a concrete record that disagrees;
 * ``refuted natively (prover: not proved)`` -- the prover did not prove the
-  path (unknown, e.g. a pointer used as data: ``analyze.UNTRACKED``), and the
-  native run found a record that differs (printed as the counterexample);
+  path (unknown, e.g. a pointer used as data: a refusal of category
+  ``"untracked value"``), and the native run found a record that differs
+  (printed as the counterexample);
 * ``refuted natively (prover refused)`` -- the prover refused the path, and
   this script's native run with the path's words found a record that differs;
 * ``not proved, not refuted`` -- neither: listed, never counted as success
@@ -62,7 +63,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -89,7 +89,6 @@ SHIFTS = ("rol", "ror", "shl", "shr", "sar", "shld", "shrd", "rorx", "pslld", "p
           "psrlq", "vpsllq", "psllq")
 KINDS = ("drop", "immediate", "count", "register")
 ENDS = ("ret", "jmp", "ud2", "hlt")               # no fall-through
-LOOP_NAME = re.compile(r"loop at 0x([0-9a-f]+) \((\S+)\)")
 
 
 @dataclass(frozen=True)
@@ -196,7 +195,7 @@ def path_codes(obj_path: Path, bits: int, proof: ObjectProof, entry: str) -> lis
     code = Code(data, bits, linker_written(obj_path))
     starts = sorted({v for v, _ in syms})
     ends = {v: next((s for s in starts if s > v), len(data)) for v in starts}
-    heads = {int(m[1], 16): m[2] for p in proof.proof.paths if (m := LOOP_NAME.fullmatch(p.name))}
+    heads = {p.head: p.label for p in proof.proof.paths if p.kind == "loop"}
     entry_at = next(v for v, n in syms if n == entry)
     everything = code.reachable(entry_at)
 
@@ -406,7 +405,7 @@ def main() -> None:
             orig = prove_object(obj, function=function, min_blocks=min_blocks, workdir=ow, native=False)
             words: dict[str, list[tuple]] = {}
             for p in orig.proof.paths:
-                lab = m[2] if (m := LOOP_NAME.fullmatch(p.name)) else orig.function
+                lab = p.label if p.kind == "loop" else orig.function
                 if p.witness not in words.setdefault(lab, []):
                     words[lab].append(p.witness)
             lines.append(f"{name}: unmutated: {orig.summary()[:160]}")

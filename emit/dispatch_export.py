@@ -30,7 +30,6 @@ atomic write). ELF only (the constructor is an ``.init_array`` entry).
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
@@ -99,8 +98,7 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
         ok, detail = proof_detail(proof)
         if not ok:
             return ok, detail
-        reached = {m[1] for p in proof.paths if p.name.startswith("loop") and p.outcome == "proved"
-                   for m in [re.search(r"\((\w+)\)$", p.name)] if m}
+        reached = {p.label for p in proof.paths if p.kind == "loop" and p.outcome == "proved"}
         missing = [p.name for p in paths if p.symbol not in reached]
         if missing:
             return False, f"path {missing[0]} is never reached by the dispatch (no proved loop path ends in it)"

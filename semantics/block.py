@@ -21,7 +21,6 @@ refuted: ..."``; ``failing_round(result) == 30``.
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Sequence
 
 from sha1opt.semantics.composition import CompositionResult, check_program
@@ -61,11 +60,11 @@ def prove_block(
 def failing_round(result: CompositionResult) -> int | None:
     """The round whose new a is the first value never computed, if that is what went wrong.
 
-    ``missing == "A31 (new a of round 30)"`` -> 30; a missing message word or
-    no missing value -> None.
+    ``missing_definition`` A31 (the new a of round 30) -> 30; a missing message word
+    or no missing value -> None.
     """
-    m = re.match(r"A(\d+) ", result.missing or "")
-    return int(m.group(1)) - 1 if m else None
+    d = result.missing_definition
+    return d.round if d is not None and d.name == f"A{d.round + 1}" else None
 
 
 def describe_failure(result: CompositionResult, hint: Hint = None) -> str:

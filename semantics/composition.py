@@ -34,7 +34,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.ir import Term, evaluate
 from sha1opt.semantics.machine import Location, Machine, Pointer
 from sha1opt.semantics.prove import Counterexample, Outcome, Proved, Prover, Unknown
-from sha1opt.semantics.sha1 import Spec
+from sha1opt.semantics.sha1 import Definition, Spec
 from sha1opt.semantics.x86 import Instr
 
 LANES = 64  # 64 random 32-bit lanes: a false match has probability ~2**-2048
@@ -48,11 +48,12 @@ def location_name(loc: Location) -> str:
 class CutFailure:
     """Where a compositional proof failed."""
 
-    definition: str          # e.g. "A17 (new a of round 16)" or "output h0"
+    definition: str          # e.g. "A17 (new a of round 16)" or "output h0" (display)
     location: str            # e.g. "%eax" or "stack+12"
     instruction: str         # the instruction that wrote it ("" at the end)
     line: int
     outcome: Counterexample | Unknown
+    output: str | None = None  # the spec output whose check failed ("h0"); None for a definition's cut
 
     def describe(self) -> str:
         at = f" written by `{self.instruction}`" + (f" (line {self.line})" if self.line else "") if self.instruction else ""
@@ -66,7 +67,13 @@ class CompositionResult:
     solver_calls: int
     seconds: float
     failure: CutFailure | None = None
-    missing: str | None = None  # first definition no write produced (diagnostic)
+    missing_definition: Definition | None = None    # the first definition no write produced (diagnostic)
+
+    @property
+    def missing(self) -> str | None:
+        """The missing definition in words, e.g. ``"A31 (new a of round 30)"``."""
+        d = self.missing_definition
+        return f"{d.name} ({d.what})" if d is not None else None
 
     @property
     def ok(self) -> bool:
@@ -152,7 +159,6 @@ def check_program(
     m_np = make(dom, init_reg_np, init_mem_np, dict(pointers or {}))
     m_np.run(program, spot)
     missing = next((d for d in spec.definitions if d.name not in produced), None)
-    missing_text = f"{missing.name} ({missing.what})" if missing else None
     out_vals = evaluate(list(spec.outputs.values()), dom, env)
     spec_out = dict(zip(spec.outputs, out_vals))
     for name, loc in outputs.items():
@@ -166,7 +172,7 @@ def check_program(
                                  int(got[lane]), int(spec_out[name][lane]), "tests")
             return CompositionResult(
                 cex, 0, prover.solver_calls - calls0, time.perf_counter() - t0,
-                CutFailure(f"output {name}", location_name(loc), "", 0, cex), missing_text,
+                CutFailure(f"output {name}", location_name(loc), "", 0, cex, name), missing,
             )
 
     # -- 2. terms: prove each cut, substitute its symbol --------------------
@@ -213,14 +219,16 @@ def check_program(
         m_t.run(program, cut)
     except _Stop:
         f = failure[0]
-        return CompositionResult(f.outcome, cuts, prover.solver_calls - calls0, time.perf_counter() - t0, f, missing_text)
+        return CompositionResult(f.outcome, cuts, prover.solver_calls - calls0, time.perf_counter() - t0, f,
+                                 missing)
 
     # -- 3. outputs -----------------------------------------------------------
     for name, loc in outputs.items():
         got = m_t.get(loc)
         outcome = prover.check(got, spec.outputs[name])
         if not isinstance(outcome, Proved):
-            f = CutFailure(f"output {name}", location_name(loc), "", 0, outcome)
-            return CompositionResult(outcome, cuts, prover.solver_calls - calls0, time.perf_counter() - t0, f, missing_text)
+            f = CutFailure(f"output {name}", location_name(loc), "", 0, outcome, name)
+            return CompositionResult(outcome, cuts, prover.solver_calls - calls0, time.perf_counter() - t0, f,
+                                     missing)
     seconds = time.perf_counter() - t0
     return CompositionResult(Proved(seconds, "z3-compositional"), cuts, prover.solver_calls - calls0, seconds)

@@ -23,9 +23,10 @@ A proof failure the machine does not reproduce is "unknown". A refusal
 
 A path the executor gives up on because the code mixes kinds of values --
 a pointer or count used as data, data used as an address, a stack slot read
-at an offset or size other than it was written (``UNTRACKED``: what a wrong
-register or displacement produces) -- is "unknown", not "refused": it is
-run natively like any failed path, so a wrong function gets a concrete
+at an offset or size other than it was written (a refusal of category
+``"untracked value"``, ``lift.values.CATEGORIES``: what a wrong register or
+displacement produces) -- is "unknown", not "refused": it is run natively
+like any failed path, so a wrong function gets a concrete
 counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
 ``0x21(%rsp)``: "NOT proved: counterexample (confirmed natively)"), and a
 right one is "not proved". Refusals of instructions, symbols and control
@@ -66,23 +67,11 @@ class LiftRefusal(Sha1optError):
     """The function uses something the lifter does not model; the message is one line."""
 
 
-# Refusal texts of ``semantics.lift.executor`` (and ``vectors``) that are about the values a path computes,
-# not about an unmodelled construct; a path refused with one of them is "unknown" (see the module docstring).
-UNTRACKED = ("but is used as data", "does not hold a pointer", "does not hold an integer", "partially overlap",
-             "is not an integer here", "on pointers or counts is not modelled",
-             "addition of a pointer and a non-integer",
-             "subtraction of unlike values", "bit operation on a pointer", "scaled pointer",
-             "a pointer truncated to 32 bits", "conditional move of unlike values", "-byte read of a ",
-             "-byte write over a ", "a read straddling two message words", "is read before it is written",
-             "holds a non-vector value", "read of an unwritten realigned stack slot",
-             "branch on flags no instruction has set",          # (e.g. the flags of a pointer addition)
-             "reads outside the current block", "data read at an address that is not block + constant")
-
-
-def _untracked_as_unknown(proof: FunctionProof) -> FunctionProof:
-    """``proof`` with every path refused for an ``UNTRACKED`` reason made "unknown" (its reason kept)."""
+def untracked_as_unknown(proof: FunctionProof) -> FunctionProof:
+    """``proof`` with every path refused as an ``"untracked value"`` made "unknown" (its reason and category
+    kept): the refusal is about the values the path computes, not an unmodelled construct."""
     paths = tuple(replace(p, outcome="unknown", detail=f"not proved: {p.detail}")
-                  if p.outcome == "refused" and any(t in p.detail for t in UNTRACKED) else p for p in proof.paths)
+                  if p.outcome == "refused" and p.category == "untracked value" else p for p in proof.paths)
     return replace(proof, paths=paths) if paths != proof.paths else proof
 
 
@@ -113,7 +102,7 @@ class ObjectProof:
                     f"{', '.join(done)}); {skipped} not checked -- the function as a whole is not proved")
         unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
-            loops = sum(1 for p in self.proof.paths if p.name.startswith("loop"))
+            loops = sum(1 for p in self.proof.paths if p.kind == "loop")
             count = "one block" if self.contract.one_block else f"every nblocks >= {self.contract.min_blocks}"
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"{count}; {self.seconds:.2f} s)")
@@ -168,9 +157,9 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
-    proof = _untracked_as_unknown(proof)
+    proof = untracked_as_unknown(proof)
     if proof.outcome == "refused":
-        if not any((p.outcome == "proved" and p.name.startswith("loop")) or p.outcome in ("counterexample", "unknown")
+        if not any((p.outcome == "proved" and p.kind == "loop") or p.outcome in ("counterexample", "unknown")
                    for p in proof.paths):
             raise LiftRefusal(proof.refusal or "refused")
         # some dispatch paths proved, others use what is not modelled: report every path, prove nothing;
@@ -242,11 +231,7 @@ def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
     the paths x models table ``analyze`` prints for a dispatching function such as OpenSSL's."""
     models = [load_model(u) for u in uarchs]
     out: list[PathCost] = []
-    best: dict[str, object] = {}
-    for p in proof.proof.paths:      # one row per loop: of several paths to it, the longest traced iteration
-        if p.name.startswith("loop") and p.trace and (p.name not in best or len(p.trace) > len(best[p.name].trace)):
-            best[p.name] = p
-    for p in best.values():
+    for p in proof.proof.loop_paths():
         items = cost_items(p.trace)
         for m in models:
             try:

@@ -145,7 +145,8 @@ def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_j
             "file": path, "source": res.source, "function": res.function, "arch": res.arch, "result": res.outcome,
             "summary": res.summary(), "contract": res.contract.describe(), "findings": list(res.findings),
             "seconds": round(res.seconds, 3),
-            "paths": [{"name": p.name, "condition": p.condition, "result": p.outcome, "detail": p.detail,
+            "paths": [{"name": p.name, "kind": p.kind, "label": p.label, "head": p.head, "condition": p.condition,
+                       "result": p.outcome, "detail": p.detail, "cuts": p.cuts, "category": p.category,
                        "instructions": p.instructions, "seconds": round(p.seconds, 3)} for p in res.proof.paths]},
             indent=1))
         sys.exit(code)

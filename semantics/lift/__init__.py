@@ -3,7 +3,7 @@
 - ``elf``        sections, symbols and relocations of an x86 ELF object (pyelftools)
 - ``decode``     capstone decoding into ``x86.Instr`` plus addresses, targets and references
 - ``cfg``        basic blocks, back edges, the block loops (outermost loop heads)
-- ``values``     the executor's value kinds (pointers, integers, entry values) and refusals
+- ``values``     the executor's value kinds (pointers, integers, entry values) and refusals with their category
 - ``paths``      path state, code fetch, exploration with forks on undecided branches
 - ``control``    flags (ZF SF CF OF as z3), branches, cmov forks, calls, returns, push/pop
 - ``vectors``    xmm/ymm state: vector rows through ``machine.vector_value``, alignment discharged
@@ -15,6 +15,7 @@
 - ``induction``  one iteration from the template: back to the head (invariant) or to an exit; the base case
 - ``multiblock`` loops of m blocks per iteration (OpenSSL's AVX2): the m-block invariant, its tails, chained
                  compressions cut at the block boundary
+- ``verdict``    one proof step's result as data (outcome, detail, cuts, category)
 - ``function``   the whole-function proof: entry, loop invariant, exits, restores, per dispatch path
 - ``snippet``    straight-line code (``prove --asm``) decoded from an assembled object
 

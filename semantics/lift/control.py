@@ -50,17 +50,17 @@ class ControlFlow:
     def condition(self, mnem: str, d: Decoded):
         f = self.s.flags
         if f is None:
-            raise Refused(d, "branch on flags no instruction has set")
+            raise Refused(d, "branch on flags no instruction has set", "untracked value")
         if f.data:
-            raise Refused(d, "branch depends on data flags")
+            raise Refused(d, "branch depends on data flags", "control flow")
         cc = mnem[1:] if mnem.startswith("j") else mnem[4:]
         need = {"e": "zf", "ne": "zf", "s": "sf", "ns": "sf", "b": "cf", "ae": "cf", "a": "cf zf", "be": "cf zf",
                 "l": "sf of", "ge": "sf of", "g": "zf sf of", "le": "zf sf of", "o": "of", "no": "of"}.get(cc)
         if need is None:
-            raise Refused(d, f"condition {cc} is not modelled")
+            raise Refused(d, f"condition {cc} is not modelled", "instruction")
         for name in need.split():
             if getattr(f, name) is None:
-                raise Refused(d, f"{name.upper()} is undefined here")
+                raise Refused(d, f"{name.upper()} is undefined here", "control flow")
         zf, sf, cf, of = f.zf, f.sf, f.cf, f.of
         return {"e": lambda: zf, "ne": lambda: z3.Not(zf), "s": lambda: sf, "ns": lambda: z3.Not(sf),
                 "b": lambda: cf, "ae": lambda: z3.Not(cf), "a": lambda: z3.And(z3.Not(cf), z3.Not(zf)),
@@ -115,7 +115,7 @@ class ControlFlow:
         if m == "ret":
             rsp = self.s.regs.get("esp")
             if not isinstance(rsp, Ptr):
-                raise Refused(d, "ret without a stack pointer")
+                raise Refused(d, "ret without a stack pointer", "control flow")
             v = self.load(rsp, w, d)
             pop = (ops[0].value if ops else 0) + w
             self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(pop))
@@ -129,12 +129,12 @@ class ControlFlow:
                     return
             if isinstance(v, Opq):
                 raise Violation(d, f"ret does not return to the caller (it pops the saved {v.name}: the stack is unbalanced)")
-            raise Refused(d, "returns to a computed address")
+            raise Refused(d, "returns to a computed address", "control flow")
         if m == "call":
             if d.target is None and d.imm_ref is None:
-                raise Refused(d, "indirect call")
+                raise Refused(d, "indirect call", "control flow")
             if d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
-                raise Refused(d, f"calls an external function ({d.imm_ref.region[4:]})")
+                raise Refused(d, f"calls an external function ({d.imm_ref.region[4:]})", "control flow")
             tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
             rsp = self.s.regs["esp"]
             new = Ptr(rsp.region, rsp.off - self.bv(w))
@@ -144,20 +144,20 @@ class ControlFlow:
             return
         if m == "jmp":
             if d.target is None:
-                raise Refused(d, "indirect jump")
+                raise Refused(d, "indirect jump", "control flow")
             self.s.pc_addr = (sec, d.target)
             return
         if m in BRANCHES:
             c = self.condition(m, d)
             if d.target is None:
-                raise Refused(d, "branch to an unresolved target")
+                raise Refused(d, "branch to an unresolved target", "control flow")
             if decide is None:
                 return
             taken = decide(c)
             if taken:
                 self.s.pc_addr = (sec, d.target)
             return
-        raise Refused(d, f"unsupported instruction {m}")  # pragma: no cover - CONTROL is closed
+        raise Refused(d, f"unsupported instruction {m}", "instruction")  # pragma: no cover - CONTROL is closed
 
     def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
         """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does.
@@ -171,14 +171,14 @@ class ControlFlow:
         b = self.operand_value(ops[1], d, w)
         if not ((isinstance(a, Int) and isinstance(b, Int))
                 or (isinstance(a, Ptr) and isinstance(b, Ptr) and a.region == b.region)):
-            raise Refused(d, "conditional move of unlike values")
+            raise Refused(d, "conditional move of unlike values", "untracked value")
         if decide is None:
             if self.implies(c):
                 taken = True
             elif self.implies(z3.Not(c)):
                 taken = False
             else:
-                raise Refused(d, "conditional move not decided by the path condition on replay")
+                raise Refused(d, "conditional move not decided by the path condition on replay", "control flow")
         else:
             taken = decide(c)
         self._write(ops[1], a if taken else b, w, d)

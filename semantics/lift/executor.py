@@ -131,7 +131,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     # -- registers -------------------------------------------------------------
     def reg_raw(self, r: Reg, d: Decoded):
         if r.name not in self.s.regs:
-            raise Refused(d, f"%{r.name} is read before it is written (no value on entry)")
+            raise Refused(d, f"%{r.name} is read before it is written (no value on entry)", "untracked value")
         return self.s.regs[r.name]
 
     def read_data(self, op, d: Decoded):
@@ -152,11 +152,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             s = z3.simplify(v.v)
             if z3.is_bv_value(s):
                 return self.domain.const(s.as_long() & MASK32)
-            raise Refused(d, f"{what} holds a count ({s}) but is used as data")
+            raise Refused(d, f"{what} holds a count ({s}) but is used as data", "untracked value")
         if isinstance(v, Ptr):
-            raise Refused(d, f"{what} holds a pointer into {v.region} but is used as data")
+            raise Refused(d, f"{what} holds a pointer into {v.region} but is used as data", "untracked value")
         if isinstance(v, Opq):
-            raise Refused(d, f"{what} holds the caller's {v.name} but is used as data")
+            raise Refused(d, f"{what} holds the caller's {v.name} but is used as data", "untracked value")
         return v
 
     def set_reg(self, r: Reg, v, d: Decoded) -> None:
@@ -186,7 +186,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     def _int(self, v, d: Decoded, what: str) -> z3.BitVecRef:
         if isinstance(v, Int):
             return v.v
-        raise Refused(d, f"{what} is not an integer here")
+        raise Refused(d, f"{what} is not an integer here", "untracked value")
 
     # -- one instruction -----------------------------------------------------------------
     def step(self, d: Decoded, decide: Callable | None = None) -> None:
@@ -196,9 +196,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             self.s.pc_addr = (self.s.pc_addr[0], d.next)
             return
         if m not in CONTROL and m not in SEMANTICS and m not in _INT_ONLY and not m.startswith("cmov"):
-            raise Refused(d, f"unsupported instruction {m}")
+            raise Refused(d, f"unsupported instruction {m}", "instruction")
         if d.problem:
-            raise Refused(d, f"{m}: {d.problem}")
+            raise Refused(d, f"{m}: {d.problem}", "instruction")
         ops = d.ins.operands
         sec = self.s.pc_addr[0]
         nxt = (sec, d.next)
@@ -256,7 +256,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     def _data(self, d: Decoded, m: str, ops) -> None:
         sem = SEMANTICS.get(m)
         if sem is None:
-            raise Refused(d, f"{m} on data is not modelled")
+            raise Refused(d, f"{m} on data is not modelled", "instruction")
         dom = self.domain
         value = value_of(d.ins, dom, lambda o: self.read_data(o, d))
         dst = ops[-1]
@@ -272,7 +272,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             if isinstance(v, Int) and w == 4 and self.bits == 64:
                 v = Int(z3.ZeroExt(32, z3.Extract(31, 0, v.v)))
             if isinstance(v, Ptr) and w == 4 and self.bits == 64:
-                raise Refused(d, "a pointer truncated to 32 bits")
+                raise Refused(d, "a pointer truncated to 32 bits", "untracked value")
             self.set_reg(dst, v, d)
         else:
             self.store(self.address(dst, d), v, w, d)
@@ -299,7 +299,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                 if mem.index is not None:
                     iv = self.operand_value(mem.index, d, 8 if mem.index.width == 64 else 4)
                     if not isinstance(iv, Int):
-                        raise Refused(d, "scaled pointer")
+                        raise Refused(d, "scaled pointer", "untracked value")
                     parts.append(Int(iv.v * self.bv(mem.scale)))
                 parts.append(Int(self.bv(mem.disp & ((1 << self.bits) - 1))))
                 v = parts[0]
@@ -351,7 +351,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                         self._write(dst, Ptr(x.region, x.off - a), w, d)
                         self.s.flags = None
                         return
-                raise Refused(d, "bit operation on a pointer")
+                raise Refused(d, "bit operation on a pointer", "untracked value")
             xv, yv = self._int(x, d, str(dst)), self._int(y, d, str(ops[0]))
             r = {"and": xv & yv, "test": xv & yv, "or": xv | yv, "xor": xv ^ yv}[m]
             self.set_flags_logic(r, w)
@@ -367,7 +367,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             self.s.flags = Flags(r == 0, self._msb(r, w), None, None)
             self._write(dst, Int(z3.ZeroExt(self.bits - 8 * w, r) if 8 * w < self.bits else r), w, d)
             return
-        raise Refused(d, f"{m} on pointers or counts is not modelled")
+        raise Refused(d, f"{m} on pointers or counts is not modelled", "untracked value")
 
     def _flag_view(self, v):
         if isinstance(v, Int):
@@ -387,7 +387,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(y.region, y.off + x.v)
         if isinstance(x, Ptr) and isinstance(y, Ptr) and d.gotpc:
             pass
-        raise Refused(d, "addition of a pointer and a non-integer")
+        raise Refused(d, "addition of a pointer and a non-integer", "untracked value")
 
     def _sub(self, x, y, d: Decoded):
         if isinstance(x, Int) and isinstance(y, Int):
@@ -396,7 +396,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(x.region, x.off - y.v)
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             return Int(x.off - y.off)
-        raise Refused(d, "subtraction of unlike values")
+        raise Refused(d, "subtraction of unlike values", "untracked value")
 
     # -- replay: the interface composition.check_program drives -------------------------
     def run(self, program, on_write=None) -> None:

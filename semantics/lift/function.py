@@ -29,16 +29,26 @@ A loop that moves its data pointer by m = 2..4 blocks per iteration (OpenSSL's
 AVX2 path, two blocks in ymm lanes) is proved by ``multiblock`` with an
 invariant of m blocks a step and its tails (1..m-1 blocks left); the arrivals
 at its head under one dispatch condition (the prologue's cmov fork on n) are
-one path. Any other step of more than 64 bytes is refused by name.
+one path. Any other step of more than 64 bytes is refused by name (category
+``"loop shape"``).
 
 Unknown is never success: ``FunctionProof.proved`` is True only when every
 path proved. A refusal (an instruction, address or relocation the executor
-does not model) is a value naming the instruction, address and line.
+does not model) is a value naming the instruction, address and line, with
+its ``category`` (``values.CATEGORIES``).
 
-Example: the project's own x86-64 export gives two paths, ``nblocks == 0:
-no-op`` and ``loop at 0x...: proved (compress: 160 cuts)``; changing its
-``jnz`` to ``js`` leaves the exit path with ``k+1 == n`` unprovable (n = 2
-exits after one block): "not proved".
+A ``PathReport`` carries its facts as fields -- ``kind``, ``label``,
+``head``, ``cuts``, ``category`` -- and its ``name`` is display text made
+from them in one place (``PathReport.name``); nothing reads a fact back out
+of a name or a detail.
+
+Example: the project's own x86-64 export gives two paths:
+``PathReport(kind="loop not entered", label="sha1_block_data_order", head=None, cuts=0, ...)``
+named ``entry -> ret, loop not entered`` (nblocks = 0: a no-op), and
+``PathReport(kind="loop", label="sha1_block_data_order", head=0x2a, cuts=160, ...)`` named
+``loop at 0x2a (sha1_block_data_order)``; changing its ``jnz`` to ``js``
+leaves the exit path with ``k+1 == n`` unprovable (n = 2 exits after one
+block): "not proved".
 """
 
 from __future__ import annotations
@@ -59,31 +69,63 @@ from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
-from sha1opt.semantics.lift.induction import (KIND, Ctx, block_offset, compress_holds, establishes, names, restored,
+from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, names, restored,
                                               verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
+from sha1opt.semantics.lift.values import Category
+from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
 from sha1opt.semantics.prove import Prover
 
-Outcome = Literal["proved", "counterexample", "unknown", "refused", "not checked"]
 N_BOUND = {64: 58, 32: 26}     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
 
+# What a path is, from where exploration ended it:
+#   "loop"              at a loop head: the induction (or the multi-block invariant) over the loop
+#   "no loop"           at ret, in a function without a block loop: nblocks = 0 a no-op
+#   "loop not entered"  at ret, in a function with one: the path that skips it (nblocks = 0)
+#   "one block"         at ret, under a one-block interface: state := compress(state, block)
+#   "stopped"           before a loop head or ret: refused, a contract violation, the step limit (``category``)
+PathKind = Literal["loop", "no loop", "loop not entered", "one block", "stopped"]
+PATH_KINDS: tuple[PathKind, ...] = ("loop", "no loop", "loop not entered", "one block", "stopped")
 
 
 @dataclass(frozen=True)
 class PathReport:
-    name: str
+    """One path of the function and what its proof gave, as data.
+
+    ``label`` is the dispatch symbol the path ends in (the symbol holding its last instruction: a
+    loop's head is in it); ``head`` the loop head's address for a ``"loop"`` path, else None;
+    ``cuts`` the cut points its compression checks proved (``verdict.Verdict.cuts``); ``category``
+    why the executor stopped it, for a path ``"stopped"`` or a loop whose iteration was (else None).
+    ``name`` is the display text, made from ``kind``, ``head`` and ``label`` here only: e.g.
+    ``loop at 0x13e0 (_ssse3_shortcut)``, ``entry -> ret, loop not entered``, or the label of a
+    stopped path.
+    """
+
+    kind: PathKind
+    label: str
+    head: int | None
     condition: str
     outcome: Outcome
     detail: str
     instructions: int
     seconds: float
+    cuts: int = 0
+    category: Category | None = None
     # Capability words that take this path: a model of its condition over the undefined symbols'
     # bytes (``OPENSSL_ia32cap_P``), for native runs of this path (``emit.confirm`` ``symbols``).
     witness: tuple[tuple[str, bytes], ...] = ()
     # A loop path: one iteration's instructions (as far as the proof ran) and the data bytes it consumes.
     trace: tuple[Decoded, ...] = ()
     block_bytes: int = 64
+
+    @property
+    def name(self) -> str:
+        if self.kind == "loop":
+            return f"loop at 0x{self.head:x} ({self.label})"
+        if self.kind == "stopped":
+            return self.label
+        return f"entry -> ret, {self.kind}"
 
 
 def witness(cond: list, axioms: list) -> tuple[tuple[str, bytes], ...]:
@@ -138,6 +180,16 @@ class FunctionProof:
     @property
     def refusal(self) -> str | None:
         return next((p.detail for p in self.paths if p.outcome == "refused"), None)
+
+    def loop_paths(self) -> list[PathReport]:
+        """One report per loop (its ``head`` and ``label``) with a traced iteration, in order: of several paths
+        to one loop (OpenSSL's i386 integer loop, reached with and without SSE), the longest trace."""
+        best: dict[tuple, PathReport] = {}
+        for p in self.paths:
+            key = (p.head, p.label)
+            if p.kind == "loop" and p.trace and (key not in best or len(p.trace) > len(best[key].trace)):
+                best[key] = p
+        return list(best.values())
 
 
 def entry_state(ctx: Ctx, section: str, entry: int) -> State:
@@ -216,6 +268,15 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                           f"(labels: {', '.join(sorted({label(e) for e in ends}))})")
     conds: list[list] = []          # per report: the path condition its witness is drawn from
     consumed: set[int] = set()
+    # A straight exit of a function that also has a loop is the path that skips it (nblocks = 0), not "no loop".
+    exit_kind: PathKind = ("one block" if contract.one_block else
+                           "loop not entered" if any(e.kind == "head" for e in ends) else "no loop")
+
+    def report(end: PathEnd, cond: str, v: Verdict, instructions: int, t1: float, **more) -> PathReport:
+        kind: PathKind = "loop" if end.kind == "head" else exit_kind if end.kind == "exit" else "stopped"
+        return PathReport(kind, label(end), end.head if kind == "loop" else None, cond, v.outcome, v.detail,
+                          instructions, time.perf_counter() - t1, v.cuts, v.category, **more)
+
     for idx, end in enumerate(ends):
         if idx in consumed:
             continue
@@ -223,70 +284,56 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         cond = _cond_text(end.state.cond, bits)
         conds.append(end.state.cond)
         if paths is not None and label(end) not in paths:
-            reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})" if end.kind == "head" else label(end),
-                                      cond, "not checked", "outside the selected paths",
-                                      len(end.state.trace), 0.0))
-        elif end.kind == "refused":
-            reports.append(PathReport(label(end), cond, "refused", end.reason, len(end.state.trace),
-                                      time.perf_counter() - t1))
-        elif end.kind == "violation":
-            reports.append(PathReport(label(end), cond, "counterexample", contract.named(end.reason),
-                                      len(end.state.trace), time.perf_counter() - t1))
-        elif end.kind == "limit":
-            reports.append(PathReport(label(end), cond, "unknown", end.reason, len(end.state.trace),
-                                      time.perf_counter() - t1))
+            reports.append(replace(report(end, cond, Verdict("not checked", "outside the selected paths"),
+                                          len(end.state.trace), t1), seconds=0.0))
+        elif end.kind in ("refused", "violation", "limit"):
+            v = stopped(end)
+            if end.kind == "violation":
+                v = replace(v, detail=contract.named(end.reason))
+            reports.append(report(end, cond, v, len(end.state.trace), t1))
         elif end.kind == "exit" and contract.one_block:
             straight = tuple(end.state.trace)
-            outcome, detail = _prove_one_block(ctx, end, fn.section, fn.entry, prover)
-            reports.append(PathReport("entry -> ret, one block", cond, outcome, detail, len(end.state.trace),
-                                      time.perf_counter() - t1))
+            reports.append(report(end, cond, _prove_one_block(ctx, end, fn.section, fn.entry, prover),
+                                  len(end.state.trace), t1))
         elif end.kind == "exit":
             straight = tuple(end.state.trace)
-            outcome, detail = _prove_noloop_exit(ctx, end)
-            reports.append(PathReport("entry -> ret, no loop", cond, outcome, detail, len(end.state.trace),
-                                      time.perf_counter() - t1))
+            reports.append(report(end, cond, _prove_noloop_exit(ctx, end), len(end.state.trace), t1))
         else:
             # arrivals at the same head under the same dispatch condition (a prologue's cmov fork on n):
             # a multi-block loop proves them together, one path; any other loop proves each on its own
             key = _dispatch(end.state.cond)
             group = [j for j in range(idx, len(ends)) if ends[j].kind == "head" and ends[j].head == end.head
                      and _dispatch(ends[j].state.cond) == key]
-            rep, trace, finding, used = _prove_loop(ctx, [ends[j] for j in group], machine_for, fn.section, prover,
-                                                    init_reg, init_mem)
-            if used > 1:
+            loop = _prove_loop(ctx, [ends[j] for j in group], machine_for, fn.section, prover, init_reg, init_mem)
+            if loop.arrivals > 1:
                 consumed.update(group)
                 cond = _cond_text(list(key), bits)
                 conds[-1] = (generic(ctx, [ends[j].state for j in group]) or end.state).cond
-            reports.append(PathReport(f"loop at 0x{end.head:x} ({label(end)})", cond, rep[0], rep[1], len(trace),
-                                      time.perf_counter() - t1, trace=tuple(trace),
-                                      block_bytes=rep[2] if len(rep) > 2 else 64))
-            if finding:
-                findings.append(finding)
-            loop_trace = loop_trace or tuple(trace)
-    # one report per path end, in order: each gets the capability words that take it. A straight exit
-    # of a function that also has a loop is the path that skips it (nblocks = 0), not "no loop".
-    skipped = "entry -> ret, loop not entered" if any(e.kind == "head" for e in ends) else None
-    reports = [replace(r, witness=witness(c, ctx.axioms),
-                       name=skipped if skipped and r.name == "entry -> ret, no loop" else r.name)
-               for r, c in zip(reports, conds)]
+            reports.append(report(end, cond, loop.verdict, len(loop.trace), t1, trace=tuple(loop.trace),
+                                  block_bytes=loop.block_bytes))
+            if loop.finding:
+                findings.append(loop.finding)
+            loop_trace = loop_trace or tuple(loop.trace)
+    # one report per path end, in order: each gets the capability words that take it
+    reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
                          straight, tuple(findings))
 
 
-def _prove_noloop_exit(ctx: Ctx, end: PathEnd) -> tuple[Outcome, str]:
+def _prove_noloop_exit(ctx: Ctx, end: PathEnd) -> Verdict:
     st = end.state
     if not ctx.implies(st.cond, ctx.n == ctx.bv(0)):
-        return "counterexample", f"returns without the loop when {ctx.model_n(st.cond, ctx.n == ctx.bv(0))}"
+        return Verdict("counterexample", f"returns without the loop when {ctx.model_n(st.cond, ctx.n == ctx.bv(0))}")
     for key, (v, _) in st.mem.items():
         if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
-            return "counterexample", f"nblocks = 0 changes state word {key[2] // 4}"
+            return Verdict("counterexample", f"nblocks = 0 changes state word {key[2] // 4}")
     why = restored(ctx, st)
     if why:
-        return "counterexample", f"nblocks = 0: {why}"
-    return "proved", "nblocks = 0: no-op (state untouched, registers and stack pointer restored)"
+        return Verdict("counterexample", f"nblocks = 0: {why}")
+    return Verdict("proved", "nblocks = 0: no-op (state untouched, registers and stack pointer restored)")
 
 
-def _prove_one_block(ctx: Ctx, end: PathEnd, section: str, entry: int, prover: Prover) -> tuple[Outcome, str]:
+def _prove_one_block(ctx: Ctx, end: PathEnd, section: str, entry: int, prover: Prover) -> Verdict:
     """A one-block interface: the path from entry to ret leaves compress(state, block) in the state words."""
     st0 = entry_state(ctx, section, entry)
     start = {("reg", r): (v, 0) for r, v in st0.regs.items()}
@@ -296,43 +343,56 @@ def _prove_one_block(ctx: Ctx, end: PathEnd, section: str, entry: int, prover: P
         return res
     why = restored(ctx, end.state)
     if why:
-        return "counterexample", why
-    return "proved", (f"one block: state := compress(state, block), callee-saved registers and the stack pointer "
-                      f"restored; {cuts} cuts")
+        return Verdict("counterexample", why)
+    return Verdict("proved", f"one block: state := compress(state, block), callee-saved registers and the stack "
+                   f"pointer restored; {cuts} cuts", cuts)
 
 
-def _prove_loop(ctx: Ctx, group: list[PathEnd], machine_for, section: str, prover: Prover, init_reg, init_mem):
-    """The loop the arrivals ``group`` reach: (report, trace, finding, arrivals the report covers)."""
+@dataclass(frozen=True)
+class _Loop:
+    """A loop's proof: its verdict, one iteration's trace, a finding about the contract, how many arrivals
+    at the head it covers (a multi-block loop proves all of them together) and its bytes per iteration."""
+
+    verdict: Verdict
+    trace: list
+    finding: str | None = None
+    arrivals: int = 1
+    block_bytes: int = 64
+
+
+def _prove_loop(ctx: Ctx, group: list[PathEnd], machine_for, section: str, prover: Prover, init_reg,
+                init_mem) -> _Loop:
+    """The loop the arrivals ``group`` reach."""
     s0 = generic(ctx, [e.state for e in group]) if len(group) > 1 else None
     it1 = _iterate(ctx, machine_for, s0, group[0].head) if s0 is not None else ()
     step = data_step(s0, [e.state for e in it1 if e.kind == "head"]) if not isinstance(it1, tuple) else None
     if not (step and step > 64):
-        return _prove_one_loop(ctx, group[0], machine_for, section, prover, init_reg, init_mem) + (1,)
+        return _prove_one_loop(ctx, group[0], machine_for, section, prover, init_reg, init_mem)
     for e in group:
         if not ctx.implies(e.state.cond, z3.UGT(ctx.n, ctx.bv(0))):
             finding = (f"nblocks = 0 enters the loop at 0x{e.head:x} (one block is read past the buffer): "
                        f"the contract must require nblocks >= 1")
-            return ("counterexample", finding), [], finding, len(group)
-    return _prove_wide(ctx, [e.state for e in group], s0, it1, step, section, prover) + (len(group),)
+            return _Loop(Verdict("counterexample", finding), [], finding, len(group))
+    return replace(_prove_wide(ctx, [e.state for e in group], s0, it1, step, section, prover), arrivals=len(group))
 
 
 def _prove_wide(ctx: Ctx, arrivals: list[State], s0: State, it1: list[PathEnd], step: int, section: str,
-                prover: Prover):
+                prover: Prover) -> _Loop:
     """A loop moving its data pointer by ``step`` > 64 bytes an iteration: ``multiblock``, or refused by name."""
     head = s0.pc_addr[1]
     trace = it1[0].state.trace if it1 else []
     m = step // 64
     if step % 64 or m > MAX_BLOCKS:
-        return ("refused", f"the loop at 0x{head:x} moves its data pointer by {step} bytes (several blocks per "
-                f"iteration, not a whole number of blocks <= {MAX_BLOCKS}): a multi-block invariant of this "
-                "shape is not modelled", step), trace, None
+        return _Loop(Verdict("refused", f"the loop at 0x{head:x} moves its data pointer by {step} bytes (several "
+                             f"blocks per iteration, not a whole number of blocks <= {MAX_BLOCKS}): a multi-block "
+                             "invariant of this shape is not modelled", 0, "loop shape"), trace, block_bytes=step)
     s1 = generic(ctx, [e.state for e in it1 if e.kind == "head"])
     if s1 is None:
-        return ("unknown", f"the loop at 0x{head:x} moves {m} blocks an iteration but no path back to its head "
-                "allows many blocks left", step), trace, None
+        return _Loop(Verdict("unknown", f"the loop at 0x{head:x} moves {m} blocks an iteration but no path back to "
+                             "its head allows many blocks left"), trace, block_bytes=step)
     dispatch = [c for c in s0.cond if not _mentions_n(c)]
-    (outcome, detail), trace2 = prove_multi_block(ctx, arrivals, s1, m, section, head, prover, dispatch)
-    return (outcome, detail, step), trace2 or trace, None
+    verdict, trace2 = prove_multi_block(ctx, arrivals, s1, m, section, head, prover, dispatch)
+    return _Loop(verdict, trace2 or trace, block_bytes=step)
 
 
 def _mentions_n(c) -> bool:
@@ -344,68 +404,70 @@ def _dispatch(cond: list) -> tuple:
     return tuple(c for c in cond if not _mentions_n(c))
 
 
-def _prove_one_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prover, init_reg, init_mem):
+def _prove_one_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: Prover, init_reg, init_mem) -> _Loop:
     head = end.head
     s0 = end.state
     if not ctx.implies(s0.cond, z3.UGT(ctx.n, ctx.bv(0))):
         finding = (f"nblocks = 0 enters the loop at 0x{head:x} (one block is read past the buffer): "
                    f"the contract must require nblocks >= 1")
-        return ("counterexample", finding), [], finding
+        return _Loop(Verdict("counterexample", finding), [], finding)
     it1 = _iterate(ctx, machine_for, s0, head)
     if isinstance(it1, tuple):
-        return it1 + (None,)
+        return _Loop(*it1)
     back1 = [e for e in it1 if e.kind == "head"]
     wide = data_step(s0, [e.state for e in it1])
     if wide and wide > 64:
         return _prove_wide(ctx, [s0], s0, it1, wide, section, prover)
     if not back1:
         # (not a counterexample: the pass may compress several blocks, e.g. OpenSSL's AVX2 tail for n <= 2)
-        return ("unknown", "no path returns to the loop head: the loop never iterates "
-                f"(exits after one pass whenever {_cond_text(it1[0].state.cond, ctx.bits) if it1 else '...'})"), \
-            it1[0].state.trace if it1 else [], None
+        return _Loop(Verdict("unknown", "no path returns to the loop head: the loop never iterates (exits after one "
+                             f"pass whenever {_cond_text(it1[0].state.cond, ctx.bits) if it1 else '...'})"),
+                     it1[0].state.trace if it1 else [])
     k = ctx.k
     # The base case: every location either template may call H holds the caller's chaining value
     # (the templates match S0 everywhere else by construction).
     exact = build_template(k, s0, None)
     why = establishes(ctx, exact, s0, prover)
     if why:
-        return ("unknown", f"the loop head 0x{head:x} does not hold the invariant's first state: {why}"), \
-            back1[0].state.trace, None
+        return _Loop(Verdict("unknown", f"the loop head 0x{head:x} does not hold the invariant's first state: {why}"),
+                     back1[0].state.trace)
     # Invariant from the entry state: T(k) = S0 + k * (S1 - S0), for 0 <= k < n.
     template = build_template(k, s0, back1[0].state)
     res = verify_step(ctx, template, k, template, z3.substitute, section, head, prover, s0.cond)
-    if res[0][0] == "proved":
-        return res + (None,)
+    if res[0].proved:
+        return _Loop(*res)
     # Peeled: some slots settle only after the first iteration (OpenSSL i386 stores the block
     # pointer into its argument slot inside the body). Prove the first iteration from S0 exactly,
     # then T'(j) = S1 + j * (S2 - S1) for the iterations j + 1, 1 <= j + 1 < n.
     block1 = block_offset(template, ctx, ctx.bv(1))
     it2 = _iterate(ctx, lambda st: machine_for(st, block=block1), back1[0].state, head)
     if isinstance(it2, tuple):
-        return res + (None,)
+        return _Loop(*res)
     back2 = [e for e in it2 if e.kind == "head"]
     if not back2:
-        return res + (None,)
+        return _Loop(*res)
     later = build_template(k, back1[0].state, back2[0].state)
     first = verify_step(ctx, exact, ctx.bv(0), later, lambda e, sub: z3.substitute(e, (k, ctx.bv(0))),
                          section, head, prover, s0.cond)
-    if first[0][0] != "proved":
+    if not first[0].proved:
         # the first iteration from the exact entry state (no guessed invariant): its counterexample is
         # about the real code, and names where it goes wrong (a guessed template may only havoc H)
-        return (first if first[0][0] == "counterexample" else res) + (None,)
+        return _Loop(*(first if first[0].outcome == "counterexample" else res))
     rest = verify_step(ctx, later, k + 1, later, z3.substitute, section, head, prover, s0.cond)
-    if rest[0][0] != "proved":
-        return rest + (None,)
-    return ("proved", "first iteration proved from the entry state, then " + rest[0][1]), rest[1], None
+    if not rest[0].proved:
+        return _Loop(*rest)
+    # (the cuts: the first iteration's and the invariant's; the detail names the invariant's)
+    return _Loop(Verdict("proved", "first iteration proved from the entry state, then " + rest[0].detail,
+                         first[0].cuts + rest[0].cuts), rest[1])
 
 
 def _iterate(ctx: Ctx, machine_for, start: State, head: int):
-    """Paths of one iteration from ``start`` (a copy), or a (kind, reason) failure."""
+    """Paths of one iteration from ``start`` (a copy), or (the verdict of a path it stopped, that path's trace)."""
     first = start.copy()
     first.trace = []
     first.steps = 0
     ends = explore(machine_for, first, {head})
     bad = next((e for e in ends if e.kind in ("refused", "limit", "violation")), None)
     if bad is not None:
-        return (KIND[bad.kind], bad.reason), bad.state.trace
+        return stopped(bad), bad.state.trace
     return ends

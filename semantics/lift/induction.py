@@ -42,12 +42,10 @@ from sha1opt.semantics.lift.template import (Const, H, HeadTerm, Lanes, WordDoma
                                              flat_locations, h_homes, materialize, read, uses_block_words,
                                              word_offset)
 from sha1opt.semantics.lift.interface import SAVED, WORKSPACE_AT
+from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.prove import Counterexample, Proved, Prover
 from sha1opt.semantics.sha1 import Definition, Spec, range_spec
 from sha1opt.semantics.vector import VECTOR_ROWS
-
-KIND = {"refused": "refused", "limit": "unknown", "violation": "counterexample"}
-
 
 @dataclass
 class Ctx:
@@ -137,7 +135,8 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
     """One iteration from ``template`` (block ``kabs``; symbol k free): back to ``target`` at k+1, or exit at n.
 
     ``subst(expr, (k, k+1))`` maps the target's values to the next head (plain ``z3.substitute``
-    when the target is the same template).
+    when the target is the same template). Returns ``(Verdict, trace)``: a proved verdict's ``cuts``
+    are every cut its compression checks proved (the common prefix's and each differing suffix's).
     """
     k = ctx.k
     fresh = iter(range(1 << 30))
@@ -149,8 +148,8 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
     block = block_offset(template, ctx, kabs)
     if not ctx.implies([], block == ctx.bv(64) * kabs):
         # The spec's block k is whatever the data reads are relative to: it must be data + 64*k.
-        return ("counterexample", f"block k is read at data+{z3.simplify(block)}, not data+64*k: the loop does not "
-                "advance the data pointer by one block per iteration"), []
+        return Verdict("counterexample", f"block k is read at data+{z3.simplify(block)}, not data+64*k: the loop "
+                       "does not advance the data pointer by one block per iteration"), []
 
     def machine_k(st: State) -> PathMachine:
         return ctx.machine(tdom, ir, im, st, block)
@@ -159,23 +158,23 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
     paths = explore(machine_k, tk, {head})
     for p in paths:
         if p.kind in ("refused", "limit", "violation"):
-            return (KIND[p.kind], p.reason), p.state.trace
+            return stopped(p), p.state.trace
     for p in paths:
         st = p.state
         if p.kind == "head":
             if not ctx.implies(st.cond, z3.ULT(kabs + 1, ctx.n)):
-                return ("counterexample", "the loop branches back past the last block "
-                        f"({ctx.model_n(st.cond, z3.ULT(kabs + 1, ctx.n))})"), st.trace
+                return Verdict("counterexample", "the loop branches back past the last block "
+                               f"({ctx.model_n(st.cond, z3.ULT(kabs + 1, ctx.n))})"), st.trace
             why = template_holds(ctx, target, st, subst) or head_terms_hold(target, st, tdom, im, prover)
             if why:
-                return ("unknown", f"loop invariant not re-established: {why}"), st.trace
+                return Verdict("unknown", f"loop invariant not re-established: {why}"), st.trace
         else:
             if not ctx.implies(st.cond, kabs + 1 == ctx.n):
-                return ("counterexample", f"the loop exits before the last block ({ctx.model_n(st.cond, kabs + 1 == ctx.n)}, "
-                        f"i.e. after k+1 of n blocks)"), st.trace
+                return Verdict("counterexample", f"the loop exits before the last block "
+                               f"({ctx.model_n(st.cond, kabs + 1 == ctx.n)}, i.e. after k+1 of n blocks)"), st.trace
             why = restored(ctx, st)
             if why:
-                return ("counterexample", why), st.trace
+                return Verdict("counterexample", why), st.trace
     # The paths share the iteration up to the loop branch: prove compress once on that prefix, then
     # check each path's suffix leaves the state words and H locations as the prefix did (same terms).
     n_common = common_prefix([p.state.trace for p in paths])
@@ -196,9 +195,9 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
     if res is not None:
         return res, prefix
     trace_for_cost = next((p.state.trace for p in paths if p.kind == "head"), prefix)
-    return ("proved", f"invariant (H := compress(H, block), pointers and counts by constant steps) holds on entry, "
-            f"is preserved and gives the result at every exit; {len(paths)} path(s) from the head, "
-            f"{solver_cuts} cuts"), trace_for_cost
+    return Verdict("proved", f"invariant (H := compress(H, block), pointers and counts by constant steps) holds on "
+                   f"entry, is preserved and gives the result at every exit; {len(paths)} path(s) from the head, "
+                   f"{solver_cuts} cuts", solver_cuts), trace_for_cost
 
 
 def establishes(ctx: Ctx, template: dict, st: State, prover: Prover) -> str | None:
@@ -358,6 +357,9 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
                    cond: list, back: bool, target: dict | None = None, flags=None):
     """check_program over the path's trace: the H homes (state words at an exit) hold compress(H, block).
 
+    Returns ``(None, cuts)`` when they do (``cuts``: the cut points ``check_program`` proved), else
+    ``(Verdict, 0)`` saying what fails.
+
     ``flags``: the flags at the start of ``trace`` (a trace cut inside an iteration, ``multiblock``).
     Head values over the block's words that contain schedule words W16.. (OpenSSL's AVX2 keeps W+K
     of rounds 0-31 on the stack at its head) have those subterms cut to the spec's symbols first,
@@ -409,14 +411,14 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
         # A compiler may fold a round's new a into the feed-forward sum (gcc: h0 + A80 reassociated,
         # clang: h1 + (A79 - K) + K): the cut symbol then stands for a value the output is not built
         # from, so inline the definitions that output names and prove it without those cuts.
-        if res.ok or res.failure is None or not res.failure.definition.startswith("output"):
+        if res.ok or res.failure is None or res.failure.output is None:
             break
         if res.cuts == 0 and isinstance(res.outcome, Counterexample) and res.outcome.found_by == "tests":
             break       # the output differs on concrete states: inlining the spec cannot change that
-        out_name = res.failure.definition.split(" ")[1]
+        out_name = res.failure.output
         missing = [v for v in variables([spec.outputs[out_name]]) if v not in spec.inputs]
-        if res.missing:
-            missing.append(res.missing.split(" ")[0])
+        if res.missing_definition is not None:
+            missing.append(res.missing_definition.name)
         if not missing:
             break
         for nm in dict.fromkeys(missing):
@@ -427,7 +429,7 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
     if not res.ok:
         # The first check (all cuts) names the first round never computed and its counterexample.
         kind = "counterexample" if isinstance(res.outcome, Counterexample) else "unknown"
-        return (kind, f"the iteration does not compute compress(H, block): {describe_failure(first)}"), 0
+        return Verdict(kind, f"the iteration does not compute compress(H, block): {describe_failure(first)}"), 0
     # every other location that held H_k at the head must hold H_{k+1} again
     m_t = machines[-1]
     for loc, tv in flat_locations(target):
@@ -436,9 +438,10 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
         got = read(m_t.s, loc)
         want = m_t.get(compress_location(homes[tv.index]))
         if got is None or not is_data(got) or not (got == want or isinstance(prover.check(got, want), Proved)):
-            return ("unknown", f"{describe(loc)} held h{tv.index} at the loop head but not after an iteration"), 0
+            return Verdict("unknown", f"{describe(loc)} held h{tv.index} at the loop head but not after an "
+                           "iteration"), 0
     return None, res.cuts
 
 
-__all__ = ["Ctx", "SAVED", "KIND", "names", "restored", "verify_step", "block_offset", "compress_holds",
+__all__ = ["Ctx", "SAVED", "names", "restored", "verify_step", "block_offset", "compress_holds",
            "establishes", "template_holds", "head_terms_hold"]

@@ -35,27 +35,27 @@ class MemoryModel:
             if d.gotoff:
                 base = self.s.regs.get(m.base.name) if m.base else None
                 if not (isinstance(base, Ptr) and base.region == "got" and _split(base.off) == ("", 0)):
-                    raise Refused(d, "@GOTOFF address without the GOT pointer in its base register")
+                    raise Refused(d, "@GOTOFF address without the GOT pointer in its base register", "address")
             elif m.base is not None:
-                raise Refused(d, "relocated address with a base register")
+                raise Refused(d, "relocated address with a base register", "address")
             p = Ptr(d.mem_ref.region, self.bv(d.mem_ref.offset))
         elif d.pcrel is not None:
             b = self.s.regs.get(m.base.name) if m.base else None
             here = f"sec:{self.s.pc_addr[0]}"
             if not (isinstance(b, Ptr) and b.region == here and z3.is_bv_value(z3.simplify(b.off))):
-                raise Refused(d, "PC-relative displacement without a code address in its base register")
+                raise Refused(d, "PC-relative displacement without a code address in its base register", "address")
             p = Ptr(d.pcrel.region, self.bv(d.pcrel.offset + z3.simplify(b.off).as_long() - d.pcrel_at))
         else:
             if m.base is None:
-                raise Refused(d, "absolute address")
+                raise Refused(d, "absolute address", "address")
             b = self.s.regs.get(m.base.name)
             if not isinstance(b, Ptr):
-                raise Refused(d, f"address base {m.base} does not hold a pointer")
+                raise Refused(d, f"address base {m.base} does not hold a pointer", "untracked value")
             p = Ptr(b.region, b.off + self.bv(m.disp))
         if m.index is not None:
             iv = self.s.regs.get(m.index.name)
             if not isinstance(iv, Int):
-                raise Refused(d, f"index register {m.index} does not hold an integer")
+                raise Refused(d, f"index register {m.index} does not hold an integer", "untracked value")
             idx = iv.v if m.index.width == 64 or self.bits == 32 else z3.ZeroExt(self.bits - 32, z3.Extract(31, 0, iv.v))
             p = Ptr(p.region, p.off + idx * self.bv(m.scale))
         return p
@@ -74,7 +74,8 @@ class MemoryModel:
                 continue
             if rest2 == rest:
                 if c < c2 + size2 and c2 < c + size:
-                    raise Refused(d, f"accesses {region}{'+' + rest if rest else ''}{c:+d} and {c2:+d} partially overlap")
+                    raise Refused(d, f"accesses {region}{'+' + rest if rest else ''}{c:+d} and {c2:+d} partially "
+                                     "overlap", "untracked value")
             elif region == "stack":
                 pass  # checked below with the solver
         if region != "stack" or not rest:
@@ -92,7 +93,7 @@ class MemoryModel:
             if o2 is None:
                 continue
             if self.possible(z3.And(z3.ULT(me - o2 + self.bv(sz2 - 1), self.bv(size + sz2 - 1)))):
-                raise Refused(d, "a realigned stack access may overlap another stack slot")
+                raise Refused(d, "a realigned stack access may overlap another stack slot", "address")
 
     @property
     def _stack_offsets(self) -> dict:
@@ -108,7 +109,7 @@ class MemoryModel:
             if not 0 <= c < 64:
                 self._inside_buffer(c, size, d)
             if c // 4 != (c + size - 1) // 4:
-                raise Refused(d, "a read straddling two message words")
+                raise Refused(d, "a read straddling two message words", "untracked value")
             word = self.initial_mem("data", c - c % 4)
             dom = self.domain
             v = dom.apply("shr", word, dom.const(8 * (c % 4))) if c % 4 else word
@@ -117,38 +118,39 @@ class MemoryModel:
             v, sz = self.s.mem[key]
             if sz != size and not (sz == 8 and size == 4 and is_data(v)):
                 # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
-                raise Refused(d, f"{size}-byte read of a {sz}-byte slot")
+                raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
             return v
         self._overlap(key, size, d)
         region, rest, c = key
         if region == "stack":
             if rest:
-                raise Refused(d, "read of an unwritten realigned stack slot")
+                raise Refused(d, "read of an unwritten realigned stack slot", "untracked value")
             v = self.initial_mem("stack", c) if size == 4 else Opq(f"stack{c:+d}")
         elif region == "state":
             if rest or size != 4:
-                raise Refused(d, "state accessed at a computed offset or not as a 32-bit word")
+                raise Refused(d, "state accessed at a computed offset or not as a 32-bit word", "address")
             v = self.initial_mem("state", c)
         elif region == "data":
             if rest or size != 4:
-                raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word")
+                raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word",
+                              "untracked value")
             if not 0 <= c <= 60:
                 self._inside_buffer(c, size, d)
             v = self.initial_mem("data", c)
         elif region.startswith("sec:"):
             raw = self.p.obj.read(region[4:], c, size) if not rest else None
             if raw is None:
-                raise Refused(d, f"read outside the object's section {region[4:]}")
+                raise Refused(d, f"read outside the object's section {region[4:]}", "address")
             if any(self.p.obj.relocation_at(region[4:], c + i) for i in range(size)):
-                raise Refused(d, f"reads a relocated word of {region[4:]} (an address, not a constant)")
+                raise Refused(d, f"reads a relocated word of {region[4:]} (an address, not a constant)", "address")
             v = Int(self.bv(int.from_bytes(raw, "little"))) if size == 8 else self.domain.const(int.from_bytes(raw, "little"))
         elif region.startswith("ext:"):
             if rest:
-                raise Refused(d, f"computed offset into {region[4:]}")
+                raise Refused(d, f"computed offset into {region[4:]}", "address")
             v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(f"{region[4:]}+{c}", 8 * size))
                     if 8 * size < self.bits else z3.BitVec(f"{region[4:]}+{c}", self.bits))
         else:
-            raise Refused(d, f"read from {region}")
+            raise Refused(d, f"read from {region}", "address")
         self.s.mem[key] = (v, size)
         if region == "stack":
             self._stack_offsets[key] = p.off
@@ -157,7 +159,8 @@ class MemoryModel:
     def _inside_buffer(self, c: int, size: int, d: Decoded) -> None:
         """A read at block+c outside the current block: inside the data buffer on this path, or refused."""
         if self.data_size is None or c < 0:
-            raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled")
+            raise Refused(d, f"reads outside the current block (block{c:+d}): reading ahead is not modelled",
+                          "untracked value")
         if self.replaying or c + size <= self._inside:
             return
         for end in sorted({64 * ((c + size + 63) // 64), c + size}, reverse=True):
@@ -181,7 +184,7 @@ class MemoryModel:
         if key not in self.s.mem:
             self._overlap(key, size, d)
         elif self.s.mem[key][1] < size:
-            raise Refused(d, f"{size}-byte write over a {self.s.mem[key][1]}-byte slot")
+            raise Refused(d, f"{size}-byte write over a {self.s.mem[key][1]}-byte slot", "untracked value")
         self.s.mem[key] = (v, size)
         if region == "stack":
             self._stack_offsets[key] = p.off

@@ -53,13 +53,14 @@ import z3
 
 from sha1opt.semantics.domain import NumpyDomain, TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
-from sha1opt.semantics.lift.induction import (KIND, Ctx, compress_holds, establishes, head_terms_hold, names,
-                                              restored, template_holds)
+from sha1opt.semantics.lift.induction import (Ctx, compress_holds, establishes, head_terms_hold, names, restored,
+                                              template_holds)
 from sha1opt.semantics.lift.paths import State, explore
 from sha1opt.semantics.lift.template import (FREE, Const, H, HeadTerm, Lanes, build_template,
                                              flat_locations, materialize, read, word_name, word_offset)
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, is_data
+from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.prove import Prover
 from sha1opt.semantics.sha1 import compress
 
@@ -111,7 +112,8 @@ def _cases(ctx: Ctx, full: dict, m: int, j):
 
 def prove_multi_block(ctx: Ctx, arrivals: list[State], s1: State, m: int, section: str, head: int,
                       prover: Prover, cond0: list):
-    """The loop at ``head`` for every n (see the module docstring): ((outcome, detail), trace)."""
+    """The loop at ``head`` for every n (see the module docstring): (Verdict, trace); a proved verdict's
+    ``cuts`` sum every case's compression chains."""
     k = ctx.k
     s0 = generic(ctx, arrivals) or arrivals[0]
     full = build_template(k, s0, s1, blocks=m)
@@ -123,41 +125,43 @@ def prove_multi_block(ctx: Ctx, arrivals: list[State], s1: State, m: int, sectio
         exact = build_template(k, s0, None)
         res, _ = compress_chain(ctx, exact, section, head, s1.trace, ctx.bv(0), m, prover, s1.cond, False, None)
         if res is not None:
-            return (res[0], f"the first iteration: {res[1]}"), s1.trace
-        return ("unknown", f"one iteration of the loop at 0x{head:x} does not leave the {m} chained compressions "
-                f"of its {64 * m} bytes in any location of chaining-value word {missing[0]}"), s1.trace
+            return Verdict(res.outcome, f"the first iteration: {res.detail}"), s1.trace
+        return Verdict("unknown", f"one iteration of the loop at 0x{head:x} does not leave the {m} chained "
+                       f"compressions of its {64 * m} bytes in any location of chaining-value word {missing[0]}"), \
+            s1.trace
     at0 = _cases(ctx, full, m, ctx.bv(0))
     for a in arrivals:
         # each arrival establishes the case of every count it allows (one arrival may allow several)
         if not ctx.implies(a.cond, z3.Or(*(c for _, _, c in at0))):
-            return ("unknown", f"the loop head 0x{head:x} is reached with no block left "
-                    f"({ctx.model_n(a.cond, z3.Or(*(c for _, _, c in at0)))})"), []
+            return Verdict("unknown", f"the loop head 0x{head:x} is reached with no block left "
+                           f"({ctx.model_n(a.cond, z3.Or(*(c for _, _, c in at0)))})"), []
         for r, tmpl, c in at0:
             st = a.copy()
             st.cond.append(c)
             if not ctx.implies(st.cond, z3.BoolVal(False)):
                 why = establishes(ctx, tmpl, st, prover)
                 if why:
-                    return ("unknown", f"the entry state does not establish the {m}-block invariant "
-                            f"({f'{m} or more' if r == m else r} block(s) left): {why}"), []
+                    return Verdict("unknown", f"the entry state does not establish the {m}-block invariant "
+                                   f"({f'{m} or more' if r == m else r} block(s) left): {why}"), []
     cuts = 0
     trace = []
     for r, tmpl, cond in _cases(ctx, full, m, k):
-        res = _verify_case(ctx, full, m, r, tmpl, cond, section, head, prover, cond0)
-        if res[0][0] != "proved":
-            return res
-        cuts += res[0][1]
-        trace = trace or res[1]
+        verdict, case_trace = _verify_case(ctx, full, m, r, tmpl, cond, section, head, prover, cond0)
+        if not verdict.proved:
+            return verdict, case_trace
+        cuts += verdict.cuts
+        trace = trace or case_trace
     tails = ", ".join(f"{r} left: {r} compression(s), exit" for r in range(1, m))
-    return ("proved", f"{m}-block invariant (H := {m} chained compressions, pointers and counts by constant "
-            f"steps, head values of the next {m} blocks) holds on entry for every count left, is preserved "
-            f"and gives the result at every exit ({m} or more left: {m} compressions; {tails}); "
-            f"{cuts} cuts"), trace
+    return Verdict("proved", f"{m}-block invariant (H := {m} chained compressions, pointers and counts by constant "
+                   f"steps, head values of the next {m} blocks) holds on entry for every count left, is preserved "
+                   f"and gives the result at every exit ({m} or more left: {m} compressions; {tails}); "
+                   f"{cuts} cuts", cuts), trace
 
 
 def _verify_case(ctx: Ctx, full: dict, m: int, r: int, tmpl: dict, case_cond, section: str, head: int,
                  prover: Prover, cond0: list):
-    """Every path of one iteration from the case ``r`` (blocks left; ``m``: ``m`` or more)."""
+    """Every path of one iteration from the case ``r`` (blocks left; ``m``: ``m`` or more): (Verdict, trace),
+    a proved verdict with no detail of its own and the cuts of its compression chains."""
     k, n = ctx.k, ctx.n
     b = Builder()
     tdom = TermDomain(b)
@@ -168,7 +172,7 @@ def _verify_case(ctx: Ctx, full: dict, m: int, r: int, tmpl: dict, case_cond, se
     paths = explore(lambda st: ctx.machine(tdom, ir, im, st, base), tk, {head})
     for p in paths:
         if p.kind in ("refused", "limit", "violation"):
-            return (KIND[p.kind], p.reason), p.state.trace
+            return stopped(p), p.state.trace
     proved: dict[int, set] = {i: set() for i in range(5)}
     cuts = 0
     what = f"{r} block(s) left" if r < m else f"{m} or more blocks left"
@@ -176,8 +180,8 @@ def _verify_case(ctx: Ctx, full: dict, m: int, r: int, tmpl: dict, case_cond, se
         st = p.state
         if p.kind == "head":
             if not ctx.implies(st.cond, z3.ULT(ctx.bv(m) * k + ctx.bv(m), n)):
-                return ("counterexample", f"{what}: the loop branches back past the last block "
-                        f"({ctx.model_n(st.cond, z3.ULT(ctx.bv(m) * k + ctx.bv(m), n))})"), st.trace
+                return Verdict("counterexample", f"{what}: the loop branches back past the last block "
+                               f"({ctx.model_n(st.cond, z3.ULT(ctx.bv(m) * k + ctx.bv(m), n))})"), st.trace
             # the case of every count the path allows at j+1 (they cover r_{j+1} >= 1): its template holds
             for r1, target, c in _cases(ctx, full, m, k + 1):
                 st1 = st.copy()
@@ -187,8 +191,8 @@ def _verify_case(ctx: Ctx, full: dict, m: int, r: int, tmpl: dict, case_cond, se
                 why = template_holds(ctx, target, st1) or head_terms_hold(target, st1, tdom, im, prover, m)
                 if why:
                     left = f"{m} or more" if r1 == m else str(r1)
-                    return ("unknown", f"{what}: loop invariant ({left} block(s) left) not re-established: "
-                            f"{why}"), st.trace
+                    return Verdict("unknown", f"{what}: loop invariant ({left} block(s) left) not re-established: "
+                                   f"{why}"), st.trace
             target = full            # (every case has full's H locations)
             count = m
             outs = [(loc, tv.index) for loc, tv in flat_locations(target) if isinstance(tv, H)]
@@ -196,11 +200,11 @@ def _verify_case(ctx: Ctx, full: dict, m: int, r: int, tmpl: dict, case_cond, se
             count = r
             done = ctx.bv(m) * k + ctx.bv(count)
             if not ctx.implies(st.cond, n == done):
-                return ("counterexample", f"{what}: the loop exits after {count} block(s) of the iteration when "
-                        f"that is not the last ({ctx.model_n(st.cond, n == done)})"), st.trace
+                return Verdict("counterexample", f"{what}: the loop exits after {count} block(s) of the iteration "
+                               f"when that is not the last ({ctx.model_n(st.cond, n == done)})"), st.trace
             why = restored(ctx, st)
             if why:
-                return ("counterexample", why), st.trace
+                return Verdict("counterexample", why), st.trace
             target = None
             outs = [(("mem", ("state", "", 4 * i)), i) for i in range(5)]
         if all(isinstance(read(st, loc), Term) and read(st, loc).id in proved[i] for loc, i in outs):
@@ -208,19 +212,19 @@ def _verify_case(ctx: Ctx, full: dict, m: int, r: int, tmpl: dict, case_cond, se
         res, extra = compress_chain(ctx, tmpl, section, head, st.trace, base, count, prover, st.cond,
                                     p.kind == "head", target)
         if res is not None:
-            return (res[0], f"{what}: {res[1]}"), st.trace
+            return Verdict(res.outcome, f"{what}: {res.detail}"), st.trace
         cuts += extra
         for loc, i in outs:
             v = read(st, loc)
             if isinstance(v, Term):
                 proved[i].add(v.id)
     trace = next((p.state.trace for p in paths if p.kind == "head"), paths[0].state.trace if paths else [])
-    return ("proved", cuts), trace
+    return Verdict("proved", "", cuts), trace
 
 
 def compress_chain(ctx: Ctx, template: dict, section: str, head: int, trace: list, base, count: int,
                    prover: Prover, cond: list, back: bool, target: dict | None):
-    """``count`` compressions chained over ``trace`` (see the module docstring): (None, cuts) or (failure, 0)."""
+    """``count`` compressions chained over ``trace`` (see the module docstring): (None, cuts) or (Verdict, 0)."""
     seg_t, blk, start, flags, cuts = template, base, 0, None, 0
     for i in range(count - 1):
         found = find_cut(ctx, seg_t, section, head, trace[start:], blk, cond, flags)
@@ -229,22 +233,22 @@ def compress_chain(ctx: Ctx, template: dict, section: str, head: int, trace: lis
             # first wrong round and a counterexample), unless that holds (one compression, not count)
             res, _ = _holds(ctx, seg_t, section, head, trace[start:], blk, prover, cond, False, None, flags)
             if res is not None:
-                return (res[0], f"block {i} of the iteration: {res[1]}"), 0
-            return ("unknown", f"no point of the iteration holds compress(H, block) of its block {i} "
-                    f"({count} blocks per iteration)"), 0
+                return Verdict(res.outcome, f"block {i} of the iteration: {res.detail}"), 0
+            return Verdict("unknown", f"no point of the iteration holds compress(H, block) of its block {i} "
+                           f"({count} blocks per iteration)"), 0
         c, holders = found
         seg = trace[start:start + c]
         cut_target = _holder_template(holders)
         res, extra = _holds(ctx, seg_t, section, head, seg, blk, prover, cond, True, cut_target, flags)
         if res is not None:
-            return (res[0], f"block {i} of the iteration: {res[1]}"), 0
+            return Verdict(res.outcome, f"block {i} of the iteration: {res.detail}"), 0
         cuts += extra
         seg_t, flags = mid_template(ctx, seg_t, section, head, seg, blk, cond, flags, holders)
         blk = blk + ctx.bv(64)
         start += c
     res, extra = _holds(ctx, seg_t, section, head, trace[start:], blk, prover, cond, back, target, flags)
     if res is not None:
-        return ((res[0], f"block {count - 1} of the iteration: {res[1]}") if count > 1 else res), 0
+        return (Verdict(res.outcome, f"block {count - 1} of the iteration: {res.detail}") if count > 1 else res), 0
     return None, cuts + extra
 
 
@@ -254,7 +258,7 @@ def _holds(ctx: Ctx, *args):
     try:
         return compress_holds(ctx, *args)
     except Refused as e:
-        return ("unknown", f"the segment does not replay from its cut: {e}"), 0
+        return Verdict("unknown", f"the segment does not replay from its cut: {e}"), 0
 
 
 def _holder_template(holders: dict) -> dict:

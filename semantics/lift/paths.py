@@ -3,8 +3,10 @@
 ``explore(machine_for, start, stops)`` runs from ``start`` until each path
 returns to the caller (``exit``), reaches a stop address (a loop head),
 is refused (``refused``), breaks the contract (``violation``) or exceeds
-the step limit; at a conditional branch both of whose directions are
-possible under the path condition (z3), the path forks -- and so does a
+the step limit (``limit``) -- each of these three with its ``category``
+(``values.CATEGORIES``: the refusal's, ``"contract"``, ``"limit"``); at a
+conditional branch both of whose directions are possible under the path
+condition (z3), the path forks -- and so does a
 ``cmov`` on counts or pointers, whose fork gets the other value. A forked path may
 stop at its very first address (the loop head right after the back edge).
 
@@ -22,7 +24,7 @@ import z3
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.lift.decode import Decoded, Function
 from sha1opt.semantics.lift.elf import ObjectFile
-from sha1opt.semantics.lift.values import Flags, Refused, Violation
+from sha1opt.semantics.lift.values import Category, Flags, Refused, Violation
 
 
 @dataclass
@@ -69,6 +71,7 @@ class PathEnd:
     kind: str                 # "exit" | "head" | "refused" | "violation" | "limit"
     head: int | None = None
     reason: str = ""
+    category: Category | None = None    # set exactly for "refused", "violation" and "limit"
 
 
 def explore(machine_for: Callable[[State], "object"], start: State, stops: set[int], *,
@@ -91,7 +94,7 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                 pm.s.cond.append(c)
                 return True
             if not yes and not no:
-                raise Refused(None, "path condition became unsatisfiable")
+                raise Refused(None, "path condition became unsatisfiable", "control flow")
             return yes
 
         try:
@@ -103,11 +106,12 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                 started = True
                 d = pm.p.fetch(sec, addr)
                 if d is None:
-                    raise Refused(None, f"execution leaves the code at {sec}+0x{addr:x}")
+                    raise Refused(None, f"execution leaves the code at {sec}+0x{addr:x}", "control flow")
                 pm.s.trace.append(d)
                 pm.s.steps += 1
                 if pm.s.steps > limit:
-                    ends.append(PathEnd(pm.s, "limit", reason=f"more than {limit} instructions on one path"))
+                    ends.append(PathEnd(pm.s, "limit", reason=f"more than {limit} instructions on one path",
+                                       category="limit"))
                     break
                 n_forks = len(forks)
                 pm.alternative = None
@@ -128,10 +132,10 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                     break
                 st = pm.s
         except Violation as e:
-            ends.append(PathEnd(pm.s, "violation", reason=str(e)))
+            ends.append(PathEnd(pm.s, "violation", reason=str(e), category=e.category))
         except Refused as e:
-            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
+            ends.append(PathEnd(pm.s, "refused", reason=str(e), category=e.category))
         except UnsupportedError as e:  # pragma: no cover - table misuse surfaces as a refusal
-            ends.append(PathEnd(pm.s, "refused", reason=str(e)))
+            ends.append(PathEnd(pm.s, "refused", reason=str(e), category="instruction"))
         work.extend((f, True) for f in forks)     # a fork is mid-path: its first address may be a stop
     return ends

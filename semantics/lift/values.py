@@ -9,8 +9,11 @@
 * anything else is a data value of the executor's domain.
 
 ``Refused`` is a path's end at something not modelled (its message names the
-instruction, address and line); ``Violation`` one that breaks the contract
-(a write outside the allowed memory, a return elsewhere than to the caller).
+instruction, address and line; its ``category`` says what kind of thing,
+``CATEGORIES``); ``Violation`` one that breaks the contract (a write outside
+the allowed memory, a return elsewhere than to the caller), category
+``"contract"``. Every raise site gives its category: whoever decides on a
+refusal reads the field, never the message.
 ``memory_key(off)`` splits an offset into (symbolic part, constant) so that
 ``data + 64*k + 12`` and ``data + 64*k + 16`` are 4 bytes apart.
 
@@ -20,6 +23,7 @@ Example: ``memory_key(BitVec("k", 64) * 64 + 12) == ("(bvmul #x...40 k)", 12)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import z3
 
@@ -44,17 +48,42 @@ class Opq:
     name: str
 
 
-class Refused(Exception):
-    """The path reached something the executor does not model; ``str`` names it."""
+Category = Literal["untracked value", "instruction", "address", "control flow", "loop shape", "contract", "limit"]
+# Why the executor (or the loop proof) stopped a path, one word for each kind of raise site:
+CATEGORIES: dict[str, str] = {
+    "untracked value": "the path mixes kinds of values: a pointer or count used as data, data used as an address "
+                       "or count, a slot read at an offset or size other than it was written, flags of no "
+                       "instruction -- what a wrong register or displacement produces, so the code may be wrong",
+    "instruction": "an instruction, operand form or condition code the semantics does not model",
+    "address": "an address or memory region the executor does not model (relocated, PC-relative, absolute, a "
+               "computed offset into the state or a section, an alignment it cannot prove)",
+    "control flow": "control the executor does not follow (indirect or external calls and jumps, a computed "
+                    "return, code outside the object, a branch on data or undefined flags)",
+    "loop shape": "a loop the induction does not model (a step of no whole number of blocks <= MAX_BLOCKS)",
+    "contract": "the path breaks the contract (a write outside its memory, a return elsewhere): a counterexample",
+    "limit": "the path is longer than the step limit: unknown",
+}
 
-    def __init__(self, d: Decoded | None, why: str) -> None:
+
+class Refused(Exception):
+    """The path reached something the executor does not model; ``str`` names it, ``category`` classifies it.
+
+    Example: ``Refused(d, "scaled pointer", "untracked value")`` at ``imul $4, %rsi`` reads
+    ``scaled pointer at 0x12 (line 40) (`imul $4, %rsi`)``.
+    """
+
+    def __init__(self, d: Decoded | None, why: str, category: Category) -> None:
         at = f" at {d.where()} (`{d.text}`)" if d is not None else ""
         super().__init__(f"{why}{at}")
         self.decoded = d
+        self.category: Category = category
 
 
 class Violation(Refused):
     """The path breaks the contract: writes outside its memory, or returns somewhere other than the caller."""
+
+    def __init__(self, d: Decoded | None, why: str) -> None:
+        super().__init__(d, why, "contract")
 
 
 @dataclass

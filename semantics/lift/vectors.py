@@ -57,7 +57,7 @@ class VectorUnit:
             v = tuple(self.initial_reg(lane_name(name, j)) for j in range(8))
             self.s.regs[name] = v
         if not isinstance(v, tuple):  # pragma: no cover - only tuples are ever stored under xmm names
-            raise Refused(None, f"%{name} holds a non-vector value")
+            raise Refused(None, f"%{name} holds a non-vector value", "untracked value")
         return v
 
     def vector_step(self, d: Decoded, row) -> None:
@@ -75,7 +75,7 @@ class VectorUnit:
             msg = str(e)
             for where in (f"line {d.ins.line}: {d.ins}: ", f"{d.ins}: "):   # Refused names the place itself
                 msg = msg[len(where):] if msg.startswith(where) else msg
-            raise Refused(d, msg) from None
+            raise Refused(d, msg, "instruction") from None
         if isinstance(dest, Reg) and dest.width in (128, 256):
             self.s.regs[dest.name] = value
             for j in range(n):
@@ -104,15 +104,15 @@ class VectorUnit:
             if self.implies((self.stack_base + p.off) & self.bv(size - 1) == 0):
                 return
             raise Refused(d, f"{d.mnemonic} needs a {size}-byte aligned stack address; not proved "
-                             "(the stack is only known aligned after an `and $-N` realignment)")
+                             "(the stack is only known aligned after an `and $-N` realignment)", "address")
         if p.region.startswith("sec:"):
             off = z3.simplify(p.off)
             if z3.is_bv_value(off) and self.p.obj.aligned(p.region[4:], off.as_long(), size):
                 return
             raise Refused(d, f"{d.mnemonic} needs a {size}-byte aligned address; {p.region[4:]}+{off} is not "
-                             "known to be (section alignment and offset)")
+                             "known to be (section alignment and offset)", "address")
         raise Refused(d, f"{d.mnemonic} needs a {size}-byte aligned address in the caller's {p.region} buffer, "
-                         "whose alignment the contract does not give")
+                         "whose alignment the contract does not give", "address")
 
     def vector_lane(self, name: str):
         """Lane ``j`` of a register named ``"xmmN.j"`` (the locations ``on_write`` reports)."""

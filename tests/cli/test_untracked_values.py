@@ -1,8 +1,9 @@
 """A path that mixes kinds of values (a pointer used as data, a misaligned stack read) is not a refusal.
 
-``analyze.UNTRACKED``: the executor gives up on such a path, which is then "unknown" and run natively --
-a wrong function gets a counterexample confirmed natively (exit 1), a right one "not proved" (exit 3).
-Refusals of unmodelled instructions, symbols and jumps stay one line and exit 2 (tests/cli/test_refusals.py).
+The executor refuses such a path with the category ``"untracked value"`` (``lift.values.CATEGORIES``);
+``analyze`` makes it "unknown" by that field and runs it natively -- a wrong function gets a counterexample
+confirmed natively (exit 1), a right one "not proved" (exit 3). Refusals of unmodelled instructions, symbols
+and jumps stay one line and exit 2 (tests/cli/test_refusals.py).
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from sha1opt.analyze import untracked_as_unknown
 from sha1opt.cli import main
 from sha1opt.emit.assembly import function_text
 from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.lift.function import Contract, FunctionProof, PathReport
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +49,16 @@ def test_a_misaligned_read_of_a_right_function_is_not_proved_not_refuted(tmp_pat
     r = _prove(tmp_path, export_text.replace("\tmov %r8d, (%rsp)\n", "\tmov %r8d, (%rsp)\n\tmov 1(%rsp), %r10d\n", 1))
     assert r.exit_code == 3, r.output
     assert "NOT proved (unknown)" in r.stdout and "agreed with SHA-1 on every concrete record" in r.stdout
+
+
+def test_regression_unknown_was_decided_by_matching_the_refusal_message():
+    """``analyze`` listed substrings of the executor's messages (``UNTRACKED``) to tell an untracked value from
+    an unmodelled construct: a reworded message changed the verdict. The category decides, the text does not."""
+    def refused(category, detail):
+        return PathReport("stopped", "f", None, "", "refused", detail, 3, 0.0, category=category)
+
+    untracked = refused("untracked value", "a newly worded refusal at 0x10")
+    construct = refused("instruction", "%eax holds a pointer into data but is used as data at 0x12")
+    got = untracked_as_unknown(FunctionProof("f", "x86_64", Contract("sysv", 0), (untracked, construct), 0.0)).paths
+    assert [(p.outcome, p.category) for p in got] == [("unknown", "untracked value"), ("refused", "instruction")]
+    assert got[0].detail == "not proved: a newly worded refusal at 0x10" and got[1] == construct

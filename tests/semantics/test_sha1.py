@@ -53,6 +53,7 @@ def test_wrong_rotate_is_refuted_at_its_round():
     res = _check(sched, body)
     assert isinstance(res.outcome, Counterexample)
     assert res.missing.startswith("A31 ")      # round 30 never produces its new a
+    assert (res.missing_definition.name, res.missing_definition.round) == ("A31", 30)     # the same, as data
     assert failing_round(res) == 30
 
 
@@ -85,7 +86,7 @@ def test_describe_failure_calls_a_hint_with_the_failing_round():
 def test_describe_failure_appends_a_string_hint_and_skips_a_callable_without_a_round():
     res = _wrong_rotate_result()
     assert describe_failure(res, hint="see the listing") == describe_failure(res) + "; see the listing"
-    nothing_missing = dataclasses.replace(res, missing=None)
+    nothing_missing = dataclasses.replace(res, missing_definition=None)
     assert describe_failure(nothing_missing, hint=lambda t: pytest.fail("called without a round")) \
         == describe_failure(nothing_missing)
 
@@ -134,4 +135,4 @@ def test_prove_block_refutes_a_wrong_round_range():
     body = parse_text(ROUND_20.replace("rol $30, %ebx", "rol $29, %ebx"), "x86_64")
     res = prove_block(body, ROUND_20_INPUTS, ROUND_20_OUTPUTS, {"esp": "stack"}, first=20, last=20)
     assert isinstance(res.outcome, Counterexample)
-    assert res.failure.definition == "output c"
+    assert res.failure.definition == "output c" and res.failure.output == "c"

@@ -54,10 +54,12 @@ def _prove(tmp_path, text: str):
 
 def test_two_blocks_per_iteration_with_an_odd_tail_proves(tmp_path, parts):
     res = _prove(tmp_path, _loop(parts, parts[1]))
-    loop = [p for p in res.proof.paths if p.name.startswith("loop")]
+    loop = [p for p in res.proof.paths if p.kind == "loop"]
     assert res.proved, [(p.name, p.detail) for p in res.proof.paths]
     assert len(loop) == 1 and "2-block invariant" in loop[0].detail and loop[0].block_bytes == 128
     assert "1 left: 1 compression" in loop[0].detail
+    # every case's chained compressions are cut: at least the two blocks of the full case, 160 cuts each
+    assert loop[0].cuts >= 2 * 160 and f"; {loop[0].cuts} cuts" in loop[0].detail
 
 
 def test_three_blocks_per_iteration_with_both_tails_proves(tmp_path, parts):
@@ -66,7 +68,7 @@ def test_three_blocks_per_iteration_with_both_tails_proves(tmp_path, parts):
     text = (f"{head}.Lsha1_loop:\n{on[0]}{EXIT_AFTER_ONE}{on[1]}{EXIT_AFTER_ONE}{on[2]}\tadd $192, %rsi\n"
             f"\tdecq 64(%rsp)\n\tjnz .Lsha1_loop\n.Lout:\n{epilogue}")
     res = _prove(tmp_path, text)
-    loop = next(p for p in res.proof.paths if p.name.startswith("loop"))
+    loop = next(p for p in res.proof.paths if p.kind == "loop")
     assert res.proved and "3-block invariant" in loop.detail, loop.detail
     assert "1 left: 1 compression" in loop.detail and "2 left: 2 compression" in loop.detail
 
@@ -80,7 +82,7 @@ def test_skipping_the_odd_tail_is_not_proved(tmp_path, parts):
     # one block left: leave before compressing it
     res = _prove(tmp_path, _loop(parts, parts[1], pre=EXIT_AFTER_ONE, mid=""))
     assert not res.proved and res.outcome == "counterexample"
-    loop = next(p for p in res.proof.paths if p.name.startswith("loop"))
+    loop = next(p for p in res.proof.paths if p.kind == "loop")
     assert loop.outcome == "counterexample" and "1 block(s) left" in loop.detail
 
 
