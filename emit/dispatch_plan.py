@@ -8,8 +8,9 @@ a level whose choice is scalar code adds nothing), and, when the scalar best nee
 (BMI2's ``rorx``), the best scalar code under ``--isa base`` as the fallback; likewise, when the
 SHA-NI function needs more than ``SHANI_BASE`` (goldencove's AVX-512 ``sha1msg2`` form), the best
 SHA-NI function without it (``shani_sse``) for the SHA-NI CPUs without AVX-512. Each candidate is
-priced on the model with the existing predictions (scalar: the loop body simulated; hybrid:
-``engines.hybrid.block_cost``; SHA-NI: ``engines.shani.block_cycles``).
+priced on the model by the one block-loop measure (``search.measure``: each family's loop with its loop
+control; scalar: ``block_loop_cycles``; hybrid: ``engines.hybrid.block_cost``; SHA-NI:
+``engines.shani.block_cycles``).
 
 ``order_paths(candidates)`` is the policy, a pure function: sort by predicted cycles/byte, ties
 (and every candidate without a model) by ``PREFERENCE`` (shani > shani_sse > avx512 > avx2 > avx >
@@ -31,7 +32,7 @@ from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.blocks import best_block
 from sha1opt.search.cost import Simulator
 from sha1opt.search.cost.model import Model, load_model
-from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.measure import block_loop_cycles
 from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.engines.shani import best_shani, block_cycles, has_shani
 from sha1opt.search.space.candidate import textbook
@@ -114,7 +115,7 @@ def order_paths(cands: list[Candidate]) -> tuple[list[Candidate], list[str]]:
 
 
 def _scalar_candidate(name: str, sched: Schedule, model: Model | None, what: str) -> Candidate:
-    cpb = simulate(list(sched.body), model, loop=True).cycles_per_byte if model else None
+    cpb = block_loop_cycles(sched, model) / 64 if model else None
     return Candidate(PathCode(name, isa_set(sched.body), function_text(sched)), "scalar", what, cpb, sched)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sha1opt.search.blocks import best_block
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.measure import block_loop_cycles
 from sha1opt.search.engines.hybrid_i386 import search_hybrid_i386
 from sha1opt.search.engines.shani import best_shani, has_shani
 from sha1opt.search.driver import HybridReport, default_arch, scalar_best, search_hybrid_block
@@ -101,7 +101,7 @@ def search_i386_block(uarch: str, level: str, db=None, evaluations: int = EXPORT
     model = load_model(uarch)
     found = search_hybrid_i386(model, cap=level, evaluations=evaluations, seed=0)
     sched = _scalar(uarch, "i386", level, db).schedule
-    scalar_cycles = simulate(list(sched.body), model, loop=True).cycles
+    scalar_cycles = block_loop_cycles(sched, model)
     where = f"i386 {sched.name}"
     if found.block is None:
         return HybridReport(uarch, level, found, scalar_cycles, where, f"nothing to prove: {found.reason}", False)

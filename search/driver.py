@@ -41,13 +41,13 @@ from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr, isa_set
 from sha1opt.search.blocks import STANDARD_RANGES, best_block, stale_rows, stored_elsewhere
-from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.engines.anneal import NO_BUDGET
 from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.greedy import greedy_starts
 from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
                                               TemplatesDone)
+from sha1opt.search.measure import block_loop_cycles
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.objective import Reference, model_version, objective, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
@@ -499,7 +499,7 @@ def scalar_best(uarch: str, db: str | Path | None = None, cap: str | None = None
     if cap is not None and not all(allows(cap, f) for f in isa_set(sched.body)):
         sched = block_schedule([realize(Candidate(0, 79, "x86_64", TEXTBOOK)).code], "x86_64", "textbook")
         where = f"default schedule (the stored best needs more than --isa {cap})"
-    return sched, simulate(list(sched.body), model, loop=True).cycles, where
+    return sched, block_loop_cycles(sched, model), where
 
 
 def search_hybrid_block(uarch: str, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,

@@ -181,9 +181,11 @@ def show(uarch, rounds, arch, db, png, isa):
         _show_hybrid(uarch, isa, db, png)
         return
     arch = arch or default_arch(uarch)
-    real, where = best_known(uarch, arch, first, last, db)
-    sim = simulate(real.code, load_model(uarch))
-    click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {where}; {sim.cycles:.1f} cycles, bottleneck {sim.bottleneck}")
+    known = best_known(uarch, arch, first, last, db)
+    real = known.real
+    sim = simulate(real.code, load_model(uarch))          # the clocks drawn: the range on its own
+    click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {known.source}; {known.cycles:.1f} cycles "
+               f"({known.measure}); drawn alone below, bottleneck {sim.bottleneck}")
     width = 30
     cols = columns(real)
     click.echo(f"{'clk':>4} | " + " | ".join(f"{CHAIN_TITLES[c]:{width}s}" for c in cols))
@@ -193,7 +195,7 @@ def show(uarch, rounds, arch, db, png, isa):
             cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in cols]
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
-        click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {sim.cycles:.0f} cycles')}")
+        click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {known.cycles:.1f} cycles')}")
 
 
 def _show_hybrid(uarch: str, isa: str, db, png) -> None:
