@@ -36,7 +36,8 @@ SEARCH_MAY_IMPORT = {
     "engines": {"space", "cost", "objective", "measure", "progress"},
     "blocks": {"space", "cost", "objective", "measure", "store"},
     "bound": {"space", "cost", "objective", "measure"},
-    "driver": {"space", "cost", "objective", "measure", "store", "blocks", "engines", "progress"},
+    "family_rows": {"space", "cost", "objective", "measure", "store", "engines"},
+    "driver": {"space", "cost", "objective", "measure", "store", "blocks", "engines", "family_rows", "progress"},
 }
 
 # (importing module, imported module) -> why it is imported inside a function.
