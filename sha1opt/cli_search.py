@@ -63,7 +63,8 @@ def _uarch_names() -> list[str]:
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
               help="Cap the instructions used (default: all the model's CPU has). A vector level "
                    "(ssse3, avx, avx2, avx512, shani) with --rounds 0-79 or all also searches the hybrid "
-                   "family (message schedule in xmm) on x86-64 models and ranks it against the scalar best.")
+                   "family (message schedule in xmm) and, at shani, the SHA-NI block; proved results are stored "
+                   "for export and show.")
 @click.option("--json", "as_json", is_flag=True,
               help="Machine-readable output: the report(s) as JSON on stdout, no progress line.")
 @click.pass_context
