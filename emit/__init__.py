@@ -22,6 +22,7 @@ What lives here (one concept per module):
 * ``peers``       -- the peers: gcc's code for ``csrc/sha1_ref.c`` (``gcc_reference_loop``) and
                      OpenSSL's libcrypto with its code-path masks;
 * ``calibration`` -- paired timings of variants, llvm-mca, and the error/rank statistics;
+* ``family_search`` -- what ``search --isa`` searches and stores beside the scalar ranges (hybrid, SHA-NI);
 * ``hybrid_frame`` / ``hybrid_export`` / ``hybrid_choice`` / ``hybrid_bench`` -- the function around a
                      hybrid block (vector message schedule, ``search.space.hybrid``), its validation
                      and export, what ``export --isa`` picks, and its paired-ratio timing;

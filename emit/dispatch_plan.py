@@ -8,8 +8,9 @@ a level whose choice is scalar code adds nothing), and, when the scalar best nee
 (BMI2's ``rorx``), the best scalar code under ``--isa base`` as the fallback; likewise, when the
 SHA-NI function needs more than ``SHANI_BASE`` (goldencove's AVX-512 ``sha1msg2`` form), the best
 SHA-NI function without it (``shani_sse``) for the SHA-NI CPUs without AVX-512. Each candidate is
-priced on the model with the existing predictions (scalar: the loop body simulated; hybrid:
-``engines.hybrid.block_cost``; SHA-NI: ``engines.shani.block_cycles``).
+priced on the model by the one block-loop measure (``search.measure``: each family's loop with its loop
+control; scalar: ``block_loop_cycles``; hybrid: ``engines.hybrid.block_cost``; SHA-NI:
+``engines.shani.block_cycles``).
 
 ``order_paths(candidates)`` is the policy, a pure function: sort by predicted cycles/byte, ties
 (and every candidate without a model) by ``PREFERENCE`` (shani > shani_sse > avx512 > avx2 > avx >
@@ -29,11 +30,10 @@ from pathlib import Path
 
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.blocks import best_block
-from sha1opt.search.cost import Simulator
 from sha1opt.search.cost.model import Model, load_model
-from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.engines.shani import best_shani, block_cycles, has_shani
+from sha1opt.search.measure import block_loop_cycles
+from sha1opt.search.engines.shani import has_shani
+from sha1opt.search.family_rows import SHANI_NO_AVX, known_shani
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.hybrid import HybridBlock
@@ -114,7 +114,7 @@ def order_paths(cands: list[Candidate]) -> tuple[list[Candidate], list[str]]:
 
 
 def _scalar_candidate(name: str, sched: Schedule, model: Model | None, what: str) -> Candidate:
-    cpb = simulate(list(sched.body), model, loop=True).cycles_per_byte if model else None
+    cpb = block_loop_cycles(sched, model) / 64 if model else None
     return Candidate(PathCode(name, isa_set(sched.body), function_text(sched)), "scalar", what, cpb, sched)
 
 
@@ -141,22 +141,22 @@ def level_candidate(uarch: str | None, arch: Arch, level: str, model: Model | No
     notes = [f"--isa {level}: {n}" for n in choice.notes]
     if choice.shani is not None:
         code = shani_function_text(arch, choice.shani)
-        cpb = block_cycles(choice.shani, arch, Simulator(model)) / 64 if model else None
+        cpb = choice.cycles / 64 if model else None
         return Candidate(PathCode(level, isa_set(unit_code(choice.shani, arch)), code), "shani",
                          choice.shani.describe(), cpb, choice.shani), notes
     if choice.block is not None:
         block = choice.block
-        cpb = block_cost(block, model).cycles_per_byte if model else None
+        cpb = choice.cycles / 64 if model else None
         return Candidate(PathCode(level, isa_set(list(block.code())), hybrid_path_text(block)),
                          "hybrid", block.params.key(), cpb, block), notes
     return None, notes + [f"--isa {level}: scalar code wins (no vector path)"]
 
 
-def shani_base_candidate(model: Model, arch: Arch) -> tuple[Candidate | None, list[str]]:
+def shani_base_candidate(model: Model, arch: Arch, db=None) -> tuple[Candidate | None, list[str]]:
     """The best proved SHA-NI block using nothing beyond ``SHANI_BASE`` (the ``shani_sse`` path), for a plan
     whose SHA-NI path needs more (e.g. goldencove's AVX-512 ``sha1msg2`` form): without it a CPU with
     SHA-NI but no AVX-512 would fall through to a hybrid path."""
-    rep = best_shani(model, arch, SHANI_EVALUATIONS, without=frozenset({"avx", "avx2", "avx512vl", "bmi1", "bmi2"}))
+    rep = known_shani(model, arch, SHANI_EVALUATIONS, db, SHANI_NO_AVX)
     line = f"shani_sse: SHA-NI {rep.params.describe()}: {rep.cycles_per_byte:.2f} c/B predicted; block {rep.proof}"
     if not rep.proved:
         return None, [line, "shani_sse: the block did not prove: not exported"]
@@ -189,7 +189,7 @@ def plan_dispatch(uarch: str | None, arch: Arch, db: str | Path | None = None, c
         if cand is not None:
             cands.append(cand)
         if cand is not None and cand.kind == "shani" and model is not None and cand.code.features - SHANI_BASE:
-            base, more = shani_base_candidate(model, arch)
+            base, more = shani_base_candidate(model, arch, db)
             notes += more
             if base is not None:
                 cands.append(base)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sha1opt import __version__
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.measure import block_loop, block_loop_items
 from sha1opt.search.space.frame import Schedule
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
@@ -47,10 +47,10 @@ class ExportResult:
 
 
 def predicted(schedule: Schedule, uarch: str | None) -> str:
-    """The cost model's prediction for the header, or why there is none."""
+    """The cost model's prediction for the header (the block-loop measure, ``search.measure``), or why there is none."""
     if uarch is None:
         return "no uarch given"
-    sim = simulate(list(schedule.body[schedule.loop_start:]), load_model(uarch), loop=True)
+    sim = block_loop(block_loop_items(schedule), load_model(uarch))
     return f"{sim.cycles:.0f} cycles/block, {sim.cycles_per_byte:.2f} cycles/byte on {uarch} (bottleneck: {sim.bottleneck})"
 
 

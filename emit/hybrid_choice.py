@@ -5,16 +5,20 @@
 * a level without a vector dialect (``base``, ``bmi2``): the scalar best
   block (``blocks.best_block``), or the default schedule when that block
   needs a feature the cap does not allow;
-* a vector level on x86-64 with a model: ``driver.search_hybrid_block``
-  (grid + ``EXPORT_EVALUATIONS`` annealing moves, seed 0: the same file for
-  the same store) ranked against the capped scalar best; the proved winner;
+* a vector level on x86-64 with a model: the stored proved hybrid block for
+  the model and the level (``driver.known_hybrid_block``: what ``search
+  --isa LEVEL`` stored; only without a row a search -- grid +
+  ``EXPORT_EVALUATIONS`` annealing moves, seed 0 -- which is stored) ranked
+  against the capped scalar best; the proved winner;
 * a vector level on i386 with a model: the same with the i386 block
-  (``engines.hybrid_i386.search_hybrid_i386``, proved by
-  ``hybrid_proof.prove_hybrid``) against the capped i386 scalar best;
+  (``known_i386_block``: stored, else ``engines.hybrid_i386.search_hybrid_i386``
+  proved by ``hybrid_proof.prove_hybrid`` and stored) against the capped
+  i386 scalar best;
 * a vector level without a model: the default hybrid block of the cap's
   highest dialect (``HybridParams(isa=...)``; ``arch="i386"`` on i386);
 * ``shani`` (a cap that allows SHA-NI), either arch: the SHA-NI function
-  (``search.engines.shani.best_shani`` on a model that has SHA-NI, the
+  (``search.family_rows.known_shani`` -- stored, else ``best_shani`` and
+  stored -- on a model that has SHA-NI, the
   default point without a model), exported by ``emit.shani_export``; a
   model without SHA-NI falls through to the cases above.
 
@@ -28,10 +32,11 @@ from pathlib import Path
 
 from sha1opt.search.blocks import best_block
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.cost.simulator import simulate
+from sha1opt.search.measure import block_loop_cycles
 from sha1opt.search.engines.hybrid_i386 import search_hybrid_i386
-from sha1opt.search.engines.shani import best_shani, has_shani
-from sha1opt.search.driver import HybridReport, default_arch, scalar_best, search_hybrid_block
+from sha1opt.search.engines.shani import has_shani
+from sha1opt.search.driver import HybridReport, default_arch, known_hybrid_block, scalar_best, stored_search
+from sha1opt.search.family_rows import known_shani, put_hybrid, stored_hybrid
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.frame import Schedule
@@ -53,6 +58,8 @@ class Choice:
     block: HybridBlock | None          # the hybrid block to export, or None
     notes: list[str] = field(default_factory=list)
     shani: ShaniParams | None = None   # the SHA-NI function to export, or None
+    cycles: float | None = None        # the hybrid block's or SHA-NI function's figure (``search.measure``), as
+                                       # its search stored it; None for scalar code and without a model
 
 
 def _scalar(uarch: str | None, arch: str, level: str, db) -> Choice:
@@ -79,12 +86,12 @@ def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Pat
         model = load_model(uarch)
         if has_shani(model):
             progress(Progress(f"SHA-NI search on {uarch}", 0))
-            rep = best_shani(model, arch, SHANI_EVALUATIONS)
+            rep = known_shani(model, arch, SHANI_EVALUATIONS, db)
             line = (f"SHA-NI {rep.params.describe()}: {rep.cycles_per_byte:.2f} c/B predicted on {uarch} "
                     f"(default point {rep.default_cycles / 64:.2f}); block {rep.proof}; search stopped: "
                     f"{rep.stop_reason}")
             if rep.proved:
-                return Choice(None, None, [line, "exporting the SHA-NI function"], shani=rep.params)
+                return Choice(None, None, [line, "exporting the SHA-NI function"], shani=rep.params, cycles=rep.cycles)
             choice_notes = [line, "the SHA-NI block did not prove: not exported"]
         else:
             choice_notes = [f"{uarch} has no SHA-NI: searching without it"]
@@ -95,20 +102,40 @@ def export_choice(uarch: str | None, arch: str | None, level: str, db: str | Pat
     return choice
 
 
-def search_i386_block(uarch: str, level: str, db=None, evaluations: int = EXPORT_EVALUATIONS) -> HybridReport:
-    """The i386 hybrid search on ``uarch`` under the cap (seed 0), its block proof, and the capped i386
-    scalar best it is ranked against (``driver.search_hybrid_block``'s report, for i386)."""
-    model = load_model(uarch)
-    found = search_hybrid_i386(model, cap=level, evaluations=evaluations, seed=0)
+def _i386_scalar(uarch: str, level: str, db, model) -> tuple[float, str]:
     sched = _scalar(uarch, "i386", level, db).schedule
-    scalar_cycles = simulate(list(sched.body), model, loop=True).cycles
-    where = f"i386 {sched.name}"
+    return block_loop_cycles(sched, model), f"i386 {sched.name}"
+
+
+def search_i386_block(uarch: str, level: str, db=None, evaluations: int = EXPORT_EVALUATIONS,
+                      seed: int = 0) -> HybridReport:
+    """The i386 hybrid search on ``uarch`` under the cap, its block proof (a proved block is stored:
+    ``family_rows.put_hybrid``), and the capped i386 scalar best it is ranked against
+    (``driver.search_hybrid_block``'s report, for i386)."""
+    model = load_model(uarch)
+    found = search_hybrid_i386(model, cap=level, evaluations=evaluations, seed=seed)
+    scalar_cycles, where = _i386_scalar(uarch, level, db, model)
     if found.block is None:
         return HybridReport(uarch, level, found, scalar_cycles, where, f"nothing to prove: {found.reason}", False)
     res = prove_hybrid(found.block)
+    if res.ok:
+        put_hybrid(db, model, level, found.block, found.cycles, evaluations=found.evaluations, seconds=found.seconds,
+                   seed=seed, proved=True)
     proof = (f"block proved ({res.cuts} cuts, {res.solver_calls} Z3 calls; lane-by-lane cuts)" if res.ok
              else f"NOT proved: {describe_failure(res)}")
     return HybridReport(uarch, level, found, scalar_cycles, where, proof, res.ok)
+
+
+def known_i386_block(uarch: str, level: str, db=None) -> HybridReport:
+    """The stored proved i386 hybrid block for (``uarch``, ``level``); only when there is none,
+    ``search_i386_block`` (export's budget, seed 0), which stores it."""
+    model = load_model(uarch)
+    stored = stored_hybrid(db, model, "i386", level)
+    if stored is None:
+        return search_i386_block(uarch, level, db)
+    scalar_cycles, where = _i386_scalar(uarch, level, db, model)
+    return HybridReport(uarch, level, stored_search(model, stored), scalar_cycles, where,
+                        f"block proved (stored result, {stored.row.evaluations} evaluations)", True)
 
 
 def _export_choice(uarch: str | None, arch: str, level: str, db, progress: ProgressFn = ignore) -> Choice:
@@ -122,9 +149,9 @@ def _export_choice(uarch: str | None, arch: str, level: str, db, progress: Progr
                                   "no --uarch to search on)"])
     if arch == "i386":
         progress(Progress(f"i386 hybrid search on {uarch} (--isa {level})", 0))
-        rep = search_i386_block(uarch, level, db)
+        rep = known_i386_block(uarch, level, db)
     else:
-        rep = search_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
+        rep = known_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
     s = rep.search
     if s.params is None:
         choice = _scalar(uarch, arch, level, db)
@@ -133,7 +160,7 @@ def _export_choice(uarch: str | None, arch: str, level: str, db, progress: Progr
     line = (f"hybrid {s.params.key()}: {s.cycles_per_byte:.2f} c/B predicted on {uarch} vs scalar best "
             f"{rep.scalar_cycles / 64:.2f} ({rep.scalar_source}); {rep.proof}; search stopped: {s.reason}")
     if rep.winner == "hybrid":
-        return Choice(None, s.block, [line, "exporting the hybrid block"])
+        return Choice(None, s.block, [line, "exporting the hybrid block"], cycles=s.cycles)
     if arch == "i386":
         choice = _scalar(uarch, arch, level, db)
         choice.notes[:0] = [line, "exporting the scalar block"]

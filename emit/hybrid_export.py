@@ -55,11 +55,13 @@ def validate_hybrid(text: str, block: HybridBlock, workdir: Path, native: bool =
 
 
 def predicted(block: HybridBlock, uarch: str | None) -> str:
+    """The header's prediction: the block-loop measure (``search.measure``: the loop with its loop control,
+    the setup run once per call not counted), or why there is none."""
     if uarch is None:
         return "no uarch given"
     sim = block_cost(block, load_model(uarch))
     return (f"{sim.cycles:.0f} cycles/block, {sim.cycles_per_byte:.2f} cycles/byte on {uarch} "
-            f"(bottleneck: {sim.bottleneck}; per-block body, setup not counted)")
+            f"(bottleneck: {sim.bottleneck}; the block loop, setup not counted)")
 
 
 def header_lines(block: HybridBlock, uarch: str | None, prediction: str, proof: str, command: str) -> list[str]:

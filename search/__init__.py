@@ -14,9 +14,11 @@ What lives here, one concept per folder or module:
 * ``synth/``    -- CEGIS synthesis of minimal instruction sequences.
 * ``bound``      -- a lower bound per model on a range's or a whole block's
   simulated cycles (critical path, issue width, ports): "gap to bound".
-* ``objective`` (a range's cycles inside the block, rounds 0-79 as the steady-state block loop;
+* ``measure`` (the block-loop measure: every family's block loop with its loop control),
+  ``objective`` (a range's cycles inside the block, rounds 0-79 as the steady-state block loop;
   peers as a ``Reference``),
-  ``store`` (SQLite results), ``blocks`` (whole blocks from stored results)
+  ``store`` (SQLite results of every family), ``family_rows`` (hybrid and SHA-NI results as
+  store rows), ``blocks`` (whole blocks from stored results)
   and ``driver`` (``search_range``, the stages of one search).
 
 May import: ``sha1opt.semantics`` and its own modules (``tests/test_architecture.py``

@@ -14,28 +14,25 @@ result (153.0 cycles, ...)"); a stored whole block (rounds 0-79 as one range,
 this uarch's or another's) replaces the mix when cheaper (one source line,
 "0-79: ...").
 
-The measure every choice here is made by (``block_loop_cycles``, defined in
-``objective.py``: it is the whole-block search's objective too) is the block
-*loop* in steady state -- ``body[loop_start:]`` and the emitter's loop control
-(``LOOP_CONTROL``: advance the data pointer, count down, branch back) run back
-to back, as ``simulate(..., loop=True)`` costs it -- not the body simulated
-once: it is the figure ``sha1opt analyze`` gives the exported code (the
-acceptance table's "ours", bench/search_acceptance.py). The measures
-disagree: on nehalem x86-64 a longer search improved the once-simulated block
-while the table's loop went 5.95 -> 6.00 c/B; and the loop control alone
-reorders blocks (in the acceptance store of 2026-12-01, a nehalem block at 373.0 cycles per iteration without
-it is 380.0 with it, core2's 378.5 is 376.5).
+Every choice here is made by the block-loop measure (``measure.block_loop_cycles``:
+``body[loop_start:]`` and the emitter's loop control run back to back in steady
+state), the whole-block search's objective and the figure ``sha1opt analyze``
+gives the exported code -- never by a row's stored cycles (a range's row holds
+the range's cycles inside the block, another measure). ``best_known`` gives
+one key's code with its stored figure as data (``Known``), what ``show`` prints.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.objective import LOOP_CONTROL, block_loop_cycles, model_version
+from sha1opt.search.measure import LOOP_CONTROL, block_loop_cycles
+from sha1opt.search.objective import model_version, objective
 from sha1opt.search.space.candidate import Candidate, Realized, block_schedule, realize
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank
@@ -45,7 +42,7 @@ STANDARD_RANGES = ((0, 19), (20, 39), (40, 59), (60, 79))
 # The source of an option that is this CPU's own row under another model version: its code is
 # proved, its stored cycles were another measure's, so only its code is used (re-measured here).
 STALE = "proved result stored for this CPU under another model version, re-measured:"
-__all__ = ["LOOP_CONTROL", "STANDARD_RANGES", "best_block", "best_known", "block_loop_cycles", "stale_rows",
+__all__ = ["Known", "LOOP_CONTROL", "STANDARD_RANGES", "best_block", "best_known", "block_loop_cycles", "stale_rows",
            "stored_elsewhere"]
 
 
@@ -91,21 +88,59 @@ def stale_rows(rows, uarch: str, arch: Arch, first: int, last: int, isa: str, ve
                       and row.model_version != version), isa)
 
 
-def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None
-               ) -> tuple[Realized, str]:
-    """The stored best for the key (realized), or the default schedule; and where it came from (or why not)."""
+@dataclass(frozen=True)
+class Known:
+    """The best known code for a key, and its figure -- the one ``search`` stored, never re-derived.
+
+    ``cycles`` is the stored row's figure (what the search minimised and stored for the key: a range's
+    cycles inside the block, or rounds 0-79's block loop, ``objective.objective``); with no usable row,
+    the default schedule's figure under the same objective. ``measure`` says which objective.
+    Example: after ``search --uarch p4 --rounds 40-59`` stored 153.0 cycles, ``best_known("p4", "i386",
+    40, 59).cycles`` is 153.0 and ``show`` prints it.
+    """
+
+    real: Realized
+    cycles: float
+    measure: str
+    row: Row | None = None     # the stored row used; None: the default schedule
+    refused: str = ""          # why a stored row for the key was not used (it no longer rebuilds), or ""
+
+    @property
+    def source(self) -> str:
+        """Where the code came from, for the user."""
+        if self.row is not None:
+            return _stored_source(self.row)
+        if self.refused:
+            return f"{self.refused}: using the default schedule for that range"
+        return "default schedule (no stored result for this key)"
+
+
+def _stored_source(row: Row) -> str:
+    return f"stored result ({row.cycles:.1f} cycles, {row.evaluations} evaluations)"
+
+
+def _own_row(rows, uarch: str, arch: Arch, first: int, last: int, version: str) -> Row | None:
+    return next((r for r in rows if (r.uarch, r.arch, r.first, r.last, r.model_version)
+                 == (uarch, arch, first, last, version)), None)
+
+
+def best_known(uarch: str, arch: Arch, first: int, last: int, db: str | Path | None = None) -> Known:
+    """The stored best for the key (realized) with its stored figure, or the default schedule with its
+    figure under the key's objective (``Known``)."""
     model = load_model(uarch)
     store = Store(db, readonly=True)
     try:
         row = store.get(uarch, arch, first, last, model_version(model, first, last))
     finally:
         store.close()
-    if row is None:
-        return realize(Candidate(first, last, arch, TEXTBOOK)), "default schedule (no stored result for this key)"
-    real, why = _rebuild(row)
-    if real is not None:
-        return real, f"stored result ({row.cycles:.1f} cycles, {row.evaluations} evaluations)"
-    return realize(Candidate(first, last, arch, TEXTBOOK)), f"{why}: using the default schedule for that range"
+    obj = objective(model, first, last, arch)
+    refused = ""
+    if row is not None:
+        real, refused = _rebuild(row)
+        if real is not None:
+            return Known(real, row.cycles, obj.measure, row)
+    real = realize(Candidate(first, last, arch, TEXTBOOK))
+    return Known(real, obj.cost(real.code) - obj.context, obj.measure, None, refused)
 
 
 def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Schedule, list[str]]:
@@ -128,11 +163,13 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
         store.close()
     for first, last in STANDARD_RANGES:
         opts = [(realize(Candidate(first, last, arch, TEXTBOOK)).code, "default schedule")]
-        real, where = best_known(uarch, arch, first, last, db)
-        if where.startswith("stored result ("):
-            opts.append((real.code, where))
-        elif not where.startswith("default"):      # a stored row that could not be used: say why
-            opts[0] = (opts[0][0], where)
+        row = _own_row(rows, uarch, arch, first, last, model_version(model, first, last))
+        if row is not None:
+            real, why = _rebuild(row)
+            if real is not None:
+                opts.append((real.code, _stored_source(row)))
+            else:                                   # a stored row that could not be used: say why
+                opts[0] = (opts[0][0], f"{why}: using the default schedule for that range")
         for other, row in stored_elsewhere(rows, uarch, arch, first, last, isa):
             opts.append((other.code, f"proved result stored for {row.uarch}"))
         for own, row in stale_rows(rows, uarch, arch, first, last, isa, model_version(model, first, last)):
@@ -161,9 +198,10 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
     # A stored whole block (rounds 0-79 searched as one range: no range boundaries, so nothing is
     # reloaded or moved between ranges) replaces the mix when it is cheaper.
     whole = []
-    real, where = best_known(uarch, arch, 0, 79, db)
-    if where.startswith("stored result ("):
-        whole.append((real.code, f"0-79: {where}"))
+    row = _own_row(rows, uarch, arch, 0, 79, model_version(model, 0, 79))
+    real = _rebuild(row)[0] if row is not None else None
+    if real is not None:
+        whole.append((real.code, f"0-79: {_stored_source(row)}"))
     whole += [(o.code, f"0-79: proved whole block stored for {row.uarch}")
               for o, row in stored_elsewhere(rows, uarch, arch, 0, 79, isa)]
     whole += [(o.code, f"0-79: {STALE} {row.model_version}")

@@ -41,24 +41,25 @@ from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr, isa_set
 from sha1opt.search.blocks import STANDARD_RANGES, best_block, stale_rows, stored_elsewhere
-from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.engines.anneal import NO_BUDGET
 from sha1opt.search.engines.cluster import Cluster
 from sha1opt.search.engines.greedy import greedy_starts
 from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Portfolio, RunDone, TemplateJob,
                                               TemplatesDone)
+from sha1opt.search.measure import block_loop_cycles
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.objective import Reference, model_version, objective, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
+from sha1opt.search.family_rows import Stored, put_hybrid, stored_hybrid
 from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank, recipes_for
 from sha1opt.search.store import Store
 
-__all__ = ["HybridReport", "Report", "STANDARD_RANGES", "default_arch", "prove_in_block", "scalar_best",
-           "search_hybrid_block", "search_range", "search_ranges"]
+__all__ = ["HybridReport", "Report", "STANDARD_RANGES", "default_arch", "known_hybrid_block", "prove_in_block",
+           "scalar_best", "search_hybrid_block", "search_range", "search_ranges", "stored_search"]
 
 W_AHEAD = (1, 2, 3)    # the W-ahead starts: the W chain's offset in every round (see _extra_starts)
 
@@ -499,14 +500,15 @@ def scalar_best(uarch: str, db: str | Path | None = None, cap: str | None = None
     if cap is not None and not all(allows(cap, f) for f in isa_set(sched.body)):
         sched = block_schedule([realize(Candidate(0, 79, "x86_64", TEXTBOOK)).code], "x86_64", "textbook")
         where = f"default schedule (the stored best needs more than --isa {cap})"
-    return sched, simulate(list(sched.body), model, loop=True).cycles, where
+    return sched, block_loop_cycles(sched, model), where
 
 
 def search_hybrid_block(uarch: str, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,
                         time_limit: float = 60.0, should_stop: Callable[[], bool] = lambda: False,
                         db: str | Path | None = None, progress: ProgressFn = ignore) -> HybridReport:
     """Search the hybrid family on ``uarch`` (``engines.hybrid.search_hybrid``), prove the winner
-    (``hybrid_proof.prove_hybrid``: an Unknown is not a proof) and rank it against ``scalar_best``;
+    (``hybrid_proof.prove_hybrid``: an Unknown is not a proof), store it when proved (``family_rows``: kept
+    if better than the stored row of the key) and rank it against ``scalar_best``;
     ``progress`` gets the search's ``Progress`` values, then ``Progress("proving the block", 0)``."""
     model = load_model(uarch)
     found = search_hybrid(model, cap=cap, evaluations=evaluations, seed=seed, time_limit=time_limit,
@@ -518,6 +520,28 @@ def search_hybrid_block(uarch: str, *, cap: str | None = None, evaluations: int 
     res = prove_hybrid(found.block)
     if res.ok:
         proof = f"block proved ({res.cuts} cuts, {res.solver_calls} Z3 calls; lane-by-lane cuts)"
+        put_hybrid(db, model, cap, found.block, found.cycles, evaluations=found.evaluations, seconds=found.seconds,
+                   seed=seed, proved=True)
     else:
         proof = f"NOT proved: {describe_failure(res)}"
     return HybridReport(uarch, cap, found, scalar_cycles, where, proof, res.ok)
+
+
+def stored_search(model: Model, stored: Stored) -> HybridSearch:
+    """A stored hybrid row as the search result it was (``reason`` "stored"; its figure the stored one)."""
+    p = stored.params
+    return HybridSearch(model.name, p, stored.block, stored.cycles, stored.cycles / 64, "", stored.cycles,
+                        stored.row.evaluations, stored.row.seconds, "stored", (p,))
+
+
+def known_hybrid_block(uarch: str, *, cap: str | None, db: str | Path | None = None, evaluations: int = 400,
+                       seed: int = 0, progress: ProgressFn = ignore) -> HybridReport:
+    """The stored proved x86-64 hybrid block for (``uarch``, ``cap``) ranked against ``scalar_best``; only when
+    there is none, ``search_hybrid_block`` (which stores what it proves)."""
+    model = load_model(uarch)
+    stored = stored_hybrid(db, model, "x86_64", cap)
+    if stored is None:
+        return search_hybrid_block(uarch, cap=cap, evaluations=evaluations, seed=seed, db=db, progress=progress)
+    _, scalar_cycles, where = scalar_best(uarch, db, cap)
+    return HybridReport(uarch, cap, stored_search(model, stored), scalar_cycles, where,
+                        f"block proved (stored result, {stored.row.evaluations} evaluations)", True)

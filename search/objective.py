@@ -17,7 +17,7 @@ cuts gcc's loop at each round's K (``round_segments``), simulates its rounds
 
 The whole block (rounds 0-79 as one range) is measured otherwise: its code
 *is* a block, so its objective is the figure every block is judged by -- the
-block loop in steady state (``block_loop_cycles``: ``body[loop_start:]`` and
+block loop in steady state (``measure.block_loop_cycles``: ``body[loop_start:]`` and
 the emitter's loop control, ``LOOP_CONTROL``, run back to back), what
 ``sha1opt analyze`` gives the exported code and the acceptance table shows.
 The range measure simulated once ranks whole blocks differently (on nehalem
@@ -35,14 +35,12 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.sha1 import k_const
-from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem
 from sha1opt.search.cost import fingerprint, simulate
-from sha1opt.search.cost.classes import Item
 from sha1opt.search.cost.model import Model
+from sha1opt.search.measure import LOOP_CONTROL, block_loop_cycles, block_loop_items
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
-from sha1opt.search.space.frame import FRAME_BYTES, I386_COUNT_SLOT, I386_DATA_SLOT, Schedule
 from sha1opt.search.space.recipe import TEXTBOOK
 
 CONTEXT_ROUNDS = 4  # default-schedule rounds simulated on each side of a range
@@ -53,28 +51,14 @@ WHOLE_BLOCK = (0, 79)   # the range that is a whole block: measured as the block
 # 3: out-of-order, never below the body's resource floor (``cost/floor.py``), which the window
 # still dipped under by end jitter (a skylake block 283.0 against 284.25, stop 20).
 LOOP_MEASURE = "block-loop-3"
-
-# The loop control emit/assembly.py puts after the body, as the lifter gives it to the cost model
-# (tests/search/test_blocks.py checks it against an exported, lifted loop).
-LOOP_CONTROL: dict[str, tuple[Item, ...]] = {
-    "x86_64": (Instr("add", (Imm(64), Reg("esi", 64))),
-               Opaque("decq", (f"{FRAME_BYTES['x86_64']:#x}(%rsp)",), 0, "counter"),
-               Opaque("jne", ("loop",), 0, "branch")),
-    "i386": (Instr("add", (Imm(64), Mem(Reg("esp", 32), None, 1, I386_DATA_SLOT))),
-             Opaque("decl", (f"{I386_COUNT_SLOT:#x}(%esp)",), 0, "counter"),
-             Opaque("jne", ("loop",), 0, "branch")),
-}
+__all__ = ["LOOP_CONTROL", "LOOP_MEASURE", "Objective", "Reference", "block_loop_cost", "block_loop_cycles",
+           "block_loop_items", "is_whole_block", "model_version", "objective", "range_context", "range_cost",
+           "reference_cycles", "round_segments"]
 
 
 def is_whole_block(first: int | None, last: int | None) -> bool:
     """Whether rounds first..last are the whole block (its objective is then the block loop)."""
     return (first, last) == WHOLE_BLOCK
-
-
-def block_loop_items(sched: Schedule) -> list:
-    """The block loop's body as the simulator runs it: ``sched``'s code after its loop start (the a..e
-    loads run once, before the loop) and the emitter's loop control (``LOOP_CONTROL``)."""
-    return list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[sched.arch])
 
 
 def range_context(first: int, last: int, arch: Arch) -> tuple[list, list]:
@@ -83,18 +67,6 @@ def range_context(first: int, last: int, arch: Arch) -> tuple[list, list]:
     before = realize(Candidate(max(0, first - CONTEXT_ROUNDS), first - 1, arch, TEXTBOOK)).code if first > 0 else []
     after = realize(Candidate(last + 1, min(79, last + CONTEXT_ROUNDS), arch, TEXTBOOK)).code if last < 79 else []
     return before, after
-
-
-def block_loop_cycles(sched: Schedule, model: Model) -> float:
-    """Cycles per iteration of ``sched``'s block loop in steady state: the measure blocks are judged by.
-
-    Example: the default x86-64 block on nehalem is 440 cycles simulated once
-    but 425.67 per iteration of its loop (its a..e loads run once, before
-    the loop: ``Schedule.loop_start``; and iterations overlap). The figure is
-    ``simulate(..., loop=True)``'s: 6 iterations end to end after 3 of warm-up
-    (``simulator.loop_window``), so it never reads the ramp as the rate.
-    """
-    return simulate(block_loop_items(sched), model, loop=True).cycles
 
 
 def block_loop_cost(model: Model, arch: Arch) -> Callable[[list], float]:

@@ -1,4 +1,14 @@
-"""The results store: best proved schedule per (uarch, arch, round range, model version).
+"""The results store: the best proved result per (family, variant, uarch, arch, round range, model version).
+
+Every family's results live here: ``family`` is ``scalar`` (a round range's
+schedule: ``recipe`` and ``offsets`` rebuild it), ``hybrid`` or ``shani``
+(a whole block, rounds 0-79: ``params`` is the JSON object of the family's
+parameter dataclass, ``HybridParams`` / ``ShaniParams``, which
+``search.family_rows`` writes and reads back exactly). ``variant`` names
+what the search was capped to: "" for scalar rows, the ``--isa`` level of a
+hybrid search, ``sha`` or ``sha-no-avx`` (the SHA-NI block without AVX) for
+SHA-NI. ``code`` is the proved code's text: a row is used only if its
+parameters still rebuild to it.
 
 SQLite, one row per key; ``put`` keeps a row only if it is better (fewer
 predicted cycles) than what is stored, inside one ``BEGIN IMMEDIATE``
@@ -14,7 +24,9 @@ unproved is ever reported as a result.
 Invariant: nothing is read from a database that is not exactly this schema.
 Opening checks the file (a regular file, SQLite, ``PRAGMA quick_check``),
 the ``results`` table's columns and every row (types, a round range within
-0-79, finite positive cycles, offsets JSON of the candidate's shape); rows
+0-79, finite positive cycles, offsets JSON of the candidate's shape, a known
+family, params a JSON object -- empty for scalar rows, and a whole block for
+the others); rows
 are checked again whenever read. Any failure is one ``StoreError`` line naming the
 file and the row -- a damaged or hand-edited database is refused, never
 half-trusted (a row claiming -1e9 cycles would otherwise win for ever).
@@ -27,6 +39,11 @@ default database is simply empty.
 Example: ``Store(tmp / "r.db").put(..., cycles=90.0, proved=True)`` returns
 ``Put(stored=True, cycles=90.0)``; a second ``put`` of 120 cycles for the
 same key returns ``Put(stored=False, cycles=90.0)``.
+
+An older database (the scalar-only schema: ``OLD_COLUMNS``, no family,
+variant or params) is migrated when opened for writing -- every old row
+checked, then copied as a ``scalar`` row in one transaction -- and read
+as such (scalar rows) when opened read-only, which never writes.
 """
 
 from __future__ import annotations
@@ -37,7 +54,7 @@ import os
 import sqlite3
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -45,6 +62,8 @@ from sha1opt.semantics.errors import Sha1optError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
+    family TEXT NOT NULL,
+    variant TEXT NOT NULL,
     uarch TEXT NOT NULL,
     arch TEXT NOT NULL,
     first INTEGER NOT NULL,
@@ -53,21 +72,32 @@ CREATE TABLE IF NOT EXISTS results (
     cycles REAL NOT NULL,
     recipe TEXT NOT NULL,
     offsets TEXT NOT NULL,
+    params TEXT NOT NULL,
     code TEXT NOT NULL,
     evaluations INTEGER NOT NULL,
     seconds REAL NOT NULL,
     seed INTEGER NOT NULL,
     created REAL NOT NULL,
-    PRIMARY KEY (uarch, arch, first, last, model_version)
+    PRIMARY KEY (family, variant, uarch, arch, first, last, model_version)
 )
 """
 
 # (name, declared type, position in the primary key or 0), as PRAGMA table_info reports them.
-COLUMNS = (("uarch", "TEXT", 1), ("arch", "TEXT", 2), ("first", "INTEGER", 3), ("last", "INTEGER", 4),
-           ("model_version", "TEXT", 5), ("cycles", "REAL", 0), ("recipe", "TEXT", 0), ("offsets", "TEXT", 0),
-           ("code", "TEXT", 0), ("evaluations", "INTEGER", 0), ("seconds", "REAL", 0), ("seed", "INTEGER", 0),
-           ("created", "REAL", 0))
+COLUMNS = (("family", "TEXT", 1), ("variant", "TEXT", 2), ("uarch", "TEXT", 3), ("arch", "TEXT", 4),
+           ("first", "INTEGER", 5), ("last", "INTEGER", 6), ("model_version", "TEXT", 7), ("cycles", "REAL", 0),
+           ("recipe", "TEXT", 0), ("offsets", "TEXT", 0), ("params", "TEXT", 0), ("code", "TEXT", 0),
+           ("evaluations", "INTEGER", 0), ("seconds", "REAL", 0), ("seed", "INTEGER", 0), ("created", "REAL", 0))
+# The scalar-only schema before families: migrated on a writable open, read as scalar rows read-only.
+OLD_COLUMNS = (("uarch", "TEXT", 1), ("arch", "TEXT", 2), ("first", "INTEGER", 3), ("last", "INTEGER", 4),
+               ("model_version", "TEXT", 5), ("cycles", "REAL", 0), ("recipe", "TEXT", 0), ("offsets", "TEXT", 0),
+               ("code", "TEXT", 0), ("evaluations", "INTEGER", 0), ("seconds", "REAL", 0), ("seed", "INTEGER", 0),
+               ("created", "REAL", 0))
+# An old table's rows in this schema's column order.
+OLD_AS_NEW = ("SELECT 'scalar' AS family, '' AS variant, uarch, arch, first, last, model_version, cycles, recipe, "
+              "offsets, '{}' AS params, code, evaluations, seconds, seed, created FROM results")
 ARCHS = ("x86_64", "i386")
+FAMILIES = ("scalar", "hybrid", "shani")
+KEY = "family=? AND variant=? AND uarch=? AND arch=? AND first=? AND last=? AND model_version=?"
 
 
 class StoreError(Sha1optError):
@@ -76,6 +106,8 @@ class StoreError(Sha1optError):
 
 @dataclass(frozen=True)
 class Row:
+    """One stored result (module docstring); ``params`` is the family's parameters as a JSON object."""
+
     uarch: str
     arch: str
     first: int
@@ -89,6 +121,9 @@ class Row:
     seconds: float
     seed: int
     created: float
+    family: str = "scalar"
+    variant: str = ""
+    params: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -133,17 +168,20 @@ def _one_line(text: str) -> str:
 
 def _check_row(vals: tuple, where: str) -> Row:
     """A database row as a ``Row``, or a ``StoreError`` saying which field is impossible."""
-    (uarch, arch, first, last, version, cycles, recipe, offsets, code, evaluations, seconds, seed, created) = vals
-    key = f"row {_short(uarch)}/{_short(arch)}/{_short(first)}-{_short(last)}"
+    (family, variant, uarch, arch, first, last, version, cycles, recipe, offsets, params, code, evaluations,
+     seconds, seed, created) = vals
+    key = f"row {_short(family)}/{_short(uarch)}/{_short(arch)}/{_short(first)}-{_short(last)}"
 
     def bad(what: str) -> StoreError:
         return StoreError(f"{where}: {key}: {what}; the database was not written by this sha1opt "
                           "(move it away to start afresh)")
 
-    for name, v in (("uarch", uarch), ("model_version", version), ("recipe", recipe), ("code", code),
-                    ("offsets", offsets)):
+    for name, v in (("variant", variant), ("uarch", uarch), ("model_version", version), ("recipe", recipe),
+                    ("code", code), ("offsets", offsets), ("params", params)):
         if not isinstance(v, str):
             raise bad(f"{name} is not text")
+    if family not in FAMILIES:
+        raise bad(f"family {_short(family)} is not one of {', '.join(FAMILIES)}")
     if arch not in ARCHS:
         raise bad(f"arch {_short(arch)} is not one of {', '.join(ARCHS)}")
     for name, v in (("first", first), ("last", last), ("evaluations", evaluations), ("seed", seed)):
@@ -165,7 +203,18 @@ def _check_row(vals: tuple, where: str) -> Row:
             raise TypeError
     except (ValueError, TypeError):
         raise bad("offsets is not a JSON list of [key, integer] pairs") from None
-    return Row(uarch, arch, first, last, version, cycles, recipe, offs, code, evaluations, seconds, seed, created)
+    try:
+        fields = json.loads(params)
+    except ValueError:
+        fields = None
+    if not isinstance(fields, dict):
+        raise bad("params is not a JSON object")
+    if family == "scalar" and (fields or variant):
+        raise bad("a scalar row has params or a variant")
+    if family != "scalar" and (not fields or (first, last) != (0, 79) or offs):
+        raise bad(f"a {family} row is not a whole block with params")
+    return Row(uarch, arch, first, last, version, cycles, recipe, offs, code, evaluations, seconds, seed, created,
+               family, variant, fields)
 
 
 class Store:
@@ -174,6 +223,7 @@ class Store:
         self.readonly = readonly
         self._where = f"results database {self.path}"
         self._db: sqlite3.Connection | None = None
+        self._source = "results"                  # the rows in this schema's columns (OLD_AS_NEW: an old table)
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
@@ -220,6 +270,13 @@ class Store:
                 self._db.execute(SCHEMA)
             return
         cols = tuple((r[1], r[2].upper(), r[5]) for r in self._db.execute("PRAGMA table_info(results)"))
+        if cols == OLD_COLUMNS:
+            self._source = f"({OLD_AS_NEW})"
+            for r in self._db.execute(OLD_AS_NEW):  # all or nothing, as below
+                _check_row(r, self._where)
+            if not self.readonly:
+                self._migrate()
+            return
         if cols != COLUMNS:
             got = {c[0] for c in cols}
             want = {c[0] for c in COLUMNS}
@@ -229,6 +286,22 @@ class Store:
             raise StoreError(f"{self._where}: not this version's schema ({why})")
         for r in self._db.execute("SELECT * FROM results"):  # all or nothing: a bad row refuses the file
             _check_row(r, self._where)
+
+    def _migrate(self) -> None:
+        """The old scalar-only table as this schema's, its rows as ``scalar`` rows: one transaction."""
+        assert self._db is not None
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("ALTER TABLE results RENAME TO results_old")
+            self._db.execute(SCHEMA)
+            self._db.execute("INSERT INTO results " + OLD_AS_NEW.replace("FROM results", "FROM results_old"))
+            self._db.execute("DROP TABLE results_old")
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        self._source = "results"
 
     def close(self) -> None:
         if self._db is not None:
@@ -243,15 +316,15 @@ class Store:
         except sqlite3.Error as e:
             raise StoreError(f"{self._where}: {_one_line(e)}") from None
 
-    def get(self, uarch: str, arch: str, first: int, last: int, model_version: str) -> Row | None:
-        rows = self._query(
-            "SELECT * FROM results WHERE uarch=? AND arch=? AND first=? AND last=? AND model_version=?",
-            (uarch, arch, first, last, model_version))
+    def get(self, uarch: str, arch: str, first: int, last: int, model_version: str, *, family: str = "scalar",
+            variant: str = "") -> Row | None:
+        rows = self._query(f"SELECT * FROM {self._source} WHERE {KEY}",
+                           (family, variant, uarch, arch, first, last, model_version))
         return _check_row(rows[0], self._where) if rows else None
 
     def put(self, *, uarch: str, arch: str, first: int, last: int, model_version: str, cycles: float,
             recipe: str, offsets: tuple, code: str, evaluations: int, seconds: float, seed: int,
-            proved: bool) -> Put:
+            proved: bool, family: str = "scalar", variant: str = "", params: dict | None = None) -> Put:
         """Store if better than the stored row (one immediate transaction); says what is stored after."""
         if not proved:
             raise StoreError("refusing to store an unproved schedule")
@@ -260,22 +333,23 @@ class Store:
             raise StoreError(f"refusing to store {cycles!r} cycles (not a positive finite number)")
         if self._db is None or self.readonly:
             raise StoreError(f"{self._where}: opened read-only")
-        key = (uarch, arch, first, last, model_version)
+        key = (family, variant, uarch, arch, first, last, model_version)
+        fields = json.dumps(params or {}, sort_keys=True)
+        _check_row((*key, cycles, recipe, json.dumps([[list(k), v] for k, v in offsets]), fields, code, evaluations,
+                    float(seconds), seed, 0.0), "refusing to store")      # misuse: never write a row read refuses
         try:
             self._db.execute("BEGIN IMMEDIATE")     # the write lock first: no other put between read and write
             try:
-                old = self._db.execute(
-                    "SELECT * FROM results WHERE uarch=? AND arch=? AND first=? AND last=? AND model_version=?",
-                    key).fetchone()
+                old = self._db.execute(f"SELECT * FROM results WHERE {KEY}", key).fetchone()
                 if old is not None:
                     kept = _check_row(old, self._where).cycles
                     if kept <= cycles:
                         self._db.execute("ROLLBACK")
                         return Put(False, kept)
                 self._db.execute(
-                    "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (*key, cycles, recipe, json.dumps([[list(k), v] for k, v in offsets]), code, evaluations,
-                     float(seconds), seed, time.time()))
+                    "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (*key, cycles, recipe, json.dumps([[list(k), v] for k, v in offsets]), fields, code,
+                     evaluations, float(seconds), seed, time.time()))
                 self._db.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:
@@ -285,6 +359,8 @@ class Store:
             raise StoreError(f"{self._where}: {_one_line(e)}") from None
         return Put(True, cycles)
 
-    def rows(self) -> list[Row]:
+    def rows(self, family: str = "scalar") -> list[Row]:
+        """Every stored row of ``family``."""
         return [_check_row(r, self._where)
-                for r in self._query("SELECT * FROM results ORDER BY uarch, arch, first, last, model_version")]
+                for r in self._query(f"SELECT * FROM {self._source} WHERE family=? "
+                                     "ORDER BY uarch, arch, first, last, model_version, variant", (family,))]

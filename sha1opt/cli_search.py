@@ -24,8 +24,10 @@ from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.driver import NO_BUDGET, default_arch, search_hybrid_block, search_ranges
-from sha1opt.search.space.hybrid_caps import LEVELS, vector_dialects
+from sha1opt.emit.family_search import search_families
+from sha1opt.search.driver import NO_BUDGET, HybridReport, default_arch, known_hybrid_block, search_ranges
+from sha1opt.search.engines.shani import ShaniReport
+from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
                                    hybrid_table, table)
 from sha1opt.views.report import report_json, report_lines
@@ -61,7 +63,8 @@ def _uarch_names() -> list[str]:
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
               help="Cap the instructions used (default: all the model's CPU has). A vector level "
                    "(ssse3, avx, avx2, avx512, shani) with --rounds 0-79 or all also searches the hybrid "
-                   "family (message schedule in xmm) on x86-64 models and ranks it against the scalar best.")
+                   "family (message schedule in xmm) and, at shani, the SHA-NI block; proved results are stored "
+                   "for export and show.")
 @click.option("--json", "as_json", is_flag=True,
               help="Machine-readable output: the report(s) as JSON on stdout, no progress line.")
 @click.pass_context
@@ -101,9 +104,11 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
                                 progress=progress, reference=gcc_reference, isa=isa)
         whole = rounds == "all" or _parse_rounds(rounds) == (0, 79)
-        hybrids = [_search_hybrid(u, isa, evaluations or HYBRID_EVALUATIONS, seed, time_limit, stop.is_set, db, tty)
-                   for u in uarchs if isa is not None and vector_dialects(isa) and whole and not stop.is_set()
-                   and (arch or default_arch(u)) == "x86_64"]
+        found = [r for u in uarchs if isa is not None and whole
+                 for r in _search_families(u, arch or default_arch(u), isa, evaluations or HYBRID_EVALUATIONS, seed,
+                                           time_limit, stop.is_set, db, tty)]
+        hybrids = [r for r in found if isinstance(r, HybridReport)]
+        shanis = [r for r in found if isinstance(r, ShaniReport)]
     finally:
         signal.signal(signal.SIGINT, old)
         if tty:
@@ -111,27 +116,43 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
 
     if as_json:
         out = [report_json(r) for r in reports]
-        if hybrids:
-            click.echo(json.dumps({"ranges": out, "hybrid": [_hybrid_json(h) for h in hybrids]}, indent=1))
+        if found:
+            click.echo(json.dumps({"ranges": out, "hybrid": [_hybrid_json(h) for h in hybrids],
+                                   "shani": [_shani_json(r) for r in shanis]}, indent=1))
         else:
             click.echo(json.dumps(out[0] if len(out) == 1 else out, indent=1))
     else:
         click.echo("\n\n".join(["\n".join(report_lines(r)) for r in reports] +
-                                ["\n".join(_hybrid_lines(h)) for h in hybrids]))
+                                ["\n".join(_hybrid_lines(h)) for h in hybrids] +
+                                ["\n".join(_shani_lines(r)) for r in shanis]))
     if stop.is_set():
         click.echo("sha1opt search: interrupted; the report above is the best so far (its result line says "
                    "where it is stored)", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    sys.exit(EXIT_OK if all(r.proved for r in reports) and all(h.proved or h.search.params is None for h in hybrids) else EXIT_FAIL)
+    sys.exit(EXIT_OK if all(r.proved for r in reports) and all(h.proved or h.search.params is None for h in hybrids)
+             and all(r.proved for r in shanis) else EXIT_FAIL)
 
 
 HYBRID_EVALUATIONS = 300   # annealing moves after the grid when --evaluations is not given
 
 
-def _search_hybrid(uarch, isa, evaluations, seed, time_limit, should_stop, db, tty):
-    with ProgressLine(f"{uarch} hybrid --isa {isa}", enabled=tty) as progress:
-        return search_hybrid_block(uarch, cap=isa, evaluations=evaluations, seed=seed, time_limit=time_limit,
-                                   should_stop=should_stop, db=db, progress=progress)
+def _search_families(uarch, arch, isa, evaluations, seed, time_limit, should_stop, db, tty):
+    with ProgressLine(f"{uarch} --isa {isa}", enabled=tty) as progress:
+        return search_families(uarch, arch, isa, evaluations=evaluations, seed=seed, time_limit=time_limit,
+                               should_stop=should_stop, db=db, progress=progress)
+
+
+def _shani_lines(r) -> list[str]:
+    return [f"{r.uarch} ({r.arch}) SHA-NI {r.params.describe()}: {r.cycles_per_byte:.2f} cycles/byte predicted "
+            f"({r.cycles:.1f} cycles/block; default point {r.default_cycles:.1f})",
+            f"  search: {r.evaluations} evaluations in {r.seconds:.1f} s, stopped: {r.stop_reason}",
+            f"  proof: {r.proof}"]
+
+
+def _shani_json(r) -> dict:
+    return {"uarch": r.uarch, "arch": r.arch, "cycles": r.cycles, "cycles_per_byte": r.cycles_per_byte,
+            "default_cycles": r.default_cycles, "params": r.params.describe(), "evaluations": r.evaluations,
+            "seconds": r.seconds, "stop_reason": r.stop_reason, "proved": r.proved, "proof": r.proof}
 
 
 def _hybrid_lines(h) -> list[str]:
@@ -140,7 +161,7 @@ def _hybrid_lines(h) -> list[str]:
         return [f"{h.uarch} hybrid: {s.reason}"]
     p = s.params
     return [
-        f"{h.uarch} (x86_64) hybrid block, --isa {h.cap}: {s.cycles_per_byte:.2f} cycles/byte predicted "
+        f"{h.uarch} ({p.arch}) hybrid block, --isa {h.cap}: {s.cycles_per_byte:.2f} cycles/byte predicted "
         f"({s.cycles:.0f} cycles/block, bottleneck {s.bottleneck}) vs scalar best {h.scalar_cycles / 64:.2f} "
         f"(ratio {h.ratio:.3f}; winner: {h.winner})",
         f"  vector dialect {p.isa}, lead {p.lead} groups, one vector op every {p.every} scalar ops; "
@@ -181,9 +202,11 @@ def show(uarch, rounds, arch, db, png, isa):
         _show_hybrid(uarch, isa, db, png)
         return
     arch = arch or default_arch(uarch)
-    real, where = best_known(uarch, arch, first, last, db)
-    sim = simulate(real.code, load_model(uarch))
-    click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {where}; {sim.cycles:.1f} cycles, bottleneck {sim.bottleneck}")
+    known = best_known(uarch, arch, first, last, db)
+    real = known.real
+    sim = simulate(real.code, load_model(uarch))          # the clocks drawn: the range on its own
+    click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {known.source}; {known.cycles:.1f} cycles "
+               f"({known.measure}); drawn alone below, bottleneck {sim.bottleneck}")
     width = 30
     cols = columns(real)
     click.echo(f"{'clk':>4} | " + " | ".join(f"{CHAIN_TITLES[c]:{width}s}" for c in cols))
@@ -193,20 +216,20 @@ def show(uarch, rounds, arch, db, png, isa):
             cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in cols]
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
-        click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {sim.cycles:.0f} cycles')}")
+        click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {known.cycles:.1f} cycles')}")
 
 
 def _show_hybrid(uarch: str, isa: str, db, png) -> None:
     """The hybrid block ``export --isa`` considers (same search, seed and budget), by unit class."""
     with _unwind_on_signals(), ProgressLine(f"{uarch} hybrid --isa {isa}") as progress:
-        rep = search_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
+        rep = known_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
     block = rep.search.block
     if block is None:
         _fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")
-    sim = block_cost(block, load_model(uarch))
-    click.echo(f"{uarch} (x86_64) hybrid {block.params.key()}: {sim.cycles:.1f} cycles/block, "
-               f"{sim.cycles_per_byte:.2f} c/B, bottleneck {sim.bottleneck}; scalar best {rep.scalar_cycles / 64:.2f} "
-               f"c/B; {rep.proof}")
+    sim = block_cost(block, load_model(uarch))         # the clocks drawn; the figure is the search's
+    click.echo(f"{uarch} (x86_64) hybrid {block.params.key()}: {rep.search.cycles:.1f} cycles/block, "
+               f"{rep.search.cycles_per_byte:.2f} c/B, bottleneck {sim.bottleneck}; scalar best "
+               f"{rep.scalar_cycles / 64:.2f} c/B; {rep.proof}")
     width = 40
     click.echo(f"{'clk':>4} | " + " | ".join(f"{UNIT_TITLES[c]:{width}s}" for c in UNIT_CLASSES))
     for row in hybrid_table(block, sim):
@@ -214,4 +237,4 @@ def _show_hybrid(uarch: str, isa: str, db, png) -> None:
             cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in UNIT_CLASSES]
             click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
     if png:
-        click.echo(f"wrote {hybrid_gantt_png(block, sim, png, f'{uarch} hybrid --isa {isa}: {sim.cycles:.0f} cycles')}")
+        click.echo(f"wrote {hybrid_gantt_png(block, sim, png, f'{uarch} hybrid --isa {isa}: {rep.search.cycles:.1f} cycles')}")

@@ -12,6 +12,7 @@ CLI's own arguments; the fixture only keeps its arguments and result. Nothing is
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,26 @@ def pytest_collection_modifyitems(config, items):
         used = [name for name in SHARED if name in getattr(item, "fixturenames", ())]
         if used:
             item.add_marker(pytest.mark.xdist_group(used[0]))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_results_db(tmp_path_factory):
+    """The default results store of the session's fixtures: never the user's ``~/.cache`` (``show``, ``export``
+    and ``--dispatch`` store the hybrid and SHA-NI blocks they search)."""
+    old = os.environ.get("SHA1OPT_DB")
+    os.environ["SHA1OPT_DB"] = str(tmp_path_factory.mktemp("results") / "results.sqlite")
+    yield
+    if old is None:
+        os.environ.pop("SHA1OPT_DB", None)
+    else:
+        os.environ["SHA1OPT_DB"] = old
+
+
+@pytest.fixture(autouse=True)
+def _results_db(tmp_path_factory, monkeypatch):
+    """Each test's default results store is its own, outside its ``tmp_path`` (a row one test stores is never
+    another's, and a test that lists its directory finds only its own files)."""
+    monkeypatch.setenv("SHA1OPT_DB", str(tmp_path_factory.mktemp("results") / "results.sqlite"))
 
 
 @pytest.fixture(scope="module")

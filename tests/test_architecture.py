@@ -31,11 +31,13 @@ SEARCH_MAY_IMPORT = {
     "synth": {"cost"},
     "store": set(),
     "progress": set(),    # the Progress value long calls hand to their callback (a leaf)
-    "objective": {"space", "cost"},
-    "engines": {"space", "cost", "objective", "progress"},
-    "blocks": {"space", "cost", "objective", "store"},
-    "bound": {"space", "cost", "objective"},
-    "driver": {"space", "cost", "objective", "store", "blocks", "engines", "progress"},
+    "measure": {"space", "cost"},   # the block-loop measure every family's block is priced by
+    "objective": {"space", "cost", "measure"},
+    "engines": {"space", "cost", "objective", "measure", "progress"},
+    "blocks": {"space", "cost", "objective", "measure", "store"},
+    "bound": {"space", "cost", "objective", "measure"},
+    "family_rows": {"space", "cost", "objective", "measure", "store", "engines"},
+    "driver": {"space", "cost", "objective", "measure", "store", "blocks", "engines", "family_rows", "progress"},
 }
 
 # (importing module, imported module) -> why it is imported inside a function.

@@ -13,7 +13,7 @@ annealer's small priority nudges rarely find a better order for a whole
 block: a better one moves hundreds of instructions a little each.
 
 ``dispatch_order(c, model, blend)`` simulates the candidate in its objective's
-setting (the block loop for rounds 0-79, as ``objective.block_loop_cycles``;
+setting (the block loop for rounds 0-79, as ``measure.block_loop_cycles``;
 ``objective.CONTEXT_ROUNDS`` default rounds each side for a range), reads
 every op's dispatch clock off the timeline (``dispatch_times``), and
 list-schedules the range's ops again by that clock (``order.list_schedule``:
@@ -44,7 +44,8 @@ from typing import Callable
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.objective import block_loop_items, is_whole_block, range_context
+from sha1opt.search.measure import block_loop, block_loop_items
+from sha1opt.search.objective import is_whole_block, range_context
 from sha1opt.search.engines.greedy import order_offsets
 from sha1opt.search.space.assignment import MOVE, SPILL, budget
 from sha1opt.search.space.candidate import REG, REGS, Candidate, Realized, block_schedule, prepared_flow, realize, textbook
@@ -64,7 +65,7 @@ def dispatch_times(real: Realized, model: Model) -> list[float]:
     if is_whole_block(c.first, c.last):
         sched = block_schedule([real.code], c.arch, "dispatch")
         at = len(prologue(c.arch)) - sched.loop_start
-        timeline = simulate(block_loop_items(sched), model, loop=True).timeline
+        timeline = block_loop(block_loop_items(sched), model).timeline
     else:
         before, after = range_context(c.first, c.last, c.arch)
         at = len(before)
@@ -121,7 +122,7 @@ def dispatch_move(model: Model) -> Callable[[Candidate, random.Random], Candidat
 @functools.lru_cache(maxsize=64)
 def _default_bottleneck(model: Model, arch: Arch) -> str:
     sched = textbook(arch)
-    return simulate(block_loop_items(sched), model, loop=True).bottleneck
+    return block_loop(block_loop_items(sched), model).bottleneck
 
 
 def reorders(model: Model, arch: Arch) -> bool:

@@ -1,12 +1,9 @@
 """The hybrid engine: cost a hybrid block on a model, and search its parameters (grid, then annealing).
 
-``block_items(code)`` is what the cost models price: the scalar rows stay
-``x86.Instr``; a vector row becomes the ``listing.Opaque`` "vector" item
-``search.cost.classes`` prices (the same item the listing reader makes of
-it in an object file). ``block_cost(block, model)`` simulates one iteration
-in steady state (``HybridBlock.loop_body``: with read-ahead the path taken
-on every block but the last) as a loop (the setup runs once per call and is
-not counted, as the loop control is not for scalar blocks).
+``block_cost(block, model)`` is the block-loop measure of the block
+(``search.measure.hybrid_loop_cost``: one iteration in steady state with its
+loop control, on read-ahead the path every block but the last takes; the
+setup runs once per call and is not counted).
 
 ``search_hybrid(model, ...)`` first scores a grid in four stages -- (1) the
 families (without read-ahead; read-ahead (``HybridParams.ahead``) with the
@@ -39,10 +36,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from sha1opt.semantics.listing import Opaque
-from sha1opt.semantics.x86 import SEMANTICS, Instr
 from sha1opt.search.cost.model import Model
-from sha1opt.search.cost.simulator import Simulation, simulator_for
+from sha1opt.search.cost.simulator import Simulation
+from sha1opt.search.measure import hybrid_loop_cost
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
@@ -59,20 +55,9 @@ TOP_FORMS = 3        # stage 3 of the grid interleaves this many of the best sca
 TIE = 1e-4           # score per body instruction: breaks ties in cycles (< 1 cycle for any block)
 
 
-def block_items(code) -> list:
-    """Cost-model items of ``code``: vector rows as ``Opaque(..., "vector")``, the rest as they are."""
-    out = []
-    for ins in code:
-        if isinstance(ins, Instr) and SEMANTICS[ins.mnemonic].vector:
-            out.append(Opaque(ins.mnemonic, tuple(str(o) for o in ins.operands), ins.line, "vector"))
-        else:
-            out.append(ins)
-    return out
-
-
 def block_cost(block: HybridBlock, model: Model) -> Simulation:
-    """The per-block body on ``model``, as a loop in steady state."""
-    return simulator_for(model).simulate(block_items(block.loop_body()), loop=True)
+    """The block-loop measure of ``block`` on ``model`` (``measure.hybrid_loop_cost``)."""
+    return hybrid_loop_cost(block, model)
 
 
 def slots_of(model: Model) -> Slots:

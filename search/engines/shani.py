@@ -38,6 +38,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.listing import Opaque, parse_listing
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost import Model, Simulator
+from sha1opt.search.measure import block_loop
 from sha1opt.search.space.shani import (
     LOOP_LABEL, ShaniParams, default_params, isa_rows_used, legal, parts, prove_shani, slack_key, walk_order,
 )
@@ -88,8 +89,9 @@ def loop_items(params: ShaniParams, arch: Arch) -> list:
 
 
 def block_cycles(params: ShaniParams, arch: Arch, sim: Simulator) -> float:
-    """Predicted steady-state cycles per 64-byte block of ``params``' loop on ``sim``'s model."""
-    return sim.simulate(loop_items(params, arch), loop=True).cycles
+    """Predicted cycles per 64-byte block of ``params``' loop on ``sim``'s model: the block-loop measure
+    (``measure.block_loop``) of ``loop_items``, its loop control included."""
+    return block_loop(loop_items(params, arch), sim.model).cycles
 
 
 def has_shani(model: Model) -> bool:

@@ -14,7 +14,7 @@ scalar rounds) the columns are the two unit classes instead (``UNIT_TITLES``):
 each instruction goes to ``scalar`` or ``vector`` by its row of the semantics
 table (``x86.SEMANTICS[m].vector``), so one sees which clocks the vector work
 hides in; each cell also names the units the model used. Example: a hybrid
-block's ``hybrid_table`` (of the block's loop body, ``main`` included) row at clock 0 holds ``mov (%rdi), %eax [p2]`` under
+block's ``hybrid_table`` (of the block's loop, ``main`` and the loop control included) row at clock 0 holds ``mov (%rdi), %eax [p2]`` under
 scalar and ``vmovdqu (%rsi), %xmm0 [p3]`` under vector.
 Library code: returns rows, or writes a PNG (atomically) -- never prints.
 """
@@ -27,7 +27,9 @@ from pathlib import Path
 from sha1opt.search.space.candidate import ORIGINS, Realized
 from sha1opt.semantics.datafiles import atomic_output
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.x86 import SEMANTICS, Instr
+from sha1opt.search.measure import hybrid_loop_items
 
 CHAIN_TITLES = {"W": "W formation", "kw": "K+W into e", "f": "f(b,c,d)", "a5": "a<<<5", "b": "b>>>2",
                 "spill": "spill/reload", "move": "moves at exit"}
@@ -39,7 +41,10 @@ UNIT_COLOURS = {"scalar": "tab:orange", "vector": "tab:blue"}
 
 
 def unit_class(ins) -> str:
-    """``vector`` for an instruction of a vector row of the semantics table, else ``scalar``."""
+    """``vector`` for an instruction of a vector row of the semantics table (or the cost model's vector
+    item of one, ``measure.block_items``), else ``scalar`` (the loop control too)."""
+    if isinstance(ins, Opaque):
+        return "vector" if ins.kind == "vector" else "scalar"
     return "vector" if isinstance(ins, Instr) and SEMANTICS[ins.mnemonic].vector else "scalar"
 
 
@@ -67,20 +72,21 @@ def table(real: Realized, sim) -> list[Row]:
     return [Row(c, rows[c]) for c in sorted(rows)]
 
 
-def _simulated_code(block, sim) -> tuple:
-    """What ``sim`` simulated: the block's steady-state iteration, ``block.loop_body()`` (what
-    ``engines.hybrid.block_cost`` prices: ``body`` then, with read-ahead, ``main``). A simulation of other
-    code is a misuse, refused by name rather than drawn against the wrong instructions."""
-    code = block.loop_body()
+def _simulated_code(block, sim) -> list:
+    """What ``sim`` simulated: the block's loop as the block-loop measure runs it,
+    ``measure.hybrid_loop_items(block)`` (what ``engines.hybrid.block_cost`` prices: ``body``, then with
+    read-ahead ``main``, and the loop control). A simulation of other code is a misuse, refused by name
+    rather than drawn against the wrong instructions."""
+    code = hybrid_loop_items(block)
     if len(sim.timeline) != len(code):
-        raise Sha1optError(f"the simulation has {len(sim.timeline)} instructions, the block's loop body "
-                           f"{len(code)}: draw the simulation of block.loop_body() (engines.hybrid.block_cost)")
+        raise Sha1optError(f"the simulation has {len(sim.timeline)} instructions, the block's loop "
+                           f"{len(code)}: draw the simulation of the block's loop (engines.hybrid.block_cost)")
     return code
 
 
 def hybrid_table(block, sim) -> list[Row]:
-    """``sim`` is ``block_cost(block, model)``, the simulation of ``block.loop_body()`` (a hybrid block's
-    steady-state iteration, ``main`` included with read-ahead): per clock, the instructions issued in each
+    """``sim`` is ``block_cost(block, model)``, the simulation of ``measure.hybrid_loop_items(block)`` (a
+    hybrid block's steady-state iteration, ``main`` included with read-ahead, and its loop control): per clock, the instructions issued in each
     unit class (``UNIT_CLASSES``), each with the units the model used."""
     code = _simulated_code(block, sim)
     rows: dict[int, dict[str, list[str]]] = {}

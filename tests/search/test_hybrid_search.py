@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import _setup, search_hybrid_block
-from sha1opt.search.engines.hybrid import (block_cost, block_items, build_on, dialects_for, first_forms, scalar_isa_for,
+from sha1opt.search.measure import block_items, hybrid_loop_items
+from sha1opt.search.engines.hybrid import (block_cost, build_on, dialects_for, first_forms, scalar_isa_for,
                                            scalars_for, search_hybrid, slots_of, TOP_FORMS)
 from sha1opt.search.space.hybrid import HybridParams, Slots, build
 from sha1opt.search.space.hybrid_proof import prove_hybrid
@@ -136,6 +137,10 @@ def test_the_rotating_bmi_rounds_are_offered_only_with_bmi2():
 
 def test_block_cost_prices_the_path_every_block_but_the_last_takes():
     block = build(HybridParams(isa="avx512vl", ahead=True))
-    items = block_items(block.loop_body())
-    assert len(items) == len(block.body) + len(block.main) and block.main != block.tail
+    items = hybrid_loop_items(block)
+    # body; decq count; jz tail (not taken); main; add $64, %rsi; jmp loop -- the loop control included
+    n = len(block.body)
+    assert [getattr(i, "mnemonic", None) for i in items[n:n + 2]] == ["decq", "je"]
+    assert [i.mnemonic for i in items[-2:]] == ["add", "jmp"]
+    assert len(items) == len(block.body) + len(block.main) + 4 and block.main != block.tail
     assert block_cost(block, load_model("goldencove")).instructions == len(items)

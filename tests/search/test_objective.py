@@ -70,7 +70,7 @@ def test_a_row_under_another_version_is_re_measured_never_trusted(tmp_path):
     Store(db).put(uarch="k8", arch="x86_64", first=0, last=79, model_version=model_version(model), cycles=1.0,
                   recipe=replace(TEXTBOOK, wsrc="inplace").key(), offsets=(), code="\n".join(map(str, code)),
                   evaluations=1, seconds=1.0, seed=0, proved=True)
-    _, where = best_known("k8", "x86_64", 0, 79, db)
+    where = best_known("k8", "x86_64", 0, 79, db).source
     assert where.startswith("default schedule")
     sched, sources = best_block("k8", "x86_64", db)
     assert sched.body == block_schedule([code], "x86_64", "x").body     # cheaper as the loop than the mix
@@ -104,5 +104,5 @@ def test_regression_whole_block_rows_priced_by_the_three_iteration_measure_are_s
     code = _code(0, 79, "x86_64", recipe)
     Store(db).put(uarch="k8", arch="x86_64", first=0, last=79, model_version=old, cycles=1.0, recipe=recipe.key(),
                   offsets=(), code="\n".join(map(str, code)), evaluations=1, seconds=1.0, seed=0, proved=True)
-    assert best_known("k8", "x86_64", 0, 79, db)[1].startswith("default schedule")
+    assert best_known("k8", "x86_64", 0, 79, db).source.startswith("default schedule")
     assert best_block("k8", "x86_64", db)[1] == [f"0-79: {STALE} {old}"]

@@ -1,0 +1,114 @@
+"""The block-loop measure: the one figure a whole block of any family is priced by.
+
+``block_loop(items, model)`` is the simulator's steady-state loop figure
+(``simulate(items, model, loop=True)``: ``simulator.loop_window``'s
+iterations back to back after a warm-up, never below the body's resource
+floor) of ``items``, one iteration of the block loop *as the exported
+function runs it on every block but the last*:
+
+* included -- the loop body from the loop label to the back branch, with
+  its loop control (advance the data pointer, count the blocks down,
+  branch back) in the place the emitter puts it; with read-ahead (a hybrid
+  ``HybridBlock.params.ahead``) the path every block but the last takes:
+  ``body``, the count and the not-taken ``jz``, ``main``, the pointer
+  advance and the ``jmp`` back;
+* left out -- what runs once per call (the frame, the pushes, the vector
+  constants' setup, the loads of a..e before an x86-64 scalar loop:
+  ``Schedule.loop_start``), the last block's ``tail`` and the epilogue.
+
+It is what ``sha1opt analyze`` measures on the exported object (the lifted
+loop from its head to its back edge: the same instructions), what the
+whole-block search minimises, what the store keeps for a whole block, what
+the export header, ``show``, the dispatch order and the families' reports
+print. Each family gives its items: ``block_loop_items`` (a ``Schedule``:
+``body[loop_start:]`` and ``LOOP_CONTROL``), ``hybrid_loop_items`` (a
+``HybridBlock``), ``engines.shani.loop_items`` (a SHA-NI point: its
+``Parts.head``/``tail`` are its loop control).
+
+Example: the default x86-64 block on nehalem: ``block_loop_cycles(textbook
+("x86_64"), load_model("nehalem"))`` is 425.67 cycles per block -- not the
+440 of its body simulated once, nor the figure of its body with the a..e
+loads and without the loop control.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg
+from sha1opt.search.cost.classes import Item
+from sha1opt.search.cost.model import Model
+from sha1opt.search.cost.simulator import Simulation, simulator_for
+from sha1opt.search.space.frame import FRAME_BYTES, I386_COUNT_SLOT, I386_DATA_SLOT, Schedule
+from sha1opt.search.space.hybrid import HybridBlock
+
+# The loop control emit/assembly.py puts after a scalar body, as the lifter gives it to the cost model
+# (tests/search/test_blocks.py checks it against an exported, lifted loop).
+LOOP_CONTROL: dict[str, tuple[Item, ...]] = {
+    "x86_64": (Instr("add", (Imm(64), Reg("esi", 64))),
+               Opaque("decq", (f"{FRAME_BYTES['x86_64']:#x}(%rsp)",), 0, "counter"),
+               Opaque("jne", ("loop",), 0, "branch")),
+    "i386": (Instr("add", (Imm(64), Mem(Reg("esp", 32), None, 1, I386_DATA_SLOT))),
+             Opaque("decl", (f"{I386_COUNT_SLOT:#x}(%esp)",), 0, "counter"),
+             Opaque("jne", ("loop",), 0, "branch")),
+}
+# The x86-64 hybrid frame's block count (``emit.hybrid_frame.COUNT``); its i386 frame uses the scalar slots.
+HYBRID_COUNT = 64
+
+
+def block_loop(items: Sequence[Item], model: Model) -> Simulation:
+    """The block-loop measure of ``items`` (one iteration with its loop control) on ``model``."""
+    return simulator_for(model).simulate(list(items), loop=True)
+
+
+def block_loop_items(sched: Schedule) -> list:
+    """A scalar block's loop: ``sched``'s code after its loop start (the a..e loads run once, before the
+    loop) and the emitter's loop control (``LOOP_CONTROL``)."""
+    return list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[sched.arch])
+
+
+def block_loop_cycles(sched: Schedule, model: Model) -> float:
+    """Cycles per iteration of a scalar ``sched``'s block loop in steady state (``block_loop``).
+
+    Example: the default x86-64 block on nehalem is 440 cycles simulated once
+    but 425.67 per iteration of its loop (its a..e loads run once, before the
+    loop; and iterations overlap).
+    """
+    return block_loop(block_loop_items(sched), model).cycles
+
+
+def block_items(code) -> list:
+    """Cost-model items of ``code``: vector rows as ``Opaque(..., "vector")`` (the item the listing reader
+    makes of them in an object file), the rest as they are."""
+    out = []
+    for ins in code:
+        if isinstance(ins, Instr) and SEMANTICS[ins.mnemonic].vector:
+            out.append(Opaque(ins.mnemonic, tuple(str(o) for o in ins.operands), ins.line, "vector"))
+        else:
+            out.append(ins)
+    return out
+
+
+def hybrid_loop_items(block: HybridBlock) -> list:
+    """A hybrid block's loop as ``emit.hybrid_frame.loop_lines`` / ``hybrid_i386_frame`` write it.
+
+    Without read-ahead: ``body; add $64, data; dec count; jnz loop``. With read-ahead (x86-64 only):
+    ``body; decq count; jz tail; main; add $64, %rsi; jmp loop`` -- the path of every block but the last.
+    """
+    if block.params.arch == "i386":
+        return block_items(block.body) + list(LOOP_CONTROL["i386"])
+    if not block.params.ahead:
+        control = (Instr("add", (Imm(64), Reg("esi", 64))),
+                   Opaque("decq", (f"{HYBRID_COUNT:#x}(%rsp)",), 0, "counter"),
+                   Opaque("jne", ("loop",), 0, "branch"))
+        return block_items(block.body) + list(control)
+    return (block_items(block.body)
+            + [Opaque("decq", (f"{HYBRID_COUNT:#x}(%rsp)",), 0, "counter"), Opaque("je", ("tail",), 0, "branch")]
+            + block_items(block.main)
+            + [Instr("add", (Imm(64), Reg("esi", 64))), Opaque("jmp", ("loop",), 0, "jump")])
+
+
+def hybrid_loop_cost(block: HybridBlock, model: Model) -> Simulation:
+    """The block-loop measure of a hybrid block (``hybrid_loop_items``)."""
+    return block_loop(hybrid_loop_items(block), model)
