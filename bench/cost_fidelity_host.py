@@ -61,7 +61,7 @@ import numpy as np
 
 from sha1opt.emit.calibration import (gcc_variant, kendall_tau, loop_items, loop_text, mape, mca_cycles,
                                       newest_llvm_mca, rename_symbol, vectors_ok)
-from sha1opt.emit.clock import clock_library, loop_cycles, ratio_of_record
+from sha1opt.emit.clock import clock_library, loop_cycles
 from sha1opt.emit.export import export
 from sha1opt.emit.host_cpu import host, identify, uarch_name
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto
@@ -270,14 +270,6 @@ def searched_exports(work: Path, searched: tuple[str, ...]) -> list[tuple[str, s
     return out
 
 
-def per_pair(recs: np.ndarray, npeers: int) -> dict[int, np.ndarray]:
-    tpb = recs[:, 1] / recs[:, 2]
-    out: dict[int, list[float]] = {p: [] for p in range(npeers)}
-    for row in range(len(recs)):
-        out[int(recs[row, 0])].append(tpb[row])
-    return {p: np.array(v) for p, v in out.items()}
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=200, help="pairs per code per pass")
@@ -360,10 +352,10 @@ def main() -> int:
             share.append(loop_cycles({"adds": MICRO["add, 8 independent x30"][0]}, rounds=7)["adds"].cycles)
             for name, (exe, env, peer_lib) in exes.items():
                 t = run_program(exe, [SIZE], args.pairs, MIN_BYTES, env=env, lib=peer_lib)
-                pp = per_pair(t.records, t.peers)
+                pp = t.per_pair()[0]
                 ratios[name] += list(pp[1 if peer_lib == clock_lib else 2] / pp[0])
                 if peer_lib == clock_lib:
-                    cpt = np.array([ratio_of_record(float(b), float(tk)) for p, tk, b in t.records if p == 2])
+                    cpt = t.clock_samples(2)
                     clocks += list(cpt)
                     textbook_core += list(pp[0] * cpt)
         loads.append(os.getloadavg()[0])

@@ -59,8 +59,8 @@ from sha1opt.emit.objfile import load_object
 from sha1opt.emit.shani_export import export_shani
 from sha1opt.emit.host_cpu import host, lacking, lacks_text, uarch_name
 from sha1opt.emit.shani_frame import SYMBOL, validated_text
-from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program
-from sha1opt.emit.toolchain import assemble, compile_preprocessed, link_static, run, which
+from sha1opt.emit.timing import run_program, timing_program
+from sha1opt.emit.toolchain import assemble, compile_preprocessed, run, which
 from sha1opt.search.cost import Simulator, load_model, model_names
 from sha1opt.search.engines.shani import best_shani, block_cycles, has_shani
 from sha1opt.search.space.shani import ShaniParams, default_params, isa_rows_used
@@ -106,23 +106,7 @@ def default_peer(arch: str, work: Path) -> list[Path]:
 
 def program(arch: str, ours: Path, peer: list[Path], work: Path, name: str) -> Path:
     """The timing program: ours as peer 0, ``peer`` as peer 1 (x86-64: the clock library as peer 2)."""
-    if arch == "x86_64":
-        return hosted_program([ours, *peer], work, f"bench_{name}")
-    main_o, start = freestanding_i386(work)
-    return link_static([main_o, *peer, start, ours], "i386", work / f"bench_{name}", "linking the i386 benchmark")
-
-
-def per_peer(records: np.ndarray, npeers: int, pairs: int) -> list[dict[int, np.ndarray]]:
-    """Per size: peer -> TSC ticks/B of each pair (csrc/bench.c writes a size's pairs back to back)."""
-    out = []
-    per_size = npeers * pairs
-    for s_idx in range(len(SIZES)):
-        block = records[s_idx * per_size:(s_idx + 1) * per_size]
-        tpb: dict[int, list[float]] = {p: [] for p in range(npeers)}
-        for peer, ticks, nbytes in block:
-            tpb[int(peer)].append(ticks / nbytes)
-        out.append({p: np.array(v) for p, v in tpb.items()})
-    return out
+    return timing_program(arch, [ours, *peer] if arch == "x86_64" else [*peer, ours], work, f"bench_{name}")
 
 
 def row(size: int, name: str, tpb: dict[int, np.ndarray], clock: int | None) -> str:
@@ -178,7 +162,7 @@ def time_forms(work: Path, pairs: int, rounds: int) -> list[str]:
     for _ in range(rounds):
         for name, exe in programs.items():
             t = run_program(exe, SIZES, per_round, MIN_BYTES, {}, str(lib))
-            for s_idx, tpb in enumerate(per_peer(t.records, t.peers, per_round)):
+            for s_idx, tpb in enumerate(t.per_pair()):
                 got[name][s_idx].append(tpb[0] / tpb[1])
     lines.append(f"  {'form':<70} {'goldencove':>10} {'zen5':>6}   ratio to OpenSSL's shaext, median [p10, p90]")
     for name, params in forms(arch).items():
@@ -272,7 +256,7 @@ def main() -> int:
             for _ in range(args.rounds):
                 for uarch, (exe, _) in programs.items():
                     t = run_program(exe, SIZES, per_round, MIN_BYTES, {}, str(lib) if lib else None)
-                    for s_idx, tpb in enumerate(per_peer(t.records, t.peers, per_round)):
+                    for s_idx, tpb in enumerate(t.per_pair()):
                         for p, v in tpb.items():
                             got[uarch][s_idx].setdefault(p, []).append(v)
             for label, by in got.items():

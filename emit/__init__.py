@@ -17,7 +17,10 @@ What lives here (one concept per module):
 * ``vectors``     -- the NIST CAVP and FIPS 180 known answers from ``corpus/vectors``;
 * ``native``      -- straight-line snippets run on the CPU, to check the semantics table;
 * ``export``      -- validated ``.S`` written atomically, or nothing;
-* ``timing``      -- the timing program ``csrc/bench.c``: built, run, paired records, the TSC rate;
+* ``timing``      -- the one timing driver: ``csrc/bench.c`` built for an arch, run in interleaved
+                     pairs, the per-pair ratio statistics and the add-chain core clock, the TSC rate;
+* ``image``       -- what a validated object must be (runnable, the same as re-assembled), read by
+                     the one ELF reader ``semantics.lift.elf.ObjectFile``;
 * ``bench``       -- paired-ratio benchmark of an emitted file against the peers;
 * ``peers``       -- the peers: gcc's code for ``csrc/sha1_ref.c`` (``gcc_reference_loop``) and
                      OpenSSL's libcrypto with its code-path masks;

@@ -7,7 +7,8 @@ distribution of per-pair ratios ``ours / peer`` of ticks per byte -- median,
 p10, p90 -- plus the ratio of the two minima. Absolute ticks/byte are given
 for context only.
 
-Peers (``csrc/bench.c``, built and run by ``timing.py``; OpenSSL found by ``peers.py``):
+Peers (``csrc/bench.c``, built and run by the timing driver ``timing.py``, which also
+computes every statistic; OpenSSL found by ``peers.py``):
 
 * OpenSSL's libcrypto ``SHA1_Update``, forced onto one code path by setting
   ``OPENSSL_ia32cap`` before the library loads (one process per path, each
@@ -22,7 +23,8 @@ same checks as export): a bare ``ret``, a ``call system``, clobbered
 callee-saved registers or a spin loop come back as a ``BenchRefusal``; so
 does code needing a feature this CPU lacks (``host_cpu.lacking`` of the
 features its decoded machine code needs: ``BenchRefusal.missing``), which
-is never run natively.
+is never run natively. ``refusal`` and ``c_program`` are the steps the
+hybrid benches (``hybrid_bench``, ``hybrid_bench_i386``) share with ``bench``.
 
 Ticks are TSC ticks, not core cycles: the TSC runs at a fixed rate whatever
 the core clock does; ``tsc_hz`` is measured against CLOCK_MONOTONIC_RAW.
@@ -32,7 +34,7 @@ chain, so every pair of ours and the C peer has its own core-cycles-per-tick
 sample, and ``core cycles/byte = ticks/byte x that pair's cycles per tick``
 (median over pairs); the OpenSSL paths, timed in their own processes, use the
 median clock of that first process. The i386 program cannot load a library:
-its clock is ``clock.tick_samples`` run just before and just after it.
+its clock is the add chain run just before and just after it (``timing.clock_around``).
 Example: 2.40 ticks/byte at 1.31 core cycles per tick is 3.14 core c/B.
 """
 
@@ -42,55 +44,25 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.host_cpu import host, lacking, lacks_text
-from sha1opt.emit.clock import CHAIN, clock_library, ratio_of_record, tick_samples
+from sha1opt.emit.clock import clock_library
 from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto, openssl_path_note
-from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
+from sha1opt.emit.timing import (
+    CoreClock, PairPlan, PeerStats, c_peer, clock_around, core_clock, timing_program, tsc_hz,
+)
 from sha1opt.emit.validate import Validation, validate_source
-from sha1opt.emit.toolchain import FREESTANDING_FLAGS, compile_source, csrc, link_static
 
-__all__ = ["SIZES", "PEER_NAMES", "PeerStats", "CoreClock", "BenchReport", "BenchRefusal", "bench"]
+__all__ = ["SIZES", "PEER_NAMES", "WIDE_SPREAD", "PeerStats", "CoreClock", "BenchReport", "BenchRefusal",
+           "refusal", "c_program", "bench"]
 
 SIZES = (64, 1024, 16384, 1 << 20)
 PEER_NAMES = {0: "ours", 1: "gcc -O2 C"}
 # A ratio whose p10..p90 band is wider than this share of its median says the machine was busy (or the
 # size too small to time): its median is printed with a warning, not as a finding.
 WIDE_SPREAD = 0.25
-
-
-@dataclass(frozen=True)
-class PeerStats:
-    peer: str
-    size: int
-    ours_ticks_per_byte: float       # median over pairs
-    peer_ticks_per_byte: float       # median over pairs
-    ratio_median: float              # median over pairs of ours/peer
-    ratio_p10: float
-    ratio_p90: float
-    ratio_of_minima: float           # min(ours) / min(peer)
-    pairs: int
-    ours_cycles_per_byte: float = float("nan")     # estimated core cycles/byte (module docstring)
-    peer_cycles_per_byte: float = float("nan")
-
-    @property
-    def spread(self) -> float:
-        """The p10..p90 band of the ratio as a share of its median (``WIDE_SPREAD`` and above: a busy machine)."""
-        return (self.ratio_p90 - self.ratio_p10) / self.ratio_median if self.ratio_median > 0 else float("inf")
-
-
-@dataclass(frozen=True)
-class CoreClock:
-    """Core cycles per TSC tick measured beside the timed runs: median, p10, p90 over ``samples``, and how."""
-    median: float
-    p10: float
-    p90: float
-    samples: int
-    method: str
 
 
 @dataclass
@@ -136,60 +108,6 @@ class BenchReport:
         }
 
 
-def _build_x86_64(candidate: Path, work: Path) -> Path:
-    ref = compile_source(csrc("sha1_ref.c"), "x86_64", work / "ref64.o", "compiling the C peer", ("-O2",))
-    return hosted_program([ref, candidate], work, "bench64")
-
-
-def _build_i386(candidate: Path, work: Path) -> Path:
-    main, start = freestanding_i386(work)
-    ref = compile_source(csrc("sha1_ref.c"), "i386", work / "ref32.o", "compiling sha1_ref.c -m32", FREESTANDING_FLAGS)
-    return link_static([main, ref, start, candidate], "i386", work / "bench32", "linking the i386 benchmark")
-
-
-def _per_pair(recs: np.ndarray, npeers: int, sizes, pairs: int) -> list[dict[int, np.ndarray]]:
-    """Per size: peer index -> ticks/byte of each pair (csrc/bench.c writes a pair's records back to back)."""
-    out = []
-    per_size = npeers * pairs
-    for s_idx in range(len(sizes)):
-        block = recs[s_idx * per_size:(s_idx + 1) * per_size]
-        tpb: dict[int, list[float]] = {p: [] for p in range(npeers)}
-        for pair in range(pairs):
-            for peer, t, nbytes in block[pair * npeers:(pair + 1) * npeers]:
-                tpb[int(peer)].append(t / nbytes)
-        out.append({p: np.array(v) for p, v in tpb.items()})
-    return out
-
-
-def _stats(recs: np.ndarray, npeers: int, sizes, pairs: int, peer_names: dict[int, str],
-           clock_peer: int | None = None, cycles_per_tick: float = float("nan")) -> list[PeerStats]:
-    """One PeerStats per (size, named peer); core cycles/byte from ``clock_peer``'s records of the same
-    pairs when given (median over pairs of ticks/byte x cycles/tick), else ticks/byte x ``cycles_per_tick``."""
-    out = []
-    for size, tpb in zip(sizes, _per_pair(recs, npeers, sizes, pairs)):
-        cpt = 1.0 / tpb[clock_peer] if clock_peer is not None else None   # one add per byte
-        ours = tpb[0]
-        core = (lambda x: float(np.median(x * cpt))) if cpt is not None else \
-            (lambda x: float(np.median(x)) * cycles_per_tick)
-        for p in peer_names:
-            other = tpb[p]
-            r = ours / other
-            out.append(PeerStats(peer_names[p], size, float(np.median(ours)), float(np.median(other)),
-                                 float(np.median(r)), float(np.percentile(r, 10)), float(np.percentile(r, 90)),
-                                 float(ours.min() / other.min()), pairs, core(ours), core(other)))
-    return out
-
-
-def _clock_of(recs: np.ndarray, peer: int) -> np.ndarray:
-    """Core cycles per tick of every record of the clock peer."""
-    return np.array([ratio_of_record(float(b), float(t)) for p, t, b in recs if int(p) == peer])
-
-
-def _core_clock(samples: np.ndarray, method: str) -> CoreClock:
-    return CoreClock(float(np.median(samples)), float(np.percentile(samples, 10)), float(np.percentile(samples, 90)),
-                     len(samples), method)
-
-
 @dataclass(frozen=True)
 class BenchRefusal:
     """``source`` did not validate, or validated but needs features this CPU lacks (``missing``,
@@ -208,6 +126,19 @@ class BenchRefusal:
         return f"{f.name} failed: {f.detail}" if f else "validation failed"
 
 
+def refusal(v: Validation) -> BenchRefusal | None:
+    """Why validated code must not be timed here (it failed a check, or needs features this CPU lacks), or None."""
+    if not v.ok:
+        return BenchRefusal(v)
+    missing = lacking(v.features or ())
+    return BenchRefusal(v, missing) if missing else None   # never timed natively without its features
+
+
+def c_program(arch: Arch, candidate: Path, work: Path) -> Path:
+    """The timing program with ``candidate`` as peer 0 and the C peer (``timing.c_peer``) as peer 1."""
+    return timing_program(arch, [c_peer(arch, work), candidate], work, "bench64" if arch == "x86_64" else "bench32")
+
+
 def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_bytes: int = 1 << 20,
           openssl_paths=("integer", "ssse3", "avx2", "default"),
           time_limit: float = BENCH_SECONDS) -> BenchReport | BenchRefusal:
@@ -217,7 +148,7 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
     prove (the whole function), native vectors, the same checks as export -- and what fails
     it is returned as a ``BenchRefusal`` without a timing run. The validated
     object (not a second build of ``source``) is linked into the timing
-    program; each timing process runs under ``toolchain.NATIVE_LIMITS`` with
+    program (``timing``); each timing process runs under ``toolchain.NATIVE_LIMITS`` with
     ``time_limit`` seconds of wall time, in its own process group, killed
     with its group past the limit or on SIGINT/SIGTERM (``ToolchainError``),
     and the temporary directory goes with it.
@@ -225,10 +156,7 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
     source = Path(source)
     if not source.is_file():
         raise Sha1optError(f"{source}: no such file")
-    if pairs < 2:
-        raise Sha1optError("pairs must be at least 2")
-    if not time_limit > 0:
-        raise Sha1optError("time_limit must be a positive number of seconds")
+    plan = PairPlan(sizes, pairs, min_bytes, time_limit)
     unknown = [p for p in openssl_paths if p not in OPENSSL_PATHS]
     if unknown:
         raise Sha1optError(f"unknown OpenSSL path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})")
@@ -237,22 +165,17 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
     with tempfile.TemporaryDirectory(prefix="sha1opt-bench-") as work:
         work_dir = Path(work)
         v = validate_source(source, arch, work_dir)
-        if not v.ok:
-            return BenchRefusal(v)
-        missing = lacking(v.features or ())
-        if missing:                      # the vectors ran under an emulator or not at all: no native timing
-            return BenchRefusal(v, missing)
-        run = lambda exe, env=None, lib=None: run_program(exe, sizes, pairs, min_bytes, env, lib,  # noqa: E731
-                                                          time_limit=time_limit)
+        refused = refusal(v)
+        if refused:
+            return refused
+        exe = c_program(arch, v.obj, work_dir)
         if arch == "x86_64":
-            exe = _build_x86_64(v.obj, work_dir)
             lib = libcrypto()
             # the first process: ours, the C peer and the clock peer, interleaved in every pair
-            t = run(exe, None, str(clock_library(work_dir)))
-            clock = _core_clock(_clock_of(t.records, 2), "dependent-add chain as a third peer, interleaved in "
-                                                         "every pair of ours and the C peer")
-            report = BenchReport(arch, t.tsc_hz, pairs, _stats(t.records, t.peers, sizes, pairs, {1: "gcc -O2 C"},
-                                                               clock_peer=2), clock=clock)
+            t = plan.run(exe, None, str(clock_library(work_dir)))
+            clock = core_clock(t.clock_samples(2), "dependent-add chain as a third peer, interleaved in "
+                                                   "every pair of ours and the C peer")
+            report = BenchReport(arch, t.tsc_hz, pairs, t.stats({1: "gcc -O2 C"}, clock_peer=2), clock=clock)
             paths = list(openssl_paths) if lib else []
             if not paths:
                 report.notes.append("libcrypto not found: OpenSSL peers skipped" if not lib else "no OpenSSL path asked")
@@ -265,9 +188,8 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
                     paths.remove(path)
                     continue
                 mask = OPENSSL_PATHS[path]
-                t = run(exe, {"OPENSSL_ia32cap": mask} if mask else {}, lib)
-                report.stats += _stats(t.records, t.peers, sizes, pairs, {2: f"OpenSSL {path}"},
-                                       cycles_per_tick=clock.median)
+                t = plan.run(exe, {"OPENSSL_ia32cap": mask} if mask else {}, lib)
+                report.stats += t.stats({2: f"OpenSSL {path}"}, cycles_per_tick=clock.median)
                 report.notes.append(f"OpenSSL {path}: OPENSSL_ia32cap={mask or '(unset)'}, {lib}")
             if paths:
                 report.notes.append("core c/B of the OpenSSL peers (own processes): their ticks/byte x the median "
@@ -275,15 +197,11 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
             order = {name: k for k, name in enumerate(["gcc -O2 C"] + [f"OpenSSL {p}" for p in paths])}
             report.stats.sort(key=lambda st: (sizes.index(st.size), order[st.peer]))
         else:
-            exe = _build_i386(v.obj, work_dir)
-            adds = max(1, 2_000_000 // CHAIN) * CHAIN
-            before = adds / tick_samples(adds, 7, work_dir)
-            t = run(exe)
-            after = adds / tick_samples(adds, 7, work_dir)
-            clock = _core_clock(np.concatenate([before, after]), "dependent-add chain in a separate x86-64 "
-                                                                  "process, just before and just after the timed run")
-            report = BenchReport(arch, tsc_hz(work_dir), pairs, _stats(t.records, t.peers, sizes, pairs, {1: "gcc -O2 C"},
-                                                                       cycles_per_tick=clock.median), clock=clock)
+            t, samples = clock_around(work_dir, lambda: plan.run(exe))
+            clock = core_clock(samples, "dependent-add chain in a separate x86-64 "
+                                        "process, just before and just after the timed run")
+            report = BenchReport(arch, tsc_hz(work_dir), pairs, t.stats({1: "gcc -O2 C"}, cycles_per_tick=clock.median),
+                                 clock=clock)
             report.notes.append("i386: gcc -m32 -O2 freestanding C peer in the same process; "
                                 "no 32-bit OpenSSL peer (the i386 timing program is freestanding, linked with no libcrypto)")
         report.validated = tuple(c.name for c in v.checks)

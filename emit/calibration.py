@@ -26,8 +26,9 @@ count cycles.
 Errors: a tool that fails raises ``ToolchainError`` (from ``toolchain.run``);
 a statistic asked of sequences it is not defined for raises
 ``CalibrationError``; a variant whose vectors fail is reported by
-``vectors_ok`` as a value. Building and running the timing program is
-``timing.py``'s; gcc's reference code is ``peers.py``'s.
+``vectors_ok`` as a value. Building and running the timing program, and the
+median / p10 / p90 of the ratios, are the timing driver's (``timing.py``); gcc's
+reference code is ``peers.py``'s.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.assembly import SYMBOL
 from sha1opt.emit.harness import BlockHarness
 from sha1opt.emit.peers import REFERENCE_SYMBOL, reference_assembly
-from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program, tsc_hz
-from sha1opt.emit.toolchain import ToolchainError, compile_text, link_static, run
+from sha1opt.emit.timing import PairPlan, band, timing_program, tsc_hz
+from sha1opt.emit.toolchain import ToolchainError, compile_text, run
 from sha1opt.emit.validate import run_vectors
 
 __all__ = ["REF_SYMBOL", "LLVM_MCA", "CalibrationError", "PairedRatio", "rename_symbol", "gcc_variant",
@@ -99,15 +100,15 @@ class PairedRatio:
 
     @property
     def median(self) -> float:
-        return float(np.median(self.ratios))
+        return band(self.ratios)[0]
 
     @property
     def p10(self) -> float:
-        return float(np.percentile(self.ratios, 10))
+        return band(self.ratios)[1]
 
     @property
     def p90(self) -> float:
-        return float(np.percentile(self.ratios, 90))
+        return band(self.ratios)[2]
 
     def __add__(self, other: "PairedRatio") -> "PairedRatio":
         """Pool two runs of the same pair (the tick medians are approximated by the larger run's)."""
@@ -128,28 +129,21 @@ def build_pair(variant: str, reference: str, arch: Arch, work: Path, reference_f
     var_obj = compile_text(variant, arch, work, "variant")
     ref_obj = compile_text(rename_symbol(reference, SYMBOL, REF_SYMBOL), arch, work, "reference")
     objs = [ref_obj, var_obj] if reference_first else [var_obj, ref_obj]
-    if arch == "x86_64":
-        return hosted_program(objs, work, f"pair_{arch}")
-    # The freestanding build of emit/bench.py, with the reference in place of the C peer.
-    main, start = freestanding_i386(work)
-    return link_static([main, start, *objs], "i386", work / f"pair_{arch}", "linking the i386 paired benchmark")
+    # i386: the freestanding build of emit/bench.py, with the reference in place of the C peer, _start first
+    return timing_program(arch, objs, work, f"pair_{arch}", start_at=0)
 
 
 def run_pairs(exe: Path, pairs: int, size: int = 16384, min_bytes: int = 1 << 20) -> PairedRatio:
     """Run a program from ``build_pair``: ``pairs`` pairs of calls of ``size`` bytes (repeated to ``min_bytes``)."""
-    if pairs < 2:
-        raise Sha1optError("pairs must be at least 2")
-    t = run_program(exe, [size], pairs, min_bytes)
+    t = PairPlan((size,), pairs, min_bytes).run(exe)
     npeers, recs = t.peers, t.records
     if npeers != 2 or len(recs) != 2 * pairs:
         raise ToolchainError(f"paired benchmark reported {npeers} peers and {len(recs)} records, "
                              f"expected 2 and {2 * pairs}")
     if not np.all(recs[0::2, 0] + recs[1::2, 0] == 1):
         raise ToolchainError("paired benchmark records are not in pairs of peer 0 and peer 1")
-    tpb = recs[:, 1] / recs[:, 2]
-    # csrc/bench.c writes each pair's two records back to back, the order rotating: sort by peer index.
-    var = np.where(recs[0::2, 0] == 0, tpb[0::2], tpb[1::2])
-    ref = np.where(recs[0::2, 0] == 0, tpb[1::2], tpb[0::2])
+    tpb = t.per_pair()[0]          # csrc/bench.c rotates the order inside a pair: per_pair sorts by peer
+    var, ref = tpb[0], tpb[1]
     return PairedRatio(tuple(float(x) for x in var / ref), size, float(np.median(var)), float(np.median(ref)))
 
 

@@ -48,7 +48,7 @@ from sha1opt.emit.dispatch_word import FEATURE_BITS, INIT_SYMBOL, WORD_SYMBOL, f
 from sha1opt.emit.export import ExportResult, file_header, write_checked
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.toolchain import compile_preprocessed, cpu_flags, host_is_x86_64
-from sha1opt.emit.validate import Validation, _timed, proof_detail, run_vectors
+from sha1opt.emit.validate import Validation, proof_detail, run_vectors
 
 
 class DispatchExportError(Sha1optError):
@@ -140,14 +140,14 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
         return True, head + (f"; not run here: {'; '.join(skipped)}" if skipped else "")
 
     for name, fn in (("assemble", do_assemble), ("lift", do_lift), ("prove", do_prove)):
-        if not _timed(v, name, fn):
+        if not v.run_check(name, fn):
             return v
     if native:
         if not host_is_x86_64():
-            _timed(v, "constructor", lambda: (False, "native runs need an x86-64 host (native=False skips them)"))
+            v.run_check("constructor", lambda: (False, "native runs need an x86-64 host (native=False skips them)"))
             return v
-        if _timed(v, "constructor", do_constructor):
-            _timed(v, "vectors", do_vectors)
+        if v.run_check("constructor", do_constructor):
+            v.run_check("vectors", do_vectors)
     return v
 
 

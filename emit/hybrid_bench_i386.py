@@ -11,7 +11,8 @@ word 1 bit 9 (SSSE3) and word 0 bit 24 (FXSR) clear -> the integer code; else wo
 -> SHA-NI; else word 1 bit 28 (AVX) and word 0 bit 30 (the "Intel CPU" bit) -> AVX; else SSSE3.
 So ``CAP_WORDS`` below; every program is a separate process (one OpenSSL path each), pairs
 interleaved in it as in ``emit.bench``; ratios ours / peer of TSC ticks per byte, median and
-p10 / p90 over the pairs (``bench._stats``).
+p10 / p90 over the pairs (the timing driver ``emit.timing``: ``timing_program``, ``PairPlan``,
+``Timings.stats``).
 
 The block is validated first as export does (``hybrid_export.validate_hybrid``: assembled, lifted,
 the whole function proved from its machine code, native vectors); only that object is linked.
@@ -28,12 +29,11 @@ from pathlib import Path
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.search.space.hybrid import HybridBlock
-from sha1opt.emit.bench import SIZES, BenchRefusal, BenchReport, _build_i386, _stats
-from sha1opt.emit.host_cpu import lacking
+from sha1opt.emit.bench import SIZES, BenchRefusal, BenchReport, c_program, refusal
 from sha1opt.emit.hybrid_export import function_text, validate_hybrid
 from sha1opt.emit.objfile import load_object
-from sha1opt.emit.timing import freestanding_i386, run_program, tsc_hz
-from sha1opt.emit.toolchain import assemble, link_static, run, which
+from sha1opt.emit.timing import PairPlan, timing_program, tsc_hz
+from sha1opt.emit.toolchain import assemble, run, which
 
 LIBCRYPTO_I386 = Path("/usr/lib/i386-linux-gnu/libcrypto.a")
 MEMBER = "libcrypto-lib-sha1-586.o"
@@ -62,11 +62,11 @@ def openssl_peer(work: Path, lib: Path = LIBCRYPTO_I386) -> Path:
     return out
 
 
-def _openssl_program(candidate: Path, peer: Path, path: str, work: Path) -> Path:
-    main, start = freestanding_i386(work)
+def openssl_program(candidate: Path, peer: Path, path: str, work: Path) -> Path:
+    """The i386 timing program: ``candidate`` as peer 0, OpenSSL's renamed sha1-586 (``openssl_peer``) as
+    peer 1, forced onto ``path`` by a capability vector of ``CAP_WORDS[path]`` linked beside it."""
     cap = assemble(cap_text(CAP_WORDS[path]), "i386", work, f"cap_{path}")
-    return link_static([main, peer, cap, start, candidate], "i386", work / f"bench32_openssl_{path}",
-                       f"linking the i386 benchmark against OpenSSL {path}")
+    return timing_program("i386", [peer, cap, candidate], work, f"bench32_openssl_{path}")
 
 
 def bench_hybrid_i386(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_bytes: int = 1 << 20,
@@ -75,32 +75,28 @@ def bench_hybrid_i386(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_b
     """Validate ``block``'s i386 function, then time it against gcc -O2 -m32 C and each OpenSSL path asked."""
     if block.params.arch != "i386":
         raise Sha1optError("bench_hybrid_i386 times i386 blocks (HybridParams(arch='i386'))")
-    if pairs < 2:
-        raise Sha1optError("pairs must be at least 2")
+    plan = PairPlan(sizes, pairs, min_bytes, time_limit)
     unknown = [p for p in openssl_paths if p not in CAP_WORDS]
     if unknown:
         raise Sha1optError(f"unknown OpenSSL i386 path {unknown[0]!r} (known: {', '.join(CAP_WORDS)})")
     with tempfile.TemporaryDirectory(prefix="sha1opt-hybrid-bench-i386-") as work:
         work_dir = Path(work)
         v = validate_hybrid(function_text(block), block, work_dir)
-        if not v.ok:
-            return BenchRefusal(v)
-        missing = lacking(v.features or ())
-        if missing:                      # never timed natively on a CPU without its features
-            return BenchRefusal(v, missing)
+        refused = refusal(v)
+        if refused:
+            return refused
         report = BenchReport("i386", tsc_hz(work_dir), pairs)
         report.validated = tuple(c.name for c in v.checks)
         if with_c:
-            t = run_program(_build_i386(v.obj, work_dir), sizes, pairs, min_bytes, time_limit=time_limit)
-            report.stats += _stats(t.records, t.peers, sizes, pairs, {1: "gcc -O2 -m32 C"})
+            t = plan.run(c_program("i386", v.obj, work_dir))
+            report.stats += t.stats({1: "gcc -O2 -m32 C"})
         if openssl_paths and not lib.is_file():
             report.notes.append(f"{lib} not found (libssl-dev:i386): OpenSSL peers skipped")
             return report
         peer = openssl_peer(work_dir, lib) if openssl_paths else None
         for path in openssl_paths:
-            t = run_program(_openssl_program(v.obj, peer, path, work_dir), sizes, pairs, min_bytes,
-                            time_limit=time_limit)
-            report.stats += _stats(t.records, t.peers, sizes, pairs, {1: f"OpenSSL {path}"})
+            t = plan.run(openssl_program(v.obj, peer, path, work_dir))
+            report.stats += t.stats({1: f"OpenSSL {path}"})
             report.notes.append(f"OpenSSL {path}: OPENSSL_ia32cap_P = {', '.join(f'{w:#x}' for w in CAP_WORDS[path])} "
                                 f"({lib}({MEMBER}))")
     return report

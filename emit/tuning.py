@@ -16,7 +16,7 @@ lower 0.928), so ``export --tune N`` measures instead, as the seeds' hand-tuners
    (``hybrid_export.validate_hybrid``: assembled, the whole function proved from the object, native
    vectors). Candidates that fail are dropped (said in ``notes``) and the next ranked one is taken,
    until ``n`` passed. Then rounds: in each round every candidate, in a rotating order, runs in
-   one timing process (``csrc/bench.c``, ``emit.timing``) as peer 0 against the model's first
+   one timing process (``csrc/bench.c``, built and run by the timing driver ``emit.timing``) as peer 0 against the model's first
    choice as peer 1 (its object with the entry renamed ``sha1_ref_block_data_order``), ``pairs /
    rounds`` interleaved pairs at ``SIZE`` (16 KiB) per call -- so a load swing falls on every
    candidate (one process per candidate and round: bench.c pairs two peers). The figure is the
@@ -57,13 +57,12 @@ from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams
 from sha1opt.search.space.hybrid_caps import check_level, vector_dialects
 from sha1opt.search.space.hybrid_proof import prove_hybrid
-from sha1opt.emit.bench import _per_pair
 from sha1opt.emit.hybrid_bench_i386 import PEER
 from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS
 from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.hybrid_export import function_text, validate_hybrid
-from sha1opt.emit.timing import freestanding_i386, hosted_program, run_program
-from sha1opt.emit.toolchain import link_static, run, which
+from sha1opt.emit.timing import PairPlan, band, timing_program
+from sha1opt.emit.toolchain import run, which
 from sha1opt.emit.validate import Validation
 
 SIZE = 16384          # bytes per call
@@ -104,8 +103,7 @@ class Measurement:
     def of(ratios: list[float]) -> Measurement:
         if not ratios:
             return Measurement(math.nan, math.nan, math.nan, 0)
-        r = np.asarray(ratios)
-        return Measurement(float(np.median(r)), float(np.percentile(r, 10)), float(np.percentile(r, 90)), len(r))
+        return Measurement(*band(ratios), len(ratios))
 
 
 @dataclass(frozen=True)
@@ -195,18 +193,11 @@ def native_timer(work: Path) -> Timer:
             renamed[ref] = out
         if (cand, ref) not in programs:
             name = f"tune{len(programs)}"
-            if arch == "i386":
-                main, start = freestanding_i386(work)
-                exe = link_static([main, renamed[ref], start, cand], "i386", work / name, "linking the tuning program")
-            else:
-                exe = hosted_program([renamed[ref], cand], work, name)
-            programs[(cand, ref)] = exe
+            programs[(cand, ref)] = timing_program(arch, [renamed[ref], cand], work, name)
         return programs[(cand, ref)]
 
     def timer(cand: Path, ref: Path, arch: str, pairs: int) -> np.ndarray:
-        t = run_program(program(cand, ref, arch), [SIZE], pairs, MIN_BYTES)
-        tpb = _per_pair(t.records, t.peers, [SIZE], pairs)[0]
-        return tpb[0] / tpb[1]
+        return PairPlan((SIZE,), pairs, MIN_BYTES).run(program(cand, ref, arch)).ratios()
 
     return timer
 

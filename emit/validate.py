@@ -15,7 +15,9 @@ it, natively only where ``host_cpu.lacking`` of its features is empty):
 3. ``lift``       -- the object's machine code read back with the one front
                      end every proof uses (``semantics.lift``: pyelftools,
                      capstone): the function ``sha1_block_data_order`` found and
-                     decoded, no undecodable byte.
+                     decoded, no undecodable byte. ``object``, ``lift`` and
+                     ``prove`` share one read of the object (``image.read_object``,
+                     the ELF reader of ``semantics.lift.elf``).
 4. ``prove``      -- the whole function proved from that machine code
                      (``lift.function.prove_function`` under sha1opt's contract
                      ``f(state[5], data, nblocks)``, nblocks >= 0): nblocks = 0 is
@@ -40,7 +42,8 @@ it, natively only where ``host_cpu.lacking`` of its features is empty):
                      lacks, an ok check (the proof is what "proved" means),
                      stated as ``"vectors not run here: this CPU lacks avx512vl"``.
 
-The outcome is a ``Validation`` value listing every check with its figures.
+The outcome is a ``Validation`` value listing every check with its figures
+(``Validation.run_check`` records one; ``dispatch_export`` adds its own checks with it).
 Example: the textbook x86-64 export gives ``assemble``, ``lift`` ("1279
 instructions decoded"), ``prove`` ("machine code = SHA-1 compression for
 every nblocks >= 0: ...") and ``vectors``, all ok; the same export with
@@ -126,6 +129,23 @@ class Validation:
     def seconds(self) -> float:
         return sum(c.seconds for c in self.checks)
 
+    def run_check(self, name: str, fn) -> bool:
+        """Run ``fn`` as check ``name`` and record it (with its wall time) in ``checks``; whether it passed.
+
+        ``fn`` returns ``(ok, detail)``, or ``(ok, detail, execution)`` for a
+        check that runs code; a ``ToolchainError`` or ``Sha1optError`` it
+        raises is the check failing with that message (clipped).
+        """
+        t0 = time.perf_counter()
+        execution = None
+        try:
+            ok, detail, *rest = fn()
+            execution = rest[0] if rest else None
+        except (ToolchainError, Sha1optError) as e:
+            ok, detail = False, clip(str(e))
+        self.checks.append(Check(name, ok, detail, time.perf_counter() - t0, execution))
+        return ok
+
 
 def _digest(state) -> bytes:
     return struct.pack(">5I", *state)
@@ -206,7 +226,7 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
         v.obj = assemble(text, schedule.arch, workdir, "candidate")
         return True, f"{schedule.arch} object assembled"
 
-    if _timed(v, "assemble", do_assemble):
+    if v.run_check("assemble", do_assemble):
         _check_object(v, schedule.arch, workdir, native, foreign=False)
     return v
 
@@ -226,22 +246,9 @@ def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = 
         v.obj = compile_source(src, arch, workdir / "candidate.o", "assembling the candidate")
         return True, f"{arch} object assembled (gcc -c, through cpp)"
 
-    if _timed(v, "assemble", do_assemble):
+    if v.run_check("assemble", do_assemble):
         _check_object(v, arch, workdir, native, foreign=True)
     return v
-
-
-def _timed(v: Validation, name: str, fn) -> bool:
-    """Run ``fn`` (-> ``(ok, detail)``, or ``(ok, detail, execution)`` for a run check) as check ``name``."""
-    t0 = time.perf_counter()
-    execution = None
-    try:
-        ok, detail, *rest = fn()
-        execution = rest[0] if rest else None
-    except (ToolchainError, Sha1optError) as e:
-        ok, detail = False, clip(str(e))
-    v.checks.append(Check(name, ok, detail, time.perf_counter() - t0, execution))
-    return ok
 
 
 def machine_features(instructions) -> frozenset[str]:
@@ -278,41 +285,49 @@ def proof_detail(proof: FunctionProof) -> tuple[bool, str]:
 def _check_object(v: Validation, arch: Arch, workdir: Path, native: bool, foreign: bool) -> None:
     """The checks after assembly, in order, stopping at the first failure; nothing runs natively before the last.
 
+    The object is read once (``image.read_object``: the one ELF reader,
+    ``semantics.lift.elf.ObjectFile``) and that value serves ``object``,
+    ``lift`` and ``prove``.
+
     ``foreign`` (a user's file) adds ``object``; our own rendering has it by
     construction (export then compares the written file's whole object with
     the validated one).
     """
     lifted: dict = {}
 
+    def parsed() -> ObjectFile:          # the one read of the object: object, lift and prove share it
+        if "obj" not in lifted:
+            lifted["obj"] = read_object(v.obj)
+        return lifted["obj"]
+
     def do_object():
-        image = read_object(v.obj)
-        why = runnable_problem(image, SYMBOL)
+        obj = parsed()
+        why = runnable_problem(obj, SYMBOL)
         if why:
             return False, why
-        return True, f"only {SYMBOL} in .text ({len(image.section('.text').data)} bytes), no relocations, " \
+        return True, f"only {SYMBOL} in .text ({len(obj.sections['.text'])} bytes), no relocations, " \
                      "no other loaded section"
 
     def do_lift():
-        obj = ObjectFile.parse(v.obj.read_bytes())
+        obj = parsed()
         if obj.arch != arch:
             return False, f"the object is {obj.arch}, not {arch}"
         fn = decode_function(obj, obj.find_function(SYMBOL), line_table(obj))
         bad = next((d for d in fn.instructions.values() if d.mnemonic == "(bad)"), None)
         if bad is not None:
             return False, f"{bad.problem} at {SYMBOL}+0x{bad.address - fn.entry:x}"
-        lifted["obj"] = obj
         v.features = machine_features(fn.instructions.values())
         needs = ", ".join(sorted(v.features)) or "base x86 only"
         return True, f"{len(fn.instructions)} instructions decoded from machine code (needs {needs})"
 
     def do_prove():
-        proof = prove_function(lifted["obj"], SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
+        proof = prove_function(parsed(), SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
         v.proof = proof
         return proof_detail(proof)
 
     steps = [("object", do_object), ("lift", do_lift), ("prove", do_prove)]
     for name, fn in steps if foreign else steps[1:]:
-        if not _timed(v, name, fn):
+        if not v.run_check(name, fn):
             return
 
     if native:
@@ -321,4 +336,4 @@ def _check_object(v: Validation, arch: Arch, workdir: Path, native: bool, foreig
                 return False, "native run needs an x86-64 host (use native=False to skip explicitly)"
             return run_vectors_here(v, arch, workdir)
 
-        _timed(v, "vectors", do_vectors)
+        v.run_check("vectors", do_vectors)

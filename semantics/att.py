@@ -47,7 +47,8 @@ _DATA_DIRECTIVES = {".byte", ".word", ".short", ".long", ".int", ".quad", ".asci
                     ".asciz", ".string", ".zero", ".fill", ".skip", ".space", ".inst",
                     ".octa", ".value", ".incbin"}
 
-_LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|[0-9]+)\s*:")
+# A label at the start of a statement (``name:`` or a numeric ``1:``); group 1 is its name.
+LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|[0-9]+)\s*:")
 # GNU as integer spellings, ASCII only (numerals.py): hex, binary, octal (a leading 0), decimal.
 _NUM = re.compile(r"^[-+]?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$")
 _MEM = re.compile(r"^(?P<disp>[^()]*)\((?P<inner>[^()]*)\)$")
@@ -71,8 +72,8 @@ def _number(text: str, what: str) -> int:
     return sign * int(body, 8 if body.startswith("0") else 10)
 
 
-def _split_operands(text: str) -> list[str]:
-    """Split on commas that are not inside parentheses."""
+def split_operands(text: str) -> list[str]:
+    """An operand list's operands: split on the commas that are not inside parentheses."""
     out, depth, cur = [], 0, []
     for ch in text:
         if ch == "(":
@@ -137,7 +138,7 @@ def parse_operand(text: str, arch: Arch) -> Operand:
     raise UnsupportedError(f"operand {t!r} is not modelled (symbols and labels are not)")
 
 
-def _strip_block_comments(text: str) -> str:
+def strip_block_comments(text: str) -> str:
     """Blank out /* ... */ comments but keep newlines, so line numbers stay right."""
     def blank(m: re.Match) -> str:
         return re.sub(r"[^\n]", " ", m.group(0))
@@ -158,7 +159,7 @@ def parse_statement(stmt: str, arch: Arch, line: int) -> Instr | None:
             raise UnsupportedError(f"data directive {word} inside code")
         return None
     mnemonic, suffix = split_mnemonic(word)
-    operands = tuple(parse_operand(o, arch) for o in _split_operands(rest))
+    operands = tuple(parse_operand(o, arch) for o in split_operands(rest))
     if mnemonic == "movq" and not any(isinstance(o, Reg) and o.width in (128, 256) for o in operands):
         mnemonic, suffix = "mov", "q"    # movq without an xmm operand is a 64-bit (pointer) move
     if suffix == "q" or any(isinstance(o, Reg) and o.width == 64 for o in operands[-1:]):
@@ -184,12 +185,12 @@ def refuse_non_ascii_digits(code: str, filename: str, lineno: int) -> None:
 def parse_text(text: str, arch: Arch, filename: str = "<input>") -> list[Instr]:
     """Parse a whole file's text; errors say ``file:line: message``."""
     out: list[Instr] = []
-    for lineno, raw in enumerate(_strip_block_comments(text).splitlines(), start=1):
+    for lineno, raw in enumerate(strip_block_comments(text).splitlines(), start=1):
         code = raw.split("#", 1)[0]
         refuse_non_ascii_digits(code, filename, lineno)
         for stmt in code.split(";"):
             while True:  # any number of labels may precede a statement
-                m = _LABEL.match(stmt)
+                m = LABEL.match(stmt)
                 if not m:
                     break
                 stmt = stmt[m.end():]

@@ -32,11 +32,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sha1opt.semantics.att import (_LABEL, _split_operands, _strip_block_comments, parse_statement,
-                                   refuse_non_ascii_digits)
+from sha1opt.semantics.att import (LABEL, parse_statement, refuse_non_ascii_digits, split_operands,
+                                   strip_block_comments)
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.limits import clip
-from sha1opt.semantics.x86 import _R64, I386_REGS, X64_EXTRA, Arch, Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import I386_REGS, R64_TO_R32, X64_EXTRA, Arch, Imm, Instr, Mem, Reg
 
 _CONDITIONS = ("o no b c nae ae nb nc e z ne nz be na a nbe s ns p pe np po l nge ge nl le ng g nle").split()
 BRANCHES = {"j" + c for c in _CONDITIONS}
@@ -138,8 +138,8 @@ class Listing:
 
 def _canon(name: str) -> str:
     n = name.lower()
-    if n in _R64:
-        return _R64[n]
+    if n in R64_TO_R32:
+        return R64_TO_R32[n]
     if n in I386_REGS or n in X64_EXTRA:
         return n
     small = {"al": "eax", "ah": "eax", "ax": "eax", "bl": "ebx", "bx": "ebx", "cl": "ecx", "cx": "ecx",
@@ -200,12 +200,12 @@ def _split_loop(listing: Listing, head: int, branch: int) -> Loop:
 
 def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
     lst = Listing(arch, filename)
-    for lineno, raw in enumerate(_strip_block_comments(text).splitlines(), start=1):
+    for lineno, raw in enumerate(strip_block_comments(text).splitlines(), start=1):
         code = raw.split("#", 1)[0]
         refuse_non_ascii_digits(code, filename, lineno)
         for stmt in code.split(";"):
             while True:
-                m = _LABEL.match(stmt)
+                m = LABEL.match(stmt)
                 if not m:
                     break
                 name = m.group(1)
@@ -225,11 +225,11 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
             if op is None and re.search(r"%[xyz]mm[0-9]", rest):
                 # SIMD code (e.g. gcc vectorising the state update): costed as
                 # an opaque instruction, never given semantics.
-                operands = tuple(_split_operands(rest)) if rest.strip() else ()
+                operands = tuple(split_operands(rest)) if rest.strip() else ()
                 lst.items.append(Opaque(word.lower(), operands, lineno, "vector"))
                 continue
             if op is not None:
-                operands = tuple(_split_operands(rest)) if rest.strip() else ()
+                operands = tuple(split_operands(rest)) if rest.strip() else ()
                 kind = OPAQUE_KINDS[op]
                 target = None
                 if kind in ("branch", "jump", "call") and operands:

@@ -54,9 +54,11 @@ ARCHES: tuple[Arch, ...] = ("i386", "x86_64")
 
 I386_REGS = ("eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp")
 X64_EXTRA = tuple(f"r{i}d" for i in range(8, 16))
-_R64 = {"rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx", "rsi": "esi",
-        "rdi": "edi", "rbp": "ebp", "rsp": "esp", **{f"r{i}": f"r{i}d" for i in range(8, 16)}}
-_R32_TO_64 = {v: k for k, v in _R64.items()}
+# A 64-bit register's name -> the name of its low 32 bits (``Reg`` names a register by its 32-bit
+# name and a width), and back: "rax" <-> "eax", "r8" <-> "r8d".
+R64_TO_R32 = {"rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx", "rsi": "esi",
+              "rdi": "edi", "rbp": "ebp", "rsp": "esp", **{f"r{i}": f"r{i}d" for i in range(8, 16)}}
+R32_TO_R64 = {v: k for k, v in R64_TO_R32.items()}
 
 # Registers free for data (round values and temporaries): all but the stack
 # pointer. i386: 7 (a..e plus two temporaries), x86-64: 15.
@@ -83,10 +85,10 @@ def register(spelling: str, arch: Arch) -> "Reg":
         if arch == "i386" and s in X64_EXTRA:
             raise UnsupportedError(f"register %{s} does not exist on i386")
         return Reg(s, 32)
-    if s in _R64:
+    if s in R64_TO_R32:
         if arch == "i386":
             raise UnsupportedError(f"64-bit register %{s} does not exist on i386")
-        return Reg(_R64[s], 64)
+        return Reg(R64_TO_R32[s], 64)
     raise UnsupportedError(f"unsupported register %{s} (only 32-bit data, 64-bit pointer and xmm/ymm registers "
                            "are modelled)")
 
@@ -106,7 +108,7 @@ class Reg:
             return "%y" + self.name[1:]
         if self.width == 128:
             return "%" + self.name
-        return "%" + (_R32_TO_64[self.name] if self.width == 64 else self.name)
+        return "%" + (R32_TO_R64[self.name] if self.width == 64 else self.name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import importlib
 import click
 
 from sha1opt import __version__
-from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, _fail  # noqa: F401 (re-exported)
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, fail  # noqa: F401 (re-exported)
 from sha1opt.semantics.errors import Sha1optError
 
 # Every command, and the module that defines it. A command's module (and the libraries it
@@ -79,10 +79,10 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except Sha1optError as e:
-            _fail(str(e))
+            fail(str(e))
         except click.UsageError as e:
             where = e.ctx.command_path if e.ctx is not None else "sha1opt"
-            _fail(f"{e.format_message()} (see '{where} --help')")
+            fail(f"{e.format_message()} (see '{where} --help')")
 
 
 @click.group(cls=_Group)

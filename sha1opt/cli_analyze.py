@@ -22,7 +22,7 @@ from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
-from sha1opt.cli_common import _uarch
+from sha1opt.cli_common import resolve_uarch
 from sha1opt.emit.host_cpu import LACKS_ENV, host, identify, levels
 from sha1opt.emit.objfile import MEMBER_HELP
 
@@ -59,7 +59,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
     if uarchs and all_uarchs:
         raise click.UsageError("give --uarch U (one or more) or --all-uarchs, not both")
     try:
-        names = model_names() if all_uarchs else [_uarch(u) for u in uarchs or [None]]
+        names = model_names() if all_uarchs else [resolve_uarch(u) for u in uarchs or [None]]
         declared = parse_interface(interface) if interface is not None else None
         results = analyze_file(file, names, arch, function=function, abi=abi,
                                member=member, interface=declared)

@@ -18,12 +18,13 @@ from sha1opt.semantics.numerals import decimal
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
 
-def _fail(message: str) -> None:
+def fail(message: str) -> None:
+    """The one-line usage failure: ``sha1opt: error: MESSAGE`` on stderr, exit ``EXIT_USAGE``."""
     click.echo(f"sha1opt: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
 
 
-class _Interrupted(BaseException):
+class Interrupted(BaseException):
     """SIGINT or SIGTERM during a command that runs children: unwinds so they are killed and temp files go."""
 
     def __init__(self, signum: int) -> None:
@@ -31,14 +32,14 @@ class _Interrupted(BaseException):
         self.signum = signum
 
 
-def _shown(path) -> str:
+def shown(path) -> str:
     """A path as one printable line: shell-quoted, control characters escaped (``'a\\nb'``)."""
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in shlex.quote(str(path)))
 
 
 @contextmanager
-def _unwind_on_signals():
-    """SIGINT/SIGTERM raise ``_Interrupted`` (once; further ones are ignored while cleaning up).
+def unwind_on_signals():
+    """SIGINT/SIGTERM raise ``Interrupted`` (once; further ones are ignored while cleaning up).
 
     The library's ``finally`` blocks then kill each child's process group and
     remove temporary directories; the command exits 128 + the signal number
@@ -47,12 +48,12 @@ def _unwind_on_signals():
     def on_signal(signum, _frame):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise _Interrupted(signum)
+        raise Interrupted(signum)
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
-    except _Interrupted as e:
+    except Interrupted as e:
         click.echo(f"sha1opt: interrupted by {signal.Signals(e.signum).name}; children stopped, "
                    f"temporary files removed", err=True)
         sys.exit(128 + e.signum)
@@ -61,7 +62,8 @@ def _unwind_on_signals():
             signal.signal(s, h)
 
 
-def _parse_rounds(text: str) -> tuple[int, int]:
+def parse_rounds(text: str) -> tuple[int, int]:
+    """A ``--rounds`` value ``A-B`` (ASCII decimal, 0 <= A <= B <= 79) as (A, B); else ``click.BadParameter``."""
     a, sep, b = text.partition("-")
     if not sep:      # "40" is not silently the one-round range 40-40
         one = text.strip().isascii() and text.strip().isdigit()
@@ -76,7 +78,7 @@ def _parse_rounds(text: str) -> tuple[int, int]:
     return first, last
 
 
-def _uarch(value: str | None) -> str:
+def resolve_uarch(value: str | None) -> str:
     """A ``--uarch`` value as a model name; ``host``/``native`` (or None, where a command defaults to this
     machine) is the running CPU's model, said on stderr with the CPU and whether the model is its own."""
     if value is not None and value.lower() not in HOST_NAMES:

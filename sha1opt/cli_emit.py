@@ -36,7 +36,8 @@ from sha1opt.search.space.hybrid_caps import LEVELS, allows, vector_dialects
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
-from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, ProgressLine, _fail, _Interrupted, _shown, _uarch, _unwind_on_signals
+from sha1opt.cli_common import (EXIT_FAIL, EXIT_OK, ProgressLine, Interrupted as _Interrupted, fail as _fail,
+                                resolve_uarch as _uarch, shown as _shown, unwind_on_signals as _unwind_on_signals)
 
 
 @click.command()

@@ -20,7 +20,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs
 from sha1opt.snippet import prove_snippet
-from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, _fail
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, fail
 
 
 def _exit_code(outcome) -> int:
@@ -134,11 +134,11 @@ def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_j
     try:
         declared = parse_interface(interface) if interface is not None else None
         if declared is not None and declared.one_block and min_blocks is not None:
-            _fail(f"--min-blocks does not apply to the one-block interface {declared}")
+            fail(f"--min-blocks does not apply to the one-block interface {declared}")
         res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks,
                            interface=declared, paths=labels)
     except Sha1optError as e:
-        _fail(str(e))
+        fail(str(e))
     code = {"proved": EXIT_OK, "partial": EXIT_OK, "counterexample": EXIT_FAIL, "refused": EXIT_USAGE}.get(res.outcome, EXIT_UNKNOWN)
     if as_json:
         click.echo(json.dumps({

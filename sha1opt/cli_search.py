@@ -31,8 +31,9 @@ from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
                                    hybrid_table, table)
 from sha1opt.views.report import report_json, report_lines
-from sha1opt.cli_common import (EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, ProgressLine, _fail, _parse_rounds, _uarch,
-                                _unwind_on_signals)
+from sha1opt.cli_common import (EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, ProgressLine, fail as _fail,
+                                parse_rounds as _parse_rounds, resolve_uarch as _uarch,
+                                unwind_on_signals as _unwind_on_signals)
 
 
 def _uarch_names() -> list[str]:

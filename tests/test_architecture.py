@@ -11,6 +11,9 @@ Rules (README "Layout"):
 4. Project imports sit at module top level. An import inside a function hides a dependency;
    the few allowed ones are listed in ``ALLOWED_LOCAL`` with the reason.
 5. ``corpus/`` is data: no module imports it as code.
+6. No module uses another module's private name: no ``from sha1opt.x import _name`` and no
+   ``module._name`` on an imported project module (``bench/`` scripts included). What another
+   module needs is public API of its owner (a name without the underscore, with a docstring).
 """
 
 from __future__ import annotations
@@ -180,3 +183,37 @@ def test_the_rules_catch_a_violation(tmp_path):
     p.write_text("from sha1opt.emit.export import export\n\ndef f():\n    from sha1opt.search import driver\n")
     got = project_imports(p, "sha1opt.semantics.x")
     assert ("sha1opt.emit.export", 1, False) in got and any(local for _, _, local in got)
+
+
+def private_uses(path: Path) -> list[str]:
+    """Another project module's private names used in one file: imported by name, or as ``module._name``."""
+    tree = ast.parse(path.read_text())
+    modules: set[str] = set()
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sha1opt"):
+            for a in node.names:
+                if a.name.startswith("_") and not a.name.startswith("__"):
+                    out.append(f"{path.name}:{node.lineno}: from {node.module} import {a.name}")
+                modules.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("sha1opt")}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name) and node.value.id in modules):
+            out.append(f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}")
+    return out
+
+
+def test_no_module_uses_another_modules_private_names():
+    files = [*modules().values(), *(ROOT / "bench").glob("*.py")]
+    bad = [u for p in files for u in private_uses(p)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_private_name_rule_catches_a_violation(tmp_path):
+    p = tmp_path / "x.py"
+    p.write_text("from sha1opt.emit import bench\nfrom sha1opt.emit.validate import _timed\n"
+                 "from sha1opt.emit.bench import refusal\n\nbench._stats()\nrefusal._x\n")
+    got = sorted(private_uses(p))
+    assert got == ["x.py:2: from sha1opt.emit.validate import _timed", "x.py:5: bench._stats", "x.py:6: refusal._x"]

@@ -45,7 +45,7 @@ from __future__ import annotations
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid_regs import wk_slot
-from sha1opt.search.space.hybrid_rounds import (F_TEMP, ROL5_TEMP, STATE_REGS, Y_TEMP, RotatingRounds, _andn, _rol,
+from sha1opt.search.space.hybrid_rounds import (F_TEMP, ROL5_TEMP, STATE_REGS, Y_TEMP, RotatingRounds, andn_to, rol_to,
                                                 maj_terms, next_f, parallel_moves)
 
 PIN_REGS = ("eax", "r8d", "ecx", "edx", "ebp")      # (A, C1, C, D, E) at round 0
@@ -64,7 +64,7 @@ def pinned_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "",
     if u < 20:
         tail = [_i("xor", Reg(F_TEMP), Reg(f))] if lean == "ch" else []
         head = [] if lean == "ch" else [_i("add", Reg(F_TEMP), Reg(d))]
-        return _andn(a, c, F_TEMP, bmi) + head + [_i("mov", Reg(c1), Reg(f)), _i("and", Reg(a), Reg(f))] + tail
+        return andn_to(a, c, F_TEMP, bmi) + head + [_i("mov", Reg(c1), Reg(f)), _i("and", Reg(a), Reg(f))] + tail
     if 40 <= u < 60:
         return maj_terms(c1, c, f, Y_TEMP, majn) + [_i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(a), Reg(f))]
     return [_i("mov", Reg(c1), Reg(f)), _i("xor", Reg(c), Reg(f)), _i("xor", Reg(a), Reg(f))]
@@ -82,7 +82,7 @@ def pinned_rounds(bmi: bool, lean: str = "", early: int = 1, order: str = "f", m
     # prelude: C_1 = rol30(b) into r8d, then f_0 = Ch(b, c, d) in b's register (ebx, F's), part into e
     code: list[Instr] = [_i("add", wk_slot(0), Reg(E))]
     rounds = [0]
-    pre = _rol(PIN_F, 30, C1, bmi) + next_f(-1, PIN_F, C, D, E, bmi, "all" if lean == "ch" else "")
+    pre = rol_to(PIN_F, 30, C1, bmi) + next_f(-1, PIN_F, C, D, E, bmi, "all" if lean == "ch" else "")
     code += pre
     rounds += [0] * len(pre)
     if early == 2:          # d is E_1, once f_0 = Ch(b, c, d) has read it
@@ -90,7 +90,7 @@ def pinned_rounds(bmi: bool, lean: str = "", early: int = 1, order: str = "f", m
         rounds.append(1)
     for t in range(80):
         ops: list[tuple[Instr, int]] = [(_i("add", Reg(PIN_F), Reg(E)), t)]
-        ops += [(x, t) for x in _rol(A, 5, ROL5_TEMP, bmi)]
+        ops += [(x, t) for x in rol_to(A, 5, ROL5_TEMP, bmi)]
         chain = [(_i("add", Reg(ROL5_TEMP), Reg(E)), t)]
         if order == "chain":
             ops += chain

@@ -97,15 +97,15 @@ def _i(m: str, *ops) -> Instr:
     return Instr(m, tuple(ops))
 
 
-def _rol(src: str, n: int, dst: str, bmi: bool) -> list[Instr]:
-    """dst = rol(src, n) with src kept."""
+def rol_to(src: str, n: int, dst: str, bmi: bool) -> list[Instr]:
+    """dst = rol(src, n) with src kept: one ``rorx`` with BMI2, else ``mov`` then ``rol``."""
     if bmi:
         return [_i("rorx", Imm(32 - n), Reg(src), Reg(dst))]
     return [_i("mov", Reg(src), Reg(dst)), _i("rol", Imm(n), Reg(dst))]
 
 
-def _andn(a: str, b: str, dst: str, bmi: bool) -> list[Instr]:
-    """dst = ~a & b."""
+def andn_to(a: str, b: str, dst: str, bmi: bool) -> list[Instr]:
+    """dst = ~a & b with a and b kept: one ``andn`` with BMI1, else ``mov``, ``not``, ``and``."""
     if bmi:
         return [_i("andn", Reg(b), Reg(a), Reg(dst))]
     return [_i("mov", Reg(a), Reg(dst)), _i("not", Reg(dst)), _i("and", Reg(b), Reg(dst))]
@@ -133,13 +133,13 @@ def next_f(t: int, a: str, c1: str, c: str, d: str, bmi: bool, lean: str = "", m
     u = t + 1
     if _lean_here(u, lean):
         if u < 20:
-            return _andn(a, c, F_TEMP, bmi) + [_i("and", Reg(c1), Reg(a)), _i("xor", Reg(F_TEMP), Reg(a))]
+            return andn_to(a, c, F_TEMP, bmi) + [_i("and", Reg(c1), Reg(a)), _i("xor", Reg(F_TEMP), Reg(a))]
         if 40 <= u < 60:
             return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("xor", Reg(c), Reg(a)),
                     _i("and", Reg(F_TEMP), Reg(a)), _i("xor", Reg(c), Reg(a))]
         return [_i("xor", Reg(c1), Reg(a)), _i("xor", Reg(c), Reg(a))]
     if u < 20:
-        return _andn(a, c, F_TEMP, bmi) + [_i("add", Reg(F_TEMP), Reg(d)), _i("and", Reg(c1), Reg(a))]
+        return andn_to(a, c, F_TEMP, bmi) + [_i("add", Reg(F_TEMP), Reg(d)), _i("and", Reg(c1), Reg(a))]
     if 40 <= u < 60:
         return maj_terms(c1, c, F_TEMP, Y_TEMP, majn) + [_i("add", Reg(Y_TEMP), Reg(d)), _i("and", Reg(F_TEMP), Reg(a))]
     return [_i("mov", Reg(c1), Reg(F_TEMP)), _i("xor", Reg(c), Reg(F_TEMP)), _i("xor", Reg(F_TEMP), Reg(a))]
@@ -167,7 +167,7 @@ def rotating_rounds(bmi: bool, lean: str = "", early: int = 0, keep: bool = Fals
     # prelude: C_1 = rol30(b) into the sixth register, f_0 = Ch(b, c, d) in b's register (b = F's register)
     code: list[Instr] = [_i("add", wk_slot(0), Reg(E))] if early else []
     rounds = [0] * len(code)
-    pre = _rol(F, 30, C1, bmi) + next_f(-1, F, C, D, E, bmi, lean)
+    pre = rol_to(F, 30, C1, bmi) + next_f(-1, F, C, D, E, bmi, lean)
     code += pre
     rounds += [0] * len(pre)
     if early == 2:          # d is E_1, once f_0 = Ch(b, c, d) has read it
@@ -181,9 +181,9 @@ def rotating_rounds(bmi: bool, lean: str = "", early: int = 0, keep: bool = Fals
             ops.append(_i("add", wk_slot(t + 1), Reg(D)))
             tags.append(t + 1)
         body = [_i("add", Reg(F), Reg(E))]
-        body += _rol(A, 5, ROL5_TEMP, bmi)
+        body += rol_to(A, 5, ROL5_TEMP, bmi)
         if t < 79:
-            body += _rol(A, 30, F, bmi)
+            body += rol_to(A, 30, F, bmi)
             body += next_f(t, A, C1, C, D, bmi, lean, majn)
         body.append(_i("add", Reg(ROL5_TEMP), Reg(E)))
         code += ops + body

@@ -22,15 +22,13 @@ text was assembled with ``-g``), else 0.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 
 import capstone
-from elftools.elf.elffile import ELFFile
 from capstone import x86 as cx
 
 from sha1opt.semantics.lift.elf import ObjectFile, Reloc, Symbol
-from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, Reg, _R64, I386_REGS, X64_EXTRA
+from sha1opt.semantics.x86 import CL, I386_REGS, R64_TO_R32, X64_EXTRA, Imm, Instr, Mem, Reg
 
 _CONDS = {"je", "jne", "js", "jns", "jb", "jae", "ja", "jbe", "jl", "jge", "jg", "jle", "jo", "jno", "jp", "jnp"}
 BRANCHES = frozenset(_CONDS)
@@ -93,8 +91,8 @@ def _reg(name: str) -> Reg | None:
         return CL
     if n in I386_REGS or n in X64_EXTRA:
         return Reg(n, 32)
-    if n in _R64:
-        return Reg(_R64[n], 64)
+    if n in R64_TO_R32:
+        return Reg(R64_TO_R32[n], 64)
     if n[:3] in ("xmm", "ymm") and n[3:].isdigit() and int(n[3:]) < 16:
         return Reg(f"xmm{n[3:]}", 128 if n[0] == "x" else 256)
     return None
@@ -221,21 +219,5 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:
-    """Section offset -> source line, from DWARF ``.debug_line`` (empty without ``-g``)."""
-    out: dict[int, int] = {}
-    try:
-        elf = ELFFile(io.BytesIO(obj.elf_bytes))
-        if not elf.has_dwarf_info():
-            return out
-        dw = elf.get_dwarf_info()
-        for cu in dw.iter_CUs():
-            prog = dw.line_program_for_CU(cu)
-            if prog is None:
-                continue
-            for e in prog.get_entries():
-                st = e.state
-                if st is not None and not st.end_sequence:
-                    out.setdefault(st.address, st.line)
-    except Exception:  # noqa: BLE001 - DWARF is a courtesy for messages; never fatal
-        return {}
-    return out
+    """Section offset -> source line (``ObjectFile.lines``: DWARF ``.debug_line``, read once per object)."""
+    return obj.lines

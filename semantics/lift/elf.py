@@ -1,4 +1,8 @@
-"""An ELF object in memory: sections, symbols and relocations, read with pyelftools.
+"""An ELF object in memory: sections, symbols, relocations and source lines, read with pyelftools.
+
+This is the project's one ELF reader: the lifter, the prover, ``emit``'s
+object checks (``emit.image``) and its inputs (``emit.objfile``) all read
+objects through ``ObjectFile``.
 
 ``ObjectFile.parse(data)`` reads a relocatable object (``.o``), an
 executable or a shared object of either x86 architecture. Every address
@@ -23,7 +27,8 @@ from __future__ import annotations
 
 import io
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
@@ -41,11 +46,24 @@ class ObjectError(Sha1optError):
 @dataclass(frozen=True)
 class Symbol:
     name: str
-    section: str | None      # None: undefined here (an external input)
+    section: str | None      # None: in no section of this file (undefined, absolute or common)
     value: int               # offset in its section
     size: int
     kind: str                # "STT_FUNC", "STT_OBJECT", "STT_NOTYPE", ...
     bind: str                # "STB_GLOBAL", "STB_LOCAL", "STB_WEAK"
+    special: str = ""        # with ``section`` None: its special index, "UNDEF", "ABS" or "COMMON"
+
+
+@dataclass(frozen=True)
+class SectionHeader:
+    """One section as the file lists it (file order, duplicate names kept): what ``emit.image`` compares."""
+
+    name: str
+    type: str                # "SHT_PROGBITS", "SHT_NOBITS", "SHT_SYMTAB", "SHT_RELA", ...
+    flags: int               # sh_flags (SHF_ALLOC 0x2, SHF_EXECINSTR 0x4, ...)
+    align: int               # sh_addralign as written (0 or 1: no alignment)
+    size: int                # sh_size
+    data: bytes              # the contents (zeros for SHT_NOBITS)
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,7 @@ class ObjectFile:
     relocs: dict[str, dict[int, Reloc]] = field(default_factory=dict)  # section -> offset -> reloc
     elf_bytes: bytes = b""
     alignments: dict[str, int] = field(default_factory=dict)  # section name -> sh_addralign
+    headers: tuple[SectionHeader, ...] = ()            # every named section, in file order
 
     @classmethod
     def parse(cls, data: bytes) -> "ObjectFile":
@@ -87,7 +106,10 @@ class ObjectFile:
             raise ObjectError(f"not an x86 object (e_machine {machine})")
         arch: Arch = "x86_64" if machine == "EM_X86_64" else "i386"
         secs = list(elf.iter_sections())
-        sections = {s.name: (s.data() if s["sh_type"] != "SHT_NOBITS" else bytes(s["sh_size"])) for s in secs if s.name}
+        headers = tuple(SectionHeader(s.name, s["sh_type"], s["sh_flags"], s["sh_addralign"], s["sh_size"],
+                                      s.data() if s["sh_type"] != "SHT_NOBITS" else bytes(s["sh_size"]))
+                        for s in secs if s.name)
+        sections = {h.name: h.data for h in headers}
         addresses = {s.name: s["sh_addr"] for s in secs if s.name}
         execu = {s.name for s in secs if s.name and s["sh_flags"] & 0x4}
         symbols: list[Symbol] = []
@@ -96,10 +118,11 @@ class ObjectFile:
             for sym in tab.iter_symbols():
                 shndx = sym["st_shndx"]
                 sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
+                special = "" if sec else str(shndx).replace("SHN_", "")
                 symbols.append(Symbol(sym.name, sec, sym["st_value"] - (addresses.get(sec, 0) if sec else 0),
-                                      sym["st_size"], sym["st_info"]["type"], sym["st_info"]["bind"]))
+                                      sym["st_size"], sym["st_info"]["type"], sym["st_info"]["bind"], special))
         obj = cls(arch, elf["e_type"] == "ET_REL", sections, addresses, execu, symbols, {}, data,
-                  {s.name: max(1, s["sh_addralign"]) for s in secs if s.name})
+                  {s.name: max(1, s["sh_addralign"]) for s in secs if s.name}, headers)
         for rs in secs:
             if not isinstance(rs, RelocationSection) or rs["sh_info"] == 0 or rs["sh_info"] >= len(secs):
                 continue
@@ -124,6 +147,28 @@ class ObjectFile:
         return obj
 
     # -- queries -------------------------------------------------------------
+    @cached_property
+    def lines(self) -> dict[int, int]:
+        """Section offset -> source line, from DWARF ``.debug_line`` (empty without ``-g``); read on first use
+        and kept, so one object's line table is parsed once whoever asks (lift, proof, validation)."""
+        out: dict[int, int] = {}
+        try:
+            elf = ELFFile(io.BytesIO(self.elf_bytes))
+            if not elf.has_dwarf_info():
+                return out
+            dw = elf.get_dwarf_info()
+            for cu in dw.iter_CUs():
+                prog = dw.line_program_for_CU(cu)
+                if prog is None:
+                    continue
+                for e in prog.get_entries():
+                    st = e.state
+                    if st is not None and not st.end_sequence:
+                        out.setdefault(st.address, st.line)
+        except Exception:  # noqa: BLE001 - DWARF is a courtesy for messages; never fatal
+            return {}
+        return out
+
     def functions(self) -> list[Symbol]:
         return [s for s in self.symbols if s.kind == "STT_FUNC" and s.section]
 
@@ -136,23 +181,24 @@ class ObjectFile:
             if not hit:
                 raise ObjectError(f"no function {name!r} in the object (functions: "
                                   f"{', '.join(sorted({s.name for s in funcs})) or 'none'})")
-            return self._sized(hit[0])
+            return self.sized(hit[0])
         for s in defined:
             if s.name == "sha1_block_data_order":
-                return self._sized(s)
+                return self.sized(s)
         glob = [s for s in funcs if s.bind in ("STB_GLOBAL", "STB_WEAK")]
         if len(glob) == 1:
-            return self._sized(glob[0])
+            return self.sized(glob[0])
         raise ObjectError("no sha1_block_data_order and not exactly one global function "
                           f"({', '.join(sorted(s.name for s in glob)) or 'none'}): name one with --function")
 
-    def _sized(self, s: Symbol) -> Symbol:
-        """A symbol without ``.size`` (hand-written text) extends to the next symbol or the section end."""
+    def sized(self, s: Symbol) -> Symbol:
+        """``s`` with its extent: a symbol without ``.size`` (hand-written text) extends to the next
+        symbol of its section or the section end; one with a size is returned as it is."""
         if s.size:
             return s
         later = sorted({t.value for t in self.symbols if t.section == s.section and t.value > s.value})
         end = later[0] if later else len(self.sections[s.section])
-        return Symbol(s.name, s.section, s.value, end - s.value, s.kind, s.bind)
+        return replace(s, size=end - s.value)
 
     def symbol_at(self, section: str, offset: int) -> Symbol | None:
         for s in self.symbols:

@@ -101,7 +101,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         self.replaying = False
         self._inside = 64          # reads below block + _inside are proved inside the buffer
         self.on_write = None
-        self._index = 0
+        self.replay_index = 0     # ``run``: the position in the trace of the instruction being replayed
         self.exited = False
 
     # -- z3 helpers ----------------------------------------------------------
@@ -405,7 +405,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         self.replaying = True
         trace = list(program)
         for i, d in enumerate(trace):
-            self._index = i
+            self.replay_index = i
             self._slot = 0
             self.s.pc_addr = (self.s.pc_addr[0], d.address) if self.s.pc_addr[0] else self.s.pc_addr
             self.step(d, None)

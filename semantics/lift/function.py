@@ -239,7 +239,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         for other in obj.functions():
             # the dispatch jumps into sibling functions (OpenSSL's _ssse3_shortcut ...): their loops are heads too
             if other.section == fn.section and other.name != sym.name:
-                heads |= Cfg.build(decode_function(obj, obj._sized(other), lines)).loop_heads()
+                heads |= Cfg.build(decode_function(obj, obj.sized(other), lines)).loop_heads()
     prover = prover or Prover()
     b = Builder()
     init_reg, init_mem = names(b)

@@ -41,7 +41,7 @@ from typing import Literal
 
 from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.limits import clip
-from sha1opt.semantics.x86 import _R32_TO_64
+from sha1opt.semantics.x86 import R32_TO_R64
 
 Abi = Literal["sysv", "cdecl"]
 
@@ -78,7 +78,7 @@ class Contract:
     def arg_text(self) -> str:
         names = [f"workspace[{self.workspace_words}]" if a == "workspace" else a for a in self.args]
         if self.abi == "sysv":
-            return ", ".join(f"%{_R32_TO_64[r]} {a}" for r, a in zip(ARG_REGS["sysv"], names))
+            return ", ".join(f"%{R32_TO_R64[r]} {a}" for r, a in zip(ARG_REGS["sysv"], names))
         return ", ".join(names) + " on the stack"
 
     def describe(self) -> str:

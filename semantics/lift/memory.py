@@ -195,7 +195,7 @@ class MemoryModel:
             return
         # one key per write (a vector write reports each lane): instruction index and write slot
         self._slot += 1
-        new = self.on_write(self._index * 64 + self._slot, d.ins, loc, v)
+        new = self.on_write(self.replay_index * 64 + self._slot, d.ins, loc, v)
         if new is not v:
             if loc[0] == "reg" and "." in loc[1]:
                 reg, j = loc[1].split(".")

@@ -308,7 +308,7 @@ def find_cut(ctx: Ctx, template: dict, section: str, head: int, trace: list, blk
     pm = machine()
 
     def spot(key, ins, loc, v):
-        writes.append((pm._index, loc, v))
+        writes.append((pm.replay_index, loc, v))
         return v
     try:
         pm.run(trace, spot)

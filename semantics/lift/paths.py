@@ -55,7 +55,7 @@ class Program:
         got = self._by_section.get(section, {}).get(addr)
         if got is not None:
             return got
-        cands = [self.obj._sized(s) for s in self.obj.symbols
+        cands = [self.obj.sized(s) for s in self.obj.symbols
                  if s.section == section and s.kind in ("STT_FUNC", "STT_NOTYPE") and s.name and s.value <= addr]
         sym = next((s for s in sorted(cands, key=lambda s: -s.value) if addr < s.value + s.size), None)
         if sym is None:

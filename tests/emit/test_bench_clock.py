@@ -1,6 +1,6 @@
 """`sha1opt bench` reports estimated core cycles/byte beside TSC ticks/byte, from a clock measured with the runs.
 
-The rule (emit/bench.py docstring): on x86-64 the first timing process has
+The rule (emit/bench.py docstring; the statistics are the timing driver's, ``emit.timing.Timings``): on x86-64 the first timing process has
 the add-chain library (``emit.clock.clock_library``) as a third peer, so each
 pair has its own core-cycles-per-tick sample and core c/B is the median over
 pairs of ticks/byte x that pair's cycles/tick; OpenSSL rows (own processes)
@@ -18,9 +18,8 @@ from click.testing import CliRunner
 
 from tests.support.cpu import needs
 from sha1opt.cli import main
-from sha1opt.emit import bench as bench_module
 from sha1opt.emit import clock
-from sha1opt.emit.timing import hosted_program, run_program
+from sha1opt.emit.timing import Timings, hosted_program, run_program
 from sha1opt.emit.toolchain import ToolchainError, compile_source, csrc
 
 pytestmark = needs()
@@ -38,7 +37,7 @@ def test_core_cycles_per_byte_is_the_median_of_each_pairs_product():
     """A pair at 2 ticks/B with the clock at 1.5 cycles/tick is 3 c/B; the median is over those products."""
     # clock ticks 1024 / 1.5, 1024 / 1.0, 1024 / 2.0 -> cycles per tick 1.5, 1.0, 2.0
     recs = _records([(2048, 4096, 1024 / 1.5), (3072, 4096, 1024 / 1.0), (1024, 2048, 1024 / 2.0)])
-    [st] = bench_module._stats(recs, 3, [1024], 3, {1: "gcc -O2 C"}, clock_peer=2)
+    [st] = Timings(0.0, 3, recs, (1024,), 3).stats({1: "gcc -O2 C"}, clock_peer=2)
     assert st.ours_cycles_per_byte == pytest.approx(np.median([2 * 1.5, 3 * 1.0, 1 * 2.0]))
     assert st.peer_cycles_per_byte == pytest.approx(np.median([4 * 1.5, 4 * 1.0, 2 * 2.0]))
     assert st.ours_ticks_per_byte == pytest.approx(2.0)
@@ -46,7 +45,7 @@ def test_core_cycles_per_byte_is_the_median_of_each_pairs_product():
 
 def test_peers_without_a_clock_in_their_process_use_the_median_clock():
     recs = _records([(2048, 4096, 1024), (2048, 4096, 1024)])      # peer 2: 1 tick per byte
-    [st] = bench_module._stats(recs, 3, [1024], 2, {2: "OpenSSL integer"}, cycles_per_tick=1.25)
+    [st] = Timings(0.0, 3, recs, (1024,), 2).stats({2: "OpenSSL integer"}, cycles_per_tick=1.25)
     assert st.peer == "OpenSSL integer" and st.peer_cycles_per_byte == pytest.approx(1.0 * 1.25)
 
 
@@ -63,7 +62,7 @@ def test_the_clock_library_agrees_with_the_clock_program(tmp_path):
                           ("-O2", "-Dsha1_ref_block_data_order=sha1_block_data_order"))
     exe = hosted_program([ref, ours], tmp_path, "b")
     t = run_program(exe, [16384], 9, 1 << 19, lib=str(lib))
-    as_peer = float(np.median(bench_module._clock_of(t.records, 2)))
+    as_peer = float(np.median(t.clock_samples(2)))
     own = clock.core_cycles_per_tick(adds=1_000_000, samples=9)[0]
     assert 0.75 < as_peer / own < 1.33, (as_peer, own)
 
