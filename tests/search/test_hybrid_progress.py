@@ -44,11 +44,13 @@ def test_regression_export_silent_minutes_progress_reaches_the_hybrid_search(mon
     from types import SimpleNamespace
 
     from sha1opt.emit import hybrid_choice
+    from sha1opt.search import driver
 
     def fake_search(uarch, *, cap, evaluations, seed, db, progress):
         progress(Progress("grid stage 1/4", 1, 18, 300.0))
         return SimpleNamespace(search=SimpleNamespace(params=None, reason="stand-in"))
-    monkeypatch.setattr(hybrid_choice, "search_hybrid_block", fake_search)
+    # the search the export's choice runs when the store has no row (``driver.known_hybrid_block``)
+    monkeypatch.setattr(driver, "search_hybrid_block", fake_search)
     from sha1opt.search.store import Store
     Store(tmp_path / "empty.sqlite").close()
     seen: list[Progress] = []
