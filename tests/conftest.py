@@ -36,6 +36,7 @@ OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-
 SHARED = ("textbook_exports", "dispatch_runs", "openssl_x86_64_analysis")   # session fixtures made once per run
 
 
+@pytest.hookimpl(tryfirst=True)          # before xdist reads the marks into the node ids (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Each test that uses a ``SHARED`` fixture (directly or through another fixture) joins that fixture's xdist
     group, so ``--dist loadgroup`` sends all of its users to one worker (a test using two joins the first)."""
