@@ -7,7 +7,7 @@ and ``FRAME`` bytes allocated. The SysV ABI has ``%rsp`` = 8 mod 16 at
 entry (the call pushed the return address onto a 16-aligned stack); six
 pushes keep it 8 mod 16 and ``FRAME`` = 8 mod 16 makes it 16-aligned, so
 the W+K ring at 0..63 is 16-aligned (its stores are the unaligned forms,
-``hybrid.STORE``, which cost the same there: the whole-function prover
+each dialect row's ``store`` (``hybrid_dialects``), which cost the same there: the whole-function prover
 knows the stack aligned only after an ``and $-N, %rsp``). The block count
 lives at ``COUNT(%rsp)``. No red zone is used. Then the setup
 (``hybrid.constant_setup``: K and the byte-swap mask into xmm11-15) runs
@@ -112,7 +112,7 @@ def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | N
     for text in frame_prologue():
         ins(text)
     out += loop_lines(block, loop, tail)
-    for text in frame_epilogue(block.params.isa != "ssse3"):
+    for text in frame_epilogue(block.params.dialect.vzeroupper):
         ins(text)
     for r in reversed(X64_SAVED):
         ins(f"pop {r}")

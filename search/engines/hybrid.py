@@ -43,6 +43,7 @@ from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
+from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_forms import FIRST_FORMS, FORMS
 from sha1opt.search.space.recipe import ISA_LEVELS, Recipe, isa_rank, options_for
 
@@ -85,7 +86,7 @@ def first_forms(scalar_isa: str) -> tuple[str, ...]:
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
     """The hybrid dialects ``model``'s CPU has and the cap (None: no cap) allows."""
-    return tuple(i for i in vector_dialects(cap or "shani") if model.has_vector(i))
+    return tuple(i for i in vector_dialects(cap or "shani") if model.has_vector(dialect(i).feature))
 
 
 def scalar_isa_for(model: Model, cap: str | None) -> str:
