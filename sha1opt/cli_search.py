@@ -18,13 +18,13 @@ import click
 
 from sha1opt.cli_analyze import uarchs
 from sha1opt.cli_types import Integer, OutputFile, Seconds
-from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS
+from sha1opt.emit.families import levels_of, search_families
+from sha1opt.emit.family_hybrid import EXPORT_EVALUATIONS, HYBRID
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.emit.family_search import search_families
 from sha1opt.search.driver import NO_BUDGET, HybridReport, default_arch, known_hybrid_block, search_ranges
 from sha1opt.search.engines.shani import ShaniReport
 from sha1opt.search.space.hybrid_caps import LEVELS
@@ -191,7 +191,7 @@ def _hybrid_json(h) -> dict:
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
-@click.option("--isa", type=click.Choice(("ssse3", "avx", "avx2", "avx512")), default=None,
+@click.option("--isa", type=click.Choice(levels_of(HYBRID)), default=None,
               help="Draw the hybrid block (x86-64) `export --isa LEVEL` considers instead: its whole body, one "
                    "column per unit class (scalar, vector); --rounds does not apply.")
 def show(uarch, rounds, arch, db, png, isa):

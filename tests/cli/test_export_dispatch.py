@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 import sha1opt.emit.dispatch_plan as dispatch_plan
 from sha1opt.cli import main
-from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.families import export_choice
 from tests.support.cpu import needs
 
 native = needs()
