@@ -11,6 +11,13 @@ Rules (README "Layout"):
 4. Project imports sit at module top level. An import inside a function hides a dependency;
    the few allowed ones are listed in ``ALLOWED_LOCAL`` with the reason.
 5. ``corpus/`` is data: no module imports it as code.
+6. The family registry: a choice between families or vector dialects is a walk over the registry
+   (``emit.families``) or a field of a dialect row (``search.space.hybrid_dialects``), never a
+   comparison with a name. Outside the registry and family modules (``REGISTRY``) no ``==``, ``!=``,
+   ``in`` or ``not in`` has a family name, a dispatch path name of its own or a dialect name as a
+   literal operand (or in a literal tuple/list/set operand), and no dict literal keyed by such
+   names is subscripted. ``SAME_SPELLING`` lists the comparisons whose literal is an x86 feature
+   that happens to be spelled like a dialect (cpuid bits, OpenSSL's masks), with the reason.
 """
 
 from __future__ import annotations
@@ -18,6 +25,11 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
+
+from sha1opt.emit.families import FAMILIES, preference
+from sha1opt.search.space.hybrid_caps import LEVELS
+from sha1opt.search.space.hybrid_dialects import DIALECTS
+from sha1opt.semantics.x86 import ISA_INCLUDES
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"semantics": "sha1opt.semantics", "search": "sha1opt.search", "emit": "sha1opt.emit",
@@ -180,3 +192,66 @@ def test_the_rules_catch_a_violation(tmp_path):
     p.write_text("from sha1opt.emit.export import export\n\ndef f():\n    from sha1opt.search import driver\n")
     got = project_imports(p, "sha1opt.semantics.x")
     assert ("sha1opt.emit.export", 1, False) in got and any(local for _, _, local in got)
+
+
+# --- 6. the family registry ------------------------------------------------------------------------------
+
+REGISTRY = {"sha1opt.emit.family", "sha1opt.emit.families", "sha1opt.emit.family_scalar",
+            "sha1opt.emit.family_hybrid", "sha1opt.emit.family_shani", "sha1opt.search.space.hybrid_dialects"}
+# (module, literal) -> why comparing with it is not a choice of family or dialect
+SAME_SPELLING: dict[tuple[str, str], str] = {
+    **{("sha1opt.emit.host_cpu", f): "an x86 feature read from cpuid/xgetbv (AVX-512 needs AVX-512F; "
+       "no AVX state: no VEX code)" for f in ("avx", "avx512vl")},
+    **{("sha1opt.emit.dispatch_word", f): "the capability word's cpuid leaves: the VEX features need the OS's "
+       "AVX state" for f in ("avx", "avx512vl")},
+    **{("sha1opt.emit.peers", f): "OpenSSL's own dispatch, which reads these x86 features"
+       for f in ("ssse3", "avx")},
+    ("sha1opt.search.space.shani", "avx"): "the SHA-NI family's own msg2 form named for the feature it uses",
+}
+
+
+def registry_names() -> set[str]:
+    """Family names, the dispatch path names that are neither a level nor a feature, and dialect names."""
+    own_paths = set(preference()) - set(LEVELS) - set(ISA_INCLUDES)
+    return {f.name for f in FAMILIES} | own_paths | set(DIALECTS)
+
+
+def _literals(node) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def name_comparisons(tree: ast.AST, names: set[str]) -> list[tuple[int, str, str]]:
+    """(line, literal, source) of every comparison with, or lookup by, a registry name in ``tree``."""
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Compare) and any(isinstance(o, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for o in n.ops):
+            for side in (n.left, *n.comparators):
+                out += [(n.lineno, lit, ast.unparse(n)) for lit in sorted(_literals(side) & names)]
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Dict):
+            keys = set().union(*(_literals(k) for k in n.value.keys if k is not None))
+            out += [(n.lineno, lit, ast.unparse(n)[:80]) for lit in sorted(keys & names)]
+    return out
+
+
+def test_no_family_or_dialect_name_decides_outside_the_registry():
+    names = registry_names()
+    bad = []
+    for mod, path in sorted(modules().items()):
+        if mod in REGISTRY:
+            continue
+        for line, lit, src in name_comparisons(ast.parse(path.read_text(), str(path)), names):
+            if (mod, lit) not in SAME_SPELLING:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: compares with {lit!r}: {src}")
+    assert not bad, "choose through the registry (emit/families.py) or a dialect row:\n" + "\n".join(bad)
+
+
+def test_the_registry_rule_catches_a_name_chain():
+    """The checker itself: an if/elif chain on a family or dialect name, and a dict-literal lookup, are found."""
+    src = ('if kind == "shani":\n    pass\nelif isa in ("ssse3", "avx"):\n    pass\n'
+           'x = {"hybrid": 1, "scalar": 2}[kind]\n')
+    got = {(line, lit) for line, lit, _ in name_comparisons(ast.parse(src), registry_names())}
+    assert got == {(1, "shani"), (3, "ssse3"), (3, "avx"), (5, "hybrid"), (5, "scalar")}

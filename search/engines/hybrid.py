@@ -142,7 +142,7 @@ def recipe_or_offset_move(p: HybridParams, rng: random.Random, u: float, scalar_
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random() if p.scalar == "recipe" else 0.0       # rotating rounds: recipe and offsets unused
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every", "placement", "ahead", "recurrence", "scalar"))
+        which = rng.choice(("isa", "lead", "every", "placement", "ahead", "recurrence", "rounds"))
         if which == "isa" and len(dialects) > 1:
             return replace(p, isa=rng.choice([d for d in dialects if d != p.isa]))
         if which == "lead":
@@ -151,7 +151,7 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
             return replace(p, ahead=not p.ahead, recurrence="rol1" if p.ahead else p.recurrence)
         if which == "recurrence":
             return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2", ahead=True)
-        if which == "scalar":
+        if which == "rounds":         # the scalar rounds' form (``HybridParams.scalar``)
             return replace(p, scalar=rng.choice([x for x in scalars_for(scalar_isa) if x != p.scalar]))
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")
