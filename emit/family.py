@@ -15,6 +15,9 @@ family's name. The protocol, by concern:
   ``level_features(level)`` the features a CPU needs for the family's code at
   that level; ``model_has(model, level)`` whether the model's CPU has them;
   ``path_names(levels)`` its dispatch path names (lowest preference first);
+  ``per_level``: one dispatch path per level (hybrid, SHA-NI) or ``base_paths``
+  once (scalar: its best and the base-ISA fallback); ``extra_paths(choice)``
+  the paths a level's choice brings along (SHA-NI's ``shani_sse``);
 * search -- ``search(...)``: what ``search --isa`` searches for the family
   (a report whose figure is the block-loop measure, ``search.measure``;
   stored when proved), None for the scalar family (its search is the range
@@ -71,6 +74,8 @@ class Family(Protocol):
     name: str                          # the store's ``family`` column, printed as the candidate's kind
     flavors: frozenset[str]            # the object formats ``export`` writes
     tunable: bool                      # ``export --tune`` times its ranked candidates
+    per_level: bool                    # the dispatcher takes one path per level (else the family's
+                                       # ``base_paths`` once)
 
     def admits(self, level: str) -> bool: ...
 
@@ -84,6 +89,12 @@ class Family(Protocol):
                should_stop, db, progress: ProgressFn): ...
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db, progress: ProgressFn) -> Choice | Passed: ...
+
+    def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
+                   ) -> tuple[list[tuple[str, Choice, str]], list[str]]: ...   # only a family without ``per_level``
+
+    def extra_paths(self, choice: Choice, model: Model | None, db
+                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]: ...
 
     def features(self, choice: Choice) -> frozenset[str]: ...
 

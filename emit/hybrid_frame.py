@@ -47,8 +47,8 @@ def frame_prologue() -> list[str]:
     return [f"sub ${FRAME}, %rsp", f"mov %rdx, {COUNT}(%rsp)"]
 
 
-def frame_epilogue(vex: bool) -> list[str]:
-    return (["vzeroupper"] if vex else []) + [f"add ${FRAME}, %rsp"]
+def frame_epilogue(vzeroupper: bool) -> list[str]:
+    return (["vzeroupper"] if vzeroupper else []) + [f"add ${FRAME}, %rsp"]
 
 
 def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha1_tail",

@@ -38,8 +38,8 @@ def frame_prologue() -> list[str]:
     return out
 
 
-def frame_epilogue(vex: bool) -> list[str]:
-    return (["vzeroupper"] if vex else []) + [f"mov {SAVED_ESP}(%esp), %esp"]
+def frame_epilogue(vzeroupper: bool) -> list[str]:
+    return (["vzeroupper"] if vzeroupper else []) + [f"mov {SAVED_ESP}(%esp), %esp"]
 
 
 def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop") -> list[str]:
