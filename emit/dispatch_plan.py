@@ -12,11 +12,13 @@ on the model by the one block-loop measure (``search.measure``; the family's ``c
 search stored, or its loop priced).
 
 ``order_paths(candidates)`` is the policy, a pure function: sort by predicted cycles/byte, ties
-(and every candidate without a model) by ``families.preference()`` (shani > shani_sse > avx512 > avx2 >
-avx > ssse3 > scalar > base: the families' path names, highest family first); then drop every candidate an earlier one *shadows* -- Q before P with
-``mask(Q) ⊆ mask(P)``: every CPU that could run P takes Q first, so P would never run (a path
-predicted slower than one needing less is dropped, e.g. SSSE3 slower than the scalar fallback).
-The list ends at the first path that needs nothing, which every CPU takes.
+(and every candidate without a model) by ``families.preference()`` (shani > shani_sse > avx512 >
+avx2 > avx > ssse3 > scalar > base: the families' path names, highest family first); then drop
+every candidate an earlier one *shadows* -- Q before P with ``mask(Q) ⊆ mask(P)``: every CPU that
+could run P takes Q first, so P would never run (a path predicted slower than one needing less is
+dropped, e.g. SSSE3 slower than the scalar fallback). The list ends at the first path that needs
+nothing, which every CPU takes. A ``Candidate`` carries its ``Choice`` (family, code, arch): the
+family writes it (``choice.family.export``) and says what it needs (``features``).
 
 Example: without a model on x86-64 the order is shani, avx512, avx, ssse3, scalar (avx2 is the
 avx block again -- the hybrid family has no AVX2-only dialect -- and is not repeated).
