@@ -5,7 +5,7 @@ for that CPU, both priced by the same model (predicted cycles/byte, steady state
            db)`` -- the scalar best block, the hybrid search at the model's highest vector level below
            SHA-NI (on i386 the i386 hybrid block, ``search.space.hybrid_i386``) and the SHA-NI search, ranked by
            predicted c/B. The searches run with export's own fixed budgets and seeds
-           (``emit.hybrid_choice.EXPORT_EVALUATIONS`` hybrid evaluations, seed 0;
+           (``emit.family_hybrid.EXPORT_EVALUATIONS`` hybrid evaluations, seed 0;
            ``SHANI_EVALUATIONS`` SHA-NI evaluations, ``best_shani``'s seed 1), so the figure is the one
            ``export`` prints.
   OpenSSL  every loop path of Debian's ``libcrypto.a`` (``OPENSSL``: the x86-64 member
@@ -38,7 +38,8 @@ from search_acceptance import OPENSSL, arches, load
 
 from sha1opt.analyze import path_costs, prove_object
 from sha1opt.emit.dispatch_plan import Candidate, best_path
-from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS, SHANI_EVALUATIONS
+from sha1opt.emit.family_hybrid import EXPORT_EVALUATIONS
+from sha1opt.emit.family_shani import SHANI_EVALUATIONS
 from sha1opt.search.cost import Simulator
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import VECTOR_ISA, Model, load_model, model_names
@@ -133,17 +134,17 @@ def bound_text(sim) -> str:
 def our_bottleneck(c: Candidate, model: Model, arch: str) -> str:
     """``bound_text`` of the candidate, simulated as ``dispatch_plan`` prices it."""
     if c.kind == "scalar":
-        return bound_text(simulate(list(c.payload.body), model, loop=True))
+        return bound_text(simulate(list(c.choice.code.body), model, loop=True))
     if c.kind == "hybrid":
-        return bound_text(block_cost(c.payload, model))
-    return bound_text(Simulator(model).simulate(loop_items(c.payload, arch), loop=True))
+        return bound_text(block_cost(c.choice.code, model))
+    return bound_text(Simulator(model).simulate(loop_items(c.choice.code, arch), loop=True))
 
 
 HYBRID_NOTE = re.compile(r"--isa (\w+): hybrid (\S+): ([\d.]+) c/B predicted")
 
 
 def hybrid_tried(notes: list[str]) -> tuple[str, float] | None:
-    """The hybrid search's best from ``best_path``'s notes (``hybrid_choice`` writes "--isa avx512: hybrid
+    """The hybrid search's best from ``best_path``'s notes (``family_hybrid`` writes "--isa avx512: hybrid
     hybrid:isa=avx512,...: 2.71 c/B predicted on ..."): (its dialect, c/B); None when no hybrid ran."""
     m = next((HYBRID_NOTE.search(n) for n in notes if HYBRID_NOTE.search(n)), None)
     if m is None:
@@ -169,7 +170,7 @@ def why_openssl_wins(row: Row, path: OpensslPath, arch: str, tried: tuple[str, f
 def short(c: Candidate) -> str:
     """The path family of our candidate: "scalar" (+ the features it needs), "hybrid avx512", "SHA-NI"."""
     if c.kind == "hybrid":
-        return f"hybrid {c.payload.params.isa}" if isinstance(c.payload, HybridBlock) else "hybrid"
+        return f"hybrid {c.choice.code.params.isa}" if isinstance(c.choice.code, HybridBlock) else "hybrid"
     if c.kind == "shani":
         return "SHA-NI"
     return "scalar" + (f" ({'+'.join(sorted(c.code.features))})" if c.code.features else "")

@@ -34,7 +34,8 @@ from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost, build_on
 from sha1opt.emit.host_cpu import host, lacking, lacks_text, uarch_name
-from sha1opt.search.space.hybrid import ISAS, HybridParams, features
+from sha1opt.search.space.hybrid import HybridParams, features
+from sha1opt.search.space.hybrid_dialects import dialect, dialect_names
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_proof import prove_hybrid
@@ -48,7 +49,7 @@ def _load() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--uarch", default="host", help="the model (default: this CPU's)")
-    ap.add_argument("--isa", default=None, choices=ISAS, help="the dialect (default: the model's highest this CPU runs)")
+    ap.add_argument("--isa", default=None, choices=dialect_names(), help="the dialect (default: the model's highest this CPU runs)")
     ap.add_argument("--lead", type=int, default=1)
     ap.add_argument("--every", type=int, default=4)
     ap.add_argument("--measure", default="")
@@ -61,9 +62,9 @@ def main() -> int:
         ap.error(f"--uarch: {e}")
     model = load_model(args.uarch)
     if args.isa is None:
-        runs = [d for d in ISAS if model.has_vector(d) and not lacking((d,))]
+        runs = [d for d in dialect_names() if model.has_vector(dialect(d).feature) and not lacking((dialect(d).feature,))]
         if not runs:
-            ap.error(f"--isa: {args.uarch} has no vector dialect this CPU runs ({', '.join(ISAS)})")
+            ap.error(f"--isa: {args.uarch} has no vector dialect this CPU runs ({', '.join(dialect_names())})")
         args.isa = runs[-1]
     point = dict(isa=args.isa, lead=args.lead, every=args.every, ahead=True, recurrence="rol2")
     print(f"# bench/forms.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {host()}; "

@@ -20,7 +20,8 @@ from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.measure import block_loop_cycles, hybrid_loop_cost, block_items
 from sha1opt.search.space.candidate import textbook
-from sha1opt.search.space.hybrid import ISAS, HybridParams, build
+from sha1opt.search.space.hybrid import HybridParams, build
+from sha1opt.search.space.hybrid_dialects import dialects
 from sha1opt.search.space.hybrid_i386 import build_i386
 
 
@@ -40,13 +41,13 @@ def main() -> None:
             loop = block_loop_cycles(sched, model)
             line = (f"{name:11s} {arch:6s} {body:8.2f} {header:8.2f} {loop:8.2f} {pct(body, loop):>10s} "
                     f"{pct(header, loop):>9s} |")
-            dialects = [i for i in ISAS if model.has_vector(i)]
-            if dialects:
-                params = HybridParams(isa=dialects[-1], arch=arch)
+            names = [d.name for d in dialects() if model.has_vector(d.feature)]
+            if names:
+                params = HybridParams(isa=names[-1], arch=arch)
                 block = build_i386(params) if arch == "i386" else build(params)
                 old = simulate(block_items(block.loop_body()), model, loop=True).cycles
                 new = hybrid_loop_cost(block, model).cycles
-                line += f" {dialects[-1]:8s} {old:7.2f} {new:7.2f} {pct(old, new):>7s}"
+                line += f" {names[-1]:8s} {old:7.2f} {new:7.2f} {pct(old, new):>7s}"
             print(line)
 
 

@@ -10,7 +10,7 @@ brand, vendor, family, model); code needing a feature this CPU lacks
    (``search.engines.shani.best_shani``, both arches, export's budget) and
    prints the predicted cycles per block and c/B, the proof and the stop reason;
 2. exports, per model in ``--uarch`` and arch, exactly what
-   ``sha1opt export --uarch U --isa shani`` writes (``emit.hybrid_choice.export_choice``,
+   ``sha1opt export --uarch U --isa shani`` writes (``emit.families.export_choice``,
    then ``emit.shani_export.export_shani``: the block proved, the file
    assembled, its machine code lifted and the whole function proved, the
    native vectors run -- nothing is timed before that);
@@ -53,7 +53,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sha1opt.emit.hybrid_choice import SHANI_EVALUATIONS, export_choice
+from sha1opt.emit.families import export_choice
+from sha1opt.emit.family_shani import SHANI, SHANI_EVALUATIONS
 from sha1opt.emit.clock import clock_library
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.shani_export import export_shani
@@ -223,14 +224,14 @@ def main() -> int:
             texts: dict[str, str] = {}
             for uarch in args.uarch:
                 choice = export_choice(uarch, arch, "shani")
-                if choice.shani is None:
+                if choice.family is not SHANI:
                     out.append(f"  {uarch}: no SHA-NI export ({'; '.join(choice.notes)})")
                     continue
-                missing = lacking(isa_rows_used(choice.shani, arch).values())
+                missing = lacking(isa_rows_used(choice.code, arch).values())
                 if missing:
                     out.append(f"  {uarch}: not run: {lacks_text(missing)}")
                     continue
-                res = export_shani(choice.shani, arch, w / f"{uarch}_{arch}.S", uarch=uarch,
+                res = export_shani(choice.code, arch, w / f"{uarch}_{arch}.S", uarch=uarch,
                                    prediction=choice.notes[0], command=f"bench/shani.py {uarch} {arch}")
                 checks = "; ".join(f"{c.name}: {c.detail}" for c in res.validation.checks)
                 if not res.ok:

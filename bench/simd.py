@@ -50,7 +50,8 @@ from sha1opt.search.driver import search_hybrid_block
 from sha1opt.search.cost.model import load_model
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.engines.hybrid import build_on
-from sha1opt.search.space.hybrid import ISAS, features
+from sha1opt.search.space.hybrid import features
+from sha1opt.search.space.hybrid_dialects import dialect_names
 
 MODELS = ("core2", "nehalem", "skylake", "goldencove", "zen1", "zen3", "zen5")
 SIZES = (16384, 1 << 20)
@@ -114,7 +115,7 @@ def main() -> int:
                 if function_text(t.best.block) != function_text(r.search.block):
                     blocks.append((f"{m} tuned", t.best.block))
         if args.dialects:
-            blocks += [(f"{m} params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in ISAS
+            blocks += [(f"{m} params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in dialect_names()
                        if isa != p.isa]
     for name, block in blocks:
         missing = lacking(features(block))

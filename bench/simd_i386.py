@@ -1,7 +1,7 @@
 """Figures for issue 14, i386: the i386 hybrid export against OpenSSL's 32-bit SSSE3, AVX and integer paths.
 
 For each ``--isa`` level in ``--levels`` (default ssse3, avx), the block ``sha1opt export --arch i386
---uarch U --isa LEVEL`` writes (``emit.hybrid_choice.export_choice``: the i386 hybrid search, seed 0,
+--uarch U --isa LEVEL`` writes (``emit.families.export_choice``: the i386 hybrid search, seed 0,
 the export's budget, proved) is validated as export does and timed on this host against gcc -O2
 -m32 C and OpenSSL's sha1-586 paths from Debian's ``libssl-dev:i386`` ``libcrypto.a``, each path
 forced through the ``OPENSSL_ia32cap_P`` words (``emit.hybrid_bench_i386``), at 16 KiB and 1 MiB
@@ -40,7 +40,8 @@ from pair_table import banner, header, load, openssl_paths, report_lines
 
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_bench_i386 import bench_hybrid_i386
-from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.families import export_choice
+from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.hybrid_export import function_text
 from sha1opt.emit.host_cpu import host, host_refusal, lacking, lacks_text, uarch_name
 from sha1opt.emit.tuning import describe, tune
@@ -85,10 +86,10 @@ def main() -> int:
     runs += [(level, "tune") for level in args.levels.split(",") if args.tune]
     for level, variant in runs:
         choice = export_choice(args.uarch, "i386", level, args.db)
-        if choice.block is None:
+        if choice.family is not HYBRID:
             say(f"# --isa {level}: export writes scalar code ({'; '.join(choice.notes)}): not measured here")
             continue
-        block = choice.block
+        block = choice.code
         if variant == "tune":
             why = host_refusal(args.uarch, host())
             if why:

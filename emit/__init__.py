@@ -25,10 +25,15 @@ What lives here (one concept per module):
 * ``peers``       -- the peers: gcc's code for ``csrc/sha1_ref.c`` (``gcc_reference_loop``) and
                      OpenSSL's libcrypto with its code-path masks;
 * ``calibration`` -- paired timings of variants, llvm-mca, and the error/rank statistics;
-* ``family_search`` -- what ``search --isa`` searches and stores beside the scalar ranges (hybrid, SHA-NI);
-* ``hybrid_frame`` / ``hybrid_export`` / ``hybrid_choice`` / ``hybrid_bench`` -- the function around a
-                     hybrid block (vector message schedule, ``search.space.hybrid``), its validation
-                     and export, what ``export --isa`` picks, and its paired-ratio timing;
+* ``family``      -- the ``Family`` protocol (what every family of code gives) and ``Choice``;
+* ``families``    -- the registry (scalar, hybrid, SHA-NI, in order) and the walks over it: what
+                     ``export --isa`` writes (``export_choice``), what ``search --isa`` searches;
+* ``family_scalar`` / ``family_hybrid`` / ``family_shani`` -- the three families' entries;
+* ``hybrid_frame`` / ``hybrid_export`` / ``hybrid_bench`` -- the function around a hybrid block (vector
+                     message schedule, ``search.space.hybrid``), its validation and export, and its
+                     paired-ratio timing;
+* ``shani_frame`` / ``shani_export`` -- the SHA-NI function, its validation and export;
+* ``tuning``      -- ``export --tune``: a hybrid level's best candidates validated and timed here;
 * ``dispatch_word`` / ``dispatch_text`` / ``dispatch_plan`` / ``dispatch_probe`` / ``dispatch_export`` --
                      ``export --dispatch``: the capability word and its cpuid constructor, the one
                      entry jumping to the proved paths, which paths in which order, the constructor

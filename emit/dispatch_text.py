@@ -92,7 +92,7 @@ def hybrid_path_text(block: HybridBlock) -> str:
     ins(f"mov %rax, {SAVED_RSP}(%rsp)")
     ins(f"mov %rdx, {COUNT}(%rsp)")
     out += loop_lines(block, count=f"{COUNT}(%rsp)")
-    if block.params.isa != "ssse3":
+    if block.params.dialect.vzeroupper:
         ins("vzeroupper")
     ins(f"mov {SAVED_RSP}(%rsp), %rsp")
     for r in reversed(X64_SAVED):

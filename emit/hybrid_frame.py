@@ -6,13 +6,13 @@ Frame: ``nblocks == 0`` returns at once; rbx, rbp and r12-r15 are pushed
 and ``FRAME`` bytes allocated. The SysV ABI has ``%rsp`` = 8 mod 16 at
 entry (the call pushed the return address onto a 16-aligned stack); six
 pushes keep it 8 mod 16 and ``FRAME`` = 8 mod 16 makes it 16-aligned, so
-the W+K ring at 0..63 is 16-aligned (its stores are the unaligned forms,
-``hybrid.STORE``, which cost the same there: the whole-function prover
-knows the stack aligned only after an ``and $-N, %rsp``). The block count
-lives at ``COUNT(%rsp)``. No red zone is used. Then the setup
+the W+K ring at 0..63 is 16-aligned (its stores are the unaligned forms, each
+dialect row's ``store`` in ``hybrid_dialects``, which cost the same there: the
+whole-function prover knows the stack aligned only after an ``and $-N, %rsp``).
+The block count lives at ``COUNT(%rsp)``. No red zone is used. Then the setup
 (``hybrid.constant_setup``: K and the byte-swap mask into xmm11-15) runs
 once, then the block loop (below). The exit restores ``%rsp`` from the frame (after
-``vzeroupper`` for the VEX/EVEX dialects), pops and returns. xmm registers
+``vzeroupper`` where the dialect row says so: the VEX/EVEX dialects), pops and returns. xmm registers
 are caller-saved in the SysV ABI, so none is saved.
 
 Layout of the text: the prologue lines above, then ``block.setup``, the
@@ -47,8 +47,8 @@ def frame_prologue() -> list[str]:
     return [f"sub ${FRAME}, %rsp", f"mov %rdx, {COUNT}(%rsp)"]
 
 
-def frame_epilogue(vex: bool) -> list[str]:
-    return (["vzeroupper"] if vex else []) + [f"add ${FRAME}, %rsp"]
+def frame_epilogue(vzeroupper: bool) -> list[str]:
+    return (["vzeroupper"] if vzeroupper else []) + [f"add ${FRAME}, %rsp"]
 
 
 def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha1_tail",
@@ -112,7 +112,7 @@ def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | N
     for text in frame_prologue():
         ins(text)
     out += loop_lines(block, loop, tail)
-    for text in frame_epilogue(block.params.isa != "ssse3"):
+    for text in frame_epilogue(block.params.dialect.vzeroupper):
         ins(text)
     for r in reversed(X64_SAVED):
         ins(f"pop {r}")

@@ -38,8 +38,8 @@ def frame_prologue() -> list[str]:
     return out
 
 
-def frame_epilogue(vex: bool) -> list[str]:
-    return (["vzeroupper"] if vex else []) + [f"mov {SAVED_ESP}(%esp), %esp"]
+def frame_epilogue(vzeroupper: bool) -> list[str]:
+    return (["vzeroupper"] if vzeroupper else []) + [f"mov {SAVED_ESP}(%esp), %esp"]
 
 
 def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop") -> list[str]:
@@ -61,7 +61,7 @@ def body_lines(block: HybridBlock, loop: str, done: str) -> list[str]:
     out += [f"\tpush {r}" for r in I386_SAVED]
     out += ["\t" + t for t in frame_prologue()]
     out += loop_lines(block, loop)
-    out += ["\t" + t for t in frame_epilogue(block.params.isa != "ssse3")]
+    out += ["\t" + t for t in frame_epilogue(block.params.dialect.vzeroupper)]
     out += [f"\tpop {r}" for r in reversed(I386_SAVED)]
     return out + [f"{done}:", "\tret"]
 

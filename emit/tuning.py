@@ -5,7 +5,7 @@ Rapids host, goldencove's first choice measured 0.965 of OpenSSL's AVX2 path and
 lower 0.928), so ``export --tune N`` measures instead, as the seeds' hand-tuners did:
 
 1. ``ranked_blocks(uarch, arch, level, limit)`` -- the hybrid search export runs (same budget, seed 0:
-   ``hybrid_choice.EXPORT_EVALUATIONS``; x86-64 ``engines.hybrid.search_hybrid``, i386
+   ``family_hybrid.EXPORT_EVALUATIONS``; x86-64 ``engines.hybrid.search_hybrid``, i386
    ``engines.hybrid_i386.search_hybrid_i386``), its scored points (``HybridSearch.ranked``: the
    search's best first, then cheapest first), one per *shape* (``shape``: dialect, lead,
    placement, read-ahead, recurrence, scalar form -- the interleaving and the rounds; the
@@ -52,13 +52,12 @@ import numpy as np
 from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.engines.hybrid import block_cost, build_on, search_hybrid
-from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
+from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams
-from sha1opt.search.space.hybrid_caps import check_level, vector_dialects
+from sha1opt.search.space.hybrid_caps import check_level
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.hybrid_bench_i386 import PEER
-from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS
+from sha1opt.emit.family_hybrid import ARCHES, EXPORT_EVALUATIONS, HYBRID
 from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.hybrid_export import function_text, validate_hybrid
 from sha1opt.emit.timing import PairPlan, band, timing_program
@@ -125,10 +124,6 @@ class Tuning:
         return self.candidates[self.winner]
 
 
-def _builder(arch: str):
-    return build_on_i386 if arch == "i386" else build_on
-
-
 def shape(p: HybridParams) -> tuple:
     """What makes two candidates different enough to time (module docstring, 1): all but offsets and recipe."""
     return (p.arch, p.isa, p.lead, p.every if p.placement == "every" else "slots", p.ahead, p.recurrence, p.scalar)
@@ -140,10 +135,10 @@ def ranked_blocks(uarch: str, arch: str, level: str, limit: int, evaluations: in
     (module docstring, 1). Example: goldencove, x86_64, avx512, 2 gives the export's block
     (rotate-bmi-leanch-early, 3.03 c/B) and the next shape (pin-bmi-early at the same interleaving)."""
     check_level(level)
-    if not vector_dialects(level):
+    if not HYBRID.admits(level):
         raise Sha1optError(f"--isa {level} has no vector dialect: nothing to tune (the hybrid families need ssse3+)")
     model = load_model(uarch)
-    engine = search_hybrid_i386 if arch == "i386" else search_hybrid
+    engine = ARCHES[arch].engine
     found = engine(model, cap=level, evaluations=evaluations, seed=0)
     if found.params is None:
         raise Sha1optError(f"no hybrid block to tune on {model.name}: {found.reason}")
@@ -155,7 +150,7 @@ def ranked_blocks(uarch: str, arch: str, level: str, limit: int, evaluations: in
             break
         if shape(p) in shapes:
             continue
-        b = _builder(arch)(p, model)
+        b = ARCHES[arch].build_on(p, model)
         text = function_text(b) if b is not None else None
         if text is not None and text not in texts:
             shapes.add(shape(p))

@@ -477,10 +477,15 @@ class HybridReport:
     proved: bool
 
     @property
+    def hybrid_wins(self) -> bool:
+        """Whether the proved hybrid block is predicted no dearer than the scalar best (a tie goes to the
+        hybrid: its message schedule leaves the integer units the model found idle)."""
+        return self.proved and self.search.cycles <= self.scalar_cycles
+
+    @property
     def winner(self) -> str:
-        """"hybrid" when a proved hybrid block is predicted no dearer than the scalar best, else "scalar"
-        (a tie goes to the hybrid: its message schedule leaves the integer units the model found idle)."""
-        return "hybrid" if self.proved and self.search.cycles <= self.scalar_cycles else "scalar"
+        """The family ``hybrid_wins`` picks, as printed: "hybrid" or "scalar"."""
+        return "hybrid" if self.hybrid_wins else "scalar"
 
     @property
     def ratio(self) -> float:

@@ -29,8 +29,7 @@ from dataclasses import dataclass, fields
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import Model
-from sha1opt.search.engines.hybrid import build_on
-from sha1opt.search.engines.hybrid_i386 import build_on_i386
+from sha1opt.search.engines.hybrid_i386 import build_on_arch
 from sha1opt.search.cost import Simulator
 from sha1opt.search.engines.shani import ShaniReport, best_shani, block_cycles, loop_text
 from sha1opt.search.objective import model_version
@@ -123,7 +122,7 @@ def stored_hybrid(db, model: Model, arch: Arch, cap: str | None) -> Stored | Non
     if row is None:
         return None
     params = params_from(HybridParams, row.params, f"results database: row hybrid/{row.uarch}/{row.arch}")
-    block = build_on_i386(params, model) if params.arch == "i386" else build_on(params, model)
+    block = build_on_arch(params, model)
     if block is None or hybrid_code(block) != row.code:
         return None
     return Stored(params, block, row.cycles, row)

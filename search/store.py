@@ -97,6 +97,7 @@ OLD_AS_NEW = ("SELECT 'scalar' AS family, '' AS variant, uarch, arch, first, las
               "offsets, '{}' AS params, code, evaluations, seconds, seed, created FROM results")
 ARCHS = ("x86_64", "i386")
 FAMILIES = ("scalar", "hybrid", "shani")
+RANGE_FAMILY = FAMILIES[0]      # its rows are round ranges (recipe, offsets); every other family's are whole blocks
 KEY = "family=? AND variant=? AND uarch=? AND arch=? AND first=? AND last=? AND model_version=?"
 
 
@@ -209,9 +210,9 @@ def _check_row(vals: tuple, where: str) -> Row:
         fields = None
     if not isinstance(fields, dict):
         raise bad("params is not a JSON object")
-    if family == "scalar" and (fields or variant):
+    if family == RANGE_FAMILY and (fields or variant):
         raise bad("a scalar row has params or a variant")
-    if family != "scalar" and (not fields or (first, last) != (0, 79) or offs):
+    if family != RANGE_FAMILY and (not fields or (first, last) != (0, 79) or offs):
         raise bad(f"a {family} row is not a whole block with params")
     return Row(uarch, arch, first, last, version, cycles, recipe, offs, code, evaluations, seconds, seed, created,
                family, variant, fields)

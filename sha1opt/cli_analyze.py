@@ -23,6 +23,8 @@ from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.cli_common import resolve_uarch
+from sha1opt.emit.families import levels_of
+from sha1opt.emit.family_shani import SHANI
 from sha1opt.emit.host_cpu import LACKS_ENV, host, identify, levels
 from sha1opt.emit.objfile import MEMBER_HELP
 
@@ -152,6 +154,7 @@ def _host_lines(as_json: bool) -> None:
     if cpu.removed:
         click.echo(f"          removed by {LACKS_ENV}: {' '.join(sorted(cpu.removed))}")
     click.echo(f"--isa:    {' '.join(levels(cpu))} (the levels all of whose code runs here)")
-    if "sha" in cpu.features and "shani" not in levels(cpu):
-        click.echo("          SHA-NI code runs here; the level `shani` is not listed because it also admits "
+    sha_levels = levels_of(SHANI)
+    if "sha" in cpu.features and not set(sha_levels) & set(levels(cpu)):
+        click.echo(f"          SHA-NI code runs here; the level `{sha_levels[0]}` is not listed because it also admits "
                    "AVX-512, which this CPU lacks")

@@ -23,21 +23,20 @@ from sha1opt.emit.bench import WIDE_SPREAD, BenchRefusal
 from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.dispatch_export import export_dispatch
 from sha1opt.emit.dispatch_plan import best_path, plan_dispatch
-from sha1opt.emit.export import export as do_export
-from sha1opt.emit.hybrid_choice import export_choice
-from sha1opt.emit.hybrid_export import export_hybrid
+from sha1opt.emit.families import export_choice, family_of, tunable_levels
+from sha1opt.emit.family_scalar import SCALAR
+from sha1opt.emit.family import Choice
 from sha1opt.emit.peers import OPENSSL_PATHS
-from sha1opt.emit.shani_export import export_shani
 from sha1opt.emit.host_cpu import host, host_refusal
 from sha1opt.emit.tuning import describe as describe_tuning, tune as do_tune
 from sha1opt.job import steps
 from sha1opt.search.driver import default_arch
-from sha1opt.search.space.hybrid_caps import LEVELS, allows, vector_dialects
+from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
-from sha1opt.cli_common import (EXIT_FAIL, EXIT_OK, ProgressLine, Interrupted as _Interrupted, fail as _fail,
-                                resolve_uarch as _uarch, shown as _shown, unwind_on_signals as _unwind_on_signals)
+from sha1opt.cli_common import (EXIT_FAIL, EXIT_OK, ProgressLine, Interrupted, fail,
+                                resolve_uarch, shown, unwind_on_signals)
 
 
 @click.command()
@@ -88,21 +87,20 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
     if dispatch and flavor != "elf":
         raise click.BadParameter("the dispatching function is written for ELF only (an .init_array constructor)",
                                  param_hint="--flavor")
-    with _unwind_on_signals():
-        uarch = _uarch(uarch) if uarch or tune is not None else None
+    with unwind_on_signals():
+        uarch = resolve_uarch(uarch) if uarch or tune is not None else None
         arch_ = arch or (default_arch(uarch) if uarch else "x86_64")
-        schedule = None
         if tune is not None:
-            if isa is None or dispatch or not vector_dialects(isa) or allows(isa, "sha"):
-                _fail("--tune needs a hybrid --isa level (ssse3, avx, avx2, avx512), without --dispatch")
+            if isa is None or dispatch or not family_of(isa).tunable:
+                fail(f"--tune needs a hybrid --isa level ({', '.join(tunable_levels())}), without --dispatch")
             refusal = host_refusal(uarch, host())
             if refusal:
-                _fail(refusal)
+                fail(refusal)
             stop: list[int] = []
 
             def on_int(signum, _frame):       # the first Ctrl-C ends the timing rounds; a second one aborts
                 if stop:
-                    raise _Interrupted(signum)
+                    raise Interrupted(signum)
                 stop.append(signum)
                 click.echo("sha1opt: Ctrl-C: stopping the timing; exporting the best validated candidate so far "
                            "(Ctrl-C again aborts, writing nothing)", err=True)
@@ -113,7 +111,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
                 signal.signal(signal.SIGINT, old)
             for line in describe_tuning(tuning):
                 click.echo(line)
-            result = export_hybrid(tuning.best.block, output, flavor=flavor, uarch=uarch, command=command)
+            tuned = Choice(family_of(isa), tuning.best.block, arch_)
+            result = tuned.family.export(tuned, output, flavor=flavor, uarch=uarch, command=command)
         elif dispatch:
             with ProgressLine(f"export --dispatch {uarch or ''}".rstrip()) as progress:
                 plan = plan_dispatch(uarch, arch_, db, cap=isa, progress=progress)
@@ -129,44 +128,34 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
                 choice = export_choice(uarch, arch, isa, db, progress)
             for line in choice.notes:
                 click.echo(line)
-            schedule = choice.schedule
-            if choice.shani is not None:
-                if flavor != "elf":
-                    raise click.BadParameter("the SHA-NI function is written for ELF only", param_hint="--flavor")
-                result = export_shani(choice.shani, arch_, output, uarch=uarch, prediction=choice.notes[0],
-                                      command=command)
-            elif choice.block is None:
-                result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
-            else:
-                result = export_hybrid(choice.block, output, flavor=flavor, uarch=uarch, command=command)
+            refusal = choice.family.flavor_refusal(flavor, predicted=False)
+            if refusal:
+                raise click.BadParameter(refusal, param_hint="--flavor")
+            result = choice.family.export(choice, output, flavor=flavor, uarch=uarch, prediction=choice.notes[0],
+                                          command=command)
         elif uarch:
             with ProgressLine(f"export --uarch {uarch}") as progress:
                 best, notes = best_path(uarch, arch_, db, progress)
             for line in notes:
                 click.echo(line)
             click.echo(f"exporting {best.describe()}")
-            if best.kind == "shani":
-                if flavor != "elf":
-                    raise click.BadParameter("the predicted-best path is SHA-NI, written for ELF only; "
-                                             "--isa avx512 (or lower) gives code without it", param_hint="--flavor")
-                result = export_shani(best.payload, arch_, output, uarch=uarch,
-                                      prediction=f"{best.cycles_per_byte:.2f} cycles/byte on {uarch}", command=command)
-            elif best.kind == "hybrid":
-                result = export_hybrid(best.payload, output, flavor=flavor, uarch=uarch, command=command)
-            else:
-                schedule = best.payload
-                result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
+            family = best.choice.family
+            refusal = family.flavor_refusal(flavor, predicted=True)
+            if refusal:
+                raise click.BadParameter(refusal, param_hint="--flavor")
+            result = family.export(best.choice, output, flavor=flavor, uarch=uarch,
+                                   prediction=f"{best.cycles_per_byte:.2f} cycles/byte on {uarch}", command=command)
         else:
-            schedule = textbook(arch_)
-            result = do_export(schedule, output, flavor=flavor, uarch=uarch, command=command)
+            result = SCALAR.export(Choice(SCALAR, textbook(arch_), arch_), output, flavor=flavor, uarch=uarch,
+                                   command=command)
     for c in result.validation.checks:
         click.echo(f"[{'not run' if c.not_run else 'ok' if c.ok else 'FAIL'}] {c.name} ({c.seconds:.2f} s): {c.detail}")
     if not result.ok:
         failed = result.validation.failure
         click.echo(f"sha1opt: refused: {failed.name if failed else 'validation'} failed; "
-                   f"{_shown(output)} was not written", err=True)
+                   f"{shown(output)} was not written", err=True)
         sys.exit(EXIT_FAIL)
-    click.echo(f"wrote {_shown(result.path)} ({flavor}, {schedule.arch if schedule else arch_}; "
+    click.echo(f"wrote {shown(result.path)} ({flavor}, {arch_}; "
                f"validated in {result.validation.seconds:.2f} s)")
     for c in result.validation.not_run:
         click.echo(f"note: {c.statement}")
@@ -198,13 +187,13 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
     unknown = [p for p in path_list if p not in OPENSSL_PATHS]
     if unknown:
         raise click.BadParameter(f"unknown path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})", param_hint="--openssl")
-    with _unwind_on_signals():
+    with unwind_on_signals():
         arch = guess_arch(read_source(source)) if arch == "auto" else arch
         report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list, time_limit=time_limit)
     if isinstance(report, BenchRefusal):
         if report.missing:
-            _fail(f"refused: {source} {report.reason}; nothing was timed")
-        _fail(f"refused: {source} did not validate ({report.reason}); nothing was timed")
+            fail(f"refused: {source} {report.reason}; nothing was timed")
+        fail(f"refused: {source} did not validate ({report.reason}); nothing was timed")
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1))
         return

@@ -18,22 +18,22 @@ import click
 
 from sha1opt.cli_analyze import uarchs
 from sha1opt.cli_types import Integer, OutputFile, Seconds
-from sha1opt.emit.hybrid_choice import EXPORT_EVALUATIONS
+from sha1opt.emit.families import levels_of, search_families
+from sha1opt.emit.family_hybrid import EXPORT_EVALUATIONS, HYBRID
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.emit.family_search import search_families
 from sha1opt.search.driver import NO_BUDGET, HybridReport, default_arch, known_hybrid_block, search_ranges
 from sha1opt.search.engines.shani import ShaniReport
 from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
                                    hybrid_table, table)
 from sha1opt.views.report import report_json, report_lines
-from sha1opt.cli_common import (EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, ProgressLine, fail as _fail,
-                                parse_rounds as _parse_rounds, resolve_uarch as _uarch,
-                                unwind_on_signals as _unwind_on_signals)
+from sha1opt.cli_common import (EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, ProgressLine, fail,
+                                parse_rounds, resolve_uarch,
+                                unwind_on_signals)
 
 
 def _uarch_names() -> list[str]:
@@ -77,8 +77,8 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
     """
     if all_uarchs and uarch is not None:
         raise click.UsageError("give at most one of --uarch U and --all-uarchs")
-    ranges = list(STANDARD_RANGES) if rounds == "all" else [_parse_rounds(rounds)]
-    uarchs = model_names() if all_uarchs else [_uarch(uarch)]
+    ranges = list(STANDARD_RANGES) if rounds == "all" else [parse_rounds(rounds)]
+    uarchs = model_names() if all_uarchs else [resolve_uarch(uarch)]
     keys = [(u, arch, first, last) for u in uarchs for first, last in ranges]
     # The console script (sha1opt.launcher) records Ctrl-C from the process's first moment in ctx.obj["stop"].
     stop = (ctx.obj or {}).get("stop") or threading.Event()
@@ -104,7 +104,7 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
         reports = search_ranges(keys, time_limit=time_limit, workers=workers, cluster=cluster, seed=seed, db=db,
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
                                 progress=progress, reference=gcc_reference, isa=isa)
-        whole = rounds == "all" or _parse_rounds(rounds) == (0, 79)
+        whole = rounds == "all" or parse_rounds(rounds) == (0, 79)
         found = [r for u in uarchs if isa is not None and whole
                  for r in _search_families(u, arch or default_arch(u), isa, evaluations or HYBRID_EVALUATIONS, seed,
                                            time_limit, stop.is_set, db, tty)]
@@ -192,13 +192,13 @@ def _hybrid_json(h) -> dict:
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
-@click.option("--isa", type=click.Choice(("ssse3", "avx", "avx2", "avx512")), default=None,
+@click.option("--isa", type=click.Choice(levels_of(HYBRID)), default=None,
               help="Draw the hybrid block (x86-64) `export --isa LEVEL` considers instead: its whole body, one "
                    "column per unit class (scalar, vector); --rounds does not apply.")
 def show(uarch, rounds, arch, db, png, isa):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
-    first, last = _parse_rounds(rounds)
-    uarch = _uarch(uarch)
+    first, last = parse_rounds(rounds)
+    uarch = resolve_uarch(uarch)
     if isa:
         _show_hybrid(uarch, isa, db, png)
         return
@@ -222,11 +222,11 @@ def show(uarch, rounds, arch, db, png, isa):
 
 def _show_hybrid(uarch: str, isa: str, db, png) -> None:
     """The hybrid block ``export --isa`` considers (same search, seed and budget), by unit class."""
-    with _unwind_on_signals(), ProgressLine(f"{uarch} hybrid --isa {isa}") as progress:
+    with unwind_on_signals(), ProgressLine(f"{uarch} hybrid --isa {isa}") as progress:
         rep = known_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
     block = rep.search.block
     if block is None:
-        _fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")
+        fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")
     sim = block_cost(block, load_model(uarch))         # the clocks drawn; the figure is the search's
     click.echo(f"{uarch} (x86_64) hybrid {block.params.key()}: {rep.search.cycles:.1f} cycles/block, "
                f"{rep.search.cycles_per_byte:.2f} c/B, bottleneck {sim.bottleneck}; scalar best "

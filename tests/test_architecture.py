@@ -14,6 +14,13 @@ Rules (README "Layout"):
 6. No module uses another module's private name: no ``from sha1opt.x import _name`` and no
    ``module._name`` on an imported project module (``bench/`` scripts included). What another
    module needs is public API of its owner (a name without the underscore, with a docstring).
+7. The family registry: a choice between families or vector dialects is a walk over the registry
+   (``emit.families``) or a field of a dialect row (``search.space.hybrid_dialects``), never a
+   comparison with a name. Outside the registry and family modules (``REGISTRY``) no ``==``, ``!=``,
+   ``in`` or ``not in`` has a family name, a dispatch path name of its own or a dialect name as a
+   literal operand (or in a literal tuple/list/set operand), and no dict literal keyed by such
+   names is subscripted. ``SAME_SPELLING`` lists the comparisons whose literal is an x86 feature
+   that happens to be spelled like a dialect (cpuid bits, OpenSSL's masks), with the reason.
 """
 
 from __future__ import annotations
@@ -21,6 +28,11 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
+
+from sha1opt.emit.families import FAMILIES, preference
+from sha1opt.search.space.hybrid_caps import LEVELS
+from sha1opt.search.space.hybrid_dialects import DIALECTS
+from sha1opt.semantics.x86 import ISA_INCLUDES
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"semantics": "sha1opt.semantics", "search": "sha1opt.search", "emit": "sha1opt.emit",
@@ -217,3 +229,66 @@ def test_the_private_name_rule_catches_a_violation(tmp_path):
                  "from sha1opt.emit.bench import refusal\n\nbench._stats()\nrefusal._x\n")
     got = sorted(private_uses(p))
     assert got == ["x.py:2: from sha1opt.emit.validate import _timed", "x.py:5: bench._stats", "x.py:6: refusal._x"]
+
+
+# --- 7. the family registry ------------------------------------------------------------------------------
+
+REGISTRY = {"sha1opt.emit.family", "sha1opt.emit.families", "sha1opt.emit.family_scalar",
+            "sha1opt.emit.family_hybrid", "sha1opt.emit.family_shani", "sha1opt.search.space.hybrid_dialects"}
+# (module, literal) -> why comparing with it is not a choice of family or dialect
+SAME_SPELLING: dict[tuple[str, str], str] = {
+    **{("sha1opt.emit.host_cpu", f): "an x86 feature read from cpuid/xgetbv (AVX-512 needs AVX-512F; "
+       "no AVX state: no VEX code)" for f in ("avx", "avx512vl")},
+    **{("sha1opt.emit.dispatch_word", f): "the capability word's cpuid leaves: the VEX features need the OS's "
+       "AVX state" for f in ("avx", "avx512vl")},
+    **{("sha1opt.emit.peers", f): "OpenSSL's own dispatch, which reads these x86 features"
+       for f in ("ssse3", "avx")},
+    ("sha1opt.search.space.shani", "avx"): "the SHA-NI family's own msg2 form named for the feature it uses",
+}
+
+
+def registry_names() -> set[str]:
+    """Family names, the dispatch path names that are neither a level nor a feature, and dialect names."""
+    own_paths = set(preference()) - set(LEVELS) - set(ISA_INCLUDES)
+    return {f.name for f in FAMILIES} | own_paths | set(DIALECTS)
+
+
+def _literals(node) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def name_comparisons(tree: ast.AST, names: set[str]) -> list[tuple[int, str, str]]:
+    """(line, literal, source) of every comparison with, or lookup by, a registry name in ``tree``."""
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Compare) and any(isinstance(o, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for o in n.ops):
+            for side in (n.left, *n.comparators):
+                out += [(n.lineno, lit, ast.unparse(n)) for lit in sorted(_literals(side) & names)]
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Dict):
+            keys = set().union(*(_literals(k) for k in n.value.keys if k is not None))
+            out += [(n.lineno, lit, ast.unparse(n)[:80]) for lit in sorted(keys & names)]
+    return out
+
+
+def test_no_family_or_dialect_name_decides_outside_the_registry():
+    names = registry_names()
+    bad = []
+    for mod, path in sorted(modules().items()):
+        if mod in REGISTRY:
+            continue
+        for line, lit, src in name_comparisons(ast.parse(path.read_text(), str(path)), names):
+            if (mod, lit) not in SAME_SPELLING:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: compares with {lit!r}: {src}")
+    assert not bad, "choose through the registry (emit/families.py) or a dialect row:\n" + "\n".join(bad)
+
+
+def test_the_registry_rule_catches_a_name_chain():
+    """The checker itself: an if/elif chain on a family or dialect name, and a dict-literal lookup, are found."""
+    src = ('if kind == "shani":\n    pass\nelif isa in ("ssse3", "avx"):\n    pass\n'
+           'x = {"hybrid": 1, "scalar": 2}[kind]\n')
+    got = {(line, lit) for line, lit, _ in name_comparisons(ast.parse(src), registry_names())}
+    assert got == {(1, "shani"), (3, "ssse3"), (3, "avx"), (5, "hybrid"), (5, "scalar")}

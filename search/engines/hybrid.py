@@ -44,6 +44,7 @@ from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
+from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_forms import FIRST_FORMS, FORMS
 from sha1opt.search.space.recipe import ISA_LEVELS, Recipe, isa_rank, options_for
 
@@ -135,7 +136,7 @@ def first_forms(scalar_isa: str) -> tuple[str, ...]:
 
 def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
     """The hybrid dialects ``model``'s CPU has and the cap (None: no cap) allows."""
-    return tuple(i for i in vector_dialects(cap or "shani") if model.has_vector(i))
+    return tuple(i for i in vector_dialects(cap or "shani") if model.has_vector(dialect(i).feature))
 
 
 def scalar_isa_for(model: Model, cap: str | None) -> str:
@@ -191,7 +192,7 @@ def recipe_or_offset_move(p: HybridParams, rng: random.Random, u: float, scalar_
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random() if p.scalar == "recipe" else 0.0       # rotating rounds: recipe and offsets unused
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every", "placement", "ahead", "recurrence", "scalar"))
+        which = rng.choice(("isa", "lead", "every", "placement", "ahead", "recurrence", "rounds"))
         if which == "isa" and len(dialects) > 1:
             return replace(p, isa=rng.choice([d for d in dialects if d != p.isa]))
         if which == "lead":
@@ -200,7 +201,7 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
             return replace(p, ahead=not p.ahead, recurrence="rol1" if p.ahead else p.recurrence)
         if which == "recurrence":
             return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2", ahead=True)
-        if which == "scalar":
+        if which == "rounds":         # the scalar rounds' form (``HybridParams.scalar``)
             return replace(p, scalar=rng.choice([x for x in scalars_for(scalar_isa) if x != p.scalar]))
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")

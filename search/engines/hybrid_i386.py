@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Callable
 
 from sha1opt.search.cost.model import Model
-from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, anneal_params, scores_for,
+from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, anneal_params, build_on, scores_for,
                                            dialects_for, ranked_points, recipe_or_offset_move, scalar_isa_for,
                                            slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
@@ -31,9 +31,18 @@ from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.recipe import Recipe, isa_rank
 
 
+def build_on_arch(params: HybridParams, model: Model) -> HybridBlock | None:
+    """The block of ``params`` on its own arch (``BUILD_ON``) and ``model``'s unit classes."""
+    return BUILD_ON[params.arch](params, model)
+
+
 def build_on_i386(params: HybridParams, model: Model) -> HybridBlock | None:
     """``build_i386`` with the model's unit classes (used by ``placement="slots"`` only)."""
     return build_i386(params, slots_of(model) if params.placement == "slots" else None)
+
+
+# the hybrid family's arch variants: how a block of each arch is built on a model
+BUILD_ON = {"x86_64": build_on, "i386": build_on_i386}
 
 
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:

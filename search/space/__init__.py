@@ -11,8 +11,9 @@ every value allocated with the order, spills into the i386 frame, exit moves)
 
 ``synthesized`` turns the proved rows of ``corpus/discovered.toml`` into f options.
 
-``hybrid`` (whole blocks with the message schedule in xmm: SSSE3 / AVX / AVX-512VL, W+K in a
-stack ring), ``hybrid_proof`` (its block proof, vector writes cut lane by lane) and
+``hybrid`` (whole blocks with the message schedule in xmm, W+K in a stack ring),
+``hybrid_dialects`` (its vector dialects -- SSSE3 / AVX / AVX-512VL -- as rows of one table, and the
+vector ops spelled by a row), ``hybrid_proof`` (its block proof, vector writes cut lane by lane) and
 ``hybrid_caps`` (the ``--isa`` levels as feature sets).
 
 May import: ``sha1opt.semantics`` and ``search.synth`` (the discovered corpus), nothing else of ``search``.

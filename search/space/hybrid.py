@@ -5,9 +5,9 @@ here for x86-64; ``hybrid_i386`` moves the same code into the i386 layout,
 ``HybridParams.arch``): the scalar rounds of a ``Recipe`` whose K and W reach e as one
 ``add wk(t), e`` -- W_t + K_t read from a 16-entry ring on the stack --
 and a vector stream that computes W_16..W_79 in groups of four and stores
-W + K into that ring. ``HybridParams`` says which ISA the vector stream is
-written in (``ssse3`` two-operand, ``avx`` three-operand, ``avx512vl`` with
-``vprold`` / ``vpternlogd``), how many groups it runs ahead of the rounds
+W + K into that ring. ``HybridParams`` says which dialect the vector stream is
+written in (a row of ``hybrid_dialects``: ``ssse3`` two-operand, ``avx`` three-operand,
+``avx512vl`` with ``vprold`` / ``vpternlogd``), how many groups it runs ahead of the rounds
 (``lead``) and how it is interleaved (one vector op after every ``every``
 scalar ops).
 
@@ -71,12 +71,13 @@ from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
-from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, STORE, wk_slot
+from sha1opt.search.space.hybrid_dialects import (Dialect, binop, dialect, imm_binop, imm_op, load, rol, store,
+                                                  ternlog)
+from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
-ISAS = ("ssse3", "avx", "avx512vl")      # the vector stream's dialects, lowest first
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
 # the scalar rounds: ``recipe``'s, or one of ``hybrid_forms.FORMS`` (bmi: rorx/andn; lean: OpenSSL's f forms,
@@ -111,8 +112,7 @@ class HybridParams:
     arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (recipe rounds, no read-ahead)
 
     def __post_init__(self) -> None:
-        if self.isa not in ISAS:
-            raise Sha1optError(f"unknown hybrid ISA {self.isa!r} (known: {', '.join(ISAS)})")
+        dialect(self.isa)             # a row of the dialect table (``hybrid_dialects``), else refused
         if self.lead not in LEADS:
             raise Sha1optError(f"lead {self.lead} is not one of {LEADS} groups (the ring has 16 entries)")
         if self.every < 1:
@@ -135,6 +135,11 @@ class HybridParams:
             # 7 GPRs: no rotating rounds (9 registers), and the read-ahead's data pointer would need a
             # register the rounds hold; rol2 keeps its older groups on the stack (``hybrid_i386``).
             raise Sha1optError("the i386 hybrid block takes the recipe rounds and no read-ahead")
+
+    @property
+    def dialect(self) -> Dialect:
+        """The vector stream's row of the dialect table (``hybrid_dialects.DIALECTS[isa]``)."""
+        return dialect(self.isa)
 
     def key(self) -> str:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
@@ -219,56 +224,30 @@ def load_group_ops(j: int, isa: str, block: int = 0, temp: Reg = TEMP_A) -> list
 
     ``block`` 1 reads the next block (``64 + 16j(%rsi)``): the read-ahead of ``HybridParams.ahead``.
     """
+    d = dialect(isa)
     w, src, k = W_REGS[j], Mem(DATA, None, 1, 64 * block + 16 * j), K_REGS[0]
-    if isa == "ssse3":
-        return [_i("movdqu", src, w), _i("pshufb", MASK, w), _i("movdqa", w, temp), _i("paddd", k, temp),
-                _i(STORE["ssse3"], temp, wk_slot(4 * j))]
-    return [_i("vmovdqu", src, w), _i("vpshufb", MASK, w, w), _i("vpaddd", k, w, temp),
-            _i(STORE[isa], temp, wk_slot(4 * j))]
+    return (load(d, src, w) + binop(d, "pshufb", MASK, w, w) + binop(d, "paddd", k, w, temp)
+            + store(d, temp, wk_slot(4 * j)))
 
 
 def group_ops(g: int, isa: str) -> list[Instr]:
     """Group 4 <= g < 20: W_4g..W_4g+3 from the four groups before it (module docstring), and W+K."""
     if not 4 <= g < 20:
         raise Sha1optError(f"group {g} is not a recurrence group (4..19)")
+    d = dialect(isa)
     x, y, z, q = (W_REGS[(g + k) % 4] for k in range(4))     # G_{g-4}, G_{g-3}, G_{g-2}, G_{g-1}
     a, b, c = TEMP_A, TEMP_B, TEMP_C
     kreg, slot = K_REGS[(4 * g) // 20], wk_slot(4 * g)
-    if isa == "ssse3":
-        return [
-            _i("movdqa", y, a), _i("palignr", Imm(8), x, a),          # a = W[t-14..t-11]
-            _i("pxor", z, x), _i("pxor", a, x),
-            _i("movdqa", q, b), _i("psrldq", Imm(4), b),              # b = W[t-3..t-1], 0
-            _i("pxor", b, x),                                          # x = T
-            _i("movdqa", x, b), _i("psrld", Imm(31), b), _i("pslld", Imm(1), x), _i("por", b, x),  # x = R
-            _i("movdqa", x, c), _i("pslldq", Imm(12), c),             # c = 0, 0, 0, W[t]
-            _i("movdqa", c, b), _i("psrld", Imm(31), b), _i("pslld", Imm(1), c), _i("por", b, c),
-            _i("pxor", c, x),                                          # x = G_g
-            _i("movdqa", x, a), _i("paddd", kreg, a), _i(STORE[isa], a, slot),
-        ]
-    if isa == "avx":
-        return [
-            _i("vpalignr", Imm(8), x, y, a),
-            _i("vpxor", z, x, x), _i("vpxor", a, x, x),
-            _i("vpsrldq", Imm(4), q, b), _i("vpxor", b, x, x),
-            _i("vpsrld", Imm(31), x, b), _i("vpslld", Imm(1), x, x), _i("vpor", b, x, x),
-            _i("vpslldq", Imm(12), x, c),
-            _i("vpsrld", Imm(31), c, b), _i("vpslld", Imm(1), c, c), _i("vpor", b, c, c),
-            _i("vpxor", c, x, x),
-            _i("vpaddd", kreg, x, a), _i(STORE[isa], a, slot),
-        ]
-    if isa == "avx512vl":
-        return [
-            _i("vpalignr", Imm(8), x, y, a),
-            _i("vpsrldq", Imm(4), q, b),
-            _i("vpternlogd", Imm(0x96), z, a, x),                     # x = x ^ a ^ z
-            _i("vpxor", b, x, x),
-            _i("vprold", Imm(1), x, x),
-            _i("vpslldq", Imm(12), x, c), _i("vprold", Imm(1), c, c),
-            _i("vpxor", c, x, x),
-            _i("vpaddd", kreg, x, a), _i(STORE[isa], a, slot),
-        ]
-    raise Sha1optError(f"unknown hybrid ISA {isa!r}")
+    out = imm_binop(d, "palignr", 8, x, y, a)                  # a = W[t-14..t-11]
+    if d.ternlog:                                              # x = x ^ a ^ z, then ^ b
+        out += imm_op(d, "psrldq", 4, q, b) + ternlog(d, z, a, x) + binop(d, "pxor", b, x, x)
+    else:
+        out += (binop(d, "pxor", z, x, x) + binop(d, "pxor", a, x, x)
+                + imm_op(d, "psrldq", 4, q, b) + binop(d, "pxor", b, x, x))   # b = W[t-3..t-1], 0; x = T
+    out += rol(d, 1, x, x, b)                                  # x = R
+    out += imm_op(d, "pslldq", 12, x, c) + rol(d, 1, c, c, b)  # c = 0, 0, 0, rol1(W[t])
+    out += binop(d, "pxor", c, x, x)                           # x = G_g
+    return out + binop(d, "paddd", kreg, x, a) + store(d, a, slot)
 
 
 def scalar_ops(recipe: Recipe) -> list[Op]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import ISA_LEVELS, includes
-from sha1opt.search.space.hybrid import ISAS
+from sha1opt.search.space.hybrid_dialects import dialects
 
 LEVELS = ("base", "bmi2", "ssse3", "avx", "avx2", "avx512", "shani")
 CAPS: dict[str, frozenset[str]] = {
@@ -48,5 +48,5 @@ def scalar_level(level: str) -> str:
 
 
 def vector_dialects(level: str) -> tuple[str, ...]:
-    """The hybrid family's dialects (``hybrid.ISAS``) the cap allows, lowest first."""
-    return tuple(i for i in ISAS if allows(level, i))
+    """The hybrid family's dialects (rows of ``hybrid_dialects``) the cap allows, lowest first."""
+    return tuple(d.name for d in dialects() if allows(level, d.feature))

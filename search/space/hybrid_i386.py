@@ -46,7 +46,8 @@ from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, state_re
 from sha1opt.search.space.hybrid import (BSWAP_MASK, TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams, Slots,
                                          group_ops, interleave, load_group_ops, refuse_unknown, scalar_ops,
                                          slot_interleave)
-from sha1opt.search.space.hybrid_regs import DATA, K_REGS, SP, STORE, wk_slot
+from sha1opt.search.space.hybrid_dialects import binop, dialect, imm_binop, load, rol, store, ternlog
+from sha1opt.search.space.hybrid_regs import DATA, K_REGS, SP, wk_slot
 from sha1opt.search.space.hybrid_regs import MASK as X64_MASK
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.regalloc import TEMPS, allocate
@@ -120,34 +121,25 @@ def history(k: int) -> Mem:
 
 def _kept(g: int, isa: str) -> list[Instr]:
     """G_g stored to ``history(g)`` when a later rol2 group reads it (g + 7 or g + 8 <= 19)."""
-    return [_i(STORE[isa], W_REGS[g % 4], history(g))] if g + 7 <= 19 else []
+    return store(dialect(isa), W_REGS[g % 4], history(g)) if g + 7 <= 19 else []
 
 
 def rol2_group_ops_i386(g: int, isa: str) -> list[Instr]:
     """Group 8 <= g < 20 by the rol2 recurrence into G_{g-4}'s register: G_{g-8}, G_{g-7} from ``history``."""
     if not 8 <= g < 20:
         raise Sha1optError(f"group {g} is not a rol2 group (8..19)")
+    d = dialect(isa)
     p2, p1, dst = W_REGS[(g - 2) % 4], W_REGS[(g - 1) % 4], W_REGS[g % 4]      # dst holds G_{g-4}
     a, b = TEMP_A, TEMP_B
     kreg, slot = K_REGS[(4 * g) // 20], wk_slot(4 * g)
-    if isa == "ssse3":
-        ops = [_i("movdqa", p1, a), _i("palignr", Imm(8), p2, a),              # a = W[t-6..t-3]
-               _i("pxor", history(g - 8), dst), _i("pxor", history(g - 7), dst), _i("pxor", a, dst),
-               _i("movdqa", dst, b), _i("psrld", Imm(30), b), _i("pslld", Imm(2), dst), _i("por", b, dst)]
-        tail = [_i("movdqa", dst, a), _i("paddd", kreg, a), _i(STORE[isa], a, slot)]
-    elif isa == "avx":
-        ops = [_i("vpalignr", Imm(8), p2, p1, a),
-               _i("vpxor", history(g - 8), dst, dst), _i("vpxor", history(g - 7), dst, dst), _i("vpxor", a, dst, dst),
-               _i("vpsrld", Imm(30), dst, b), _i("vpslld", Imm(2), dst, dst), _i("vpor", b, dst, dst)]
-        tail = [_i("vpaddd", kreg, dst, a), _i(STORE[isa], a, slot)]
-    elif isa == "avx512vl":
-        ops = [_i("vpalignr", Imm(8), p2, p1, a), _i("vmovdqu", history(g - 7), b),
-               _i("vpxor", history(g - 8), dst, dst),
-               _i("vpternlogd", Imm(0x96), a, b, dst),                        # dst ^= G_{g-7} ^ W[t-6..t-3]
-               _i("vprold", Imm(2), dst, dst)]
-        tail = [_i("vpaddd", kreg, dst, a), _i(STORE[isa], a, slot)]
+    ops = imm_binop(d, "palignr", 8, p2, p1, a)                               # a = W[t-6..t-3]
+    if d.ternlog:                                                             # dst ^= G_{g-8} ^ G_{g-7} ^ a
+        ops += load(d, history(g - 7), b) + binop(d, "pxor", history(g - 8), dst, dst) + ternlog(d, a, b, dst)
     else:
-        raise Sha1optError(f"unknown hybrid ISA {isa!r}")
+        ops += (binop(d, "pxor", history(g - 8), dst, dst) + binop(d, "pxor", history(g - 7), dst, dst)
+                + binop(d, "pxor", a, dst, dst))
+    ops += rol(d, 2, dst, dst, b)
+    tail = binop(d, "paddd", kreg, dst, a) + store(d, a, slot)
     return ops + _kept(g, isa) + tail
 
 

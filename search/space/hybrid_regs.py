@@ -4,8 +4,8 @@ One place for what ``hybrid`` (the block), ``hybrid_rounds`` (rotating scalar ro
 ``hybrid_w8`` (the eight-register schedule) must agree on: W_t + K_t lives at ``wk_slot(t)`` =
 ``4*(t mod 16)(%rsp)`` (a 16-word ring), the setup's constants -- K_0..K_3 broadcast -- in
 ``K_REGS`` (xmm11-14) and the byte-swap mask in ``MASK`` (xmm15), and the ring is stored with the
-unaligned forms ``STORE`` (the ring is 16-aligned under the ABI, so they cost what ``movdqa``
-costs, but only they let the whole-function prover, which knows the stack aligned only after an
+unaligned forms (each dialect row's ``store``, ``hybrid_dialects``; the ring is 16-aligned under
+the ABI, so they cost what ``movdqa`` costs, but only they let the whole-function prover, which knows the stack aligned only after an
 ``and $-N, %rsp``, read the function). Example: ``wk_slot(17)`` is ``4(%rsp)``.
 """
 
@@ -18,7 +18,6 @@ SP = Reg("esp", 64)
 DATA = Reg("esi", 64)
 K_REGS = tuple(Reg(f"xmm{k}", 128) for k in (11, 12, 13, 14))
 MASK = Reg("xmm15", 128)
-STORE = {"ssse3": "movdqu", "avx": "vmovdqu", "avx512vl": "vmovdqu"}
 CONSTANT_REGS = frozenset(r.name for r in K_REGS + (MASK,))
 
 

@@ -28,15 +28,12 @@ maps of the message words); ``hybrid_proof`` uses it for every block.
 from __future__ import annotations
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Imm, Instr, Reg
-from sha1opt.search.space.hybrid_regs import K_REGS, STORE, wk_slot
+from sha1opt.semantics.x86 import Instr, Reg
+from sha1opt.search.space.hybrid_dialects import binop, dialect, imm_binop, imm_op, rol, store, ternlog
+from sha1opt.search.space.hybrid_regs import K_REGS, wk_slot
 
 W8_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(8))
 W8_TEMPS = tuple(Reg(f"xmm{k}", 128) for k in (8, 9, 10))
-
-
-def _i(m: str, *ops) -> Instr:
-    return Instr(m, tuple(ops))
 
 
 def _g(k: int) -> Reg:
@@ -45,75 +42,37 @@ def _g(k: int) -> Reg:
 
 def rol1_group_ops(g: int, isa: str) -> list[Instr]:
     """Group 4 <= g < 8 by the rol1 recurrence (``hybrid`` module docstring), into G_g's register."""
+    d = dialect(isa)
     x, y, z, q, dst = _g(g - 4), _g(g - 3), _g(g - 2), _g(g - 1), _g(g)
     a, b, c = W8_TEMPS
     kreg, slot = K_REGS[(4 * g) // 20], wk_slot(4 * g)
-    if isa == "ssse3":
-        return [
-            _i("movdqa", y, a), _i("palignr", Imm(8), x, a),          # a = W[t-14..t-11]
-            _i("movdqa", x, dst), _i("pxor", z, dst), _i("pxor", a, dst),
-            _i("movdqa", q, b), _i("psrldq", Imm(4), b), _i("pxor", b, dst),                 # dst = T
-            _i("movdqa", dst, b), _i("psrld", Imm(31), b), _i("pslld", Imm(1), dst), _i("por", b, dst),
-            _i("movdqa", dst, c), _i("pslldq", Imm(12), c),
-            _i("movdqa", c, b), _i("psrld", Imm(31), b), _i("pslld", Imm(1), c), _i("por", b, c),
-            _i("pxor", c, dst),
-            _i("movdqa", dst, a), _i("paddd", kreg, a), _i(STORE[isa], a, slot),
-        ]
-    if isa == "avx":
-        return [
-            _i("vpalignr", Imm(8), x, y, a),
-            _i("vpxor", z, x, dst), _i("vpxor", a, dst, dst),
-            _i("vpsrldq", Imm(4), q, b), _i("vpxor", b, dst, dst),
-            _i("vpsrld", Imm(31), dst, b), _i("vpslld", Imm(1), dst, dst), _i("vpor", b, dst, dst),
-            _i("vpslldq", Imm(12), dst, c),
-            _i("vpsrld", Imm(31), c, b), _i("vpslld", Imm(1), c, c), _i("vpor", b, c, c),
-            _i("vpxor", c, dst, dst),
-            _i("vpaddd", kreg, dst, a), _i(STORE[isa], a, slot),
-        ]
-    if isa == "avx512vl":
-        return [
-            _i("vpalignr", Imm(8), x, y, a),
-            _i("vpsrldq", Imm(4), q, b),
-            _i("vpxor", z, x, dst),
-            _i("vpternlogd", Imm(0x96), b, a, dst),                   # dst = x ^ z ^ a ^ b
-            _i("vprold", Imm(1), dst, dst),
-            _i("vpslldq", Imm(12), dst, c), _i("vprold", Imm(1), c, c),
-            _i("vpxor", c, dst, dst),
-            _i("vpaddd", kreg, dst, a), _i(STORE[isa], a, slot),
-        ]
-    raise Sha1optError(f"unknown hybrid ISA {isa!r}")
+    out = imm_binop(d, "palignr", 8, x, y, a)                      # a = W[t-14..t-11]
+    if d.ternlog:                                                  # dst = x ^ z ^ a ^ b
+        out += imm_op(d, "psrldq", 4, q, b) + binop(d, "pxor", z, x, dst) + ternlog(d, b, a, dst)
+    else:
+        out += (binop(d, "pxor", z, x, dst) + binop(d, "pxor", a, dst, dst)
+                + imm_op(d, "psrldq", 4, q, b) + binop(d, "pxor", b, dst, dst))          # dst = T
+    out += rol(d, 1, dst, dst, b)
+    out += imm_op(d, "pslldq", 12, dst, c) + rol(d, 1, c, c, b)
+    out += binop(d, "pxor", c, dst, dst)
+    return out + binop(d, "paddd", kreg, dst, a) + store(d, a, slot)
 
 
 def rol2_group_ops(g: int, isa: str) -> list[Instr]:
     """Group 8 <= g < 20 by the rol2 recurrence (module docstring), into G_g's register (G_{g-8}'s)."""
     if not 8 <= g < 20:
         raise Sha1optError(f"group {g} is not a rol2 group (8..19)")
+    d = dialect(isa)
     p2, p1, p4, p7, dst = _g(g - 2), _g(g - 1), _g(g - 4), _g(g - 7), _g(g)
     a, b, _ = W8_TEMPS
     kreg, slot = K_REGS[(4 * g) // 20], wk_slot(4 * g)
-    if isa == "ssse3":
-        return [
-            _i("movdqa", p1, a), _i("palignr", Imm(8), p2, a),        # a = W[t-6..t-3]
-            _i("pxor", p7, dst), _i("pxor", p4, dst), _i("pxor", a, dst),
-            _i("movdqa", dst, b), _i("psrld", Imm(30), b), _i("pslld", Imm(2), dst), _i("por", b, dst),
-            _i("movdqa", dst, a), _i("paddd", kreg, a), _i(STORE[isa], a, slot),
-        ]
-    if isa == "avx":
-        return [
-            _i("vpalignr", Imm(8), p2, p1, a),
-            _i("vpxor", p7, dst, dst), _i("vpxor", p4, dst, dst), _i("vpxor", a, dst, dst),
-            _i("vpsrld", Imm(30), dst, b), _i("vpslld", Imm(2), dst, dst), _i("vpor", b, dst, dst),
-            _i("vpaddd", kreg, dst, a), _i(STORE[isa], a, slot),
-        ]
-    if isa == "avx512vl":
-        return [
-            _i("vpalignr", Imm(8), p2, p1, a),
-            _i("vpternlogd", Imm(0x96), p4, p7, dst),                 # dst = G_{g-8} ^ G_{g-7} ^ G_{g-4}
-            _i("vpxor", a, dst, dst),
-            _i("vprold", Imm(2), dst, dst),
-            _i("vpaddd", kreg, dst, a), _i(STORE[isa], a, slot),
-        ]
-    raise Sha1optError(f"unknown hybrid ISA {isa!r}")
+    out = imm_binop(d, "palignr", 8, p2, p1, a)                    # a = W[t-6..t-3]
+    if d.ternlog:                                                  # dst = G_{g-8} ^ G_{g-7} ^ G_{g-4}, then ^ a
+        out += ternlog(d, p4, p7, dst) + binop(d, "pxor", a, dst, dst)
+    else:
+        out += binop(d, "pxor", p7, dst, dst) + binop(d, "pxor", p4, dst, dst) + binop(d, "pxor", a, dst, dst)
+    out += rol(d, 2, dst, dst, b)
+    return out + binop(d, "paddd", kreg, dst, a) + store(d, a, slot)
 
 
 def w8_groups(isa: str) -> dict[int, list[Instr]]:

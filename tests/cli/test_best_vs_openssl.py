@@ -104,8 +104,10 @@ def test_regression_the_sha_ni_bottleneck_crashed_on_its_cmov_loop_control(bvo):
     our_bottleneck parsed the loop text and raised "unsupported instruction 'cmovne'"."""
     from sha1opt.emit.dispatch_plan import Candidate
     from sha1opt.emit.dispatch_text import PathCode
+    from sha1opt.emit.family import Choice
+    from sha1opt.emit.family_shani import SHANI
     from sha1opt.search.space.shani import default_params
 
     params = replace(default_params("x86_64"), preload=1)
-    cand = Candidate(PathCode("shani", frozenset({"sha"}), ""), "shani", "test", 1.6, params)
+    cand = Candidate(PathCode("shani", frozenset({"sha"}), ""), Choice(SHANI, params, "x86_64"), "test", 1.6)
     assert "fused uops/64 B" in bvo.our_bottleneck(cand, load_model("goldencove"), "x86_64")

@@ -7,11 +7,7 @@ from click.testing import CliRunner
 
 import sha1opt.emit.dispatch_plan as dispatch_plan
 from sha1opt.cli import main
-from sha1opt.emit.hybrid_choice import export_choice
-from sha1opt.search.cost import Simulator
-from sha1opt.search.cost.model import load_model
-from sha1opt.search.engines.shani import block_cycles
-from sha1opt.search.measure import block_loop, block_loop_cycles, hybrid_loop_items
+from sha1opt.emit.families import export_choice
 from tests.support.cpu import needs
 
 native = needs()
@@ -23,22 +19,9 @@ def run(*args):
 
 @pytest.fixture
 def no_search(monkeypatch):
-    """Each ``--isa`` level's default point instead of its search (the searches take minutes), priced on the
-    model as the search's result is (``search.measure``): the choice carries its figure as data."""
-    def default_point(uarch, arch, level, db=None, progress=None):
-        choice = export_choice(None, arch, level, db)
-        if uarch is not None:
-            choice.cycles = _measured(choice, arch, load_model(uarch))
-        return choice
-    monkeypatch.setattr(dispatch_plan, "export_choice", default_point)
-
-
-def _measured(choice, arch, model) -> float:
-    if choice.shani is not None:
-        return block_cycles(choice.shani, arch, Simulator(model))
-    if choice.block is not None:
-        return block_loop(hybrid_loop_items(choice.block), model).cycles
-    return block_loop_cycles(choice.schedule, model)
+    """Each ``--isa`` level's default point instead of its search (the searches take minutes)."""
+    monkeypatch.setattr(dispatch_plan, "export_choice", lambda uarch, arch, level, db=None, progress=None:
+                        export_choice(None, arch, level, db))
 
 
 @native

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from sha1opt.emit.dispatch_plan import SHANI_BASE, Candidate, model_levels, order_paths, plan_dispatch, shani_base_candidate
+from dataclasses import replace
+
+from sha1opt.emit.dispatch_plan import Candidate, candidate, model_levels, order_paths, plan_dispatch
+from sha1opt.emit.family import Choice
+from sha1opt.emit.family_hybrid import HYBRID
+from sha1opt.emit.family_shani import SHANI, SHANI_BASE
 from sha1opt.emit.dispatch_text import PathCode
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.shani import best_shani
-from sha1opt.search.space.shani import isa_rows_used
+from sha1opt.search.space.shani import default_params, isa_rows_used
 
 
 def cand(name, features, cpb, text=None):
-    return Candidate(PathCode(name, frozenset(features), text or name), "test", name, cpb)
+    return Candidate(PathCode(name, frozenset(features), text or name), None, name, cpb)
 
 
 def names(paths):
@@ -65,7 +70,7 @@ def test_the_default_plan_has_every_family_once():
     assert any("avx2: the hybrid block of a lower level again" in n for n in plan.notes)
     i386 = plan_dispatch(None, "i386")
     assert names(i386.paths) == ["shani", "avx512", "avx", "ssse3", "scalar"]
-    assert all(c.payload.params.arch == "i386" for c in i386.paths if c.kind == "hybrid")
+    assert all(c.choice.code.params.arch == "i386" for c in i386.paths if c.choice.family is HYBRID)
 
 
 def test_a_cap_leaves_out_every_path_needing_more():
@@ -76,7 +81,11 @@ def test_regression_sha_ni_without_avx512_fell_through_to_a_hybrid_path():
     """goldencove's SHA-NI function uses the AVX-512 ``sha1msg2`` form: a CPU with SHA-NI but no AVX-512
     (Zen 3, Goldmont) would have skipped it for a hybrid path. The plan keeps a ``shani_sse`` path that
     needs only SHANI_BASE, proved, and the order puts it before every hybrid path it shadows."""
-    cand_sse, notes = shani_base_candidate(load_model("goldencove"), "x86_64")
+    model = load_model("goldencove")
+    avx512_form = Choice(SHANI, replace(default_params("x86_64"), msg2_form="avx512"), "x86_64")
+    extra, notes = SHANI.extra_paths(avx512_form, model, None)
+    assert [name for name, _, _ in extra] == ["shani_sse"]
+    cand_sse = candidate("shani_sse", extra[0][1], model)
     assert cand_sse is not None and cand_sse.code.features <= SHANI_BASE and "sha" in cand_sse.code.features
     assert "proved" in notes[0]
     avx512 = cand("avx512", {"avx512vl", "bmi2"}, 3.0)

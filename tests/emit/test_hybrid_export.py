@@ -1,4 +1,4 @@
-"""Hybrid export (emit/hybrid_frame.py, hybrid_export.py, hybrid_choice.py) and ``export --isa``."""
+"""Hybrid export (emit/hybrid_frame.py, hybrid_export.py, families.py) and ``export --isa``."""
 
 from dataclasses import replace
 
@@ -6,7 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 from sha1opt.cli import main
-from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.families import export_choice
+from sha1opt.emit.family_hybrid import HYBRID
+from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.hybrid_export import PROOF_SCOPE, export_hybrid, validate_hybrid
 from sha1opt.emit.hybrid_frame import FRAME, function_text, loop_lines
 from sha1opt.emit.host_cpu import lacking
@@ -57,20 +59,20 @@ def test_a_wrong_block_is_refused_at_the_proof_and_never_run(tmp_path):
 
 
 def test_choice_without_a_model_is_the_default_block_of_the_caps_top_dialect():
-    assert export_choice(None, None, "avx512").block.params.isa == "avx512vl"
-    assert export_choice(None, None, "avx2").block.params.isa == "avx"
-    assert export_choice(None, None, "ssse3").block.params.isa == "ssse3"
+    assert export_choice(None, None, "avx512").code.params.isa == "avx512vl"
+    assert export_choice(None, None, "avx2").code.params.isa == "avx"
+    assert export_choice(None, None, "ssse3").code.params.isa == "ssse3"
 
 
 @pytest.mark.parametrize("level,arch", [("bmi2", None), ("base", None), ("bmi2", "i386")])
 def test_choice_is_scalar_without_a_vector_dialect(level, arch):
     c = export_choice(None, arch, level)
-    assert c.block is None and c.schedule is not None and c.schedule.arch == (arch or "x86_64")
+    assert c.family is SCALAR and c.code.arch == (arch or "x86_64")
 
 
 def test_choice_on_i386_without_a_model_is_the_i386_hybrid_block():
     c = export_choice(None, "i386", "avx")
-    assert c.block.params.arch == "i386" and c.block.params.isa == "avx" and c.block.schedule().arch == "i386"
+    assert c.family is HYBRID and c.code.params.arch == "i386" and c.code.params.isa == "avx" and c.code.schedule().arch == "i386"
 
 
 def test_cli_export_isa_avx512_writes_a_hybrid_file(tmp_path):

@@ -3,7 +3,8 @@
 from tests.support.cpu import needs
 from sha1opt.search.space.hybrid import HybridParams
 from sha1opt.search.space.hybrid_i386 import build_i386
-from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.families import export_choice
+from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.hybrid_export import export_hybrid, function_text, validate_hybrid
 
 
@@ -34,7 +35,7 @@ def test_a_frame_that_loses_a_callee_saved_register_is_refused(tmp_path):
 
 def test_export_isa_on_i386_with_a_model_searches_the_i386_block():
     c = export_choice("atom", "i386", "ssse3")        # (the in-order model: the cheapest search to simulate)
-    assert c.block is not None and c.block.params.arch == "i386", c.notes
+    assert c.family is HYBRID and c.code.params.arch == "i386", c.notes
     assert any("block proved" in n for n in c.notes)
 
 

@@ -43,7 +43,8 @@ def test_regression_export_silent_minutes_progress_reaches_the_hybrid_search(mon
     reports one step and finds nothing, so the scalar best is chosen)."""
     from types import SimpleNamespace
 
-    from sha1opt.emit import hybrid_choice
+    from sha1opt.emit import families
+    from sha1opt.emit.family_scalar import SCALAR
     from sha1opt.search import driver
 
     def fake_search(uarch, *, cap, evaluations, seed, db, progress):
@@ -54,5 +55,5 @@ def test_regression_export_silent_minutes_progress_reaches_the_hybrid_search(mon
     from sha1opt.search.store import Store
     Store(tmp_path / "empty.sqlite").close()
     seen: list[Progress] = []
-    choice = hybrid_choice.export_choice("zen3", "x86_64", "avx2", tmp_path / "empty.sqlite", seen.append)
-    assert [p.phase for p in seen] == ["grid stage 1/4"] and choice.block is None and choice.schedule is not None
+    choice = families.export_choice("zen3", "x86_64", "avx2", tmp_path / "empty.sqlite", seen.append)
+    assert [p.phase for p in seen] == ["grid stage 1/4"] and choice.family is SCALAR

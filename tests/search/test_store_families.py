@@ -12,7 +12,9 @@ import sqlite3
 
 import pytest
 
-from sha1opt.emit.hybrid_choice import export_choice
+from sha1opt.emit.families import export_choice
+from sha1opt.emit.family_hybrid import HYBRID
+from sha1opt.emit.family_shani import SHANI
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.engines.shani import block_cycles
@@ -163,7 +165,7 @@ def test_export_choice_reads_a_stored_hybrid_row_without_searching(tmp_path, mon
     block, cycles = _put_hybrid(db, "zen3", "avx", params)
     monkeypatch.setattr("sha1opt.search.driver.search_hybrid", _no_search)
     choice = export_choice("zen3", "x86_64", "avx", db)
-    assert choice.block is not None and choice.block.params == params and choice.cycles == cycles
+    assert choice.family is HYBRID and choice.code.params == params and choice.cycles == cycles
     assert any("stored result, 7 evaluations" in n for n in choice.notes)
 
 
@@ -172,10 +174,10 @@ def test_export_choice_reads_a_stored_i386_hybrid_row_without_searching(tmp_path
     Store(db).close()
     params = HybridParams(isa="ssse3", arch="i386")
     block, cycles = _put_hybrid(db, "core2", "ssse3", params)
-    monkeypatch.setattr("sha1opt.emit.hybrid_choice.search_hybrid_i386", _no_search)
+    monkeypatch.setattr("sha1opt.emit.family_hybrid.search_hybrid_i386", _no_search)
     choice = export_choice("core2", "i386", "ssse3", db)
     assert any("stored result, 7 evaluations" in n for n in choice.notes), choice.notes
-    assert choice.block is None or choice.block.params == params
+    assert choice.family is not HYBRID or choice.code.params == params
 
 
 def test_export_choice_reads_a_stored_shani_row_without_searching(tmp_path, monkeypatch):
@@ -186,4 +188,4 @@ def test_export_choice_reads_a_stored_shani_row_without_searching(tmp_path, monk
     put_shani(db, model, "x86_64", SHANI_FULL, params, cycles, evaluations=3, seconds=1.0, seed=1, proved=True)
     monkeypatch.setattr("sha1opt.search.family_rows.best_shani", _no_search)
     choice = export_choice("zen3", "x86_64", "shani", db)
-    assert choice.shani == params and choice.cycles == cycles
+    assert choice.family is SHANI and choice.code == params and choice.cycles == cycles

@@ -1,0 +1,116 @@
+"""A family of SHA-1 code: what the registry (``emit.families``) asks of scalar, hybrid and SHA-NI code alike.
+
+A *family* is one way of writing ``sha1_block_data_order`` -- the scalar
+rounds (``emit.family_scalar``), the hybrid block with its W schedule in xmm
+(``emit.family_hybrid``; its vector dialects are rows of
+``search.space.hybrid_dialects``), the SHA-NI function
+(``emit.family_shani``). The dispatcher (``emit.dispatch_plan``) is not a
+family: it composes the families' paths. Everything that differs between
+families is behind the ``Family`` protocol, so export, the dispatch plan,
+``search --isa``, ``show`` and the CLI walk the registry and never compare a
+family's name. The protocol, by concern:
+
+* ISA -- ``admits(level)``: whether ``--isa level`` lets the family in
+  (a level belongs to the highest family admitting it: ``families.family_of``);
+  ``level_features(level)`` the features a CPU needs for the family's code at
+  that level; ``model_has(model, level)`` whether the model's CPU has them;
+  ``path_names(levels)`` its dispatch path names (lowest preference first);
+  ``per_level``: one dispatch path per level (hybrid, SHA-NI) or ``base_paths``
+  once (scalar: its best and the base-ISA fallback); ``extra_paths(choice)``
+  the paths a level's choice brings along (SHA-NI's ``shani_sse``);
+* search -- ``search(...)``: what ``search --isa`` searches for the family
+  (a report whose figure is the block-loop measure, ``search.measure``;
+  stored when proved), None for the scalar family (its search is the range
+  search, ``search.driver``); ``choose(...)``: what ``export --isa`` writes
+  for the family (stored row first; a ``Choice`` or the notes saying why not);
+* code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
+  header, for the dispatcher), ``loop_items(choice)`` (the items of the
+  block-loop measure), ``cycles(choice, model)`` (that measure), ``prove
+  (choice)`` (the family's block proof), ``describe(choice)``;
+* export -- ``export(choice, path, ...)`` (the writer: proves and validates
+  before writing) and ``flavors`` (the object formats it writes: SHA-NI is
+  ELF only, said by its entry and nowhere else; ``flavor_refusal``);
+* store -- ``stored(db, model, arch, variant)``: the family's stored row as
+  its parameters (``search.family_rows``), or None.
+
+``Choice`` is one value: the family, the code its export takes (a scalar
+``Schedule``, a ``HybridBlock``, ``ShaniParams``), the arch, the notes and the
+figure. Example: ``export_choice(None, "x86_64", "avx")`` is ``Choice(HYBRID,
+<the default avx block>, "x86_64", ["hybrid default block (avx; no --uarch to
+search on)"])``; ``choice.family.export(choice, "h.S")`` writes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from sha1opt.semantics.x86 import Arch
+from sha1opt.search.cost.model import Model
+from sha1opt.search.progress import ProgressFn
+
+
+@dataclass
+class Choice:
+    """What one family exports: ``code`` is the family's own value (module docstring)."""
+
+    family: "Family"
+    code: Any                          # Schedule | HybridBlock | ShaniParams: what ``family.export`` takes
+    arch: Arch
+    notes: list[str] = field(default_factory=list)
+    cycles: float | None = None        # the block-loop figure as the family's search stored it (None: scalar
+                                       # code, priced on demand by ``family.cycles``; or no model)
+
+
+@dataclass(frozen=True)
+class Passed:
+    """A family that writes nothing for the request, and why (the notes the next family's choice starts with)."""
+
+    notes: tuple[str, ...]
+
+
+class Family(Protocol):
+    name: str                          # the store's ``family`` column, printed as the candidate's kind
+    flavors: frozenset[str]            # the object formats ``export`` writes
+    tunable: bool                      # ``export --tune`` times its ranked candidates
+    per_level: bool                    # the dispatcher takes one path per level (else the family's
+                                       # ``base_paths`` once)
+
+    def admits(self, level: str) -> bool: ...
+
+    def level_features(self, level: str) -> frozenset[str]: ...
+
+    def model_has(self, model: Model, level: str) -> bool: ...
+
+    def path_names(self, levels: Sequence[str]) -> tuple[str, ...]: ...
+
+    def search(self, uarch: str, arch: Arch, level: str, *, evaluations: int, seed: int, time_limit: float,
+               should_stop, db, progress: ProgressFn): ...
+
+    def choose(self, uarch: str | None, arch: Arch, level: str, db, progress: ProgressFn) -> Choice | Passed: ...
+
+    def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
+                   ) -> tuple[list[tuple[str, Choice, str]], list[str]]: ...   # only a family without ``per_level``
+
+    def extra_paths(self, choice: Choice, model: Model | None, db
+                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]: ...
+
+    def features(self, choice: Choice) -> frozenset[str]: ...
+
+    def path_text(self, choice: Choice) -> str: ...
+
+    def loop_items(self, choice: Choice) -> list: ...
+
+    def cycles(self, choice: Choice, model: Model) -> float: ...
+
+    def prove(self, choice: Choice) -> bool: ...
+
+    def describe(self, choice: Choice) -> str: ...
+
+    def flavor_refusal(self, flavor: str, predicted: bool) -> str | None: ...
+
+    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
+               command: str = "", prediction: str = ""): ...
+
+    def stored(self, db, model: Model, arch: Arch, variant: str): ...

@@ -1,0 +1,229 @@
+"""The hybrid family: the W schedule in xmm (a vector dialect, a row of ``hybrid_dialects``) beside scalar rounds.
+
+Levels: every ``--isa`` level with a dialect (``hybrid_caps.vector_dialects``:
+``ssse3``, ``avx``, ``avx2``, ``avx512``; a level also allowing SHA-NI belongs
+to the SHA-NI family, which falls through to this one). The dispatcher takes
+one path per level the model's CPU has, named by the level; a level that
+picks the same block as a lower one is not repeated.
+
+Arch variants are rows of ``ARCHES`` (x86-64: ``space.hybrid.build``,
+``engines.hybrid.search_hybrid``; i386: ``space.hybrid_i386.build_i386``,
+``engines.hybrid_i386.search_hybrid_i386``), looked up by the block's arch.
+
+Search (what ``search --isa LEVEL`` and, without a stored row, ``export``
+run): the arch's engine with the cap, the winner proved
+(``hybrid_proof.prove_hybrid``) and stored (``family_rows.put_hybrid``), ranked
+against the capped scalar best (``HybridReport``; figures: the block-loop
+measure). ``choose`` reads the stored row first (``known_hybrid_block`` /
+``known_i386_block``), else searches with ``EXPORT_EVALUATIONS`` moves, seed 0;
+the family decides between its block and the scalar best itself (the
+report ranks them), so its choice may be the scalar family's.
+
+Example: ``HYBRID.choose(None, "i386", "avx", None, ignore)`` is the default
+avx i386 block with the note ``hybrid default block (avx, i386; no --uarch to
+search on)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from sha1opt.semantics.block import describe_failure
+from sha1opt.semantics.x86 import Arch, isa_set
+from sha1opt.search.cost.model import Model, load_model
+from sha1opt.search.driver import HybridReport, known_hybrid_block, scalar_best, search_hybrid_block, stored_search
+from sha1opt.search.engines.hybrid import build_on, search_hybrid
+from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
+from sha1opt.search.family_rows import put_hybrid, stored_hybrid
+from sha1opt.search.measure import block_loop_cycles, hybrid_loop_cost, hybrid_loop_items
+from sha1opt.search.progress import Progress, ProgressFn, ignore
+from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
+from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
+from sha1opt.search.space.hybrid_i386 import build_i386
+from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.emit.dispatch_text import hybrid_path_text
+from sha1opt.emit.family import Choice, Passed
+from sha1opt.emit.family_scalar import SCALAR
+from sha1opt.emit.hybrid_export import export_hybrid
+
+EXPORT_EVALUATIONS = 150
+
+
+def model_runs(model: Model, feature: str) -> bool:
+    """Whether the model's CPU has an x86 feature (BMI in its scalar ISA, the rest in its vector ISA)."""
+    return model.has_isa(feature) if feature in ("bmi1", "bmi2") else model.has_vector(feature)
+
+
+def _i386_scalar(uarch: str, level: str, db, model) -> tuple[float, str]:
+    sched = SCALAR.choose(uarch, "i386", level, db).code
+    return block_loop_cycles(sched, model), f"i386 {sched.name}"
+
+
+def search_i386_block(uarch: str, level: str, db=None, evaluations: int = EXPORT_EVALUATIONS,
+                      seed: int = 0) -> HybridReport:
+    """The i386 hybrid search on ``uarch`` under the cap, its block proof (a proved block is stored:
+    ``family_rows.put_hybrid``), and the capped i386 scalar best it is ranked against
+    (``driver.search_hybrid_block``'s report, for i386)."""
+    model = load_model(uarch)
+    found = search_hybrid_i386(model, cap=level, evaluations=evaluations, seed=seed)
+    scalar_cycles, where = _i386_scalar(uarch, level, db, model)
+    if found.block is None:
+        return HybridReport(uarch, level, found, scalar_cycles, where, f"nothing to prove: {found.reason}", False)
+    res = prove_hybrid(found.block)
+    if res.ok:
+        put_hybrid(db, model, level, found.block, found.cycles, evaluations=found.evaluations, seconds=found.seconds,
+                   seed=seed, proved=True)
+    proof = (f"block proved ({res.cuts} cuts, {res.solver_calls} Z3 calls; lane-by-lane cuts)" if res.ok
+             else f"NOT proved: {describe_failure(res)}")
+    return HybridReport(uarch, level, found, scalar_cycles, where, proof, res.ok)
+
+
+def known_i386_block(uarch: str, level: str, db=None) -> HybridReport:
+    """The stored proved i386 hybrid block for (``uarch``, ``level``); only when there is none,
+    ``search_i386_block`` (export's budget, seed 0), which stores it."""
+    model = load_model(uarch)
+    stored = stored_hybrid(db, model, "i386", level)
+    if stored is None:
+        return search_i386_block(uarch, level, db)
+    scalar_cycles, where = _i386_scalar(uarch, level, db, model)
+    return HybridReport(uarch, level, stored_search(model, stored), scalar_cycles, where,
+                        f"block proved (stored result, {stored.row.evaluations} evaluations)", True)
+
+
+def _scalar_fallback_x86_64(uarch: str, level: str, db, line: str) -> Choice:
+    sched, _, where = scalar_best(uarch, db, level)
+    return Choice(SCALAR, sched, "x86_64", [line, f"exporting the scalar block ({where})"])
+
+
+def _scalar_fallback_i386(uarch: str, level: str, db, line: str) -> Choice:
+    choice = SCALAR.choose(uarch, "i386", level, db)
+    choice.notes[:0] = [line, "exporting the scalar block"]
+    return choice
+
+
+def _known_i386(uarch: str, level: str, db, progress: ProgressFn) -> HybridReport:
+    progress(Progress(f"i386 hybrid search on {uarch} (--isa {level})", 0))
+    return known_i386_block(uarch, level, db)
+
+
+def _known_x86_64(uarch: str, level: str, db, progress: ProgressFn) -> HybridReport:
+    return known_hybrid_block(uarch, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
+
+
+def _search_i386(uarch, level, *, evaluations, seed, time_limit, should_stop, db, progress) -> HybridReport:
+    return search_i386_block(uarch, level, db, evaluations, seed)
+
+
+def _search_x86_64(uarch, level, *, evaluations, seed, time_limit, should_stop, db, progress) -> HybridReport:
+    return search_hybrid_block(uarch, cap=level, evaluations=evaluations, seed=seed, time_limit=time_limit,
+                               should_stop=should_stop, db=db, progress=progress)
+
+
+@dataclass(frozen=True)
+class HybridArch:
+    """One arch variant of the family: how its blocks are built, searched, read back and ranked."""
+
+    build: Callable                    # (params) -> HybridBlock | None, without a model
+    build_on: Callable                 # (params, model) -> HybridBlock | None (``placement="slots"``: its units)
+    engine: Callable                   # the search engine: (model, *, cap, evaluations, seed) -> HybridSearch
+    search: Callable                   # searched, proved, stored, ranked: -> HybridReport
+    known: Callable                    # the stored row as a report, else ``search`` with export's budget
+    scalar_fallback: Callable          # (uarch, level, db, line) -> the scalar Choice when the block loses
+    shown: str                         # how a note names the arch after the dialect ("" for x86-64)
+
+
+ARCHES: dict[str, HybridArch] = {
+    "x86_64": HybridArch(build, build_on, search_hybrid, _search_x86_64, _known_x86_64, _scalar_fallback_x86_64, ""),
+    "i386": HybridArch(build_i386, build_on_i386, search_hybrid_i386, _search_i386, _known_i386,
+                       _scalar_fallback_i386, ", i386"),
+}
+
+
+def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock | None:
+    """The block of ``params`` on its arch (on ``model``'s unit classes when given)."""
+    row = ARCHES[params.arch]
+    return row.build(params) if model is None else row.build_on(params, model)
+
+
+class HybridFamily:
+    name = "hybrid"
+    flavors = frozenset({"elf", "macho"})
+    tunable = True
+    per_level = True
+
+    def admits(self, level: str) -> bool:
+        return bool(vector_dialects(level))
+
+    def level_features(self, level: str) -> frozenset[str]:
+        return CAPS[level]
+
+    def model_has(self, model: Model, level: str) -> bool:
+        return all(model_runs(model, f) for f in CAPS[level])
+
+    def path_names(self, levels: Sequence[str]) -> tuple[str, ...]:
+        return tuple(levels)
+
+    def search(self, uarch: str, arch: Arch, level: str, *, evaluations: int, seed: int = 0,
+               time_limit: float = 60.0, should_stop=lambda: False, db=None,
+               progress: ProgressFn = ignore) -> HybridReport | None:
+        """The hybrid block on ``arch`` under ``level``, proved and stored when proved (module docstring)."""
+        if not self.admits(level):
+            return None
+        return ARCHES[arch].search(uarch, level, evaluations=evaluations, seed=seed, time_limit=time_limit,
+                                   should_stop=should_stop, db=db, progress=progress)
+
+    def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
+               progress: ProgressFn = ignore) -> Choice | Passed:
+        """The block ``export --isa level`` writes for this family, or the scalar best when that wins."""
+        dialects = vector_dialects(level)
+        if uarch is None:
+            block = build_block(HybridParams(isa=dialects[-1], arch=arch))
+            where = dialects[-1] + ARCHES[arch].shown
+            return Choice(self, block, arch, [f"hybrid default block ({where}; no --uarch to search on)"])
+        rep = ARCHES[arch].known(uarch, level, db, progress)
+        s = rep.search
+        if s.params is None:
+            choice = SCALAR.choose(uarch, arch, level, db)
+            choice.notes.insert(0, f"hybrid: {s.reason}")
+            return choice
+        line = (f"hybrid {s.params.key()}: {s.cycles_per_byte:.2f} c/B predicted on {uarch} vs scalar best "
+                f"{rep.scalar_cycles / 64:.2f} ({rep.scalar_source}); {rep.proof}; search stopped: {s.reason}")
+        if rep.hybrid_wins:
+            return Choice(self, s.block, arch, [line, "exporting the hybrid block"], cycles=s.cycles)
+        return ARCHES[arch].scalar_fallback(uarch, level, db, line)
+
+    def extra_paths(self, choice: Choice, model: Model | None, db) -> tuple[list[tuple[str, Choice, str]], list[str]]:
+        return [], []
+
+    def features(self, choice: Choice) -> frozenset[str]:
+        return frozenset(isa_set(list(choice.code.code())))
+
+    def path_text(self, choice: Choice) -> str:
+        return hybrid_path_text(choice.code)
+
+    def loop_items(self, choice: Choice) -> list:
+        return hybrid_loop_items(choice.code)
+
+    def cycles(self, choice: Choice, model: Model) -> float:
+        return choice.cycles if choice.cycles is not None else hybrid_loop_cost(choice.code, model).cycles
+
+    def prove(self, choice: Choice) -> bool:
+        return prove_hybrid(choice.code).ok
+
+    def describe(self, choice: Choice) -> str:
+        return choice.code.params.key()
+
+    def flavor_refusal(self, flavor: str, predicted: bool) -> str | None:
+        return None
+
+    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
+               command: str = "", prediction: str = ""):
+        return export_hybrid(choice.code, path, flavor=flavor, uarch=uarch, command=command)
+
+    def stored(self, db, model: Model, arch: Arch, variant: str = ""):
+        return stored_hybrid(db, model, arch, variant or None)
+
+
+HYBRID = HybridFamily()

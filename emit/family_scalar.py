@@ -1,0 +1,117 @@
+"""The scalar family: SHA-1's 80 rounds in general-purpose registers (``search.space``), the registry's first.
+
+Every ``--isa`` level admits it (it is the fallback of every export) and it
+has no level of its own: the dispatcher takes it once, as the path
+``scalar`` (the best stored code for the model: ``blocks.best_block``, the
+textbook schedule without a model) and, when that code needs a feature
+(BMI2's ``rorx``), ``base`` (the best under ``--isa base``) as the path every
+CPU runs. Its search is the range search (``search.driver``), so
+``search(...)`` is None here; its store rows are round ranges, not blocks.
+Its code is a ``Schedule``; its figure the block-loop measure of the
+schedule (``measure.block_loop_cycles``), priced on demand.
+
+Example: ``SCALAR.choose(None, "x86_64", "base", None, ignore)`` is the
+textbook schedule with the note ``scalar default schedule (x86_64; --isa base)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from sha1opt.semantics.block import prove_block
+from sha1opt.semantics.x86 import Arch, isa_set
+from sha1opt.search.blocks import best_block
+from sha1opt.search.cost.model import Model
+from sha1opt.search.measure import block_loop_cycles, block_loop_items
+from sha1opt.search.progress import ProgressFn, ignore
+from sha1opt.search.space.candidate import textbook
+from sha1opt.search.space.hybrid_caps import allows
+from sha1opt.emit.assembly import function_text
+from sha1opt.emit.export import export as export_schedule
+from sha1opt.emit.family import Choice
+
+FLAVORS = frozenset({"elf", "macho"})
+
+
+class ScalarFamily:
+    name = "scalar"
+    flavors = FLAVORS
+    tunable = False
+    per_level = False                  # one path for every level (the dispatcher adds it once)
+
+    def admits(self, level: str) -> bool:
+        return True
+
+    def level_features(self, level: str) -> frozenset[str]:
+        return frozenset()
+
+    def model_has(self, model: Model, level: str) -> bool:
+        return True
+
+    def path_names(self, levels: Sequence[str]) -> tuple[str, ...]:
+        return ("base", "scalar")
+
+    def search(self, uarch, arch, level, **_):
+        return None                    # the range search (``search.driver.search_ranges``) is the family's
+
+    def choose(self, uarch: str | None, arch: Arch, level: str, db=None, progress: ProgressFn = ignore) -> Choice:
+        """The scalar best for the model under the cap (the default schedule when the best needs more)."""
+        if uarch is None:
+            return Choice(self, textbook(arch), arch, [f"scalar default schedule ({arch}; --isa {level})"])
+        sched, sources = best_block(uarch, arch, db)
+        notes = [f"rounds {line}" for line in sources]
+        if not all(allows(level, f) for f in isa_set(sched.body)):
+            sched = textbook(arch)
+            notes.append(f"the stored best needs more than --isa {level}: the default schedule instead")
+        return Choice(self, sched, arch, notes)
+
+    def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
+                   ) -> tuple[list[tuple[str, Choice, str]], list[str]]:
+        """The dispatcher's scalar paths (module docstring) as (name, choice, what), and the notes."""
+        if model is None:
+            sched, sources, notes = textbook(arch), ["default schedule (no --uarch)"], []
+        else:
+            sched, sources = best_block(uarch, arch, db)
+            notes = [f"rounds {line}" for line in sources]
+        best = Choice(self, sched, arch)
+        out = [("scalar", best, "; ".join(sources))]
+        if self.features(best):
+            out.append(("base", self.choose(uarch, arch, "base", db), "best under --isa base"))
+        return out, notes
+
+    def extra_paths(self, choice: Choice, model: Model | None, db) -> tuple[list[tuple[str, Choice, str]], list[str]]:
+        return [], []
+
+    def features(self, choice: Choice) -> frozenset[str]:
+        return frozenset(isa_set(choice.code.body))
+
+    def path_text(self, choice: Choice) -> str:
+        return function_text(choice.code)
+
+    def loop_items(self, choice: Choice) -> list:
+        return block_loop_items(choice.code)
+
+    def cycles(self, choice: Choice, model: Model) -> float:
+        return block_loop_cycles(choice.code, model)
+
+    def prove(self, choice: Choice) -> bool:
+        s = choice.code
+        return prove_block(s.body, s.inputs, s.outputs, s.pointers).ok
+
+    def describe(self, choice: Choice) -> str:
+        return choice.code.name
+
+    def flavor_refusal(self, flavor: str, predicted: bool) -> str | None:
+        return None
+
+    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
+               command: str = "", prediction: str = ""):
+        return export_schedule(choice.code, path, flavor=flavor, uarch=uarch, command=command)
+
+    def stored(self, db, model: Model, arch: Arch, variant: str = ""):
+        """The best stored scalar block of the model (its round-range rows, ``blocks.best_block``)."""
+        return best_block(model.name, arch, db)
+
+
+SCALAR = ScalarFamily()

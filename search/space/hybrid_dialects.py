@@ -1,0 +1,140 @@
+"""The hybrid family's vector dialects as data: one row per dialect, and the vector ops spelled by a row.
+
+A dialect is how the hybrid block's vector stream (the W schedule in xmm,
+``hybrid``) is written. Everything that differs between dialects is a field
+of its ``Dialect`` row; the code that builds the W groups (``hybrid``,
+``hybrid_w8``, ``hybrid_i386``) and the frames (``emit.hybrid_frame``,
+``emit.hybrid_i386_frame``, ``emit.dispatch_text``) read the row and never
+compare a dialect's name:
+
+* ``feature`` -- the x86 feature the stream needs (``x86.required_isa``'s
+  spelling, also the model's ``vector_isa`` spelling): which ``--isa`` caps
+  allow the dialect (``hybrid_caps.vector_dialects``) and which models run it;
+* ``three_operand`` -- VEX/EVEX ``vOP src, src2, dst``; else the legacy SSE
+  two-operand form, with a ``movdqa src2, dst`` copy first when ``dst`` is not
+  ``src2`` (``binop``, ``imm_op``, ``imm_binop``);
+* ``rotate`` -- ``vprold $n`` for rol n; else shift, shift, or through a
+  temporary (``rol``);
+* ``ternlog`` -- ``vpternlogd $0x96`` for a three-way xor (the group code
+  takes the shorter form and its own order when it is set);
+* ``store`` -- the ring store's mnemonic (unaligned forms: ``hybrid_regs``);
+* ``vzeroupper`` -- whether the function's exit clears the upper state
+  (VEX/EVEX code does, so the caller's legacy SSE code pays no transition).
+
+Invariants: ``DIALECTS`` is ordered lowest first (a cap's highest allowed
+dialect is its last); a row's name is ``HybridParams.isa`` and the store's
+spelling, so it is never renamed; a new row is one entry here (``register``)
+and nothing else changes -- ``tests/search/test_dialect_row.py`` adds one and
+searches, proves and exports it.
+
+Example: ``rol(dialect("ssse3"), 1, x, x, b)`` is ``movdqa x, b; psrld $31, b;
+pslld $1, x; por b, x``; on ``avx`` it is ``vpsrld $31, x, b; vpslld $1, x, x;
+vpor b, x, x``; on ``avx512vl`` ``vprold $1, x, x``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Imm, Instr, Reg
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One row of the dialect table (module docstring)."""
+
+    name: str                 # HybridParams.isa, the key's ``isa=`` and the store's spelling
+    feature: str              # the x86 feature the vector stream needs
+    three_operand: bool       # VEX/EVEX three-operand forms (else legacy SSE two-operand)
+    rotate: bool              # vprold for rol (else shift/shift/or)
+    ternlog: bool             # vpternlogd $0x96 for a three-way xor
+    store: str                # the W+K ring store
+    vzeroupper: bool          # vzeroupper before the function returns
+
+    def mnemonic(self, legacy: str) -> str:
+        """The dialect's spelling of a legacy SSE mnemonic: ``pxor`` -> ``vpxor`` in three-operand dialects."""
+        return "v" + legacy if self.three_operand else legacy
+
+
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (
+    Dialect("ssse3", "ssse3", three_operand=False, rotate=False, ternlog=False, store="movdqu", vzeroupper=False),
+    Dialect("avx", "avx", three_operand=True, rotate=False, ternlog=False, store="vmovdqu", vzeroupper=True),
+    Dialect("avx512vl", "avx512vl", three_operand=True, rotate=True, ternlog=True, store="vmovdqu", vzeroupper=True),
+)}
+
+
+def dialects() -> tuple[Dialect, ...]:
+    """Every row, lowest first (read at call time: a row ``register``-ed later is included)."""
+    return tuple(DIALECTS.values())
+
+
+def dialect_names() -> tuple[str, ...]:
+    return tuple(DIALECTS)
+
+
+def dialect(name: str) -> Dialect:
+    """The row named ``name``, or ``Sha1optError`` naming the known ones."""
+    try:
+        return DIALECTS[name]
+    except KeyError:
+        raise Sha1optError(f"unknown hybrid ISA {name!r} (known: {', '.join(DIALECTS)})") from None
+
+
+def register(row: Dialect) -> None:
+    """Add a dialect as the highest row (a test's throwaway row; a new dialect is a literal row above)."""
+    if row.name in DIALECTS:
+        raise Sha1optError(f"dialect {row.name!r} is already a row")
+    if row.ternlog and not row.three_operand:
+        raise Sha1optError("vpternlogd has no two-operand form")
+    DIALECTS[row.name] = row
+
+
+def _i(m: str, *ops) -> Instr:
+    return Instr(m, tuple(ops))
+
+
+def binop(d: Dialect, legacy: str, src, src2: Reg, dst: Reg) -> list[Instr]:
+    """``dst = src2 OP src``: ``vOP src, src2, dst``, or ``[movdqa src2, dst;] OP src, dst``."""
+    if d.three_operand:
+        return [_i(d.mnemonic(legacy), src, src2, dst)]
+    return ([] if src2 == dst else [_i("movdqa", src2, dst)]) + [_i(legacy, src, dst)]
+
+
+def imm_op(d: Dialect, legacy: str, n: int, src: Reg, dst: Reg) -> list[Instr]:
+    """``dst = src OP $n`` (shifts): ``vOP $n, src, dst``, or ``[movdqa src, dst;] OP $n, dst``."""
+    if d.three_operand:
+        return [_i(d.mnemonic(legacy), Imm(n), src, dst)]
+    return ([] if src == dst else [_i("movdqa", src, dst)]) + [_i(legacy, Imm(n), dst)]
+
+
+def imm_binop(d: Dialect, legacy: str, n: int, src, src2: Reg, dst: Reg) -> list[Instr]:
+    """``dst = OP $n of (src2 : src)`` (``palignr``): ``vOP $n, src, src2, dst``, or ``[movdqa src2, dst;] OP $n,
+    src, dst``."""
+    if d.three_operand:
+        return [_i(d.mnemonic(legacy), Imm(n), src, src2, dst)]
+    return ([] if src2 == dst else [_i("movdqa", src2, dst)]) + [_i(legacy, Imm(n), src, dst)]
+
+
+def rol(d: Dialect, n: int, src: Reg, dst: Reg, temp: Reg) -> list[Instr]:
+    """``dst = rol n of src`` lane by lane: ``vprold``, or shift right into ``temp``, shift left, or."""
+    if d.rotate:
+        return [_i("vprold", Imm(n), src, dst)]
+    return imm_op(d, "psrld", 32 - n, src, temp) + imm_op(d, "pslld", n, src, dst) + binop(d, "por", temp, dst, dst)
+
+
+def ternlog(d: Dialect, src, src2: Reg, dst: Reg) -> list[Instr]:
+    """``dst ^= src ^ src2`` in one ``vpternlogd $0x96`` (only a ``ternlog`` row has it)."""
+    if not d.ternlog:
+        raise Sha1optError(f"dialect {d.name} has no vpternlogd")
+    return [_i("vpternlogd", Imm(0x96), src, src2, dst)]
+
+
+def load(d: Dialect, src, dst: Reg) -> list[Instr]:
+    """An unaligned 16-byte load."""
+    return [_i(d.mnemonic("movdqu"), src, dst)]
+
+
+def store(d: Dialect, src: Reg, dst) -> list[Instr]:
+    """A W+K ring (or history) store."""
+    return [_i(d.store, src, dst)]
