@@ -57,9 +57,37 @@ LOOP_CONTROL: dict[str, tuple[Item, ...]] = {
 HYBRID_COUNT = 64
 
 
+# Measures made in this process: (model, items) -> Simulation. The measure is a pure function of the model's
+# content (a frozen, structurally compared dataclass) and the items, so a block measured again -- a search's
+# start points in every search on the model, export after search, the dispatch order -- is read back. At most
+# MEMO_SIZE entries (the oldest go first).
+_MEASURED: dict[tuple, Simulation] = {}
+MEMO_SIZE = 4096
+
+
 def block_loop(items: Sequence[Item], model: Model) -> Simulation:
     """The block-loop measure of ``items`` (one iteration with its loop control) on ``model``."""
-    return simulator_for(model).simulate(list(items), loop=True)
+    key = (model, tuple(items))
+    try:
+        return _MEASURED[key]
+    except KeyError:
+        pass
+    except TypeError:                   # an item that cannot be hashed: measured each time
+        return simulator_for(model).simulate(list(items), loop=True)
+    sim = _MEASURED[key] = simulator_for(model).simulate(list(items), loop=True)
+    while len(_MEASURED) > MEMO_SIZE:
+        del _MEASURED[next(iter(_MEASURED))]
+    return sim
+
+
+def forget_measures() -> None:
+    """Empty the process's measures (a test that must simulate again)."""
+    _MEASURED.clear()
+
+
+def measures_kept() -> int:
+    """How many measures the process keeps (at most ``MEMO_SIZE``)."""
+    return len(_MEASURED)
 
 
 def block_loop_items(sched: Schedule) -> list:

@@ -33,13 +33,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulation
 from sha1opt.search.measure import hybrid_loop_cost
-from sha1opt.search.objective import model_version
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
@@ -60,55 +59,6 @@ TIE = 1e-4           # score per body instruction: breaks ties in cycles (< 1 cy
 def block_cost(block: HybridBlock, model: Model) -> Simulation:
     """The block-loop measure of ``block`` on ``model`` (``measure.hybrid_loop_cost``)."""
     return hybrid_loop_cost(block, model)
-
-
-# What the searches learn of hybrid points, per model content (``objective.model_version``): a point's
-# figures are a pure function of the point and the model, so every search in the process (the x86-64 and the
-# i386 engine, ``export --dispatch``'s levels, whose dialects overlap, a re-run) simulates each point once.
-# Only figures are kept (the block is rebuilt: ``build`` is a small part of a point's cost); at most
-# MEMO_MODELS models.
-MEMO_MODELS = 8
-
-
-@dataclass
-class Scores:
-    """One model's figures: ``cycles`` (the block-loop measure) of every point scored; ``reports`` (cycles,
-    cycles/byte, bottleneck) of the points a search ended on (the bottleneck costs a second pass)."""
-
-    cycles: dict[HybridParams, float] = field(default_factory=dict)
-    reports: dict[HybridParams, tuple[float, float, str]] = field(default_factory=dict)
-
-    def score(self, p: HybridParams, block: HybridBlock | None, model: Model) -> float:
-        """``p``'s score: its cycles (``block_cost``) and ``TIE`` per body instruction; inf when it does not build."""
-        if block is None:
-            return math.inf
-        if p not in self.cycles:
-            self.cycles[p] = block_cost(block, model).cycles
-        return self.cycles[p] + TIE * len(block.body)
-
-    def report(self, p: HybridParams, block: HybridBlock, model: Model) -> tuple[float, float, str]:
-        """(cycles, cycles/byte, bottleneck) of ``p``'s block (``block_cost``)."""
-        if p not in self.reports:
-            sim = block_cost(block, model)
-            self.reports[p] = (sim.cycles, sim.cycles_per_byte, sim.bottleneck)
-            self.cycles[p] = sim.cycles
-        return self.reports[p]
-
-
-_SCORES: dict[str, Scores] = {}
-
-
-def scores_for(model: Model) -> Scores:
-    """The process's figures on ``model`` (a model with the same content shares them)."""
-    key = model_version(model)
-    if key not in _SCORES and len(_SCORES) >= MEMO_MODELS:
-        _SCORES.pop(next(iter(_SCORES)))
-    return _SCORES.setdefault(key, Scores())
-
-
-def forget_scores() -> None:
-    """Empty the process's score tables (a test that must simulate every point again)."""
-    _SCORES.clear()
 
 
 def slots_of(model: Model) -> Slots:
@@ -258,7 +208,6 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     if isa_rank(recipe.isa()) > isa_rank(scalar_isa):
         recipe = Recipe()
     cache: dict[HybridParams, tuple[float, HybridBlock | None]] = {}
-    known = scores_for(model)
     phase = {"name": "grid stage 1/4", "done": 0, "total": None}
 
     def evaluate(p: HybridParams) -> float:
@@ -266,7 +215,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
             b = build_on(p, model)
             # Ties in cycles go to the shorter body (fewer instructions to issue on a CPU the model
             # does not saturate -- e.g. vprold/vpternlogd against the SSSE3 shifts on a wide core).
-            cache[p] = (known.score(p, b, model), b)
+            cache[p] = (math.inf, None) if b is None else (block_cost(b, model).cycles + TIE * len(b.body), b)
             phase["done"] += 1
             progress(Progress(phase["name"], phase["done"], phase["total"], min(c for c, _ in cache.values())))
         return cache[p][0]
@@ -305,13 +254,13 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
             if best is None or evaluate(p) < evaluate(best):
                 best = p
     evaluate(best)                      # the grid's best may not be scored yet (a stop during the grid)
-    grid_best = known.report(best, cache[best][1], model)[0]
+    grid_best = block_cost(cache[best][1], model).cycles
     phase.update(name="annealing", done=0, total=evaluations)
     best, k, reason = anneal_params(best, evaluate, lambda p, rng: _neighbour(p, rng, dialects, scalar_isa),
                                     evaluations=evaluations, seed=seed, deadline=deadline, should_stop=should_stop,
                                     reason=reason)
     block = cache[best][1]
-    cycles, per_byte, bottleneck = known.report(best, block, model)
-    return HybridSearch(model.name, best, block, cycles, per_byte, bottleneck, grid_best,
+    sim = block_cost(block, model)
+    return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,
                         n + k, time.monotonic() - t0, reason, ranked_points(cache, best))
 

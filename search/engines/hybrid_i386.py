@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Callable
 
 from sha1opt.search.cost.model import Model
-from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, anneal_params, build_on, scores_for,
+from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, anneal_params, block_cost, build_on,
                                            dialects_for, ranked_points, recipe_or_offset_move, scalar_isa_for,
                                            slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
@@ -76,12 +76,11 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     if isa_rank(recipe.isa()) > isa_rank(scalar_isa):
         recipe = Recipe()
     cache: dict[HybridParams, tuple[float, HybridBlock | None]] = {}
-    known = scores_for(model)
 
     def evaluate(p: HybridParams) -> float:
         if p not in cache:
             b = build_on_i386(p, model)
-            cache[p] = (known.score(p, b, model), b)
+            cache[p] = (math.inf, None) if b is None else (block_cost(b, model).cycles + TIE * len(b.body), b)
         return cache[p][0]
 
     base = HybridParams(isa=dialects[0], lead=2, every=2, recipe=recipe, arch="i386")
@@ -105,11 +104,11 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
         return HybridSearch(model.name, None, None, math.inf, math.inf, "", math.inf, n,
                             time.monotonic() - t0, "no grid point fits i386's two scalar temporaries")
     evaluate(best)                      # the grid's best may not be scored yet (a stop during the grid)
-    grid_best = known.report(best, cache[best][1], model)[0]
+    grid_best = block_cost(cache[best][1], model).cycles
     best, k, reason = anneal_params(best, evaluate, lambda p, rng: _neighbour(p, rng, dialects, scalar_isa),
                                     evaluations=evaluations, seed=seed, deadline=deadline, should_stop=should_stop,
                                     reason=reason)
     block = cache[best][1]
-    cycles, per_byte, bottleneck = known.report(best, block, model)
-    return HybridSearch(model.name, best, block, cycles, per_byte, bottleneck, grid_best,
+    sim = block_cost(block, model)
+    return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,
                         n + k, time.monotonic() - t0, reason, ranked_points(cache, best))

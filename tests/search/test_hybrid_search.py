@@ -9,9 +9,8 @@ from sha1opt.cli import main
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import _setup, search_hybrid_block
 from sha1opt.search.measure import block_items, hybrid_loop_items
-import sha1opt.search.engines.hybrid as hybrid_engine
-from sha1opt.search.engines.hybrid import (block_cost, build_on, dialects_for, first_forms, forget_scores,
-                                           scalar_isa_for, scalars_for, search_hybrid, slots_of, TOP_FORMS)
+from sha1opt.search.engines.hybrid import (block_cost, build_on, dialects_for, first_forms, scalar_isa_for,
+                                           scalars_for, search_hybrid, slots_of, TOP_FORMS)
 from sha1opt.search.space.hybrid import HybridParams, Slots, build
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.hybrid_forms import FORMS
@@ -22,7 +21,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.listing import Opaque
 from sha1opt.semantics.x86 import Instr
 
-# the core2 searches below share the process's scores (``engines.hybrid.scores_for``): one worker runs them all
+# the core2 searches below share the process's measures (``search.measure.block_loop``): one worker runs them
 pytestmark = pytest.mark.xdist_group("hybrid_core2")
 
 
@@ -69,24 +68,12 @@ def test_a_model_without_the_dialect_refuses_the_block():
 
 
 def test_grid_only_search_is_deterministic_and_says_why_it_stopped():
+    # (the second search reads the first one's measures: the simulator's own determinism is
+    # tests/search/test_space_snapshot.py's)
     a = search_hybrid(load_model("core2"), evaluations=0)
-    forget_scores()                               # the second search simulates every point again
     b = search_hybrid(load_model("core2"), evaluations=0)
     assert a.params == b.params and a.cycles == b.cycles and a.reason == "grid" and a.params.isa == "ssse3"
     assert math.isfinite(a.cycles) and a.cycles == a.grid_best
-
-
-def test_a_point_is_simulated_once_per_model_in_a_process(monkeypatch):
-    """A point's score is a pure function of the point and the model's content: a second search on an equal
-    model (another ``load_model``) reads the process's scores; another model simulates again."""
-    search_hybrid(load_model("core2"), evaluations=0)
-    calls: list = []
-    real = hybrid_engine.block_cost
-    monkeypatch.setattr(hybrid_engine, "block_cost", lambda b, m: calls.append(m.name) or real(b, m))
-    again = search_hybrid(load_model("core2"), evaluations=0)
-    assert calls == [] and again.reason == "grid"
-    search_hybrid(load_model("atom"), evaluations=0, should_stop=lambda: len(calls) >= 2)
-    assert calls[:2] == ["atom", "atom"]
 
 
 def test_annealing_never_ends_worse_than_the_grid():
