@@ -79,16 +79,16 @@ def test_a_row_under_another_version_is_re_measured_never_trusted(tmp_path):
 
 def test_a_whole_block_search_stores_the_loop_cycles(tmp_path):
     db = tmp_path / "r.sqlite"
-    model = load_model("nehalem")
-    r = search_range("nehalem", 0, 79, arch="x86_64", time_limit=60, evaluations=2, workers=1, db=db,
+    model = load_model("k8")
+    r = search_range("k8", 0, 79, arch="x86_64", time_limit=60, evaluations=2, workers=1, db=db,
                      use_exact=False)
     assert r.proved
     loop = block_loop_cycles(block_schedule([r.code], "x86_64", "x"), model)
     assert r.cycles == loop and r.textbook_cycles == block_loop_cycles(block_schedule(
         [_code(0, 79, "x86_64")], "x86_64", "x"), model)
     store = Store(db)
-    assert store.get("nehalem", "x86_64", 0, 79, model_version(model, 0, 79)).cycles == loop
-    assert store.get("nehalem", "x86_64", 0, 79, model_version(model)) is None
+    assert store.get("k8", "x86_64", 0, 79, model_version(model, 0, 79)).cycles == loop
+    assert store.get("k8", "x86_64", 0, 79, model_version(model)) is None
 
 
 def test_regression_whole_block_rows_priced_by_the_three_iteration_measure_are_stale(tmp_path, monkeypatch):
