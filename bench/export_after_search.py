@@ -24,11 +24,12 @@ from pathlib import Path
 from sha1opt.emit.host_cpu import host
 
 SHA1OPT = Path(sys.executable).with_name("sha1opt")
+TIME_LIMIT = 1800.0          # seconds per command (a search and an export each take minutes at most)
 
 
 def run(args: list[str]) -> tuple[float, subprocess.CompletedProcess]:
     t0 = time.perf_counter()
-    done = subprocess.run([str(SHA1OPT), *args], capture_output=True, text=True)
+    done = subprocess.run([str(SHA1OPT), *args], capture_output=True, text=True, timeout=TIME_LIMIT)
     return time.perf_counter() - t0, done
 
 
