@@ -8,7 +8,7 @@ family the model's CPU has (``families.dispatch_levels``) what ``export --isa LE
 (``families.export_choice``; a level whose choice is a family without per-level paths -- scalar
 code -- adds nothing) and the paths that choice brings along (``extra_paths``: the SHA-NI family's
 ``shani_sse`` when its block needs more than ``family_shani.SHANI_BASE``). Each candidate is priced
-on the model by the one block-loop measure (``search.measure``; the family's ``cycles``: what its
+on the model by the one block-loop measure (``search.measure``; ``family.cycles``: what its
 search stored, or its loop priced).
 
 ``order_paths(candidates)`` is the policy, a pure function: sort by predicted cycles/byte, ties
@@ -35,7 +35,7 @@ from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.emit.dispatch_text import PathCode
 from sha1opt.emit.families import FAMILIES, dispatch_levels, export_choice, family_of, preference
-from sha1opt.emit.family import Choice
+from sha1opt.emit.family import Choice, cycles
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def order_paths(cands: list[Candidate]) -> tuple[list[Candidate], list[str]]:
 def candidate(name: str, choice: Choice, model: Model | None, what: str | None = None) -> Candidate:
     """The path ``name`` of ``choice``: its family's code, features and text, priced on the model."""
     fam = choice.family
-    cpb = fam.cycles(choice, model) / 64 if model else None
+    cpb = cycles(choice, model) / 64 if model else None
     code = PathCode(name, fam.features(choice), fam.path_text(choice))
     return Candidate(code, choice, fam.describe(choice) if what is None else what, cpb)
 

@@ -25,7 +25,8 @@ family's name. The protocol, by concern:
   for the family (stored row first; a ``Choice`` or the notes saying why not);
 * code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
   header, for the dispatcher), ``loop_items(choice)`` (the items of the
-  block-loop measure), ``cycles(choice, model)`` (that measure), ``prove
+  block-loop measure; ``cycles(choice, model)`` below prices any family's
+  choice with it), ``prove
   (choice)`` (the family's block proof), ``describe(choice)``;
 * export -- ``export(choice, path, ...)`` (the writer: proves and validates
   before writing) and ``flavors`` (the object formats it writes: SHA-NI is
@@ -48,6 +49,7 @@ from typing import Any, Protocol, Sequence
 
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import Model
+from sha1opt.search.measure import block_loop
 from sha1opt.search.progress import ProgressFn
 
 
@@ -60,7 +62,7 @@ class Choice:
     arch: Arch
     notes: list[str] = field(default_factory=list)
     cycles: float | None = None        # the block-loop figure as the family's search stored it (None: scalar
-                                       # code, priced on demand by ``family.cycles``; or no model)
+                                       # code, priced on demand by ``cycles``; or no model)
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,6 @@ class Family(Protocol):
 
     def loop_items(self, choice: Choice) -> list: ...
 
-    def cycles(self, choice: Choice, model: Model) -> float: ...
-
     def prove(self, choice: Choice) -> bool: ...
 
     def describe(self, choice: Choice) -> str: ...
@@ -114,3 +114,11 @@ class Family(Protocol):
                command: str = "", prediction: str = ""): ...
 
     def stored(self, db, model: Model, arch: Arch, variant: str): ...
+
+
+def cycles(choice: Choice, model: Model) -> float:
+    """``choice``'s block-loop figure on ``model``: the one its search stored, else the measure of its family's
+    loop items (``search.measure.block_loop``: the same figure either way)."""
+    if choice.cycles is not None:
+        return choice.cycles
+    return block_loop(choice.family.loop_items(choice), model).cycles

@@ -37,7 +37,7 @@ from sha1opt.search.driver import HybridReport, known_hybrid_block, scalar_best,
 from sha1opt.search.engines.hybrid import build_on, search_hybrid
 from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.family_rows import put_hybrid, stored_hybrid
-from sha1opt.search.measure import block_loop_cycles, hybrid_loop_cost, hybrid_loop_items
+from sha1opt.search.measure import block_loop_cycles, hybrid_loop_items
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
@@ -205,9 +205,6 @@ class HybridFamily:
 
     def loop_items(self, choice: Choice) -> list:
         return hybrid_loop_items(choice.code)
-
-    def cycles(self, choice: Choice, model: Model) -> float:
-        return choice.cycles if choice.cycles is not None else hybrid_loop_cost(choice.code, model).cycles
 
     def prove(self, choice: Choice) -> bool:
         return prove_hybrid(choice.code).ok

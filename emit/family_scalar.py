@@ -23,7 +23,7 @@ from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.blocks import best_block
 from sha1opt.search.cost.model import Model
-from sha1opt.search.measure import block_loop_cycles, block_loop_items
+from sha1opt.search.measure import block_loop_items
 from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.hybrid_caps import allows
@@ -91,9 +91,6 @@ class ScalarFamily:
 
     def loop_items(self, choice: Choice) -> list:
         return block_loop_items(choice.code)
-
-    def cycles(self, choice: Choice, model: Model) -> float:
-        return block_loop_cycles(choice.code, model)
 
     def prove(self, choice: Choice) -> bool:
         s = choice.code

@@ -31,8 +31,7 @@ from typing import Sequence
 
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import Model, load_model
-from sha1opt.search.engines.shani import block_cycles, has_shani, loop_items
-from sha1opt.search.cost import Simulator
+from sha1opt.search.engines.shani import has_shani, loop_items
 from sha1opt.search.family_rows import SHANI_FULL, SHANI_NO_AVX, known_shani, search_shani, stored_shani
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import allows
@@ -110,10 +109,6 @@ class ShaniFamily:
 
     def loop_items(self, choice: Choice) -> list:
         return loop_items(choice.code, choice.arch)
-
-    def cycles(self, choice: Choice, model: Model) -> float:
-        return (choice.cycles if choice.cycles is not None
-                else block_cycles(choice.code, choice.arch, Simulator(model)))
 
     def prove(self, choice: Choice) -> bool:
         return prove_shani(choice.code, choice.arch).ok
