@@ -18,8 +18,11 @@ constants in the Z3 and term runs; everything else is random per state.
 
 from __future__ import annotations
 
+import os
 import random
+import re
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -27,7 +30,7 @@ import z3
 
 from tests.support.cpu import not_run_here, skip_unless_runs
 from tests.support.native import BUFFER_WORDS, TEST_REGS, VECTOR_REGS, SnippetRunner
-from sha1opt.emit.toolchain import ToolchainError, assemble
+from sha1opt.emit.toolchain import ToolchainError
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
 from sha1opt.semantics.errors import UnsupportedError
@@ -316,28 +319,64 @@ _GAS = {"base": None, "sse": ".sse", "sse2": ".sse2", "ssse3": ".ssse3", "sse4.1
         "avx2": ".avx2", "avx512vl": ".avx512vl", "sha": ".sha", "bmi1": ".bmi", "bmi2": ".bmi2"}
 
 
-def _assembles(directives, snippet, tmp_path) -> bool:
-    source = "\n".join([".arch generic64", *(f".arch {d}" for d in directives), snippet, ""])
-    try:
-        assemble(source, "x86_64", tmp_path, "isa")
-    except ToolchainError:
-        return False
-    return True
+def _refused_lines(directives: list[str], snippets: list[str], workdir) -> set[int]:
+    """The indexes of ``snippets`` gas refuses under ``directives``: one assembler run for all of them
+    (gas reports every refused line as ``file:LINE: Error: ...`` and goes on)."""
+    head = [".arch generic64", *(f".arch {d}" for d in directives)]
+    src = workdir / f"isa{len(list(workdir.iterdir()))}.s"
+    src.write_text("\n".join([*head, *snippets, ""]))
+    proc = subprocess.run([shutil.which("as"), "--64", "-o", os.devnull, str(src)], capture_output=True,
+                          text=True, timeout=60)
+    lines = {int(m.group(1)) for m in re.finditer(rf"^{re.escape(str(src))}:(\d+): Error", proc.stderr, re.M)}
+    assert proc.returncode == 0 or lines, proc.stderr
+    return {line - len(head) - 1 for line in lines}
 
 
-@pytest.mark.parametrize("k", range(len(SINGLE)), ids=[s for _, s in SINGLE])
-def test_isa_is_what_the_assembler_needs(k, tmp_path):
-    """gas accepts the snippet with the row's feature, and refuses it with every modelled
-    feature that does not include that one (SSE/SSE2, which generic64 has, switched off)."""
-    if shutil.which("as") is None:
-        pytest.skip("GNU as not on PATH")
-    _, snippet = SINGLE[k]
-    need = required_isa(parse_text(snippet, "x86_64")[0])
-    assert _assembles([_GAS[need]], snippet, tmp_path), f"{snippet} refused with {need}"
+def _directives(need: str) -> tuple[list[str], list[str]]:
+    """(the directives that enable ``need``, every modelled feature that does not include it -- SSE/SSE2,
+    which generic64 has, switched off)."""
     others = [_GAS[g] for g in ISA_INCLUDES if g != "base" and not includes(g, need)]
     if need in ("sse", "sse2"):
         others.append(".no" + need)
-    assert not _assembles(others, snippet, tmp_path), f"{snippet} accepted without {need}"
+    return [_GAS[need]], others
+
+
+@pytest.fixture(scope="module")
+def gas_verdicts(tmp_path_factory) -> dict[str, tuple[bool, bool]]:
+    """snippet -> (gas accepts it with its row's feature, gas accepts it without), one gas run per level."""
+    if shutil.which("as") is None:
+        pytest.skip("GNU as not on PATH")
+    work = tmp_path_factory.mktemp("isa")
+    by_need: dict[str, list[str]] = {}
+    for _, snippet in SINGLE:
+        by_need.setdefault(required_isa(parse_text(snippet, "x86_64")[0]), []).append(snippet)
+    out = {}
+    for need, snippets in by_need.items():
+        with_it, without = _directives(need)
+        refused_with, refused_without = _refused_lines(with_it, snippets, work), _refused_lines(without, snippets, work)
+        out.update({s: (k not in refused_with, k not in refused_without) for k, s in enumerate(snippets)})
+    return out
+
+
+@pytest.mark.parametrize("k", range(len(SINGLE)), ids=[s for _, s in SINGLE])
+def test_isa_is_what_the_assembler_needs(k, gas_verdicts):
+    """gas accepts the snippet with the row's feature, and refuses it with every modelled
+    feature that does not include that one (SSE/SSE2, which generic64 has, switched off)."""
+    _, snippet = SINGLE[k]
+    need = required_isa(parse_text(snippet, "x86_64")[0])
+    accepted_with, accepted_without = gas_verdicts[snippet]
+    assert accepted_with, f"{snippet} refused with {need}"
+    assert not accepted_without, f"{snippet} accepted without {need}"
+
+
+def test_one_gas_run_reports_each_refused_line(tmp_path):
+    """The batched check above reads gas's per-line errors: a refused line among accepted ones is named."""
+    if shutil.which("as") is None:
+        pytest.skip("GNU as not on PATH")
+    with_it, without = _directives("avx")
+    snippets = ["paddd %xmm1, %xmm0", "vpaddd %xmm1, %xmm2, %xmm3", "pxor %xmm7, %xmm5"]
+    assert _refused_lines(without, snippets, tmp_path) == {1}
+    assert _refused_lines(with_it, snippets, tmp_path) == set()
 
 
 def _observe(ins):
