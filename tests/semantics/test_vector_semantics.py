@@ -19,7 +19,6 @@ constants in the Z3 and term runs; everything else is random per state.
 from __future__ import annotations
 
 import os
-import random
 import re
 import shutil
 import subprocess
