@@ -24,13 +24,12 @@
                       the fallback always runs.
 
 ``export_dispatch(plan, path)`` writes the file only when all pass, through
-``export.write_checked`` (header check, the written text must assemble to the validated object,
+``export.export_text`` (header check, the written text must assemble to the validated object,
 atomic write). ELF only (the constructor is an ``.init_array`` entry).
 """
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
@@ -45,7 +44,7 @@ from sha1opt.emit.dispatch_probe import probe_word
 from sha1opt.emit.dispatch_text import PathCode, dispatch_function_text
 from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.dispatch_word import FEATURE_BITS, INIT_SYMBOL, WORD_SYMBOL, features_of, word_from_cpu_flags
-from sha1opt.emit.export import ExportResult, file_header, write_checked
+from sha1opt.emit.export import Exportable, ExportResult, export_text, file_header
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.toolchain import compile_preprocessed, cpu_flags, host_is_x86_64
 from sha1opt.emit.validate import Validation, proof_detail, run_vectors
@@ -161,22 +160,21 @@ def header_lines(plan: DispatchPlan, proof: str, command: str) -> list[str]:
                        f"has runs", middle, proof, command)
 
 
+def dispatch_exportable(plan: DispatchPlan, *, command: str = "", native: bool = True) -> Exportable:
+    """The dispatching function of ``plan`` as ``export.export_text`` writes it (ELF only: ``flavor`` is not
+    read): ``dispatch_function_text`` under ``header_lines``, checked by ``validate_dispatch``."""
+    codes = plan.codes()
+    return Exportable(
+        plan.arch,
+        lambda proof, flavor: dispatch_function_text(plan.arch, codes, header_lines(plan, proof, command)),
+        lambda text, work_dir: validate_dispatch(text, codes, plan.arch, work_dir, native=native),
+        lambda v: v.summary(("prove", "constructor", "vectors")))
+
+
 def export_dispatch(plan: DispatchPlan, path: str | Path, *, flavor: str = "elf", command: str = "",
                     native: bool = True) -> ExportResult:
     """Validate the dispatching function of ``plan`` and write it to ``path``, or write nothing and say why."""
     if flavor != "elf":
         raise DispatchExportError("the dispatching function is written for ELF only (its constructor is an "
                                   ".init_array entry)")
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise Sha1optError(f"{path.parent}: no such directory")
-    codes = plan.codes()
-    with tempfile.TemporaryDirectory(prefix="sha1opt-dispatch-") as work:
-        work_dir = Path(work)
-        draft = dispatch_function_text(plan.arch, codes, header_lines(plan, "pending", command))
-        v = validate_dispatch(draft, codes, plan.arch, work_dir, native=native)
-        if not v.ok:
-            return ExportResult(None, v)
-        checks = v.summary(("prove", "constructor", "vectors"))
-        final = dispatch_function_text(plan.arch, codes, header_lines(plan, checks, command))
-        return write_checked(path, final, plan.arch, v, work_dir, flavor)
+    return export_text(dispatch_exportable(plan, command=command, native=native), path, flavor)

@@ -27,7 +27,6 @@ search on)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Sequence
 
 from sha1opt.semantics.block import describe_failure
@@ -44,9 +43,10 @@ from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
-from sha1opt.emit.family import Choice, Passed
+from sha1opt.emit.family import Choice, Family, Passed
 from sha1opt.emit.family_scalar import SCALAR
-from sha1opt.emit.hybrid_export import export_hybrid
+from sha1opt.emit.export import Exportable
+from sha1opt.emit.hybrid_export import hybrid_exportable
 
 EXPORT_EVALUATIONS = 150
 
@@ -147,7 +147,7 @@ def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock
     return row.build(params) if model is None else row.build_on(params, model)
 
 
-class HybridFamily:
+class HybridFamily(Family):
     name = "hybrid"
     flavors = frozenset({"elf", "macho"})
     tunable = True
@@ -215,9 +215,8 @@ class HybridFamily:
     def flavor_refusal(self, flavor: str, predicted: bool) -> str | None:
         return None
 
-    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
-               command: str = "", prediction: str = ""):
-        return export_hybrid(choice.code, path, flavor=flavor, uarch=uarch, command=command)
+    def exportable(self, choice: Choice, *, uarch: str | None, command: str, prediction: str) -> Exportable:
+        return hybrid_exportable(choice.code, uarch=uarch, command=command)
 
     def stored(self, db, model: Model, arch: Arch, variant: str = ""):
         return stored_hybrid(db, model, arch, variant or None)

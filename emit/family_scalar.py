@@ -16,7 +16,6 @@ textbook schedule with the note ``scalar default schedule (x86_64; --isa base)``
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.block import prove_block
@@ -28,13 +27,13 @@ from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.search.space.candidate import textbook
 from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.export import export as export_schedule
-from sha1opt.emit.family import Choice
+from sha1opt.emit.export import Exportable, scalar_exportable
+from sha1opt.emit.family import Choice, Family
 
 FLAVORS = frozenset({"elf", "macho"})
 
 
-class ScalarFamily:
+class ScalarFamily(Family):
     name = "scalar"
     flavors = FLAVORS
     tunable = False
@@ -102,9 +101,8 @@ class ScalarFamily:
     def flavor_refusal(self, flavor: str, predicted: bool) -> str | None:
         return None
 
-    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
-               command: str = "", prediction: str = ""):
-        return export_schedule(choice.code, path, flavor=flavor, uarch=uarch, command=command)
+    def exportable(self, choice: Choice, *, uarch: str | None, command: str, prediction: str) -> Exportable:
+        return scalar_exportable(choice.code, uarch=uarch, command=command)
 
     def stored(self, db, model: Model, arch: Arch, variant: str = ""):
         """The best stored scalar block of the model (its round-range rows, ``blocks.best_block``)."""

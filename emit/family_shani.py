@@ -26,7 +26,6 @@ function"], cycles=<stored>)``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.x86 import Arch, isa_set
@@ -36,8 +35,9 @@ from sha1opt.search.family_rows import SHANI_FULL, SHANI_NO_AVX, known_shani, se
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.search.space.shani import default_params, prove_shani, unit_code
-from sha1opt.emit.family import Choice, Passed
-from sha1opt.emit.shani_export import export_shani
+from sha1opt.emit.family import Choice, Family, Passed
+from sha1opt.emit.export import Exportable
+from sha1opt.emit.shani_export import shani_exportable
 from sha1opt.emit.shani_frame import shani_function_text
 
 SHANI_EVALUATIONS = 200
@@ -46,7 +46,7 @@ SHANI_BASE = frozenset({"sse", "sse2", "ssse3", "sse4.1", "sha"})
 FEATURE = "sha"                    # the x86 feature the family needs (``x86.required_isa``'s spelling)
 
 
-class ShaniFamily:
+class ShaniFamily(Family):
     name = "shani"
     flavors = frozenset({"elf"})
     tunable = False
@@ -124,9 +124,8 @@ class ShaniFamily:
                     "without it")
         return "the SHA-NI function is written for ELF only"
 
-    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
-               command: str = "", prediction: str = ""):
-        return export_shani(choice.code, choice.arch, path, uarch=uarch, prediction=prediction, command=command)
+    def exportable(self, choice: Choice, *, uarch: str | None, command: str, prediction: str) -> Exportable:
+        return shani_exportable(choice.code, choice.arch, uarch=uarch, prediction=prediction, command=command)
 
     def stored(self, db, model: Model, arch: Arch, variant: str = SHANI_FULL):
         return stored_shani(db, model, arch, variant or SHANI_FULL)
