@@ -33,9 +33,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.lift.decode import decode_function, line_table
-from sha1opt.semantics.lift.elf import ObjectFile
-from sha1opt.semantics.lift.function import Contract, prove_function
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.assembly import SYMBOL
 from sha1opt.emit.confirm import Unavailable, harness_for
@@ -45,9 +42,10 @@ from sha1opt.emit.dispatch_text import PathCode, dispatch_function_text
 from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.dispatch_word import FEATURE_BITS, INIT_SYMBOL, WORD_SYMBOL, features_of, word_from_cpu_flags
 from sha1opt.emit.export import Exportable, ExportResult, export_text, file_header
+from sha1opt.emit.image import read_object
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.toolchain import compile_preprocessed, cpu_flags, host_is_x86_64
-from sha1opt.emit.validate import Validation, proof_detail, run_vectors
+from sha1opt.emit.validate import Validation, lift_functions, prove_export, run_vectors
 
 
 class DispatchExportError(Sha1optError):
@@ -73,15 +71,11 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
         return True, f"{arch} object assembled (gcc -c, through cpp)"
 
     def do_lift():
-        obj = ObjectFile.parse(v.obj.read_bytes())
-        lines = line_table(obj)
-        count = 0
-        for name in [SYMBOL, *(p.symbol for p in paths), INIT_SYMBOL]:
-            fn = decode_function(obj, obj.find_function(name), lines)
-            bad = next((d for d in fn.instructions.values() if d.mnemonic == "(bad)"), None)
-            if bad is not None:
-                return False, f"{bad.problem} at {name}+0x{bad.address - fn.entry:x}"
-            count += len(fn.instructions)
+        obj = read_object(v.obj)
+        fns = lift_functions(obj, [SYMBOL, *(p.symbol for p in paths), INIT_SYMBOL])
+        if isinstance(fns, str):
+            return False, fns
+        count = sum(len(fn.instructions) for fn in fns)
         init = list(obj.relocs.get(".init_array", {}).values())
         ctor = obj.find_function(INIT_SYMBOL)
         if len(init) != 1 or not (init[0].symbol == INIT_SYMBOL or (
@@ -92,12 +86,10 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
                       f"{INIT_SYMBOL}); .init_array holds {INIT_SYMBOL}")
 
     def do_prove():
-        proof = prove_function(got["obj"], SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
-        v.proof = proof
-        ok, detail = proof_detail(proof)
+        ok, detail = prove_export(v, got["obj"], arch)
         if not ok:
             return ok, detail
-        reached = {p.label for p in proof.paths if p.kind == "loop" and p.outcome == "proved"}
+        reached = {p.label for p in v.proof.paths if p.kind == "loop" and p.outcome == "proved"}
         missing = [p.name for p in paths if p.symbol not in reached]
         if missing:
             return False, f"path {missing[0]} is never reached by the dispatch (no proved loop path ends in it)"
