@@ -21,8 +21,12 @@ family's name. The protocol, by concern:
 * search -- ``search(...)``: what ``search --isa`` searches for the family
   (a report whose figure is the block-loop measure, ``search.measure``;
   stored when proved), None for the scalar family (its search is the range
-  search, ``search.driver``); ``choose(...)``: what ``export --isa`` writes
-  for the family (stored row first; a ``Choice`` or the notes saying why not);
+  search, ``search.driver``); ``known(...)``: the family's report at a level
+  for a model (its stored row first, else its search with export's budget;
+  None for a family without one -- scalar, SHA-NI on a model without it),
+  what ``choose`` ranks and ``show --isa`` draws; ``choose(...)``: what
+  ``export --isa`` writes for the family (a ``Choice`` or the notes saying
+  why not);
 * code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
   header, for the dispatcher), ``loop_items(choice)`` (the items of the
   block-loop measure; ``cycles(choice, model)`` below prices any family's
@@ -101,6 +105,8 @@ class Family(Protocol):
 
     def search(self, uarch: str, arch: Arch, level: str, *, evaluations: int, seed: int, time_limit: float,
                should_stop, db, progress: ProgressFn): ...
+
+    def known(self, uarch: str, arch: Arch, level: str, db, progress: ProgressFn): ...
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db, progress: ProgressFn) -> Choice | Passed: ...
 

@@ -174,6 +174,11 @@ class HybridFamily(Family):
         return ARCHES[arch].search(uarch, level, evaluations=evaluations, seed=seed, time_limit=time_limit,
                                    should_stop=should_stop, db=db, progress=progress)
 
+    def known(self, uarch: str, arch: Arch, level: str, db=None, progress: ProgressFn = ignore) -> HybridReport:
+        """The stored proved block on ``arch`` under ``level`` ranked against the capped scalar best, else the
+        arch's search with export's budget (``ARCHES[arch].known``)."""
+        return ARCHES[arch].known(uarch, level, db, progress)
+
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
                progress: ProgressFn = ignore) -> Choice | Passed:
         """The block ``export --isa level`` writes for this family, or the scalar best when that wins."""
@@ -182,7 +187,7 @@ class HybridFamily(Family):
             block = build_block(HybridParams(isa=dialects[-1], arch=arch))
             where = dialects[-1] + ARCHES[arch].shown
             return Choice(self, block, arch, [f"hybrid default block ({where}; no --uarch to search on)"])
-        rep = ARCHES[arch].known(uarch, level, db, progress)
+        rep = self.known(uarch, arch, level, db, progress)
         s = rep.search
         if s.params is None:
             choice = SCALAR.choose(uarch, arch, level, db)

@@ -72,17 +72,24 @@ class ShaniFamily(Family):
             return None
         return search_shani(model, arch, max(evaluations, SHANI_EVALUATIONS), db)
 
+    def known(self, uarch: str, arch: Arch, level: str, db=None, progress: ProgressFn = ignore):
+        """The SHA-NI report on a model with SHA-NI (``family_rows.known_shani``: stored first, else searched with
+        ``SHANI_EVALUATIONS`` moves), else None."""
+        model = load_model(uarch)
+        if not has_shani(model):
+            return None
+        progress(Progress(f"SHA-NI search on {uarch}", 0))
+        return known_shani(model, arch, SHANI_EVALUATIONS, db)
+
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
                progress: ProgressFn = ignore) -> Choice | Passed:
         """The SHA-NI function ``export --isa level`` writes, or why the next family down is asked."""
         if uarch is None:
             return Choice(self, default_params(arch), arch,
                           [f"SHA-NI default point ({arch}; no --uarch to search on)"])
-        model = load_model(uarch)
-        if not has_shani(model):
+        rep = self.known(uarch, arch, level, db, progress)
+        if rep is None:
             return Passed((f"{uarch} has no SHA-NI: searching without it",))
-        progress(Progress(f"SHA-NI search on {uarch}", 0))
-        rep = known_shani(model, arch, SHANI_EVALUATIONS, db)
         line = (f"SHA-NI {rep.params.describe()}: {rep.cycles_per_byte:.2f} c/B predicted on {uarch} "
                 f"(default point {rep.default_cycles / 64:.2f}); block {rep.proof}; search stopped: "
                 f"{rep.stop_reason}")
