@@ -30,7 +30,9 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Callable
 
+from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.space.hybrid import HybridBlock
@@ -39,10 +41,14 @@ from sha1opt.emit.hybrid_frame import function_text as x64_function_text
 from sha1opt.emit.hybrid_i386_frame import function_text as i386_function_text
 from sha1opt.emit.validate import Validation, validate
 
+# each arch's frame around a hybrid block: (block, flavor, header lines) -> the whole function
+FRAME_TEXT: dict[Arch, Callable[..., str]] = {"x86_64": x64_function_text, "i386": i386_function_text}
+
+
 def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | None = None) -> str:
-    """The whole function of ``block`` in its arch's frame (``hybrid_frame`` or ``hybrid_i386_frame``)."""
-    frame = i386_function_text if block.params.arch == "i386" else x64_function_text
-    return frame(block, flavor, header)
+    """The whole function of ``block`` in its arch's frame (``FRAME_TEXT``: ``hybrid_frame`` or
+    ``hybrid_i386_frame``)."""
+    return FRAME_TEXT[block.params.arch](block, flavor, header)
 
 
 PROOF_SCOPE = "whole function proved from its machine code (every nblocks >= 0, loop invariant, exits, ABI)"
