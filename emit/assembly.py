@@ -27,7 +27,8 @@ here (GNU as on this host targets ELF).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Callable
 
 from sha1opt.search.space.frame import (FRAME_BYTES, I386_COUNT_SLOT, I386_DATA_SLOT, I386_FRAME_BYTES,
                                         I386_STATE_SLOT, Schedule)
@@ -38,6 +39,7 @@ SYMBOL = "sha1_block_data_order"
 FLAVORS = ("elf", "macho")
 X64_SAVED = ("%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15")
 I386_SAVED = ("%ebp", "%ebx", "%esi", "%edi")
+X64_FRAME = FRAME_BYTES["x86_64"] + 8          # W ring + block count
 
 
 def guess_arch(text: str) -> Arch:
@@ -124,6 +126,42 @@ def function_opening(sym: str, flavor: str, header: list[str] | None) -> list[st
     return out
 
 
+def _x64_entry(done: str) -> list[str]:
+    return ["test %rdx, %rdx", f"jz {done}", *(f"push {r}" for r in X64_SAVED), f"sub ${X64_FRAME}, %rsp",
+            f"mov %rdx, {FRAME_BYTES['x86_64']}(%rsp)"]
+
+
+def _x64_advance(loop: str) -> list[str]:
+    return ["add $64, %rsi", f"decq {FRAME_BYTES['x86_64']}(%rsp)", f"jnz {loop}", f"add ${X64_FRAME}, %rsp",
+            *(f"pop {r}" for r in reversed(X64_SAVED))]
+
+
+def _i386_entry(done: str) -> list[str]:
+    args = I386_FRAME_BYTES + 4 * len(I386_SAVED) + 4      # past the frame, the saves and the return address
+    out = ["cmpl $0, 12(%esp)", f"je {done}", *(f"push {r}" for r in I386_SAVED), f"sub ${I386_FRAME_BYTES}, %esp"]
+    for slot, arg in ((I386_STATE_SLOT, 0), (I386_DATA_SLOT, 4), (I386_COUNT_SLOT, 8)):
+        out += [f"mov {args + arg}(%esp), %eax", f"mov %eax, {slot}(%esp)"]
+    return out
+
+
+def _i386_advance(loop: str) -> list[str]:
+    return [f"addl $64, {I386_DATA_SLOT}(%esp)", f"decl {I386_COUNT_SLOT}(%esp)", f"jnz {loop}",
+            f"add ${I386_FRAME_BYTES}, %esp", *(f"pop {r}" for r in reversed(I386_SAVED))]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One arch's frame around the body (module docstring): the lines before the body, given the label
+    ``nblocks == 0`` jumps to, and the lines after it (next block, loop branch, frame released), given
+    the loop label."""
+
+    entry: Callable[[str], list[str]]
+    advance: Callable[[str], list[str]]
+
+
+FRAMES: dict[Arch, Frame] = {"x86_64": Frame(_x64_entry, _x64_advance), "i386": Frame(_i386_entry, _i386_advance)}
+
+
 def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | None = None) -> str:
     """The whole function; ``header`` lines go into a leading ``/* */`` comment through ``comment_text``."""
     if flavor not in FLAVORS:
@@ -134,27 +172,11 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
     done = "Lsha1_done" if flavor == "macho" else ".Lsha1_done"
     out = function_opening(sym, flavor, header)
     ins = lambda text: out.append("\t" + text)  # noqa: E731
-    if arch == "x86_64":
-        frame = FRAME_BYTES["x86_64"] + 8          # W ring + block count
-        ins("test %rdx, %rdx")
-        ins(f"jz {done}")
-        for r in X64_SAVED:
-            ins(f"push {r}")
-        ins(f"sub ${frame}, %rsp")
-        ins(f"mov %rdx, {FRAME_BYTES['x86_64']}(%rsp)")
-    elif arch == "i386":
-        frame = I386_FRAME_BYTES
-        args = frame + 4 * len(I386_SAVED) + 4      # past the frame, the saves and the return address
-        ins("cmpl $0, 12(%esp)")
-        ins(f"je {done}")
-        for r in I386_SAVED:
-            ins(f"push {r}")
-        ins(f"sub ${frame}, %esp")
-        for slot, arg in ((I386_STATE_SLOT, 0), (I386_DATA_SLOT, 4), (I386_COUNT_SLOT, 8)):
-            ins(f"mov {args + arg}(%esp), %eax")
-            ins(f"mov %eax, {slot}(%esp)")
-    else:
+    if arch not in FRAMES:
         raise Sha1optError(f"unknown arch {arch!r}")
+    frame = FRAMES[arch]
+    for t in frame.entry(done):
+        ins(t)
     starts = {s: t for t, s in enumerate(schedule.round_starts[:80])}
     for k, i in enumerate(schedule.body):
         if k == schedule.loop_start:
@@ -164,20 +186,8 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
         elif len(schedule.round_starts) > 80 and k == schedule.round_starts[80]:
             out.append("\t/* feed-forward into state */")
         ins(format_instr(i, arch))
-    if arch == "x86_64":
-        ins("add $64, %rsi")
-        ins(f"decq {FRAME_BYTES['x86_64']}(%rsp)")
-        ins(f"jnz {loop}")
-        ins(f"add ${frame}, %rsp")
-        for r in reversed(X64_SAVED):
-            ins(f"pop {r}")
-    else:
-        ins(f"addl $64, {I386_DATA_SLOT}(%esp)")
-        ins(f"decl {I386_COUNT_SLOT}(%esp)")
-        ins(f"jnz {loop}")
-        ins(f"add ${frame}, %esp")
-        for r in reversed(I386_SAVED):
-            ins(f"pop {r}")
+    for t in frame.advance(loop):
+        ins(t)
     out.append(f"{done}:")
     ins("ret")
     if flavor == "elf":

@@ -24,19 +24,15 @@
                       the fallback always runs.
 
 ``export_dispatch(plan, path)`` writes the file only when all pass, through
-``export.write_checked`` (header check, the written text must assemble to the validated object,
+``export.export_text`` (header check, the written text must assemble to the validated object,
 atomic write). ELF only (the constructor is an ``.init_array`` entry).
 """
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.lift.decode import decode_function, line_table
-from sha1opt.semantics.lift.elf import ObjectFile
-from sha1opt.semantics.lift.function import Contract, prove_function
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.assembly import SYMBOL
 from sha1opt.emit.confirm import Unavailable, harness_for
@@ -45,10 +41,11 @@ from sha1opt.emit.dispatch_probe import probe_word
 from sha1opt.emit.dispatch_text import PathCode, dispatch_function_text
 from sha1opt.emit.host_cpu import lacking, lacks_text
 from sha1opt.emit.dispatch_word import FEATURE_BITS, INIT_SYMBOL, WORD_SYMBOL, features_of, word_from_cpu_flags
-from sha1opt.emit.export import ExportResult, file_header, write_checked
+from sha1opt.emit.export import Exportable, ExportResult, export_text, file_header
+from sha1opt.emit.image import read_object
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.toolchain import compile_preprocessed, cpu_flags, host_is_x86_64
-from sha1opt.emit.validate import Validation, proof_detail, run_vectors
+from sha1opt.emit.validate import Validation, lift_functions, prove_export, run_vectors
 
 
 class DispatchExportError(Sha1optError):
@@ -74,15 +71,11 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
         return True, f"{arch} object assembled (gcc -c, through cpp)"
 
     def do_lift():
-        obj = ObjectFile.parse(v.obj.read_bytes())
-        lines = line_table(obj)
-        count = 0
-        for name in [SYMBOL, *(p.symbol for p in paths), INIT_SYMBOL]:
-            fn = decode_function(obj, obj.find_function(name), lines)
-            bad = next((d for d in fn.instructions.values() if d.mnemonic == "(bad)"), None)
-            if bad is not None:
-                return False, f"{bad.problem} at {name}+0x{bad.address - fn.entry:x}"
-            count += len(fn.instructions)
+        obj = read_object(v.obj)
+        fns = lift_functions(obj, [SYMBOL, *(p.symbol for p in paths), INIT_SYMBOL])
+        if isinstance(fns, str):
+            return False, fns
+        count = sum(len(fn.instructions) for fn in fns)
         init = list(obj.relocs.get(".init_array", {}).values())
         ctor = obj.find_function(INIT_SYMBOL)
         if len(init) != 1 or not (init[0].symbol == INIT_SYMBOL or (
@@ -93,12 +86,10 @@ def validate_dispatch(text: str, paths: list[PathCode], arch: Arch, workdir: Pat
                       f"{INIT_SYMBOL}); .init_array holds {INIT_SYMBOL}")
 
     def do_prove():
-        proof = prove_function(got["obj"], SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
-        v.proof = proof
-        ok, detail = proof_detail(proof)
+        ok, detail = prove_export(v, got["obj"], arch)
         if not ok:
             return ok, detail
-        reached = {p.label for p in proof.paths if p.kind == "loop" and p.outcome == "proved"}
+        reached = {p.label for p in v.proof.paths if p.kind == "loop" and p.outcome == "proved"}
         missing = [p.name for p in paths if p.symbol not in reached]
         if missing:
             return False, f"path {missing[0]} is never reached by the dispatch (no proved loop path ends in it)"
@@ -161,22 +152,21 @@ def header_lines(plan: DispatchPlan, proof: str, command: str) -> list[str]:
                        f"has runs", middle, proof, command)
 
 
+def dispatch_exportable(plan: DispatchPlan, *, command: str = "", native: bool = True) -> Exportable:
+    """The dispatching function of ``plan`` as ``export.export_text`` writes it (ELF only: ``flavor`` is not
+    read): ``dispatch_function_text`` under ``header_lines``, checked by ``validate_dispatch``."""
+    codes = plan.codes()
+    return Exportable(
+        plan.arch,
+        lambda proof, flavor: dispatch_function_text(plan.arch, codes, header_lines(plan, proof, command)),
+        lambda text, work_dir: validate_dispatch(text, codes, plan.arch, work_dir, native=native),
+        lambda v: v.summary(("prove", "constructor", "vectors")))
+
+
 def export_dispatch(plan: DispatchPlan, path: str | Path, *, flavor: str = "elf", command: str = "",
                     native: bool = True) -> ExportResult:
     """Validate the dispatching function of ``plan`` and write it to ``path``, or write nothing and say why."""
     if flavor != "elf":
         raise DispatchExportError("the dispatching function is written for ELF only (its constructor is an "
                                   ".init_array entry)")
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise Sha1optError(f"{path.parent}: no such directory")
-    codes = plan.codes()
-    with tempfile.TemporaryDirectory(prefix="sha1opt-dispatch-") as work:
-        work_dir = Path(work)
-        draft = dispatch_function_text(plan.arch, codes, header_lines(plan, "pending", command))
-        v = validate_dispatch(draft, codes, plan.arch, work_dir, native=native)
-        if not v.ok:
-            return ExportResult(None, v)
-        checks = v.summary(("prove", "constructor", "vectors"))
-        final = dispatch_function_text(plan.arch, codes, header_lines(plan, checks, command))
-        return write_checked(path, final, plan.arch, v, work_dir, flavor)
+    return export_text(dispatch_exportable(plan, command=command, native=native), path, flavor)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
@@ -71,12 +72,17 @@ class PathCode:
 
 # The i386 entry's read of the word: call/pop, then PC-relative (module docstring).
 WORD_READ_I386 = ("call .Lsha1_pic", ".Lsha1_pic:", "pop %eax", f"mov {WORD_SYMBOL}-.Lsha1_pic(%eax), %eax")
+# each arch's read of the word into %eax
+WORD_READ: dict[Arch, tuple[str, ...]] = {"x86_64": (f"mov {WORD_SYMBOL}(%rip), %eax",), "i386": WORD_READ_I386}
 
 
 def hybrid_path_text(block: HybridBlock) -> str:
-    """``block`` in a realigning frame (module docstring), as a whole ``sha1_block_data_order`` text."""
-    if block.params.arch == "i386":
-        return i386_function_text(block)
+    """``block`` in its arch's path frame (``PATH_TEXT``), as a whole ``sha1_block_data_order`` text."""
+    return PATH_TEXT[block.params.arch](block)
+
+
+def x64_path_text(block: HybridBlock) -> str:
+    """An x86-64 ``block`` in a realigning frame (module docstring), as a whole ``sha1_block_data_order`` text."""
     out = ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
 
     def ins(text: str) -> None:
@@ -103,6 +109,10 @@ def hybrid_path_text(block: HybridBlock) -> str:
     return "\n".join(out) + "\n" + GNU_STACK
 
 
+# each arch's path frame around a hybrid block (the i386 frame is the export's own)
+PATH_TEXT: dict[Arch, Callable[[HybridBlock], str]] = {"x86_64": x64_path_text, "i386": i386_function_text}
+
+
 def renamed(text: str, name: str) -> str:
     """A whole-function text (no header) as the local function ``sha1opt_block_<name>``: the ``.globl``
     dropped, the symbol and every ``.L`` label renamed, the GNU-stack note dropped (the file has one)."""
@@ -122,8 +132,7 @@ def dispatcher_text(arch: Arch, paths: list[PathCode]) -> str:
         raise DispatchError("two paths with one name")
     out = ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
     if len(paths) > 1:
-        read = [f"mov {WORD_SYMBOL}(%rip), %eax"] if arch == "x86_64" else list(WORD_READ_I386)
-        out += [ln if ln.endswith(":") else "\t" + ln for ln in read] + ["\tnot %eax"]
+        out += [ln if ln.endswith(":") else "\t" + ln for ln in WORD_READ[arch]] + ["\tnot %eax"]
         for p in paths[:-1]:
             out += [f"\t/* {comment_text(p.name)}: {', '.join(sorted(p.features))} */",
                     f"\ttest ${p.mask:#x}, %eax", f"\tjz {p.symbol}"]

@@ -1,9 +1,13 @@
-"""Export: schedule -> validated ``.S`` file, written atomically or not at all.
+"""Export: a function sha1opt writes -> validated ``.S`` file, written atomically or not at all.
 
-``export(schedule, path, ...)`` renders the function, validates the ELF
-rendering (``validate.py``: assemble, lift the machine code, prove, run the
-vectors natively), and only then writes the requested flavor to ``path``. The
-header (the proof, the command line) is escaped comment text
+Every export (scalar, hybrid, SHA-NI, dispatching) is one skeleton,
+``export_text(item, path, flavor)``: the ``Exportable`` says how to render the
+function with a given proof line (``render(proof, flavor)``) and how to check
+a rendering (``check(text, workdir)``: assemble, lift the machine code, prove,
+run the vectors -- ``validate.py``); the skeleton renders the ELF draft with
+the proof "pending", checks it, and only then renders the requested flavor
+with the validation's summary (``proof(v)``) and writes it (``write_checked``).
+The header (the proof, the command line) is escaped comment text
 (``assembly.comment_text``); for the ELF flavor the written text is
 re-assembled and its whole object -- every section, symbol and relocation
 (``image.difference``) -- compared with the validated one, so neither the
@@ -12,6 +16,8 @@ proved. On any failure nothing is written and the
 returned ``ExportResult`` says which check failed and why. The write goes
 through ``semantics.datafiles.atomic_write``: ``path`` holds either its old
 content or the whole new file, and only a regular file is ever replaced.
+
+``export(schedule, path, ...)`` is the scalar family's use of it.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
+from typing import Callable
 
 from sha1opt import __version__
 from sha1opt.search.cost.model import load_model
@@ -71,6 +79,45 @@ def header_lines(schedule: Schedule, uarch: str | None, prediction: str, proof: 
     return file_header(schedule.arch, uarch, f"schedule: {schedule.name}", [f"cost model: {prediction}"], proof, command)
 
 
+@dataclass(frozen=True)
+class Exportable:
+    """What ``export_text`` needs of a function to write: every family's export (and the dispatcher's) is one."""
+
+    arch: Arch
+    render: Callable[[str, str], str]          # (proof line, flavor) -> the whole text, header included
+    check: Callable[[str, Path], Validation]   # (the ELF draft, a work directory) -> its checks (``v.obj`` set)
+    proof: Callable[[Validation], str] = Validation.summary   # the header's proof line of a passed validation
+
+
+def export_text(item: Exportable, path: str | Path, flavor: str = "elf") -> ExportResult:
+    """Validate ``item``'s function and write it to ``path`` in ``flavor``, or write nothing and say why.
+
+    The draft is the ELF rendering with the proof "pending"; only when every check passes is the
+    ``flavor`` rendering, its header holding ``item.proof(v)``, handed to ``write_checked``.
+    """
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise Sha1optError(f"{path.parent}: no such directory")
+    with tempfile.TemporaryDirectory(prefix="sha1opt-export-") as work:
+        work_dir = Path(work)
+        v = item.check(item.render("pending", "elf"), work_dir)
+        if not v.ok:
+            return ExportResult(None, v)
+        return write_checked(path, item.render(item.proof(v), flavor), item.arch, v, work_dir, flavor)
+
+
+def scalar_exportable(schedule: Schedule, *, uarch: str | None = None, command: str = "",
+                      native: bool = True) -> Exportable:
+    """``schedule``'s function as ``export_text`` writes it: ``assembly.function_text`` under
+    ``header_lines`` (the prediction made once, when first rendered), checked by ``validate.validate``."""
+    prediction = cache(lambda: predicted(schedule, uarch))
+    return Exportable(
+        schedule.arch,
+        lambda proof, flavor: function_text(schedule, flavor, header_lines(schedule, uarch, prediction(), proof,
+                                                                           command)),
+        lambda text, work_dir: validate(text, schedule, work_dir, native=native))
+
+
 def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
            command: str = "", native: bool = True) -> ExportResult:
     """Validate ``schedule``'s function and write it to ``path``, or write nothing and say why.
@@ -83,19 +130,7 @@ def export(schedule: Schedule, path: str | Path, *, flavor: str = "elf", uarch: 
     every symbol and relocation (``image.difference``). A failure there
     is a failed ``written file`` check and nothing is written.
     """
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise Sha1optError(f"{path.parent}: no such directory")
-    prediction = predicted(schedule, uarch)
-    with tempfile.TemporaryDirectory(prefix="sha1opt-export-") as work:
-        work_dir = Path(work)
-        draft = function_text(schedule, "elf", header_lines(schedule, uarch, prediction, "pending", command))
-        v = validate(draft, schedule, work_dir, native=native)
-        if not v.ok:
-            return ExportResult(None, v)
-        checks = v.summary()
-        final = function_text(schedule, flavor, header_lines(schedule, uarch, prediction, checks, command))
-        return write_checked(path, final, schedule.arch, v, work_dir, flavor)
+    return export_text(scalar_exportable(schedule, uarch=uarch, command=command, native=native), path, flavor)
 
 
 def write_checked(path: Path, final: str, arch: Arch, v: Validation, work_dir: Path, flavor: str = "elf") -> ExportResult:
@@ -103,7 +138,7 @@ def write_checked(path: Path, final: str, arch: Arch, v: Validation, work_dir: P
 
     The header must pass ``assembly.header_problem``; for ELF the text, assembled through cpp as a
     user's build would, must give ``v.obj`` again (``image.difference``): else a failed ``written
-    file`` check. Every export (scalar, hybrid, SHA-NI) ends here.
+    file`` check. Every export ends here (``export_text``).
     """
     t0 = time.perf_counter()
     why = header_problem(final)

@@ -21,16 +21,26 @@ family's name. The protocol, by concern:
 * search -- ``search(...)``: what ``search --isa`` searches for the family
   (a report whose figure is the block-loop measure, ``search.measure``;
   stored when proved), None for the scalar family (its search is the range
-  search, ``search.driver``); ``choose(...)``: what ``export --isa`` writes
-  for the family (stored row first; a ``Choice`` or the notes saying why not);
+  search, ``search.driver``); ``known(...)``: the family's report at a level
+  for a model (its stored row first, else its search with export's budget;
+  None for a family without one -- scalar, SHA-NI on a model without it),
+  what ``choose`` ranks and ``show --isa`` draws; ``choose(...)``: what
+  ``export --isa`` writes for the family (a ``Choice`` or the notes saying
+  why not);
 * code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
   header, for the dispatcher), ``loop_items(choice)`` (the items of the
   block-loop measure; ``cycles(choice, model)`` below prices any family's
   choice with it), ``prove
   (choice)`` (the family's block proof), ``describe(choice)``;
-* export -- ``export(choice, path, ...)`` (the writer: proves and validates
-  before writing) and ``flavors`` (the object formats it writes: SHA-NI is
-  ELF only, said by its entry and nowhere else; ``flavor_refusal``);
+* export -- ``exportable(choice, ...)``: what the one export skeleton
+  (``export.export_text``) needs of the family's function (its rendering
+  with a given proof line, its checks, the header's proof line), and
+  ``flavors`` (the object formats it writes: SHA-NI is ELF only, said by its
+  entry and nowhere else; ``flavor_refusal``). ``export(choice, path, ...)``
+  is the protocol's own method, the same for every family (a family class
+  derives from ``Family``): a flavor the family does not write is refused,
+  else ``export_text`` of the family's ``exportable`` (proved and validated
+  before anything is written);
 * store -- ``stored(db, model, arch, variant)``: the family's stored row as
   its parameters (``search.family_rows``), or None.
 
@@ -47,10 +57,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import Model
 from sha1opt.search.measure import block_loop
 from sha1opt.search.progress import ProgressFn
+from sha1opt.emit.export import Exportable, ExportResult, export_text
 
 
 @dataclass
@@ -72,6 +84,10 @@ class Passed:
     notes: tuple[str, ...]
 
 
+class FlavorRefused(Sha1optError):
+    """Misuse: an export in a flavor the family does not write (``Family.flavor_refusal`` says why)."""
+
+
 class Family(Protocol):
     name: str                          # the store's ``family`` column, printed as the candidate's kind
     flavors: frozenset[str]            # the object formats ``export`` writes
@@ -89,6 +105,8 @@ class Family(Protocol):
 
     def search(self, uarch: str, arch: Arch, level: str, *, evaluations: int, seed: int, time_limit: float,
                should_stop, db, progress: ProgressFn): ...
+
+    def known(self, uarch: str, arch: Arch, level: str, db, progress: ProgressFn): ...
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db, progress: ProgressFn) -> Choice | Passed: ...
 
@@ -110,8 +128,17 @@ class Family(Protocol):
 
     def flavor_refusal(self, flavor: str, predicted: bool) -> str | None: ...
 
+    def exportable(self, choice: Choice, *, uarch: str | None, command: str, prediction: str) -> Exportable: ...
+
     def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
-               command: str = "", prediction: str = ""): ...
+               command: str = "", prediction: str = "") -> ExportResult:
+        """Validate ``choice``'s function and write it to ``path`` in ``flavor``, or write nothing and say why
+        (``export.export_text`` of ``exportable``); a flavor the family does not write is refused."""
+        refusal = self.flavor_refusal(flavor, predicted=False)
+        if refusal:
+            raise FlavorRefused(refusal)
+        return export_text(self.exportable(choice, uarch=uarch, command=command, prediction=prediction), path,
+                           flavor)
 
     def stored(self, db, model: Model, arch: Arch, variant: str): ...
 

@@ -27,7 +27,6 @@ search on)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Sequence
 
 from sha1opt.semantics.block import describe_failure
@@ -44,9 +43,10 @@ from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
-from sha1opt.emit.family import Choice, Passed
+from sha1opt.emit.family import Choice, Family, Passed
 from sha1opt.emit.family_scalar import SCALAR
-from sha1opt.emit.hybrid_export import export_hybrid
+from sha1opt.emit.export import Exportable
+from sha1opt.emit.hybrid_export import hybrid_exportable
 
 EXPORT_EVALUATIONS = 150
 
@@ -147,7 +147,7 @@ def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock
     return row.build(params) if model is None else row.build_on(params, model)
 
 
-class HybridFamily:
+class HybridFamily(Family):
     name = "hybrid"
     flavors = frozenset({"elf", "macho"})
     tunable = True
@@ -174,6 +174,11 @@ class HybridFamily:
         return ARCHES[arch].search(uarch, level, evaluations=evaluations, seed=seed, time_limit=time_limit,
                                    should_stop=should_stop, db=db, progress=progress)
 
+    def known(self, uarch: str, arch: Arch, level: str, db=None, progress: ProgressFn = ignore) -> HybridReport:
+        """The stored proved block on ``arch`` under ``level`` ranked against the capped scalar best, else the
+        arch's search with export's budget (``ARCHES[arch].known``)."""
+        return ARCHES[arch].known(uarch, level, db, progress)
+
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
                progress: ProgressFn = ignore) -> Choice | Passed:
         """The block ``export --isa level`` writes for this family, or the scalar best when that wins."""
@@ -182,7 +187,7 @@ class HybridFamily:
             block = build_block(HybridParams(isa=dialects[-1], arch=arch))
             where = dialects[-1] + ARCHES[arch].shown
             return Choice(self, block, arch, [f"hybrid default block ({where}; no --uarch to search on)"])
-        rep = ARCHES[arch].known(uarch, level, db, progress)
+        rep = self.known(uarch, arch, level, db, progress)
         s = rep.search
         if s.params is None:
             choice = SCALAR.choose(uarch, arch, level, db)
@@ -215,9 +220,8 @@ class HybridFamily:
     def flavor_refusal(self, flavor: str, predicted: bool) -> str | None:
         return None
 
-    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
-               command: str = "", prediction: str = ""):
-        return export_hybrid(choice.code, path, flavor=flavor, uarch=uarch, command=command)
+    def exportable(self, choice: Choice, *, uarch: str | None, command: str, prediction: str) -> Exportable:
+        return hybrid_exportable(choice.code, uarch=uarch, command=command)
 
     def stored(self, db, model: Model, arch: Arch, variant: str = ""):
         return stored_hybrid(db, model, arch, variant or None)

@@ -16,25 +16,23 @@ textbook schedule with the note ``scalar default schedule (x86_64; --isa base)``
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.x86 import Arch, isa_set
-from sha1opt.search.blocks import best_block
+from sha1opt.search.blocks import best_block, capped_best
 from sha1opt.search.cost.model import Model
 from sha1opt.search.measure import block_loop_items
 from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.search.space.candidate import textbook
-from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.export import export as export_schedule
-from sha1opt.emit.family import Choice
+from sha1opt.emit.export import Exportable, scalar_exportable
+from sha1opt.emit.family import Choice, Family
 
 FLAVORS = frozenset({"elf", "macho"})
 
 
-class ScalarFamily:
+class ScalarFamily(Family):
     name = "scalar"
     flavors = FLAVORS
     tunable = False
@@ -55,16 +53,18 @@ class ScalarFamily:
     def search(self, uarch, arch, level, **_):
         return None                    # the range search (``search.driver.search_ranges``) is the family's
 
+    def known(self, uarch, arch, level, db=None, progress: ProgressFn = ignore):
+        return None                    # no report per level: ``choose`` reads the stored ranges (``capped_best``)
+
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None, progress: ProgressFn = ignore) -> Choice:
-        """The scalar best for the model under the cap (the default schedule when the best needs more)."""
+        """The scalar best for the model under the cap (``blocks.capped_best``), its sources as notes."""
         if uarch is None:
             return Choice(self, textbook(arch), arch, [f"scalar default schedule ({arch}; --isa {level})"])
-        sched, sources = best_block(uarch, arch, db)
-        notes = [f"rounds {line}" for line in sources]
-        if not all(allows(level, f) for f in isa_set(sched.body)):
-            sched = textbook(arch)
+        best = capped_best(uarch, arch, level, db)
+        notes = [f"rounds {line}" for line in best.sources]
+        if best.refused:
             notes.append(f"the stored best needs more than --isa {level}: the default schedule instead")
-        return Choice(self, sched, arch, notes)
+        return Choice(self, best.schedule, arch, notes)
 
     def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]:
@@ -102,9 +102,8 @@ class ScalarFamily:
     def flavor_refusal(self, flavor: str, predicted: bool) -> str | None:
         return None
 
-    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
-               command: str = "", prediction: str = ""):
-        return export_schedule(choice.code, path, flavor=flavor, uarch=uarch, command=command)
+    def exportable(self, choice: Choice, *, uarch: str | None, command: str, prediction: str) -> Exportable:
+        return scalar_exportable(choice.code, uarch=uarch, command=command)
 
     def stored(self, db, model: Model, arch: Arch, variant: str = ""):
         """The best stored scalar block of the model (its round-range rows, ``blocks.best_block``)."""

@@ -26,7 +26,6 @@ function"], cycles=<stored>)``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.x86 import Arch, isa_set
@@ -36,8 +35,9 @@ from sha1opt.search.family_rows import SHANI_FULL, SHANI_NO_AVX, known_shani, se
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.search.space.shani import default_params, prove_shani, unit_code
-from sha1opt.emit.family import Choice, Passed
-from sha1opt.emit.shani_export import export_shani
+from sha1opt.emit.family import Choice, Family, Passed
+from sha1opt.emit.export import Exportable
+from sha1opt.emit.shani_export import shani_exportable
 from sha1opt.emit.shani_frame import shani_function_text
 
 SHANI_EVALUATIONS = 200
@@ -46,7 +46,7 @@ SHANI_BASE = frozenset({"sse", "sse2", "ssse3", "sse4.1", "sha"})
 FEATURE = "sha"                    # the x86 feature the family needs (``x86.required_isa``'s spelling)
 
 
-class ShaniFamily:
+class ShaniFamily(Family):
     name = "shani"
     flavors = frozenset({"elf"})
     tunable = False
@@ -72,17 +72,24 @@ class ShaniFamily:
             return None
         return search_shani(model, arch, max(evaluations, SHANI_EVALUATIONS), db)
 
+    def known(self, uarch: str, arch: Arch, level: str, db=None, progress: ProgressFn = ignore):
+        """The SHA-NI report on a model with SHA-NI (``family_rows.known_shani``: stored first, else searched with
+        ``SHANI_EVALUATIONS`` moves), else None."""
+        model = load_model(uarch)
+        if not has_shani(model):
+            return None
+        progress(Progress(f"SHA-NI search on {uarch}", 0))
+        return known_shani(model, arch, SHANI_EVALUATIONS, db)
+
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
                progress: ProgressFn = ignore) -> Choice | Passed:
         """The SHA-NI function ``export --isa level`` writes, or why the next family down is asked."""
         if uarch is None:
             return Choice(self, default_params(arch), arch,
                           [f"SHA-NI default point ({arch}; no --uarch to search on)"])
-        model = load_model(uarch)
-        if not has_shani(model):
+        rep = self.known(uarch, arch, level, db, progress)
+        if rep is None:
             return Passed((f"{uarch} has no SHA-NI: searching without it",))
-        progress(Progress(f"SHA-NI search on {uarch}", 0))
-        rep = known_shani(model, arch, SHANI_EVALUATIONS, db)
         line = (f"SHA-NI {rep.params.describe()}: {rep.cycles_per_byte:.2f} c/B predicted on {uarch} "
                 f"(default point {rep.default_cycles / 64:.2f}); block {rep.proof}; search stopped: "
                 f"{rep.stop_reason}")
@@ -124,9 +131,8 @@ class ShaniFamily:
                     "without it")
         return "the SHA-NI function is written for ELF only"
 
-    def export(self, choice: Choice, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
-               command: str = "", prediction: str = ""):
-        return export_shani(choice.code, choice.arch, path, uarch=uarch, prediction=prediction, command=command)
+    def exportable(self, choice: Choice, *, uarch: str | None, command: str, prediction: str) -> Exportable:
+        return shani_exportable(choice.code, choice.arch, uarch=uarch, prediction=prediction, command=command)
 
     def stored(self, db, model: Model, arch: Arch, variant: str = SHANI_FULL):
         return stored_shani(db, model, arch, variant or SHANI_FULL)

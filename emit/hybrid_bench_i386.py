@@ -9,7 +9,10 @@ of Debian's ``libssl-dev:i386`` ``libcrypto.a`` with its ``sha1_block_data_order
 sha1-586's dispatch (its machine code, as ``sha1opt prove --object`` lists its path conditions):
 word 1 bit 9 (SSSE3) and word 0 bit 24 (FXSR) clear -> the integer code; else word 2 bit 29 (SHA)
 -> SHA-NI; else word 1 bit 28 (AVX) and word 0 bit 30 (the "Intel CPU" bit) -> AVX; else SSSE3.
-So ``CAP_WORDS`` below; every program is a separate process (one OpenSSL path each), pairs
+The words are cpuid's (word 0 leaf 1 edx, word 1 leaf 1 ecx, word 2 leaf 7 ebx), so each path is a
+row of ``OPENSSL_I386_PATHS``: the x86 features it needs, placed by ``host_cpu.CPUID_BITS`` (the one
+table of cpuid bits), FXSR with any of them, and the "Intel CPU" bit where asked (``OpensslPath.words``;
+``CAP_WORDS`` by path name). Every program is a separate process (one OpenSSL path each), pairs
 interleaved in it as in ``emit.bench``; ratios ours / peer of TSC ticks per byte, median and
 p10 / p90 over the pairs (the timing driver ``emit.timing``: ``timing_program``, ``PairPlan``,
 ``Timings.stats``).
@@ -24,12 +27,14 @@ gcc -O2 -m32 C, OpenSSL integer, ssse3 and avx.
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import BENCH_SECONDS
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.emit.bench import SIZES, BenchRefusal, BenchReport, c_program, refusal
+from sha1opt.emit.host_cpu import CPUID_BITS
 from sha1opt.emit.hybrid_export import function_text, validate_hybrid
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.timing import PairPlan, timing_program, tsc_hz
@@ -37,13 +42,38 @@ from sha1opt.emit.toolchain import assemble, run, which
 
 LIBCRYPTO_I386 = Path("/usr/lib/i386-linux-gnu/libcrypto.a")
 MEMBER = "libcrypto-lib-sha1-586.o"
-# OPENSSL_ia32cap_P words 0..3 that force each path of sha1-586's dispatch (module docstring)
-CAP_WORDS: dict[str, tuple[int, int, int, int]] = {
-    "integer": (0, 0, 0, 0),
-    "ssse3": (1 << 24, 1 << 9, 0, 0),
-    "avx": (1 << 24 | 1 << 30, 1 << 9 | 1 << 28, 0, 0),
-    "shaext": (1 << 24, 1 << 9, 1 << 29, 0),
-}
+# OPENSSL_ia32cap_P's words as cpuid's: (leaf, register) -> word; and its bits that are no x86 feature of ours
+CAP_WORD_OF: dict[tuple[int, str], int] = {(1, "edx"): 0, (1, "ecx"): 1, (7, "ebx"): 2}
+FXSR_BIT = 24                      # word 0 (cpuid 1 edx): sha1-586 takes no SIMD path without FXSR
+INTEL_BIT = 30                     # word 0: OpenSSL's "Intel CPU" bit (its AVX path needs it)
+
+
+@dataclass(frozen=True)
+class OpensslPath:
+    """One path of sha1-586's dispatch: OpenSSL's name for it, the x86 features whose capability bits take it."""
+
+    name: str
+    features: frozenset[str]           # ``host_cpu.CPUID_BITS`` names; none: the integer code
+    intel: bool = False                # also the "Intel CPU" bit
+
+    @property
+    def words(self) -> tuple[int, int, int, int]:
+        """``OPENSSL_ia32cap_P`` words 0..3 that force this path (module docstring)."""
+        words = [0, 0, 0, 0]
+        for f in self.features:
+            leaf, reg, bit = CPUID_BITS[f]
+            words[CAP_WORD_OF[leaf, reg]] |= 1 << bit
+        words[0] |= (1 << FXSR_BIT if self.features else 0) | (1 << INTEL_BIT if self.intel else 0)
+        return tuple(words)
+
+
+OPENSSL_I386_PATHS = (
+    OpensslPath("integer", frozenset()),
+    OpensslPath("ssse3", frozenset({"ssse3"})),
+    OpensslPath("avx", frozenset({"ssse3", "avx"}), intel=True),
+    OpensslPath("shaext", frozenset({"ssse3", "sha"})),
+)
+CAP_WORDS: dict[str, tuple[int, int, int, int]] = {p.name: p.words for p in OPENSSL_I386_PATHS}
 PEER = "sha1_ref_block_data_order"
 
 

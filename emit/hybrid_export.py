@@ -20,7 +20,7 @@ failure (nothing runs natively before the last check):
                    states, guard pages, canaries, callee-saved registers.
 
 ``export_hybrid`` writes the file only when all pass, through
-``export.write_checked`` as every export (the final text re-assembled through
+``export.export_text`` as every export (the final text re-assembled through
 cpp must give the validated object; atomic write). Example:
 ``export_hybrid(build(HybridParams(isa="avx512vl", ahead=True)), "h.S")``
 gives the checks assemble, lift, prove, vectors, all ok on an x86-64 host.
@@ -28,22 +28,27 @@ gives the checks assemble, lift, prove, vectors, all ok on an x86-64 host.
 
 from __future__ import annotations
 
-import tempfile
+from functools import cache
 from pathlib import Path
+from typing import Callable
 
+from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
 from sha1opt.search.space.hybrid import HybridBlock
-from sha1opt.semantics.errors import Sha1optError
-from sha1opt.emit.export import ExportResult, file_header, write_checked
+from sha1opt.emit.export import Exportable, ExportResult, export_text, file_header
 from sha1opt.emit.hybrid_frame import function_text as x64_function_text
 from sha1opt.emit.hybrid_i386_frame import function_text as i386_function_text
 from sha1opt.emit.validate import Validation, validate
 
+# each arch's frame around a hybrid block: (block, flavor, header lines) -> the whole function
+FRAME_TEXT: dict[Arch, Callable[..., str]] = {"x86_64": x64_function_text, "i386": i386_function_text}
+
+
 def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | None = None) -> str:
-    """The whole function of ``block`` in its arch's frame (``hybrid_frame`` or ``hybrid_i386_frame``)."""
-    frame = i386_function_text if block.params.arch == "i386" else x64_function_text
-    return frame(block, flavor, header)
+    """The whole function of ``block`` in its arch's frame (``FRAME_TEXT``: ``hybrid_frame`` or
+    ``hybrid_i386_frame``)."""
+    return FRAME_TEXT[block.params.arch](block, flavor, header)
 
 
 PROOF_SCOPE = "whole function proved from its machine code (every nblocks >= 0, loop invariant, exits, ABI)"
@@ -69,20 +74,19 @@ def header_lines(block: HybridBlock, uarch: str | None, prediction: str, proof: 
                        command)
 
 
+def hybrid_exportable(block: HybridBlock, *, uarch: str | None = None, command: str = "",
+                      native: bool = True) -> Exportable:
+    """``block``'s function as ``export.export_text`` writes it: ``function_text`` under ``header_lines`` (the
+    prediction made once), checked by ``validate_hybrid``, the proof line led by ``PROOF_SCOPE``."""
+    prediction = cache(lambda: predicted(block, uarch))
+    return Exportable(
+        block.params.arch,
+        lambda proof, flavor: function_text(block, flavor, header_lines(block, uarch, prediction(), proof, command)),
+        lambda text, work_dir: validate_hybrid(text, block, work_dir, native=native),
+        lambda v: f"{PROOF_SCOPE}. {v.summary()}")
+
+
 def export_hybrid(block: HybridBlock, path: str | Path, *, flavor: str = "elf", uarch: str | None = None,
                   command: str = "", native: bool = True) -> ExportResult:
     """Validate ``block``'s function and write it to ``path``, or write nothing and say why."""
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise Sha1optError(f"{path.parent}: no such directory")
-    prediction = predicted(block, uarch)
-    with tempfile.TemporaryDirectory(prefix="sha1opt-hybrid-") as work:
-        work_dir = Path(work)
-        draft = function_text(block, "elf", header_lines(block, uarch, prediction, "pending", command))
-        v = validate_hybrid(draft, block, work_dir, native=native)
-        if not v.ok:
-            return ExportResult(None, v)
-        checks = v.summary()
-        final = function_text(block, flavor, header_lines(block, uarch, prediction, f"{PROOF_SCOPE}. {checks}",
-                                                          command))
-        return write_checked(path, final, block.params.arch, v, work_dir, flavor)
+    return export_text(hybrid_exportable(block, uarch=uarch, command=command, native=native), path, flavor)

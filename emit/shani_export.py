@@ -18,14 +18,12 @@ ok on a host with SHA-NI, and writes ``s.S``.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
-from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.space.shani import ShaniParams
 from sha1opt.emit.assembly import comment_text
-from sha1opt.emit.export import ExportResult, file_header, write_checked
+from sha1opt.emit.export import Exportable, ExportResult, export_text, file_header
 from sha1opt.emit.shani_frame import shani_function_text
 from sha1opt.emit.validate import validate_source
 
@@ -37,20 +35,24 @@ def _header(arch: Arch, params: ShaniParams, uarch: str | None, prediction: str,
     return [comment_text(line) for line in lines]
 
 
+def shani_exportable(params: ShaniParams, arch: Arch, *, uarch: str | None = None,
+                     prediction: str = "no uarch given", command: str = "", native: bool = True) -> Exportable:
+    """The SHA-NI function as ``export.export_text`` writes it: ``shani_function_text`` under ``_header``,
+    checked as a user's ``.S`` is (``validate.validate_source``). ELF only: ``flavor`` is not read."""
+    def check(text: str, work_dir: Path):
+        draft = work_dir / "draft.S"
+        draft.write_text(text)
+        return validate_source(draft, arch, work_dir, native=native)
+
+    return Exportable(
+        arch,
+        lambda proof, flavor: shani_function_text(arch, params, _header(arch, params, uarch, prediction, proof,
+                                                                        command)),
+        check)
+
+
 def export_shani(params: ShaniParams, arch: Arch, path: str | Path, *, uarch: str | None = None,
                  prediction: str = "no uarch given", command: str = "", native: bool = True) -> ExportResult:
     """Validate the SHA-NI function and write it to ``path``, or write nothing and say why (module docstring)."""
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise Sha1optError(f"{path.parent}: no such directory")
-    with tempfile.TemporaryDirectory(prefix="sha1opt-shani-export-") as work:
-        work_dir = Path(work)
-        draft = work_dir / "draft.S"
-        draft.write_text(shani_function_text(arch, params, _header(arch, params, uarch, prediction, "pending",
-                                                                   command)))
-        v = validate_source(draft, arch, work_dir, native=native)
-        if not v.ok:
-            return ExportResult(None, v)
-        checks = v.summary()
-        final = shani_function_text(arch, params, _header(arch, params, uarch, prediction, checks, command))
-        return write_checked(path, final, arch, v, work_dir)
+    return export_text(shani_exportable(params, arch, uarch=uarch, prediction=prediction, command=command,
+                                        native=native), path)

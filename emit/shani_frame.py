@@ -49,6 +49,11 @@ from sha1opt.search.space.shani import LOOP_LABEL, ShaniParams, parts, prove_sha
 SYMBOL = "sha1_block_data_order"
 
 
+# each arch's test of nblocks (the flags ``jz`` reads): in %rdx (SysV), or its stack slot (cdecl)
+NBLOCKS_TEST: dict[Arch, tuple[str, ...]] = {"x86_64": ("test %rdx, %rdx",),
+                                             "i386": ("mov 12(%esp), %edx", "test %edx, %edx")}
+
+
 def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | None = None) -> str:
     """GNU-as (ELF) text of the whole SHA-NI function for ``arch`` under ``params`` (module docstring)."""
     p = parts(params, arch)
@@ -57,11 +62,8 @@ def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | Non
         out += ["/*", *[f" * {line}".rstrip() for line in header], " */"]
     out += ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", "\t.p2align 4", f"{SYMBOL}:"]
     ins = lambda text: out.append("\t" + text)  # noqa: E731
-    if arch == "x86_64":
-        ins("test %rdx, %rdx")
-    else:
-        ins("mov 12(%esp), %edx")
-        ins("test %edx, %edx")
+    for t in NBLOCKS_TEST[arch]:
+        ins(t)
     ins("jz .Lshani_done")
     out.append("\t/* setup: byte-reversal mask, state as ABCD (lanes reversed) and E (lane 3) */")
     for t in p.setup:

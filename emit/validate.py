@@ -59,6 +59,7 @@ import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -66,9 +67,10 @@ from sha1opt.search.space.frame import Schedule
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.lift.decode import decode_function, line_table
+from sha1opt.semantics.lift.decode import Function, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import Contract, FunctionProof, prove_function
+from sha1opt.semantics.lift.interface import ABI_OF
 from sha1opt.semantics.limits import clip
 from sha1opt.semantics.sha1 import IV, compress, pad
 from sha1opt.semantics.x86 import SEMANTICS, Arch, isa_set
@@ -269,6 +271,28 @@ def run_vectors_here(v: Validation, arch: Arch, workdir: Path) -> tuple[bool, st
     return ok, detail, execution
 
 
+def lift_functions(obj: ObjectFile, names: Sequence[str]) -> list[Function] | str:
+    """The functions ``names`` of ``obj`` decoded from their machine code (``semantics.lift``), or the first
+    undecodable byte as ``"<problem> at <name>+0x<offset>"``: the ``lift`` check of every export."""
+    lines = line_table(obj)
+    out = []
+    for name in names:
+        fn = decode_function(obj, obj.find_function(name), lines)
+        bad = next((d for d in fn.instructions.values() if d.mnemonic == "(bad)"), None)
+        if bad is not None:
+            return f"{bad.problem} at {name}+0x{bad.address - fn.entry:x}"
+        out.append(fn)
+    return out
+
+
+def prove_export(v: Validation, obj: ObjectFile, arch: Arch) -> tuple[bool, str]:
+    """The ``prove`` check of every export: ``SYMBOL`` of ``obj`` proved whole under sha1opt's contract
+    (the arch's ABI, nblocks >= 0; ``lift.function.prove_function``), recorded in ``v.proof``;
+    ``proof_detail`` of it."""
+    v.proof = prove_function(obj, SYMBOL, Contract(ABI_OF[arch], 0))
+    return proof_detail(v.proof)
+
+
 def proof_detail(proof: FunctionProof) -> tuple[bool, str]:
     """(proved, one line): every path and what it proved, or the first path that did not prove and why."""
     if proof.proved:
@@ -312,18 +336,15 @@ def _check_object(v: Validation, arch: Arch, workdir: Path, native: bool, foreig
         obj = parsed()
         if obj.arch != arch:
             return False, f"the object is {obj.arch}, not {arch}"
-        fn = decode_function(obj, obj.find_function(SYMBOL), line_table(obj))
-        bad = next((d for d in fn.instructions.values() if d.mnemonic == "(bad)"), None)
-        if bad is not None:
-            return False, f"{bad.problem} at {SYMBOL}+0x{bad.address - fn.entry:x}"
-        v.features = machine_features(fn.instructions.values())
+        fns = lift_functions(obj, [SYMBOL])
+        if isinstance(fns, str):
+            return False, fns
+        v.features = machine_features(fns[0].instructions.values())
         needs = ", ".join(sorted(v.features)) or "base x86 only"
-        return True, f"{len(fn.instructions)} instructions decoded from machine code (needs {needs})"
+        return True, f"{len(fns[0].instructions)} instructions decoded from machine code (needs {needs})"
 
     def do_prove():
-        proof = prove_function(parsed(), SYMBOL, Contract("sysv" if arch == "x86_64" else "cdecl", 0))
-        v.proof = proof
-        return proof_detail(proof)
+        return prove_export(v, parsed(), arch)
 
     steps = [("object", do_object), ("lift", do_lift), ("prove", do_prove)]
     for name, fn in steps if foreign else steps[1:]:

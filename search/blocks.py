@@ -20,6 +20,9 @@ state), the whole-block search's objective and the figure ``sha1opt analyze``
 gives the exported code -- never by a row's stored cycles (a range's row holds
 the range's cycles inside the block, another measure). ``best_known`` gives
 one key's code with its stored figure as data (``Known``), what ``show`` prints.
+``capped_best`` is ``best_block`` under an ``--isa`` cap: the default schedule
+when the best needs a feature the cap does not allow (the scalar family's
+choice, and the scalar figure a hybrid block is ranked against).
 """
 
 from __future__ import annotations
@@ -29,12 +32,13 @@ from itertools import product
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Arch
+from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.measure import LOOP_CONTROL, block_loop_cycles
 from sha1opt.search.objective import model_version, objective
-from sha1opt.search.space.candidate import Candidate, Realized, block_schedule, realize
+from sha1opt.search.space.candidate import Candidate, Realized, block_schedule, realize, textbook
 from sha1opt.search.space.frame import Schedule
+from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank
 from sha1opt.search.store import Row, Store
 
@@ -212,3 +216,21 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
         if cyc_w < cyc:
             cyc, sched, sources = cyc_w, sched_w, [where]
     return sched, sources
+
+
+@dataclass(frozen=True)
+class CappedBest:
+    """``best_block`` under a cap: the schedule exported, the best's source lines, and whether the cap refused it."""
+
+    schedule: Schedule
+    sources: list[str]                 # ``best_block``'s source lines of the best (also when refused)
+    refused: bool                      # the best needs more than the cap: ``schedule`` is the default instead
+
+
+def capped_best(uarch: str, arch: Arch, cap: str | None, db: str | Path | None = None) -> CappedBest:
+    """The scalar best for ``uarch`` on ``arch`` under ``--isa cap`` (``best_block``; ``textbook(arch)`` when the
+    best needs a feature the cap does not allow; no cap: the best as it is)."""
+    sched, sources = best_block(uarch, arch, db)
+    if cap is None or all(allows(cap, f) for f in isa_set(sched.body)):
+        return CappedBest(sched, sources, False)
+    return CappedBest(textbook(arch), sources, True)

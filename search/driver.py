@@ -39,8 +39,8 @@ from typing import Callable
 
 from sha1opt.semantics.block import describe_failure, prove_block
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Arch, Instr, isa_set
-from sha1opt.search.blocks import STANDARD_RANGES, best_block, stale_rows, stored_elsewhere
+from sha1opt.semantics.x86 import Arch, Instr
+from sha1opt.search.blocks import STANDARD_RANGES, capped_best, stale_rows, stored_elsewhere
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.engines.anneal import NO_BUDGET
 from sha1opt.search.engines.cluster import Cluster
@@ -53,7 +53,6 @@ from sha1opt.search.objective import Reference, model_version, objective, refere
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
 from sha1opt.search.family_rows import Stored, put_hybrid, stored_hybrid
-from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank, recipes_for
 from sha1opt.search.store import Store
@@ -496,16 +495,13 @@ class HybridReport:
 def scalar_best(uarch: str, db: str | Path | None = None, cap: str | None = None):
     """(x86-64 scalar best block Schedule, predicted cycles per block in steady state, where it came from).
 
-    ``blocks.best_block`` (stored results, else the default), or the default schedule when that
+    ``blocks.capped_best``: the stored best (``blocks.best_block``), or the default schedule when that
     block needs a feature the cap does not allow.
     """
-    model = load_model(uarch)
-    sched, sources = best_block(uarch, "x86_64", db)
-    where = "; ".join(sources)
-    if cap is not None and not all(allows(cap, f) for f in isa_set(sched.body)):
-        sched = block_schedule([realize(Candidate(0, 79, "x86_64", TEXTBOOK)).code], "x86_64", "textbook")
-        where = f"default schedule (the stored best needs more than --isa {cap})"
-    return sched, block_loop_cycles(sched, model), where
+    best = capped_best(uarch, "x86_64", cap, db)
+    where = (f"default schedule (the stored best needs more than --isa {cap})" if best.refused
+             else "; ".join(best.sources))
+    return best.schedule, block_loop_cycles(best.schedule, load_model(uarch)), where
 
 
 def search_hybrid_block(uarch: str, *, cap: str | None = None, evaluations: int = 400, seed: int = 0,

@@ -52,7 +52,7 @@ from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
-from sha1opt.semantics.lift.interface import DEFAULT, Interface
+from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, Interface
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
@@ -142,8 +142,8 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
 def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,
            native: bool, interface: Interface = DEFAULT, paths: frozenset[str] | None = None) -> ObjectProof:
     t0 = time.perf_counter()
-    abi = abi or ("sysv" if uo.arch == "x86_64" else "cdecl")
-    if (abi == "sysv") != (uo.arch == "x86_64"):
+    abi = abi or ABI_OF[uo.arch]
+    if abi != ABI_OF[uo.arch]:
         raise LiftRefusal(f"ABI {abi} does not exist on {uo.arch}")
     if function and interface.name and function != interface.name:
         raise LiftRefusal(f"--function {function} and the interface's function {interface.name} differ")

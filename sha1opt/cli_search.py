@@ -18,14 +18,14 @@ import click
 
 from sha1opt.cli_analyze import uarchs
 from sha1opt.cli_types import Integer, OutputFile, Seconds
-from sha1opt.emit.families import levels_of, search_families
-from sha1opt.emit.family_hybrid import EXPORT_EVALUATIONS, HYBRID
+from sha1opt.emit.families import family_of, levels_of, search_families
+from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.driver import NO_BUDGET, HybridReport, default_arch, known_hybrid_block, search_ranges
+from sha1opt.search.driver import NO_BUDGET, HybridReport, default_arch, search_ranges
 from sha1opt.search.engines.shani import ShaniReport
 from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
@@ -221,9 +221,10 @@ def show(uarch, rounds, arch, db, png, isa):
 
 
 def _show_hybrid(uarch: str, isa: str, db, png) -> None:
-    """The hybrid block ``export --isa`` considers (same search, seed and budget), by unit class."""
+    """The hybrid block ``export --isa`` considers (the level's family's ``known``: same search, seed and
+    budget), by unit class."""
     with unwind_on_signals(), ProgressLine(f"{uarch} hybrid --isa {isa}") as progress:
-        rep = known_hybrid_block(uarch, cap=isa, evaluations=EXPORT_EVALUATIONS, seed=0, db=db, progress=progress)
+        rep = family_of(isa).known(uarch, "x86_64", isa, db, progress)
     block = rep.search.block
     if block is None:
         fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")

@@ -18,8 +18,8 @@ Rules (README "Layout"):
    (``emit.families``) or a field of a dialect row (``search.space.hybrid_dialects``), never a
    comparison with a name. Outside the registry and family modules (``REGISTRY``) no ``==``, ``!=``,
    ``in`` or ``not in`` has a family name, a dispatch path name of its own or a dialect name as a
-   literal operand (or in a literal tuple/list/set operand), and no dict literal keyed by such
-   names is subscripted. ``SAME_SPELLING`` lists the comparisons whose literal is an x86 feature
+   literal operand (or in a literal tuple/list/set operand), and no dict literal is keyed by such
+   names (a table of them is rows of the registry, or data keyed by what it is about). ``SAME_SPELLING`` lists the comparisons whose literal is an x86 feature
    that happens to be spelled like a dialect (cpuid bits, OpenSSL's masks), with the reason.
 """
 
@@ -238,11 +238,17 @@ REGISTRY = {"sha1opt.emit.family", "sha1opt.emit.families", "sha1opt.emit.family
 # (module, literal) -> why comparing with it is not a choice of family or dialect
 SAME_SPELLING: dict[tuple[str, str], str] = {
     **{("sha1opt.emit.host_cpu", f): "an x86 feature read from cpuid/xgetbv (AVX-512 needs AVX-512F; "
-       "no AVX state: no VEX code)" for f in ("avx", "avx512vl")},
-    **{("sha1opt.emit.dispatch_word", f): "the capability word's cpuid leaves: the VEX features need the OS's "
-       "AVX state" for f in ("avx", "avx512vl")},
-    **{("sha1opt.emit.peers", f): "OpenSSL's own dispatch, which reads these x86 features"
-       for f in ("ssse3", "avx")},
+       "no AVX state: no VEX code), its cpuid bit and /proc/cpuinfo spelling" for f in ("ssse3", "avx", "avx512vl")},
+    **{("sha1opt.emit.dispatch_word", f): "the capability word's bit of an x86 feature and its cpuid leaves: the "
+       "VEX features need the OS's AVX state" for f in ("ssse3", "avx", "avx512vl")},
+    **{("sha1opt.emit.peers", f): "OpenSSL's own dispatch, which reads these x86 features, and its path names"
+       for f in ("ssse3", "avx", "shani")},
+    **{("sha1opt.search.space.hybrid_caps", f): "the --isa levels' feature sets (a level is named for what the "
+       "CPU has; the family a level belongs to is the registry's, families.family_of)" for f in ("ssse3", "avx",
+                                                                                                 "shani")},
+    **{("sha1opt.cli_search", f): "the JSON output's field names (a file format) for the reports of "
+       "families.search_families" for f in ("hybrid", "shani")},
+    ("sha1opt.views.drawing", "scalar"): "a unit class of the drawing (scalar vs vector units), not the family",
     ("sha1opt.search.space.shani", "avx"): "the SHA-NI family's own msg2 form named for the feature it uses",
 }
 
@@ -262,14 +268,15 @@ def _literals(node) -> set[str]:
 
 
 def name_comparisons(tree: ast.AST, names: set[str]) -> list[tuple[int, str, str]]:
-    """(line, literal, source) of every comparison with, or lookup by, a registry name in ``tree``."""
+    """(line, literal, source) of every comparison with a registry name in ``tree``, and of every dict
+    literal keyed by one."""
     out = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Compare) and any(isinstance(o, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for o in n.ops):
             for side in (n.left, *n.comparators):
                 out += [(n.lineno, lit, ast.unparse(n)) for lit in sorted(_literals(side) & names)]
-        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Dict):
-            keys = set().union(*(_literals(k) for k in n.value.keys if k is not None))
+        elif isinstance(n, ast.Dict):
+            keys = set().union(*(_literals(k) for k in n.keys if k is not None))
             out += [(n.lineno, lit, ast.unparse(n)[:80]) for lit in sorted(keys & names)]
     return out
 
@@ -287,8 +294,9 @@ def test_no_family_or_dialect_name_decides_outside_the_registry():
 
 
 def test_the_registry_rule_catches_a_name_chain():
-    """The checker itself: an if/elif chain on a family or dialect name, and a dict-literal lookup, are found."""
+    """The checker itself: an if/elif chain on a family or dialect name, a dict-literal lookup and a table keyed
+    by such names are found."""
     src = ('if kind == "shani":\n    pass\nelif isa in ("ssse3", "avx"):\n    pass\n'
-           'x = {"hybrid": 1, "scalar": 2}[kind]\n')
+           'x = {"hybrid": 1, "scalar": 2}[kind]\nWORDS = {"integer": 0, "avx512vl": 1}\n')
     got = {(line, lit) for line, lit, _ in name_comparisons(ast.parse(src), registry_names())}
-    assert got == {(1, "shani"), (3, "ssse3"), (3, "avx"), (5, "hybrid"), (5, "scalar")}
+    assert got == {(1, "shani"), (3, "ssse3"), (3, "avx"), (5, "hybrid"), (5, "scalar"), (6, "avx512vl")}

@@ -41,9 +41,11 @@ from typing import Literal
 
 from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.limits import clip
-from sha1opt.semantics.x86 import R32_TO_R64
+from sha1opt.semantics.x86 import R32_TO_R64, Arch
 
 Abi = Literal["sysv", "cdecl"]
+
+ABI_OF: dict[Arch, Abi] = {"x86_64": "sysv", "i386": "cdecl"}   # the arch's own calling convention
 
 SAVED = {"sysv": ("ebx", "ebp", "r12d", "r13d", "r14d", "r15d"), "cdecl": ("ebx", "esi", "edi", "ebp")}
 
