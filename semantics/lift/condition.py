@@ -8,6 +8,9 @@ simplifies each conjunct (unless it compares plain values), flattens ``And``, pu
     [Extract(9, 9, cap+4) == 0, Not(And(Extract(3, 3, cap+8) == 1, Extract(5, 5, cap+8) == 1))]
     -> "bit 9 of cap+4 is 0 and (bit 3 of cap+8 is 0 or bit 5 of cap+8 is 0)"
 
+A mask test of several bits (z3 simplifies ``(cap & 0xf) != 0xf`` to ``~Extract(3, 0, cap) != 0``) reads
+"bits 0..3 of cap are not all 1".
+
 ``Extract(h, l, v) == 0`` with bits above h known to be 0 (``known_width``: nblocks is below 2^58 on
 x86-64, 2^26 on i386) is ``v < 2^l``: ``Extract(57, 1, n) == 0`` -> ``n <= 1``. A term with no rule
 here is printed by z3 (so nothing is dropped), and the invariant is that the words mean exactly the
@@ -101,12 +104,16 @@ def _compare(a, op: str, b, known: dict[str, int], signed: bool = False) -> str:
     if z3.is_bv_value(a) and not z3.is_bv_value(b):                # the constant on the right
         a, b = b, a
         op = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}.get(op, op)
+    if z3.is_app_of(a, z3.Z3_OP_BNOT) and z3.is_bv_value(b) and op in ("==", "!="):   # ~x == c is x == ~c
+        a, b = a.arg(0), z3.BitVecVal(~b.as_long() & ((1 << b.size()) - 1), b.size())
     if z3.is_app_of(a, z3.Z3_OP_EXTRACT) and z3.is_bv_value(b) and op in ("==", "!="):
         hi, lo = a.params()
         v = a.arg(0)
         value = b.as_long()
         if hi == lo:
             return f"bit {hi} of {_term(v)} is {value if op == '==' else 1 - value}"
+        if value == (1 << (hi - lo + 1)) - 1:                      # a mask test: every bit of the field set
+            return f"bits {lo}..{hi} of {_term(v)} are {'all' if op == '==' else 'not all'} 1"
         width = known.get(str(v), v.size())
         if value == 0 and hi >= width - 1:                         # the bits above lo are all the bits there are
             return f"{_term(v)} {'<=' if op == '==' else '>'} {(1 << lo) - 1}"

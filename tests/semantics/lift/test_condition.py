@@ -53,3 +53,12 @@ def test_stack_alignment_facts_are_not_a_dispatch_condition():
     align = z3.BitVec("align3", 32)
     assert words([z3.ULT(align, 32), align == (z3.BitVec("stack_base", 32) & 31)]) == "always"
     assert words([z3.ULT(align, 32), bit(CAP4, 9, 0)]) == "bit 9 of OPENSSL_ia32cap_P+4 is 0"
+
+
+def test_regression_a_several_bit_mask_test_printed_as_a_z3_term():
+    # our dispatcher's `and $0xf, %eax; cmp $0xf, %eax; jne`: z3 simplifies the mask comparison to
+    # ~Extract(3, 0, cap) != 0, which `prove --object` printed as is
+    cap = z3.BitVec("sha1opt_ia32cap+0", 32)
+    assert words([(cap & 0xF) != 0xF]) == "bits 0..3 of sha1opt_ia32cap+0 are not all 1"
+    assert words([(cap & 0x7F) == 0x7F]) == "bits 0..6 of sha1opt_ia32cap+0 are all 1"
+    assert "Extract" not in words([z3.Not(z3.Or((cap & 0xF) == 0xF, bit(cap, 9, 0)))])
