@@ -1,0 +1,88 @@
+"""What compiled C leans on from the ABI and the C library: one test per rule, on gcc/clang builds of our C.
+
+The C is the project's own (``emit/csrc/sha1_rolled.c``, ``sha1_ref.c``),
+compiled here; mutants are edits of the compiler's own assembly text.
+
+* the stack-protector canary (``lift.canary``): the guard is one opaque
+  constant, so a frame whose copy is intact proves whole (the check's branch
+  to ``__stack_chk_fail`` infeasible), and a frame whose copy is overwritten
+  reaches ``__stack_chk_fail``: a contract violation, never proved.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sha1opt.analyze import prove_object
+from sha1opt.emit.toolchain import csrc, run, which
+from sha1opt.semantics.lift.canary import CANARY_REGION
+from sha1opt.semantics.lift.decode import Ref, decode_function
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.function import Contract, prove_function
+
+ROLLED = "sha1_rolled"
+
+
+def _tool(cc: str) -> str:
+    try:
+        return which(cc)
+    except Exception:  # noqa: BLE001 - a missing compiler is a skip, said with the reason
+        pytest.skip(f"{cc} is not installed (setup/system-packages.sh installs it as root)")
+
+
+def _object(tmp_path, cc: str, src: str, flags: list[str]):
+    out = tmp_path / f"{src}-{cc}.o"
+    run([_tool(cc), *flags, "-c", "-o", str(out), str(csrc(f"{src}.c"))], "compiling the test C")
+    return out
+
+
+def _assembly(tmp_path, src: str, flags: list[str]) -> str:
+    out = tmp_path / f"{src}.s"
+    run([_tool("gcc"), *flags, "-S", "-o", str(out), str(csrc(f"{src}.c"))], "compiling the test C")
+    return out.read_text()
+
+
+def _assemble(tmp_path, text: str, flags: list[str]) -> ObjectFile:
+    src, out = tmp_path / "mutant.s", tmp_path / "mutant.o"
+    src.write_text(text)
+    run([_tool("gcc"), *flags, "-c", "-o", str(out), str(src)], "assembling the mutant")
+    return ObjectFile.parse(out.read_bytes())
+
+
+# -- the stack-protector canary ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("cc, flags", [
+    ("gcc", ["-O2", "-m64", "-fstack-protector-all"]),        # mov %fs:0x28; sub %fs:0x28 + jne
+    ("gcc", ["-O2", "-m32", "-fstack-protector-all"]),        # %gs:0x14, __stack_chk_fail_local (PIE)
+    ("clang", ["-O2", "-m64", "-fstack-protector-all"]),      # the guard read again, cmp with the copy
+])
+def test_stack_protected_build_proves_whole(tmp_path, cc, flags):
+    obj = _object(tmp_path, cc, ROLLED, flags)
+    assert b"__stack_chk_fail" in obj.read_bytes()
+    res = prove_object(obj, function=f"{ROLLED}_block_data_order")
+    assert res.proved, res.summary()
+
+
+def test_overwritten_canary_copy_reaches_stack_chk_fail(tmp_path):
+    """A constant written over the frame's copy of the guard: the check can fail, a contract violation."""
+    flags = ["-O2", "-m64", "-fstack-protector-all"]
+    text = _assembly(tmp_path, ROLLED, flags)
+    store = re.search(r"\tmovq\t%fs:40, %rax\n\tmovq\t%rax, (\d+\(%rsp\))\n", text)
+    assert store, "gcc's canary store not found"
+    mutant = text.replace(store[0], f"{store[0]}\tmovq\t$0, {store[1]}\n", 1)
+    proof = prove_function(_assemble(tmp_path, mutant, flags), f"{ROLLED}_block_data_order", Contract("sysv"))
+    assert not proof.proved
+    bad = [p for p in proof.paths if p.outcome == "counterexample"]
+    assert bad and "__stack_chk_fail" in bad[0].detail and bad[0].category == "contract", proof.paths
+
+
+def test_other_segment_relative_access_stays_refused_by_name(tmp_path):
+    """Only the guard's own operand is modelled: another thread-local word is refused when reached."""
+    obj = _assemble(tmp_path, "\t.text\n\t.globl f\n\t.type f, @function\nf:\n\tmovq %fs:0x30, %rax\n"
+                              "\tmovq %fs:0x28, %rcx\n\tret\n\t.size f, .-f\n", ["-m64"])
+    fn = decode_function(obj, obj.find_function("f"))
+    first, second = list(fn.instructions.values())[:2]
+    assert "segment-relative memory is not modelled (only the stack guard %fs:0x28)" in first.problem
+    assert second.problem is None and second.mem_ref == Ref(CANARY_REGION, 0)
