@@ -13,7 +13,8 @@ is ``initial_reg("xmmN.j")`` -- and runs each row through the one shared
   for vector code exactly as for scalar code);
 * an aligned access (``movdqa``, a legacy-SSE 16-byte memory source) is a
   precondition that is *discharged* here: on the stack against the stack
-  base's alignment (known after ``and $-64, %rsp``: ``align`` unknowns are
+  base's alignment (the contract's entry alignment -- SysV: ``stack_base``
+  = 8 mod 16, an axiom -- and after ``and $-64, %rsp``: ``align`` unknowns are
   tied to ``stack_base``), in this object's sections against the section's
   ``sh_addralign`` and the offset; anything else (the caller's state or data
   buffer, whose alignment the contract does not give) is refused by name;
@@ -104,7 +105,8 @@ class VectorUnit:
             if self.implies((self.stack_base + p.off) & self.bv(size - 1) == 0):
                 return
             raise Refused(d, f"{d.mnemonic} needs a {size}-byte aligned stack address; not proved "
-                             "(the stack is only known aligned after an `and $-N` realignment)", "address")
+                             "(the stack is known aligned only as far as the ABI's entry alignment and `and $-N` "
+                             "realignments make it)", "address")
         if p.region.startswith("sec:"):
             off = z3.simplify(p.off)
             if z3.is_bv_value(off) and self.p.obj.aligned(p.region[4:], off.as_long(), size):

@@ -6,12 +6,16 @@ compiled here; mutants are edits of the compiler's own assembly text.
 * the stack-protector canary (``lift.canary``): the guard is one opaque
   constant, so a frame whose copy is intact proves whole (the check's branch
   to ``__stack_chk_fail`` infeasible), and a frame whose copy is overwritten
-  reaches ``__stack_chk_fail``: a contract violation, never proved.
+  reaches ``__stack_chk_fail``: a contract violation, never proved;
+* the ABI's entry alignment (SysV: %rsp + 8 = 0 mod 16): a frame compilers
+  spill to with ``movaps``/``movdqa`` proves (the precondition discharged from
+  it), and a spill the entry alignment does not align is refused by name.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +27,8 @@ from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import Contract, prove_function
 
 ROLLED = "sha1_rolled"
+SCHEDULE = "sha1_schedule"        # csrc/sha1_schedule.c: w[80] on the stack, its first 16 words vectorized
+HERE = Path(__file__).parent / "csrc"
 
 
 def _tool(cc: str) -> str:
@@ -32,15 +38,21 @@ def _tool(cc: str) -> str:
         pytest.skip(f"{cc} is not installed (setup/system-packages.sh installs it as root)")
 
 
+def _source(src: str) -> Path:
+    """The C of ``src``: the test's own (``csrc/`` here) or the project's (``emit/csrc``)."""
+    here = HERE / f"{src}.c"
+    return here if here.exists() else csrc(f"{src}.c")
+
+
 def _object(tmp_path, cc: str, src: str, flags: list[str]):
     out = tmp_path / f"{src}-{cc}.o"
-    run([_tool(cc), *flags, "-c", "-o", str(out), str(csrc(f"{src}.c"))], "compiling the test C")
+    run([_tool(cc), *flags, "-c", "-o", str(out), str(_source(src))], "compiling the test C")
     return out
 
 
 def _assembly(tmp_path, src: str, flags: list[str]) -> str:
     out = tmp_path / f"{src}.s"
-    run([_tool("gcc"), *flags, "-S", "-o", str(out), str(csrc(f"{src}.c"))], "compiling the test C")
+    run([_tool("gcc"), *flags, "-S", "-o", str(out), str(_source(src))], "compiling the test C")
     return out.read_text()
 
 
@@ -86,3 +98,33 @@ def test_other_segment_relative_access_stays_refused_by_name(tmp_path):
     first, second = list(fn.instructions.values())[:2]
     assert "segment-relative memory is not modelled (only the stack guard %fs:0x28)" in first.problem
     assert second.problem is None and second.mem_ref == Ref(CANARY_REGION, 0)
+
+
+# -- the ABI's stack alignment at entry -------------------------------------------------------------
+
+def _aligned_stack_stores(obj) -> list[str]:
+    o = ObjectFile.parse(obj.read_bytes())
+    fn = decode_function(o, o.find_function(f"{SCHEDULE}_block_data_order"))
+    return [d.text for d in fn.instructions.values() if d.mnemonic in ("movaps", "movdqa")
+            and "(%rsp)" in d.text.split(",")[-1]]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_aligned_stack_spill_proves_from_the_entry_alignment(tmp_path, cc):
+    obj = _object(tmp_path, cc, SCHEDULE, ["-O3", "-m64", "-mssse3"])
+    assert _aligned_stack_stores(obj), "the build has no aligned store to its frame: the test shows nothing"
+    res = prove_object(obj, function=f"{SCHEDULE}_block_data_order")
+    assert res.proved, res.summary()
+    assert "entry %rsp = 8 mod 16" in res.contract.describe()
+
+
+def test_aligned_spill_the_entry_alignment_does_not_align_is_refused(tmp_path):
+    flags = ["-O3", "-m64", "-mssse3"]
+    text = _assembly(tmp_path, SCHEDULE, flags)
+    spill = re.search(r"\tmovaps\t(%xmm\d+), (-?\d+)\(%rsp\)\n", text)
+    assert spill, "gcc's aligned spill not found"
+    moved = text.replace(spill[0], f"\tmovaps\t{spill[1]}, {int(spill[2]) + 8}(%rsp)\n", 1)
+    proof = prove_function(_assemble(tmp_path, moved, flags), f"{SCHEDULE}_block_data_order", Contract("sysv"))
+    bad = [p for p in proof.paths if p.outcome == "refused"]
+    assert not proof.proved and bad, proof.paths
+    assert "movaps needs a 16-byte aligned stack address" in bad[0].detail and bad[0].category == "address"
