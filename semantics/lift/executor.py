@@ -142,7 +142,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if isinstance(op, Reg):
             name = "ecx" if op == CL else op.name
             v = self.s.regs.get(name)
-            if v is None or isinstance(v, Opq):
+            if v is None or (isinstance(v, Opq) and "[" not in v.name):   # (half an entry value: refused)
                 v = self.initial_reg(name)
                 self.s.regs[name] = v
             return self._as_data(v, d, str(op))

@@ -9,7 +9,14 @@ compiled here; mutants are edits of the compiler's own assembly text.
   reaches ``__stack_chk_fail``: a contract violation, never proved;
 * the ABI's entry alignment (SysV: %rsp + 8 = 0 mod 16): a frame compilers
   spill to with ``movaps``/``movdqa`` proves (the precondition discharged from
-  it), and a spill the entry alignment does not align is refused by name.
+  it), and a spill the entry alignment does not align is refused by name;
+* callee-saved registers kept in vector registers (``movq``/``vmovq``/
+  ``pinsrq``/``pextrq``, i386 ``movd``) instead of pushed: the halves of the
+  entry value travel through the lanes (across the loop too) and restore it;
+  restoring from the wrong lane, or from the halves swapped, is a
+  counterexample, and computing on such a lane is refused. No compiler we
+  have does this for our C, so the code is the project's textbook export
+  with its pushes and pops rewritten (our own code).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from pathlib import Path
 import pytest
 
 from sha1opt.analyze import prove_object
+from sha1opt.emit.assembly import function_text
+from sha1opt.search.space.candidate import textbook
 from sha1opt.emit.toolchain import csrc, run, which
 from sha1opt.semantics.lift.canary import CANARY_REGION
 from sha1opt.semantics.lift.decode import Ref, decode_function
@@ -128,3 +137,50 @@ def test_aligned_spill_the_entry_alignment_does_not_align_is_refused(tmp_path):
     bad = [p for p in proof.paths if p.outcome == "refused"]
     assert not proof.proved and bad, proof.paths
     assert "movaps needs a 16-byte aligned stack address" in bad[0].detail and bad[0].category == "address"
+
+
+# -- callee-saved registers kept in vector registers ----------------------------------------------
+
+IN_XMM = {  # push / pop of the textbook export -> a save to / restore from vector lanes
+    "x86_64": [("push %rbx", "movq %rbx, %xmm8"), ("pop %rbx", "movq %xmm8, %rbx"),
+               ("push %rbp", "vmovq %rbp, %xmm9"), ("pop %rbp", "vmovq %xmm9, %rbp"),
+               ("push %r12", "pinsrq $1, %r12, %xmm8"), ("pop %r12", "pextrq $1, %xmm8, %r12")],
+    # (i386 keeps its frame: the arguments stay where the code reads them)
+    "i386": [("push %ebx", "sub $4, %esp\n\tmovd %ebx, %xmm7"), ("pop %ebx", "movd %xmm7, %ebx\n\tadd $4, %esp")],
+}
+
+
+def _saved_in_xmm(arch: str) -> str:
+    text = function_text(textbook(arch))
+    for old, new in IN_XMM[arch]:
+        assert f"\t{old}\n" in text
+        text = text.replace(f"\t{old}\n", f"\t{new}\n", 1)
+    return text
+
+
+def _prove_text(tmp_path, text: str, arch: str):
+    obj = _assemble(tmp_path, text, ["-m64" if arch == "x86_64" else "-m32"])
+    return prove_function(obj, "sha1_block_data_order", Contract("sysv" if arch == "x86_64" else "cdecl"))
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+def test_callee_saved_registers_kept_in_vector_registers_prove(tmp_path, arch):
+    proof = _prove_text(tmp_path, _saved_in_xmm(arch), arch)
+    assert proof.proved, [(p.name, p.outcome, p.detail) for p in proof.paths]
+    assert [p.kind for p in proof.paths] == ["loop not entered", "loop"]
+
+
+@pytest.mark.parametrize("edit, why", [
+    (("pextrq $1, %xmm8, %r12", "pextrq $0, %xmm8, %r12"), "callee-saved %r12d is not restored"),    # rbx's lanes
+    (("movq %xmm8, %rbx", "pshufd $0xe1, %xmm8, %xmm8\n\tmovq %xmm8, %rbx"), "callee-saved %ebx is not restored"),
+])
+def test_restore_from_the_wrong_lanes_is_a_counterexample(tmp_path, edit, why):
+    proof = _prove_text(tmp_path, _saved_in_xmm("x86_64").replace(*edit, 1), "x86_64")
+    assert [(p.outcome, p.detail) for p in proof.paths if p.kind == "loop"] == [("counterexample", why)]
+
+
+def test_computing_on_a_saved_registers_lane_is_refused(tmp_path):
+    text = _saved_in_xmm("x86_64").replace(".Lsha1_loop:\n", ".Lsha1_loop:\n\tpaddd %xmm0, %xmm8\n", 1)
+    loop = [p for p in _prove_text(tmp_path, text, "x86_64").paths if p.kind == "loop"]
+    assert [(p.outcome, p.category) for p in loop] == [("refused", "untracked value")]
+    assert "%xmm8 holds the caller's %ebx[31:0] but is computed on" in loop[0].detail
