@@ -72,6 +72,15 @@ def _assemble(tmp_path, text: str, flags: list[str]) -> ObjectFile:
     return ObjectFile.parse(out.read_bytes())
 
 
+def _prove_edited(tmp_path, src: str, flags: list[str], pattern: str, edit, what: str):
+    """``src`` compiled to assembly (gcc), its first match of ``pattern`` replaced by ``edit(match)``, proved."""
+    text = _assembly(tmp_path, src, flags)
+    hit = re.search(pattern, text)
+    assert hit, f"{what} not found in gcc's output"
+    obj = _assemble(tmp_path, text.replace(hit[0], edit(hit), 1), flags)
+    return prove_function(obj, f"{src}_block_data_order", Contract("sysv"))
+
+
 # -- the stack-protector canary ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("cc, flags", [
@@ -88,12 +97,9 @@ def test_stack_protected_build_proves_whole(tmp_path, cc, flags):
 
 def test_overwritten_canary_copy_reaches_stack_chk_fail(tmp_path):
     """A constant written over the frame's copy of the guard: the check can fail, a contract violation."""
-    flags = ["-O2", "-m64", "-fstack-protector-all"]
-    text = _assembly(tmp_path, ROLLED, flags)
-    store = re.search(r"\tmovq\t%fs:40, %rax\n\tmovq\t%rax, (\d+\(%rsp\))\n", text)
-    assert store, "gcc's canary store not found"
-    mutant = text.replace(store[0], f"{store[0]}\tmovq\t$0, {store[1]}\n", 1)
-    proof = prove_function(_assemble(tmp_path, mutant, flags), f"{ROLLED}_block_data_order", Contract("sysv"))
+    proof = _prove_edited(tmp_path, ROLLED, ["-O2", "-m64", "-fstack-protector-all"],
+                          r"\tmovq\t%fs:40, %rax\n\tmovq\t%rax, (\d+\(%rsp\))\n",
+                          lambda store: f"{store[0]}\tmovq\t$0, {store[1]}\n", "gcc's canary store")
     assert not proof.proved
     bad = [p for p in proof.paths if p.outcome == "counterexample"]
     assert bad and "__stack_chk_fail" in bad[0].detail and bad[0].category == "contract", proof.paths
@@ -128,12 +134,8 @@ def test_aligned_stack_spill_proves_from_the_entry_alignment(tmp_path, cc):
 
 
 def test_aligned_spill_the_entry_alignment_does_not_align_is_refused(tmp_path):
-    flags = ["-O3", "-m64", "-mssse3"]
-    text = _assembly(tmp_path, SCHEDULE, flags)
-    spill = re.search(r"\tmovaps\t(%xmm\d+), (-?\d+)\(%rsp\)\n", text)
-    assert spill, "gcc's aligned spill not found"
-    moved = text.replace(spill[0], f"\tmovaps\t{spill[1]}, {int(spill[2]) + 8}(%rsp)\n", 1)
-    proof = prove_function(_assemble(tmp_path, moved, flags), f"{SCHEDULE}_block_data_order", Contract("sysv"))
+    proof = _prove_edited(tmp_path, SCHEDULE, ["-O3", "-m64", "-mssse3"], r"\tmovaps\t(%xmm\d+), (-?\d+)\(%rsp\)\n",
+                          lambda spill: f"\tmovaps\t{spill[1]}, {int(spill[2]) + 8}(%rsp)\n", "gcc's aligned spill")
     bad = [p for p in proof.paths if p.outcome == "refused"]
     assert not proof.proved and bad, proof.paths
     assert "movaps needs a 16-byte aligned stack address" in bad[0].detail and bad[0].category == "address"
