@@ -39,7 +39,8 @@ from pathlib import Path
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.numerals import describe, non_ascii_digit
 from sha1opt.semantics.limits import SOURCE_BYTES, SOURCE_LINES, clip, size_text
-from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register, split_mnemonic
+from sha1opt.semantics.x86 import (SEMANTICS, Arch, Imm, Instr, Mem, Operand, Reg, check_operands, register,
+                                   split_mnemonic)
 
 # Directives that put bytes into the section: code hidden in data is not
 # straight-line code we can reason about.
@@ -164,10 +165,11 @@ def parse_statement(stmt: str, arch: Arch, line: int) -> Instr | None:
         mnemonic, suffix = "mov", "q"    # movq without an xmm operand is a 64-bit (pointer) move
     if suffix == "q" or any(isinstance(o, Reg) and o.width == 64 for o in operands[-1:]):
         # 64-bit operand size is modelled only where it is pointer handling:
-        # moves, add/sub of a constant, lea of base+constant.
+        # moves, add/sub of a constant, lea of base+constant -- and vector rows' 64-bit forms.
         first = operands[0] if operands else None
         ok = mnemonic == "mov" or (mnemonic in ("add", "sub") and isinstance(first, Imm)) or (
-            mnemonic == "lea" and isinstance(first, Mem) and first.index is None)
+            mnemonic == "lea" and isinstance(first, Mem) and first.index is None) or (
+            mnemonic in SEMANTICS and SEMANTICS[mnemonic].vector)
         if not ok or any(isinstance(o, Reg) and o.width == 32 for o in operands):
             raise UnsupportedError(f"{word}: 64-bit operand size is only modelled for pointer moves and constant offsets")
     ins = Instr(mnemonic, operands, line)

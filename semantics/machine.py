@@ -23,6 +23,10 @@ Unwritten registers and words are read from ``initial_reg(name)`` and
 taken to point at offset 0 of a region named after it (so ``12(%esi)`` in a
 snippet reads word 3 of region ``esi``).
 
+A 64-bit general register holds a 32-bit data value zero-extended (every data
+write is a 32-bit one): a vector row reads it as the lanes (value, 0) and
+writes it only a pair whose upper lane is known to be 0 (else refused).
+
 Vector registers (``vector.py`` has the representation) hold 8-lane tuples
 under their xmm name; lane j of register r starts as
 ``initial_reg(vector.lane_name(r, j))`` -- after ``vzeroupper`` an untouched
@@ -251,7 +255,13 @@ class Machine:
             return None, None
         dest, n, value = vector_value(ins, row, d, self._vreg,
                                       lambda m, lanes: self._vread(m, lanes, row.aligned, ins),
-                                      lambda r: self.read(r, ins))
+                                      lambda r: (self.read(r, ins), zero) if r.width == 64 else self.read(r, ins))
+        if isinstance(dest, Reg) and dest.width == 64:
+            # a 64-bit register holds a 32-bit data value here (its upper half 0): the upper lane must be 0
+            if d.constant(value[1]) != 0:
+                raise UnsupportedError(f"{_where(ins)}the upper half of {dest} would be lane 1 of the source, not "
+                                       "known to be 0 (64-bit data in a general register is not modelled)")
+            value = value[0]
         if isinstance(dest, Reg):
             loc = ("reg", dest.name)
         else:
@@ -270,10 +280,12 @@ def vector_value(ins: Instr, row, domain, vreg: Callable[[str], tuple], memory: 
     The one execution of a vector row, shared by ``Machine`` and the
     whole-function lifter (``lift.vectors``); only operand access differs,
     through ``vreg(name)`` (a register's 8 lanes), ``memory(op, lanes)``
-    (``lanes`` consecutive words) and ``scalar(reg)`` (a 32-bit register).
-    The value is the destination register's 8 lanes (a 4-lane result keeps
-    lanes 4-7 for a legacy-SSE encoding, zeroes them for VEX/EVEX), a 32-bit
-    register's value, or the ``lanes written`` memory words. Example:
+    (``lanes`` consecutive words) and ``scalar(reg)`` (a 32-bit register's
+    value; a 64-bit register's two lanes, low first). The value is the
+    destination register's 8 lanes (a 4-lane result keeps lanes 4-7 for a
+    legacy-SSE encoding, zeroes them for VEX/EVEX), a 32-bit register's
+    value, a 64-bit register's two lanes, or the ``lanes written`` memory
+    words. Example:
     ``paddd %xmm1, %xmm0`` with xmm0 = (a0..a7), xmm1 = (b0..b7) gives
     ``(%xmm0, 4, (a0+b0, a1+b1, a2+b2, a3+b3, a4, a5, a6, a7))``.
     """
@@ -285,7 +297,9 @@ def vector_value(ins: Instr, row, domain, vreg: Callable[[str], tuple], memory: 
         if isinstance(op, Imm):
             return op.value
         if isinstance(op, Reg):
-            return vreg(op.name)[:lanes] if op.width in (128, 256) else (scalar(op),)
+            if op.width in (128, 256):
+                return vreg(op.name)[:lanes]
+            return tuple(scalar(op)) if op.width == 64 else (scalar(op),)
         return memory(op, lanes)
 
     args = [arg(ops[k], sh.lanes[k]) for k in FORMS[row.form].args]
@@ -300,7 +314,7 @@ def vector_value(ins: Instr, row, domain, vreg: Callable[[str], tuple], memory: 
             return dest, n, result[:4] + tuple(upper)
         return dest, n, result[:8]
     if isinstance(dest, Reg):
-        return dest, 1, result[0]
+        return dest, n, result[0] if n == 1 else result[:n]
     return dest, n, result[:n]
 
 

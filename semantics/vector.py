@@ -39,15 +39,28 @@ feed the value function (``args``, in its argument order). Kind letters:
 ``v`` vector register of the operation's width (xmm, or ymm where the row has
 a 256-bit form), ``m`` memory of that width, ``x`` an xmm register, ``h``
 16 bytes of memory, ``d`` 4 bytes, ``q`` 8 bytes, ``r`` a 32-bit general
-register, ``i`` an immediate. A value function receives vector operands as
-lane tuples (a general register or a ``d`` word as a 1-tuple) and immediates
-as Python ints, and returns the destination's lanes.
+register, ``g`` a 64-bit general register (two lanes: bits 31:0, 63:32),
+``i`` an immediate. A value function receives vector operands as lane tuples
+(a 32-bit register or a ``d`` word as a 1-tuple, a 64-bit register or a
+``q`` word pair as a 2-tuple) and immediates as Python ints, and returns the
+destination's lanes.
+
+General registers (``movd``/``movq``/``vmovd``/``vmovq``, ``pextrq``/``pinsrq``):
+a 32-bit general register is one lane; a 64-bit one is two, and each
+interpreter supplies them as its model of the register has them (the
+straight-line ``Machine`` holds 32-bit data, so its 64-bit registers read
+(value, 0) and take a result only when the upper lane is known to be 0; the
+lifter also moves the halves of a callee-saved register's entry value, so
+``movq %rbx, %xmm0 ... movq %xmm0, %rbx`` restores it). Rows that only
+select and move lanes (``VectorRow.moves``) are the ones such halves may go
+through.
 
 Refused by name, never approximated: a ``pshufb``/``vpshufb`` whose mask is
 not a known constant (``Domain.constant``: OpenSSL loads its masks from
 ``.rodata``, which the front end reads as constants); shifts by an xmm count;
 masking (``{%k1}``), embedded broadcast, zmm and xmm16-31; 64-bit general
-registers as data (``movq %xmm0, %rax``); every mnemonic not in
+registers whose upper half the interpreter does not know (``Machine``:
+``movq %xmm0, %rax`` from a lane 1 not known 0); every mnemonic not in
 ``VECTOR_ROWS`` (``vpaddq``, ``vpermd``, ``vpsrlq``...).
 
 ISA: ``isa`` maps each operand width (128, 256) to the CPUID feature that
@@ -58,7 +71,8 @@ the arithmetic flags.
 Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
 "Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
 PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD,
-PSRLDQ/PSLLDQ, PUNPCKLDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD, SHLD/SHRD, and
+PSRLDQ/PSLLDQ, PUNPCKLDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
+VMOVD/VMOVQ, SHLD/SHRD, and
 SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode the SHA-NI
 functions below transcribe line by line); vol. 2C §5.1 for VINSERTI128,
 VPERM2I128, VPBROADCASTD, VPROLD, VPTERNLOGD, VZEROUPPER, VZEROALL.
@@ -102,9 +116,11 @@ FORMS: dict[str, Form] = {
     "ternary":   Form(("i", "vm", "v", "v"), (3, 2, 1, 0), True),  # vpternlogd $n, src3, src2, dst
     "broadcast": Form(("xd", "v"), (0,)),                      # vpbroadcastd x/m32, dst
     "movd":      Form(("xrd", "xrd"), (0,)),                   # exactly one xmm operand
-    "movq":      Form(("xq", "xq"), (0,)),                     # xmm/m64 -> xmm/m64
+    "movq":      Form(("xqg", "xqg"), (0,)),                   # xmm/m64/r64 -> xmm/m64/r64, an xmm among them
     "extract":   Form(("i", "x", "rd"), (1, 0)),               # pextrd $n, xmm, r32/m32
     "insert32":  Form(("i", "rd", "x"), (2, 1, 0), True),      # pinsrd $n, r32/m32, xmm
+    "extract64": Form(("i", "x", "gq"), (1, 0)),               # pextrq $n, xmm, r64/m64
+    "insert64":  Form(("i", "gq", "x"), (2, 1, 0), True),      # pinsrq $n, r64/m64, xmm
     "zero":      Form((), ()),                                 # vzeroupper / vzeroall
 }
 
@@ -126,6 +142,12 @@ class VectorRow:
     enc: Enc
     aligned: bool = False          # a memory operand of 16/32 bytes must be aligned to its size
     writes_flags: bool = False
+
+    @property
+    def moves(self) -> bool:
+        """The value function only selects and moves its inputs' lanes (or writes constant lanes): a
+        lane that is not a data value (a callee-saved register's half, in the lifter) may go through."""
+        return self.form in _MOVING_FORMS or self.fn in _MOVING_FUNCTIONS
 
     @property
     def isa(self) -> str:
@@ -183,15 +205,20 @@ def shape(mnemonic: str, row: VectorRow, kinds: tuple[str, ...]) -> Shape:
             lanes.append(4)
         elif k == "r" and "r" in want:
             lanes.append(1)
+        elif k == "g" and "g" in want:
+            lanes.append(2)
         elif k == "m" and any(c in want for c in "mhdq"):
             lanes.append(n if "m" in want else {"h": 4, "d": 1, "q": 2}[next(c for c in want if c in "hdq")])
         else:
             raise bad(f"operand kinds {''.join(kinds)} do not fit {' '.join(form.kinds)} "
-                      "(v: vector register, m: memory, x: xmm, r: 32-bit register, i: immediate)")
+                      "(v: vector register, m: memory, x: xmm, r: 32-bit register, g: 64-bit register, "
+                      "i: immediate)")
     if kinds.count("m") > 1:
         raise bad("at most one memory operand")
     if row.form == "movd" and kinds.count("x") != 1:
         raise bad("moves between one xmm register and a 32-bit register or memory")
+    if row.form == "movq" and "x" not in kinds:
+        raise bad("moves to or from an xmm register")
     return Shape(width, tuple(lanes))
 
 
@@ -422,6 +449,16 @@ def _pinsrd(d, dst, v, n):
     return tuple(v[0] if j == k else dst[j] for j in range(4))
 
 
+def _pextrq(d, x, n):
+    k = 2 * (n & 1)
+    return (x[k], x[k + 1])
+
+
+def _pinsrq(d, dst, v, n):
+    k = 2 * (n & 1)
+    return tuple(v[j - k] if k <= j < k + 2 else dst[j] for j in range(4))
+
+
 # --- SHA-NI (SDM vol. 2B §4.3, "Operation" of each; lane 0 is bits 31:0) --------
 
 _SHA1_K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
@@ -520,9 +557,13 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "punpckldq":  VectorRow("binary", _punpckldq, _SSE2, "sse", aligned=True),   # gcc -m64's state store
     "pextrd":     VectorRow("extract", _pextrd, ((128, "sse4.1"),), "sse"),
     "pinsrd":     VectorRow("insert32", _pinsrd, ((128, "sse4.1"),), "sse"),
+    "pextrq":     VectorRow("extract64", _pextrq, ((128, "sse4.1"),), "sse"),
+    "pinsrq":     VectorRow("insert64", _pinsrq, ((128, "sse4.1"),), "sse"),
     # AVX / AVX2 (VEX: an xmm write zeroes ymm lanes 4-7)
     "vmovdqa":    VectorRow("move", _move, _AVX_BOTH, "vex", aligned=True),
     "vmovdqu":    VectorRow("move", _move, _AVX_BOTH, "vex"),
+    "vmovd":      VectorRow("movd", _movd, ((128, "avx"),), "vex"),
+    "vmovq":      VectorRow("movq", _movq, ((128, "avx"),), "vex"),
     "vpaddd":     VectorRow("vex3", _ADD, _AVX_AVX2, "vex"),
     "vpsubd":     VectorRow("vex3", _SUB, _AVX_AVX2, "vex"),
     "vpxor":      VectorRow("vex3", _XOR, _AVX_AVX2, "vex"),
@@ -552,3 +593,8 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "sha1msg1":   VectorRow("binary", _sha1msg1, _SHA, "sse", aligned=True),
     "sha1msg2":   VectorRow("binary", _sha1msg2, _SHA, "sse", aligned=True),
 }
+
+# Forms and value functions that only move lanes (``VectorRow.moves``).
+_MOVING_FORMS = frozenset({"move", "movd", "movq", "extract", "insert32", "extract64", "insert64", "insert",
+                           "broadcast"})
+_MOVING_FUNCTIONS = frozenset({_pshufd, _punpcklqdq, _punpckldq, _punpckhqdq, _vperm2i128})

@@ -3,6 +3,7 @@
 - ``elf``        sections, symbols and relocations of an x86 ELF object (pyelftools)
 - ``decode``     capstone decoding into ``x86.Instr`` plus addresses, targets and references
 - ``cfg``        basic blocks, back edges, the block loops (outermost loop heads)
+- ``canary``     the stack-protector guard (``%fs:0x28`` / ``%gs:0x14``): one opaque constant, ``__stack_chk_fail``
 - ``values``     the executor's value kinds (pointers, integers, entry values) and refusals with their category
 - ``paths``      path state, code fetch, exploration with forks on undecided branches
 - ``control``    flags (ZF SF CF OF as z3), branches, cmov forks, calls, returns, push/pop

@@ -7,7 +7,8 @@ after a count or pointer instruction, a branch condition from them
 ``jmp``/``j<cc>`` on the stack and the program counter, and ``cmov<cc>`` on
 counts and pointers (a fork, as a branch). A branch on flags a
 data instruction wrote, an indirect jump or call, a call into another
-object, or a return anywhere but to the caller (a ``Violation``) ends the path.
+object, or a return anywhere but to the caller (a ``Violation``) ends the path; so does a
+reachable call of ``__stack_chk_fail`` (a ``Violation``: the canary check fails, ``canary``).
 
 Example: after ``decq 64(%rsp)`` on the count ``n - k``, ``condition("jne")``
 is ``Not(n - k - 1 == 0)``; the flags of ``add`` / ``sub`` / ``cmp`` follow the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import z3
 
+from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.x86 import Imm
@@ -133,6 +135,9 @@ class ControlFlow:
         if m == "call":
             if d.target is None and d.imm_ref is None:
                 raise Refused(d, "indirect call", "control flow")
+            if d.imm_ref is not None and d.imm_ref.region[4:] in FAIL_FUNCTIONS:
+                raise Violation(d, f"the stack-protector check fails on this path (calls {d.imm_ref.region[4:]}): "
+                                   "the frame's copy of the stack guard is overwritten")
             if d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
                 raise Refused(d, f"calls an external function ({d.imm_ref.region[4:]})", "control flow")
             tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)

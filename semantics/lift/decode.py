@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import capstone
 from capstone import x86 as cx
 
+from sha1opt.semantics.lift.canary import CANARY_REGION, is_guard
+from sha1opt.semantics.lift.canary import describe as describe_guard
 from sha1opt.semantics.lift.elf import ObjectFile, Reloc, Symbol
 from sha1opt.semantics.x86 import CL, I386_REGS, R64_TO_R32, X64_EXTRA, Imm, Instr, Mem, Reg
 
@@ -179,10 +181,16 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
             m = o.mem
             breg = i.reg_name(m.base) if m.base else None
             ireg = i.reg_name(m.index) if m.index else None
-            if m.segment:
-                problem = problem or "segment-relative memory is not modelled"
             reloc = obj.relocation_at(sec, i.address + i.disp_offset) if i.disp_offset else None
             b = None
+            if m.segment:
+                if breg is None and ireg is None and reloc is None and \
+                        is_guard(obj.arch, i.reg_name(m.segment), m.disp):
+                    ops.append(Mem(None, None, 1, 0))      # the stack guard (``canary``): nothing else
+                    mem_ref = Ref(CANARY_REGION, 0)
+                    continue
+                problem = problem or (f"segment-relative memory is not modelled (only the stack guard "
+                                      f"{describe_guard(obj.arch)})")
             if breg == "rip":
                 if reloc is not None:
                     mem_ref = _ref_of(obj, reloc, next_ip - (i.address + i.disp_offset))

@@ -54,7 +54,8 @@ from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.memory import MemoryModel
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
-from sha1opt.semantics.lift.values import MASK32, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed
+from sha1opt.semantics.lift.values import (MASK32, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed,
+                                           stack_base)
 from sha1opt.semantics.lift.vectors import VectorUnit
 from sha1opt.semantics.control import CONTROL
 from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Mem, Reg, value_of
@@ -92,8 +93,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         self.stack_writable = stack_writable or (lambda off: off < 0)
         self.data_size = data_size
         # The entry stack pointer's address: realignments (``and $-64``) are exact in it, so
-        # aligned vector accesses to the realigned frame are proved aligned.
-        self.stack_base = z3.BitVec("stack_base", bits)
+        # aligned vector accesses to the realigned frame are proved aligned; the contract's
+        # entry alignment (SysV: 8 mod 16) is an axiom over it (``function.prove_function``).
+        self.stack_base = stack_base(bits)
         self._fresh = itertools.count()
         self._slot = 0
         # Replay (``run``) re-executes a trace ``explore`` produced, where the buffer bounds and
@@ -140,7 +142,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if isinstance(op, Reg):
             name = "ecx" if op == CL else op.name
             v = self.s.regs.get(name)
-            if v is None or isinstance(v, Opq):
+            if v is None or (isinstance(v, Opq) and "[" not in v.name):   # (half an entry value: refused)
                 v = self.initial_reg(name)
                 self.s.regs[name] = v
             return self._as_data(v, d, str(op))

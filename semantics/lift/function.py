@@ -67,13 +67,14 @@ from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.condition import words
 from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectError, ObjectFile
+from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
 from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
 from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, names, restored,
                                               verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
-from sha1opt.semantics.lift.values import Category
+from sha1opt.semantics.lift.values import Category, stack_base
 from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
 from sha1opt.semantics.prove import Prover
 
@@ -230,6 +231,10 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     n, k = z3.BitVec("n", bits), z3.BitVec("k", bits)
     ctx = Ctx(obj, program, bits, contract, n, k)
     ctx.axioms += [z3.ULT(n, ctx.bv(1 << N_BOUND[bits])), z3.UGE(n, ctx.bv(contract.min_blocks))]
+    align = ENTRY_ALIGNMENT[contract.abi]
+    if align is not None:
+        # the ABI's entry alignment (SysV: %rsp + 8 = 0 mod 16): compiled C's aligned spills rely on it
+        ctx.axioms.append(stack_base(bits) & ctx.bv(align[0] - 1) == ctx.bv(align[1]))
     # One block: no block loop (every loop left has a constant trip count and is unrolled), nblocks is 1.
     if contract.one_block:
         heads: set = set()

@@ -221,10 +221,10 @@ def establishes(ctx: Ctx, template: dict, st: State, prover: Prover) -> str | No
             want = z3.substitute(tv.v, *zero)
             if not (isinstance(got, Int) and ctx.implies(st.cond, got.v == want)):
                 return f"{_where(loc)} is not {z3.simplify(want)}"
-        elif isinstance(tv, Opq) and not (isinstance(got, Opq) and got.name == tv.name):
-            return f"{_where(loc)} does not hold {tv.name}"
     for loc, tv in flat_locations(template):
         got = read(st, loc)
+        if isinstance(tv, Opq) and not (isinstance(got, Opq) and got.name == tv.name):
+            return f"{_where(loc)} does not hold {tv.name}"
         if isinstance(tv, H):
             if got is None and loc == ("mem", ("state", "", 4 * tv.index)):
                 continue                                    # untouched state word: holds h_i
@@ -257,10 +257,9 @@ def template_holds(ctx: Ctx, template: dict, st: State, subst=z3.substitute) -> 
             want = subst(tv.v, (ctx.k, ctx.k + 1))
             if not (isinstance(got, Int) and ctx.implies(st.cond, got.v == want)):
                 return f"{what} should be {z3.simplify(want)}"
-        elif isinstance(tv, Opq):
-            if not (isinstance(got, Opq) and got.name == tv.name):
-                return f"{what} should still hold {tv.name}"
     for loc, tv in flat_locations(template):
+        if isinstance(tv, Opq) and not (isinstance(read(st, loc), Opq) and read(st, loc).name == tv.name):
+            return f"{describe(loc)} should still hold {tv.name}"      # (a register, a slot or a vector lane)
         if isinstance(tv, Const):
             got = read(st, loc)
             if not (isinstance(got, Term) and got.node.op == "const" and got.node.payload == tv.term.node.payload):

@@ -49,6 +49,11 @@ ABI_OF: dict[Arch, Abi] = {"x86_64": "sysv", "i386": "cdecl"}   # the arch's own
 
 SAVED = {"sysv": ("ebx", "ebp", "r12d", "r13d", "r14d", "r15d"), "cdecl": ("ebx", "esi", "edi", "ebp")}
 
+# The entry stack pointer's address modulo the ABI's stack alignment, (modulus, residue): SysV x86-64
+# calls with %rsp a multiple of 16, so the callee sees %rsp + 8 = 0 mod 16 (psABI 3.2.2). None: cdecl
+# i386 is not given one (Linux's 16 bytes is not every caller's; OpenSSL and sha1opt realign).
+ENTRY_ALIGNMENT: dict[str, tuple[int, int] | None] = {"sysv": (16, 8), "cdecl": None}
+
 ARG_REGS = {"sysv": ("edi", "esi", "edx", "ecx", "r8d", "r9d")}   # cdecl: the stack slots 4, 8, 12, ...
 # A declared workspace is modelled as the caller's memory this far above the
 # entry stack pointer: a separate object from the callee's frame, the return address and the arguments.
@@ -61,7 +66,8 @@ class Contract:
 
     ``min_blocks`` is 0 for sha1opt's exports (nblocks = 0 is a no-op, proved)
     and 1 for OpenSSL's. Buffers are separate objects (state, data, stack do
-    not alias) and ``64 * nblocks`` fits the address space. ``args`` are the
+    not alias) and ``64 * nblocks`` fits the address space; the entry stack
+    pointer is aligned as the ABI says (``ENTRY_ALIGNMENT``). ``args`` are the
     arguments' roles in order (``parse_interface`` declares others): without
     ``"nblocks"`` the function hashes exactly one block (no block loop);
     ``"workspace"`` is a caller-owned scratch region of ``workspace_words``
@@ -90,8 +96,10 @@ class Contract:
         else:
             count = f"nblocks >= {self.min_blocks}, 64*nblocks < 2^{58 if self.abi == 'sysv' else 26}"
         disjoint = "state, data, workspace and stack" if self.workspace_words else "state, data and stack"
+        align = ENTRY_ALIGNMENT[self.abi]
+        entry = f"; entry %rsp = {align[1]} mod {align[0]}" if align else ""
         return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({self.arg_text()}); {count}; "
-                f"{disjoint} disjoint; callee-saved {saved} and the stack pointer checked")
+                f"{disjoint} disjoint{entry}; callee-saved {saved} and the stack pointer checked")
 
     def named(self, reason: str) -> str:
         """A refusal with a write at or above ``WORKSPACE_AT`` said as what it is: past the declared workspace."""

@@ -12,13 +12,15 @@ symbolic parts (a realigned frame) are asked of z3. Writes are allowed only
 to the stack below the entry stack pointer (``stack_writable``) and to the
 5 state words; anything else is a ``Violation``, never ignored. A read past
 the current block (read-ahead) is allowed only where the path condition
-keeps it inside the data buffer (``data_size``).
+keeps it inside the data buffer (``data_size``). The stack guard (``canary``)
+is a read-only region of one word, the same opaque constant at every read.
 """
 
 from __future__ import annotations
 
 import z3
 
+from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
@@ -149,6 +151,10 @@ class MemoryModel:
                 raise Refused(d, f"computed offset into {region[4:]}", "address")
             v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(f"{region[4:]}+{c}", 8 * size))
                     if 8 * size < self.bits else z3.BitVec(f"{region[4:]}+{c}", self.bits))
+        elif region == CANARY_REGION:
+            if rest or c or 8 * size != self.bits:
+                raise Refused(d, "the stack guard read in part or at an offset", "address")
+            v = Int(guard_value(self.bits))
         else:
             raise Refused(d, f"read from {region}", "address")
         self.s.mem[key] = (v, size)

@@ -7,7 +7,8 @@ word) gets one kind:
 
 * ``Ptr``/``Int`` with k -- a pointer or count moving by a constant step
   (``data + 64*k``, ``n - k``);
-* ``Opq`` -- an entry value kept (callee-saved registers, the return address);
+* ``Opq`` -- an entry value kept (callee-saved registers, the return address),
+  also half of one in a vector lane (``%rbx[63:32]``, ``vectors``);
 * ``H(i)`` -- the chaining value word i: ``h_i`` at ``S0`` (a state word read,
   or a register or vector lane that holds it) and ``compress(H, block)_i`` at
   ``S1``;
@@ -207,7 +208,9 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None, blocks: int = 1
             out[loc] = FREE
         elif isinstance(v0, tuple) or isinstance(v1, tuple):
             if isinstance(v0, tuple) and isinstance(v1, tuple):
-                out[loc] = Lanes(tuple(_data_kind(probe, s0, a, b, None, blocks) for a, b in zip(v0, v1)))
+                out[loc] = Lanes(tuple((a if isinstance(b, Opq) and b.name == a.name else FREE)
+                                       if isinstance(a, Opq) else _data_kind(probe, s0, a, b, None, blocks)
+                                       for a, b in zip(v0, v1)))
             else:
                 out[loc] = FREE
         elif isinstance(v0, Ptr) and isinstance(v1, Ptr) and v0.region == v1.region:
@@ -297,7 +300,7 @@ def materialize(template: dict, section: str, head: int, domain, init_reg, init_
 
     for loc, (tv, size) in template.items():
         if isinstance(tv, Lanes):
-            v = tuple(head_value(t, domain, init_mem, fresh_value) for t in tv.kinds)
+            v = tuple(t if isinstance(t, Opq) else head_value(t, domain, init_mem, fresh_value) for t in tv.kinds)
         elif isinstance(tv, (H, Const, HeadTerm)) or tv == FREE:
             v = head_value(tv, domain, init_mem, fresh_value)
         else:

@@ -95,6 +95,11 @@ class Flags:
     data: bool = False
 
 
+def stack_base(bits: int) -> z3.BitVecRef:
+    """The entry stack pointer's address (``Ptr("stack", 0)``): one z3 constant, what stack alignments are about."""
+    return z3.BitVec("stack_base", bits)
+
+
 def is_data(v) -> bool:
     return not isinstance(v, (Ptr, Int, Opq))
 

@@ -13,12 +13,26 @@ is ``initial_reg("xmmN.j")`` -- and runs each row through the one shared
   for vector code exactly as for scalar code);
 * an aligned access (``movdqa``, a legacy-SSE 16-byte memory source) is a
   precondition that is *discharged* here: on the stack against the stack
-  base's alignment (known after ``and $-64, %rsp``: ``align`` unknowns are
+  base's alignment (the contract's entry alignment -- SysV: ``stack_base``
+  = 8 mod 16, an axiom -- and after ``and $-64, %rsp``: ``align`` unknowns are
   tied to ``stack_base``), in this object's sections against the section's
   ``sh_addralign`` and the offset; anything else (the caller's state or data
   buffer, whose alignment the contract does not give) is refused by name;
 * ``vzeroupper``/``vzeroall`` zero lanes 4-7 / all lanes of every register
   (untouched registers are first given their entry lanes);
+* general registers (``movd``/``movq``/``vmovd``/``vmovq``/``pinsrq``/
+  ``pextrq``): a 32-bit register is one lane, a 64-bit one two. Besides data,
+  a lane may hold half of an entry value (``Opq``) -- compiled code keeps
+  callee-saved registers in xmm registers -- named ``%rbx[31:0]`` /
+  ``%rbx[63:32]`` (on i386 a 32-bit entry value is one whole lane); such
+  lanes go only through rows that move lanes (``VectorRow.moves``), and a
+  64-bit register written the two halves of one entry value, in order, holds
+  that entry value again, so the restore check sees ``%rbx`` restored (any
+  other pair of halves is an entry value of its own, ``%rbx[31:0]:%rbx[63:32]``,
+  restoring nothing). A
+  64-bit register's data (the lifter tracks 32 bits of it), a pointer or a
+  count moved whole into a vector register is refused as an untracked value;
+  a 64-bit register takes a data lane when the upper lane is the constant 0;
 * the compositional prover's ``on_write`` hook sees one write per lane
   (location ``("reg", "xmmN.j")``), so a message word W_t computed in lane
   j of a vector register becomes a cut like a scalar one.
@@ -35,7 +49,7 @@ import z3
 
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.lift.decode import Decoded
-from sha1opt.semantics.lift.values import Ptr, Refused
+from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, is_data
 from sha1opt.semantics.machine import vector_value
 from sha1opt.semantics.vector import lane_name
 from sha1opt.semantics.x86 import Mem, Reg
@@ -67,10 +81,12 @@ class VectorUnit:
             for name in vector_registers(self.bits):
                 self.s.regs[name] = self.vreg(name)[:keep] + (zero,) * (8 - keep)
             return
+        moves = row.moves
         try:
-            dest, n, value = vector_value(d.ins, row, self.domain, self.vreg,
-                                          lambda m, lanes: self._vload(m, lanes, row.aligned, d),
-                                          lambda r: self.read_data(r, d))
+            dest, n, value = vector_value(d.ins, row, self.domain,
+                                          self.vreg if moves else (lambda name: self._computed(name, d)),
+                                          lambda m, lanes: self._vload(m, lanes, row.aligned, d, moves),
+                                          lambda r: self._gpr_lanes(r, d, moves))
         except UnsupportedError as e:
             msg = str(e)
             for where in (f"line {d.ins.line}: {d.ins}: ", f"{d.ins}: "):   # Refused names the place itself
@@ -81,7 +97,7 @@ class VectorUnit:
             for j in range(n):
                 self._written(("reg", lane_name(dest.name, j)), value[j], d)
         elif isinstance(dest, Reg):
-            self.set_reg(dest, value, d)
+            self.set_reg(dest, self._joined(value, d) if dest.width == 64 else value, d)
         else:
             p = self.address(dest, d)
             if row.aligned and n >= 4:
@@ -89,12 +105,55 @@ class VectorUnit:
             for j, v in enumerate(value):
                 self.store(Ptr(p.region, p.off + self.bv(4 * j)), v, 4, d)
 
-    def _vload(self, m: Mem, lanes: int, aligned: bool, d: Decoded) -> tuple:
+    def _vload(self, m: Mem, lanes: int, aligned: bool, d: Decoded, moves: bool = False) -> tuple:
         p = self.address(m, d)
         if aligned and lanes >= 4:
             self.check_aligned(p, 4 * lanes, d)
-        return tuple(self._as_data(self.load(Ptr(p.region, p.off + self.bv(4 * j)), 4, d), d, str(m))
-                     for j in range(lanes))
+        words = [self.load(Ptr(p.region, p.off + self.bv(4 * j)), 4, d) for j in range(lanes)]
+        return tuple(w if moves and isinstance(w, Opq) else self._as_data(w, d, str(m)) for w in words)
+
+    def _computed(self, name: str, d: Decoded) -> tuple:
+        """The lanes of ``name`` for a row that computes on them: data only."""
+        lanes = self.vreg(name)
+        held = next((v for v in lanes if isinstance(v, Opq)), None)
+        if held is not None:
+            raise Refused(d, f"%{name} holds the caller's {held.name} but is computed on", "untracked value")
+        return lanes
+
+    def _gpr_lanes(self, r: Reg, d: Decoded, moves: bool):
+        """A general register as a vector row reads it: a 32-bit one's value, a 64-bit one's two lanes."""
+        v = self.s.regs.get(r.name)
+        if r.width != 64:
+            if moves and isinstance(v, Opq):
+                return v if self.bits == 32 or "[" in v.name else _halves(v)[0]
+            return self.read_data(r, d)
+        if v is None:
+            v = self.s.regs[r.name] = self.initial_reg(r.name)
+        if isinstance(v, Opq) and "[" not in v.name:
+            return _halves(v)
+        if isinstance(v, Int) and z3.is_bv_value(z3.simplify(v.v)):
+            c = z3.simplify(v.v).as_long()
+            return self.domain.const(c & 0xFFFFFFFF), self.domain.const(c >> 32 & 0xFFFFFFFF)
+        what = ("a 32-bit data value (its upper half is not tracked)" if is_data(v) else
+                f"the caller's {v.name}" if isinstance(v, Opq) else
+                f"a pointer into {v.region}" if isinstance(v, Ptr) else "a count")
+        raise Refused(d, f"{r} holds {what}: moved whole into a vector register it is not tracked", "untracked value")
+
+    def _joined(self, lanes: tuple, d: Decoded):
+        """What a 64-bit general register holds after a vector row wrote ``lanes`` (low, high) to it."""
+        lo, hi = lanes
+        if isinstance(lo, Opq) and isinstance(hi, Opq):
+            whole = Opq(lo.name[:-len(_LOW)])
+            # the halves of one entry value in order are that value; any other pair is a value of its own
+            return whole if lo.name.endswith(_LOW) and _halves(whole) == (lo, hi) else Opq(f"{hi.name}:{lo.name}")
+        if is_data(lo) and is_data(hi):
+            clo, chi = self.domain.constant(lo), self.domain.constant(hi)
+            if chi == 0:
+                return lo
+            if clo is not None and chi is not None:
+                return Int(self.bv(chi << 32 | clo))
+        raise Refused(d, f"a 64-bit register written lanes {_lane_text(lo)}, {_lane_text(hi)}: not one value the "
+                         "lifter tracks", "untracked value")
 
     def check_aligned(self, p: Ptr, size: int, d: Decoded) -> None:
         """Discharge the alignment precondition of a ``size``-byte access at ``p``, or refuse by name."""
@@ -104,7 +163,8 @@ class VectorUnit:
             if self.implies((self.stack_base + p.off) & self.bv(size - 1) == 0):
                 return
             raise Refused(d, f"{d.mnemonic} needs a {size}-byte aligned stack address; not proved "
-                             "(the stack is only known aligned after an `and $-N` realignment)", "address")
+                             "(the stack is known aligned only as far as the ABI's entry alignment and `and $-N` "
+                             "realignments make it)", "address")
         if p.region.startswith("sec:"):
             off = z3.simplify(p.off)
             if z3.is_bv_value(off) and self.p.obj.aligned(p.region[4:], off.as_long(), size):
@@ -118,3 +178,15 @@ class VectorUnit:
         """Lane ``j`` of a register named ``"xmmN.j"`` (the locations ``on_write`` reports)."""
         reg, j = name.split(".")
         return self.vreg(reg)[int(j)]
+
+
+_LOW, _HIGH = "[31:0]", "[63:32]"
+
+
+def _halves(v: Opq) -> tuple[Opq, Opq]:
+    """The two 32-bit halves of a 64-bit entry value, as vector lanes hold them: ``%rbx[31:0]``, ``%rbx[63:32]``."""
+    return Opq(v.name + _LOW), Opq(v.name + _HIGH)
+
+
+def _lane_text(v) -> str:
+    return v.name if isinstance(v, Opq) else "data"
