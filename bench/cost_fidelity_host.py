@@ -75,7 +75,8 @@ from sha1opt.search.driver import search_ranges
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize, textbook
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque, parse_listing
+from sha1opt.semantics.listing import parse_listing
+from sha1opt.semantics.opaque import Opaque
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cost_fidelity  # noqa: E402  (the OpenSSL loop extraction, shared with the published-figure script)

@@ -67,14 +67,14 @@ def shani_function_text(arch: Arch, params: ShaniParams, header: list[str] | Non
     ins("jz .Lshani_done")
     out.append("\t/* setup: byte-reversal mask, state as ABCD (lanes reversed) and E (lane 3) */")
     for t in p.setup:
-        ins(t)
+        ins(p.line(t))
     out.append("\t.p2align 4")
     out.append(f"{LOOP_LABEL}:")
     for t in (*p.head, *p.body, *p.tail):
-        ins(t)
+        ins(p.line(t))
     out.append("\t/* store the state */")
     for t in p.finish:
-        ins(t)
+        ins(p.line(t))
     out.append(".Lshani_done:")
     ins("ret")
     out.append(f"\t.size {SYMBOL}, .-{SYMBOL}")

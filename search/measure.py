@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.opaque import Label, Opaque
 from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg
 from sha1opt.search.cost.classes import Item
 from sha1opt.search.cost.model import Model
@@ -47,11 +47,11 @@ from sha1opt.search.space.hybrid import HybridBlock
 # (tests/search/test_blocks.py checks it against an exported, lifted loop).
 LOOP_CONTROL: dict[str, tuple[Item, ...]] = {
     "x86_64": (Instr("add", (Imm(64), Reg("esi", 64))),
-               Opaque("decq", (f"{FRAME_BYTES['x86_64']:#x}(%rsp)",), 0, "counter"),
-               Opaque("jne", ("loop",), 0, "branch")),
+               Opaque("decq", (Mem(Reg("esp", 64), None, 1, FRAME_BYTES["x86_64"]),), 0, "counter"),
+               Opaque("jne", (Label("loop"),), 0, "branch")),
     "i386": (Instr("add", (Imm(64), Mem(Reg("esp", 32), None, 1, I386_DATA_SLOT))),
-             Opaque("decl", (f"{I386_COUNT_SLOT:#x}(%esp)",), 0, "counter"),
-             Opaque("jne", ("loop",), 0, "branch")),
+             Opaque("decl", (Mem(Reg("esp", 32), None, 1, I386_COUNT_SLOT),), 0, "counter"),
+             Opaque("jne", (Label("loop"),), 0, "branch")),
 }
 # The x86-64 hybrid frame's block count (``emit.hybrid_frame.COUNT``); its i386 frame uses the scalar slots.
 HYBRID_COUNT = 64
@@ -107,12 +107,12 @@ def block_loop_cycles(sched: Schedule, model: Model) -> float:
 
 
 def block_items(code) -> list:
-    """Cost-model items of ``code``: vector rows as ``Opaque(..., "vector")`` (the item the listing reader
-    makes of them in an object file), the rest as they are."""
+    """Cost-model items of ``code``: vector rows as ``Opaque(..., "vector")`` with the instruction's own
+    typed operands (the item the listing reader makes of them in an object file), the rest as they are."""
     out = []
     for ins in code:
         if isinstance(ins, Instr) and SEMANTICS[ins.mnemonic].vector:
-            out.append(Opaque(ins.mnemonic, tuple(str(o) for o in ins.operands), ins.line, "vector"))
+            out.append(Opaque(ins.mnemonic, ins.operands, ins.line, "vector"))
         else:
             out.append(ins)
     return out
@@ -126,15 +126,12 @@ def hybrid_loop_items(block: HybridBlock) -> list:
     """
     if block.params.arch == "i386":
         return block_items(block.body) + list(LOOP_CONTROL["i386"])
+    count = Opaque("decq", (Mem(Reg("esp", 64), None, 1, HYBRID_COUNT),), 0, "counter")
+    advance = Instr("add", (Imm(64), Reg("esi", 64)))
     if not block.params.ahead:
-        control = (Instr("add", (Imm(64), Reg("esi", 64))),
-                   Opaque("decq", (f"{HYBRID_COUNT:#x}(%rsp)",), 0, "counter"),
-                   Opaque("jne", ("loop",), 0, "branch"))
-        return block_items(block.body) + list(control)
-    return (block_items(block.body)
-            + [Opaque("decq", (f"{HYBRID_COUNT:#x}(%rsp)",), 0, "counter"), Opaque("je", ("tail",), 0, "branch")]
-            + block_items(block.main)
-            + [Instr("add", (Imm(64), Reg("esi", 64))), Opaque("jmp", ("loop",), 0, "jump")])
+        return block_items(block.body) + [advance, count, Opaque("jne", (Label("loop"),), 0, "branch")]
+    return (block_items(block.body) + [count, Opaque("je", (Label("tail"),), 0, "branch")]
+            + block_items(block.main) + [advance, Opaque("jmp", (Label("loop"),), 0, "jump")])
 
 
 def hybrid_loop_cost(block: HybridBlock, model: Model) -> Simulation:

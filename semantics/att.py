@@ -62,11 +62,21 @@ def _number(text: str, what: str) -> int:
     refused here, never read as 3.
     """
     t = text.strip()
-    if not _NUM.match(t):
+    value = integer(t)
+    if value is None:
         bad = non_ascii_digit(t)
         if bad is not None:
             raise ParseError(f"{what} {t!r}: {describe(t[bad])}")
         raise UnsupportedError(f"{what} {t!r} is not a number (symbols are not modelled)")
+    return value
+
+
+def integer(text: str) -> int | None:
+    """An AT&T integer as GNU as reads it (``0x1f``, ``0b101``, ``017`` octal, ``-42``), or None for
+    anything else (a symbol, a Unicode digit)."""
+    t = text.strip()
+    if not _NUM.match(t):
+        return None
     sign, body = (-1, t[1:]) if t[0] == "-" else (1, t.lstrip("+"))
     if body[:2].lower() in ("0x", "0b"):
         return sign * int(body, 0)

@@ -4,16 +4,19 @@ Nothing is proved from a ``Listing``: every proof reads machine code
 (``semantics.lift``). What reads text this way is cost work only -- the
 peers' loop (``emit.peers.gcc_reference_loop``: gcc -S of our C SHA-1),
 the calibration's variants (``emit.calibration.loop_items``) and
-``bench/cost_fidelity.py``; ``Opaque`` is also the cost models' item for an
-instruction without value semantics (``analyze.cost_items`` makes them from
-decoded machine code).
+``bench/cost_fidelity.py``. ``Opaque`` (``semantics.opaque``) is the cost
+models' item for an instruction without value semantics; this module is the
+one place its operands are read from text (``opaque_operands``: here, and
+for the AT&T text of decoded machine code in ``search.cost.items``), once,
+into typed operands.
 
 A SHA-1 function -- ours or gcc's -- pushes and pops registers, counts
 blocks and branches back. This module reads such text into a ``Listing``:
 table instructions become ``x86.Instr``, a fixed set of control, stack and
-compare instructions become ``Opaque`` items (no value semantics, but the
-registers they read and write), labels are kept, and anything else is
-refused with ``file:line`` and the mnemonic.
+compare instructions, and any instruction naming an xmm/ymm/zmm register,
+become ``Opaque`` items (no value semantics, but the registers they read and
+write), labels are kept, and anything else is refused with ``file:line`` and
+the mnemonic.
 
 ``Listing.loop()`` finds the block loop: the last backward conditional
 branch, its target label, and the body in between (loop-control
@@ -32,11 +35,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sha1opt.semantics.att import (LABEL, parse_statement, refuse_non_ascii_digits, split_operands,
+from sha1opt.semantics.att import (LABEL, integer, parse_statement, refuse_non_ascii_digits, split_operands,
                                    strip_block_comments)
 from sha1opt.semantics.errors import ParseError, UnsupportedError
 from sha1opt.semantics.limits import clip
-from sha1opt.semantics.x86 import I386_REGS, R64_TO_R32, X64_EXTRA, Arch, Imm, Instr, Mem, Reg
+from sha1opt.semantics.opaque import TARGET_KINDS, Label, Opaque, OpaqueOperand, Symbol
+from sha1opt.semantics.x86 import (BYTE_NAMES, I386_REGS, R64_TO_R32, WORD_NAMES, X64_EXTRA, Arch, Imm, Instr, Mem,
+                                   Reg)
 
 _CONDITIONS = ("o no b c nae ae nb nc e z ne nz be na a nbe s ns p pe np po l nge ge nl le ng g nle").split()
 BRANCHES = {"j" + c for c in _CONDITIONS}
@@ -48,47 +53,13 @@ OPAQUE_KINDS: dict[str, str] = {
     "cltq": "move", "cdqe": "move", "movslq": "move", "xchg": "move", "int3": "nop", "ud2": "nop",
     **{b: "branch" for b in BRANCHES},
 }
-_REG_RE = re.compile(r"%([a-z0-9]+)")
-
-
-@dataclass(frozen=True, slots=True)
-class Opaque:
-    """An instruction with no value semantics here: control, stack, compares."""
-
-    mnemonic: str
-    operands: tuple[str, ...]
-    line: int
-    kind: str
-    target: str | None = None   # branch/jump/call target label
-
-    @property
-    def reads(self) -> set[str]:
-        regs = {_canon(r) for op in self.operands for r in _REG_RE.findall(op)}
-        if self.kind in ("stack", "return", "call"):
-            regs.add("esp")
-        if self.kind == "branch":
-            regs.add("flags")
-        return {r for r in regs if r}
-
-    @property
-    def writes(self) -> set[str]:
-        out: set[str] = set()
-        if self.kind in ("stack", "return", "call"):
-            out.add("esp")
-        if self.mnemonic.startswith("pop") and self.operands:
-            out |= {_canon(r) for r in _REG_RE.findall(self.operands[0])}
-        if self.kind in ("counter", "move") and self.operands:
-            out |= {_canon(r) for r in _REG_RE.findall(self.operands[-1]) if "(" not in self.operands[-1]}
-        if self.kind in ("compare", "counter"):
-            out.add("flags")
-        return {r for r in out if r}
-
-    @property
-    def memory(self) -> bool:
-        return any("(" in op for op in self.operands) or self.kind in ("stack", "return", "call")
-
-    def __str__(self) -> str:
-        return f"{self.mnemonic} {', '.join(self.operands)}".strip()
+# AT&T operand shapes, read once here into typed operands (``opaque``): a register, a memory operand with a
+# numeric displacement, and the registers any other operand names.
+_REGISTER = re.compile(r"%([a-z0-9]+)")
+_MEMORY = re.compile(r"(?P<disp>[^()%$*:]*)\((?P<base>%[a-z0-9]+)?(?:,(?P<index>%[a-z0-9]+)?(?:,(?P<scale>[0-9]))?)?\)")
+_VECTOR = re.compile(r"([xyz])mm([0-9]+)")
+_BY_SPELLING = {**{v: Reg(k, 8) for k, v in BYTE_NAMES.items()}, **{v: Reg(k, 16) for k, v in WORD_NAMES.items()},
+                **{r: Reg(r, 32) for r in I386_REGS + X64_EXTRA}, **{k: Reg(v, 64) for k, v in R64_TO_R32.items()}}
 
 
 Item = Instr | Opaque
@@ -134,20 +105,6 @@ class Listing:
                 if head is not None and head <= i:
                     return _split_loop(self, head, i)
         raise UnsupportedError(f"{self.filename}: no loop (backward conditional branch) found")
-
-
-def _canon(name: str) -> str:
-    n = name.lower()
-    if n in R64_TO_R32:
-        return R64_TO_R32[n]
-    if n in I386_REGS or n in X64_EXTRA:
-        return n
-    small = {"al": "eax", "ah": "eax", "ax": "eax", "bl": "ebx", "bx": "ebx", "cl": "ecx", "cx": "ecx",
-             "dl": "edx", "dx": "edx", "si": "esi", "di": "edi", "bp": "ebp", "sp": "esp"}
-    if n in small:
-        return small[n]
-    m = re.fullmatch(r"r([0-9]+)[bwd]?", n)
-    return f"r{m.group(1)}d" if m else ""
 
 
 def _fold(word: str) -> str | None:
@@ -225,16 +182,11 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
             if op is None and re.search(r"%[xyz]mm[0-9]", rest):
                 # SIMD code (e.g. gcc vectorising the state update): costed as
                 # an opaque instruction, never given semantics.
-                operands = tuple(split_operands(rest)) if rest.strip() else ()
-                lst.items.append(Opaque(word.lower(), operands, lineno, "vector"))
+                lst.items.append(Opaque(word.lower(), opaque_operands(rest, False), lineno, "vector"))
                 continue
             if op is not None:
-                operands = tuple(split_operands(rest)) if rest.strip() else ()
                 kind = OPAQUE_KINDS[op]
-                target = None
-                if kind in ("branch", "jump", "call") and operands:
-                    target = _target(operands[0])
-                lst.items.append(Opaque(op, operands, lineno, kind, target))
+                lst.items.append(Opaque(op, opaque_operands(rest, kind in TARGET_KINDS), lineno, kind))
                 continue
             try:
                 ins = parse_statement(s, arch, lineno)
@@ -245,10 +197,47 @@ def parse_listing(text: str, arch: Arch, filename: str = "<input>") -> Listing:
     return lst
 
 
-def _target(operand: str) -> str:
-    """Branch target as a label: ``.Lloop``, ``1b``/``1f`` (kept as written), or objdump's address."""
-    t = operand.strip()
-    m = re.match(r"^([0-9a-f]+)\s*<", t)   # objdump: "401020 <f+0x20>" -> label "L401020"
-    if m:
-        return "L" + (m.group(1).lstrip("0") or "0")
-    return t
+def opaque_operands(text: str, branch: bool) -> tuple[OpaqueOperand, ...]:
+    """The typed operands of an opaque item's operand list (``opaque_operand`` each); ``branch``: its first
+    operand is a target."""
+    return tuple(opaque_operand(o, branch and k == 0) for k, o in enumerate(split_operands(text))) \
+        if text.strip() else ()
+
+
+def opaque_operand(text: str, target: bool = False) -> OpaqueOperand:
+    """One AT&T operand as an opaque item's typed operand; nothing is refused.
+
+    ``%reg`` is a ``Reg`` (``opaque_register``); ``$n`` an ``Imm``;
+    ``disp(base,index,scale)`` with a numeric displacement a ``Mem``; a
+    ``target`` without ``%``/``$``/``(``/``*`` a ``Label`` (objdump's
+    ``401020 <f+0x20>`` is ``L401020``); anything else a ``Symbol`` with the
+    registers it names (``.LC0(%rip)``, ``$sym``, ``*%rax``, ``%fs:0x28``).
+    """
+    t = text.strip()
+    reg = _REGISTER.fullmatch(t.lower())
+    if reg:
+        return opaque_register(reg.group(1))
+    if t.startswith("$") and (value := integer(t[1:])) is not None:
+        return Imm(value)
+    mem = _MEMORY.fullmatch(t.lower().replace(" ", ""))
+    if mem and (not mem.group("disp") or integer(mem.group("disp")) is not None):
+        return Mem(opaque_register(mem.group("base")[1:]) if mem.group("base") else None,
+                   opaque_register(mem.group("index")[1:]) if mem.group("index") else None,
+                   int(mem.group("scale") or 1), integer(mem.group("disp")) if mem.group("disp") else 0)
+    if target and t and not any(c in t for c in "%$(*"):
+        m = re.match(r"^([0-9a-f]+)\s*<", t)   # objdump: "401020 <f+0x20>" -> label "L401020"
+        return Label("L" + (m.group(1).lstrip("0") or "0") if m else t)
+    return Symbol(t, tuple(opaque_register(r) for r in _REGISTER.findall(t.lower())), "(" in t, t.startswith("$"))
+
+
+def opaque_register(spelling: str) -> Reg:
+    """The register spelled ``spelling`` (no ``%``, lower case) as an opaque item names it (``x86.Reg``'s
+    widths): ``"al"`` -> ``Reg("eax", 8)``, ``"r9w"`` -> ``Reg("r9d", 16)``, ``"zmm3"`` -> ``Reg("xmm3", 512)``,
+    ``"rip"`` / ``"ah"`` -> width 0, as written."""
+    known = _BY_SPELLING.get(spelling)
+    if known is not None:
+        return known
+    v = _VECTOR.fullmatch(spelling)
+    if v:
+        return Reg(f"xmm{v.group(2)}", {"x": 128, "y": 256, "z": 512}[v.group(1)])
+    return Reg(spelling, 0)

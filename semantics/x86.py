@@ -96,19 +96,43 @@ def register(spelling: str, arch: Arch) -> "Reg":
 _VECTOR_REG = re.compile(r"([xyz])mm(\d+)")
 
 
+# The low byte and low word of each general register, by its 32-bit name ("eax" -> %al / %ax, "r8d" ->
+# %r8b / %r8w); and the four high bytes (%ah ...), by their own names, -> the register they are part of.
+BYTE_NAMES = {"eax": "al", "ebx": "bl", "ecx": "cl", "edx": "dl", "esi": "sil", "edi": "dil", "ebp": "bpl",
+              "esp": "spl", **{f"r{i}d": f"r{i}b" for i in range(8, 16)}}
+WORD_NAMES = {**{r: r[1:] for r in I386_REGS}, **{f"r{i}d": f"r{i}w" for i in range(8, 16)}}
+HIGH_BYTES = {"ah": "eax", "bh": "ebx", "ch": "ecx", "dh": "edx"}
+
+
 @dataclass(frozen=True, slots=True)
 class Reg:
+    """A register: its canonical name and the width the source spelled it at.
+
+    Widths: 32 and 64 (a pointer, spelled %rax-style) for the general
+    registers, 128 / 256 for xmm / ymm (one register, named by its xmm
+    name), 8 for %cl (the shift count). Only these reach an interpreter
+    (``register`` refuses the rest). An opaque item (``semantics.opaque``)
+    names any register: 8 and 16 for the low byte and word of a general
+    register (``Reg("esi", 8)`` is %sil), 512 for zmm, and 0 for a
+    register the tables do not model, named as written (``Reg("rip", 0)``,
+    ``Reg("ah", 0)``, ``Reg("k1", 0)``).
+    """
+
     name: str        # canonical name: "eax", "r9d", "esp"; "xmm3" for %xmm3 and %ymm3
-    width: int = 32  # 32, or 64 where the source spelled %rax-style (pointers); 128 / 256 for xmm / ymm
+    width: int = 32  # see the class docstring
 
     def __str__(self) -> str:
-        if self.width == 8:
-            return "%cl"
+        if self.width == 32:
+            return "%" + self.name
+        if self.width == 64:
+            return "%" + R32_TO_R64[self.name]
+        if self.width == 128 or self.width == 0:
+            return "%" + self.name
         if self.width == 256:
             return "%y" + self.name[1:]
-        if self.width == 128:
-            return "%" + self.name
-        return "%" + (R32_TO_R64[self.name] if self.width == 64 else self.name)
+        if self.width == 512:
+            return "%z" + self.name[1:]
+        return "%" + (BYTE_NAMES if self.width == 8 else WORD_NAMES)[self.name]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,10 @@ Examples: ``roll $1, %eax`` -> ``"rot1"``; ``rorl $2, %eax`` -> ``"rot_imm"``;
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from sha1opt.search.cost.model import REFINED_CLASSES, Model, UarchError
-from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.opaque import Opaque, Symbol, gpr_name
 from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, Reg, required_isa
 
 Item = Instr | Opaque
@@ -65,9 +64,6 @@ VECTOR_TABLE: dict[str, tuple[str, str, bool]] = {
 # Mnemonics a model may price apart from their family's class (``model.REFINED_CLASSES``: the refined
 # class -> the class it refines); used only when the model has the refined row.
 REFINED_BY_MNEMONIC: dict[str, str] = {"palignr": "vec_palignr", "vpalignr": "vec_palignr", "sha1msg2": "sha1msg2"}
-_XREG = re.compile(r"^%([xyz])mm(\d+)$")
-_GPR = re.compile(r"^%(r\d+[dwb]?|[re]?[a-ds][xil]|[re]?[sb]p|[re]?[sd]i|[a-d][lh])$")
-_MEM = re.compile(r"^(-?(?:0x[0-9a-f]+|\d+))?\((%[a-z0-9]+)?(?:,(%[a-z0-9]+)(?:,(\d))?)?\)$")
 
 
 @dataclass(frozen=True)
@@ -82,21 +78,6 @@ class VectorEffects:
     writes: tuple[str, ...]
     mem_read: Mem | None
     mem_write: Mem | None
-
-
-def _gpr(name: str) -> str:
-    from_listing = Opaque("mov", (name,), 0, "move").reads     # the listing's canonical 32-bit names
-    return next(iter(from_listing)) if from_listing else name.lstrip("%")
-
-
-def _mem(text: str) -> Mem | None:
-    m = _MEM.match(text.replace(" ", ""))
-    if not m:
-        return None
-    disp = int(m.group(1), 0) if m.group(1) else 0
-    base = Reg(_gpr(m.group(2)), 64) if m.group(2) else None
-    index = Reg(_gpr(m.group(3)), 64) if m.group(3) else None
-    return Mem(base, index, int(m.group(4) or 1), disp)
 
 
 def _at(item: Item) -> str:
@@ -114,31 +95,33 @@ def vector_row(item: Opaque) -> tuple[str, str, bool]:
 
 
 def vector_effects(item: Opaque) -> VectorEffects:
-    """Registers and memory of a vector item, from its operand kinds (AT&T order: destination last)."""
+    """Registers and memory of a vector item, from its typed operands (AT&T order: destination last).
+
+    Immediates are left out before the destination is picked; a vector register ``%xmmN`` / ``%ymmN`` /
+    ``%zmmN`` is ``vN``, a general register its 32-bit name, a memory operand's base and index are read as
+    its address (a ``Symbol`` -- a symbolic displacement -- is neither).
+    """
     _, _, dst_read = vector_row(item)
-    ops = [o for o in item.operands if not o.startswith("$")]
+    ops = [o for o in item.operands if not isinstance(o, Imm) and not (isinstance(o, Symbol) and o.immediate)]
     data: list[str] = []
     addr: list[str] = []
     writes: list[str] = []
     mread = mwrite = None
     for i, op in enumerate(ops):
         last = i == len(ops) - 1
-        x = _XREG.match(op)
-        reg = f"v{x.group(2)}" if x else (_gpr(op) if _GPR.match(op) else None)
-        if reg is not None:
-            if not last or dst_read:
-                data.append(reg)
+        if isinstance(op, Reg):
+            reg = f"v{op.name[3:]}" if op.width >= 128 else gpr_name(op)
+            if reg is not None:
+                if not last or dst_read:
+                    data.append(reg)
+                if last:
+                    writes.append(reg)
+        elif isinstance(op, Mem):
+            addr += [r.name for r in (op.base, op.index) if r is not None]
             if last:
-                writes.append(reg)
-            continue
-        mem = _mem(op)
-        if mem is None:
-            continue
-        addr += [r.name for r in (mem.base, mem.index) if r is not None]
-        if last:
-            mwrite = mem
-        else:
-            mread = mem
+                mwrite = op
+            else:
+                mread = op
     return VectorEffects(tuple(dict.fromkeys(data)), tuple(dict.fromkeys(addr)), tuple(writes), mread, mwrite)
 
 
@@ -146,11 +129,12 @@ def vector_class(item: Opaque) -> str:
     """The cost class of a vector item: its family refined by operand kinds (see ``VECTOR_TABLE``)."""
     family, _, _ = vector_row(item)
     eff = vector_effects(item)
-    gpr = [o for o in item.operands if _GPR.match(o)]
+    gpr = [o for o in item.operands if isinstance(o, Reg) and gpr_name(o) is not None]
     if family == "vec_mov" and not gpr:
         return "vec_store" if eff.mem_write else "vec_load" if eff.mem_read else "vec_mov"
     if family in ("vec_gpr", "vec_mov"):
-        return "vec_to_gpr" if not item.operands[-1].startswith(("%xmm", "%ymm", "%zmm")) else "gpr_to_vec"
+        last = item.operands[-1]
+        return "gpr_to_vec" if isinstance(last, Reg) and last.width >= 128 else "vec_to_gpr"
     if family in ("vec_alu", "vec_shift", "vec_shuffle") and eff.mem_read is not None:
         return "vec_alu_rm"
     if family == "vzeroupper":

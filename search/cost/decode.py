@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from sha1opt.search.cost.classes import Item, classify, vector_effects
 from sha1opt.search.cost.model import Model
-from sha1opt.semantics.listing import Opaque
-from sha1opt.semantics.x86 import Imm, Mem, effects
+from sha1opt.semantics.opaque import Opaque
+from sha1opt.semantics.x86 import Imm, Mem, Reg, effects
 
 CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG, WIDTH = range(17)
 
@@ -66,7 +66,7 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
     elim = cls in model.rules.move_elimination
     if vector:      # operand effects from the operand kinds (classes.vector_effects), never flags
         v = vector_effects(item)
-        width = 32 if any(o.startswith("%ymm") for o in item.operands) else 16
+        width = 32 if any(isinstance(o, Reg) and o.width == 256 for o in item.operands) else 16
         return (cls, cost.uops, tuple(uops), lat, v.data, v.address, v.writes, v.mem_read, v.mem_write, elim,
                 exempt, False, str(item), item.line, occ, v.data[0] if cls == "vec_store" and v.data else None,
                 width if cls == "vec_store" else 4)

@@ -7,7 +7,7 @@ iteration (``FunctionProof.loop_trace``, or the body of a CFG loop) into what
 anything else an ``Opaque`` whose kind picks its cost class --
 
 * a vector or SHA-NI instruction (its mnemonic in ``classes.VECTOR_TABLE``,
-  an ``%xmm``/``%ymm``/``%zmm`` operand, or a ``v``-prefixed AVX mnemonic):
+  an operand naming an xmm/ymm/zmm register, or a ``v``-prefixed AVX mnemonic):
   kind ``"vector"``, priced by ``classes.vector_class``;
 * a control/stack/compare mnemonic of ``listing.OPAQUE_KINDS``: that kind;
   a conditional branch ``"branch"``; another ``mov*`` ``"move"``;
@@ -17,26 +17,25 @@ anything else an ``Opaque`` whose kind picks its cost class --
 Invariant: the items are in the order of ``trace``, one per record, each
 carrying the record's source line. Example: the records of ``paddd
 %xmm3, %xmm9; addl 0x30(%rsp), %ebp; jne 0xb0`` become ``Opaque("paddd",
-("%xmm3", "%xmm9"), 0, "vector")``, ``Instr("add", (Mem(rsp, 0x30), ebp))``
-and ``Opaque("jne", ("0xb0",), 0, "branch")``.
+(Reg("xmm3", 128), Reg("xmm9", 128)), 0, "vector")``, ``Instr("add", (Mem(rsp,
+0x30), ebp))`` and ``Opaque("jne", (Label("0xb0"),), 0, "branch")``. An
+opaque item's operands are read from the record's AT&T text, once, by the
+listing reader's ``opaque_operands`` (typed: ``semantics.opaque``).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from sha1opt.search.cost.classes import VECTOR_TABLE, Item
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
-from sha1opt.semantics.listing import OPAQUE_KINDS, Opaque
+from sha1opt.semantics.listing import OPAQUE_KINDS, opaque_operands
+from sha1opt.semantics.opaque import TARGET_KINDS, Opaque, registers_of
 from sha1opt.semantics.x86 import SEMANTICS, Instr, Mem, Reg
 
-_OPERANDS = re.compile(r",\s*(?![^()]*\))")
-_VREG = re.compile(r"%[xyz]mm\d")
-
-
-def _kind(mnemonic: str, word: str, operand_text: str) -> str:
-    if mnemonic in VECTOR_TABLE or _VREG.search(operand_text) or (mnemonic.startswith("v") and mnemonic != "verw"):
+def _kind(mnemonic: str, operands) -> str:
+    if mnemonic in VECTOR_TABLE or any(r.width >= 128 for op in operands for r in registers_of(op)) or (
+            mnemonic.startswith("v") and mnemonic != "verw"):
         return "vector"
     if mnemonic in OPAQUE_KINDS:
         return OPAQUE_KINDS[mnemonic]
@@ -58,10 +57,10 @@ def cost_items(trace: Sequence[Decoded]) -> list[Item]:
                 not isinstance(o, Reg) or o.width in (8, 32, 64) for o in ins.operands):
             items.append(Instr(ins.mnemonic, ins.operands, d.line))
             continue
-        parts = d.text.split(" ", 1)
-        rest = parts[1] if len(parts) > 1 else ""
-        ops = tuple(_OPERANDS.split(rest)) if rest else ()
-        kind = _kind(d.mnemonic, parts[0], rest)
+        word, _, rest = d.text.partition(" ")
+        # the record's AT&T text, read once here (capstone's operands have lost rip-relative bases)
+        ops = opaque_operands(rest, d.mnemonic in BRANCHES or OPAQUE_KINDS.get(d.mnemonic) in TARGET_KINDS)
+        kind = _kind(d.mnemonic, ops)
         # vector rows are keyed by the suffix-free mnemonic (capstone's Intel spelling)
-        items.append(Opaque(d.mnemonic if kind == "vector" else parts[0], ops, d.line, kind))
+        items.append(Opaque(d.mnemonic if kind == "vector" else word, ops, d.line, kind))
     return items

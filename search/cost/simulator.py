@@ -1,7 +1,7 @@
 """Cycle-level cost of straight-line code and of a loop body in steady state, per microarchitecture.
 
 ``Simulator(model).simulate(items)`` schedules instructions (``x86.Instr``)
-and opaque control/stack items (``listing.Opaque``) on one
+and opaque control/stack items (``opaque.Opaque``) on one
 ``model.Model`` and returns a ``Simulation``: cycles (total, or per
 iteration in steady state with ``loop=True``), cycles per byte, the
 bottleneck, and a per-instruction timeline (issue and complete cycle, unit)

@@ -35,10 +35,9 @@ import time
 from dataclasses import dataclass, field
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque, parse_listing
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost import Model, Simulator
-from sha1opt.search.measure import block_loop
+from sha1opt.search.measure import block_items, block_loop
 from sha1opt.search.space.shani import (
     LOOP_LABEL, ShaniParams, default_params, isa_rows_used, legal, parts, prove_shani, slack_key, walk_order,
 )
@@ -70,22 +69,19 @@ class ShaniReport:
 
 
 def loop_text(params: ShaniParams, arch: Arch) -> str:
-    """The block as the loop body the simulator prices: the loop control of ``parts`` around the body."""
+    """The block as the loop body the simulator prices, as text (what the store keeps): ``parts``' loop
+    control around the body, each instruction its ``line``."""
     p = parts(params, arch)
-    return "\n".join([f"{LOOP_LABEL}:", *p.head, *p.body, *p.tail]) + "\n"
+    return "\n".join([f"{LOOP_LABEL}:", *p.lines((*p.head, *p.body, *p.tail))]) + "\n"
 
 
 def loop_items(params: ShaniParams, arch: Arch) -> list:
-    """The simulator's items of ``loop_text``; a ``cmov`` (no row in the table: the lifter forks on
-    it) is the opaque item ``analyze`` gives the same instruction of OpenSSL's loop (``cost.items``)."""
-    items: list = []
-    for line in loop_text(params, arch).splitlines():
-        word, _, rest = line.partition(" ")
-        if word.startswith("cmov"):
-            items.append(Opaque(word, tuple(o.strip() for o in rest.split(",")), 0, "opaque"))
-        else:
-            items += parse_listing(line, arch).items
-    return items
+    """The simulator's items of the block as its loop runs it: ``parts``' typed loop control around the body,
+    vector rows as the cost model's vector items (``measure.block_items``); ``cmovne`` (no row in the table:
+    the lifter forks on it) is the opaque item ``analyze`` gives the same instruction of OpenSSL's loop
+    (``cost.items``). Built from the same instructions the export renders, with no text in between."""
+    p = parts(params, arch)
+    return block_items((*p.head, *p.body, *p.tail))
 
 
 def block_cycles(params: ShaniParams, arch: Arch, sim: Simulator) -> float:

@@ -57,9 +57,9 @@ from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.machine import Machine
 from sha1opt.semantics.prove import Proved, Prover
 from sha1opt.semantics.sha1 import Definition, range_spec
-from sha1opt.semantics.att import parse_text
+from sha1opt.semantics.opaque import Label, Opaque
 from sha1opt.semantics.vector import VECTOR_ROWS
-from sha1opt.semantics.x86 import Arch, Instr
+from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
 from sha1opt.search.space.frame import block_bindings
 from sha1opt.search.space.lane_machine import lane_machine
 
@@ -71,7 +71,7 @@ I386_ENTRY = {"state": 4, "data": 8, "count": 12}     # cdecl argument slots at 
 SAVE_BYTES = 32
 LOOP_LABEL = ".Lshani_loop"
 # How W-groups 4-19 get their last step: the SHA unit's sha1msg2, or the same words from vector ops
-# (``msg2_text``) that leave the SHA unit to sha1rnds4 -- a choice a model prices (units.sha).
+# (``msg2_code``) that leave the SHA unit to sha1rnds4 -- a choice a model prices (units.sha).
 MSG2_FORMS = ("sha", "avx512", "avx")
 
 
@@ -95,7 +95,7 @@ class ShaniParams:
     instead of just before its own. x86-64 only for ``preload`` (i386 has no
     spare register for the pointer). ``msg2_form`` (``MSG2_FORMS``) is how
     the last schedule step is computed: ``sha1msg2``, or vector ops off the
-    SHA unit (``msg2_text``; the ISA the form needs). On i386 the
+    SHA unit (``msg2_code``; the ISA the form needs). On i386 the
     ``avx512`` form keeps the byte-reversal mask on the stack (16 more bytes
     of frame, reloaded before each ``pshufb``) so its register is the spare;
     the ``avx`` form (two spares) is x86-64 only.
@@ -130,30 +130,58 @@ def default_params(arch: Arch) -> ShaniParams:
 
 @dataclass(frozen=True)
 class Parts:
-    """The unit's text in pieces, so the frame can put the block inside a loop.
+    """The unit as typed instructions in pieces, so the frame can put the block inside a loop.
 
     ``setup`` (mask, state load: once per call), ``body`` (one block, data
-    pointer not advanced), ``finish`` (state store). ``data`` / ``state``
-    are the pointer registers the pieces use. ``head`` / ``tail`` are the
-    loop control around ``body`` inside the function (``tail`` ends with the
-    backward branch to ``LOOP_LABEL``): not part of the unit, which is one
-    block; the whole-function proof at export covers them.
+    pointer not advanced), ``finish`` (state store): ``x86.Instr`` each.
+    ``data`` / ``state`` / ``count`` are the pointer and count registers the
+    pieces use. ``head`` / ``tail`` are the loop control around ``body``
+    inside the function (``tail`` ends with the backward branch to
+    ``LOOP_LABEL``; ``dec``, ``cmovne`` and the branch are ``Opaque``
+    items): not part of the unit, which is one block; the whole-function
+    proof at export covers them. The text the export writes is
+    ``line`` of each item: one source for the text, the proof's code
+    (``unit_code``) and the cost model's items (``engines.shani.loop_items``).
     """
 
     arch: Arch
-    setup: tuple[str, ...]
-    body: tuple[str, ...]
-    finish: tuple[str, ...]
-    data: str
-    state: str
+    setup: tuple[Instr, ...]
+    body: tuple[Instr, ...]
+    finish: tuple[Instr, ...]
+    data: Reg
+    state: Reg
     params: ShaniParams = field(default_factory=ShaniParams)
-    head: tuple[str, ...] = ()
-    tail: tuple[str, ...] = ()
-    count: str = "%rdx"
+    head: tuple[Instr | Opaque, ...] = ()
+    tail: tuple[Instr | Opaque, ...] = ()
+    count: Reg = Reg("edx", 64)
 
     @property
-    def unit(self) -> tuple[str, ...]:
+    def unit(self) -> tuple[Instr, ...]:
         return self.setup + self.body + self.finish
+
+    def line(self, item: Instr | Opaque) -> str:
+        """One instruction of the block as the export writes it: ``x86`` operand text, but immediates in
+        decimal except ``pshufd``'s lane selector and 32-bit words (``pshufd $0x1b``, ``mov $0xc0d0e0f,
+        %eax``), and an offset from the data pointer spelled even when 0 (``movdqu 0(%rsi), %xmm3``)."""
+        def text(o) -> str:
+            if isinstance(o, Imm):
+                return f"${o.value:#x}" if item.mnemonic == "pshufd" or o.value > 0xFFFF else f"${o.value}"
+            if isinstance(o, Mem) and o.base == self.data and o.disp == 0 and o.index is None:
+                return f"0({o.base})"
+            return str(o)
+        return f"{item.mnemonic} {', '.join(map(text, item.operands))}" if item.operands else item.mnemonic
+
+    def lines(self, items) -> tuple[str, ...]:
+        """``line`` of each of ``items``."""
+        return tuple(map(self.line, items))
+
+
+def _i(mnemonic: str, *operands) -> Instr:
+    return Instr(mnemonic, operands)
+
+
+def _at(base: Reg, disp: int = 0) -> Mem:
+    return Mem(base, None, 1, disp)
 
 
 def _check(params: ShaniParams, arch: Arch) -> None:
@@ -185,53 +213,52 @@ def _check(params: ShaniParams, arch: Arch) -> None:
 
 
 def parts(params: ShaniParams, arch: Arch) -> Parts:
-    """The unit for ``arch`` under ``params`` as AT&T lines (see ``Parts``)."""
+    """The unit for ``arch`` under ``params`` as typed instructions (see ``Parts``)."""
     _check(params, arch)
-    x = {role: f"%xmm{n}" for role, n in zip(ROLES, params.registers)}
+    x = {role: Reg(f"xmm{n}", 128) for role, n in zip(ROLES, params.registers)}
     M = [x["m0"], x["m1"], x["m2"], x["m3"]]
     E = [x["e0"], x["e1"]]
     A, mask = x["abcd"], x["mask"]
     # i386 with a vector sha1msg2: the mask lives on the stack and its register is the form's spare
     mask_slot = SAVE_BYTES if arch == "i386" and params.msg2_form != "sha" else None
     frame = SAVE_BYTES + (16 if mask_slot is not None else 0)
-    spare = [mask] if mask_slot is not None else [f"%xmm{n}" for n in range(16) if n not in params.registers][:2]
-    if arch == "x86_64":
-        state, data, sp, tmp = "%rdi", "%rsi", "%rsp", "%eax"
-        setup: list[str] = []
-    else:
-        state, data, sp, tmp = "%eax", "%ecx", "%esp", "%eax"
-        setup = []
+    spare = [mask] if mask_slot is not None else [Reg(f"xmm{n}", 128) for n in range(16)
+                                                  if n not in params.registers][:2]
+    width = 64 if arch == "x86_64" else 32
+    sp, tmp = Reg("esp", width), Reg("eax", 32)
+    state, data = (Reg("edi", 64), Reg("esi", 64)) if arch == "x86_64" else (Reg("eax", 32), Reg("ecx", 32))
+    setup: list[Instr] = []
     # The byte-reversal mask from immediates (so the proof sees a constant, nothing read from .rodata).
     for j, word in enumerate(BYTE_REVERSE):
-        setup.append(f"mov ${word:#x}, {tmp}")
-        setup.append(f"movd {tmp}, {mask}" if j == 0 else f"pinsrd ${j}, {tmp}, {mask}")
+        setup.append(_i("mov", Imm(word), tmp))
+        setup.append(_i("movd", tmp, mask) if j == 0 else _i("pinsrd", Imm(j), tmp, mask))
     if arch == "i386":
-        setup += [f"mov {I386_ENTRY['state']}(%esp), %eax", f"mov {I386_ENTRY['data']}(%esp), %ecx",
-                  f"sub ${frame}, %esp"]
+        setup += [_i("mov", _at(sp, I386_ENTRY["state"]), state), _i("mov", _at(sp, I386_ENTRY["data"]), data),
+                  _i("sub", Imm(frame), sp)]
         if mask_slot is not None:
-            setup.append(f"movdqu {mask}, {mask_slot}(%esp)")
+            setup.append(_i("movdqu", mask, _at(sp, mask_slot)))
     elif params.save_on_stack:
-        setup.append(f"sub ${frame}, %rsp")      # (the saves must not land on the return address)
-    setup += [f"movdqu ({state}), {A}", f"pshufd $0x1b, {A}, {A}",
-              f"movd 16({state}), {E[0]}", f"pshufd $0x1b, {E[0]}, {E[0]}"]
+        setup.append(_i("sub", Imm(frame), sp))      # (the saves must not land on the return address)
+    setup += [_i("movdqu", _at(state), A), _i("pshufd", Imm(0x1B), A, A),
+              _i("movd", _at(state, 16), E[0]), _i("pshufd", Imm(0x1B), E[0], E[0])]
     if params.save_on_stack:
-        save = [f"movdqu {A}, ({sp})", f"movdqu {E[0]}, 16({sp})"]
+        save = [_i("movdqu", A, _at(sp)), _i("movdqu", E[0], _at(sp, 16))]
         # after the last group the message registers are free: reload the saves into them
-        restore = [f"movdqu 16({sp}), {M[1]}", f"sha1nexte {M[1]}, {E[0]}",
-                   f"movdqu ({sp}), {M[0]}", f"paddd {M[0]}, {A}"]
+        restore = [_i("movdqu", _at(sp, 16), M[1]), _i("sha1nexte", M[1], E[0]),
+                   _i("movdqu", _at(sp), M[0]), _i("paddd", M[0], A)]
     else:
-        save = [f"movdqa {A}, {x['sabcd']}", f"movdqa {E[0]}, {x['se']}"]
-        restore = [f"sha1nexte {x['se']}, {E[0]}", f"paddd {x['sabcd']}, {A}"]
+        save = [_i("movdqa", A, x["sabcd"]), _i("movdqa", E[0], x["se"])]
+        restore = [_i("sha1nexte", x["se"], E[0]), _i("paddd", x["sabcd"], A)]
 
     # slot s: [loads] [nexte] [copy] [schedule if before] sha1rnds4 [early nexte of s+1] [schedule if after]
     # [next block's loads if preload]
-    slots: dict[tuple[int, int], list[str]] = {}
+    slots: dict[tuple[int, int], list[Instr]] = {}
 
-    def put(slot: int, phase: int, text: str) -> None:
-        slots.setdefault((max(slot, 0), phase), []).append(text)
+    def put(slot: int, phase: int, ins: Instr) -> None:
+        slots.setdefault((max(slot, 0), phase), []).append(ins)
 
-    reload = (f"movdqu {mask_slot}({sp}), {mask}",) if mask_slot is not None else ()
-    loads = [(f"movdqu {16 * j}({data}), {M[j]}", *reload, f"pshufb {mask}, {M[j]}") for j in range(4)]
+    reload = (_i("movdqu", _at(sp, mask_slot), mask),) if mask_slot is not None else ()
+    loads = [(_i("movdqu", _at(data, 16 * j), M[j]), *reload, _i("pshufb", mask, M[j])) for j in range(4)]
     if params.preload:
         setup += [t for pair in loads for t in pair]
         for j, pair in enumerate(loads):
@@ -242,35 +269,37 @@ def parts(params: ShaniParams, arch: Arch) -> Parts:
             for t in pair:
                 put(j - params.load_lead, 0, t)
     for g in range(20):
-        first = f"paddd {M[0]}, {E[0]}" if g == 0 else f"sha1nexte {M[g % 4]}, {E[g % 2]}"
+        first = _i("paddd", M[0], E[0]) if g == 0 else _i("sha1nexte", M[g % 4], E[g % 2])
         if params.nexte_early and g > 0:
             put(g - 1, 5, first)
         else:
             put(g, 1, first)
-        put(g, 2, f"movdqa {A}, {E[(g + 1) % 2]}")
-        put(g, 4, f"sha1rnds4 ${g // 5}, {E[g % 2]}, {A}")
+        put(g, 2, _i("movdqa", A, E[(g + 1) % 2]))
+        put(g, 4, _i("sha1rnds4", Imm(g // 5), E[g % 2], A))
     sched_phase = 6 if params.sched_after else 3
     for n in range(4, 20):
-        for lead, texts in ((params.msg1_lead, [f"sha1msg1 {M[(n - 3) % 4]}, {M[n % 4]}"]),
-                            (params.xor_lead, [f"pxor {M[(n - 2) % 4]}, {M[n % 4]}"]),
-                            (params.msg2_lead, msg2_text(params.msg2_form, M[(n - 1) % 4], M[n % 4], spare))):
-            for text in texts:
-                put(n - lead, sched_phase, text)
+        for lead, code in ((params.msg1_lead, [_i("sha1msg1", M[(n - 3) % 4], M[n % 4])]),
+                           (params.xor_lead, [_i("pxor", M[(n - 2) % 4], M[n % 4])]),
+                           (params.msg2_lead, msg2_code(params.msg2_form, M[(n - 1) % 4], M[n % 4], spare))):
+            for ins in code:
+                put(n - lead, sched_phase, ins)
     body = save + [t for key in sorted(slots) for t in slots[key]] + restore
-    finish = [f"pshufd $0x1b, {A}, {A}", f"movdqu {A}, ({state})",
-              f"pshufd $0x1b, {E[0]}, {E[0]}", f"movd {E[0]}, 16({state})"]
+    finish = [_i("pshufd", Imm(0x1B), A, A), _i("movdqu", A, _at(state)),
+              _i("pshufd", Imm(0x1B), E[0], E[0]), _i("movd", E[0], _at(state, 16))]
     if arch == "i386" or params.save_on_stack:
-        finish.append(f"add ${frame}, {sp}")
-    count = "%rdx" if arch == "x86_64" else "%edx"
+        finish.append(_i("add", Imm(frame), sp))
+    count = Reg("edx", width)
+    back = Opaque("jnz", (Label(LOOP_LABEL),), 0, "branch")
     if params.preload:     # flags of dec live to jnz: no instruction of the body writes flags
-        head = (f"dec {count}", f"lea 64({data}), %rax", f"cmovne %rax, {data}")
-        tail = (f"jnz {LOOP_LABEL}",)
+        head = (Opaque("dec", (count,), 0, "counter"), _i("lea", _at(data, 64), Reg("eax", 64)),
+                Opaque("cmovne", (Reg("eax", 64), data), 0, "opaque"))
+        tail: tuple = (back,)
     else:
-        head, tail = (), (f"add $64, {data}", f"dec {count}", f"jnz {LOOP_LABEL}")
+        head, tail = (), (_i("add", Imm(64), data), Opaque("dec", (count,), 0, "counter"), back)
     return Parts(arch, tuple(setup), tuple(body), tuple(finish), data, state, params, head, tail, count)
 
 
-def msg2_text(form: str, prev: str, cur: str, spare: list[str]) -> list[str]:
+def msg2_code(form: str, prev: Reg, cur: Reg, spare: list[Reg]) -> list[Instr]:
     """W-group n from ``cur`` (sha1msg1 and pxor done: x_0..x_3) and ``prev`` (group n-1), per ``MSG2_FORMS``.
 
     ``sha1msg2 prev, cur`` (SDM): W_t = rol1(x_i ^ W_t-3), the fourth word using the
@@ -282,29 +311,31 @@ def msg2_text(form: str, prev: str, cur: str, spare: list[str]) -> list[str]:
     register); ``avx``: shift/shift/or rotates (10, two spares).
     """
     if form == "sha":
-        return [f"sha1msg2 {prev}, {cur}"]
+        return [_i("sha1msg2", prev, cur)]
     t = spare[0]
-    head = [f"vpslldq $4, {prev}, {t}", f"pxor {t}, {cur}", f"vpsrldq $12, {cur}, {t}"]
+    head = [_i("vpslldq", Imm(4), prev, t), _i("pxor", t, cur), _i("vpsrldq", Imm(12), cur, t)]
     if form == "avx512":
-        return head + [f"vprold $2, {t}, {t}", f"vprold $1, {cur}, {cur}", f"pxor {t}, {cur}"]
+        return head + [_i("vprold", Imm(2), t, t), _i("vprold", Imm(1), cur, cur), _i("pxor", t, cur)]
     u = spare[1]
-    return head + [f"vpsrld $30, {t}, {u}", f"vpslld $2, {t}, {t}", f"vpor {u}, {t}, {t}",
-                   f"vpsrld $31, {cur}, {u}", f"vpaddd {cur}, {cur}, {cur}", f"vpor {u}, {cur}, {cur}",
-                   f"pxor {t}, {cur}"]
+    return head + [_i("vpsrld", Imm(30), t, u), _i("vpslld", Imm(2), t, t), _i("vpor", u, t, t),
+                   _i("vpsrld", Imm(31), cur, u), _i("vpaddd", cur, cur, cur), _i("vpor", u, cur, cur),
+                   _i("pxor", t, cur)]
 
 
 def unit_text(params: ShaniParams, arch: Arch) -> str:
-    """Setup, one block and the state store as one straight-line AT&T text."""
-    return "\n".join(parts(params, arch).unit) + "\n"
+    """Setup, one block and the state store as one straight-line AT&T text (``line`` of each instruction)."""
+    p = parts(params, arch)
+    return "\n".join(p.lines(p.unit)) + "\n"
 
 
 def unit_code(params: ShaniParams, arch: Arch) -> list[Instr]:
-    return parse_text(unit_text(params, arch), arch)
+    """The unit's instructions, each with its line in ``unit_text`` (what ``parse_text`` of it gives)."""
+    return [replace(ins, line=k) for k, ins in enumerate(parts(params, arch).unit, start=1)]
 
 
 def mnemonics_used(params: ShaniParams, arch: Arch) -> set[str]:
     """Every mnemonic of the unit (each vector one a row of ``vector.VECTOR_ROWS``)."""
-    return {ins.mnemonic for ins in unit_code(params, arch)}
+    return {ins.mnemonic for ins in parts(params, arch).unit}
 
 
 def bindings(arch: Arch) -> tuple[dict, dict, dict]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from sha1opt.search.space.candidate import ORIGINS, Realized
 from sha1opt.semantics.datafiles import atomic_output
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.opaque import Opaque
 from sha1opt.semantics.x86 import SEMANTICS, Instr
 from sha1opt.search.measure import hybrid_loop_items
 

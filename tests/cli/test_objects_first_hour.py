@@ -13,7 +13,7 @@ from sha1opt.cli import main
 from sha1opt.emit.objfile import MEMBER_HELP
 from sha1opt.search.cost.classes import classify
 from sha1opt.search.cost.model import UarchError, load_model
-from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.opaque import Opaque
 from sha1opt.semantics.x86 import Instr, Reg
 
 RET = "\t.text\n\t.globl sha1_block_data_order\nsha1_block_data_order:\n\tret\n"
@@ -53,11 +53,11 @@ def test_regression_object_line_0():
     --json, each path's error): the lifter gives such instructions line 0, and the refusal prints no line
     then -- and the right one when there is one."""
     core2 = load_model("core2")
-    vector = Opaque("sha1msg1", ("%xmm5", "%xmm4"), 0, "vector")
+    vector = Opaque("sha1msg1", (Reg("xmm5", 128), Reg("xmm4", 128)), 0, "vector")
     scalar = Instr("rorx", (Reg("eax", 32), Reg("ebx", 32)), 0)
     for item in (vector, scalar):
         with pytest.raises(UarchError) as e:
             classify(item, core2)
         assert "line" not in str(e.value) and "which core2 does not have" in str(e.value)
     with pytest.raises(UarchError, match=r"^line 12: sha1msg1"):
-        classify(Opaque("sha1msg1", ("%xmm5", "%xmm4"), 12, "vector"), core2)
+        classify(Opaque("sha1msg1", (Reg("xmm5", 128), Reg("xmm4", 128)), 12, "vector"), core2)

@@ -13,7 +13,7 @@ from sha1opt.emit.objfile import load_object
 from sha1opt.search.cost import classify, load_model
 from sha1opt.search.cost.items import cost_items
 from sha1opt.semantics.lift.decode import decode_function
-from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.opaque import Opaque
 from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, Reg
 
 SNIPPET = """\

@@ -18,7 +18,7 @@ from sha1opt.semantics.block import describe_failure
 from sha1opt.search.store import Store
 from sha1opt.search.space.hybrid_caps import LEVELS, allows, scalar_level, vector_dialects
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.listing import Opaque
+from sha1opt.semantics.opaque import Opaque
 from sha1opt.semantics.x86 import Instr
 
 # the core2 searches below share the process's measures (``search.measure.block_loop``): one worker runs them

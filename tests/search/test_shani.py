@@ -94,10 +94,11 @@ def test_a_software_pipelined_point_proves():
 
 def test_preload_moves_the_loads_into_the_setup_and_the_tail_with_cmov_loop_control():
     p = parts(PRELOADED, "x86_64")
-    assert sum(t.startswith("movdqu ") and "(%rsi)" in t for t in p.setup) == 4
-    assert p.head == ("dec %rdx", "lea 64(%rsi), %rax", "cmovne %rax, %rsi") and p.tail == ("jnz .Lshani_loop",)
-    assert not any(t.startswith("movdqu") and "(%rsi)" in t for t in p.body[:40])
-    assert sum(t.startswith("movdqu") and "(%rsi)" in t for t in p.body) == 4
+    setup, head, body, tail = (p.lines(code) for code in (p.setup, p.head, p.body, p.tail))
+    assert sum(t.startswith("movdqu ") and "(%rsi)" in t for t in setup) == 4
+    assert head == ("dec %rdx", "lea 64(%rsi), %rax", "cmovne %rax, %rsi") and tail == ("jnz .Lshani_loop",)
+    assert not any(t.startswith("movdqu") and "(%rsi)" in t for t in body[:40])
+    assert sum(t.startswith("movdqu") and "(%rsi)" in t for t in body) == 4
 
 
 def test_preload_is_x86_64_only_and_needs_the_saves_in_registers():
