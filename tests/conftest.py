@@ -39,11 +39,15 @@ SHARED = ("textbook_exports", "dispatch_runs", "openssl_x86_64_analysis")   # se
 @pytest.hookimpl(tryfirst=True)          # before xdist reads the marks into the node ids (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Each test that uses a ``SHARED`` fixture (directly or through another fixture) joins that fixture's xdist
-    group, so ``--dist loadgroup`` sends all of its users to one worker (a test using two joins the first)."""
+    group, so ``--dist loadgroup`` sends all of its users to one worker (a test using two joins the first); every
+    other test without a group joins its file's, so a module's fixtures and the process's memos (the block-loop
+    measure, ``bound.round_choices``, the models) are made on one worker, not on both."""
     for item in items:
         used = [name for name in SHARED if name in getattr(item, "fixturenames", ())]
         if used:
             item.add_marker(pytest.mark.xdist_group(used[0]))
+        elif item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session", autouse=True)
