@@ -40,6 +40,15 @@ again under nblocks >= 1 and the behaviour at 0 is reported as a finding.
 ``analyze_file(path, uarchs)`` adds the predicted cost per model: the loop
 iteration of the first loop path (steady state, 64 bytes per iteration)
 simulated on each model.
+
+Invariant: nothing is priced that was not lifted. A loop is priced only
+when every path of its iteration, head to back edge, was lifted
+(``PathReport.trace``; ``lift.function._lifted``); otherwise its cost is
+None and ``unlifted`` says why, per path -- e.g. the textbook export with
+``mov %rsi, %r9; add %r9d, %r10d`` put in round 40 ("a path of the
+iteration stops: addition of a pointer and a non-integer at 0x8e7 ...")
+prints no c/B, where it once priced the 574 instructions before that point
+as the loop.
 """
 
 from __future__ import annotations
@@ -208,7 +217,8 @@ class Analysis:
     bottleneck: str
     proof: ObjectProof
     simulation: Simulation | None
-    error: str | None = None
+    error: str | None = None        # why this model gives no figure (the model, or ``unlifted``)
+    unlifted: str | None = None     # the loop priced is not lifted whole: why (no model gives a figure)
 
     @property
     def proved(self) -> bool:
@@ -222,16 +232,21 @@ class PathCost:
     path: str
     outcome: str                    # the path's proof outcome
     uarch: str
-    cycles_per_byte: float | None   # None: the model cannot price it (``error``)
+    cycles_per_byte: float | None   # None: the model cannot price it (``error``), or it was not lifted whole
     error: str | None = None
+    unlifted: str | None = None     # the path's iteration was not lifted whole: why (no figure on any model)
 
 
 def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
-    """Every loop path of the proof (proved or not, as long as one iteration was traced) on every model:
-    the paths x models table ``analyze`` prints for a dispatching function such as OpenSSL's."""
+    """Every loop path of the proof (proved or not) on every model: the paths x models table ``analyze``
+    prints for a dispatching function such as OpenSSL's. A loop not lifted whole has no figure, and says
+    why (``PathReport.unlifted``)."""
     models = [load_model(u) for u in uarchs]
     out: list[PathCost] = []
     for p in proof.proof.loop_paths():
+        if not p.trace:
+            out.extend(PathCost(p.name, p.outcome, m.name, None, unlifted=p.unlifted) for m in models)
+            continue
         items = cost_items(p.trace)
         for m in models:
             try:
@@ -249,9 +264,14 @@ def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = No
     models = [load_model(u) for u in uarchs]   # unknown names fail before any work
     proof = prove_object(path, function=function, abi=abi, member=member, arch=arch, interface=interface)
     fp = proof.proof
-    trace = fp.loop_trace or fp.straight
-    is_loop = bool(fp.loop_trace)
-    items = cost_items(trace)
+    loops = fp.loop_paths()
+    is_loop = bool(loops)
+    items = cost_items(loops[0].trace if loops else fp.straight)
+    why = (f"{loops[0].name} is not lifted whole: {loops[0].unlifted}" if loops and not loops[0].trace
+           else None if loops or fp.straight else "no path from entry to ret was lifted whole")
+    if why:
+        return [Analysis(m.name, proof.arch, is_loop, 0, None, None, "n/a", proof, None, f"not priced: {why}", why)
+                for m in models]
     out: list[Analysis] = []
     for m in models:
         try:

@@ -116,9 +116,11 @@ class PathReport:
     # Capability words that take this path: a model of its condition over the undefined symbols'
     # bytes (``OPENSSL_ia32cap_P``), for native runs of this path (``emit.confirm`` ``symbols``).
     witness: tuple[tuple[str, bytes], ...] = ()
-    # A loop path: one iteration's instructions (as far as the proof ran) and the data bytes it consumes.
+    # A loop path: one whole iteration (a path from the head back to it, every path of the iteration
+    # lifted: what a cost model may price) and the data bytes it consumes; or () and ``unlifted``, why not.
     trace: tuple[Decoded, ...] = ()
     block_bytes: int = 64
+    unlifted: str | None = None
 
     @property
     def name(self) -> str:
@@ -163,7 +165,7 @@ class FunctionProof:
     contract: Contract
     paths: tuple[PathReport, ...]
     seconds: float
-    loop_trace: tuple[Decoded, ...] = ()         # one iteration of the first loop (for cost models)
+    loop_trace: tuple[Decoded, ...] = ()         # one whole iteration of the first loop lifted whole (cost models)
     straight: tuple[Decoded, ...] = ()           # the whole path when there is no loop
     findings: tuple[str, ...] = ()
 
@@ -183,12 +185,13 @@ class FunctionProof:
         return next((p.detail for p in self.paths if p.outcome == "refused"), None)
 
     def loop_paths(self) -> list[PathReport]:
-        """One report per loop (its ``head`` and ``label``) with a traced iteration, in order: of several paths
-        to one loop (OpenSSL's i386 integer loop, reached with and without SSE), the longest trace."""
+        """One report per loop (its ``head`` and ``label``), in order: of several paths to one loop (OpenSSL's
+        i386 integer loop, reached with and without SSE), the longest whole iteration; a loop none of whose
+        paths was lifted whole is kept too, its ``trace`` empty and its ``unlifted`` saying why."""
         best: dict[tuple, PathReport] = {}
         for p in self.paths:
             key = (p.head, p.label)
-            if p.kind == "loop" and p.trace and (key not in best or len(p.trace) > len(best[key].trace)):
+            if p.kind == "loop" and (key not in best or len(p.trace) > len(best[key].trace)):
                 best[key] = p
         return list(best.values())
 
@@ -314,11 +317,11 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                 consumed.update(group)
                 cond = _cond_text(list(key), bits)
                 conds[-1] = (generic(ctx, [ends[j].state for j in group]) or end.state).cond
-            reports.append(report(end, cond, loop.verdict, len(loop.trace), t1, trace=tuple(loop.trace),
-                                  block_bytes=loop.block_bytes))
+            reports.append(report(end, cond, loop.verdict, len(loop.trace), t1, trace=loop.iteration,
+                                  block_bytes=loop.block_bytes, unlifted=loop.unlifted))
             if loop.finding:
                 findings.append(loop.finding)
-            loop_trace = loop_trace or tuple(loop.trace)
+            loop_trace = loop_trace or loop.iteration
     # one report per path end, in order: each gets the capability words that take it
     reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
@@ -355,14 +358,36 @@ def _prove_one_block(ctx: Ctx, end: PathEnd, section: str, entry: int, prover: P
 
 @dataclass(frozen=True)
 class _Loop:
-    """A loop's proof: its verdict, one iteration's trace, a finding about the contract, how many arrivals
-    at the head it covers (a multi-block loop proves all of them together) and its bytes per iteration."""
+    """A loop's proof: its verdict, one iteration's trace as far as the proof ran, a finding about the
+    contract, how many arrivals at the head it covers (a multi-block loop proves all of them together), its
+    bytes per iteration; and (``_lifted``) the iteration a cost model may price, or why there is none."""
 
     verdict: Verdict
     trace: list
     finding: str | None = None
     arrivals: int = 1
     block_bytes: int = 64
+    iteration: tuple[Decoded, ...] = ()
+    unlifted: str | None = "the loop's iteration was not traced"
+
+
+def _lifted(loop: _Loop, it1) -> _Loop:
+    """``loop`` with its ``iteration``: one path from the head back to it, when every path of the first
+    iteration (``it1``: ``_iterate`` from the arrival) was lifted; else none and ``unlifted`` saying why.
+
+    Invariant: a cost is never made of part of a loop. An iteration some path of which the executor
+    stopped (an unmodelled instruction, an untracked value, the step limit) has no ``iteration``, even
+    when the instructions it did lift form a path to the head. A proved loop keeps the trace its proof
+    priced until now (a path back to the head of the proof's own exploration, every path of which it
+    lifted); any other takes the first path of ``it1`` back to the head.
+    """
+    if isinstance(it1, tuple):
+        return replace(loop, iteration=(), unlifted=f"a path of the iteration stops: {it1[0].detail}")
+    back = [e for e in it1 if e.kind == "head"]
+    if not back:
+        return replace(loop, iteration=(), unlifted="no path of the iteration returns to the loop head")
+    whole = tuple(loop.trace) if loop.verdict.proved and loop.trace else tuple(back[0].state.trace)
+    return replace(loop, iteration=whole, unlifted=None)
 
 
 def _prove_loop(ctx: Ctx, group: list[PathEnd], machine_for, section: str, prover: Prover, init_reg,
@@ -378,7 +403,8 @@ def _prove_loop(ctx: Ctx, group: list[PathEnd], machine_for, section: str, prove
             finding = (f"nblocks = 0 enters the loop at 0x{e.head:x} (one block is read past the buffer): "
                        f"the contract must require nblocks >= 1")
             return _Loop(Verdict("counterexample", finding), [], finding, len(group))
-    return replace(_prove_wide(ctx, [e.state for e in group], s0, it1, step, section, prover), arrivals=len(group))
+    return replace(_lifted(_prove_wide(ctx, [e.state for e in group], s0, it1, step, section, prover), it1),
+                   arrivals=len(group))
 
 
 def _prove_wide(ctx: Ctx, arrivals: list[State], s0: State, it1: list[PathEnd], step: int, section: str,
@@ -417,6 +443,12 @@ def _prove_one_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: P
                    f"the contract must require nblocks >= 1")
         return _Loop(Verdict("counterexample", finding), [], finding)
     it1 = _iterate(ctx, machine_for, s0, head)
+    return _lifted(_iterated_loop(ctx, end, it1, machine_for, section, prover), it1)
+
+
+def _iterated_loop(ctx: Ctx, end: PathEnd, it1, machine_for, section: str, prover: Prover) -> _Loop:
+    """The loop at ``end.head`` from the first iteration's paths ``it1`` (``_iterate``)."""
+    head, s0 = end.head, end.state
     if isinstance(it1, tuple):
         return _Loop(*it1)
     back1 = [e for e in it1 if e.kind == "head"]
