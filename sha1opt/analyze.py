@@ -32,6 +32,12 @@ counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
 right one is "not proved". Refusals of instructions, symbols and control
 flow the executor does not model stay refusals.
 
+A function whose code sets the count itself (``FunctionProof.nblocks_unread``:
+every loop head reached with nblocks neither tested nor held; a stripped
+``libcrypto.so.3``'s ``SHA1_Transform`` is ``mov $1, %edx; jmp`` into the
+block function) is proved again as one block, ``(state, data)``, and says so
+as a finding.
+
 Contract: by default nblocks >= 0 with nblocks = 0 a no-op (sha1opt's own
 exports). When the only failure is that nblocks = 0 enters the loop
 (OpenSSL reads one block past the buffer then), the function is proved
@@ -61,7 +67,7 @@ from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
-from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, Interface
+from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, KEYWORDS, Interface
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
@@ -70,6 +76,7 @@ from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
 from sha1opt.emit.objfile import UserObject, load_object
 
 BLOCK_BYTES = 64
+ONE_BLOCK = KEYWORDS["one-block"]
 
 
 class LiftRefusal(Sha1optError):
@@ -161,6 +168,13 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if paths is not None and not paths:
         raise LiftRefusal("no path selected (give at least one path label)")
     proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0), paths=paths)
+    if proof.nblocks_unread and not proof.proved and interface == DEFAULT:
+        # the code sets its count itself (SHA1_Transform: ``mov $1, %edx; jmp`` into the block function):
+        # nblocks is a fixed argument, and the function compresses one block
+        interface = ONE_BLOCK
+        proof = prove_function(uo.obj, function, interface.contract(abi), paths=paths)
+        proof = replace(proof, findings=(*proof.findings, "the nblocks argument is never read (the code sets the "
+                                         "count itself): proved as a one-block function (state, data)"))
     findings = proof.findings
     if min_blocks is None and findings and not interface.one_block:
         proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
@@ -240,17 +254,19 @@ class PathCost:
 def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
     """Every loop path of the proof (proved or not) on every model: the paths x models table ``analyze``
     prints for a dispatching function such as OpenSSL's. A loop not lifted whole has no figure, and says
-    why (``PathReport.unlifted``)."""
+    why (``PathReport.unlifted``). A one-block function's paths (``SHA1_Transform`` of ``libcrypto.so.3``)
+    are priced once each, entry to ret, per 64 bytes."""
     models = [load_model(u) for u in uarchs]
     out: list[PathCost] = []
-    for p in proof.proof.loop_paths():
+    one_block = [p for p in proof.proof.paths if p.kind == "one block" and p.trace]
+    for p in proof.proof.loop_paths() + one_block:
         if not p.trace:
             out.extend(PathCost(p.name, p.outcome, m.name, None, unlifted=p.unlifted) for m in models)
             continue
         items = cost_items(p.trace)
         for m in models:
             try:
-                sim = simulate(items, m, loop=True, bytes_per_iteration=p.block_bytes)
+                sim = simulate(items, m, loop=p.kind == "loop", bytes_per_iteration=p.block_bytes)
                 out.append(PathCost(p.name, p.outcome, m.name, sim.cycles_per_byte))
             except (UarchError, Sha1optError, KeyError) as e:
                 out.append(PathCost(p.name, p.outcome, m.name, None, str(e)))

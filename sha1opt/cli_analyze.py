@@ -80,8 +80,9 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
                                "results": rows, "paths": [vars(c) for c in paths]}, indent=1))
         sys.exit(EXIT_CODES[results[0].proof.outcome])
     first = results[0]
-    what = (f"not priced: {first.unlifted}" if first.unlifted else f"{first.instructions} instructions per block (loop, steady state)"
-            if first.loop else f"{first.instructions} instructions once (the function has no loop)")
+    what = (f"not priced: {first.unlifted}" if first.unlifted
+            else f"{first.instructions} instructions per block (loop, steady state)" if first.loop
+            else f"{first.instructions} instructions once (the function has no loop)")
     click.echo(f"{file}: {first.proof.source}, function {first.proof.function}, {first.arch}, {what}")
     click.echo(f"  {'uarch':12s} {'cycles':>9s} {'c/byte':>7s}  bottleneck")
     for a in results:
