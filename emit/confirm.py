@@ -142,6 +142,9 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
     ``adapter.adapter_text`` (the function renamed to ``CALLEE``, made global).
     """
     symbols = symbols or {}
+    if uo.kind not in ("assembled", "object", "archive member"):
+        # (before the symbols: a linked object's run-time words are inputs named by address, ``mem_4895a0``)
+        return Unavailable(f"a {uo.kind} cannot be linked into the harness")
     undefined = {s.name for s in uo.obj.symbols if s.section is None and s.name}
     defined = {s.name for s in uo.obj.symbols if s.section and s.kind == "STT_OBJECT" and s.bind != "STB_LOCAL"}
     unknown = sorted(set(symbols) - undefined - defined)
@@ -149,8 +152,6 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
         raise ConfirmError(f"{unknown[0]} is not an undefined or global data symbol of the object")
     if not host_is_x86_64():
         return Unavailable("native runs need an x86-64 host")
-    if uo.kind not in ("assembled", "object", "archive member"):
-        return Unavailable(f"a {uo.kind} cannot be linked into the harness")
     obj = uo.path
     try:
         own = {n: b for n, b in symbols.items() if n in defined}

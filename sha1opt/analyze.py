@@ -32,6 +32,12 @@ counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
 right one is "not proved". Refusals of instructions, symbols and control
 flow the executor does not model stay refusals.
 
+A function whose code sets the count itself (``FunctionProof.nblocks_unread``:
+every loop head reached with nblocks neither tested nor held; a stripped
+``libcrypto.so.3``'s ``SHA1_Transform`` is ``mov $1, %edx; jmp`` into the
+block function) is proved again as one block, ``(state, data)``, and says so
+as a finding.
+
 Contract: by default nblocks >= 0 with nblocks = 0 a no-op (sha1opt's own
 exports). When the only failure is that nblocks = 0 enters the loop
 (OpenSSL reads one block past the buffer then), the function is proved
@@ -40,6 +46,15 @@ again under nblocks >= 1 and the behaviour at 0 is reported as a finding.
 ``analyze_file(path, uarchs)`` adds the predicted cost per model: the loop
 iteration of the first loop path (steady state, 64 bytes per iteration)
 simulated on each model.
+
+Invariant: nothing is priced that was not lifted. A loop is priced only
+when every path of its iteration, head to back edge, was lifted
+(``PathReport.trace``; ``lift.function._lifted``); otherwise its cost is
+None and ``unlifted`` says why, per path -- e.g. the textbook export with
+``mov %rsi, %r9; add %r9d, %r10d`` put in round 40 ("a path of the
+iteration stops: addition of a pointer and a non-integer at 0x8e7 ...")
+prints no c/B, where it once priced the 574 instructions before that point
+as the loop.
 """
 
 from __future__ import annotations
@@ -52,7 +67,7 @@ from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
-from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, Interface
+from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, KEYWORDS, Interface
 from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
@@ -61,6 +76,7 @@ from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
 from sha1opt.emit.objfile import UserObject, load_object
 
 BLOCK_BYTES = 64
+ONE_BLOCK = KEYWORDS["one-block"]
 
 
 class LiftRefusal(Sha1optError):
@@ -152,6 +168,13 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if paths is not None and not paths:
         raise LiftRefusal("no path selected (give at least one path label)")
     proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0), paths=paths)
+    if proof.nblocks_unread and not proof.proved and interface == DEFAULT:
+        # the code sets its count itself (SHA1_Transform: ``mov $1, %edx; jmp`` into the block function):
+        # nblocks is a fixed argument, and the function compresses one block
+        interface = ONE_BLOCK
+        proof = prove_function(uo.obj, function, interface.contract(abi), paths=paths)
+        proof = replace(proof, findings=(*proof.findings, "the nblocks argument is never read (the code sets the "
+                                         "count itself): proved as a one-block function (state, data)"))
     findings = proof.findings
     if min_blocks is None and findings and not interface.one_block:
         proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
@@ -208,7 +231,8 @@ class Analysis:
     bottleneck: str
     proof: ObjectProof
     simulation: Simulation | None
-    error: str | None = None
+    error: str | None = None        # why this model gives no figure (the model, or ``unlifted``)
+    unlifted: str | None = None     # the loop priced is not lifted whole: why (no model gives a figure)
 
     @property
     def proved(self) -> bool:
@@ -222,20 +246,27 @@ class PathCost:
     path: str
     outcome: str                    # the path's proof outcome
     uarch: str
-    cycles_per_byte: float | None   # None: the model cannot price it (``error``)
+    cycles_per_byte: float | None   # None: the model cannot price it (``error``), or it was not lifted whole
     error: str | None = None
+    unlifted: str | None = None     # the path's iteration was not lifted whole: why (no figure on any model)
 
 
 def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
-    """Every loop path of the proof (proved or not, as long as one iteration was traced) on every model:
-    the paths x models table ``analyze`` prints for a dispatching function such as OpenSSL's."""
+    """Every loop path of the proof (proved or not) on every model: the paths x models table ``analyze``
+    prints for a dispatching function such as OpenSSL's. A loop not lifted whole has no figure, and says
+    why (``PathReport.unlifted``). A one-block function's paths (``SHA1_Transform`` of ``libcrypto.so.3``)
+    are priced once each, entry to ret, per 64 bytes."""
     models = [load_model(u) for u in uarchs]
     out: list[PathCost] = []
-    for p in proof.proof.loop_paths():
+    one_block = [p for p in proof.proof.paths if p.kind == "one block" and p.trace]
+    for p in proof.proof.loop_paths() + one_block:
+        if not p.trace:
+            out.extend(PathCost(p.name, p.outcome, m.name, None, unlifted=p.unlifted) for m in models)
+            continue
         items = cost_items(p.trace)
         for m in models:
             try:
-                sim = simulate(items, m, loop=True, bytes_per_iteration=p.block_bytes)
+                sim = simulate(items, m, loop=p.kind == "loop", bytes_per_iteration=p.block_bytes)
                 out.append(PathCost(p.name, p.outcome, m.name, sim.cycles_per_byte))
             except (UarchError, Sha1optError, KeyError) as e:
                 out.append(PathCost(p.name, p.outcome, m.name, None, str(e)))
@@ -249,9 +280,14 @@ def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = No
     models = [load_model(u) for u in uarchs]   # unknown names fail before any work
     proof = prove_object(path, function=function, abi=abi, member=member, arch=arch, interface=interface)
     fp = proof.proof
-    trace = fp.loop_trace or fp.straight
-    is_loop = bool(fp.loop_trace)
-    items = cost_items(trace)
+    loops = fp.loop_paths()
+    is_loop = bool(loops)
+    items = cost_items(loops[0].trace if loops else fp.straight)
+    why = (f"{loops[0].name} is not lifted whole: {loops[0].unlifted}" if loops and not loops[0].trace
+           else None if loops or fp.straight else "no path from entry to ret was lifted whole")
+    if why:
+        return [Analysis(m.name, proof.arch, is_loop, 0, None, None, "n/a", proof, None, f"not priced: {why}", why)
+                for m in models]
     out: list[Analysis] = []
     for m in models:
         try:

@@ -72,6 +72,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
         rows = [{"uarch": a.uarch, "arch": a.arch, "loop": a.loop, "instructions": a.instructions,
                  "cycles": a.cycles, "cycles_per_byte": a.cycles_per_byte, "bottleneck": a.bottleneck,
                  "breakdown": a.simulation.breakdown if a.simulation else {}, "error": a.error,
+                 "unlifted": a.unlifted,
                  **({"timeline": [vars(s) for s in a.simulation.timeline]} if timeline and a.simulation else {})}
                 for a in results]
         click.echo(json.dumps({"file": file, "proved": results[0].proved, "proof": results[0].proof.summary(),
@@ -79,13 +80,14 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
                                "results": rows, "paths": [vars(c) for c in paths]}, indent=1))
         sys.exit(EXIT_CODES[results[0].proof.outcome])
     first = results[0]
-    what = "per block (loop, steady state)" if first.loop else "once (the function has no loop)"
-    click.echo(f"{file}: {first.proof.source}, function {first.proof.function}, {first.arch}, "
-               f"{first.instructions} instructions {what}")
+    what = (f"not priced: {first.unlifted}" if first.unlifted
+            else f"{first.instructions} instructions per block (loop, steady state)" if first.loop
+            else f"{first.instructions} instructions once (the function has no loop)")
+    click.echo(f"{file}: {first.proof.source}, function {first.proof.function}, {first.arch}, {what}")
     click.echo(f"  {'uarch':12s} {'cycles':>9s} {'c/byte':>7s}  bottleneck")
     for a in results:
         if a.error:
-            click.echo(f"  {a.uarch:12s} {'-':>9s} {'-':>7s}  {a.error}")
+            click.echo(f"  {a.uarch:12s} {'-':>9s} {'-':>7s}  {'not lifted whole' if a.unlifted else a.error}")
         else:
             click.echo(f"  {a.uarch:12s} {a.cycles:9.1f} {a.cycles_per_byte:7.2f}  {a.bottleneck}")
         if timeline and a.simulation:

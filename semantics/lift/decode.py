@@ -119,6 +119,18 @@ def _ref_of(obj: ObjectFile, r: Reloc, pc_adjust: int) -> Ref:
     return Ref(f"sec:{r.section}", r.target + r.addend + pc_adjust)
 
 
+def _linked_ref(obj: ObjectFile, hit: tuple[str, int] | None, addr: int) -> Ref:
+    """An address with no relocation: a section's bytes -- except a writable section's in a linked object
+    (``.bss``, ``.data``, ``.got``), whose word at run time is not the file's: an input named by its
+    address, ``ext:mem_4895a0`` (the capability words of a shared object, OpenSSL's hidden
+    ``OPENSSL_ia32cap_P``, read as zero from the file, would decide the dispatch)."""
+    if hit is None:
+        return Ref("unmapped", addr)
+    if not obj.relocatable and hit[0] in obj.writable:
+        return Ref(f"ext:mem_{addr:x}", 0)
+    return Ref(f"sec:{hit[0]}", hit[1])
+
+
 def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None = None) -> Function:
     sec = sym.section or ""
     code = obj.sections[sec][sym.value:sym.value + sym.size]
@@ -136,6 +148,69 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
         fn.instructions[pos] = Decoded(pos, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
                                        problem=f"undecodable bytes {code[pos - sym.value:pos - sym.value + 4].hex()}",
                                        line=(lines or {}).get(pos, 0))
+    return fn
+
+
+# A stripped function is decoded from its entry along the branches (``decode_reachable``), at most this much.
+REACHABLE_INSTRUCTIONS = 60_000
+_ENDS = frozenset({"jmp", "ret", "ud2", "hlt"})
+
+
+def decode_reachable(obj: ObjectFile, section: str, entries: set[int], lines: dict[int, int] | None = None,
+                     known: dict[int, Decoded] | None = None) -> dict[int, Decoded]:
+    """The instructions reachable from ``entries`` in ``section``, following fall-through and direct jump and
+    branch targets (not calls: a called function is decoded when a path reaches it), each stretch up to a
+    ``jmp``, ``ret`` or an address already in ``known``.
+
+    This is how code no symbol describes is read: a stripped shared object's internal block function
+    (OpenSSL's ``SHA1_Transform`` is ``mov $1, %edx; jmp`` into one). Without a symbol there is no size, so
+    only what is reachable is decoded -- padding and data between functions never are. Undecodable bytes end
+    their stretch with a ``(bad)`` record, refused when a path reaches it. Example: from ``SHA1_Transform``'s
+    jump target in ``libcrypto.so.3``, the dispatch on the capability words and every path's code (integer,
+    SSSE3, AVX, AVX2, SHA-NI) with their loops.
+    """
+    code = obj.sections[section]
+    base = obj.addresses.get(section, 0)
+    md, att = _md(obj.arch, False), _md(obj.arch, True)
+    known = known or {}
+    out: dict[int, Decoded] = {}
+    work = sorted(entries, reverse=True)
+    while work and len(out) < REACHABLE_INSTRUCTIONS:
+        pos = work.pop()
+        if pos in out or pos in known or not 0 <= pos < len(code):
+            continue
+        stretch = code[pos:pos + 4096]
+        texts = {i.address: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(stretch, pos)}
+        end = pos
+        for i in md.disasm(stretch, pos):
+            if i.address != end or (i.address in out or i.address in known):
+                break
+            d = _convert(obj, section, base, i, texts.get(i.address, i.mnemonic), (lines or {}).get(i.address, 0))
+            out[i.address] = d
+            end = d.next
+            if d.target is not None and d.mnemonic != "call":
+                work.append(d.target)
+            if d.mnemonic in _ENDS:
+                break
+        else:
+            if len(stretch) == 4096 and end > pos + 4096 - 16:
+                work.append(end)       # the stretch ran to the end of the 4 KB window: go on from there
+            elif end < len(code):
+                out[end] = Decoded(end, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
+                                   problem=f"undecodable bytes {code[end:end + 4].hex()}",
+                                   line=(lines or {}).get(end, 0))
+    return out
+
+
+def decode_reach(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None = None) -> Function:
+    """``decode_function`` and the code its direct jumps and branches reach outside the symbol's extent
+    (``decode_reachable``): the whole of a function that tail-jumps into another body, e.g. a stripped
+    shared object's ``SHA1_Transform`` (``mov $1, %edx; jmp`` into the block function), or OpenSSL's
+    dispatch into its ``_ssse3_shortcut``."""
+    fn = decode_function(obj, sym, lines)
+    out = {d.target for d in fn.instructions.values() if d.target is not None and d.mnemonic != "call"
+           and not sym.value <= d.target < sym.value + sym.size}
+    fn.instructions.update(decode_reachable(obj, fn.section, out, lines, fn.instructions))
     return fn
 
 
@@ -171,7 +246,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                 else:
                     imm_ref = _ref_of(obj, reloc, 0)
             if mnem in ("jmp", "call") or mnem in BRANCHES:
-                target = v - base if obj.addresses.get(sec) else v
+                target = v                   # (capstone decodes at section offsets: v is one)
                 if reloc is not None:
                     target = None
                     imm_ref = _ref_of(obj, reloc, next_ip - (i.address + i.imm_offset))
@@ -197,7 +272,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                 else:
                     addr = next_ip + m.disp + base
                     hit = obj.section_at(addr) if base else (sec, next_ip + m.disp)
-                    mem_ref = Ref(f"sec:{hit[0]}", hit[1]) if hit else Ref("unmapped", addr)
+                    mem_ref = _linked_ref(obj, hit, addr)
             elif breg is not None:
                 b = _reg(breg)
                 if b is None:
@@ -214,7 +289,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     problem = problem or f"relocation {reloc.kind} against {reloc.symbol} is not modelled"
             elif breg is None and ireg is None and reloc is None and obj.arch == "i386":
                 hit = obj.section_at(m.disp)
-                mem_ref = Ref(f"sec:{hit[0]}", hit[1]) if hit else Ref("unmapped", m.disp)
+                mem_ref = _linked_ref(obj, hit, m.disp)
             idx = _reg(ireg) if ireg else None
             if ireg and idx is None:
                 problem = problem or f"index register %{ireg} is not modelled"

@@ -43,6 +43,11 @@ class ObjectError(Sha1optError):
     """The bytes are not an x86 ELF object we can read, or a symbol is missing."""
 
 
+class NoFunction(ObjectError):
+    """``find_function`` found no function to take: the message is short (a count, never the whole list of
+    a shared object's thousands); ``lift.function`` adds the SHA-1 candidates (``lift.candidates``)."""
+
+
 @dataclass(frozen=True)
 class Symbol:
     name: str
@@ -169,6 +174,21 @@ class ObjectFile:
             return {}
         return out
 
+    @cached_property
+    def writable(self) -> frozenset[str]:
+        """Sections written at run time (SHF_WRITE: ``.data``, ``.bss``, ``.got``): in a linked object their
+        bytes are what the loader or the program put there, not what the file holds."""
+        return frozenset(h.name for h in self.headers if h.flags & 0x1)
+
+    def covering(self, section: str, offset: int) -> Symbol | None:
+        """The function or label symbol whose extent holds ``section + offset`` (``sized``: a symbol without a
+        size runs to the next one), or None: code no symbol names (a stripped shared object's internal
+        functions)."""
+        best = max((s for s in self.symbols if s.section == section and s.name and s.value <= offset
+                    and s.kind in ("STT_FUNC", "STT_NOTYPE") and not s.name.startswith(".L")),
+                   key=lambda s: s.value, default=None)
+        return best if best is not None and offset < best.value + self.sized(best).size else None
+
     def functions(self) -> list[Symbol]:
         return [s for s in self.symbols if s.kind == "STT_FUNC" and s.section]
 
@@ -179,8 +199,9 @@ class ObjectFile:
         if name is not None:
             hit = [s for s in defined if s.name == name]
             if not hit:
-                raise ObjectError(f"no function {name!r} in the object (functions: "
-                                  f"{', '.join(sorted({s.name for s in funcs})) or 'none'})")
+                names = sorted({s.name for s in funcs})
+                raise NoFunction(f"no function {name!r} in the object (functions: "
+                                 f"{_few(names) if names else 'none'})")
             return self.sized(hit[0])
         for s in defined:
             if s.name == "sha1_block_data_order":
@@ -188,8 +209,8 @@ class ObjectFile:
         glob = [s for s in funcs if s.bind in ("STB_GLOBAL", "STB_WEAK")]
         if len(glob) == 1:
             return self.sized(glob[0])
-        raise ObjectError("no sha1_block_data_order and not exactly one global function "
-                          f"({', '.join(sorted(s.name for s in glob)) or 'none'}): name one with --function")
+        raise NoFunction("no sha1_block_data_order and not exactly one global function "
+                         f"({_few(sorted(s.name for s in glob)) if glob else 'none'}): name one with --function")
 
     def sized(self, s: Symbol) -> Symbol:
         """``s`` with its extent: a symbol without ``.size`` (hand-written text) extends to the next
@@ -227,6 +248,11 @@ class ObjectFile:
         if data is None or offset < 0 or offset + size > len(data):
             return None
         return data[offset:offset + size]
+
+
+def _few(names: list[str], most: int = 8) -> str:
+    """``a, b, c`` -- or, past ``most``, only how many (a shared object exports thousands)."""
+    return ", ".join(names) if len(names) <= most else f"{len(names):,} of them"
 
 
 _X64 = {1: "R_X86_64_64", 2: "R_X86_64_PC32", 4: "R_X86_64_PLT32", 9: "R_X86_64_GOTPCREL", 10: "R_X86_64_32",

@@ -1,6 +1,8 @@
 """The whole-function proof: every path of a block function, for every nblocks its contract allows.
 
-``prove_function(obj, name, contract)`` decodes the function, explores it
+``prove_function(obj, name, contract)`` decodes the function (with the code
+its direct jumps enter outside its symbol, ``decode.decode_reach``: a
+stripped shared object's block function has no symbol), explores it
 from the ABI's entry state (``executor.explore``) and proves each path:
 
 * *entry to ret without the loop* (nblocks = 0 under sha1opt's contract):
@@ -65,8 +67,9 @@ from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.condition import words
-from sha1opt.semantics.lift.decode import Decoded, decode_function, line_table
-from sha1opt.semantics.lift.elf import ObjectError, ObjectFile
+from sha1opt.semantics.lift.decode import Decoded, decode_function, decode_reach, line_table
+from sha1opt.semantics.lift.candidates import sha1_candidates
+from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
 from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
@@ -113,12 +116,18 @@ class PathReport:
     seconds: float
     cuts: int = 0
     category: Category | None = None
+    # An exit path that ends in code other than the function's own symbol: where (``sub_<address>`` in
+    # stripped code), so that one-block dispatch paths have names of their own.
+    via: str | None = None
     # Capability words that take this path: a model of its condition over the undefined symbols'
     # bytes (``OPENSSL_ia32cap_P``), for native runs of this path (``emit.confirm`` ``symbols``).
     witness: tuple[tuple[str, bytes], ...] = ()
-    # A loop path: one iteration's instructions (as far as the proof ran) and the data bytes it consumes.
+    # A loop path: one whole iteration (a path from the head back to it, every path of the iteration
+    # lifted: what a cost model may price) and the data bytes it consumes; or () and ``unlifted``, why not.
+    # A one-block path: the whole path, entry to ret.
     trace: tuple[Decoded, ...] = ()
     block_bytes: int = 64
+    unlifted: str | None = None
 
     @property
     def name(self) -> str:
@@ -126,7 +135,7 @@ class PathReport:
             return f"loop at 0x{self.head:x} ({self.label})"
         if self.kind == "stopped":
             return self.label
-        return f"entry -> ret, {self.kind}"
+        return f"entry -> ret, {self.kind}" + (f" (via {self.via})" if self.via else "")
 
 
 def witness(cond: list, axioms: list) -> tuple[tuple[str, bytes], ...]:
@@ -163,9 +172,12 @@ class FunctionProof:
     contract: Contract
     paths: tuple[PathReport, ...]
     seconds: float
-    loop_trace: tuple[Decoded, ...] = ()         # one iteration of the first loop (for cost models)
+    loop_trace: tuple[Decoded, ...] = ()         # one whole iteration of the first loop lifted whole (cost models)
     straight: tuple[Decoded, ...] = ()           # the whole path when there is no loop
     findings: tuple[str, ...] = ()
+    # Every path reached its loop head with nblocks neither tested nor held anywhere (and some did): the code
+    # overwrote the argument, a constant (``SHA1_Transform``: ``mov $1, %edx``): a one-block function.
+    nblocks_unread: bool = False
 
     @property
     def proved(self) -> bool:
@@ -183,12 +195,13 @@ class FunctionProof:
         return next((p.detail for p in self.paths if p.outcome == "refused"), None)
 
     def loop_paths(self) -> list[PathReport]:
-        """One report per loop (its ``head`` and ``label``) with a traced iteration, in order: of several paths
-        to one loop (OpenSSL's i386 integer loop, reached with and without SSE), the longest trace."""
+        """One report per loop (its ``head`` and ``label``), in order: of several paths to one loop (OpenSSL's
+        i386 integer loop, reached with and without SSE), the longest whole iteration; a loop none of whose
+        paths was lifted whole is kept too, its ``trace`` empty and its ``unlifted`` saying why."""
         best: dict[tuple, PathReport] = {}
         for p in self.paths:
             key = (p.head, p.label)
-            if p.kind == "loop" and p.trace and (key not in best or len(p.trace) > len(best[key].trace)):
+            if p.kind == "loop" and (key not in best or len(p.trace) > len(best[key].trace)):
                 best[key] = p
         return list(best.values())
 
@@ -223,9 +236,13 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     a path's last instruction, e.g. ``_ssse3_shortcut``); the others are reported as "not checked", so
     ``proved`` is False and ``outcome`` at best "not checked". A label no path has raises ``ObjectError``."""
     t0 = time.perf_counter()
-    sym = obj.find_function(name)
+    try:
+        sym = obj.find_function(name)
+    except NoFunction as e:
+        found = sha1_candidates(obj)
+        raise ObjectError(f"{e}" + (f"; SHA-1 candidates: {', '.join(found)}" if found else "")) from None
     lines = line_table(obj)
-    fn = decode_function(obj, sym, lines)
+    fn = decode_reach(obj, sym, lines)
     program = Program(obj, fn, lambda o, s: decode_function(o, s, lines))
     bits = 64 if obj.arch == "x86_64" else 32
     n, k = z3.BitVec("n", bits), z3.BitVec("k", bits)
@@ -240,9 +257,10 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         heads: set = set()
         ctx.axioms.append(n == ctx.bv(1))
     else:
-        heads = Cfg.build(fn).loop_heads()
-        for other in obj.functions():
+        heads = Cfg.build(fn).loop_heads()     # (with the code the function jumps into: ``decode_reach``)
+        for other in obj.functions() if obj.relocatable else ():
             # the dispatch jumps into sibling functions (OpenSSL's _ssse3_shortcut ...): their loops are heads too
+            # (a linked object's thousands of functions are not decoded: its jumps' targets are in ``fn``)
             if other.section == fn.section and other.name != sym.name:
                 heads |= Cfg.build(decode_function(obj, obj.sized(other), lines)).loop_heads()
     prover = prover or Prover()
@@ -259,14 +277,21 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     straight: tuple = ()
     ends = explore(machine_for, entry_state(ctx, fn.section, fn.entry), heads)
 
+    tails, entries = _stripped_entries(obj, fn, sym)
+
     def label(end: PathEnd) -> str:
-        """The dispatch target a path ends in: the symbol holding its last instruction."""
+        """The dispatch target a path ends in: the symbol holding its last instruction; in code no symbol
+        covers, ``sub_<address>`` (linked address) of the first stripped entry the path passes after the
+        function's own jump target (its dispatch path: ``sub_290920``, OpenSSL's SSSE3 code), else of that."""
         if not end.state.trace:
             return sym.name
         addr = end.state.trace[-1].address
-        best = [s for s in obj.symbols if s.section == fn.section and s.name and s.value <= addr
-                and s.kind in ("STT_FUNC", "STT_NOTYPE") and not s.name.startswith(".L")]
-        return max(best, key=lambda s: s.value).name if best else sym.name
+        held = obj.covering(fn.section, addr)
+        if held is not None:
+            return held.name
+        passed = [d.address for d in end.state.trace if d.address in entries]
+        entry = next((a for a in passed if a not in tails), passed[0] if passed else addr)
+        return f"sub_{obj.addresses.get(fn.section, 0) + entry:x}"
 
     if paths is not None and not set(paths) <= {label(e) for e in ends}:
         raise ObjectError(f"no path of {sym.name} is labelled {sorted(set(paths) - {label(e) for e in ends})[0]} "
@@ -279,8 +304,9 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
 
     def report(end: PathEnd, cond: str, v: Verdict, instructions: int, t1: float, **more) -> PathReport:
         kind: PathKind = "loop" if end.kind == "head" else exit_kind if end.kind == "exit" else "stopped"
+        via = label(end) if end.kind == "exit" and label(end) != sym.name else None
         return PathReport(kind, label(end), end.head if kind == "loop" else None, cond, v.outcome, v.detail,
-                          instructions, time.perf_counter() - t1, v.cuts, v.category, **more)
+                          instructions, time.perf_counter() - t1, v.cuts, v.category, via, **more)
 
     for idx, end in enumerate(ends):
         if idx in consumed:
@@ -299,7 +325,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         elif end.kind == "exit" and contract.one_block:
             straight = tuple(end.state.trace)
             reports.append(report(end, cond, _prove_one_block(ctx, end, fn.section, fn.entry, prover),
-                                  len(end.state.trace), t1))
+                                  len(end.state.trace), t1, trace=tuple(end.state.trace)))
         elif end.kind == "exit":
             straight = tuple(end.state.trace)
             reports.append(report(end, cond, _prove_noloop_exit(ctx, end), len(end.state.trace), t1))
@@ -314,15 +340,42 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                 consumed.update(group)
                 cond = _cond_text(list(key), bits)
                 conds[-1] = (generic(ctx, [ends[j].state for j in group]) or end.state).cond
-            reports.append(report(end, cond, loop.verdict, len(loop.trace), t1, trace=tuple(loop.trace),
-                                  block_bytes=loop.block_bytes))
+            reports.append(report(end, cond, loop.verdict, len(loop.trace), t1, trace=loop.iteration,
+                                  block_bytes=loop.block_bytes, unlifted=loop.unlifted))
             if loop.finding:
                 findings.append(loop.finding)
-            loop_trace = loop_trace or tuple(loop.trace)
+            loop_trace = loop_trace or loop.iteration
     # one report per path end, in order: each gets the capability words that take it
     reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
+    arrivals = [e.state for e in ends if e.kind == "head"]
+    unread = "nblocks" in contract.args and bool(arrivals) and not any(_holds_n(st) for st in arrivals)
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
-                         straight, tuple(findings))
+                         straight, tuple(findings), unread)
+
+
+def _stripped_entries(obj: ObjectFile, fn, sym) -> tuple[set[int], set[int]]:
+    """Where code no symbol covers begins, as far as its jumps tell (a stripped shared object's internal
+    functions and dispatch targets): (the targets of the function's jumps out of its own extent; those and
+    every jump target there that follows a gap -- padding: no decoded instruction ends at it -- and is no
+    loop's head). In ``libcrypto.so.3``: ``SHA1_Transform``'s jump target (the block function); with its
+    dispatch paths' code, and their epilogues."""
+    inside = range(sym.value, sym.value + sym.size)
+    targets = {d.target for d in fn.instructions.values() if d.target is not None and d.mnemonic != "call"
+               and d.target not in inside and d.target in fn.instructions}
+    if not targets:
+        return set(), set()
+    ends_at = {d.next for d in fn.instructions.values()}
+    heads = Cfg.build(fn).loop_heads()
+    out = {t for t in targets if not obj.covering(fn.section, t)}
+    tails = {d.target for d in fn.instructions.values() if d.address in inside} & out
+    return tails, {t for t in out if t in tails or (t not in ends_at and t not in heads)}
+
+
+def _holds_n(st: State) -> bool:
+    """Whether nblocks is in the path condition of ``st`` or in a count or pointer it holds."""
+    values = [*st.regs.values(), *(v for v, _ in st.mem.values())]
+    exprs = [*st.cond, *(v.v for v in values if isinstance(v, Int)), *(v.off for v in values if isinstance(v, Ptr))]
+    return any(_mentions_n(e) for e in exprs)
 
 
 def _prove_noloop_exit(ctx: Ctx, end: PathEnd) -> Verdict:
@@ -355,14 +408,36 @@ def _prove_one_block(ctx: Ctx, end: PathEnd, section: str, entry: int, prover: P
 
 @dataclass(frozen=True)
 class _Loop:
-    """A loop's proof: its verdict, one iteration's trace, a finding about the contract, how many arrivals
-    at the head it covers (a multi-block loop proves all of them together) and its bytes per iteration."""
+    """A loop's proof: its verdict, one iteration's trace as far as the proof ran, a finding about the
+    contract, how many arrivals at the head it covers (a multi-block loop proves all of them together), its
+    bytes per iteration; and (``_lifted``) the iteration a cost model may price, or why there is none."""
 
     verdict: Verdict
     trace: list
     finding: str | None = None
     arrivals: int = 1
     block_bytes: int = 64
+    iteration: tuple[Decoded, ...] = ()
+    unlifted: str | None = "the loop's iteration was not traced"
+
+
+def _lifted(loop: _Loop, it1) -> _Loop:
+    """``loop`` with its ``iteration``: one path from the head back to it, when every path of the first
+    iteration (``it1``: ``_iterate`` from the arrival) was lifted; else none and ``unlifted`` saying why.
+
+    Invariant: a cost is never made of part of a loop. An iteration some path of which the executor
+    stopped (an unmodelled instruction, an untracked value, the step limit) has no ``iteration``, even
+    when the instructions it did lift form a path to the head. A proved loop keeps the trace its proof
+    priced until now (a path back to the head of the proof's own exploration, every path of which it
+    lifted); any other takes the first path of ``it1`` back to the head.
+    """
+    if isinstance(it1, tuple):
+        return replace(loop, iteration=(), unlifted=f"a path of the iteration stops: {it1[0].detail}")
+    back = [e for e in it1 if e.kind == "head"]
+    if not back:
+        return replace(loop, iteration=(), unlifted="no path of the iteration returns to the loop head")
+    whole = tuple(loop.trace) if loop.verdict.proved and loop.trace else tuple(back[0].state.trace)
+    return replace(loop, iteration=whole, unlifted=None)
 
 
 def _prove_loop(ctx: Ctx, group: list[PathEnd], machine_for, section: str, prover: Prover, init_reg,
@@ -378,7 +453,8 @@ def _prove_loop(ctx: Ctx, group: list[PathEnd], machine_for, section: str, prove
             finding = (f"nblocks = 0 enters the loop at 0x{e.head:x} (one block is read past the buffer): "
                        f"the contract must require nblocks >= 1")
             return _Loop(Verdict("counterexample", finding), [], finding, len(group))
-    return replace(_prove_wide(ctx, [e.state for e in group], s0, it1, step, section, prover), arrivals=len(group))
+    return replace(_lifted(_prove_wide(ctx, [e.state for e in group], s0, it1, step, section, prover), it1),
+                   arrivals=len(group))
 
 
 def _prove_wide(ctx: Ctx, arrivals: list[State], s0: State, it1: list[PathEnd], step: int, section: str,
@@ -417,6 +493,12 @@ def _prove_one_loop(ctx: Ctx, end: PathEnd, machine_for, section: str, prover: P
                    f"the contract must require nblocks >= 1")
         return _Loop(Verdict("counterexample", finding), [], finding)
     it1 = _iterate(ctx, machine_for, s0, head)
+    return _lifted(_iterated_loop(ctx, end, it1, machine_for, section, prover), it1)
+
+
+def _iterated_loop(ctx: Ctx, end: PathEnd, it1, machine_for, section: str, prover: Prover) -> _Loop:
+    """The loop at ``end.head`` from the first iteration's paths ``it1`` (``_iterate``)."""
+    head, s0 = end.head, end.state
     if isinstance(it1, tuple):
         return _Loop(*it1)
     back1 = [e for e in it1 if e.kind == "head"]

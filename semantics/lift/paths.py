@@ -22,7 +22,7 @@ from typing import Callable
 import z3
 
 from sha1opt.semantics.errors import UnsupportedError
-from sha1opt.semantics.lift.decode import Decoded, Function
+from sha1opt.semantics.lift.decode import Decoded, Function, decode_reachable
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.values import Category, Flags, Refused, Violation
 
@@ -43,7 +43,9 @@ class State:
 
 
 class Program:
-    """The decoded code of one object, fetched by (section, offset) (other functions decoded on demand)."""
+    """The decoded code of one object, fetched by (section, offset): other functions decoded on demand, by
+    their symbol's extent, and code no symbol covers (a stripped function a direct jump or call enters) by
+    what is reachable from the address (``decode.decode_reachable``)."""
 
     def __init__(self, obj: ObjectFile, fn: Function, decode: Callable) -> None:
         self.obj = obj
@@ -55,13 +57,13 @@ class Program:
         got = self._by_section.get(section, {}).get(addr)
         if got is not None:
             return got
-        cands = [self.obj.sized(s) for s in self.obj.symbols
-                 if s.section == section and s.kind in ("STT_FUNC", "STT_NOTYPE") and s.name and s.value <= addr]
-        sym = next((s for s in sorted(cands, key=lambda s: -s.value) if addr < s.value + s.size), None)
-        if sym is None:
-            return None
-        self._by_section.setdefault(section, {}).update(self._decode(self.obj, sym).instructions)
-        return self._by_section[section].get(addr)
+        sym = self.obj.covering(section, addr)
+        known = self._by_section.setdefault(section, {})
+        if sym is not None:
+            known.update(self._decode(self.obj, self.obj.sized(sym)).instructions)
+        elif section in self.obj.executable:
+            known.update(decode_reachable(self.obj, section, {addr}, self.obj.lines, known))
+        return known.get(addr)
 
 
 

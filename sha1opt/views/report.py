@@ -115,7 +115,8 @@ def path_table(costs) -> list[str]:
     """``analyze``'s paths x models table (c/B, steady state): one row per loop path, one column per model.
 
     Example row: ``loop at 0x13e0 (_ssse3_shortcut)  proved    5.79  3.96`` -- a model that cannot
-    price a path shows ``n/a``.
+    price a path shows ``n/a``; a path whose iteration was not lifted whole shows ``-`` in every
+    column, and a line under the table says why (``PathCost.unlifted``).
     """
     models = list(dict.fromkeys(c.uarch for c in costs))
     paths = list(dict.fromkeys(c.path for c in costs))
@@ -125,6 +126,9 @@ def path_table(costs) -> list[str]:
     for p in paths:
         outcome = next(c.outcome for c in costs if c.path == p)
         vals = [cell[(p, m)].cycles_per_byte for m in models]
-        lines.append(f"{p:{width}s} {outcome:9s} " + " ".join(f"{v:11.2f}" if v is not None else f"{'n/a':>11s}"
+        blank = "-" if cell[(p, models[0])].unlifted else "n/a"
+        lines.append(f"{p:{width}s} {outcome:9s} " + " ".join(f"{v:11.2f}" if v is not None else f"{blank:>11s}"
                                                                for v in vals))
+    lines += [f"{p}: not priced, not lifted whole: {cell[(p, models[0])].unlifted}"
+              for p in paths if cell[(p, models[0])].unlifted]
     return lines

@@ -9,8 +9,9 @@ from click.testing import CliRunner
 
 from sha1opt.emit.host_cpu import HostError, uarch_name
 
-from sha1opt.analyze import analyze_file, cost_items
+from sha1opt.analyze import PathCost, analyze_file, cost_items
 from sha1opt.cli_analyze import analyze
+from sha1opt.views.report import path_table
 from sha1opt.emit.assembly import function_text
 from sha1opt.search.cost.model import UarchError, model_names
 from sha1opt.search.space.candidate import textbook
@@ -54,6 +55,41 @@ def test_analyze_never_claims_a_broken_function_is_proved(function_files, tmp_pa
     assert not a.proved and a.proof.outcome == "counterexample"
     assert "confirmed natively" in a.proof.summary()
     assert a.cycles is not None                                  # still costed
+
+
+def test_truncated_loop_is_never_priced(function_files, tmp_path):
+    """Issue 24, the bug: on a function whose lift stopped inside the loop, `analyze` priced the instructions
+    it had lifted as the loop (809 of ~1,027: 2.09 c/B on zen5 for code costing 2.75), with no warning.
+    Here the textbook export with an untracked value in round 40 (a pointer added as data, into a register
+    nothing reads: the function is still right, the lift stops there): it once priced the 574 instructions
+    before that point as 1.27 c/B. Now no figure, in the table or in --json, and the reason is named."""
+    text = function_files["x86_64"].read_text()
+    cut = tmp_path / "cut.S"
+    cut.write_text(text.replace("/* round 40 */", "mov %rsi, %r9\n\tadd %r9d, %r10d\n\t/* round 40 */", 1))
+    r = CliRunner().invoke(analyze, [str(cut), "--uarch", "zen5"])
+    assert r.exit_code == 3, r.output                              # not proved (unknown), not refused
+    header, columns, row = r.output.splitlines()[:3]
+    assert "not priced: loop at 0x" in header and "is not lifted whole" in header and "`addl %r9d, %r10d`" in header
+    assert row.split()[:3] == ["zen5", "-", "-"] and "not lifted whole" in row
+    assert "instructions per block" not in r.output and "paths x models" not in r.output
+    r = CliRunner().invoke(analyze, [str(cut), "--uarch", "zen5", "--json"])
+    data = json.loads(r.stdout)
+    (res,) = data["results"]
+    assert res["cycles"] is None and res["cycles_per_byte"] is None and "addl %r9d, %r10d" in res["unlifted"]
+    (path,) = data["paths"]
+    assert path["cycles_per_byte"] is None and "a path of the iteration stops" in path["unlifted"]
+
+
+def test_path_table_gives_a_path_not_lifted_whole_no_figure_and_says_why():
+    """Issue 24: in the paths x models table a loop not lifted whole shows '-' on every model (not 'n/a', which
+    is a model that cannot run the code), and a line under the table names why."""
+    costs = [PathCost("loop at 0x10 (a)", "proved", "zen5", 2.5), PathCost("loop at 0x10 (a)", "proved", "p4", None,
+                                                                        "no SHA-NI"),
+             *(PathCost("loop at 0x90 (b)", "unknown", u, None, unlifted="a path of the iteration stops: cmovb")
+               for u in ("zen5", "p4"))]
+    head, a, b, why = path_table(costs)
+    assert a.split()[-2:] == ["2.50", "n/a"] and b.split()[-2:] == ["-", "-"]
+    assert why == "loop at 0x90 (b): not priced, not lifted whole: a path of the iteration stops: cmovb"
 
 
 def test_unknown_model_fails_before_any_work(function_files):
