@@ -233,6 +233,8 @@ class Analysis:
     simulation: Simulation | None
     error: str | None = None        # why this model gives no figure (the model, or ``unlifted``)
     unlifted: str | None = None     # the loop priced is not lifted whole: why (no model gives a figure)
+    path: str = ""                  # the path priced: the first loop, else the first one-block path (the paths
+                                    # table's first row); "" for a function with one straight path
 
     @property
     def proved(self) -> bool:
@@ -282,19 +284,23 @@ def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = No
     fp = proof.proof
     loops = fp.loop_paths()
     is_loop = bool(loops)
-    items = cost_items(loops[0].trace if loops else fp.straight)
+    one_block = [p for p in fp.paths if p.kind == "one block" and p.trace]
+    priced = loops[0] if loops else one_block[0] if len(one_block) > 1 else None
+    items = cost_items(priced.trace if priced is not None else fp.straight)
+    name = priced.name if priced is not None else ""
     why = (f"{loops[0].name} is not lifted whole: {loops[0].unlifted}" if loops and not loops[0].trace
            else None if loops or fp.straight else "no path from entry to ret was lifted whole")
     if why:
-        return [Analysis(m.name, proof.arch, is_loop, 0, None, None, "n/a", proof, None, f"not priced: {why}", why)
-                for m in models]
+        return [Analysis(m.name, proof.arch, is_loop, 0, None, None, "n/a", proof, None, f"not priced: {why}", why,
+                         name) for m in models]
     out: list[Analysis] = []
     for m in models:
         try:
             sim = simulate(items, m, loop=is_loop, bytes_per_iteration=BLOCK_BYTES)
         except (UarchError, Sha1optError, KeyError) as e:
-            out.append(Analysis(m.name, proof.arch, is_loop, len(items), None, None, "n/a", proof, None, str(e)))
+            out.append(Analysis(m.name, proof.arch, is_loop, len(items), None, None, "n/a", proof, None, str(e),
+                                path=name))
             continue
         out.append(Analysis(m.name, proof.arch, is_loop, len(items), sim.cycles, sim.cycles_per_byte, sim.bottleneck,
-                            proof, sim))
+                            proof, sim, path=name))
     return out

@@ -72,7 +72,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
         rows = [{"uarch": a.uarch, "arch": a.arch, "loop": a.loop, "instructions": a.instructions,
                  "cycles": a.cycles, "cycles_per_byte": a.cycles_per_byte, "bottleneck": a.bottleneck,
                  "breakdown": a.simulation.breakdown if a.simulation else {}, "error": a.error,
-                 "unlifted": a.unlifted,
+                 "unlifted": a.unlifted, "path": a.path,
                  **({"timeline": [vars(s) for s in a.simulation.timeline]} if timeline and a.simulation else {})}
                 for a in results]
         click.echo(json.dumps({"file": file, "proved": results[0].proved, "proof": results[0].proof.summary(),
@@ -83,6 +83,8 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
     what = (f"not priced: {first.unlifted}" if first.unlifted
             else f"{first.instructions} instructions per block (loop, steady state)" if first.loop
             else f"{first.instructions} instructions once (the function has no loop)")
+    if first.path and len({c.path for c in paths}) > 1:
+        what += f"; priced below: {first.path}"
     click.echo(f"{file}: {first.proof.source}, function {first.proof.function}, {first.arch}, {what}")
     click.echo(f"  {'uarch':12s} {'cycles':>9s} {'c/byte':>7s}  bottleneck")
     for a in results:

@@ -144,3 +144,13 @@ def test_analyze_prints_paths_by_models_for_openssls_dispatching_function(openss
     assert float(ssse3[-2]) < float(integer[-2])           # skylake: SSSE3 faster than integer, as published
     shaext = next(r for r in rows if "_shaext_shortcut" in r).split()
     assert shaext[-2] == "n/a" and float(shaext[-1]) < 2.5   # skylake has no SHA-NI; zen1 does
+
+
+def test_the_main_table_names_the_path_it_prices(openssl_x86_64_analysis):
+    """A function with several paths: the header names the one the main table prices (the paths table's first
+    row), and the figures agree (a one-block function's main table priced an arbitrary path, unnamed)."""
+    lines = openssl_x86_64_analysis.cli.output.splitlines()
+    assert lines[0].endswith("priced below: loop at 0xb0 (sha1_block_data_order)"), lines[0]
+    skylake = next(ln for ln in lines if ln.split()[:1] == ["skylake"]).split()
+    first_row = lines[next(i for i, ln in enumerate(lines) if "paths x models" in ln) + 1].split()
+    assert first_row[-2] == skylake[2]
