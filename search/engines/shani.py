@@ -117,7 +117,7 @@ def best_shani(model: Model, arch: Arch, budget: int = 200, *, seed: int = 1,
     for k, p in enumerate(points):
         if p.msg2_form not in runs:
             used = set(isa_rows_used(p, arch).values())
-            runs[p.msg2_form] = not used & without and all(model.has_vector(isa.replace(".", "_")) for isa in used)
+            runs[p.msg2_form] = not used & without and all(model.has_vector(isa) for isa in used)
         if not runs[p.msg2_form]:
             continue
         if evaluations >= budget:
