@@ -67,6 +67,11 @@ class ShaniReport:
     stop_reason: str
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def ok(self) -> bool:
+        """No failure: the point is proved."""
+        return self.proved
+
 
 def loop_text(params: ShaniParams, arch: Arch) -> str:
     """The block as the loop body the simulator prices, as text (what the store keeps): ``parts``' loop
