@@ -13,6 +13,10 @@ is a walk over this tuple, never a comparison of names (the architecture test,
 * ``search_families(uarch, arch, level, ...)`` -- what ``search --isa level``
   searches beside the scalar ranges: each family's ``search`` (stored when
   proved);
+* ``shown_levels()`` / ``shown_at(uarch, arch, level)`` -- what ``show --isa
+  level`` takes and draws: the report of the highest family admitting the
+  level that has one for the model (``Family.shown``; SHA-NI on a model
+  without it: the hybrid block at the same cap);
 * ``dispatch_levels(model)`` / ``preference()`` -- the dispatcher's levels (one
   path per level of a ``per_level`` family the model's CPU has) and the tie
   order of its path names (``emit.dispatch_plan``).
@@ -36,7 +40,7 @@ from sha1opt.search.cost.model import Model
 from sha1opt.search.driver import default_arch
 from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import LEVELS, check_level
-from sha1opt.emit.family import Choice, Family, Passed
+from sha1opt.emit.family import Choice, Family, Passed, Shown
 from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family_shani import SHANI
@@ -58,6 +62,24 @@ def levels_of(family: Family) -> tuple[str, ...]:
 def tunable_levels() -> tuple[str, ...]:
     """The levels ``export --tune`` takes: those of a family whose ranked candidates are timed."""
     return tuple(lv for lv in LEVELS if family_of(lv).tunable)
+
+
+def shown_levels() -> tuple[str, ...]:
+    """The levels ``show --isa`` takes: those of a family with a whole-block report (``Family.reports``)."""
+    return tuple(lv for lv in LEVELS if family_of(lv).reports)
+
+
+def shown_at(uarch: str, arch: Arch, level: str, db: str | Path | None = None,
+             progress: ProgressFn = ignore) -> Shown | None:
+    """What ``show --isa level`` draws for ``uarch`` on ``arch`` (module docstring); None: no family admitting
+    the level has a report for the model."""
+    check_level(level)
+    for family in reversed(FAMILIES):
+        if family.admits(level) and family.reports:
+            got = family.shown(uarch, arch, level, db, progress)
+            if got is not None:
+                return got
+    return None
 
 
 def dispatch_levels(model: Model | None) -> tuple[str, ...]:
@@ -95,9 +117,9 @@ def export_choice(uarch: str | None, arch: Arch | None, level: str, db: str | Pa
 
 def search_families(uarch: str, arch: Arch, level: str, *, evaluations: int, seed: int = 0,
                     time_limit: float = 60.0, should_stop: Callable[[], bool] = lambda: False,
-                    db: str | Path | None = None, progress: ProgressFn = ignore) -> list:
+                    db: str | Path | None = None, progress: ProgressFn = ignore) -> list[tuple[Family, object]]:
     """What ``search --isa level`` searches for ``uarch`` on ``arch`` beside the scalar ranges: every family's
-    ``search`` (a ``HybridReport``, a ``ShaniReport``), each stored when proved.
+    ``search`` (a ``HybridReport``, a ``ShaniReport``), each stored when proved; (family, report) pairs.
 
     Example: ``search_families("zen3", "x86_64", "shani", evaluations=300)`` gives the hybrid report (cap
     ``shani``) and the SHA-NI report, both stored; ``export --uarch zen3 --isa shani`` then reads the SHA-NI
@@ -109,5 +131,5 @@ def search_families(uarch: str, arch: Arch, level: str, *, evaluations: int, see
         rep = family.search(uarch, arch, level, evaluations=evaluations, seed=seed, time_limit=time_limit,
                             should_stop=should_stop, db=db, progress=progress)
         if rep is not None:
-            out.append(rep)
+            out.append((family, rep))
     return out

@@ -24,9 +24,11 @@ family's name. The protocol, by concern:
   search, ``search.driver``); ``known(...)``: the family's report at a level
   for a model (its stored row first, else its search with export's budget;
   None for a family without one -- scalar, SHA-NI on a model without it),
-  what ``choose`` ranks and ``show --isa`` draws; ``choose(...)``: what
-  ``export --isa`` writes for the family (a ``Choice`` or the notes saying
-  why not);
+  what ``choose`` ranks; ``shown(...)``: that report as ``show --isa``
+  draws it (a ``Shown``: the code's loop items, the report's figure, its
+  proof; None where ``known`` has none), for the families with ``reports``;
+  ``choose(...)``: what ``export --isa`` writes for the family (a
+  ``Choice`` or the notes saying why not);
 * code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
   header, for the dispatcher), ``loop_items(choice)`` (the items of the
   block-loop measure; ``cycles(choice, model)`` below prices any family's
@@ -78,6 +80,27 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """A family's report at a level as ``show --isa`` draws it (``Family.shown``).
+
+    ``items`` are the block-loop items (``search.measure``) whose measure is ``cycles``, the figure the
+    family's search stored; ``code`` says what the code is; ``notes`` what it was ranked against.
+    ``missing``: why the report has no code (its search found none), ``items`` then empty.
+    Example: the SHA-NI report of zen3 is ``Shown(SHANI, "x86_64", "msg1 3 ahead, ...", <its loop>,
+    121.0, "block proved ...", ("default point 1.89 c/B",))``.
+    """
+
+    family: "Family"
+    arch: Arch
+    code: str
+    items: tuple = ()
+    cycles: float = 0.0
+    proof: str = ""
+    notes: tuple[str, ...] = ()
+    missing: str | None = None
+
+
+@dataclass(frozen=True)
 class Passed:
     """A family that writes nothing for the request, and why (the notes the next family's choice starts with)."""
 
@@ -94,6 +117,7 @@ class Family(Protocol):
     tunable: bool                      # ``export --tune`` times its ranked candidates
     per_level: bool                    # the dispatcher takes one path per level (else the family's
                                        # ``base_paths`` once)
+    reports: bool                      # ``search`` / ``known`` / ``shown`` give a whole-block report per level
 
     def admits(self, level: str) -> bool: ...
 
@@ -107,6 +131,8 @@ class Family(Protocol):
                should_stop, db, progress: ProgressFn): ...
 
     def known(self, uarch: str, arch: Arch, level: str, db, progress: ProgressFn): ...
+
+    def shown(self, uarch: str, arch: Arch, level: str, db, progress: ProgressFn) -> Shown | None: ...
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db, progress: ProgressFn) -> Choice | Passed: ...
 

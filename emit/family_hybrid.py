@@ -43,7 +43,7 @@ from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
-from sha1opt.emit.family import Choice, Family, Passed
+from sha1opt.emit.family import Choice, Family, Passed, Shown
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.export import Exportable
 from sha1opt.emit.hybrid_export import hybrid_exportable
@@ -152,6 +152,7 @@ class HybridFamily(Family):
     flavors = frozenset({"elf", "macho"})
     tunable = True
     per_level = True
+    reports = True
 
     def admits(self, level: str) -> bool:
         return bool(vector_dialects(level))
@@ -178,6 +179,15 @@ class HybridFamily(Family):
         """The stored proved block on ``arch`` under ``level`` ranked against the capped scalar best, else the
         arch's search with export's budget (``ARCHES[arch].known``)."""
         return ARCHES[arch].known(uarch, level, db, progress)
+
+    def shown(self, uarch: str, arch: Arch, level: str, db=None, progress: ProgressFn = ignore) -> Shown:
+        """``known``'s block, ranked against the capped scalar best."""
+        rep = self.known(uarch, arch, level, db, progress)
+        s = rep.search
+        if s.block is None:
+            return Shown(self, arch, "", proof=rep.proof, missing=s.reason)
+        return Shown(self, arch, s.params.key(), tuple(hybrid_loop_items(s.block)), s.cycles, rep.proof,
+                     (f"scalar best {rep.scalar_cycles / 64:.2f} c/B",))
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
                progress: ProgressFn = ignore) -> Choice | Passed:

@@ -37,6 +37,7 @@ class ScalarFamily(Family):
     flavors = FLAVORS
     tunable = False
     per_level = False                  # one path for every level (the dispatcher adds it once)
+    reports = False                    # its results are the stored ranges, not a report per level
 
     def admits(self, level: str) -> bool:
         return True
@@ -55,6 +56,9 @@ class ScalarFamily(Family):
 
     def known(self, uarch, arch, level, db=None, progress: ProgressFn = ignore):
         return None                    # no report per level: ``choose`` reads the stored ranges (``capped_best``)
+
+    def shown(self, uarch, arch, level, db=None, progress: ProgressFn = ignore):
+        return None                    # ``show --rounds`` draws the stored ranges
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None, progress: ProgressFn = ignore) -> Choice:
         """The scalar best for the model under the cap (``blocks.capped_best``), its sources as notes."""

@@ -35,7 +35,7 @@ from sha1opt.search.family_rows import SHANI_FULL, SHANI_NO_AVX, known_shani, se
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import allows
 from sha1opt.search.space.shani import default_params, prove_shani, unit_code
-from sha1opt.emit.family import Choice, Family, Passed
+from sha1opt.emit.family import Choice, Family, Passed, Shown
 from sha1opt.emit.export import Exportable
 from sha1opt.emit.shani_export import shani_exportable
 from sha1opt.emit.shani_frame import shani_function_text
@@ -51,6 +51,7 @@ class ShaniFamily(Family):
     flavors = frozenset({"elf"})
     tunable = False
     per_level = True
+    reports = True
 
     def admits(self, level: str) -> bool:
         return allows(level, FEATURE)
@@ -80,6 +81,14 @@ class ShaniFamily(Family):
             return None
         progress(Progress(f"SHA-NI search on {uarch}", 0))
         return known_shani(model, arch, SHANI_EVALUATIONS, db)
+
+    def shown(self, uarch: str, arch: Arch, level: str, db=None, progress: ProgressFn = ignore) -> Shown | None:
+        """``known``'s point (None on a model without SHA-NI), beside the default point."""
+        rep = self.known(uarch, arch, level, db, progress)
+        if rep is None:
+            return None
+        return Shown(self, arch, rep.params.describe(), tuple(loop_items(rep.params, arch)), rep.cycles, rep.proof,
+                     (f"default point {rep.default_cycles / 64:.2f} c/B",))
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
                progress: ProgressFn = ignore) -> Choice | Passed:

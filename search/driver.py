@@ -487,6 +487,11 @@ class HybridReport:
         return "hybrid" if self.hybrid_wins else "scalar"
 
     @property
+    def ok(self) -> bool:
+        """No failure: the block found proved, or none was found (the search's reason says why)."""
+        return self.proved or self.search.params is None
+
+    @property
     def ratio(self) -> float:
         """Predicted hybrid / scalar cycles (< 1: the hybrid is cheaper)."""
         return self.search.cycles / self.scalar_cycles

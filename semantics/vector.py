@@ -26,7 +26,7 @@ register r is ``initial_reg(lane_name(r, j))`` (``"xmm3.2"``).
 
 Memory: a vector operand is 4 or 8 consecutive 32-bit words of a region
 (``machine.py``'s model), starting at the operand's address; ``movd``,
-``pinsrd``, ``pextrd`` and ``vpbroadcastd`` access 1 word, ``movq`` 2.
+``pinsrd``, ``pextrd`` and ``vpbroadcastd`` access 1 word, ``movq``, ``pinsrq`` and ``pextrq`` 2.
 Alignment is a *precondition*, not a refusal: rows with ``aligned=True``
 (``movdqa``/``movaps``/``vmovdqa``, and every legacy-SSE 128-bit memory
 source, SDM vol. 1 §4.1.1 "alignment of 128-bit operands") fault on a
@@ -45,7 +45,7 @@ register, ``g`` a 64-bit general register (two lanes: bits 31:0, 63:32),
 ``q`` word pair as a 2-tuple) and immediates as Python ints, and returns the
 destination's lanes.
 
-General registers (``movd``/``movq``/``vmovd``/``vmovq``, ``pextrq``/``pinsrq``):
+General registers (``movd``/``movq``/``vmovd``/``vmovq``, ``pextrq``/``pinsrq`` and their VEX forms):
 a 32-bit general register is one lane; a 64-bit one is two, and each
 interpreter supplies them as its model of the register has them (the
 straight-line ``Machine`` holds 32-bit data, so its 64-bit registers read
@@ -72,9 +72,9 @@ Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
 "Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
 PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD,
 PSRLDQ/PSLLDQ, PUNPCKLDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
-VMOVD/VMOVQ, SHLD/SHRD, and
-SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode the SHA-NI
-functions below transcribe line by line); vol. 2C §5.1 for VINSERTI128,
+VMOVD/VMOVQ, VPEXTRD/VPINSRD/VPEXTRQ/VPINSRQ, SHLD/SHRD, and
+SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode ``sha_ni.py``
+transcribes line by line); vol. 2C §5.1 for VINSERTI128,
 VPERM2I128, VPBROADCASTD, VPROLD, VPTERNLOGD, VZEROUPPER, VZEROALL.
 """
 
@@ -85,6 +85,7 @@ from typing import Callable, Literal
 
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.ir import MASK32
+from sha1opt.semantics.sha_ni import sha1msg1, sha1msg2, sha1nexte, sha1rnds4
 
 Enc = Literal["sse", "vex", "evex"]
 LANES = {128: 4, 256: 8}
@@ -121,6 +122,8 @@ FORMS: dict[str, Form] = {
     "insert32":  Form(("i", "rd", "x"), (2, 1, 0), True),      # pinsrd $n, r32/m32, xmm
     "extract64": Form(("i", "x", "gq"), (1, 0)),               # pextrq $n, xmm, r64/m64
     "insert64":  Form(("i", "gq", "x"), (2, 1, 0), True),      # pinsrq $n, r64/m64, xmm
+    "vinsert32": Form(("i", "rd", "x", "x"), (2, 1, 0)),       # vpinsrd $n, r32/m32, xmm src1, xmm dst
+    "vinsert64": Form(("i", "gq", "x", "x"), (2, 1, 0)),       # vpinsrq $n, r64/m64, xmm src1, xmm dst
     "zero":      Form((), ()),                                 # vzeroupper / vzeroall
 }
 
@@ -444,7 +447,7 @@ def _pextrd(d, x, n):
     return (x[n & 3],)
 
 
-def _pinsrd(d, dst, v, n):
+def _pinsrd(d, dst, v, n):     # dst: the lanes v goes into (pinsrd's destination, vpinsrd's first source)
     k = n & 3
     return tuple(v[0] if j == k else dst[j] for j in range(4))
 
@@ -457,56 +460,6 @@ def _pextrq(d, x, n):
 def _pinsrq(d, dst, v, n):
     k = 2 * (n & 1)
     return tuple(v[j - k] if k <= j < k + 2 else dst[j] for j in range(4))
-
-
-# --- SHA-NI (SDM vol. 2B §4.3, "Operation" of each; lane 0 is bits 31:0) --------
-
-_SHA1_K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
-
-
-def _sha1_f(d, i, b, c, e):
-    if i == 0:   # f0: (B AND C) XOR ((NOT B) AND D)
-        return _op(d, "xor", _op(d, "and", b, c), _op(d, "and", _op(d, "not", b), e))
-    if i == 2:   # f2: (B AND C) XOR (B AND D) XOR (C AND D)
-        return _op(d, "xor", _op(d, "xor", _op(d, "and", b, c), _op(d, "and", b, e)), _op(d, "and", c, e))
-    return _op(d, "xor", _op(d, "xor", b, c), e)      # f1 = f3: B XOR C XOR D
-
-
-def _sha1rnds4(d, src1, src2, n):
-    """SHA1RNDS4: four rounds with f and K chosen by imm8[1:0]; E of the first round is folded into W0."""
-    i = n & 3
-    k = d.const(_SHA1_K[i])
-    a, b, c, dd = src1[3], src1[2], src1[1], src1[0]
-    w = (src2[3], src2[2], src2[1], src2[0])          # W0E, W1, W2, W3
-    e = None
-    for r in range(4):
-        t = _op(d, "add", _op(d, "add", _sha1_f(d, i, b, c, dd), _op(d, "rol", a, d.const(5))), w[r])
-        if e is not None:
-            t = _op(d, "add", t, e)
-        t = _op(d, "add", t, k)
-        a, b, c, dd, e = t, a, _op(d, "rol", b, d.const(30)), c, dd
-    return (dd, c, b, a)
-
-
-def _sha1nexte(d, src1, src2):
-    tmp = _op(d, "rol", src1[3], d.const(30))
-    return (src2[0], src2[1], src2[2], _op(d, "add", src2[3], tmp))
-
-
-def _sha1msg1(d, src1, src2):
-    w0, w1, w2, w3 = src1[3], src1[2], src1[1], src1[0]
-    w4, w5 = src2[3], src2[2]
-    return (_op(d, "xor", w5, w3), _op(d, "xor", w4, w2), _op(d, "xor", w3, w1), _op(d, "xor", w2, w0))
-
-
-def _sha1msg2(d, src1, src2):
-    w13, w14, w15 = src2[2], src2[1], src2[0]
-    one = d.const(1)
-    w16 = _op(d, "rol", _op(d, "xor", src1[3], w13), one)
-    w17 = _op(d, "rol", _op(d, "xor", src1[2], w14), one)
-    w18 = _op(d, "rol", _op(d, "xor", src1[1], w15), one)
-    w19 = _op(d, "rol", _op(d, "xor", src1[0], w16), one)
-    return (w19, w18, w17, w16)
 
 
 def _zero(d):      # vzeroupper / vzeroall act on every register; the machine does it
@@ -564,6 +517,10 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "vmovdqu":    VectorRow("move", _move, _AVX_BOTH, "vex"),
     "vmovd":      VectorRow("movd", _movd, ((128, "avx"),), "vex"),
     "vmovq":      VectorRow("movq", _movq, ((128, "avx"),), "vex"),
+    "vpextrd":    VectorRow("extract", _pextrd, ((128, "avx"),), "vex"),
+    "vpinsrd":    VectorRow("vinsert32", _pinsrd, ((128, "avx"),), "vex"),
+    "vpextrq":    VectorRow("extract64", _pextrq, ((128, "avx"),), "vex"),
+    "vpinsrq":    VectorRow("vinsert64", _pinsrq, ((128, "avx"),), "vex"),
     "vpaddd":     VectorRow("vex3", _ADD, _AVX_AVX2, "vex"),
     "vpsubd":     VectorRow("vex3", _SUB, _AVX_AVX2, "vex"),
     "vpxor":      VectorRow("vex3", _XOR, _AVX_AVX2, "vex"),
@@ -588,13 +545,13 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "vprold":     VectorRow("unary_imm", _vprold, _VL, "evex"),
     "vpternlogd": VectorRow("ternary", _vpternlogd, _VL, "evex"),
     # SHA-NI (legacy encoding, xmm only)
-    "sha1rnds4":  VectorRow("binary_imm", _sha1rnds4, _SHA, "sse", aligned=True),
-    "sha1nexte":  VectorRow("binary", _sha1nexte, _SHA, "sse", aligned=True),
-    "sha1msg1":   VectorRow("binary", _sha1msg1, _SHA, "sse", aligned=True),
-    "sha1msg2":   VectorRow("binary", _sha1msg2, _SHA, "sse", aligned=True),
+    "sha1rnds4":  VectorRow("binary_imm", sha1rnds4, _SHA, "sse", aligned=True),
+    "sha1nexte":  VectorRow("binary", sha1nexte, _SHA, "sse", aligned=True),
+    "sha1msg1":   VectorRow("binary", sha1msg1, _SHA, "sse", aligned=True),
+    "sha1msg2":   VectorRow("binary", sha1msg2, _SHA, "sse", aligned=True),
 }
 
 # Forms and value functions that only move lanes (``VectorRow.moves``).
-_MOVING_FORMS = frozenset({"move", "movd", "movq", "extract", "insert32", "extract64", "insert64", "insert",
-                           "broadcast"})
+_MOVING_FORMS = frozenset({"move", "movd", "movq", "extract", "insert32", "extract64", "insert64", "vinsert32",
+                           "vinsert64", "insert", "broadcast"})
 _MOVING_FUNCTIONS = frozenset({_pshufd, _punpcklqdq, _punpckldq, _punpckhqdq, _vperm2i128})

@@ -411,6 +411,8 @@ class Effects:
     ``flags=True``. ``lea 5(%eax,%ebx), %ecx`` -> ``data=()``,
     ``address=("eax", "ebx")`` (lea reads its inputs as an address, but
     touches no memory), ``writes=("ecx",)``, ``flags=False``.
+    ``movdqa %xmm1, %xmm2`` -> ``data=("xmm1", "xmm2")``, ``merges=("xmm2",)``:
+    xmm2 is read only for the ymm lanes 4-7 the legacy-SSE write keeps.
     """
 
     data: tuple[str, ...]        # registers read as data values, in operand order
@@ -419,6 +421,7 @@ class Effects:
     mem_read: Mem | None         # the memory operand when it is loaded from
     mem_write: Mem | None        # the memory operand when it is stored to
     flags: bool                  # the arithmetic flags are written
+    merges: tuple[str, ...] = ()  # of ``data``: read only for the lanes the write keeps (not an operand)
 
     @property
     def registers_read(self) -> tuple[str, ...]:
@@ -458,11 +461,13 @@ VECTOR_REGISTERS = tuple(f"xmm{i}" for i in range(16))
 
 def _vector_effects(ins: Instr, row: VectorRow) -> Effects:
     """Vector rows: a legacy-SSE write to an xmm register also reads it (ymm lanes 4-7 are kept);
-    ``vzeroupper`` reads and writes every vector register, ``vzeroall`` writes them. A vector
-    memory operand (``mem_read`` / ``mem_write``) covers 4 or 8 words from its address."""
+    ``vzeroupper`` reads and writes every vector register (lanes 0-3 are kept), ``vzeroall`` writes
+    them; those reads are ``merges``. A vector memory operand (``mem_read`` / ``mem_write``) covers
+    4 or 8 words from its address."""
     if row.form == "zero":
         every = VECTOR_REGISTERS
-        return Effects(() if ins.mnemonic == "vzeroall" else every, (), every, None, None, False)
+        kept = () if ins.mnemonic == "vzeroall" else every
+        return Effects(kept, (), every, None, None, False, kept)
     ops = ins.operands
     last = len(ops) - 1
     dest = ops[last]
@@ -477,9 +482,11 @@ def _vector_effects(ins: Instr, row: VectorRow) -> Effects:
             addr.extend(r.name for r in (o.base, o.index) if r is not None)
             mem = o
     writes_mem = mem is not None and dest is mem
+    operands = {o.name for o in ops[:last] if isinstance(o, Reg)}
+    merges = (dest.name,) if merge and not row.reads_dest and dest.name not in operands else ()
     return Effects(tuple(dict.fromkeys(data)), tuple(dict.fromkeys(addr)),
                    (dest.name,) if isinstance(dest, Reg) else (),
-                   None if writes_mem else mem, mem if writes_mem else None, row.writes_flags)
+                   None if writes_mem else mem, mem if writes_mem else None, row.writes_flags, merges)
 
 
 # Which operands feed the value function, in its argument order, per form

@@ -18,19 +18,16 @@ import click
 
 from sha1opt.cli_analyze import uarchs
 from sha1opt.cli_types import Integer, OutputFile, Seconds
-from sha1opt.emit.families import family_of, levels_of, search_families
-from sha1opt.emit.family_hybrid import HYBRID
+from sha1opt.emit.families import FAMILIES, search_families, shown_at, shown_levels
 from sha1opt.emit.peers import gcc_reference
 from sha1opt.search.blocks import STANDARD_RANGES, best_known
 from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.driver import NO_BUDGET, HybridReport, default_arch, search_ranges
-from sha1opt.search.engines.shani import ShaniReport
+from sha1opt.search.driver import NO_BUDGET, default_arch, search_ranges
+from sha1opt.search.measure import block_loop
 from sha1opt.search.space.hybrid_caps import LEVELS
-from sha1opt.views.drawing import (CHAIN_TITLES, UNIT_CLASSES, UNIT_TITLES, columns, gantt_png, hybrid_gantt_png,
-                                   hybrid_table, table)
-from sha1opt.views.report import report_json, report_lines
+from sha1opt.views.drawing import CHAIN_TITLES, columns, gantt_png, shown_lines, table, unit_gantt_png
+from sha1opt.views.report import family_json, family_lines, report_json, report_lines
 from sha1opt.cli_common import (EXIT_FAIL, EXIT_INTERRUPTED, EXIT_OK, ProgressLine, fail,
                                 parse_rounds, resolve_uarch,
                                 unwind_on_signals)
@@ -105,11 +102,9 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
                                 progress=progress, reference=gcc_reference, isa=isa)
         whole = rounds == "all" or parse_rounds(rounds) == (0, 79)
-        found = [r for u in uarchs if isa is not None and whole
-                 for r in _search_families(u, arch or default_arch(u), isa, evaluations or HYBRID_EVALUATIONS, seed,
-                                           time_limit, stop.is_set, db, tty)]
-        hybrids = [r for r in found if isinstance(r, HybridReport)]
-        shanis = [r for r in found if isinstance(r, ShaniReport)]
+        found = [fr for u in uarchs if isa is not None and whole
+                 for fr in _search_families(u, arch or default_arch(u), isa, evaluations or HYBRID_EVALUATIONS, seed,
+                                            time_limit, stop.is_set, db, tty)]
     finally:
         signal.signal(signal.SIGINT, old)
         if tty:
@@ -117,21 +112,19 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
 
     if as_json:
         out = [report_json(r) for r in reports]
-        if found:
-            click.echo(json.dumps({"ranges": out, "hybrid": [_hybrid_json(h) for h in hybrids],
-                                   "shani": [_shani_json(r) for r in shanis]}, indent=1))
+        if found:       # one key per family with whole-block reports: its name (the store's family column)
+            click.echo(json.dumps({"ranges": out, **{f.name: [family_json(r) for g, r in found if g is f]
+                                                     for f in FAMILIES if f.reports}}, indent=1))
         else:
             click.echo(json.dumps(out[0] if len(out) == 1 else out, indent=1))
     else:
         click.echo("\n\n".join(["\n".join(report_lines(r)) for r in reports] +
-                                ["\n".join(_hybrid_lines(h)) for h in hybrids] +
-                                ["\n".join(_shani_lines(r)) for r in shanis]))
+                                ["\n".join(family_lines(r)) for _, r in found]))
     if stop.is_set():
         click.echo("sha1opt search: interrupted; the report above is the best so far (its result line says "
                    "where it is stored)", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    sys.exit(EXIT_OK if all(r.proved for r in reports) and all(h.proved or h.search.params is None for h in hybrids)
-             and all(r.proved for r in shanis) else EXIT_FAIL)
+    sys.exit(EXIT_OK if all(r.proved for r in reports) and all(r.ok for _, r in found) else EXIT_FAIL)
 
 
 HYBRID_EVALUATIONS = 300   # annealing moves after the grid when --evaluations is not given
@@ -143,46 +136,6 @@ def _search_families(uarch, arch, isa, evaluations, seed, time_limit, should_sto
                                should_stop=should_stop, db=db, progress=progress)
 
 
-def _shani_lines(r) -> list[str]:
-    return [f"{r.uarch} ({r.arch}) SHA-NI {r.params.describe()}: {r.cycles_per_byte:.2f} cycles/byte predicted "
-            f"({r.cycles:.1f} cycles/block; default point {r.default_cycles:.1f})",
-            f"  search: {r.evaluations} evaluations in {r.seconds:.1f} s, stopped: {r.stop_reason}",
-            f"  proof: {r.proof}"]
-
-
-def _shani_json(r) -> dict:
-    return {"uarch": r.uarch, "arch": r.arch, "cycles": r.cycles, "cycles_per_byte": r.cycles_per_byte,
-            "default_cycles": r.default_cycles, "params": r.params.describe(), "evaluations": r.evaluations,
-            "seconds": r.seconds, "stop_reason": r.stop_reason, "proved": r.proved, "proof": r.proof}
-
-
-def _hybrid_lines(h) -> list[str]:
-    s = h.search
-    if s.params is None:
-        return [f"{h.uarch} hybrid: {s.reason}"]
-    p = s.params
-    return [
-        f"{h.uarch} ({p.arch}) hybrid block, --isa {h.cap}: {s.cycles_per_byte:.2f} cycles/byte predicted "
-        f"({s.cycles:.0f} cycles/block, bottleneck {s.bottleneck}) vs scalar best {h.scalar_cycles / 64:.2f} "
-        f"(ratio {h.ratio:.3f}; winner: {h.winner})",
-        f"  vector dialect {p.isa}, lead {p.lead} groups, one vector op every {p.every} scalar ops; "
-        f"scalar recipe {p.recipe.key()}; {len(p.offsets)} priority offsets",
-        f"  search: grid best {s.grid_best:.0f} cycles, {s.evaluations} evaluations in {s.seconds:.1f} s, "
-        f"stopped: {s.reason}",
-        f"  scalar best: {h.scalar_source}",
-        f"  proof: {h.proof}",
-    ]
-
-
-def _hybrid_json(h) -> dict:
-    s = h.search
-    return {"uarch": h.uarch, "isa": h.cap, "cycles": s.cycles, "cycles_per_byte": s.cycles_per_byte,
-            "bottleneck": s.bottleneck, "scalar_cycles": h.scalar_cycles, "ratio": h.ratio, "winner": h.winner,
-            "params": s.params.key() if s.params else None, "offsets": len(s.params.offsets) if s.params else 0,
-            "evaluations": s.evaluations, "seconds": s.seconds, "stop_reason": s.reason, "proved": h.proved,
-            "proof": h.proof, "scalar_source": h.scalar_source}
-
-
 @click.command()
 @click.option("--uarch", default=None, help="Microarchitecture model whose best schedule to draw (see `sha1opt "
               "uarchs`); default and `host`: this CPU's model (`sha1opt uarchs --host`).")
@@ -192,17 +145,18 @@ def _hybrid_json(h) -> dict:
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Results store (SQLite), opened read-only; must exist if given.")
 @click.option("--png", type=OutputFile(), default=None, help="Also draw a Gantt chart (a regular file or a new name).")
-@click.option("--isa", type=click.Choice(levels_of(HYBRID)), default=None,
-              help="Draw the hybrid block (x86-64) `export --isa LEVEL` considers instead: its whole body, one "
-                   "column per unit class (scalar, vector); --rounds does not apply.")
+@click.option("--isa", type=click.Choice(shown_levels()), default=None,
+              help="Draw the whole block `export --isa LEVEL` considers instead (the hybrid block, or the SHA-NI "
+                   "block on a model with SHA-NI): its loop, one column per unit class (scalar, vector); --rounds "
+                   "does not apply.")
 def show(uarch, rounds, arch, db, png, isa):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
     first, last = parse_rounds(rounds)
     uarch = resolve_uarch(uarch)
-    if isa:
-        _show_hybrid(uarch, isa, db, png)
-        return
     arch = arch or default_arch(uarch)
+    if isa:
+        _show_block(uarch, arch, isa, db, png)
+        return
     known = best_known(uarch, arch, first, last, db)
     real = known.real
     sim = simulate(real.code, load_model(uarch))          # the clocks drawn: the range on its own
@@ -220,23 +174,17 @@ def show(uarch, rounds, arch, db, png, isa):
         click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {known.cycles:.1f} cycles')}")
 
 
-def _show_hybrid(uarch: str, isa: str, db, png) -> None:
-    """The hybrid block ``export --isa`` considers (the level's family's ``known``: same search, seed and
-    budget), by unit class."""
-    with unwind_on_signals(), ProgressLine(f"{uarch} hybrid --isa {isa}") as progress:
-        rep = family_of(isa).known(uarch, "x86_64", isa, db, progress)
-    block = rep.search.block
-    if block is None:
-        fail(f"no hybrid block for {uarch} under --isa {isa}: {rep.search.reason}")
-    sim = block_cost(block, load_model(uarch))         # the clocks drawn; the figure is the search's
-    click.echo(f"{uarch} (x86_64) hybrid {block.params.key()}: {rep.search.cycles:.1f} cycles/block, "
-               f"{rep.search.cycles_per_byte:.2f} c/B, bottleneck {sim.bottleneck}; scalar best "
-               f"{rep.scalar_cycles / 64:.2f} c/B; {rep.proof}")
-    width = 40
-    click.echo(f"{'clk':>4} | " + " | ".join(f"{UNIT_TITLES[c]:{width}s}" for c in UNIT_CLASSES))
-    for row in hybrid_table(block, sim):
-        for k in range(max(1, *(len(v) for v in row.cells.values()))):
-            cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in UNIT_CLASSES]
-            click.echo(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
+def _show_block(uarch: str, arch: str, isa: str, db, png) -> None:
+    """The whole block ``export --isa`` considers (``families.shown_at``: the family's stored report, else its
+    search with export's seed and budget), by unit class; the figure is the report's."""
+    with unwind_on_signals(), ProgressLine(f"{uarch} --isa {isa}") as progress:
+        shown = shown_at(uarch, arch, isa, db, progress)
+    if shown is None:
+        fail(f"no family has a whole-block report for {uarch} ({arch}) under --isa {isa}")
+    if shown.missing:
+        fail(f"no {shown.family.name} block for {uarch} ({arch}) under --isa {isa}: {shown.missing}")
+    sim = block_loop(shown.items, load_model(uarch))      # the clocks drawn
+    click.echo("\n".join(shown_lines(uarch, shown, sim)))
     if png:
-        click.echo(f"wrote {hybrid_gantt_png(block, sim, png, f'{uarch} hybrid --isa {isa}: {rep.search.cycles:.1f} cycles')}")
+        title = f"{uarch} {shown.family.name} --isa {isa}: {shown.cycles:.1f} cycles"
+        click.echo(f"wrote {unit_gantt_png(shown.items, sim, png, title)}")

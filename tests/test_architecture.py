@@ -246,8 +246,6 @@ SAME_SPELLING: dict[tuple[str, str], str] = {
     **{("sha1opt.search.space.hybrid_caps", f): "the --isa levels' feature sets (a level is named for what the "
        "CPU has; the family a level belongs to is the registry's, families.family_of)" for f in ("ssse3", "avx",
                                                                                                  "shani")},
-    **{("sha1opt.cli_search", f): "the JSON output's field names (a file format) for the reports of "
-       "families.search_families" for f in ("hybrid", "shani")},
     ("sha1opt.views.drawing", "scalar"): "a unit class of the drawing (scalar vs vector units), not the family",
     ("sha1opt.search.space.shani", "avx"): "the SHA-NI family's own msg2 form named for the feature it uses",
 }

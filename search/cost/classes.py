@@ -10,15 +10,24 @@ Examples: ``roll $1, %eax`` -> ``"rot1"``; ``rorl $2, %eax`` -> ``"rot_imm"``;
 ``xorl 4(%esp), %eax`` -> ``"logic_rm"``; ``shldl $5, %eax, %eax`` -> ``"double_rot"`` and
 ``shldl $5, %ebx, %eax`` -> ``"double_shift"``; an opaque ``decl %ecx`` ->
 ``"counter"``; ``andn`` on pentium -> ``UarchError("... needs BMI1 ...")``.
+
+Vector items (``Opaque`` of kind ``"vector"``): what one reads and writes, its memory operand's width and
+the feature it needs are its semantics row's (``vector_effects``, from ``x86.effects``); this module keeps
+the cost fact only, each row's class family (``VECTOR_FAMILY``), refined by operand kinds
+(``vector_class``): ``movdqa %xmm9, 48(%rsp)`` -> ``"vec_store"``; ``pshufb 16(%rsi), %xmm0`` ->
+``"vec_alu_rm"``; ``vpaddq`` (no row) -> ``UarchError``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sha1opt.search.cost.model import REFINED_CLASSES, Model, UarchError
+from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.opaque import Opaque, Symbol, gpr_name
-from sha1opt.semantics.x86 import CL, Imm, Instr, Mem, Reg, required_isa
+from sha1opt.semantics.vector import shape
+from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Instr, Mem, Reg, effects, operand_kinds, required_isa
 
 Item = Instr | Opaque
 
@@ -26,40 +35,24 @@ _LOGIC = {"and", "or", "xor"}
 _ADD = {"add", "sub"}
 
 
-# Vector and SHA-NI instructions, until semantics/vector.py gives them rows: mnemonic (GNU objdump
-# spelling, AVX "v" forms included) -> (class family, extension needed, the destination is also read).
-# A family becomes a class by operand kinds: "vec_alu" with a memory source is "vec_alu_rm"; "vec_mov"
-# is a load from memory, a store to memory, or a register copy. Replace this table by the semantics
-# rows when they land (same keys).
-VECTOR_TABLE: dict[str, tuple[str, str, bool]] = {
-    **{m: ("vec_alu", "sse2", True) for m in ("paddd", "psubd", "pxor", "pand", "por", "pandn", "paddq")},
-    **{m: ("vec_alu", "avx", False) for m in ("vpaddd", "vpsubd", "vpxor", "vpand", "vpor", "vpandn", "vpaddq")},
-    **{m: ("vec_alu", "avx512vl", False) for m in ("vpxord", "vpord", "vpandd", "vpandnd")},
-    "vpternlogd": ("vec_alu", "avx512vl", True),
-    **{m: ("vec_shift", "sse2", True) for m in ("pslld", "psrld", "psllq", "psrlq", "pslldq", "psrldq")},
-    **{m: ("vec_shift", "avx", False) for m in ("vpslld", "vpsrld", "vpsllq", "vpsrlq", "vpslldq", "vpsrldq")},
-    **{m: ("vec_shift", "avx512vl", False) for m in ("vprold", "vprord")},
-    **{m: ("vec_shuffle", "sse2", True) for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "punpckhdq", "shufps",
-                                                  "unpcklps", "unpckhps", "movlhps", "movhlps")},
-    "pshufd": ("vec_shuffle", "sse2", False),
-    **{m: ("vec_shuffle", "ssse3", True) for m in ("pshufb", "palignr")},
-    **{m: ("vec_shuffle", "avx", False) for m in ("vpshufb", "vpalignr", "vpshufd", "vpunpcklqdq", "vpunpckhqdq",
-                                                  "vshufps", "vinserti128", "vextracti128", "vperm2i128",
-                                                  "vpermq", "vbroadcasti128", "vpbroadcastd")},
-    **{m: ("vec_mov", "sse2", False) for m in ("movdqa", "movdqu", "movaps", "movups", "movq")},
-    "vmovq": ("vec_mov", "avx", False),
-    **{m: ("vec_mov", "avx", False) for m in ("vmovdqa", "vmovdqu", "vmovaps", "vmovups")},
-    **{m: ("vec_mov", "avx512vl", False) for m in ("vmovdqa32", "vmovdqu32", "vmovdqa64", "vmovdqu64")},
-    **{m: ("vec_gpr", "sse2", False) for m in ("movd",)},
-    **{m: ("vec_gpr", "sse4_1", False) for m in ("pextrd",)},
-    "vpextrd": ("vec_gpr", "avx", False),
-    **{m: ("vec_gpr", "sse4_1", True) for m in ("pinsrd", "pinsrq")},
-    **{m: ("vec_gpr", "avx", False) for m in ("vpinsrd", "vpinsrq", "vpextrq", "vmovd")},
-    "pextrq": ("vec_gpr", "sse4_1", False),
-    "sha1rnds4": ("sha1rnds4", "sha", True),
-    **{m: ("sha1msg", "sha", True) for m in ("sha1msg1", "sha1msg2", "sha1nexte")},
-    "vzeroupper": ("vzeroupper", "avx", False),
-    "vzeroall": ("vzeroupper", "avx", False),
+# The cost class family of every vector row of the semantics table (``semantics.vector.VECTOR_ROWS``: the same
+# keys, tests/search/test_cost_vector.py checks it). A family is a cost fact; what the instruction reads and
+# writes, its memory operand and its ISA feature are the row's (``vector_effects``). A family becomes a class
+# of ``model.VECTOR_CLASSES`` by operand kinds (``vector_class``).
+VECTOR_FAMILY: dict[str, str] = {
+    **{m: "vec_alu" for m in ("paddd", "psubd", "pxor", "pand", "por", "pandn",
+                              "vpaddd", "vpsubd", "vpxor", "vpand", "vpor", "vpandn", "vpternlogd")},
+    **{m: "vec_shift" for m in ("pslld", "psrld", "pslldq", "psrldq", "vpslld", "vpsrld", "vpslldq", "vpsrldq",
+                                "vprold")},
+    **{m: "vec_shuffle" for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "pshufd", "pshufb", "palignr",
+                                  "vpshufb", "vpalignr", "vpshufd", "vpunpcklqdq", "vpunpckhqdq", "vinserti128",
+                                  "vperm2i128", "vpbroadcastd")},
+    **{m: "vec_mov" for m in ("movdqa", "movdqu", "movaps", "movups", "movd", "movq",
+                              "vmovdqa", "vmovdqu", "vmovd", "vmovq")},
+    **{m: "vec_lane" for m in ("pextrd", "pinsrd", "pextrq", "pinsrq", "vpextrd", "vpinsrd", "vpextrq", "vpinsrq")},
+    "sha1rnds4": "sha1rnds4",
+    **{m: "sha1msg" for m in ("sha1msg1", "sha1msg2", "sha1nexte")},
+    **{m: "nop" for m in ("vzeroupper", "vzeroall")},
 }
 # Mnemonics a model may price apart from their family's class (``model.REFINED_CLASSES``: the refined
 # class -> the class it refines); used only when the model has the refined row.
@@ -68,16 +61,29 @@ REFINED_BY_MNEMONIC: dict[str, str] = {"palignr": "vec_palignr", "vpalignr": "ve
 
 @dataclass(frozen=True)
 class VectorEffects:
-    """Operand effects of a vector item for the engines (vector registers named ``v0``..``v31``).
+    """A vector item's operands as the engines see them: the semantics row's effects (``x86.effects``) at the
+    width the instruction computes on.
 
-    Example: ``paddd %xmm3, %xmm9`` reads ("v3", "v9") and writes ("v9",); ``movdqa %xmm9, 48(%rsp)``
-    reads ("v9",) as data, ("esp",) as address, writes nothing, and stores to ``Mem(esp, disp=48)``.
+    ``data`` leaves out ``Effects.merges`` -- a legacy-SSE write's read of the ymm lanes it keeps is no
+    dependency on the value it computes (renamers track the xmm register; SSE code runs with the upper state
+    clean). ``loads`` / ``stores``: a memory operand is read / written; ``mem_read`` / ``mem_write`` are that
+    operand when it has an address the store-forwarding rule can compare (a ``Symbol`` such as
+    ``.LC0(%rip)`` has none); ``width`` its bytes (the row's shape: 16 for ``movdqu``, 32 on ymm, 8 for
+    ``movq``, 4 for ``movd`` / ``pextrd``), 0 without one; ``isa`` the feature the row needs at the
+    instruction's width.
+
+    Example: ``paddd %xmm3, %xmm9`` reads ("xmm3", "xmm9") and writes ("xmm9",); ``movdqa %xmm9, 48(%rsp)``
+    reads ("xmm9",) as data, ("esp",) as address, writes nothing and stores 16 bytes to ``Mem(esp, disp=48)``.
     """
     data: tuple[str, ...]
     address: tuple[str, ...]
     writes: tuple[str, ...]
     mem_read: Mem | None
     mem_write: Mem | None
+    loads: bool
+    stores: bool
+    width: int
+    isa: str
 
 
 def _at(item: Item) -> str:
@@ -86,66 +92,79 @@ def _at(item: Item) -> str:
     return f"line {item.line}: " if item.line else ""
 
 
-def vector_row(item: Opaque) -> tuple[str, str, bool]:
-    """(class family, extension, destination read) of a vector item; ``UarchError`` if not in the table."""
-    row = VECTOR_TABLE.get(item.mnemonic)
-    if row is None:
-        raise UarchError(f"{_at(item)}no vector cost class for {item.mnemonic}")
-    return row
+def vector_family(item: Opaque) -> str:
+    """The cost class family of a vector item (``VECTOR_FAMILY``); ``UarchError`` for a mnemonic with no row."""
+    family = VECTOR_FAMILY.get(item.mnemonic)
+    if family is None:
+        raise UarchError(f"{_at(item)}{item.mnemonic} is not a vector row of the semantics table: not priced")
+    return family
 
 
+@lru_cache(maxsize=4096)
 def vector_effects(item: Opaque) -> VectorEffects:
-    """Registers and memory of a vector item, from its typed operands (AT&T order: destination last).
-
-    Immediates are left out before the destination is picked; a vector register ``%xmmN`` / ``%ymmN`` /
-    ``%zmmN`` is ``vN``, a general register its 32-bit name, a memory operand's base and index are read as
-    its address (a ``Symbol`` -- a symbolic displacement -- is neither).
-    """
-    _, _, dst_read = vector_row(item)
-    ops = [o for o in item.operands if not isinstance(o, Imm) and not (isinstance(o, Symbol) and o.immediate)]
-    data: list[str] = []
-    addr: list[str] = []
-    writes: list[str] = []
-    mread = mwrite = None
-    for i, op in enumerate(ops):
-        last = i == len(ops) - 1
-        if isinstance(op, Reg):
-            reg = f"v{op.name[3:]}" if op.width >= 128 else gpr_name(op)
-            if reg is not None:
-                if not last or dst_read:
-                    data.append(reg)
-                if last:
-                    writes.append(reg)
-        elif isinstance(op, Mem):
-            addr += [r.name for r in (op.base, op.index) if r is not None]
-            if last:
-                mwrite = op
-            else:
-                mread = op
-    return VectorEffects(tuple(dict.fromkeys(data)), tuple(dict.fromkeys(addr)), tuple(writes), mread, mwrite)
+    """The operands of a vector item from its semantics row (see ``VectorEffects``); ``UarchError`` for an
+    instruction the row does not take (operand kinds, zmm, a register the tables do not model)."""
+    vector_family(item)
+    ops: list = []
+    symbolic = None
+    address: list[str] = []
+    for k, o in enumerate(item.operands):
+        if isinstance(o, Symbol):       # typed as the row expects: an immediate, or memory without an address
+            if not (o.immediate or o.memory):
+                raise UarchError(f"{_at(item)}{item}: operand {o} is neither memory nor an immediate")
+            ops.append(Imm(0) if o.immediate else Mem(None))
+            symbolic = k if o.memory else symbolic
+            address += [n for r in o.registers if (n := gpr_name(r)) is not None]
+        elif isinstance(o, Reg) and o.width not in (32, 64, 128, 256):
+            raise UarchError(f"{_at(item)}{item}: register {o} is not modelled")
+        else:
+            ops.append(o)
+    ins = Instr(item.mnemonic, tuple(ops), item.line)
+    try:
+        eff = effects(ins)
+        isa = required_isa(ins)
+        sh = shape(item.mnemonic, SEMANTICS[item.mnemonic], operand_kinds(ins))
+    except UnsupportedError as e:
+        raise UarchError(f"{_at(item)}{e}") from None
+    mem = next((k for k, o in enumerate(ops) if isinstance(o, Mem)), None)
+    keep = symbolic is None
+    return VectorEffects(tuple(r for r in eff.data if r not in eff.merges),
+                         tuple(dict.fromkeys(eff.address + tuple(address))), eff.writes,
+                         eff.mem_read if keep else None, eff.mem_write if keep else None,
+                         eff.mem_read is not None, eff.mem_write is not None,
+                         4 * sh.lanes[mem] if mem is not None else 0, isa)
 
 
 def vector_class(item: Opaque) -> str:
-    """The cost class of a vector item: its family refined by operand kinds (see ``VECTOR_TABLE``)."""
-    family, _, _ = vector_row(item)
+    """The cost class of a vector item: its family refined by operand kinds.
+
+    ``vec_mov``: a general register among the operands makes it ``vec_to_gpr`` (the destination) or
+    ``gpr_to_vec``; else a load ``vec_load``, a store ``vec_store``, a register copy ``vec_mov``.
+    ``vec_lane`` (extract, insert): ``vec_to_gpr`` / ``gpr_to_vec`` the same way, to memory ``vec_store``,
+    from memory ``vec_alu_rm``. ``vec_alu`` / ``vec_shift`` / ``vec_shuffle`` from memory ``vec_alu_rm``.
+    """
+    family = vector_family(item)
     eff = vector_effects(item)
-    gpr = [o for o in item.operands if isinstance(o, Reg) and gpr_name(o) is not None]
-    if family == "vec_mov" and not gpr:
-        return "vec_store" if eff.mem_write else "vec_load" if eff.mem_read else "vec_mov"
-    if family in ("vec_gpr", "vec_mov"):
-        last = item.operands[-1]
-        return "gpr_to_vec" if isinstance(last, Reg) and last.width >= 128 else "vec_to_gpr"
-    if family in ("vec_alu", "vec_shift", "vec_shuffle") and eff.mem_read is not None:
+    if family in ("vec_mov", "vec_lane"):
+        *sources, dest = item.operands
+        if isinstance(dest, Reg) and gpr_name(dest) is not None:
+            return "vec_to_gpr"
+        if any(isinstance(o, Reg) and gpr_name(o) is not None for o in sources):
+            return "gpr_to_vec"
+        if eff.stores:
+            return "vec_store"
+        if eff.loads:
+            return "vec_load" if family == "vec_mov" else "vec_alu_rm"
+        return "vec_mov"
+    if family in ("vec_alu", "vec_shift", "vec_shuffle") and eff.loads:
         return "vec_alu_rm"
-    if family == "vzeroupper":
-        return "nop"
     return family
 
 
 def classify(item: Item, model: Model) -> str:
     """The instruction class ``item`` is priced as on ``model`` (a key of ``model.classes``)."""
     if isinstance(item, Opaque) and item.kind == "vector":
-        _, ext, _ = vector_row(item)
+        ext = vector_effects(item).isa
         if not model.has_vector(ext):
             raise UarchError(f"{_at(item)}{item} needs {ext.upper()}, which {model.name} does not have")
         cls = vector_class(item)

@@ -24,7 +24,7 @@ ALONE      issues alone (Pentium: displacement and immediate)
 TEXT, LINE the item's text and source line
 OCC        ticks it holds its unit (reciprocal throughput, >= 1 tick)
 STDREG     a register store's data register (the replay rule), or None
-WIDTH      bytes a store writes for forwarding: 16 / 32 for an xmm / ymm store, else 4
+WIDTH      bytes a store writes for forwarding: a vector store's memory operand (its row), else 4
 =========  ================================================================
 
 Example, on p4 (2 ticks per clock): ``movl %eax, 8(%esp)`` decodes to
@@ -38,7 +38,7 @@ from __future__ import annotations
 from sha1opt.search.cost.classes import Item, classify, vector_effects
 from sha1opt.search.cost.model import Model
 from sha1opt.semantics.opaque import Opaque
-from sha1opt.semantics.x86 import Imm, Mem, Reg, effects
+from sha1opt.semantics.x86 import Imm, Mem, effects
 
 CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG, WIDTH = range(17)
 
@@ -64,12 +64,11 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
     stall = model.rules.address_stall
     exempt = stall is None or cls in stall.exempt
     elim = cls in model.rules.move_elimination
-    if vector:      # operand effects from the operand kinds (classes.vector_effects), never flags
+    if vector:      # operand effects from the item's semantics row (classes.vector_effects), never flags
         v = vector_effects(item)
-        width = 32 if any(isinstance(o, Reg) and o.width == 256 for o in item.operands) else 16
         return (cls, cost.uops, tuple(uops), lat, v.data, v.address, v.writes, v.mem_read, v.mem_write, elim,
                 exempt, False, str(item), item.line, occ, v.data[0] if cls == "vec_store" and v.data else None,
-                width if cls == "vec_store" else 4)
+                v.width if v.mem_write is not None else 4)
     if isinstance(item, Opaque):
         return (cls, cost.uops, tuple(uops), lat, tuple(sorted(item.reads)), (), tuple(sorted(item.writes)),
                 None, None, elim, exempt, False, str(item), item.line, occ, None, 4)

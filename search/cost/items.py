@@ -6,7 +6,7 @@ iteration (``FunctionProof.loop_trace``, or the body of a CFG loop) into what
 (no rip/absolute memory, 8/32/64-bit registers), becomes an ``x86.Instr``;
 anything else an ``Opaque`` whose kind picks its cost class --
 
-* a vector or SHA-NI instruction (its mnemonic in ``classes.VECTOR_TABLE``,
+* a vector or SHA-NI instruction (a vector row of ``x86.SEMANTICS``,
   an operand naming an xmm/ymm/zmm register, or a ``v``-prefixed AVX mnemonic):
   kind ``"vector"``, priced by ``classes.vector_class``;
 * a control/stack/compare mnemonic of ``listing.OPAQUE_KINDS``: that kind;
@@ -27,14 +27,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from sha1opt.search.cost.classes import VECTOR_TABLE, Item
+from sha1opt.search.cost.classes import Item
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.listing import OPAQUE_KINDS, opaque_operands
 from sha1opt.semantics.opaque import TARGET_KINDS, Opaque, registers_of
 from sha1opt.semantics.x86 import SEMANTICS, Instr, Mem, Reg
 
 def _kind(mnemonic: str, operands) -> str:
-    if mnemonic in VECTOR_TABLE or any(r.width >= 128 for op in operands for r in registers_of(op)) or (
+    row = SEMANTICS.get(mnemonic)
+    if (row is not None and row.vector) or any(r.width >= 128 for op in operands for r in registers_of(op)) or (
             mnemonic.startswith("v") and mnemonic != "verw"):
         return "vector"
     if mnemonic in OPAQUE_KINDS:

@@ -63,7 +63,7 @@ CLASSES: tuple[str, ...] = (
 )
 BMI1_CLASSES: tuple[str, ...] = ("andn", "andn_rm")
 BMI2_CLASSES: tuple[str, ...] = ("rorx", "rorx_rm")
-# Vector classes (``classes.VECTOR_TABLE`` maps mnemonics to them): required when the model has SSE2;
+# Vector classes (``classes.vector_class`` maps vector items to them): required when the model has SSE2;
 # SHA-NI classes when it has "sha". A 256-bit (ymm) form is priced as the same class.
 VECTOR_CLASSES: tuple[str, ...] = ("vec_mov", "vec_load", "vec_store", "vec_alu", "vec_alu_rm", "vec_shift",
                                    "vec_shuffle", "vec_to_gpr", "gpr_to_vec")
@@ -253,10 +253,12 @@ class Model:
         return ISA_LEVELS.index(level) <= ISA_LEVELS.index(self.isa)
 
     def has_vector(self, ext: str) -> bool:
-        """Whether the CPU has vector/crypto extension ``ext`` (a name of ``VECTOR_ISA``).
+        """Whether the CPU has vector/crypto extension ``ext`` (a name of ``VECTOR_ISA``, or its ``x86`` spelling:
+        ``"sse4.1"`` is ``"sse4_1"``).
 
         Example: core2 ``has_vector("ssse3")`` is True, ``has_vector("avx")`` False.
         """
+        ext = ext.replace(".", "_")
         if ext not in VECTOR_ISA:
             raise UarchError(f"unknown vector extension {ext!r} (known: {', '.join(VECTOR_ISA)})")
         return ext in self.vector_isa

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
-from sha1opt.search.cost.decode import (ADDR, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
+from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
                                         WIDTH, WRITES, mem_key, stored_keys)
-from sha1opt.search.cost.model import Model
+from sha1opt.search.cost.model import VECTOR_CLASSES, Model
 
 
 class Ports:
@@ -465,7 +465,7 @@ def _renamed(d: tuple, mover: MoveEliminator, clock: int) -> tuple:
         if mover.group:
             mover.overwrite(d[WRITES])
         return d
-    vector = d[DATA][0].startswith("v")
+    vector = d[CLS] in VECTOR_CLASSES     # a SIMD move (the renamer has slots per kind)
     if mover.allowed(clock, vector):
         mover.eliminate(d[DATA][0], d[WRITES][0], vector)
         return d

@@ -67,6 +67,11 @@ class ShaniReport:
     stop_reason: str
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def ok(self) -> bool:
+        """No failure: the point is proved."""
+        return self.proved
+
 
 def loop_text(params: ShaniParams, arch: Arch) -> str:
     """The block as the loop body the simulator prices, as text (what the store keeps): ``parts``' loop
@@ -117,7 +122,7 @@ def best_shani(model: Model, arch: Arch, budget: int = 200, *, seed: int = 1,
     for k, p in enumerate(points):
         if p.msg2_form not in runs:
             used = set(isa_rows_used(p, arch).values())
-            runs[p.msg2_form] = not used & without and all(model.has_vector(isa.replace(".", "_")) for isa in used)
+            runs[p.msg2_form] = not used & without and all(model.has_vector(isa) for isa in used)
         if not runs[p.msg2_form]:
             continue
         if evaluations >= budget:

@@ -9,14 +9,17 @@ instructions of that chain *issued* in that clock, with the round number.
 Which chain and round an instruction belongs to is ``Realized.origin``: it
 follows the register assignment (the code may hold instructions no op of the
 order has), never the position in the order.
-For hybrid code (``search.space.hybrid``: the W schedule in xmm beside the
-scalar rounds) the columns are the two unit classes instead (``UNIT_TITLES``):
-each instruction goes to ``scalar`` or ``vector`` by its row of the semantics
-table (``x86.SEMANTICS[m].vector``), so one sees which clocks the vector work
-hides in; each cell also names the units the model used. Example: a hybrid
-block's ``hybrid_table`` (of the block's loop, ``main`` and the loop control included) row at clock 0 holds ``mov (%rdi), %eax [p2]`` under
-scalar and ``vmovdqu (%rsi), %xmm0 [p3]`` under vector.
-Library code: returns rows, or writes a PNG (atomically) -- never prints.
+For a family's whole block (``show --isa``: an ``emit.family.Shown``, the
+block-loop items of a hybrid block or a SHA-NI point) the columns are the
+two unit classes instead (``UNIT_TITLES``): each instruction goes to
+``scalar`` or ``vector`` by its row of the semantics table
+(``x86.SEMANTICS[m].vector``), so one sees which clocks the vector work
+hides in; each cell also names the units the model used. Example: the
+``unit_table`` of a hybrid block's loop (``main`` and the loop control
+included) holds at clock 0 ``mov (%rdi), %eax [p2]`` under scalar and
+``vmovdqu (%rsi), %xmm0 [p3]`` under vector; ``shown_lines`` puts the
+report's headline above it.
+Library code: returns rows and lines, or writes a PNG (atomically) -- never prints.
 """
 
 from __future__ import annotations
@@ -29,14 +32,13 @@ from sha1opt.semantics.datafiles import atomic_output
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.opaque import Opaque
 from sha1opt.semantics.x86 import SEMANTICS, Instr
-from sha1opt.search.measure import hybrid_loop_items
 
 CHAIN_TITLES = {"W": "W formation", "kw": "K+W into e", "f": "f(b,c,d)", "a5": "a<<<5", "b": "b>>>2",
                 "spill": "spill/reload", "move": "moves at exit"}
 COLOURS = {"W": "tab:blue", "kw": "tab:green", "f": "tab:orange", "a5": "tab:red", "b": "tab:purple",
            "spill": "tab:gray", "move": "tab:brown"}
 UNIT_CLASSES = ("scalar", "vector")
-UNIT_TITLES = {"scalar": "scalar (rounds, GPRs)", "vector": "vector (W schedule, xmm)"}
+UNIT_TITLES = {"scalar": "scalar (GPRs)", "vector": "vector (xmm)"}
 UNIT_COLOURS = {"scalar": "tab:orange", "vector": "tab:blue"}
 
 
@@ -72,28 +74,38 @@ def table(real: Realized, sim) -> list[Row]:
     return [Row(c, rows[c]) for c in sorted(rows)]
 
 
-def _simulated_code(block, sim) -> list:
-    """What ``sim`` simulated: the block's loop as the block-loop measure runs it,
-    ``measure.hybrid_loop_items(block)`` (what ``engines.hybrid.block_cost`` prices: ``body``, then with
-    read-ahead ``main``, and the loop control). A simulation of other code is a misuse, refused by name
-    rather than drawn against the wrong instructions."""
-    code = hybrid_loop_items(block)
-    if len(sim.timeline) != len(code):
+def _drawn(items, sim) -> list:
+    """``items`` as ``sim`` simulated them (``measure.block_loop(items, model)``); a simulation of other code
+    is a misuse, refused by name rather than drawn against the wrong instructions."""
+    items = list(items)
+    if len(sim.timeline) != len(items):
         raise Sha1optError(f"the simulation has {len(sim.timeline)} instructions, the block's loop "
-                           f"{len(code)}: draw the simulation of the block's loop (engines.hybrid.block_cost)")
-    return code
+                           f"{len(items)}: draw the simulation of the block's loop (measure.block_loop)")
+    return items
 
 
-def hybrid_table(block, sim) -> list[Row]:
-    """``sim`` is ``block_cost(block, model)``, the simulation of ``measure.hybrid_loop_items(block)`` (a
-    hybrid block's steady-state iteration, ``main`` included with read-ahead, and its loop control): per clock, the instructions issued in each
-    unit class (``UNIT_CLASSES``), each with the units the model used."""
-    code = _simulated_code(block, sim)
+def unit_table(items, sim) -> list[Row]:
+    """``sim`` is the simulation of ``items`` (a block's loop, its loop control included): per clock, the
+    instructions issued in each unit class (``UNIT_CLASSES``), each with the units the model used."""
+    code = _drawn(items, sim)
     rows: dict[int, dict[str, list[str]]] = {}
     for slot in sim.timeline:
         cells = rows.setdefault(int(slot.issue), {c: [] for c in UNIT_CLASSES})
         cells[unit_class(code[slot.index])].append(f"{slot.text} [{slot.unit}]" if slot.unit else slot.text)
     return [Row(c, rows[c]) for c in sorted(rows)]
+
+
+def shown_lines(uarch: str, shown, sim, width: int = 40) -> list[str]:
+    """``show --isa``'s text for a family's report (``emit.family.Shown``) and ``sim``, the simulation of its
+    items: the headline (the report's figure, not the simulation's) and ``unit_table`` by clock."""
+    lines = [f"{uarch} ({shown.arch}) {shown.family.name} {shown.code}: {shown.cycles:.1f} cycles/block, "
+             f"{shown.cycles / 64:.2f} c/B, bottleneck {sim.bottleneck}; " + "; ".join((*shown.notes, shown.proof)),
+             f"{'clk':>4} | " + " | ".join(f"{UNIT_TITLES[c]:{width}s}" for c in UNIT_CLASSES)]
+    for row in unit_table(shown.items, sim):
+        for k in range(max(1, *(len(v) for v in row.cells.values()))):
+            cells = [(row.cells[c][k] if k < len(row.cells[c]) else "")[:width] for c in UNIT_CLASSES]
+            lines.append(f"{row.cycle if k == 0 else '':>4} | " + " | ".join(f"{x:{width}s}" for x in cells))
+    return lines
 
 
 def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
@@ -103,10 +115,10 @@ def gantt_png(real: Realized, sim, path: str | Path, title: str) -> Path:
                   path, title)
 
 
-def hybrid_gantt_png(block, sim, path: str | Path, title: str) -> Path:
-    """The Gantt chart of a hybrid block's loop body (``sim`` as for ``hybrid_table``), coloured by unit
-    class (scalar / vector), written atomically."""
-    code = _simulated_code(block, sim)
+def unit_gantt_png(items, sim, path: str | Path, title: str) -> Path:
+    """The Gantt chart of a block's loop (``sim`` as for ``unit_table``), coloured by unit class (scalar /
+    vector), written atomically."""
+    code = _drawn(items, sim)
     return _gantt(sim, lambda slot: UNIT_COLOURS[unit_class(code[slot.index])],
                   [(UNIT_COLOURS[c], UNIT_TITLES[c]) for c in UNIT_CLASSES], path, title)
 

@@ -1,4 +1,5 @@
-"""The view of a search ``Report``: the lines and the JSON object the CLI prints.
+"""The view of a search ``Report`` and of a family's whole-block report: the lines and JSON objects the CLI
+prints (``family_lines`` / ``family_json`` take a ``HybridReport`` or a ``ShaniReport``, by its type).
 
 (Library code does not print; these functions build the lines and the JSON
 object the CLI writes, so the CLI command stays a thin wrapper.)
@@ -8,7 +9,8 @@ from __future__ import annotations
 
 from sha1opt.search.bound import Bound, loop_bound, range_bound
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.driver import Report
+from sha1opt.search.driver import HybridReport, Report
+from sha1opt.search.engines.shani import ShaniReport
 from sha1opt.semantics.sha1 import kind
 
 
@@ -132,3 +134,56 @@ def path_table(costs) -> list[str]:
     lines += [f"{p}: not priced, not lifted whole: {cell[(p, models[0])].unlifted}"
               for p in paths if cell[(p, models[0])].unlifted]
     return lines
+
+
+def _shani_lines(r: ShaniReport) -> list[str]:
+    return [f"{r.uarch} ({r.arch}) SHA-NI {r.params.describe()}: {r.cycles_per_byte:.2f} cycles/byte predicted "
+            f"({r.cycles:.1f} cycles/block; default point {r.default_cycles:.1f})",
+            f"  search: {r.evaluations} evaluations in {r.seconds:.1f} s, stopped: {r.stop_reason}",
+            f"  proof: {r.proof}"]
+
+
+def _shani_json(r: ShaniReport) -> dict:
+    return {"uarch": r.uarch, "arch": r.arch, "cycles": r.cycles, "cycles_per_byte": r.cycles_per_byte,
+            "default_cycles": r.default_cycles, "params": r.params.describe(), "evaluations": r.evaluations,
+            "seconds": r.seconds, "stop_reason": r.stop_reason, "proved": r.proved, "proof": r.proof}
+
+
+def _hybrid_lines(h: HybridReport) -> list[str]:
+    s = h.search
+    if s.params is None:
+        return [f"{h.uarch} hybrid: {s.reason}"]
+    p = s.params
+    return [
+        f"{h.uarch} ({p.arch}) hybrid block, --isa {h.cap}: {s.cycles_per_byte:.2f} cycles/byte predicted "
+        f"({s.cycles:.0f} cycles/block, bottleneck {s.bottleneck}) vs scalar best {h.scalar_cycles / 64:.2f} "
+        f"(ratio {h.ratio:.3f}; winner: {h.winner})",
+        f"  vector dialect {p.isa}, lead {p.lead} groups, one vector op every {p.every} scalar ops; "
+        f"scalar recipe {p.recipe.key()}; {len(p.offsets)} priority offsets",
+        f"  search: grid best {s.grid_best:.0f} cycles, {s.evaluations} evaluations in {s.seconds:.1f} s, "
+        f"stopped: {s.reason}",
+        f"  scalar best: {h.scalar_source}",
+        f"  proof: {h.proof}",
+    ]
+
+
+def _hybrid_json(h: HybridReport) -> dict:
+    s = h.search
+    return {"uarch": h.uarch, "isa": h.cap, "cycles": s.cycles, "cycles_per_byte": s.cycles_per_byte,
+            "bottleneck": s.bottleneck, "scalar_cycles": h.scalar_cycles, "ratio": h.ratio, "winner": h.winner,
+            "params": s.params.key() if s.params else None, "offsets": len(s.params.offsets) if s.params else 0,
+            "evaluations": s.evaluations, "seconds": s.seconds, "stop_reason": s.reason, "proved": h.proved,
+            "proof": h.proof, "scalar_source": h.scalar_source}
+
+
+_VIEWS = {HybridReport: (_hybrid_lines, _hybrid_json), ShaniReport: (_shani_lines, _shani_json)}
+
+
+def family_lines(report: HybridReport | ShaniReport) -> list[str]:
+    """The lines of a family's whole-block report (``emit.families.search_families``)."""
+    return _VIEWS[type(report)][0](report)
+
+
+def family_json(report: HybridReport | ShaniReport) -> dict:
+    """The JSON object of a family's whole-block report."""
+    return _VIEWS[type(report)][1](report)

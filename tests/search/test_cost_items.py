@@ -1,7 +1,7 @@
 """``search.cost.items.cost_items``: decoded machine code as the simulator's items (the one conversion).
 
 Rule (module docstring of ``search/cost/items.py``): a table instruction with plain operands is an
-``Instr``; a vector/SHA-NI instruction an ``Opaque`` of kind "vector" priced by ``VECTOR_TABLE``; a
+``Instr``; a vector/SHA-NI instruction (a vector row of the table) an ``Opaque`` of kind "vector"; a
 control/compare mnemonic its ``OPAQUE_KINDS`` kind; anything else kind "opaque" (never free).
 """
 

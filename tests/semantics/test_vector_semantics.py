@@ -78,6 +78,12 @@ FORMS: dict[str, list] = {
     "pextrq": ["pextrq $1, %xmm2, 8(%rsi)", "pextrq $0, %xmm3, 24(%rsi)", "pextrq $3, %xmm5, 40(%rsi)"],
     "pinsrq": ["pinsrq $1, %rax, %xmm0", "pinsrq $0, 16(%rsi), %xmm1", "pinsrq $3, %r10, %xmm2",
                "pinsrq $0, %rcx, %xmm6\npextrq $0, %xmm6, %rdx"],
+    "vpextrd": ["vpextrd $1, %xmm1, %eax", "vpextrd $3, %xmm2, 8(%rsi)", "vpextrd $6, %xmm3, %r12d"],
+    "vpinsrd": ["vpinsrd $2, %eax, %xmm1, %xmm0", "vpinsrd $0, 12(%rsi), %xmm1, %xmm1",
+                "vpinsrd $7, %r10d, %xmm3, %xmm2"],
+    "vpextrq": ["vpextrq $1, %xmm2, 8(%rsi)", "vpextrq $0, %xmm3, 24(%rsi)", "vpextrq $3, %xmm5, 40(%rsi)"],
+    "vpinsrq": ["vpinsrq $1, %rax, %xmm1, %xmm0", "vpinsrq $0, 16(%rsi), %xmm1, %xmm1",
+                "vpinsrq $3, %r10, %xmm4, %xmm2", "vpinsrq $0, %rcx, %xmm7, %xmm6\nvpextrq $0, %xmm6, %rdx"],
     "vmovdqa": ["vmovdqa %xmm1, %xmm0", "vmovdqa %ymm2, %ymm3", "vmovdqa 32(%rsi), %ymm4", "vmovdqa %ymm5, (%rsi)",
                 "vmovdqa 16(%rsi), %xmm6", "vmovdqa %xmm7, 48(%rsi)"],
     "vmovdqu": ["vmovdqu 4(%rsi), %ymm1", "vmovdqu %ymm9, 12(%rsi)", "vmovdqu 20(%rsi), %xmm3",
@@ -436,6 +442,19 @@ def test_vzeroupper_and_vzeroall_touch_every_vector_register():
     assert (set(upper.data), set(upper.writes)) == (every, every)
     assert (set(zero.data), set(zero.writes)) == (set(), every)
     assert not upper.flags and not zero.flags
+    assert set(upper.merges) == every and zero.merges == ()
+
+
+@pytest.mark.parametrize("text, merges", [
+    ("movdqa %xmm1, %xmm2", ("xmm2",)), ("pshufd $0x1b, %xmm1, %xmm2", ("xmm2",)), ("movd %eax, %xmm0", ("xmm0",)),
+    ("paddd %xmm1, %xmm2", ()), ("vmovdqa %xmm1, %xmm2", ()), ("movdqa %xmm1, (%rsi)", ()),
+    ("pshufd $0x1b, %xmm2, %xmm2", ()),
+])
+def test_a_legacy_sse_xmm_write_reads_its_destination_only_for_the_lanes_it_keeps(text, merges):
+    """``Effects.merges``: the destination a legacy-SSE write reads only for ymm lanes 4-7 -- not an operand of
+    the value it computes (a form that reads its destination, or a source that is the destination, is not)."""
+    e = effects(parse_text(text, "x86_64")[0])
+    assert e.merges == merges and set(merges) <= set(e.data)
 
 
 # --- refusals, the ISA order, alignment, the documented representation ------------
