@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --quiet -e '.[test]'  # -qq: errors only (setuptools' editable-mode banner is noise)
+	$(BIN)/pip install --quiet --quiet --no-compile -e '.[test]'  # -qq: errors only; --no-compile: bytecode on first import (30 s less)
 	touch $(STAMP)
 
 demo: $(STAMP)
