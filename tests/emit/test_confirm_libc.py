@@ -3,7 +3,7 @@
 The harness is freestanding; it defines memcpy and memset (and, on x86-64, __stack_chk_fail with the
 %fs:0x28 guard in a block of its own), and ``confirm`` no longer defines those undefined symbols as
 zero data stubs -- which is what made the link fail ("in function `memcpy'"). The C is ours
-(``csrc/sha1_memcpy.c``), compiled here with -fno-builtin so the call stays: the build agrees with
+(``tests/semantics/lift/csrc/sha1_schedule.c`` with -DVIA_MEMCPY), compiled here with -fno-builtin so the call stays: the build agrees with
 SHA-1 on every record (stack protector on), and a one-constant mutant is confirmed natively.
 """
 
@@ -17,15 +17,15 @@ from sha1opt.emit.confirm import Finding, confirm
 from sha1opt.emit.objfile import load_object
 from sha1opt.emit.toolchain import host_is_x86_64, run, which
 
-SRC = Path(__file__).parent / "csrc" / "sha1_memcpy.c"
-FUNCTION = "sha1_memcpy_block_data_order"
+SRC = Path(__file__).resolve().parents[1] / "semantics" / "lift" / "csrc" / "sha1_schedule.c"
+FUNCTION = "sha1_schedule_block_data_order"
 
 pytestmark = pytest.mark.skipif(not host_is_x86_64(), reason="native runs need an x86-64 host")
 
 
 def _confirm(tmp_path, *flags: str):
     obj = tmp_path / "m.o"
-    run([which("gcc"), "-O2", "-fno-builtin", *flags, "-c", "-o", str(obj), str(SRC)], "compiling the test C")
+    run([which("gcc"), "-O2", "-fno-builtin", "-DVIA_MEMCPY", *flags, "-c", "-o", str(obj), str(SRC)], "compiling the test C")
     uo = load_object(obj, tmp_path)
     assert {"memcpy"} <= {s.name for s in uo.obj.symbols if s.section is None}, "no call to memcpy: shows nothing"
     return confirm(uo, FUNCTION, 0, tmp_path)
