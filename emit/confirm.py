@@ -33,7 +33,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import DEFAULT, Interface
 from sha1opt.semantics.sha1 import compress
 from sha1opt.emit.adapter import adapter_object
-from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
+from sha1opt.emit.harness import FLAG_TEXT, HARNESS_FUNCTIONS, BlockHarness, Record, RunFailure
 from sha1opt.emit.objfile import UserObject
 from sha1opt.emit.toolchain import ToolchainError, arch_flag, host_is_x86_64, run, which
 from sha1opt.emit.validate import run_vectors
@@ -88,7 +88,8 @@ def _stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = 
     """Definitions of the object's undefined data symbols, 64 bytes each: zero (``OPENSSL_ia32cap_P = 0``: no
     extensions) unless ``symbols`` gives a symbol's first bytes (a dispatch path's capability words)."""
     names = sorted({s.name for s in uo.obj.symbols if s.section is None and s.name and s.kind in ("STT_NOTYPE",
-                                                                                                  "STT_OBJECT")})
+                                                                                                  "STT_OBJECT")}
+                   - HARNESS_FUNCTIONS[uo.arch])        # (memcpy and the like: the harness defines them)
     if not names:
         return []
     symbols = symbols or {}

@@ -32,6 +32,12 @@ FLAG_TEXT = {FLAG_CALLEE_SAVED: "a callee-saved register or the stack pointer ch
              FLAG_CANARY: "a write just before the state array", FLAG_DATA_WRITTEN: "the input data was modified"}
 
 
+# Functions harness.c defines for the code it links (the C library's, which the freestanding harness has not):
+# an object may call them. i386 has no stack-protector guard here (%gs:0x14 needs a segment descriptor).
+HARNESS_FUNCTIONS = {"x86_64": frozenset({"memcpy", "memset", "__stack_chk_fail"}),
+                     "i386": frozenset({"memcpy", "memset"})}
+
+
 class HarnessError(Sha1optError):
     """Misuse of the harness: a record the C side cannot read (data not whole blocks)."""
 

@@ -9,6 +9,9 @@ A monolithic Z3 query for 80 rounds does not finish (measured while planning:
    ``A{t}``, a message word ``W{t}``) is a candidate cut at that instruction.
    If an output is wrong, the first definition no write ever produced names
    the round where the code goes astray -- a concrete counterexample already.
+   A new a counts as produced also as ``rol(A, 30)``: SHA-NI's ``sha1rnds4``
+   leaves rounds 1-2 of its group of four only so, in lanes c and d, and
+   without that form every SHA-NI mutant named A1 (round 0) as the place.
 2. *Prove each cut.* Run the code again over terms. At a candidate cut,
    prove the written term equal to the definition's term -- both are over the
    symbols of earlier cuts, so each query is one round's worth -- then
@@ -128,9 +131,12 @@ def check_program(
         n: rng.integers(0, 1 << 32, LANES, dtype=np.uint64).astype(np.uint32) for n in spec.inputs
     }
     by_bytes: dict[bytes, str] = {}
+    rotated: dict[bytes, str] = {}       # rol(A, 30) of each new a: produced, but not a cut
     for d in spec.definitions:
-        env[d.name] = evaluate([d.term], dom, env)[0]
-        by_bytes.setdefault(env[d.name].tobytes(), d.name)
+        env[d.name] = v = evaluate([d.term], dom, env)[0]
+        by_bytes.setdefault(v.tobytes(), d.name)
+        if d.name[0] == "A":
+            rotated.setdefault(((v << np.uint32(30)) | (v >> np.uint32(2))).tobytes(), d.name)
     free_cache: dict[str, np.ndarray] = {}
 
     def free(name: str) -> np.ndarray:
@@ -150,10 +156,13 @@ def check_program(
     produced: set[str] = set()
 
     def spot(i: int, ins: Instr, loc: Location, value) -> object:
-        name = by_bytes.get(value.tobytes())
+        key = value.tobytes()
+        name = by_bytes.get(key)
         if name is not None:
             candidates[i] = name
             produced.add(name)
+        elif key in rotated:
+            produced.add(rotated[key])
         return value
 
     m_np = make(dom, init_reg_np, init_mem_np, dict(pointers or {}))

@@ -379,6 +379,13 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         return None
 
     def _add(self, x, y, d: Decoded):
+        if d.gotpc:
+            # i386 PIC: ``call __x86.get_pc_thunk.bx`` leaves the address after the call (the add's own, a
+            # code pointer), and R_386_GOTPC makes the immediate GOT - that address: the sum is the GOT base.
+            here = f"sec:{self.s.pc_addr[0]}"
+            if not (isinstance(x, Ptr) and x.region == here and isinstance(y, Int)):
+                raise Refused(d, "_GLOBAL_OFFSET_TABLE_ added to a value that is not a code address", "address")
+            return Ptr("got", z3.simplify(x.off + self.bv(d.imm_ref.offset)))
         if isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0:
             return x                      # lea 0(%esi), %esi: a multi-byte nop
         if isinstance(x, Int) and isinstance(y, Int):
@@ -387,8 +394,6 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(x.region, x.off + y.v)
         if isinstance(x, Int) and isinstance(y, Ptr):
             return Ptr(y.region, y.off + x.v)
-        if isinstance(x, Ptr) and isinstance(y, Ptr) and d.gotpc:
-            pass
         raise Refused(d, "addition of a pointer and a non-integer", "untracked value")
 
     def _sub(self, x, y, d: Decoded):

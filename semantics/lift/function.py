@@ -128,6 +128,9 @@ class PathReport:
     trace: tuple[Decoded, ...] = ()
     block_bytes: int = 64
     unlifted: str | None = None
+    # A compression that does not hold: the earliest spec definition no value of the code matches
+    # (``verdict.Verdict.first_wrong``, e.g. "A31": the new a of round 30).
+    first_wrong: str | None = None
 
     @property
     def name(self) -> str:
@@ -306,7 +309,8 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         kind: PathKind = "loop" if end.kind == "head" else exit_kind if end.kind == "exit" else "stopped"
         via = label(end) if end.kind == "exit" and label(end) != sym.name else None
         return PathReport(kind, label(end), end.head if kind == "loop" else None, cond, v.outcome, v.detail,
-                          instructions, time.perf_counter() - t1, v.cuts, v.category, via, **more)
+                          instructions, time.perf_counter() - t1, v.cuts, v.category, via,
+                          first_wrong=v.first_wrong, **more)
 
     for idx, end in enumerate(ends):
         if idx in consumed:

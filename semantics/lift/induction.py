@@ -428,7 +428,9 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
     if not res.ok:
         # The first check (all cuts) names the first round never computed and its counterexample.
         kind = "counterexample" if isinstance(res.outcome, Counterexample) else "unknown"
-        return Verdict(kind, f"the iteration does not compute compress(H, block): {describe_failure(first)}"), 0
+        wrong = first.missing_definition.name if first.missing_definition is not None else None
+        return Verdict(kind, f"the iteration does not compute compress(H, block): {describe_failure(first)}", 0,
+                       None, wrong), 0
     # every other location that held H_k at the head must hold H_{k+1} again
     m_t = machines[-1]
     for loc, tv in flat_locations(target):

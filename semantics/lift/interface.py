@@ -50,9 +50,11 @@ ABI_OF: dict[Arch, Abi] = {"x86_64": "sysv", "i386": "cdecl"}   # the arch's own
 SAVED = {"sysv": ("ebx", "ebp", "r12d", "r13d", "r14d", "r15d"), "cdecl": ("ebx", "esi", "edi", "ebp")}
 
 # The entry stack pointer's address modulo the ABI's stack alignment, (modulus, residue): SysV x86-64
-# calls with %rsp a multiple of 16, so the callee sees %rsp + 8 = 0 mod 16 (psABI 3.2.2). None: cdecl
-# i386 is not given one (Linux's 16 bytes is not every caller's; OpenSSL and sha1opt realign).
-ENTRY_ALIGNMENT: dict[str, tuple[int, int] | None] = {"sysv": (16, 8), "cdecl": None}
+# calls with %rsp a multiple of 16, so the callee sees %rsp + 8 = 0 mod 16 (psABI 3.2.2); the i386
+# psABI (1.1, what gcc and clang compile Linux code against: -mincoming-stack-boundary=4) calls with
+# %esp a multiple of 16 too, so the callee sees %esp + 4 = 0 mod 16. Code that realigns (OpenSSL,
+# sha1opt's exports) needs neither; compiled C's aligned spills (gcc -m32 -march=core2) do.
+ENTRY_ALIGNMENT: dict[str, tuple[int, int] | None] = {"sysv": (16, 8), "cdecl": (16, 12)}
 
 ARG_REGS = {"sysv": ("edi", "esi", "edx", "ecx", "r8d", "r9d")}   # cdecl: the stack slots 4, 8, 12, ...
 # A declared workspace is modelled as the caller's memory this far above the
@@ -97,7 +99,8 @@ class Contract:
             count = f"nblocks >= {self.min_blocks}, 64*nblocks < 2^{58 if self.abi == 'sysv' else 26}"
         disjoint = "state, data, workspace and stack" if self.workspace_words else "state, data and stack"
         align = ENTRY_ALIGNMENT[self.abi]
-        entry = f"; entry %rsp = {align[1]} mod {align[0]}" if align else ""
+        sp = "%rsp" if self.abi == "sysv" else "%esp"
+        entry = f"; entry {sp} = {align[1]} mod {align[0]}" if align else ""
         return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({self.arg_text()}); {count}; "
                 f"{disjoint} disjoint{entry}; callee-saved {saved} and the stack pointer checked")
 

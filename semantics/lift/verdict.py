@@ -11,7 +11,11 @@ facts a caller decides on are fields --
   peeled first iteration and the invariant); 0 when nothing was checked;
 * ``category``: why a path the executor stopped was stopped
   (``values.CATEGORIES``), for a refusal, a contract violation or the step
-  limit; None for a verdict of the proof itself.
+  limit; None for a verdict of the proof itself;
+* ``first_wrong``: for a compression that does not hold, the spec definition
+  (``"A31"``: the new a of round 30; ``"W42"``) that no value of the code
+  matches, earliest in round order (``CompositionResult.missing_definition``);
+  None when every definition was matched or nothing was checked.
 
 Example: the textbook x86-64 export's loop gives
 ``Verdict("proved", "invariant (...) ...; 2 path(s) from the head, 160 cuts", 160)``;
@@ -39,6 +43,7 @@ class Verdict:
     detail: str
     cuts: int = 0
     category: Category | None = None
+    first_wrong: str | None = None
 
     @property
     def proved(self) -> bool:

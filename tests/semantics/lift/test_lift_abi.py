@@ -10,6 +10,11 @@ compiled here; mutants are edits of the compiler's own assembly text.
 * the ABI's entry alignment (SysV: %rsp + 8 = 0 mod 16): a frame compilers
   spill to with ``movaps``/``movdqa`` proves (the precondition discharged from
   it), and a spill the entry alignment does not align is refused by name;
+* i386 position-independent code (Debian's gcc builds PIE by default): the GOT
+  base from ``call __x86.get_pc_thunk.ax`` + ``add $_GLOBAL_OFFSET_TABLE_``,
+  SSE constants loaded ``sym@GOTOFF(%eax)`` from the object's .rodata, and
+  the i386 psABI's entry alignment (%esp + 4 = 0 mod 16) for its ``movaps``
+  spills: the build proves whole;
 * callee-saved registers kept in vector registers (``movq``/``vmovq``/
   ``pinsrq``/``pextrq``, i386 ``movd``) instead of pushed: the halves of the
   entry value travel through the lanes (across the loop too) and restore it;
@@ -139,6 +144,19 @@ def test_aligned_spill_the_entry_alignment_does_not_align_is_refused(tmp_path):
     bad = [p for p in proof.paths if p.outcome == "refused"]
     assert not proof.proved and bad, proof.paths
     assert "movaps needs a 16-byte aligned stack address" in bad[0].detail and bad[0].category == "address"
+
+
+def test_i386_pie_build_with_gotoff_constants_proves_whole(tmp_path):
+    """gcc -m32 -fpie -O2 -march=core2 of sha1_schedule.c: the pshufb mask is loaded ``.LC0@GOTOFF(%eax)``
+    (gcc 12 does not vectorize this C for -march=pentium4: no SSE constant there to load)."""
+    obj = _object(tmp_path, "gcc", SCHEDULE, ["-O2", "-m32", "-fpie", "-march=core2"])
+    o = ObjectFile.parse(obj.read_bytes())
+    fn = decode_function(o, o.find_function(f"{SCHEDULE}_block_data_order"))
+    assert any(d.gotpc for d in fn.instructions.values()), "no add $_GLOBAL_OFFSET_TABLE_: the test shows nothing"
+    assert any(d.gotoff and "xmm" in d.text for d in fn.instructions.values()), "no SSE load through @GOTOFF"
+    res = prove_object(obj, function=f"{SCHEDULE}_block_data_order")
+    assert res.proved, res.summary()
+    assert "entry %esp = 12 mod 16" in res.contract.describe()
 
 
 # -- callee-saved registers kept in vector registers ----------------------------------------------
