@@ -29,7 +29,7 @@ line and a non-zero exit), and the table's columns are bench/pair_table.py's, th
 bench/simd_i386.py's (only the block column's width differs: 22 here). Example row:
 ``zen5 export            OpenSSL ssse3       16384   0.950  0.940  0.960   0.948    1.900    2.000``.
 
-Usage: nice -n -10 python bench/simd.py [--pairs 40] [--evaluations 150] [--db PATH] [--measure host|U1,U2]
+Usage: nice -n -10 python bench/simd.py [--pairs 40] [--evaluations 150] [--db PATH] [--measure host|none|U1,U2]
            [--tune N] [--paths integer,ssse3,avx2]
 """
 
@@ -70,13 +70,14 @@ def main() -> int:
     ap.add_argument("--evaluations", type=int, default=150)
     ap.add_argument("--db", default=None)
     ap.add_argument("--models", default=",".join(MODELS))
-    ap.add_argument("--measure", default="host", help="models whose export is timed here (default: this CPU's model)")
+    ap.add_argument("--measure", default="host",
+                    help="models whose export is timed here (default: this CPU's model; none: the predictions only)")
     ap.add_argument("--dialects", action="store_true", help="also each measured winner's parameters in each dialect")
     ap.add_argument("--tune", type=int, default=None, help="also the `export --tune N` block (module docstring)")
     ap.add_argument("--paths", default=",".join(PATHS), help="OpenSSL paths to time against")
     args = ap.parse_args()
     try:
-        measure = [uarch_name(m) for m in args.measure.split(",")]
+        measure = [] if args.measure == "none" else [uarch_name(m) for m in args.measure.split(",")]
     except Sha1optError as e:                      # an unknown model, or this CPU in no row of cpus.toml
         ap.error(f"--measure: {e}")
     ok = True
