@@ -253,6 +253,12 @@ class PathCost:
     unlifted: str | None = None     # the path's iteration was not lifted whole: why (no figure on any model)
 
 
+def one_block_paths(fp) -> list:
+    """The lifted one-block paths of a function proof (a function with no loop: ``SHA1_Transform``), in the order
+    the paths table lists them."""
+    return [p for p in fp.paths if p.kind == "one block" and p.trace]
+
+
 def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
     """Every loop path of the proof (proved or not) on every model: the paths x models table ``analyze``
     prints for a dispatching function such as OpenSSL's. A loop not lifted whole has no figure, and says
@@ -260,8 +266,7 @@ def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
     are priced once each, entry to ret, per 64 bytes."""
     models = [load_model(u) for u in uarchs]
     out: list[PathCost] = []
-    one_block = [p for p in proof.proof.paths if p.kind == "one block" and p.trace]
-    for p in proof.proof.loop_paths() + one_block:
+    for p in proof.proof.loop_paths() + one_block_paths(proof.proof):
         if not p.trace:
             out.extend(PathCost(p.name, p.outcome, m.name, None, unlifted=p.unlifted) for m in models)
             continue
@@ -284,7 +289,7 @@ def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = No
     fp = proof.proof
     loops = fp.loop_paths()
     is_loop = bool(loops)
-    one_block = [p for p in fp.paths if p.kind == "one block" and p.trace]
+    one_block = one_block_paths(fp)
     priced = loops[0] if loops else one_block[0] if len(one_block) > 1 else None
     items = cost_items(priced.trace if priced is not None else fp.straight)
     name = priced.name if priced is not None else ""

@@ -70,8 +70,8 @@ from sha1opt.semantics.lift.condition import words
 from sha1opt.semantics.lift.decode import Decoded, decode_function, decode_reach, line_table
 from sha1opt.semantics.lift.candidates import sha1_candidates
 from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
-from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
-from sha1opt.semantics.lift.interface import ARG_REGS, SAVED, WORKSPACE_AT, Abi, Contract  # noqa: F401 (Abi: re-exported)
+from sha1opt.semantics.lift.interface import (ARG_REGS, ENTRY_ALIGNMENT, SAVED, WORKSPACE_AT, Abi,  # noqa: F401
+                                              Contract)  # (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
 from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, names, restored,
                                               verify_step)

@@ -16,7 +16,7 @@ from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.shani import loop_items, loop_text
 from sha1opt.search.measure import block_items, block_loop, hybrid_loop_items
 from sha1opt.search.space.hybrid import HybridParams, build
-from sha1opt.search.space.shani import MSG2_FORMS, ShaniParams, default_params, parts, unit_code, unit_text
+from sha1opt.search.space.shani import MSG2_FORMS, ShaniParams, default_params, unit_code, unit_text
 from sha1opt.semantics.att import parse_text
 from sha1opt.semantics.listing import opaque_operand, parse_listing
 from sha1opt.semantics.opaque import Label, Opaque, Symbol
