@@ -4,7 +4,9 @@
 # llvm (llvm-mca, tests/search/test_cost_mca.py) and llvm-19 (the newest AMD/Intel scheduling
 # models Debian 12 has: llvm-mca-19 beside our models in bench/cost_fidelity_host.py) and
 # qemu-user (qemu-x86_64 / qemu-i386 7.2: the vectors of code this CPU lacks a feature for,
-# corpus/emulators.toml; tests/emit/test_cross_export.py).
+# corpus/emulators.toml; tests/emit/test_cross_export.py), and other libraries' SHA-1 (issue 24:
+# tests/semantics/lift/test_other_libraries.py, bench/other_libraries.py, `sha1opt scan`):
+# nettle-dev, libgcrypt20-dev, libcrypto++-dev, libmbedtls-dev, libwolfssl-dev.
 # Called by `make test`. Installs only what is missing, with apt-get as root; anywhere else
 # (no root, no apt) it says so and exits 0: the tests that need a package skip with a reason.
 set -u
@@ -15,6 +17,11 @@ command -v clang >/dev/null 2>&1 || missing="$missing clang"
 command -v llvm-mca >/dev/null 2>&1 || missing="$missing llvm"
 command -v llvm-mca-19 >/dev/null 2>&1 || missing="$missing llvm-19"
 command -v qemu-x86_64 >/dev/null 2>&1 || missing="$missing qemu-user"
+[ -e /usr/lib/x86_64-linux-gnu/libnettle.a ] || missing="$missing nettle-dev"
+[ -e /usr/lib/x86_64-linux-gnu/libgcrypt.a ] || missing="$missing libgcrypt20-dev"
+[ -e /usr/lib/x86_64-linux-gnu/libcryptopp.a ] || missing="$missing libcrypto++-dev"
+[ -e /usr/lib/x86_64-linux-gnu/libmbedcrypto.a ] || missing="$missing libmbedtls-dev"
+[ -e /usr/lib/x86_64-linux-gnu/libwolfssl.so ] || missing="$missing libwolfssl-dev"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "setup: not installing$missing (needs root and apt-get); the tests that need them will skip" >&2
