@@ -66,10 +66,11 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
     if uarchs and all_uarchs:
         raise click.UsageError("give --uarch U (one or more) or --all-uarchs, not both")
     try:
+        pre = cpp(includes, defines)      # a bad -I/-D is refused before the model is resolved (and said)
         names = model_names() if all_uarchs else [resolve_uarch(u) for u in uarchs or [None]]
         declared = parse_interface(interface) if interface is not None else None
         results = analyze_file(file, names, arch, function=function, abi=abi,
-                               member=member, interface=declared, cpp=cpp(includes, defines))
+                               member=member, interface=declared, cpp=pre)
         paths = path_costs(results[0].proof, [a.uarch for a in results])
     except Sha1optError as e:
         _fail(str(e))
@@ -113,7 +114,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
 def _scan_line(f: Found) -> str:
     cpb = f"{f.cycles_per_byte:.2f}" if f.cycles_per_byte is not None else "-"
     paths = f"{f.proved_paths}/{f.paths} proved" if f.paths else "-"
-    iface = f"{f.interface}{'' if f.catalogued else ' (default)'}"
+    iface = f"{f.interface} ({'catalogue' if f.catalogued else 'standard'})"
     return (f"{f.where}  {f.function} @0x{f.address:x}  {iface} [{f.evidence}]  {f.verdict}  {paths}  "
             f"{f.seconds:.1f} s  {cpb} c/B {f.uarch}" + ("" if f.verdict == "proved" else f"\n    {f.detail}"))
 

@@ -21,11 +21,13 @@ every function the interface catalogue names
 (``lift.catalogue.interface_for``). A name with "sha1" alone is not taken:
 an HMAC-SHA1 or ``SHA1_Update`` wrapper calls the compression function, it
 is not one. The interface is the catalogue's for that symbol, else
-``(state, data, nblocks)`` (and ``(state, data)`` when the code never reads
-the count, as ``prove --object`` does).
+the two standard ones in turn, ``(state, data, nblocks)`` then ``(state,
+data)``: the row names the interface proved under, or the first one's
+verdict when neither proves (the interface is a declaration: a proof under
+either is a true statement about the code, and nothing else is tried).
 
 Fast on what cannot hold SHA-1 (``may_hold``, on the raw bytes before any
-ELF parsing): a file is parsed only when it holds all four round constants
+ELF parsing; objects of other architectures are passed over): a file is parsed only when it holds all four round constants
 as little-endian words, or a "sha1"/"SHA1" name together with SHA-NI's
 ``sha1rnds4`` or a name the catalogue lists. Each archive member is checked
 alike, in process (``lift.archive``).
@@ -128,6 +130,11 @@ def may_hold(data) -> bool:
     return holds_sha_ni(data) or any(interface_for(name) is not None for name in _names_at(data, spots))
 
 
+def _x86(data) -> bool:
+    """An x86 or x86-64 ELF header (e_machine 3 or 62): other architectures' objects are passed over."""
+    return len(data) >= 20 and data[5] == 1 and int.from_bytes(data[18:20], "little") in (3, 62)
+
+
 def _occurrences(data, pattern: bytes, most: int = 10_000) -> list[int]:
     out, i = [], data.find(pattern)
     while i >= 0 and len(out) < most:
@@ -193,12 +200,12 @@ def _objects(path: Path) -> Iterator[tuple[str | None, bytes] | Unreadable]:
                 return
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 if head[:4] == _ELF:
-                    if may_hold(data):
+                    if _x86(data) and may_hold(data):
                         yield None, bytes(data)
                     return
                 for m in members(data):
                     body = data[m.offset:m.offset + m.size]
-                    if body[:4] == _ELF and may_hold(body):
+                    if body[:4] == _ELF and _x86(body) and may_hold(body):
                         yield m.name, body
     except (OSError, ValueError) as e:
         yield Unreadable(str(path), getattr(e, "strerror", None) or str(e))
@@ -299,11 +306,20 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     uo = UserObject(job.disk, obj, kind, f"{Path(job.file).name}({job.member})" if job.member else job.file)
     sub = work / f"fn{os.getpid()}"
     sub.mkdir(exist_ok=True)
-    try:
-        proof = prove_loaded(uo, job.cand.name, sub, native=native, interface=iface)
-    except Sha1optError as e:
-        return _row(job, None, model, time.perf_counter() - t0, "refused", str(e), iface)
-    return _row(job, proof, model, time.perf_counter() - t0, proof.outcome, proof.summary(), iface)
+    tried = [iface] if _interface(job)[1] == "catalogue" else [DEFAULT, KEYWORDS["one-block"]]
+    first: tuple[ObjectProof | None, str, Interface] | None = None
+    for each in tried:
+        try:
+            proof = prove_loaded(uo, job.cand.name, sub, native=native, interface=each)
+        except Sha1optError as e:
+            proof, why = None, str(e)
+        else:
+            why = proof.summary()
+        if proof is not None and proof.proved:
+            return _row(job, proof, model, time.perf_counter() - t0, proof.outcome, why, each)
+        first = first or (proof, why, each)
+    proof, why, each = first
+    return _row(job, proof, model, time.perf_counter() - t0, proof.outcome if proof else "refused", why, each)
 
 
 def _child(job: _Job, model, native: bool, work: Path, send) -> None:

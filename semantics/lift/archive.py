@@ -74,4 +74,6 @@ def members(data) -> list[Member]:
         if name and name not in _SYMBOL_TABLES and raw not in _SYMBOL_TABLES:
             out.append(Member(name, start + skip, size - skip))
         at = start + size + (size & 1)
+    if bytes(data[at:]).strip(b"\n"):
+        raise ArchiveError(f"truncated member header at byte {at}")
     return out

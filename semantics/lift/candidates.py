@@ -150,6 +150,23 @@ def _enters_constants(obj: ObjectFile, section: str, target: int) -> bool:
     return holds_all_constants(code[ext[0]:ext[0] + ext[1]] if ext else code[target:target + _WINDOW])
 
 
+def _sized(obj: ObjectFile, s: Symbol) -> Symbol | None:
+    """``s`` with its extent: in a linked object a symbol without a size takes its unwind entry's, or is
+    skipped (``ObjectFile.sized`` would stretch it to the next symbol, over stripped functions between);
+    in a ``.o``, ``ObjectFile.sized``."""
+    if s.size or obj.relocatable:
+        return obj.sized(s)
+    ext = next((n for a, n in obj.unwind_extents(s.section) if a == s.value), None)
+    return replace(s, size=ext) if ext else None
+
+
+def _named_extent(obj: ObjectFile, section: str, offset: int) -> bool:
+    """Whether a symbol with an extent of its own (``_sized``) covers ``section + offset``."""
+    held = obj.covering(section, offset)
+    sized = _sized(obj, held) if held is not None else None
+    return sized is not None and sized.value <= offset < sized.value + sized.size
+
+
 def _stripped(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
     """Functions no symbol names whose unwind extent (``ObjectFile.unwind_extents``) holds all four constants."""
     out = []
@@ -161,7 +178,7 @@ def _stripped(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
         extents = obj.unwind_extents(section)
         seen: set[int] = set()
         for site in sites:
-            if obj.covering(section, site) is not None:
+            if _named_extent(obj, section, site):
                 continue
             ext = next(((a, n) for a, n in extents if a <= site < a + n), None)
             if ext is None or ext[0] in seen or (section, ext[0]) in claimed:
@@ -189,7 +206,9 @@ def compression_candidates(obj: ObjectFile, named: frozenset[str] = frozenset())
     for s in obj.functions():
         if s.section not in obj.executable or not s.name or (s.section, s.value) in found:
             continue
-        sym = obj.sized(s)
+        sym = _sized(obj, s)
+        if sym is None:
+            continue
         why = "named" if s.name in named else _evidence(obj, sym)
         if why is not None:
             found[(s.section, s.value)] = Candidate(sym, why)

@@ -102,6 +102,15 @@ class ObjectFile:
 
     @classmethod
     def parse(cls, data: bytes) -> "ObjectFile":
+        """The object ``data`` holds; bytes that are not a readable x86 ELF file (a truncated or corrupt one
+        too: pyelftools reads section headers lazily) are an ``ObjectError``, never another exception."""
+        try:
+            return cls._parse(data)
+        except (ELFError, struct.error, ValueError, IndexError, KeyError) as e:
+            raise ObjectError(f"not a readable ELF file ({e})") from None
+
+    @classmethod
+    def _parse(cls, data: bytes) -> "ObjectFile":
         try:
             elf = ELFFile(io.BytesIO(data))
             machine = elf["e_machine"]
