@@ -22,7 +22,8 @@ instructions reference (``"constants"``: a loop over a K table in
 ``sha1nexte``/``sha1msg1`` in its code (``"sha-ni"``: no constants at all),
 a direct ``jmp`` into code holding all four (``"tail jump"``, a stripped
 ``SHA1_Transform``), or in code no symbol names, the extent an ``.eh_frame``
-unwind entry gives (``"stripped"``, named ``sub_<address>``). All four
+unwind entry gives, or (no unwind entry: i386 perlasm) the code a function
+named for SHA-1 calls or jumps into (``"stripped"``, named ``sub_<address>``). All four
 constants, not one: MD4 shares 0x5a827999 and 0x6ed9eba1, RIPEMD-160 three
 of the four; SHA-256 none. A name alone is not evidence (an HMAC-SHA1 or
 ``SHA1_Update`` wrapper only calls the compression function), and a function
@@ -187,7 +188,33 @@ def _stripped(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
             if holds_all_constants(code[ext[0]:ext[0] + ext[1]]):
                 addr = obj.addresses.get(section, 0) + ext[0]
                 out.append(Symbol(f"sub_{addr:x}", section, ext[0], ext[1], "STT_FUNC", "STB_LOCAL"))
-    return out
+    return out + _entered_unnamed(obj, claimed | {(s.section, s.value) for s in out})
+
+
+def _entered_unnamed(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
+    """Code no symbol and no unwind entry names (i386 perlasm has no CFI) that a function named for SHA-1
+    calls or jumps into, when the ``_WINDOW`` bytes from there (up to the next symbol) hold all four constants:
+    i386 ``libcrypto.so.3``'s ``SHA1_Transform`` calls its stripped block function with nblocks = 1."""
+    out: dict[tuple[str, int], Symbol] = {}
+    for s in obj.functions():
+        if "sha1" not in s.name.lower() or s.section not in obj.executable:
+            continue
+        sym = _sized(obj, s)
+        if sym is None:
+            continue
+        for d in decode_function(obj, sym).instructions.values():
+            t = d.target
+            if t is None or sym.value <= t < sym.value + sym.size or (s.section, t) in claimed or \
+                    (s.section, t) in out or obj.covering(s.section, t) is not None or \
+                    any(a <= t < a + n for a, n in obj.unwind_extents(s.section)):
+                continue
+            code = obj.sections[s.section]
+            later = [v.value for v in obj.symbols if v.section == s.section and v.value > t]
+            end = min([t + _WINDOW, len(code), *later])
+            if holds_all_constants(code[t:end]):
+                addr = obj.addresses.get(s.section, 0) + t
+                out[(s.section, t)] = Symbol(f"sub_{addr:x}", s.section, t, end - t, "STT_FUNC", "STB_LOCAL")
+    return list(out.values())
 
 
 def _find_all(data: bytes, pattern: bytes) -> list[int]:

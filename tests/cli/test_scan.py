@@ -214,3 +214,29 @@ def test_ctrl_c_prints_what_was_found_and_exits_130(folder, tmp_path):
         p.wait()
     assert p.returncode == 130, (out, err)
     assert "interrupted: 1 function(s) found so far" in err and "Traceback" not in err + out
+
+
+@pytest.mark.parametrize("sibling", [True, False], ids=["tail-jump", "call"])
+def test_a_stripped_shared_object_is_found_by_its_constants(folder, tmp_path, sibling):
+    """Our export linked into a shared object behind a wrapper named for SHA-1, every other symbol hidden and the
+    file stripped: the block function has no name left. When the wrapper tail-jumps (gcc -O2) it is the same
+    function: its row, proved, the stripped code its dispatch path. When it calls (-fno-optimize-sibling-calls)
+    it is a wrapper, not reported; the stripped code is found from that call into the four round constants,
+    named ``sub_<address>`` and proved."""
+    (tmp_path / "wrap.c").write_text("#include <stddef.h>\n#include <stdint.h>\n"
+                                     "void sha1_block_data_order(uint32_t *s, const void *d, size_t n);\n"
+                                     "void sha1_wrapper(uint32_t *s, const void *d, size_t n) "
+                                     "{ sha1_block_data_order(s, d, n); }\n")
+    (tmp_path / "vers").write_text("{ global: sha1_wrapper; local: *; };\n")
+    lib = tmp_path / "libstripped.so"
+    flags = [] if sibling else ["-fno-optimize-sibling-calls"]
+    subprocess.run(["gcc", "-O2", *flags, "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "wrap.c"),
+                    str(folder / "export.o"), f"-Wl,--version-script={tmp_path / 'vers'}", "-s"], check=True,
+                   timeout=120)
+    (row,) = [e for e in scan_paths([lib], uarch="zen3") if isinstance(e, Found)]
+    if sibling:
+        assert row.function == "sha1_wrapper" and row.evidence == "tail jump"
+        assert len(row.dispatch) == 1 and row.dispatch[0].startswith("sub_")
+    else:
+        assert row.function == f"sub_{row.address:x}" and row.evidence == "stripped"
+    assert row.verdict == "proved" and row.paths == row.proved_paths == 2, row.detail
