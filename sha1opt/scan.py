@@ -237,11 +237,15 @@ def scan(paths: Iterable[str | Path], *, uarch: str, time_limit: float = TIME_LI
                 parsed += 1
                 try:
                     obj = ObjectFile.parse(data)
+                    named = frozenset(s.name for s in obj.functions() if interface_for(s.name) is not None)
+                    every = compression_candidates(obj, named)
                 except Sha1optError as e:
                     yield Unreadable(f"{item}({member})" if member else str(item), str(e))
                     continue
-                named = frozenset(s.name for s in obj.functions() if interface_for(s.name) is not None)
-                every = compression_candidates(obj, named)
+                except Exception as e:  # noqa: BLE001 - one odd object must not end a scan of thousands
+                    yield Unreadable(f"{item}({member})" if member else str(item),
+                                     f"cannot be analysed ({type(e).__name__}: {e})")
+                    continue
                 found = [c for c in every if not c.entered_by]
                 if not found:
                     continue

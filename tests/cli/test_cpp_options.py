@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from sha1opt.cli import main
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.toolchain import Preprocessor, ToolchainError, preprocessor
+from sha1opt.emit.validate import validate_source
 from sha1opt.search.space.candidate import textbook
 from tests.support.cli import one_line_error
 
@@ -71,3 +72,18 @@ def test_flags_are_argument_list_items():
     assert Preprocessor().flags() == []
     with pytest.raises(ToolchainError):
         preprocessor([], ["=1"])
+
+
+def test_bench_validation_assembles_with_them(split, tmp_path):
+    """``bench``'s first step (``validate.validate_source``) assembles the .S with -I/-D: the assemble, lift and
+    prove checks pass with them and the assemble check fails without."""
+    top, inc = split
+    work = tmp_path / "w"
+    work.mkdir()
+    v = validate_source(top, "x86_64", work, native=False, cpp=preprocessor([inc], ["WANT", "ROUNDS=80"]))
+    done = {c.name: c.ok for c in v.checks}
+    assert done.get("assemble") and done.get("prove"), [(c.name, c.ok, c.detail) for c in v.checks]
+    work2 = tmp_path / "w2"
+    work2.mkdir()
+    v = validate_source(top, "x86_64", work2, native=False)
+    assert [(c.name, c.ok) for c in v.checks] == [("assemble", False)]
