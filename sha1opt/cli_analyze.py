@@ -129,7 +129,8 @@ def scan(paths, uarch, time_limit, as_json):
     """Find the SHA-1 compression functions in files, ar archives and folders (recursively), and prove each.
 
     One row per function: file (member), function, interface, verdict, paths, time, predicted c/B. Exit 0 when
-    every function found is proved, 1 when one has a counterexample, 3 otherwise; Ctrl-C prints what it has (130).
+    every function found is proved, 1 when one has a counterexample, 3 otherwise, 2 when no file could be read;
+    Ctrl-C prints what it has (130).
     """
     found, unread, done, code = [], [], None, None
     try:
@@ -149,7 +150,8 @@ def scan(paths, uarch, time_limit, as_json):
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     verdicts = [f.verdict for f in found]
-    code = code or (1 if "counterexample" in verdicts else 3 if any(v != "proved" for v in verdicts) else 0)
+    code = code or (1 if "counterexample" in verdicts else 3 if any(v != "proved" for v in verdicts)
+                    else EXIT_USAGE if unread and done is not None and done.files == 0 else 0)
     if as_json:
         click.echo(json.dumps({"functions": [vars(f) | {"where": f.where} for f in found], "interrupted": done is None,
                                "unreadable": [vars(u) for u in unread], "done": vars(done) if done else None},

@@ -240,3 +240,10 @@ def test_a_stripped_shared_object_is_found_by_its_constants(folder, tmp_path, si
     else:
         assert row.function == f"sub_{row.address:x}" and row.evidence == "stripped"
     assert row.verdict == "proved" and row.paths == row.proved_paths == 2, row.detail
+
+
+def test_nothing_readable_is_exit_2(tmp_path):
+    """Only paths that cannot be read: one line each on stderr and exit 2 (bad input), not a clean 0."""
+    r = CliRunner().invoke(scan, [str(tmp_path / "a"), str(tmp_path / "b"), "--uarch", "zen3"])
+    assert r.exit_code == 2 and r.stderr.count("sha1opt: cannot read") == 2, r.output
+    assert "Traceback" not in r.output
