@@ -10,7 +10,8 @@ and yields, as it goes:
   (``analyze.prove_loaded``: the proof ``prove --object`` gives, native
   confirmation of a failure included), the paths, the time, and the
   predicted cycles/byte on ``uarch`` (``analyze.price``, as ``analyze``
-  prints it; None when nothing was lifted whole);
+  prints it; None when nothing was lifted whole, and for a function not
+  proved: what was priced may not be the block loop);
 * ``Unreadable`` -- a file or directory that cannot be read, one line why;
 * ``Done`` -- at the end: how many files were looked at, parsed, the time.
 
@@ -293,7 +294,9 @@ def _row(job: _Job, proof: ObjectProof | None, model, seconds: float, verdict: s
                      verdict, 0, 0,
                      seconds, model.name, None, detail, job.dispatch)
     used = iface if iface != DEFAULT or not proof.contract.one_block else KEYWORDS["one-block"]
-    cpb = next((a.cycles_per_byte for a in price(proof, [model])), None)
+    # priced only when proved: the loop of code not proved SHA-1 may be something else (a rolled function's
+    # round loop taken for the block loop prices one round as 64 bytes: 0.02 c/B)
+    cpb = next((a.cycles_per_byte for a in price(proof, [model])), None) if proof.proved else None
     paths = [p for p in proof.proof.paths if p.outcome != "not checked"]
     return Found(job.file, job.member, proof.function, address, job.cand.evidence, str(used), catalogued,
                  proof.outcome,
