@@ -178,7 +178,9 @@ def run(targets, n: int, seed: int, log) -> dict[str, int]:
                 continue
             iface = interface_for(loc.symbol.name)
             res = prove(loc, iface, tw)
-            head = f"{t.library} {loc.where} {loc.symbol.name}, interface {iface or '(state, data, nblocks) (default)'}"
+            default = "(state, data) (default; nblocks never read)" if not isinstance(res, str) and \
+                res.contract.one_block else "(state, data, nblocks) (default)"
+            head = f"{t.library} {loc.where} {loc.symbol.name}, interface {iface or default}"
             if isinstance(res, str):
                 log(f"{head}: {' '.join(res.split())[:300]}")
                 continue
