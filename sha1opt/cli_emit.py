@@ -27,8 +27,8 @@ from sha1opt.emit.families import export_choice
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family import Choice
 from sha1opt.emit.peers import OPENSSL_PATHS
-from sha1opt.emit.host_cpu import host, host_refusal, levels as host_levels
-from sha1opt.emit.tuning import describe as describe_tuning, tune as do_tune
+from sha1opt.emit.host_cpu import host, host_refusal
+from sha1opt.emit.tuning import describe as describe_tuning, host_level, tune as do_tune
 from sha1opt.job import steps
 from sha1opt.search.driver import default_arch
 from sha1opt.search.space.hybrid_caps import LEVELS
@@ -99,7 +99,7 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
             refusal = host_refusal(uarch, cpu)
             if refusal:
                 fail(refusal)
-            level = isa or host_levels(cpu)[-1]
+            level = isa or host_level(cpu)
             stop: list[int] = []
 
             def on_int(signum, _frame):       # the first Ctrl-C ends the timing rounds; a second one aborts

@@ -261,3 +261,16 @@ def test_export_tune_first_ctrl_c_stops_the_timing_and_still_writes_the_validate
     r = CliRunner().invoke(main, ["export", "--uarch", "goldencove", "--isa", "ssse3", "--tune", "2", "-o", str(out)])
     assert seen["stopped"] and r.exit_code == 0, r.output
     assert "exporting candidate 0" in r.output and out.is_file() and block.params.key() in out.read_text()
+
+
+def test_regression_tune_without_isa_took_avx2_on_a_sha_ni_cpu_without_avx512():
+    """``--tune`` without --isa takes the highest level whose family's own features the CPU has: the ``shani``
+    level's cap allows AVX-512, so "every feature of the cap" skipped SHA-NI on a Zen 3 (it took avx2)."""
+    from sha1opt.emit.host_cpu import HostCpu
+    from sha1opt.emit.tuning import host_level
+    zen3 = frozenset({"sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "bmi1", "bmi2", "sha"})
+    cpu = HostCpu(CpuId("AuthenticAMD", 25, 1), 1, "AMD EPYC", zen3)
+    assert host_level(cpu) == "shani"
+    assert host_level(HostCpu(CpuId("AuthenticAMD", 23, 49), 0, "", zen3 - {"sha"})) == "avx2"
+    assert host_level(HostCpu(CpuId("GenuineIntel", 6, 15), 0, "", frozenset({"sse", "sse2", "ssse3"}))) == "ssse3"
+    assert host_level(HostCpu(CpuId("GenuineIntel", 6, 1), 0, "", frozenset())) == "base"
