@@ -51,7 +51,7 @@ from sha1opt.search.cost.model import load_model
 from sha1opt.emit.families import family_of, tune_families
 from sha1opt.emit.family import Choice, cycles
 from sha1opt.emit.hybrid_bench_i386 import PEER
-from sha1opt.emit.host_cpu import HostCpu, lacking, lacks_text
+from sha1opt.emit.host_cpu import HostCpu, lacking, lacks_text, levels
 from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.emit.timing import PairPlan, band, clock_around, timing_program
 from sha1opt.emit.toolchain import run, which
@@ -170,11 +170,14 @@ def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: 
 
 
 def host_level(cpu: HostCpu) -> str:
-    """The ``--isa`` level ``--tune`` takes without one: the highest whose family's own features
-    (``Family.level_features``) ``cpu`` has -- ``shani`` on a SHA-NI CPU without AVX-512 (the level's cap
-    allows AVX-512, but the candidates use only what the model's CPU has, and none is timed here that this
-    CPU lacks a feature for, ``check_choice``)."""
-    return [lv for lv in LEVELS if not lacking(family_of(lv).level_features(lv), cpu)][-1]
+    """The ``--isa`` level ``--tune`` takes without one: the highest all of whose cap ``cpu`` runs
+    (``host_cpu.levels``), or higher, one whose family's own features (``Family.level_features``, when the
+    family names any) ``cpu`` has -- ``shani`` on a SHA-NI CPU without AVX-512: the level's cap allows
+    AVX-512, but the candidates use only what the model's CPU has, and none is timed here that this CPU
+    lacks a feature for (``check_choice``)."""
+    own = {lv for lv in LEVELS if family_of(lv).level_features(lv) and not lacking(family_of(lv).level_features(lv),
+                                                                                   cpu)}
+    return [lv for lv in LEVELS if lv in own or lv in levels(cpu)][-1]
 
 
 def check_choice(choice: Choice, work: Path) -> Validation | str:
