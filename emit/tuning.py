@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -51,6 +52,7 @@ from sha1opt.search.cost.model import load_model
 from sha1opt.emit.families import family_of, tune_families
 from sha1opt.emit.family import Choice, cycles
 from sha1opt.emit.hybrid_bench_i386 import PEER
+from sha1opt.emit.measurements import Measured, cpu_key, digest, record
 from sha1opt.emit.host_cpu import HostCpu, lacking, lacks_text, levels
 from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.emit.timing import PairPlan, band, clock_around, timing_program
@@ -302,10 +304,30 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
 
 def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: int = 5, db=None,
          timer: Timer | None = None, should_stop: Callable[[], bool] = lambda: False,
-         progress=lambda _: None, flavor: str = "elf") -> Tuning:
-    """``pool`` then ``tune_choices``: what ``export --tune n`` runs (the host check is the caller's)."""
-    return tune_choices(pool(uarch, arch, level, n, db, progress, flavor), pairs=pairs, rounds=rounds, timer=timer,
-                        should_stop=should_stop)
+         progress=lambda _: None, flavor: str = "elf", cpu: HostCpu | None = None) -> Tuning:
+    """``pool`` then ``tune_choices``: what ``export --tune n`` runs (the host check is the caller's). With
+    ``cpu`` (the CPU that ran the timings), every measured candidate is kept in the results database ``db``
+    (``emit.measurements``: the training rows of the model's second stage)."""
+    t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor), pairs=pairs, rounds=rounds, timer=timer,
+                     should_stop=should_stop)
+    if cpu is not None:
+        record(measured_rows(t, cpu, uarch), db)
+    return t
+
+
+def measured_rows(t: Tuning, cpu: HostCpu, uarch: str) -> list[Measured]:
+    """The candidates of ``t`` with measured pairs as ``emit.measurements`` rows."""
+    ref = digest(t.candidates[0].choice.family.path_text(t.candidates[0].choice))
+    out = []
+    for k, (c, m) in enumerate(zip(t.candidates, t.measured)):
+        if not m.pairs:
+            continue
+        code = c.choice.family.path_text(c.choice)
+        cpb = t.measured_cpb(k)
+        out.append(Measured(cpu_key(cpu), cpu.brand, uarch, c.choice.arch, c.choice.family.name, code, digest(code),
+                            ref, float(c.entry.predicted), m.median, m.p10, m.p90,
+                            None if math.isnan(cpb) else float(cpb), m.pairs, SIZE, time.time()))
+    return out
 
 
 def describe(t: Tuning) -> list[str]:

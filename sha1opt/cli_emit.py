@@ -62,7 +62,8 @@ def demo(outdir: Path) -> None:
 @click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch "
               "(`host`: this CPU's model; the default with --tune).")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help="Results store (SQLite), opened read-only; must exist if given.")
+              help="Results store (SQLite), opened read-only (with --tune the measured candidates are added to "
+                   "it: emit/measurements.py); must exist if given.")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True,
               help="Object format the text is written for (GNU as ELF, or Mach-O symbol and section names).")
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
@@ -112,7 +113,7 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
             try:
                 with ProgressLine(f"export --tune {tune} --uarch {uarch} --isa {level}") as progress:
                     tuning = do_tune(uarch, arch_, level, tune, db=db, should_stop=lambda: bool(stop),
-                                     progress=progress, flavor=flavor)
+                                     progress=progress, flavor=flavor, cpu=cpu)
             finally:
                 signal.signal(signal.SIGINT, old)
             for line in describe_tuning(tuning):

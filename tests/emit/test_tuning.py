@@ -274,3 +274,32 @@ def test_regression_tune_without_isa_took_avx2_on_a_sha_ni_cpu_without_avx512():
     assert host_level(HostCpu(CpuId("AuthenticAMD", 23, 49), 0, "", zen3 - {"sha"})) == "avx2"
     assert host_level(HostCpu(CpuId("GenuineIntel", 6, 15), 0, "", frozenset({"sse", "sse2", "ssse3"}))) == "ssse3"
     assert host_level(HostCpu(CpuId("GenuineIntel", 6, 1), 0, "", frozenset())) == "base"
+
+
+def test_measured_candidates_are_kept_per_cpu_and_checked_when_read(tmp_path):
+    """Issue 25: "Measurements are stored per CPU id and feed stage 2": every timed candidate is a row of the
+    results database's measurements table (emit/measurements.py), read back per CPU; a hand-edited row
+    (a ratio outside its own p10/p90) refuses the file in one StoreError line."""
+    import sqlite3
+
+    from sha1opt.emit.host_cpu import HostCpu
+    from sha1opt.emit.measurements import cpu_key, measured, record
+    from sha1opt.emit.tuning import measured_rows
+    from sha1opt.search.store import Store, StoreError
+    rec = Recorder({"pin-bmi-early": 0.7})
+    t = _tune(rec, work=tmp_path / "w")
+    cpu = HostCpu(CpuId("AuthenticAMD", 25, 1), 1, "AMD EPYC", frozenset())
+    db = tmp_path / "r.sqlite"
+    assert record(measured_rows(t, cpu, "zen3"), db) == 5
+    rows = measured(cpu_key(cpu), db)
+    assert len(rows) == 5 and rows[0].ratio_median == pytest.approx(1.0) and rows[0].family == "scalar"
+    assert {r.reference for r in rows} == {rows[0].digest}                  # all paired against the textbook
+    assert [r for r in rows if r.ratio_median == pytest.approx(0.7)][0].measured_cpb == pytest.approx(2.8)
+    assert measured("GenuineIntel family 6 model 207 stepping 2", db) == []
+    Store(db, readonly=True).close()                                        # still a valid results database
+    con = sqlite3.connect(db)
+    con.execute("UPDATE measurements SET ratio_median = 9.0 WHERE family = 'scalar'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="impossible measurements row"):
+        measured(path=db)
