@@ -141,3 +141,30 @@ def measured(cpu: str | None = None, path: str | Path | None = None) -> list[Mea
     finally:
         db.close()
     return [_check(r, f"results database {path}") for r in rows]
+
+
+@dataclass(frozen=True)
+class ModelError:
+    """How far a model's predictions were from this CPU's measurements: the mean absolute percentage error of
+    predicted vs measured core c/B over ``codes`` distinct codes (their latest rows), on ``cpu``."""
+
+    uarch: str
+    cpu: str
+    mape: float
+    codes: int
+
+    def text(self) -> str:
+        return (f"the {self.uarch} model's measured error on {self.cpu}: MAPE {100 * self.mape:.1f} % over "
+                f"{self.codes} codes (export --tune)")
+
+
+def model_error(uarch: str, cpu: str, path: str | Path | None = None) -> ModelError | None:
+    """``uarch``'s error on ``cpu`` (a ``cpu_key``) from the rows with a measured c/B, or None without any."""
+    latest: dict[str, Measured] = {}
+    for m in measured(cpu, path):
+        if m.uarch == uarch and m.measured_cpb is not None:
+            latest[m.digest] = m
+    if not latest:
+        return None
+    errs = [abs(m.predicted_cpb - m.measured_cpb) / m.measured_cpb for m in latest.values()]
+    return ModelError(uarch, cpu, sum(errs) / len(errs), len(errs))

@@ -303,3 +303,26 @@ def test_measured_candidates_are_kept_per_cpu_and_checked_when_read(tmp_path):
     con.close()
     with pytest.raises(StoreError, match="impossible measurements row"):
         measured(path=db)
+
+
+def test_proved_optimal_under_the_model_is_shown_with_the_models_measured_error(tmp_path, monkeypatch):
+    """Issue 25, item 4: "'Proved optimal under the model' is shown with the model's measured error beside it":
+    the MAPE of predicted vs measured c/B over the codes ``export --tune`` measured on this CPU (the latest row
+    per code), or that it was not measured."""
+    from sha1opt.emit.host_cpu import HostCpu
+    from sha1opt.emit.measurements import Measured, cpu_key, digest, model_error, record
+    from sha1opt.views import report
+    cpu = HostCpu(CpuId("AuthenticAMD", 23, 49), 0, "AMD EPYC 7B12", frozenset())
+    db = tmp_path / "r.sqlite"
+    monkeypatch.setenv("SHA1OPT_DB", str(db))
+    monkeypatch.setattr(report, "host", lambda: cpu)
+    assert "error is not measured on this CPU" in report.model_error_text("zen1")
+
+    def row(code, predicted, measured, created):
+        return Measured(cpu_key(cpu), cpu.brand, "zen1", "x86_64", "scalar", code, digest(code), digest("t"),
+                        predicted, 1.0, 0.9, 1.1, measured, 40, 16384, created)
+    record([row("a", 4.5, 9.0, 1.0), row("a", 4.5, 5.0, 2.0), row("b", 5.0, 5.0, 3.0)], db)
+    err = model_error("zen1", cpu_key(cpu), db)
+    assert err.codes == 2 and err.mape == pytest.approx((0.5 / 5.0 + 0.0) / 2)      # code a's latest row: 4.5 vs 5.0
+    assert "MAPE 5.0 % over 2 codes" in report.model_error_text("zen1")
+    assert "not measured" in report.model_error_text("zen3")
