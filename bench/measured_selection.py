@@ -29,7 +29,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import figures_file
 from pair_table import banner, header, report_lines
+from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.emit.bench import BenchRefusal, bench
 from sha1opt.emit.host_cpu import host, host_model, levels
 from sha1opt.emit.peers import openssl_path_note
@@ -72,6 +74,8 @@ def main() -> int:
     ap.add_argument("--tune", type=int, default=3, help="candidates per family (export --tune N)")
     ap.add_argument("--pairs", type=int, default=40, help="interleaved pairs per size and OpenSSL path")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--figures", default=None, help="also write the verdicts into this file (docs/figures.md) "
+                    "between its markers (bench/figures_file.py)")
     args = ap.parse_args()
     cpu = host()
     if cpu is None:
@@ -108,7 +112,10 @@ def main() -> int:
             for line in verdict(rep, goal, timed):
                 say(line)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
+    atomic_write(args.out, "\n".join(lines) + "\n")
+    if args.figures:
+        print(figures_file.write_section(args.figures, "measured_selection.py",
+                                         ["```", *lines, "```"]))
     return 0
 
 
