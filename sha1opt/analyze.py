@@ -119,7 +119,7 @@ class ObjectProof:
         unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.kind == "loop")
-            count = "one block" if self.contract.one_block else f"every nblocks >= {self.contract.min_blocks}"
+            count = "one block" if self.contract.one_block else f"every {self.contract.counts()}"
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"{count}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
