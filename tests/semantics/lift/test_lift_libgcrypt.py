@@ -22,10 +22,12 @@ from pathlib import Path
 
 import capstone
 import pytest
+from click.testing import CliRunner
 from elftools.elf.elffile import ELFFile
 
-from tests.support.cpu import skip_unless_runs
-from sha1opt.analyze import prove_object
+from tests.support.cpu import not_run_here
+from sha1opt import cli_analyze
+from sha1opt.analyze import analyze_file, prove_object
 from sha1opt.emit.toolchain import run_child, which
 from sha1opt.semantics.lift.interface import parse_interface
 
@@ -66,8 +68,15 @@ def _mutant(obj: Path, tmp_path: Path, mnemonic: str, operands: str, imm: int) -
     return out
 
 
-def test_libgcrypt_avx2_two_blocks_per_iteration_proves_for_every_even_count(avx2_object):
-    res = prove_object(avx2_object, interface=PAIRS, min_blocks=1, native=False)
+@pytest.fixture(scope="module")
+def avx2_analysis(avx2_object):
+    """``analyze_file`` as ``sha1opt analyze --interface '...(state, data, nblocks even)' --min-blocks 1
+    --uarch zen3`` calls it: the proof and the price, made once."""
+    return analyze_file(avx2_object, ["zen3"], interface=PAIRS, min_blocks=1)
+
+
+def test_libgcrypt_avx2_two_blocks_per_iteration_proves_for_every_even_count(avx2_analysis):
+    res = avx2_analysis[0].proof
     assert res.proved, res.summary()
     (loop,) = res.proof.paths
     assert loop.kind == "loop" and "2-block invariant" in loop.detail and "no tail" in loop.detail
@@ -86,17 +95,25 @@ def test_libgcrypt_avx2_under_every_count_reads_past_the_data(avx2_object):
     ("vpsrld", "$0x1f", 0x1e),           # W[t] = rol(..., 1) made a rotate by 2 in both halves
 ])
 def test_libgcrypt_avx2_one_instruction_mutant_is_refuted(avx2_object, tmp_path, mnemonic, operands, imm):
-    res = prove_object(_mutant(avx2_object, tmp_path, mnemonic, operands, imm), interface=PAIRS, min_blocks=1,
-                       native=False)
+    """Refuted by the prover; where the CPU runs it, confirmed natively on the first count the contract
+    allows, nblocks 2 (native confirmation runs only even counts: an odd one would read past the data)."""
+    res = prove_object(_mutant(avx2_object, tmp_path, mnemonic, operands, imm), interface=PAIRS, min_blocks=1)
     assert not res.proved
     (loop,) = res.proof.paths
     assert loop.outcome == "counterexample" and "code gives" in loop.detail, loop.detail
+    if not_run_here("avx2", "bmi2") is None:
+        assert res.outcome == "counterexample", res.summary()
+        assert res.native.nblocks == 2 and res.native.got is not None and res.native.got != res.native.want
 
 
-def test_libgcrypt_avx2_mutant_is_confirmed_natively_on_an_even_count(avx2_object, tmp_path):
-    """Native confirmation runs only the counts the contract allows (2, 4, 6): the first record, nblocks 2,
-    gives a wrong hash (an odd count would read past the data, which the contract excludes)."""
-    skip_unless_runs("avx2", "bmi2")
-    res = prove_object(_mutant(avx2_object, tmp_path, "vpsrld", "$0x1f", 0x1e), interface=PAIRS, min_blocks=1)
-    assert res.outcome == "counterexample", res.summary()
-    assert res.native.nblocks == 2 and res.native.got is not None and res.native.got != res.native.want
+def test_analyze_prices_libgcrypt_avx2_per_byte_of_both_blocks(avx2_analysis, avx2_object, monkeypatch):
+    """One iteration compresses two blocks: its cycles are priced per byte of both (128 bytes), and the CLI
+    says "per iteration of 2 blocks" (the CLI run here is handed the analysis made above)."""
+    (a,) = avx2_analysis
+    assert a.loop and a.blocks == 2 and a.cycles_per_byte == pytest.approx(a.cycles / 128)
+    monkeypatch.setattr(cli_analyze, "analyze_file", lambda *args, **kw: avx2_analysis)
+    r = CliRunner().invoke(cli_analyze.analyze, [str(avx2_object), "--interface",
+                                                 f"{FUNCTION}(state, data, nblocks even)", "--min-blocks", "1",
+                                                 "--uarch", "zen3"])
+    assert r.exit_code == 0, r.output
+    assert "instructions per iteration of 2 blocks" in r.output and "every even nblocks >= 2" in r.output
