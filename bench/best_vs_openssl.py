@@ -34,6 +34,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import figures_file
+from figures_file import markers
 from search_acceptance import OPENSSL, arches, load
 
 from sha1opt.analyze import path_costs, prove_object
@@ -50,8 +52,7 @@ from sha1opt.search.engines.shani import loop_items
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, isa_set
 
-TABLE_BEGIN = "<!-- best_vs_openssl.py table: begin -->"
-TABLE_END = "<!-- best_vs_openssl.py table: end -->"
+TABLE_BEGIN, TABLE_END = markers("best_vs_openssl.py")
 
 
 @dataclass(frozen=True)
@@ -197,13 +198,8 @@ def summary(rows: list[Row]) -> str:
 
 
 def replace_section(text: str, body: list[str]) -> str | None:
-    """``text`` with everything between ``TABLE_BEGIN`` and ``TABLE_END`` replaced by ``body`` (the markers
-    kept); None when either marker is missing. Example: "a\\n<B>\\nold\\n<E>\\nz" -> "a\\n<B>\\nnew\\n<E>\\nz"."""
-    if TABLE_BEGIN not in text or TABLE_END not in text.split(TABLE_BEGIN, 1)[1]:
-        return None
-    head, rest = text.split(TABLE_BEGIN, 1)
-    _, tail = rest.split(TABLE_END, 1)
-    return head + "\n".join([TABLE_BEGIN, *body, TABLE_END]) + tail
+    """``text`` with this script's section replaced by ``body`` (``figures_file.replace_section``)."""
+    return figures_file.replace_section(text, "best_vs_openssl.py", body)
 
 
 def compute(keys: list[tuple[str, str]], db: str | None, log) -> list[Row]:
@@ -265,12 +261,7 @@ def main() -> int:
     log(f"\n# wall time {time.monotonic() - t0:.0f} s; load average {load()}")
     atomic_write(Path(args.out), "\n".join(out) + "\n")
     if args.readme:
-        text = replace_section(Path(args.readme).read_text(), lines + ["", summary(rows)])
-        if text is None:
-            print(f"{args.readme}: no table markers ({TABLE_BEGIN} ... {TABLE_END}): not written")
-        else:
-            atomic_write(Path(args.readme), text)
-            print(f"wrote the table into {args.readme}")
+        print(figures_file.write_section(args.readme, "best_vs_openssl.py", lines + ["", summary(rows)]))
     return 0
 
 

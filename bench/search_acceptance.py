@@ -41,13 +41,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import figures_file
 from sha1opt.analyze import analyze_file
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.emit.peers import gcc_reference, gcc_reference_loop
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
 from sha1opt.search.bound import loop_bound
 from sha1opt.search.driver import default_arch, search_ranges
-from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.search.engines.anneal import anneal
 from sha1opt.search.objective import range_cost, reference_cycles
 from sha1opt.search.space.candidate import Candidate, textbook
@@ -160,8 +160,7 @@ def run_search(db: str, per_range: float, only: list[str] | None = None, per_blo
 
 OPENSSL = {"x86_64": ("/usr/lib/x86_64-linux-gnu/libcrypto.a", "libcrypto-lib-sha1-x86_64.o"),
            "i386": ("/usr/lib/i386-linux-gnu/libcrypto.a", "libcrypto-lib-sha1-586.o")}
-TABLE_BEGIN = "<!-- search_acceptance.py table: begin -->"
-TABLE_END = "<!-- search_acceptance.py table: end -->"
+
 
 
 def loop_cpb(path, uarchs, **kw) -> dict[str, float]:
@@ -228,15 +227,7 @@ def run_table(db: str, only: list[str] | None = None, readme: str | None = None)
     print("\n".join(lines))
     print(summary)
     if readme:
-        text = Path(readme).read_text()
-        if TABLE_BEGIN not in text or TABLE_END not in text:
-            print(f"{readme}: no table markers ({TABLE_BEGIN} ... {TABLE_END}): not written")
-            return
-        head_text, rest = text.split(TABLE_BEGIN, 1)
-        _, tail = rest.split(TABLE_END, 1)
-        body = "\n".join([TABLE_BEGIN, *lines, "", summary + ".", TABLE_END])
-        atomic_write(Path(readme), head_text + body + tail)
-        print(f"wrote the table into {readme}")
+        print(figures_file.write_section(readme, "search_acceptance.py", [*lines, "", summary + "."]))
 
 
 def run_matrix(db: str) -> None:

@@ -45,6 +45,7 @@ from sha1opt.emit.hybrid_bench import bench_hybrid
 from sha1opt.emit.bench import BenchRefusal
 from sha1opt.emit.hybrid_export import function_text
 from sha1opt.emit.host_cpu import host, host_refusal, lacking, lacks_text, uarch_name
+from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.tuning import describe, tune
 from sha1opt.search.driver import search_hybrid_block
 from sha1opt.search.cost.model import load_model
@@ -113,8 +114,11 @@ def main() -> int:
                 t = tune(m, "x86_64", "avx512", args.tune)
                 for line in describe(t):
                     print(f"# {m} --tune {args.tune}: {line}")
-                if function_text(t.best.block) != function_text(r.search.block):
-                    blocks.append((f"{m} tuned", t.best.block))
+                best = t.best.choice
+                if best.family is HYBRID and function_text(best.code) != function_text(r.search.block):
+                    blocks.append((f"{m} tuned", best.code))
+                elif best.family is not HYBRID:
+                    print(f"# {m} --tune {args.tune}: the measured best is not a hybrid block: not timed here")
         if args.dialects:
             blocks += [(f"{m} params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in dialect_names()
                        if isa != p.isa]

@@ -98,10 +98,14 @@ def main() -> int:
             t = tune(args.uarch, "i386", level, args.tune)
             for line in describe(t):
                 say(f"# --isa {level} --tune {args.tune}: {line}")
-            if function_text(t.best.block) == function_text(block):
+            best = t.best.choice
+            if best.family is not HYBRID:
+                say(f"# --isa {level} --tune {args.tune}: the measured best is not a hybrid block: not timed here")
+                continue
+            if function_text(best.code) == function_text(block):
                 say(f"# --isa {level} --tune {args.tune}: the tuned block is the export's: not timed again")
                 continue
-            block, level = t.best.block, f"{level}/tuned"
+            block, level = best.code, f"{level}/tuned"
             proof = "tuning validated it first (block proof, whole function from the object, vectors)"
         elif variant is not None:
             block = build_i386(replace(block.params, lead=variant[0], every=variant[1], placement="every"))

@@ -17,6 +17,8 @@ is a walk over this tuple, never a comparison of names (the architecture test,
   level`` takes and draws: the report of the highest family admitting the
   level that has one for the model (``Family.shown``; SHA-NI on a model
   without it: the hybrid block at the same cap);
+* ``tune_families(model, level)`` -- the families ``export --tune`` times
+  candidates of (``emit.tuning``);
 * ``dispatch_levels(model)`` / ``preference()`` -- the dispatcher's levels (one
   path per level of a ``per_level`` family the model's CPU has) and the tie
   order of its path names (``emit.dispatch_plan``).
@@ -59,9 +61,11 @@ def levels_of(family: Family) -> tuple[str, ...]:
     return tuple(lv for lv in LEVELS if family_of(lv) is family)
 
 
-def tunable_levels() -> tuple[str, ...]:
-    """The levels ``export --tune`` takes: those of a family whose ranked candidates are timed."""
-    return tuple(lv for lv in LEVELS if family_of(lv).tunable)
+def tune_families(model: Model, level: str) -> tuple[Family, ...]:
+    """The families ``export --tune`` draws candidates from under ``--isa level`` (``emit.tuning.pool``): those
+    admitting the level whose code the model's CPU has, lowest first (the scalar family always)."""
+    check_level(level)
+    return tuple(f for f in FAMILIES if f.admits(level) and f.model_has(model, level))
 
 
 def shown_levels() -> tuple[str, ...]:

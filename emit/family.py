@@ -28,7 +28,11 @@ family's name. The protocol, by concern:
   draws it (a ``Shown``: the code's loop items, the report's figure, its
   proof; None where ``known`` has none), for the families with ``reports``;
   ``choose(...)``: what ``export --isa`` writes for the family (a
-  ``Choice`` or the notes saying why not);
+  ``Choice`` or the notes saying why not; with no model, the family's
+  default code at the level: the reference ``export --tune`` times against);
+  ``ranked(...)``: up to ``limit`` of the model's candidates at the level,
+  its pick first, each of a different shape (not neighbours of one optimum),
+  what ``export --tune`` validates and times (``emit.tuning``);
 * code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
   header, for the dispatcher), ``loop_items(choice)`` (the items of the
   block-loop measure; ``cycles(choice, model)`` below prices any family's
@@ -135,6 +139,8 @@ class Family(Protocol):
     def shown(self, uarch: str, arch: Arch, level: str, db, progress: ProgressFn) -> Shown | None: ...
 
     def choose(self, uarch: str | None, arch: Arch, level: str, db, progress: ProgressFn) -> Choice | Passed: ...
+
+    def ranked(self, uarch: str, arch: Arch, level: str, limit: int, db, progress: ProgressFn) -> list[Choice]: ...
 
     def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]: ...   # only a family without ``per_level``

@@ -141,6 +141,12 @@ ARCHES: dict[str, HybridArch] = {
 }
 
 
+def shape(p: HybridParams) -> tuple:
+    """What makes two hybrid candidates different enough to time: all but the priority offsets and the recipe
+    fields (the dialect, lead, placement, read-ahead, recurrence, scalar form -- the interleaving and the rounds)."""
+    return (p.arch, p.isa, p.lead, p.every if p.placement == "every" else "slots", p.ahead, p.recurrence, p.scalar)
+
+
 def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock | None:
     """The block of ``params`` on its arch (on ``model``'s unit classes when given)."""
     row = ARCHES[params.arch]
@@ -150,7 +156,6 @@ def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock
 class HybridFamily(Family):
     name = "hybrid"
     flavors = frozenset({"elf", "macho"})
-    tunable = True
     per_level = True
     reports = True
 
@@ -208,6 +213,32 @@ class HybridFamily(Family):
         if rep.hybrid_wins:
             return Choice(self, s.block, arch, [line, "exporting the hybrid block"], cycles=s.cycles)
         return ARCHES[arch].scalar_fallback(uarch, level, db, line)
+
+    def ranked(self, uarch: str, arch: Arch, level: str, limit: int, db=None,
+               progress: ProgressFn = ignore) -> list[Choice]:
+        """Up to ``limit`` blocks of the hybrid search at the level (export's budget, seed 0), one per ``shape``
+        -- the cheapest point of each, so the priority offsets and recipe fields the annealing tuned stay the
+        model's -- the search's best first; two that render the same text are one candidate.
+        Example: goldencove, x86_64, avx512, 2 gives the export's block (rotate-bmi-leanch-early) and the next
+        shape (pin-bmi-early at the same interleaving)."""
+        model = load_model(uarch)
+        if not self.model_has(model, level):
+            return []
+        progress(Progress(f"hybrid search on {uarch} (--isa {level}{ARCHES[arch].shown}) for --tune", 0))
+        found = ARCHES[arch].engine(model, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0)
+        shapes: set[tuple] = set()
+        texts: set[str] = set()
+        out: list[Choice] = []
+        for p in found.ranked or ((found.params,) if found.params is not None else ()):
+            if len(out) == limit:
+                break
+            b = ARCHES[arch].build_on(p, model) if shape(p) not in shapes else None
+            text = hybrid_path_text(b) if b is not None else None
+            if text is not None and text not in texts:
+                shapes.add(shape(p))
+                texts.add(text)
+                out.append(Choice(self, b, arch, [p.key()]))
+        return out
 
     def extra_paths(self, choice: Choice, model: Model | None, db) -> tuple[list[tuple[str, Choice, str]], list[str]]:
         return [], []

@@ -16,15 +16,18 @@ textbook schedule with the note ``scalar default schedule (x86_64; --isa base)``
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from typing import Sequence
 
 from sha1opt.semantics.block import prove_block
-from sha1opt.semantics.x86 import Arch, isa_set
+from sha1opt.semantics.x86 import ISA_LEVELS, Arch, isa_set
 from sha1opt.search.blocks import best_block, capped_best
-from sha1opt.search.cost.model import Model
-from sha1opt.search.measure import block_loop_items
-from sha1opt.search.progress import ProgressFn, ignore
-from sha1opt.search.space.candidate import textbook
+from sha1opt.search.cost.model import Model, load_model
+from sha1opt.search.measure import block_loop_cycles, block_loop_items
+from sha1opt.search.progress import Progress, ProgressFn, ignore
+from sha1opt.search.space.candidate import Candidate, block_schedule, realize, textbook
+from sha1opt.search.space.hybrid_caps import scalar_level
+from sha1opt.search.space.recipe import NAMED_OPTIONS, TEXTBOOK, Recipe, isa_rank, option_isa
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.export import Exportable, scalar_exportable
 from sha1opt.emit.family import Choice, Family
@@ -35,7 +38,6 @@ FLAVORS = frozenset({"elf", "macho"})
 class ScalarFamily(Family):
     name = "scalar"
     flavors = FLAVORS
-    tunable = False
     per_level = False                  # one path for every level (the dispatcher adds it once)
     reports = False                    # its results are the stored ranges, not a report per level
 
@@ -69,6 +71,26 @@ class ScalarFamily(Family):
         if best.refused:
             notes.append(f"the stored best needs more than --isa {level}: the default schedule instead")
         return Choice(self, best.schedule, arch, notes)
+
+    def ranked(self, uarch: str, arch: Arch, level: str, limit: int, db=None,
+               progress: ProgressFn = ignore) -> list[Choice]:
+        """The model's scalar pick under the cap (``choose``), then whole-block recipe variants ranked by the
+        model: the textbook recipe with one field changed (``recipe_variants``: each a different shape, an
+        instruction choice the range search may not have kept), cheapest first; distinct code only."""
+        model = load_model(uarch)
+        progress(Progress(f"scalar candidates on {uarch} (--isa {level}) for --tune", 0))
+        first = self.choose(uarch, arch, level, db)
+        out, texts = [first], {function_text(first.code)}
+        priced = sorted(((block_loop_cycles(s, model), key, s) for key, s in recipe_variants(arch, level, model)),
+                        key=lambda t: (t[0], t[1]))
+        for _, key, sched in priced:
+            if len(out) >= limit:
+                break
+            text = function_text(sched)
+            if text not in texts:
+                texts.add(text)
+                out.append(Choice(self, sched, arch, [f"scalar recipe {key}"]))
+        return out[:limit]
 
     def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]:
@@ -115,3 +137,19 @@ class ScalarFamily(Family):
 
 
 SCALAR = ScalarFamily()
+
+
+def recipe_variants(arch: Arch, level: str, model: Model) -> list[tuple[str, "Schedule"]]:
+    """Whole-block schedules of the textbook recipe with one field changed (``recipe.NAMED_OPTIONS``), each as
+    (the changed field ``name=option``, its schedule), for the options both the cap ``level`` and the model's
+    CPU (``model.isa``) allow. Example: on x86-64 under ``--isa bmi2`` on a BMI2 model, ``rol5=rorx`` is one."""
+    cap = min(isa_rank(scalar_level(level)), isa_rank(model.isa if model.isa in ISA_LEVELS else "base"))
+    out = []
+    for f in fields(Recipe):
+        for option in NAMED_OPTIONS[f.name]:
+            if option == getattr(TEXTBOOK, f.name) or isa_rank(option_isa(f.name, option)) > cap:
+                continue
+            real = realize(Candidate(0, 79, arch, replace(TEXTBOOK, **{f.name: option})))
+            if real is not None:
+                out.append((f"{f.name}={option}", block_schedule([real.code], arch, f"recipe {f.name}={option}")))
+    return out

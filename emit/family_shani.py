@@ -30,17 +30,19 @@ from typing import Sequence
 
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import Model, load_model
-from sha1opt.search.engines.shani import has_shani, loop_items
+from sha1opt.search.cost.simulator import Simulator
+from sha1opt.search.engines.shani import block_cycles, has_shani, loop_items
 from sha1opt.search.family_rows import SHANI_FULL, SHANI_NO_AVX, known_shani, search_shani, stored_shani
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import allows
-from sha1opt.search.space.shani import default_params, prove_shani, unit_code
+from sha1opt.search.space.shani import default_params, isa_rows_used, legal, prove_shani, unit_code, walk_order
 from sha1opt.emit.family import Choice, Family, Passed, Shown
 from sha1opt.emit.export import Exportable
 from sha1opt.emit.shani_export import shani_exportable
 from sha1opt.emit.shani_frame import shani_function_text
 
 SHANI_EVALUATIONS = 200
+HEADS = 200     # ``ranked`` prices the first HEADS points of the search's walk (every class head comes first)
 # what a SHA-NI block may use and still run on every SHA-NI CPU (Goldmont, Zen 1-3, Ice Lake ... have no AVX-512)
 SHANI_BASE = frozenset({"sse", "sse2", "ssse3", "sse4.1", "sha"})
 FEATURE = "sha"                    # the x86 feature the family needs (``x86.required_isa``'s spelling)
@@ -49,7 +51,6 @@ FEATURE = "sha"                    # the x86 feature the family needs (``x86.req
 class ShaniFamily(Family):
     name = "shani"
     flavors = frozenset({"elf"})
-    tunable = False
     per_level = True
     reports = True
 
@@ -106,6 +107,35 @@ class ShaniFamily(Family):
             return Choice(self, rep.params, arch, [line, "exporting the SHA-NI function"], cycles=rep.cycles)
         return Passed((line, "the SHA-NI block did not prove: not exported"))
 
+    def ranked(self, uarch: str, arch: Arch, level: str, limit: int, db=None,
+               progress: ProgressFn = ignore) -> list[Choice]:
+        """The model's SHA-NI point (``choose``), then the cheapest legal point of each other structural class
+        of the grid (``shape``: schedule before / after ``sha1rnds4``, ``sha1nexte`` placement, loads and saves,
+        the ``sha1msg2`` form) whose features the cap and the model allow, cheapest first; [] on a model
+        without SHA-NI."""
+        model = load_model(uarch)
+        first = self.choose(uarch, arch, level, db, progress) if has_shani(model) else None
+        if not isinstance(first, Choice):
+            return []
+        progress(Progress(f"SHA-NI candidates on {uarch} (--isa {level}) for --tune", 0))
+        sim = Simulator(model)
+        best: dict[tuple, tuple[float, int, object]] = {}
+        for k, p in enumerate(walk_order(arch, seed=1)):
+            used = set(isa_rows_used(p, arch).values())
+            if shape(p) == shape(first.code) or not all(allows(level, f) and model.has_vector(f) for f in used):
+                continue
+            if shape(p) not in best or k < HEADS:           # the class heads and the first points after them
+                if legal(p, arch):
+                    c = block_cycles(p, arch, sim)
+                    if shape(p) not in best or c < best[shape(p)][0]:
+                        best[shape(p)] = (c, k, p)
+            if k >= HEADS and len(best) >= limit:
+                break
+        out = [first]
+        for c, _, p in sorted(best.values(), key=lambda t: (t[0], t[1]))[:limit - 1]:
+            out.append(Choice(self, p, arch, [f"SHA-NI {p.describe()}"], cycles=c))
+        return out
+
     def extra_paths(self, choice: Choice, model: Model | None, db) -> tuple[list[tuple[str, Choice, str]], list[str]]:
         """``shani_sse`` (module docstring) when ``choice`` needs more than ``SHANI_BASE``, with its notes."""
         if model is None or not self.features(choice) - SHANI_BASE:
@@ -148,3 +178,9 @@ class ShaniFamily(Family):
 
 
 SHANI = ShaniFamily()
+
+
+def shape(p) -> tuple:
+    """A SHA-NI point's structural class (``space.shani.walk_order``'s heads): what makes two candidates different
+    enough to time -- not the leads, which the model prices finely."""
+    return (p.sched_after, p.nexte_early, p.preload, p.save_on_stack, p.load_lead, p.msg2_form)

@@ -1,97 +1,116 @@
-"""Native tuning of a hybrid export: the model's few best candidates, validated, then timed against each other here.
+"""Measured selection (``export --tune N``): the model's few best candidates of every family, validated, timed here.
 
-Within a few percent the cost model's ranking of hybrid blocks is port-binding noise (on the Emerald
-Rapids host, goldencove's first choice measured 0.965 of OpenSSL's AVX2 path and a form it ranked
-lower 0.928), so ``export --tune N`` measures instead, as the seeds' hand-tuners did:
+A superoptimizer that trusts its cost model finds the model's errors (issue 25: on a Zen 2 the zen1
+search's "proved optimal under the model" scalar block measured slower than the textbook schedule),
+so where the machine can judge, the machine judges, as the seeds' hand-tuners did:
 
-1. ``ranked_blocks(uarch, arch, level, limit)`` -- the hybrid search export runs (same budget, seed 0:
-   ``family_hybrid.EXPORT_EVALUATIONS``; x86-64 ``engines.hybrid.search_hybrid``, i386
-   ``engines.hybrid_i386.search_hybrid_i386``), its scored points (``HybridSearch.ranked``: the
-   search's best first, then cheapest first), one per *shape* (``shape``: dialect, lead,
-   placement, read-ahead, recurrence, scalar form -- the interleaving and the rounds; the
-   cheapest point of each, so the priority offsets and recipe fields the annealing tuned under the
-   model stay the model's), built into blocks; two that render the same text are one candidate.
-2. ``tune_blocks(blocks, n, ...)`` -- every candidate is checked *before any timing*: the block
-   proof (``hybrid_proof.prove_hybrid``) and the exported function's checks
-   (``hybrid_export.validate_hybrid``: assembled, the whole function proved from the object, native
-   vectors). Candidates that fail are dropped (said in ``notes``) and the next ranked one is taken,
-   until ``n`` passed. Then rounds: in each round every candidate, in a rotating order, runs in
-   one timing process (``csrc/bench.c``, built and run by the timing driver ``emit.timing``) as peer 0 against the model's first
-   choice as peer 1 (its object with the entry renamed ``sha1_ref_block_data_order``), ``pairs /
-   rounds`` interleaved pairs at ``SIZE`` (16 KiB) per call -- so a load swing falls on every
-   candidate (one process per candidate and round: bench.c pairs two peers). The figure is the
-   median of the paired ratios candidate / first choice (ticks per byte), with p10 / p90; the
-   first choice is also timed against itself: the control (median about 1; its p10 / p90 are
-   the noise).
-3. The winner is the candidate with the lowest median, when that is ``MARGIN`` (1 %) below the
-   control's -- the same code in both peers has read 1.006, not 1, here, and a sub-percent
-   difference at this noise is a coin toss, so the model's pick stays then. Example (18:24 UTC,
-   load 5.4): goldencove avx512, 4 candidates: control 1.000 [0.990, 1.036], pin-bmi-early 0.963
-   [0.951, 1.021], exported.
+1. ``pool(uarch, arch, level, n)`` -- for every family the ``--isa level`` cap admits whose code the
+   model's CPU has (``families.tune_families``): the family's default code at the level (``Family.choose``
+   with no model: the textbook schedule, the default hybrid block, the default SHA-NI point) and its
+   ``n`` ranked candidates (``Family.ranked``: the model's pick first, then other shapes -- recipe
+   variants, hybrid interleavings, SHA-NI classes), distinct code only. The first entry is the
+   *reference*: the scalar family's default, the textbook schedule, which every CPU runs.
+2. ``tune_choices(entries, ...)`` -- every candidate is checked *before any timing*: the family's
+   export checks (``Family.exportable(...).check``: assembled, the whole function lifted and proved
+   from its object, native vectors) and this CPU's features. A candidate that fails is dropped (said
+   in ``notes``). Then rounds: in each round every candidate, in a rotating order, runs in one timing
+   process (``csrc/bench.c`` via ``emit.timing``) as peer 0 against the reference as peer 1 (its
+   object with the entry renamed ``sha1_ref_block_data_order``), ``pairs / rounds`` interleaved pairs at
+   ``SIZE`` (16 KiB) per call, so a load swing falls on every candidate alike; the reference is also
+   timed against itself (the control: its p10 / p90 are the noise). The figure is the median of the
+   paired ratios candidate / reference of ticks per byte, with p10 / p90; measured core cycles/byte are
+   that ratio times the reference's c/B from the add-chain clock sampled around each run
+   (``timing.clock_around``).
+3. The winner (``_winner``) is the candidate with the lowest median, with one rule over it: **a searched
+   candidate is exported only when its median is at least ``MARGIN`` (1 %) below its own family's
+   default's** -- so a block the model likes but the machine measures slower than the default schedule
+   is never exported (the default is, at the same cap). Example (zen3, AMD EPYC family 25 model 1,
+   ``--isa bmi2 --tune 3``): textbook 1.000 (control), the stored best 0.93, ``wsrc=late`` 0.97: the
+   stored best is exported.
    ``should_stop()`` (Ctrl-C in the CLI) or a ``KeyboardInterrupt`` inside a timing run ends the
-   rounds: the winner is then taken over the pairs measured so far (a candidate with fewer than
+   rounds; the winner is then taken over the pairs measured so far (a candidate with fewer than
    ``MIN_PAIRS`` pairs is not ranked), always among validated candidates.
 
-The host rule (``emit.host_cpu.host_refusal``): timing decides only for the CPU that runs it, so
-tuning for a model is allowed only when this CPU is that model's (``corpus/cpus.toml`` says which
-model a CPU is; a CPU missing from it is no model's, and tuning is refused). Example: on the
-Emerald Rapids host (GenuineIntel family 6 model 207) ``--uarch goldencove`` tunes, ``--uarch
-zen5`` is refused.
+The host rule (``emit.host_cpu.host_refusal``): timing decides only for the CPU that runs it, so tuning
+for a model is allowed only when this CPU maps to that model (``corpus/cpus.toml``, exactly or as the
+nearest row) -- ``--uarch host`` always passes it.
 """
 
 from __future__ import annotations
 
 import math
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.space.hybrid import HybridBlock, HybridParams
-from sha1opt.search.space.hybrid_caps import check_level
-from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.emit.families import family_of, tune_families
+from sha1opt.emit.family import Choice, cycles
 from sha1opt.emit.hybrid_bench_i386 import PEER
-from sha1opt.emit.family_hybrid import ARCHES, EXPORT_EVALUATIONS, HYBRID
-from sha1opt.emit.host_cpu import lacking, lacks_text
-from sha1opt.emit.hybrid_export import function_text, validate_hybrid
-from sha1opt.emit.timing import PairPlan, band, timing_program
+from sha1opt.emit.measurements import Measured, cpu_key, digest, record
+from sha1opt.emit.host_cpu import HostCpu, lacking, lacks_text, levels
+from sha1opt.search.space.hybrid_caps import LEVELS
+from sha1opt.emit.timing import PairPlan, band, clock_around, timing_program
 from sha1opt.emit.toolchain import run, which
 from sha1opt.emit.validate import Validation
 
 SIZE = 16384          # bytes per call
 MIN_BYTES = 1 << 20   # each timed call repeated to this many bytes
-SPARE = 2             # ``tune`` ranks SPARE x n blocks, so that n remain when some fail validation
-MARGIN = 0.01         # a candidate replaces the first choice only when its median is this far below the control
+MARGIN = 0.01         # a searched candidate replaces its family's default only this far below it
 MIN_PAIRS = 4         # fewer measured pairs (an interrupted run): the candidate is not ranked
 
 
-Timer = Callable[[Path, Path, str, int], np.ndarray]
-Check = Callable[[HybridBlock, Path], "Validation | str"]
+@dataclass(frozen=True)
+class Timed:
+    """One timing run: the paired ratios candidate / reference, and the reference's core cycles/byte in it
+    (median over pairs of ticks/byte x cycles/tick from the add-chain clock; NaN without a clock)."""
+
+    ratios: np.ndarray
+    reference_cpb: float = math.nan
+
+
+Timer = Callable[[Path, Path, str, int], Timed]
+Check = Callable[[Choice, Path], "Validation | str"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A candidate before validation: its choice, whether it is its family's default, its predicted c/B."""
+
+    choice: Choice
+    default: bool
+    predicted: float
+
+    @property
+    def key(self) -> str:
+        what = self.choice.family.describe(self.choice)
+        return f"{self.choice.family.name} {'default' if self.default else what}"
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A validated candidate: its block, predicted c/B under the model, and the checks it passed."""
+    """A validated candidate: its entry and the checks it passed (``validation.obj`` is what is timed)."""
 
-    block: HybridBlock
-    predicted: float
+    entry: Entry
     validation: Validation
 
     @property
+    def choice(self) -> Choice:
+        return self.entry.choice
+
+    @property
     def key(self) -> str:
-        p = self.block.params
-        return p.key() + (f" ({len(p.offsets)} offsets)" if p.offsets else "")
+        return self.entry.key
 
 
 @dataclass(frozen=True)
 class Measurement:
-    """Paired ratios candidate / first choice: median [p10, p90] over ``pairs`` (NaN when none)."""
+    """Paired ratios candidate / reference: median [p10, p90] over ``pairs`` (NaN when none)."""
 
     median: float
     p10: float
@@ -107,12 +126,13 @@ class Measurement:
 
 @dataclass(frozen=True)
 class Tuning:
-    """What ``tune_blocks`` did: the validated candidates (first: the model's choice), each one's
-    measurement (index 0: the first choice against itself, the noise control), the winner's index,
-    why it won, and how the rounds ended ("done" or "interrupted")."""
+    """What ``tune_choices`` did: the validated candidates (index 0: the reference), each one's measurement
+    (index 0: the reference against itself, the noise control), the reference's measured c/B, the winner's
+    index, why it won, and how the rounds ended ("done" or "interrupted")."""
 
     candidates: tuple[Candidate, ...]
     measured: tuple[Measurement, ...]
+    reference_cpb: float
     winner: int
     why: str
     stop: str
@@ -123,48 +143,50 @@ class Tuning:
     def best(self) -> Candidate:
         return self.candidates[self.winner]
 
+    def measured_cpb(self, k: int) -> float:
+        """Candidate ``k``'s measured core cycles/byte: its median ratio x the reference's c/B."""
+        return self.measured[k].median * self.reference_cpb
 
-def shape(p: HybridParams) -> tuple:
-    """What makes two candidates different enough to time (module docstring, 1): all but offsets and recipe."""
-    return (p.arch, p.isa, p.lead, p.every if p.placement == "every" else "slots", p.ahead, p.recurrence, p.scalar)
 
-
-def ranked_blocks(uarch: str, arch: str, level: str, limit: int, evaluations: int = EXPORT_EVALUATIONS
-                  ) -> list[HybridBlock]:
-    """Up to ``limit`` distinct blocks of the hybrid search on ``uarch`` under ``level``, its best first
-    (module docstring, 1). Example: goldencove, x86_64, avx512, 2 gives the export's block
-    (rotate-bmi-leanch-early, 3.03 c/B) and the next shape (pin-bmi-early at the same interleaving)."""
-    check_level(level)
-    if not HYBRID.admits(level):
-        raise Sha1optError(f"--isa {level} has no vector dialect: nothing to tune (the hybrid families need ssse3+)")
+def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: None, flavor: str = "elf"
+         ) -> list[Entry]:
+    """The candidates ``export --tune n`` validates and times (module docstring, 1): per family the cap admits
+    and the model's CPU has (and that writes ``flavor``), its default then its ``n`` ranked choices, distinct
+    code; the scalar default first."""
+    if n < 1:
+        raise Sha1optError("--tune needs n >= 1")
     model = load_model(uarch)
-    engine = ARCHES[arch].engine
-    found = engine(model, cap=level, evaluations=evaluations, seed=0)
-    if found.params is None:
-        raise Sha1optError(f"no hybrid block to tune on {model.name}: {found.reason}")
-    shapes: set[tuple] = set()
+    out: list[Entry] = []
     texts: set[str] = set()
-    out: list[HybridBlock] = []
-    for p in found.ranked or (found.params,):
-        if len(out) == limit:
-            break
-        if shape(p) in shapes:
+    for fam in tune_families(model, level):
+        if fam.flavor_refusal(flavor, predicted=True):
             continue
-        b = ARCHES[arch].build_on(p, model)
-        text = function_text(b) if b is not None else None
-        if text is not None and text not in texts:
-            shapes.add(shape(p))
-            texts.add(text)
-            out.append(b)
+        default = fam.choose(None, arch, level, db, progress)
+        ranked = fam.ranked(uarch, arch, level, n, db, progress)
+        for k, choice in enumerate([default, *ranked]):
+            text = fam.path_text(choice)
+            if text not in texts:
+                texts.add(text)
+                out.append(Entry(choice, k == 0, cycles(choice, model) / 64))
     return out
 
 
-def check_block(block: HybridBlock, work: Path) -> Validation | str:
-    """The block proof, then export's checks of its function: the ``Validation``, or why it failed."""
-    res = prove_hybrid(block)
-    if not res.ok:
-        return f"block NOT proved: {describe_failure(res)}"
-    v = validate_hybrid(function_text(block), block, work)
+def host_level(cpu: HostCpu) -> str:
+    """The ``--isa`` level ``--tune`` takes without one: the highest all of whose cap ``cpu`` runs
+    (``host_cpu.levels``), or higher, one whose family's own features (``Family.level_features``, when the
+    family names any) ``cpu`` has -- ``shani`` on a SHA-NI CPU without AVX-512: the level's cap allows
+    AVX-512, but the candidates use only what the model's CPU has, and none is timed here that this CPU
+    lacks a feature for (``check_choice``)."""
+    own = {lv for lv in LEVELS if family_of(lv).level_features(lv) and not lacking(family_of(lv).level_features(lv),
+                                                                                   cpu)}
+    return [lv for lv in LEVELS if lv in own or lv in levels(cpu)][-1]
+
+
+def check_choice(choice: Choice, work: Path) -> Validation | str:
+    """The family's export checks of ``choice``'s function (draft rendering, proof line pending): the
+    ``Validation``, or why it failed; a function needing a feature this CPU lacks is not timed."""
+    item = choice.family.exportable(choice, uarch=None, command="", prediction="")
+    v = item.check(item.render("pending", "elf"), work)
     if not v.ok:
         f = v.failure
         return f"{f.name} failed: {f.detail}" if f else "validation failed"
@@ -176,7 +198,8 @@ def check_block(block: HybridBlock, work: Path) -> Validation | str:
 
 def native_timer(work: Path) -> Timer:
     """Paired ratios of one timing process: peer 0 the candidate object, peer 1 the reference object
-    (renamed ``sha1_ref_block_data_order``); each program is built once and reused from round to round."""
+    (renamed ``sha1_ref_block_data_order``), the add-chain clock sampled around the run; each program is
+    built once and reused from round to round."""
     programs: dict[tuple[Path, Path], Path] = {}
     renamed: dict[Path, Path] = {}
 
@@ -184,70 +207,76 @@ def native_timer(work: Path) -> Timer:
         if ref not in renamed:
             out = work / f"ref{len(renamed)}.o"
             run([which("objcopy"), f"--redefine-sym=sha1_block_data_order={PEER}", str(ref), str(out)],
-                "renaming the first choice's entry")
+                "renaming the reference's entry")
             renamed[ref] = out
         if (cand, ref) not in programs:
-            name = f"tune{len(programs)}"
-            programs[(cand, ref)] = timing_program(arch, [renamed[ref], cand], work, name)
+            programs[(cand, ref)] = timing_program(arch, [renamed[ref], cand], work, f"tune{len(programs)}")
         return programs[(cand, ref)]
 
-    def timer(cand: Path, ref: Path, arch: str, pairs: int) -> np.ndarray:
-        return PairPlan((SIZE,), pairs, MIN_BYTES).run(program(cand, ref, arch)).ratios()
+    def timer(cand: Path, ref: Path, arch: str, pairs: int) -> Timed:
+        exe = program(cand, ref, arch)
+        timings, per_tick = clock_around(work, lambda: PairPlan((SIZE,), pairs, MIN_BYTES).run(exe))
+        ref_tpb = timings.per_pair()[0][1]
+        return Timed(timings.ratios(), float(np.median(ref_tpb)) * float(np.median(per_tick)))
 
     return timer
 
 
-def _validated(blocks, n: int, uarch: str, work: Path, check: Check, should_stop) -> tuple[list[Candidate], list[str]]:
-    model = load_model(uarch)
+def _validated(entries: list[Entry], work: Path, check: Check, should_stop) -> tuple[list[Candidate], list[str]]:
     out: list[Candidate] = []
     notes: list[str] = []
-    for k, b in enumerate(blocks):
-        if len(out) == n or (out and should_stop()):
+    for k, e in enumerate(entries):
+        if out and should_stop():
             break
         d = work / f"cand{k}"
         d.mkdir()
-        v = check(b, d)
+        v = check(e.choice, d)
         if isinstance(v, str):
-            notes.append(f"dropped {b.params.key()}: {v}")
+            notes.append(f"dropped {e.key}: {v}")
             continue
-        out.append(Candidate(b, block_cost(b, model).cycles_per_byte, v))
+        out.append(Candidate(e, v))
     return out, notes
 
 
-def _winner(measured: list[Measurement]) -> tuple[int, str]:
-    control = measured[0].median if measured[0].pairs >= MIN_PAIRS else 1.0
-    ranked = [(m.median, k) for k, m in enumerate(measured) if k and m.pairs >= MIN_PAIRS]
+def _winner(cands: list[Candidate], measured: list[Measurement]) -> tuple[int, str]:
+    """Module docstring, 3: the lowest median; a searched candidate only ``MARGIN`` below its family's default."""
+    ranked = sorted((m.median, k) for k, m in enumerate(measured) if m.pairs >= MIN_PAIRS)
     if not ranked:
-        return 0, "no other candidate has enough measured pairs: the model's first choice stays"
-    med, k = min(ranked)
-    if med > control - MARGIN:
-        return 0, (f"no candidate's median is {MARGIN:.0%} below the first choice's own ({control:.3f}; best other "
-                   f"{med:.3f}): the model's first choice stays")
-    return k, (f"lowest median of paired ratios against the model's first choice: {med:.3f} vs its own "
-               f"{control:.3f} ({measured[k].pairs} pairs; p90 {measured[k].p90:.3f})")
+        return 0, "no candidate has enough measured pairs: the reference (the default schedule) is exported"
+    defaults = {c.choice.family.name: k for k, c in enumerate(cands) if c.entry.default}
+    for med, k in ranked:
+        c = cands[k]
+        d = defaults.get(c.choice.family.name)
+        if c.entry.default or d is None or measured[d].pairs < MIN_PAIRS:
+            return k, f"lowest median of paired ratios against the reference: {med:.3f} ({measured[k].pairs} pairs)"
+        if med <= measured[d].median - MARGIN:
+            return k, (f"lowest median of paired ratios against the reference: {med:.3f} ({measured[k].pairs} "
+                       f"pairs), {measured[d].median - med:.3f} below its family's default")
+    return ranked[0][1], "lowest median"          # unreachable: a family's default is always eligible
 
 
-def tune_blocks(blocks: list[HybridBlock], n: int, uarch: str, *, pairs: int = 40, rounds: int = 5,
-                work: Path | None = None, timer: Timer | None = None, check: Check = check_block,
-                should_stop: Callable[[], bool] = lambda: False) -> Tuning:
-    """Validate the first ``n`` blocks that pass, then time them against the first (module docstring, 2-3)."""
-    if n < 1 or pairs < 2 or rounds < 1:
-        raise Sha1optError("--tune needs n >= 1, pairs >= 2 and rounds >= 1")
-    if not blocks:
-        raise Sha1optError("no candidate blocks to tune")
+def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work: Path | None = None,
+                 timer: Timer | None = None, check: Check = check_choice,
+                 should_stop: Callable[[], bool] = lambda: False) -> Tuning:
+    """Validate every entry, then time each against the first that passed, the reference (module docstring)."""
+    if pairs < 2 or rounds < 1:
+        raise Sha1optError("--tune needs pairs >= 2 and rounds >= 1")
+    if not entries:
+        raise Sha1optError("no candidates to tune")
     if work is None:
         with tempfile.TemporaryDirectory(prefix="sha1opt-tune-") as d:
-            return tune_blocks(blocks, n, uarch, pairs=pairs, rounds=rounds, work=Path(d), timer=timer,
-                               check=check, should_stop=should_stop)
+            return tune_choices(entries, pairs=pairs, rounds=rounds, work=Path(d), timer=timer, check=check,
+                                should_stop=should_stop)
     work.mkdir(parents=True, exist_ok=True)
-    cands, notes = _validated(blocks, n, uarch, work, check, should_stop)
+    cands, notes = _validated(entries, work, check, should_stop)
     if not cands:
         raise Sha1optError("no candidate validated: " + "; ".join(notes))
     timer = timer or native_timer(work)
-    arch = cands[0].block.params.arch
+    arch = cands[0].choice.arch
     ref = cands[0].validation.obj
     per_round = max(2, math.ceil(pairs / rounds))
     ratios: list[list[float]] = [[] for _ in cands]
+    ref_cpb: list[float] = []
     stop, done = "done", 0
     for r in range(rounds if len(cands) > 1 else 0):
         for j in range(len(cands)):
@@ -256,34 +285,64 @@ def tune_blocks(blocks: list[HybridBlock], n: int, uarch: str, *, pairs: int = 4
                 stop = "interrupted"
                 break
             try:
-                ratios[k].extend(float(x) for x in timer(cands[k].validation.obj, ref, arch, per_round))
+                t = timer(cands[k].validation.obj, ref, arch, per_round)
             except KeyboardInterrupt:
                 stop = "interrupted"
                 break
+            ratios[k].extend(float(x) for x in t.ratios)
+            ref_cpb.append(t.reference_cpb)
         if stop != "done":
             break
         done += 1
     measured = [Measurement.of(x) for x in ratios]
-    winner, why = _winner(measured) if len(cands) > 1 else (0, "one candidate: nothing to compare")
+    winner, why = _winner(cands, measured) if len(cands) > 1 else (0, "one candidate: nothing to compare")
     if stop == "interrupted":
         why = f"interrupted after {done} full round(s): best validated so far by the pairs measured; {why}"
-    return Tuning(tuple(cands), tuple(measured), winner, why, stop, done, tuple(notes))
+    cpb = float(np.nanmedian(ref_cpb)) if ref_cpb and not all(math.isnan(x) for x in ref_cpb) else math.nan
+    return Tuning(tuple(cands), tuple(measured), cpb, winner, why, stop, done, tuple(notes))
 
 
-def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: int = 5,
-         timer: Timer | None = None, should_stop: Callable[[], bool] = lambda: False) -> Tuning:
-    """``ranked_blocks`` then ``tune_blocks``: what ``export --tune n`` runs (the host check is the caller's)."""
-    blocks = ranked_blocks(uarch, arch, level, SPARE * n)
-    return tune_blocks(blocks, n, uarch, pairs=pairs, rounds=rounds, timer=timer, should_stop=should_stop)
+def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: int = 5, db=None,
+         timer: Timer | None = None, should_stop: Callable[[], bool] = lambda: False,
+         progress=lambda _: None, flavor: str = "elf", cpu: HostCpu | None = None) -> Tuning:
+    """``pool`` then ``tune_choices``: what ``export --tune n`` runs (the host check is the caller's). With
+    ``cpu`` (the CPU that ran the timings), every measured candidate is kept in the results database ``db``
+    (``emit.measurements``: the training rows of the model's second stage)."""
+    t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor), pairs=pairs, rounds=rounds, timer=timer,
+                     should_stop=should_stop)
+    if cpu is not None:
+        record(measured_rows(t, cpu, uarch), db)
+    return t
+
+
+def measured_rows(t: Tuning, cpu: HostCpu, uarch: str) -> list[Measured]:
+    """The candidates of ``t`` with measured pairs as ``emit.measurements`` rows."""
+    ref = digest(t.candidates[0].choice.family.path_text(t.candidates[0].choice))
+    out = []
+    for k, (c, m) in enumerate(zip(t.candidates, t.measured)):
+        if not m.pairs:
+            continue
+        code = c.choice.family.path_text(c.choice)
+        cpb = t.measured_cpb(k)
+        out.append(Measured(cpu_key(cpu), cpu.brand, uarch, c.choice.arch, c.choice.family.name, code, digest(code),
+                            ref, float(c.entry.predicted), m.median, m.p10, m.p90,
+                            None if math.isnan(cpb) else float(cpb), m.pairs, SIZE, time.time()))
+    return out
 
 
 def describe(t: Tuning) -> list[str]:
-    """One line per candidate (key, predicted c/B, measured median [p10, p90]), then the choice."""
+    """One line per candidate (key, predicted c/B, measured median [p10, p90] and c/B), then the choice."""
     lines = list(t.notes)
+    cpb = "" if math.isnan(t.reference_cpb) else f"; reference {t.reference_cpb:.2f} c/B measured (add-chain clock)"
+    lines.append(f"measured against {t.candidates[0].key}, {SIZE} bytes per call{cpb}")
     for k, (c, m) in enumerate(zip(t.candidates, t.measured)):
-        what = "first choice vs itself (noise)" if k == 0 else "vs first choice"
-        fig = "not measured" if not m.pairs else f"{m.median:.3f} [{m.p10:.3f}, {m.p90:.3f}] ({m.pairs} pairs)"
-        lines.append(f"candidate {k}: {c.key}  predicted {c.predicted:.3f} c/B  measured {what}: {fig}")
-    lines.append(f"tuned ({t.rounds} round(s), {SIZE} bytes per call): exporting candidate {t.winner} "
-                 f"{t.best.key}: {t.why}")
+        what = "reference vs itself (noise)" if k == 0 else "vs reference"
+        if not m.pairs:
+            fig = "not measured"
+        else:
+            fig = f"{m.median:.3f} [{m.p10:.3f}, {m.p90:.3f}] ({m.pairs} pairs)"
+            if not math.isnan(t.reference_cpb):
+                fig += f" = {t.measured_cpb(k):.2f} c/B"
+        lines.append(f"candidate {k}: {c.key}  predicted {c.entry.predicted:.2f} c/B  measured {what}: {fig}")
+    lines.append(f"tuned ({t.rounds} round(s)): exporting candidate {t.winner} {t.best.key}: {t.why}")
     return lines

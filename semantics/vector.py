@@ -19,14 +19,18 @@ Registers: the machine keeps one location per vector register, named by its
 xmm name (``"xmm3"``), always holding 8 lanes (the whole ymm register);
 ``%xmm3`` reads lanes 0-3, ``%ymm3`` all 8. Writes to an xmm destination:
 legacy-SSE encodings (``enc="sse"``) keep lanes 4-7, VEX and EVEX encodings
-zero them; so ``vzeroupper``, ``vzeroall``, ``vinserti128`` and ``vperm2i128``
-are exact. ZMM bits 511:256 and the registers xmm16-31 are not modelled
+zero them; so ``vzeroupper``, ``vzeroall``, ``vinserti128``, ``vextracti128``
+(to an xmm register), ``vbroadcasti128``, ``vperm2i128`` and ``vpermq`` are
+exact. On ymm, the byte and dword shuffles work in each 128-bit half on its
+own (``vpshufb``, ``vpalignr``, ``vpsrldq``/``vpslldq``, ``vpshufd``,
+``vpunpck*``: ``_halves``); ``vpermq`` and ``vperm2i128`` cross the halves. ZMM bits 511:256 and the registers xmm16-31 are not modelled
 (EVEX forms on them are refused by the register parser). On entry, lane j of
 register r is ``initial_reg(lane_name(r, j))`` (``"xmm3.2"``).
 
 Memory: a vector operand is 4 or 8 consecutive 32-bit words of a region
 (``machine.py``'s model), starting at the operand's address; ``movd``,
-``pinsrd``, ``pextrd`` and ``vpbroadcastd`` access 1 word, ``movq``, ``pinsrq`` and ``pextrq`` 2.
+``pinsrd``, ``pextrd`` and ``vpbroadcastd`` access 1 word, ``movq``, ``pinsrq`` and ``pextrq`` 2,
+``vinserti128``, ``vextracti128`` and ``vbroadcasti128`` 4.
 Alignment is a *precondition*, not a refusal: rows with ``aligned=True``
 (``movdqa``/``movaps``/``vmovdqa``, and every legacy-SSE 128-bit memory
 source, SDM vol. 1 §4.1.1 "alignment of 128-bit operands") fault on a
@@ -71,11 +75,12 @@ the arithmetic flags.
 Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
 "Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
 PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD,
-PSRLDQ/PSLLDQ, PUNPCKLDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
+PSRLDQ/PSLLDQ, PUNPCKLDQ/PUNPCKHDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
 VMOVD/VMOVQ, VPEXTRD/VPINSRD/VPEXTRQ/VPINSRQ, SHLD/SHRD, and
 SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode ``sha_ni.py``
-transcribes line by line); vol. 2C §5.1 for VINSERTI128,
-VPERM2I128, VPBROADCASTD, VPROLD, VPTERNLOGD, VZEROUPPER, VZEROALL.
+transcribes line by line); vol. 2C §5.1 for VINSERTI128, VEXTRACTI128,
+VBROADCASTI128, VPERM2I128, VPERMQ, VPBROADCASTD, VPROLD, VPTERNLOGD,
+VZEROUPPER, VZEROALL.
 """
 
 from __future__ import annotations
@@ -114,6 +119,8 @@ FORMS: dict[str, Form] = {
     "vex3":      Form(("vm", "v", "v"), (1, 0)),               # vpaddd src2, src1, dst: f(src1, src2)
     "vex3_imm":  Form(("i", "vm", "v", "v"), (2, 1, 0)),       # vpalignr $n, src2, src1, dst
     "insert":    Form(("i", "xh", "v", "v"), (2, 1, 0)),       # vinserti128 $n, x/m128, src1, dst
+    "extract128": Form(("i", "v", "xh"), (1, 0)),              # vextracti128 $n, ymm, x/m128
+    "broadcast128": Form(("h", "v"), (0,)),                    # vbroadcasti128 m128, ymm
     "ternary":   Form(("i", "vm", "v", "v"), (3, 2, 1, 0), True),  # vpternlogd $n, src3, src2, dst
     "broadcast": Form(("xd", "v"), (0,)),                      # vpbroadcastd x/m32, dst
     "movd":      Form(("xrd", "xrd"), (0,)),                   # exactly one xmm operand
@@ -358,8 +365,25 @@ def _punpckhqdq(d, x, y):
     return (x[2], x[3], y[2], y[3])
 
 
+@_halves
+def _punpckhdq(d, x, y):
+    return (x[2], y[2], x[3], y[3])
+
+
 def _vinserti128(d, src1, x, n):
     return (x + src1[4:]) if n & 1 == 0 else (src1[:4] + x)
+
+
+def _vextracti128(d, x, n):
+    return x[4:8] if n & 1 else x[:4]
+
+
+def _broadcast128(d, x):
+    return x + x
+
+
+def _vpermq(d, x, n):           # qword j of the result is qword (n >> 2j) & 3 of the source (not per lane)
+    return tuple(x[2 * ((n >> (2 * (j // 2))) & 3) + j % 2] for j in range(8))
 
 
 def _vperm2i128(d, src1, src2, n):
@@ -508,6 +532,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "punpcklqdq": VectorRow("binary", _punpcklqdq, _SSE2, "sse", aligned=True),
     "punpckhqdq": VectorRow("binary", _punpckhqdq, _SSE2, "sse", aligned=True),
     "punpckldq":  VectorRow("binary", _punpckldq, _SSE2, "sse", aligned=True),   # gcc -m64's state store
+    "punpckhdq":  VectorRow("binary", _punpckhdq, _SSE2, "sse", aligned=True),
     "pextrd":     VectorRow("extract", _pextrd, ((128, "sse4.1"),), "sse"),
     "pinsrd":     VectorRow("insert32", _pinsrd, ((128, "sse4.1"),), "sse"),
     "pextrq":     VectorRow("extract64", _pextrq, ((128, "sse4.1"),), "sse"),
@@ -536,6 +561,11 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "vpshufd":    VectorRow("unary_imm", _pshufd, _AVX_AVX2, "vex"),
     "vpunpcklqdq": VectorRow("vex3", _punpcklqdq, _AVX_AVX2, "vex"),
     "vpunpckhqdq": VectorRow("vex3", _punpckhqdq, _AVX_AVX2, "vex"),
+    "vpunpckldq": VectorRow("vex3", _punpckldq, _AVX_AVX2, "vex"),
+    "vpunpckhdq": VectorRow("vex3", _punpckhdq, _AVX_AVX2, "vex"),
+    "vextracti128": VectorRow("extract128", _vextracti128, ((256, "avx2"),), "vex"),
+    "vbroadcasti128": VectorRow("broadcast128", _broadcast128, ((256, "avx2"),), "vex"),
+    "vpermq":     VectorRow("unary_imm", _vpermq, ((256, "avx2"),), "vex"),
     "vinserti128": VectorRow("insert", _vinserti128, ((256, "avx2"),), "vex"),
     "vperm2i128": VectorRow("vex3_imm", _vperm2i128, ((256, "avx2"),), "vex"),
     "vpbroadcastd": VectorRow("broadcast", _broadcast, ((128, "avx2"), (256, "avx2")), "vex"),
@@ -553,5 +583,5 @@ VECTOR_ROWS: dict[str, VectorRow] = {
 
 # Forms and value functions that only move lanes (``VectorRow.moves``).
 _MOVING_FORMS = frozenset({"move", "movd", "movq", "extract", "insert32", "extract64", "insert64", "vinsert32",
-                           "vinsert64", "insert", "broadcast"})
-_MOVING_FUNCTIONS = frozenset({_pshufd, _punpcklqdq, _punpckldq, _punpckhqdq, _vperm2i128})
+                           "vinsert64", "insert", "broadcast", "extract128", "broadcast128"})
+_MOVING_FUNCTIONS = frozenset({_pshufd, _punpcklqdq, _punpckldq, _punpckhqdq, _punpckhdq, _vperm2i128, _vpermq})

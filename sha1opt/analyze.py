@@ -120,7 +120,7 @@ class ObjectProof:
         unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.kind == "loop")
-            count = "one block" if self.contract.one_block else f"every nblocks >= {self.contract.min_blocks}"
+            count = "one block" if self.contract.one_block else f"every {self.contract.counts()}"
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"{count}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
@@ -232,7 +232,7 @@ def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface:
 class Analysis:
     uarch: str
     arch: Arch
-    loop: bool                      # True: steady-state cycles per loop iteration (one block)
+    loop: bool                      # True: steady-state cycles per loop iteration (``blocks`` blocks)
     instructions: int               # items simulated per iteration
     cycles: float | None            # None when the model cannot run the code (see error)
     cycles_per_byte: float | None
@@ -243,6 +243,7 @@ class Analysis:
     unlifted: str | None = None     # the loop priced is not lifted whole: why (no model gives a figure)
     path: str = ""                  # the path priced: the first loop, else the first one-block path (the paths
                                     # table's first row); "" for a function with one straight path
+    blocks: int = 1                 # blocks one loop iteration compresses (libgcrypt's and OpenSSL's AVX2: 2)
 
     @property
     def proved(self) -> bool:
@@ -290,11 +291,13 @@ def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
 
 def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = None, *, function: str | None = None,
                  abi: Abi | None = None, member: str | None = None,
-                 interface: Interface | None = None, cpp: Preprocessor = Preprocessor()) -> list[Analysis]:
-    """One ``Analysis`` per model in ``uarchs`` for the function the input assembles to (``cpp``: a ``.S``'s
-    ``-I``/``-D``)."""
+                 interface: Interface | None = None, min_blocks: int | None = None,
+                 cpp: Preprocessor = Preprocessor()) -> list[Analysis]:
+    """One ``Analysis`` per model in ``uarchs`` for the function the input assembles to (a loop of several
+    blocks per iteration priced per byte of all of them; ``cpp``: a ``.S``'s ``-I``/``-D``)."""
     models = [load_model(u) for u in uarchs]   # unknown names fail before any work
-    proof = prove_object(path, function=function, abi=abi, member=member, arch=arch, interface=interface, cpp=cpp)
+    proof = prove_object(path, function=function, abi=abi, member=member, arch=arch, interface=interface,
+                         min_blocks=min_blocks, cpp=cpp)
     return price(proof, models)
 
 
@@ -316,11 +319,11 @@ def price(proof: ObjectProof, models: Sequence) -> list[Analysis]:
     out: list[Analysis] = []
     for m in models:
         try:
-            sim = simulate(items, m, loop=is_loop, bytes_per_iteration=BLOCK_BYTES)
+            sim = simulate(items, m, loop=is_loop, bytes_per_iteration=priced.block_bytes if is_loop else BLOCK_BYTES)
         except (UarchError, Sha1optError, KeyError) as e:
             out.append(Analysis(m.name, proof.arch, is_loop, len(items), None, None, "n/a", proof, None, str(e),
                                 path=name))
             continue
         out.append(Analysis(m.name, proof.arch, is_loop, len(items), sim.cycles, sim.cycles_per_byte, sim.bottleneck,
-                            proof, sim, path=name))
+                            proof, sim, path=name, blocks=priced.block_bytes // BLOCK_BYTES if is_loop else 1))
     return out

@@ -54,10 +54,13 @@ def _fail(message: str) -> None:
 @click.option("--interface", default=None,
               help="The arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
                    "(default: blocks = (state, data, nblocks)).")
+@click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
+              help="The contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--timeline", is_flag=True, help="Also print each instruction's issue/complete cycle and unit.")
 @cpp_options
-def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as_json, timeline, includes, defines):
+def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, min_blocks, as_json, timeline, includes,
+            defines):
     """Predict cycles/byte of a SHA-1 block function per microarchitecture, and say whether it is proved.
 
     FILE is .s/.S text (assembled with the system toolchain), a .o, a .a
@@ -70,7 +73,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
         names = model_names() if all_uarchs else [resolve_uarch(u) for u in uarchs or [None]]
         declared = parse_interface(interface) if interface is not None else None
         results = analyze_file(file, names, arch, function=function, abi=abi,
-                               member=member, interface=declared, cpp=pre)
+                               member=member, interface=declared, min_blocks=min_blocks, cpp=pre)
         paths = path_costs(results[0].proof, [a.uarch for a in results])
     except Sha1optError as e:
         _fail(str(e))
@@ -87,7 +90,9 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, as
         sys.exit(EXIT_CODES[results[0].proof.outcome])
     first = results[0]
     what = (f"not priced: {first.unlifted}" if first.unlifted
-            else f"{first.instructions} instructions per block (loop, steady state)" if first.loop
+            else f"{first.instructions} instructions per block (loop, steady state)" if first.loop and first.blocks == 1
+            else f"{first.instructions} instructions per iteration of {first.blocks} blocks (loop, steady state)"
+            if first.loop
             else f"{first.instructions} instructions once (the function has no loop)")
     if first.path and len({c.path for c in paths}) > 1:
         what += f"; priced below: {first.path}"

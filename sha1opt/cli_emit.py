@@ -23,12 +23,12 @@ from sha1opt.emit.bench import WIDE_SPREAD, BenchRefusal
 from sha1opt.emit.bench import bench as do_bench
 from sha1opt.emit.dispatch_export import export_dispatch
 from sha1opt.emit.dispatch_plan import best_path, plan_dispatch
-from sha1opt.emit.families import export_choice, family_of, tunable_levels
+from sha1opt.emit.families import export_choice
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family import Choice
 from sha1opt.emit.peers import OPENSSL_PATHS
 from sha1opt.emit.host_cpu import host, host_refusal
-from sha1opt.emit.tuning import describe as describe_tuning, tune as do_tune
+from sha1opt.emit.tuning import describe as describe_tuning, host_level, tune as do_tune
 from sha1opt.job import steps
 from sha1opt.search.driver import default_arch
 from sha1opt.search.space.hybrid_caps import LEVELS
@@ -62,7 +62,8 @@ def demo(outdir: Path) -> None:
 @click.option("--uarch", default=None, help="Assemble the best stored schedule per range for this uarch "
               "(`host`: this CPU's model; the default with --tune).")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help="Results store (SQLite), opened read-only; must exist if given.")
+              help="Results store (SQLite), opened read-only (with --tune the measured candidates are added to "
+                   "it: emit/measurements.py); must exist if given.")
 @click.option("--flavor", type=click.Choice(["elf", "macho"]), default="elf", show_default=True,
               help="Object format the text is written for (GNU as ELF, or Mach-O symbol and section names).")
 @click.option("--isa", type=click.Choice(LEVELS), default=None,
@@ -72,8 +73,10 @@ def demo(outdir: Path) -> None:
               help="One function holding every proved path the model's ISA allows (scalar, hybrid, SHA-NI; capped "
                    "by --isa), choosing at run time from a cpuid word filled once by a constructor (ELF only).")
 @click.option("--tune", type=Integer(1, 16), default=None,
-              help="Hybrid levels: validate the N best distinct candidates of the search, time them against each "
-                   "other on this CPU (which must be --uarch's) and export the fastest; Ctrl-C keeps the best so far.")
+              help="Measured selection: per family --isa admits (default: the highest level this CPU runs), its "
+                   "default and its N best distinct candidates, validated, timed against the textbook schedule on "
+                   "this CPU (which must be --uarch's) and the fastest exported; a searched block measured slower "
+                   "than its family's default never is. Ctrl-C keeps the best so far.")
 def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates).
 
@@ -87,15 +90,17 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
     if dispatch and flavor != "elf":
         raise click.BadParameter("the dispatching function is written for ELF only (an .init_array constructor)",
                                  param_hint="--flavor")
+    if dispatch and tune is not None:
+        fail("--tune picks one function by timing it here; --dispatch writes every path: use one of them")
     with unwind_on_signals():
         uarch = resolve_uarch(uarch) if uarch or tune is not None else None
         arch_ = arch or (default_arch(uarch) if uarch else "x86_64")
         if tune is not None:
-            if isa is None or dispatch or not family_of(isa).tunable:
-                fail(f"--tune needs a hybrid --isa level ({', '.join(tunable_levels())}), without --dispatch")
-            refusal = host_refusal(uarch, host())
+            cpu = host()
+            refusal = host_refusal(uarch, cpu)
             if refusal:
                 fail(refusal)
+            level = isa or host_level(cpu)
             stop: list[int] = []
 
             def on_int(signum, _frame):       # the first Ctrl-C ends the timing rounds; a second one aborts
@@ -106,12 +111,14 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
                            "(Ctrl-C again aborts, writing nothing)", err=True)
             old = signal.signal(signal.SIGINT, on_int)
             try:
-                tuning = do_tune(uarch, arch_, isa, tune, should_stop=lambda: bool(stop))
+                with ProgressLine(f"export --tune {tune} --uarch {uarch} --isa {level}") as progress:
+                    tuning = do_tune(uarch, arch_, level, tune, db=db, should_stop=lambda: bool(stop),
+                                     progress=progress, flavor=flavor, cpu=cpu)
             finally:
                 signal.signal(signal.SIGINT, old)
             for line in describe_tuning(tuning):
                 click.echo(line)
-            tuned = Choice(family_of(isa), tuning.best.block, arch_)
+            tuned = tuning.best.choice
             result = tuned.family.export(tuned, output, flavor=flavor, uarch=uarch, command=command)
         elif dispatch:
             with ProgressLine(f"export --dispatch {uarch or ''}".rstrip()) as progress:

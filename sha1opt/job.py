@@ -9,7 +9,8 @@ command reads by default, ``search.store.default_path()``: ``$SHA1OPT_DB`` or
 ``~/.cache/sha1opt/results.sqlite``, resumed on the next run, so ``show`` and
 ``export`` see what the demo found), export its best x86-64 transform and the textbook
 i386 one (assembled, lifted from machine code, proved, run against the
-vectors) into ``outdir``, and bench the x86-64 file against gcc -O2 C,
+vectors) into ``outdir`` -- the x86-64 one only if this machine measures it
+faster than the textbook schedule (``measured_best``), else the textbook --, and bench the x86-64 file against gcc -O2 C,
 OpenSSL's integer path and OpenSSL's default path on this CPU (what
 ``SHA1_Update`` runs here: SHA-NI where the CPU has it). A CPU in no row of
 ``cpus.toml`` gets ``FALLBACK_MODEL``, and the first step says so.
@@ -24,14 +25,19 @@ from typing import Iterator
 
 from sha1opt.emit.bench import BenchRefusal, bench
 from sha1opt.emit.export import export
+from sha1opt.emit.family import Choice, cycles
+from sha1opt.emit.family_scalar import SCALAR
+from sha1opt.emit.tuning import Entry, tune_choices
 from sha1opt.emit.host_cpu import host, identify
 from sha1opt.emit.peers import gcc_reference, openssl_default
 from sha1opt.search.cost import load_model
 from sha1opt.search.blocks import STANDARD_RANGES, best_block
 from sha1opt.search.driver import search_ranges
 from sha1opt.search.space.candidate import textbook
+from sha1opt.search.space.frame import Schedule
 from sha1opt.search.store import default_path
 from sha1opt.semantics import identities
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.prove import Proved, prove_exprs
 
@@ -57,6 +63,30 @@ def host_step() -> tuple[Step, str]:
                     f"using the {FALLBACK_MODEL} model", time.perf_counter() - t), FALLBACK_MODEL
     return Step("identify this CPU", True, f"{cpu}: {row.name}; model {row.model}, {row.how}",
                 time.perf_counter() - t), row.model
+
+
+def measured_best(uarch: str, searched: Schedule, pairs: int = 20, timer=None) -> tuple[Schedule, str]:
+    """The schedule the demo exports, judged by this machine (``emit.tuning.tune_choices``: both validated,
+    then timed in interleaved pairs against the textbook schedule): the searched block only when it
+    measures ``MARGIN`` faster than the textbook, else the textbook -- a block the model likes but this CPU
+    runs slower is not exported. With no searched improvement (the textbook itself), nothing is timed
+    and the detail is empty; when this machine cannot time them, the searched block, said so."""
+    model = load_model(uarch)
+    base = textbook("x86_64")
+    if searched.body == base.body:
+        return searched, ""
+    entries = [Entry(Choice(SCALAR, s, "x86_64"), s is base, cycles(Choice(SCALAR, s, "x86_64"), model) / 64)
+               for s in (base, searched)]
+    try:
+        t = tune_choices(entries, pairs=pairs, rounds=2, timer=timer)
+    except Sha1optError as e:
+        return searched, f"not measured here ({e}): exporting the searched block as the model ranks it"
+    m = t.measured[1]
+    won = t.best.choice.code
+    return won, (f"searched {entries[1].predicted:.2f} c/B predicted on {uarch} vs textbook "
+                 f"{entries[0].predicted:.2f}; measured here: {m.median:.3f} [p10 {m.p10:.3f}, p90 {m.p90:.3f}] "
+                 f"x the textbook ({m.pairs} pairs, noise {t.measured[0].p10:.3f}..{t.measured[0].p90:.3f}); "
+                 f"exporting the {'searched block' if won is searched else 'textbook schedule'}")
 
 
 def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str | None = None,
@@ -104,13 +134,19 @@ def steps(outdir: Path = Path("out"), bench_pairs: int = 15, uarch: str | None =
                    + (f", gcc {rep.gcc_cycles:.0f}" if rep.gcc_cycles else "") + f"; {rep.proof.split(':')[0]}; "
                    f"{rep.stored}", each)
 
+    t = time.perf_counter()
+    best, detail = measured_best(uarch, best_block(uarch, "x86_64", db)[0])
+    if detail:
+        yield Step("measure the searched block against the textbook schedule on this CPU", True, detail,
+                   time.perf_counter() - t)
     files = {}
-    for arch, sched, label in (("x86_64", best_block(uarch, "x86_64", db)[0], f"sha1-{uarch}-x86_64.S"),
+    for arch, sched, label in (("x86_64", best, f"sha1-{uarch}-x86_64.S"),
                                ("i386", textbook("i386"), "sha1-textbook-i386.S")):
         t = time.perf_counter()
         path = outdir / label
         res = export(sched, path, uarch=uarch if arch == "x86_64" else None,
-                     command=f"sha1opt export --arch {arch} -o {path}" + (f" --uarch {uarch} --isa bmi2" if arch == "x86_64" else ""))
+                     command=f"sha1opt export --arch {arch} -o {path}"
+                     + (f" --uarch {uarch} --isa bmi2" + (" --tune 1" if detail else "") if arch == "x86_64" else ""))
         fail = res.validation.failure
         detail = (f"wrote {path}: " + "; ".join(f"{c.name} ok" for c in res.validation.checks)
                   if res.ok else f"refused at {fail.name}: {fail.detail}")

@@ -44,11 +44,12 @@ VECTOR_FAMILY: dict[str, str] = {
                               "vpaddd", "vpsubd", "vpxor", "vpand", "vpor", "vpandn", "vpternlogd")},
     **{m: "vec_shift" for m in ("pslld", "psrld", "pslldq", "psrldq", "vpslld", "vpsrld", "vpslldq", "vpsrldq",
                                 "vprold")},
-    **{m: "vec_shuffle" for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "pshufd", "pshufb", "palignr",
-                                  "vpshufb", "vpalignr", "vpshufd", "vpunpcklqdq", "vpunpckhqdq", "vinserti128",
-                                  "vperm2i128", "vpbroadcastd")},
+    **{m: "vec_shuffle" for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "punpckhdq", "pshufd", "pshufb",
+                                  "palignr", "vpshufb", "vpalignr", "vpshufd", "vpunpcklqdq", "vpunpckhqdq",
+                                  "vpunpckldq", "vpunpckhdq", "vinserti128", "vextracti128", "vperm2i128", "vpermq",
+                                  "vpbroadcastd")},
     **{m: "vec_mov" for m in ("movdqa", "movdqu", "movaps", "movups", "movd", "movq",
-                              "vmovdqa", "vmovdqu", "vmovd", "vmovq")},
+                              "vmovdqa", "vmovdqu", "vmovd", "vmovq", "vbroadcasti128")},   # a load only
     **{m: "vec_lane" for m in ("pextrd", "pinsrd", "pextrq", "pinsrq", "vpextrd", "vpinsrd", "vpextrq", "vpinsrq")},
     "sha1rnds4": "sha1rnds4",
     **{m: "sha1msg" for m in ("sha1msg1", "sha1msg2", "sha1nexte")},
@@ -141,7 +142,8 @@ def vector_class(item: Opaque) -> str:
     ``vec_mov``: a general register among the operands makes it ``vec_to_gpr`` (the destination) or
     ``gpr_to_vec``; else a load ``vec_load``, a store ``vec_store``, a register copy ``vec_mov``.
     ``vec_lane`` (extract, insert): ``vec_to_gpr`` / ``gpr_to_vec`` the same way, to memory ``vec_store``,
-    from memory ``vec_alu_rm``. ``vec_alu`` / ``vec_shift`` / ``vec_shuffle`` from memory ``vec_alu_rm``.
+    from memory ``vec_alu_rm``. ``vec_alu`` / ``vec_shift`` / ``vec_shuffle`` from memory ``vec_alu_rm``;
+    a shuffle to memory (``vextracti128 $1, %ymm0, (%rdi)``) ``vec_store``.
     """
     family = vector_family(item)
     eff = vector_effects(item)
@@ -158,6 +160,8 @@ def vector_class(item: Opaque) -> str:
         return "vec_mov"
     if family in ("vec_alu", "vec_shift", "vec_shuffle") and eff.loads:
         return "vec_alu_rm"
+    if family == "vec_shuffle" and eff.stores:
+        return "vec_store"
     return family
 
 

@@ -251,6 +251,9 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     n, k = z3.BitVec("n", bits), z3.BitVec("k", bits)
     ctx = Ctx(obj, program, bits, contract, n, k)
     ctx.axioms += [z3.ULT(n, ctx.bv(1 << N_BOUND[bits])), z3.UGE(n, ctx.bv(contract.min_blocks))]
+    if contract.block_multiple > 1:
+        # ``nblocks even``: the caller passes pairs of blocks (libgcrypt's AVX2 code)
+        ctx.axioms.append(n & ctx.bv(contract.block_multiple - 1) == ctx.bv(0))
     align = ENTRY_ALIGNMENT[contract.abi]
     if align is not None:
         # the ABI's entry alignment (SysV: %rsp + 8 = 0 mod 16): compiled C's aligned spills rely on it

@@ -15,13 +15,16 @@ grammar read by ``parse_interface`` (a hand-written scanner; nothing is
 evaluated)::
 
     interface := "blocks" | "one-block" | [NAME] "(" role ("," role)* ")"
-    role      := "state" ["[5]"] | "data" ["[64]"] | "nblocks" | "workspace" "[" WORDS "]"
+    role      := "state" ["[5]"] | "data" ["[64]"] | "nblocks" ["even"] | "workspace" "[" WORDS "]"
 
 Roles are named by what the argument *is*, in argument order; ``state``
 and ``data`` are required, each role at most once. With ``nblocks`` the
 function hashes that many blocks (the loop proof); without it, exactly one
 block (no block loop: nblocks is fixed at 1, any inner loop has a constant
-trip count and is unrolled). ``workspace[N]`` is a caller-owned region of N
+trip count and is unrolled); ``nblocks even``: the caller passes only even
+counts (libgcrypt's ``_gcry_sha1_transform_amd64_avx2_bmi2`` hashes pairs of
+blocks; its C wrapper hashes an odd block first with the AVX code).
+``workspace[N]`` is a caller-owned region of N
 32-bit words (1..80), disjoint from the state, the data and the stack, that
 the function may read back after writing and may leave changed.
 ``blocks`` is ``(state, data, nblocks)``; ``one-block`` is ``(state, data)``.
@@ -74,12 +77,15 @@ class Contract:
     ``"nblocks"`` the function hashes exactly one block (no block loop);
     ``"workspace"`` is a caller-owned scratch region of ``workspace_words``
     32-bit words the function may write (modelled at ``WORKSPACE_AT``).
+    ``block_multiple`` (1 or 2): nblocks is a multiple of it (``nblocks even``).
     """
 
     abi: Abi
     min_blocks: int = 0
     args: tuple[str, ...] = ("state", "data", "nblocks")
     workspace_words: int = 0
+    block_multiple: int = 1
+    block_multiple: int = 1
 
     @property
     def one_block(self) -> bool:
@@ -96,13 +102,20 @@ class Contract:
         if self.one_block:
             count = "one block (no nblocks argument)"
         else:
-            count = f"nblocks >= {self.min_blocks}, 64*nblocks < 2^{58 if self.abi == 'sysv' else 26}"
+            count = f"{self.counts()}, 64*nblocks < 2^{58 if self.abi == 'sysv' else 26}"
         disjoint = "state, data, workspace and stack" if self.workspace_words else "state, data and stack"
         align = ENTRY_ALIGNMENT[self.abi]
         sp = "%rsp" if self.abi == "sysv" else "%esp"
         entry = f"; entry {sp} = {align[1]} mod {align[0]}" if align else ""
         return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({self.arg_text()}); {count}; "
                 f"{disjoint} disjoint{entry}; callee-saved {saved} and the stack pointer checked")
+
+    def counts(self) -> str:
+        """The block counts the contract covers: ``nblocks >= 1``, ``even nblocks >= 2``."""
+        if self.block_multiple == 1:
+            return f"nblocks >= {self.min_blocks}"
+        least = -(-self.min_blocks // self.block_multiple) * self.block_multiple
+        return f"even nblocks >= {least}"
 
     def named(self, reason: str) -> str:
         """A refusal with a write at or above ``WORKSPACE_AT`` said as what it is: past the declared workspace."""
@@ -127,6 +140,7 @@ class Interface:
     roles: tuple[str, ...]
     workspace_words: int = 0
     name: str | None = None
+    block_multiple: int = 1          # 2: ``nblocks even``
 
     @property
     def one_block(self) -> bool:
@@ -134,10 +148,12 @@ class Interface:
 
     def contract(self, abi: Abi, min_blocks: int = 0) -> Contract:
         """The ``Contract`` the proof runs under (one block: nblocks fixed at 1)."""
-        return Contract(abi, 1 if self.one_block else min_blocks, self.roles, self.workspace_words)
+        return Contract(abi, 1 if self.one_block else min_blocks, self.roles, self.workspace_words,
+                        self.block_multiple)
 
     def __str__(self) -> str:
-        parts = [f"workspace[{self.workspace_words}]" if r == "workspace" else r for r in self.roles]
+        parts = [f"workspace[{self.workspace_words}]" if r == "workspace" else
+                 "nblocks even" if r == "nblocks" and self.block_multiple == 2 else r for r in self.roles]
         return f"{self.name or ''}({', '.join(parts)})"
 
 
@@ -189,6 +205,7 @@ def parse_interface(text: str) -> Interface:
     expect("punct", "(")
     roles: list[str] = []
     words = 0
+    multiple = 1
     while True:
         kind, role, col = expect("name")
         if role not in ROLES:
@@ -210,6 +227,9 @@ def parse_interface(text: str) -> Interface:
             if role == "workspace" and not 1 <= size <= MAX_WORKSPACE_WORDS:
                 raise ParseError(f"--interface: column {ncol}: workspace of {size} words is not within "
                                  f"1..{MAX_WORKSPACE_WORDS}")
+        if role == "nblocks" and peek()[:2] == ("name", "even"):
+            expect("name")
+            multiple = 2
         if role == "workspace":
             if size is None:
                 raise ParseError(f"--interface: column {col}: workspace needs its size in 32-bit words, "
@@ -227,4 +247,4 @@ def parse_interface(text: str) -> Interface:
     for need in ("state", "data"):
         if need not in roles:
             raise ParseError(f"--interface: no {need} argument (state and data are required)")
-    return Interface(tuple(roles), words, name)
+    return Interface(tuple(roles), words, name, multiple)

@@ -33,6 +33,16 @@ is ``initial_reg("xmmN.j")`` -- and runs each row through the one shared
   64-bit register's data (the lifter tracks 32 bits of it), a pointer or a
   count moved whole into a vector register is refused as an untracked value;
   a 64-bit register takes a data lane when the upper lane is the constant 0;
+* lanes fold (``LaneFold``): a vector row computes in the executor's domain
+  seen through exact identities, so a lane that is a constant by the row's
+  value is that constant -- ``pxor %xmm1, %xmm1`` (and ``vpxor``) gives 0,
+  ``pand`` with a constant mask gives 0 where the mask is 0 and the lane
+  itself where it is all ones, ``pinsrd`` into a zeroed register keeps the
+  zeros. The loop-head template (``template``) then reads those lanes as
+  ``Const`` and the lane kept whole as what it is (Intel's SHA-NI pattern
+  ``pinsrd $3, 16(%rdi), %xmm1; pand mask, %xmm1``: lanes 0-2 zero, lane 3
+  the chaining value's E), where an unfolded ``and(xmm1.0, 0)`` was havocked
+  and gave a false counterexample;
 * the compositional prover's ``on_write`` hook sees one write per lane
   (location ``("reg", "xmmN.j")``), so a message word W_t computed in lane
   j of a vector register becomes a cut like a scalar one.
@@ -47,7 +57,9 @@ from __future__ import annotations
 
 import z3
 
+from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.ir import MASK32, Term
 from sha1opt.semantics.lift.decode import Decoded
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, is_data
 from sha1opt.semantics.machine import vector_value
@@ -83,7 +95,7 @@ class VectorUnit:
             return
         moves = row.moves
         try:
-            dest, n, value = vector_value(d.ins, row, self.domain,
+            dest, n, value = vector_value(d.ins, row, LaneFold(self.domain),
                                           self.vreg if moves else (lambda name: self._computed(name, d)),
                                           lambda m, lanes: self._vload(m, lanes, row.aligned, d, moves),
                                           lambda r: self._gpr_lanes(r, d, moves))
@@ -178,6 +190,72 @@ class VectorUnit:
         """Lane ``j`` of a register named ``"xmmN.j"`` (the locations ``on_write`` reports)."""
         reg, j = name.split(".")
         return self.vreg(reg)[int(j)]
+
+
+class LaneFold:
+    """A data domain seen through exact 32-bit identities, for the lanes a vector row computes.
+
+    Every rule is an identity of the operation on all inputs, so a folded value
+    is the same function as the unfolded one in every domain (numpy lanes are
+    unchanged; a term becomes the constant or the operand it equals):
+    operations of constants fold; ``x & 0 = 0``, ``x & ~0 = x``, ``x | 0 = x``,
+    ``x | ~0 = ~0``, ``x ^ 0 = x + 0 = x - 0 = x``, ``x ^ x = x - x = 0``,
+    ``0 << n = 0 >> n = rol(0, n) = 0``, ``x << 0 = x >> 0 = x``. Example:
+    ``pand`` of lanes (a, b, c, h4) with the constant mask (0, 0, 0, 0xffffffff)
+    is (0, 0, 0, h4), not four ``and`` terms.
+    """
+
+    _fold = NumpyDomain(1)
+
+    def __init__(self, domain) -> None:
+        self.domain = domain
+        self.name = domain.name
+
+    def const(self, value: int):
+        return self.domain.const(value)
+
+    def var(self, name: str):
+        return self.domain.var(name)
+
+    def constant(self, x) -> int | None:
+        return self.domain.constant(x)
+
+    def apply(self, op: str, *args):
+        d = self.domain
+        consts = [d.constant(a) for a in args]
+        if all(c is not None for c in consts):
+            return d.const(int(self._fold.apply(op, *(self._fold.const(c) for c in consts))[0]))
+        if len(args) == 2:
+            x, y = args
+            cx, cy = consts
+            if op == "and":
+                if 0 in consts:
+                    return d.const(0)
+                if MASK32 in consts:
+                    return y if cx == MASK32 else x
+            elif op == "or":
+                if MASK32 in consts:
+                    return d.const(MASK32)
+                if 0 in consts:
+                    return y if cx == 0 else x
+            elif op in ("xor", "add", "sub"):
+                if op != "add" and _same(x, y):
+                    return d.const(0)
+                if cy == 0:
+                    return x
+                if cx == 0 and op != "sub":
+                    return y
+            elif op in ("shl", "shr", "rol", "ror"):
+                if cx == 0:
+                    return d.const(0)
+                if cy is not None and cy & 31 == 0:     # the IR's counts are taken mod 32
+                    return x
+        return d.apply(op, *args)
+
+
+def _same(x, y) -> bool:
+    """The same value by construction: one object, or one interned term."""
+    return x is y or (isinstance(x, Term) and isinstance(y, Term) and x == y)
 
 
 _LOW, _HIGH = "[31:0]", "[63:32]"

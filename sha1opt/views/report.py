@@ -7,6 +7,9 @@ object the CLI writes, so the CLI command stays a thin wrapper.)
 
 from __future__ import annotations
 
+from sha1opt.emit.host_cpu import host
+from sha1opt.emit.measurements import cpu_key, model_error
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.bound import Bound, loop_bound, range_bound
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import HybridReport, Report
@@ -44,6 +47,17 @@ def report_bound(r: Report) -> Bound:
     return range_bound(load_model(r.uarch), r.first, r.last, r.arch)
 
 
+def model_error_text(uarch: str) -> str:
+    """What "optimal under the model" is worth here: the model's measured error on this CPU
+    (``emit.measurements.model_error``), or that it was not measured (issue 25, item 4)."""
+    cpu = host()
+    try:
+        err = model_error(uarch, cpu_key(cpu)) if cpu is not None else None
+    except Sha1optError:                  # an unreadable results database: say nothing is known
+        err = None
+    return err.text() if err else f"the {uarch} model's error is not measured on this CPU (export --tune measures it)"
+
+
 def bound_line(r: Report, b: Bound) -> str:
     """``lower bound  137.5 cycles (...); gap to bound +11.3%``; at gap 0 the result is proved optimal."""
     gap = b.gap(r.cycles)
@@ -55,7 +69,7 @@ def bound_line(r: Report, b: Bound) -> str:
         # every iteration obeys (search/bound.py, loop_bound): never call that optimal
         verdict = f"{100 * -gap:.1f}% below the bound: the measure dips below the steady-state rate"
     elif gap <= 1e-9:
-        verdict = "gap 0: proved optimal under the model"
+        verdict = f"gap 0: proved optimal under the model ({model_error_text(r.uarch)})"
     else:
         verdict = f"gap to bound {100 * gap:+.1f}%"
     return (f"  lower bound      {b.cycles:8.1f} cycles  {verdict}  (critical path {b.critical_path:.1f}, "

@@ -201,11 +201,14 @@ def test_the_hybrid_bench_refuses_a_block_this_cpu_lacks_a_feature_for(monkeypat
 
 @native_host
 def test_tuning_never_times_a_candidate_this_cpu_lacks_a_feature_for(tmp_path, monkeypatch):
-    """tuning.check_block (validated candidates are then timed natively) refuses on the predicate."""
-    from sha1opt.emit.tuning import check_block
+    """tuning.check_choice (validated candidates are then timed natively) refuses on the predicate."""
+    from sha1opt.emit.family import Choice
+    from sha1opt.emit.family_hybrid import HYBRID
+    from sha1opt.emit.tuning import check_choice
     monkeypatch.setenv(LACKS_ENV, "avx512vl")
     monkeypatch.setattr(execution_module, "emulator_for", lambda arch, features: None)
-    assert check_block(build(HybridParams(isa="avx512vl")), tmp_path) == "not timed: this CPU lacks avx512vl"
+    choice = Choice(HYBRID, build(HybridParams(isa="avx512vl")), "x86_64")
+    assert check_choice(choice, tmp_path) == "not timed: this CPU lacks avx512vl"
 
 
 @native_host

@@ -94,8 +94,10 @@ def test_the_i386_hybrid_bench_times_through_the_driver(runs, tmp_path, monkeypa
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
 def test_tuning_and_calibration_time_through_the_driver(runs, tmp_path, arch):
     obj = _object(arch, tmp_path)
-    ratios = tuning.native_timer(tmp_path)(obj, obj, arch, 4)
+    timed = tuning.native_timer(tmp_path)(obj, obj, arch, 4)
+    ratios = timed.ratios
     assert runs == ["tune0"] and np.allclose(ratios, OURS / PEER) and len(ratios) == 4
+    assert timed.reference_cpb > 0          # the reference's ticks/byte x the add-chain clock's cycles/tick
     exe = tmp_path / "unused"
     pr = calibration.run_pairs(exe, 5, size=1024)
     assert runs[-1] == "unused" and pr.pairs == 5 and pr.median == pytest.approx(OURS / PEER)

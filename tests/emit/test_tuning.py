@@ -1,5 +1,7 @@
-"""Native tuning (emit/tuning.py, ``export --tune N``): candidates distinct and validated before any
-timing, the host rule, Ctrl-C keeping the best validated candidate, and a real validated export."""
+"""Measured selection (emit/tuning.py, ``export --tune N``): candidates of every family the cap admits, distinct
+and validated before any timing, timed against the textbook schedule; a searched block measured slower than its
+family's default is never exported (issue 25); the host rule; Ctrl-C keeping the best validated candidate; and a
+real validated export."""
 
 from pathlib import Path
 
@@ -9,10 +11,15 @@ from click.testing import CliRunner
 
 from tests.support.cpu import needs
 from sha1opt.cli import main
-from sha1opt.emit.hybrid_export import export_hybrid
+from sha1opt.emit.family import Choice
+from sha1opt.emit.family_hybrid import HYBRID, shape
+from sha1opt.emit.family_scalar import SCALAR, recipe_variants
+from sha1opt.emit.family_shani import SHANI, shape as shani_shape
 from sha1opt.emit.host_cpu import CpuId, cpu_table, from_cpuinfo, host, host_refusal, model_of
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import CorpusError
-from sha1opt.emit.tuning import ranked_blocks, shape, tune_blocks
+from sha1opt.emit.tuning import MARGIN, Entry, Timed, pool, tune_choices
 from sha1opt.emit.validate import Validation
 from sha1opt.search.space.hybrid import HybridParams, build
 
@@ -20,9 +27,16 @@ EMERALD = CpuId("GenuineIntel", 6, 207)
 FORMS = ("rotate-bmi", "rotate-bmi-early-keep", "pin-bmi-early", "rotate-bmi-leanch-early-keep")
 
 
-def _blocks(forms=FORMS):
-    return [build(HybridParams(isa="avx512vl", lead=1, every=4, ahead=True, recurrence="rol2", scalar=f))
-            for f in forms]
+def _entries(forms=FORMS):
+    """The scalar default (the reference), the hybrid default (``rotate-bmi``) and searched hybrid forms."""
+    ref = Entry(Choice(SCALAR, textbook("x86_64"), "x86_64"), True, 4.2)
+    blocks = [build(HybridParams(isa="avx512vl", lead=1, every=4, ahead=True, recurrence="rol2", scalar=f))
+              for f in forms]
+    return [ref] + [Entry(Choice(HYBRID, b, "x86_64"), k == 0, 3.0) for k, b in enumerate(blocks)]
+
+
+def _name(choice) -> str:
+    return "textbook" if choice.family is SCALAR else choice.code.params.scalar
 
 
 class Recorder:
@@ -33,71 +47,99 @@ class Recorder:
         self.ratios, self.fail, self.interrupt_at = ratios, fail, interrupt_at
         self.timed = 0
 
-    def check(self, block, work: Path):
-        form = block.params.scalar
-        self.events.append(("check", form))
-        if form in self.fail:
+    def check(self, choice, work: Path):
+        name = _name(choice)
+        self.events.append(("check", name))
+        if name in self.fail:
             return "prove failed: (fake)"
         v = Validation()
-        v.obj = work / f"{form}.o"
-        v.obj.write_text(form)
+        v.obj = work / f"{name}.o"
+        v.obj.write_text(name)
         return v
 
-    def timer(self, cand: Path, ref: Path, arch: str, pairs: int) -> np.ndarray:
+    def timer(self, cand: Path, ref: Path, arch: str, pairs: int) -> Timed:
         self.timed += 1
         if self.interrupt_at is not None and self.timed == self.interrupt_at:
             raise KeyboardInterrupt
-        form = cand.read_text()
-        self.events.append(("time", form))
-        return np.full(pairs, self.ratios.get(form, 1.0))
+        name = cand.read_text()
+        self.events.append(("time", name))
+        return Timed(np.full(pairs, self.ratios.get(name, 1.0)), 4.0)
+
+
+def _tune(rec, entries=None, **kw):
+    kw.setdefault("pairs", 8)
+    kw.setdefault("rounds", 2)
+    return tune_choices(entries or _entries(), timer=rec.timer, check=rec.check, **kw)
 
 
 def test_every_candidate_is_validated_before_the_first_timing_run(tmp_path):
-    rec = Recorder({"pin-bmi-early": 0.93, "rotate-bmi-early-keep": 0.97})
-    t = tune_blocks(_blocks(), 3, "goldencove", pairs=8, rounds=2, work=tmp_path, timer=rec.timer, check=rec.check)
+    rec = Recorder({"rotate-bmi": 0.8, "pin-bmi-early": 0.7, "rotate-bmi-early-keep": 0.79})
+    t = _tune(rec, work=tmp_path)
     kinds = [k for k, _ in rec.events]
-    assert kinds[:3] == ["check"] * 3 and "check" not in kinds[3:]
-    assert [c.block.params.scalar for c in t.candidates] == list(FORMS[:3])    # the first n, in rank order
-    assert {f for k, f in rec.events if k == "time"} == set(FORMS[:3])       # the first choice timed against itself
-    assert t.best.block.params.scalar == "pin-bmi-early" and t.stop == "done" and t.rounds == 2
-    assert t.measured[2].pairs == 8 and t.measured[2].median == pytest.approx(0.93)
+    assert kinds[:5] == ["check"] * 5 and "check" not in kinds[5:]
+    assert [_name(c.choice) for c in t.candidates] == ["textbook", *FORMS]     # in pool order, the reference first
+    assert {f for k, f in rec.events if k == "time"} == {"textbook", *FORMS}  # the reference timed against itself
+    assert _name(t.best.choice) == "pin-bmi-early" and t.stop == "done" and t.rounds == 2
+    assert t.measured[3].pairs == 8 and t.measured[3].median == pytest.approx(0.7)
+    assert t.measured_cpb(3) == pytest.approx(0.7 * 4.0)                      # ratio x the reference's c/B
 
 
 def test_a_candidate_that_fails_validation_is_dropped_and_never_timed(tmp_path):
     rec = Recorder({"rotate-bmi-early-keep": 0.5}, fail=("rotate-bmi-early-keep",))
-    t = tune_blocks(_blocks(), 3, "goldencove", pairs=4, rounds=1, work=tmp_path, timer=rec.timer, check=rec.check)
+    t = _tune(rec, pairs=4, rounds=1, work=tmp_path)
     assert ("time", "rotate-bmi-early-keep") not in rec.events
-    assert [c.block.params.scalar for c in t.candidates] == ["rotate-bmi", "pin-bmi-early",
-                                                             "rotate-bmi-leanch-early-keep"]
+    assert "rotate-bmi-early-keep" not in [_name(c.choice) for c in t.candidates]
     assert any("dropped" in n and "rotate-bmi-early-keep" in n for n in t.notes)
 
 
-def test_no_candidate_faster_keeps_the_models_first_choice(tmp_path):
-    rec = Recorder({"rotate-bmi-early-keep": 1.02, "pin-bmi-early": 1.01})
-    t = tune_blocks(_blocks(), 3, "goldencove", pairs=4, rounds=2, work=tmp_path, timer=rec.timer, check=rec.check)
-    assert t.winner == 0 and "stays" in t.why
+def test_regression_a_searched_block_measured_slower_than_the_default_schedule_is_exported(tmp_path):
+    """Issue 25: the zen1 search's pick, "proved optimal under the model", measured slower than the textbook
+    schedule on a Zen 2. A searched candidate slower than (or within MARGIN of) its family's default loses to it
+    even when it is the fastest of its family's searched candidates."""
+    rec = Recorder({"rotate-bmi": 0.80, "pin-bmi-early": 0.81, "rotate-bmi-early-keep": 0.80 - MARGIN / 2,
+                    "rotate-bmi-leanch-early-keep": 0.95})
+    t = _tune(rec, work=tmp_path)
+    assert _name(t.best.choice) == "rotate-bmi" and t.best.entry.default
+    rec = Recorder({"textbook": 1.0})                                   # scalar only: the stored best is slower
+    slower = Entry(Choice(SCALAR, recipe_variants("x86_64", "bmi2", load_model("zen3"))[0][1], "x86_64"), False, 3.0)
+    rec.check = lambda choice, work: _fake_validation(work, "textbook" if choice.code.name == "textbook" else "slow")
+    rec.ratios["slow"] = 1.04
+    t = _tune(rec, [_entries()[0], slower], work=tmp_path / "s")
+    assert t.winner == 0 and t.measured[1].median == pytest.approx(1.04)
+
+
+def _fake_validation(work: Path, name: str) -> Validation:
+    v = Validation()
+    v.obj = work / f"{name}.o"
+    v.obj.write_text(name)
+    return v
+
+
+def test_a_searched_block_margin_below_its_default_wins(tmp_path):
+    rec = Recorder({"rotate-bmi": 0.80, "pin-bmi-early": 0.80 - 2 * MARGIN})
+    t = _tune(rec, work=tmp_path)
+    assert _name(t.best.choice) == "pin-bmi-early" and "below its family's default" in t.why
 
 
 def test_ctrl_c_during_timing_keeps_the_best_validated_candidate_so_far(tmp_path):
-    # 4 pairs per run: round 0 times all three, round 1 times one and is cut in pin-bmi-early's run
-    rec = Recorder({"rotate-bmi-early-keep": 0.95, "pin-bmi-early": 0.90}, interrupt_at=5)
-    t = tune_blocks(_blocks(), 3, "goldencove", pairs=8, rounds=2, work=tmp_path, timer=rec.timer, check=rec.check)
+    # 4 pairs per run: round 0 times all five, round 1 is cut in its third run
+    rec = Recorder({"rotate-bmi": 0.9, "pin-bmi-early": 0.80}, interrupt_at=8)
+    t = _tune(rec, work=tmp_path)
     assert t.stop == "interrupted" and t.rounds == 1
-    assert t.best.block.params.scalar == "pin-bmi-early" and t.best.validation.obj.is_file()
+    assert _name(t.best.choice) == "pin-bmi-early" and t.best.validation.obj.is_file()
     assert "interrupted" in t.why
 
 
-def test_should_stop_before_any_pair_exports_the_first_choice(tmp_path):
+def test_should_stop_before_any_pair_exports_the_reference(tmp_path):
     rec = Recorder({"pin-bmi-early": 0.5})
-    t = tune_blocks(_blocks(), 3, "goldencove", pairs=8, rounds=2, work=tmp_path, timer=rec.timer, check=rec.check,
-                    should_stop=lambda: len(rec.events) >= 3)
+    t = _tune(rec, work=tmp_path, should_stop=lambda: len(rec.events) >= 5)
     assert t.stop == "interrupted" and t.winner == 0 and not any(k == "time" for k, _ in rec.events)
 
 
 def test_a_candidate_with_too_few_pairs_is_not_ranked(tmp_path):
-    rec = Recorder({"pin-bmi-early": 0.5}, interrupt_at=3)     # pin's first (2-pair) run is the one cut
-    t = tune_blocks(_blocks(), 3, "goldencove", pairs=4, rounds=2, work=tmp_path, timer=rec.timer, check=rec.check)
-    assert t.measured[2].pairs == 0 and t.winner != 2
+    rec = Recorder({"pin-bmi-early": 0.5}, interrupt_at=4)     # pin's first (2-pair) run is the one cut
+    t = _tune(rec, pairs=4, work=tmp_path)
+    assert t.measured[3].pairs == 0 and _name(t.best.choice) != "pin-bmi-early"
 
 
 def test_host_rule_refuses_a_foreign_model_and_an_unknown_cpu():
@@ -144,28 +186,55 @@ def test_export_tune_on_a_foreign_model_is_refused_in_one_line(tmp_path):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("extra", [["--isa", "bmi2"], ["--isa", "shani"], [], ["--isa", "avx512", "--dispatch"]])
-def test_export_tune_needs_a_hybrid_level_and_no_dispatch(tmp_path, extra):
-    args = ["export", "--uarch", "goldencove", *extra, "--tune", "2", "-o", str(tmp_path / "t.S")]
+def test_export_tune_with_dispatch_is_refused_in_one_line(tmp_path):
+    args = ["export", "--uarch", "host", "--dispatch", "--tune", "2", "-o", str(tmp_path / "t.S")]
     r = CliRunner().invoke(main, args)
-    assert r.exit_code == 2 and "hybrid --isa level" in r.output
+    assert r.exit_code == 2 and "--dispatch" in r.output and len(r.output.strip().splitlines()) == 1
 
 
-def test_ranked_candidates_have_distinct_shapes_and_the_search_best_first():
-    blocks = ranked_blocks("goldencove", "i386", "ssse3", 3, evaluations=0)
-    shapes = [shape(b.params) for b in blocks]
-    assert len(blocks) == 3 and len(set(shapes)) == 3
+def test_hybrid_ranked_candidates_have_distinct_shapes_and_the_search_best_first(monkeypatch):
+    import sha1opt.emit.family_hybrid as fh
+    monkeypatch.setattr(fh, "EXPORT_EVALUATIONS", 0)       # the search's seed points only: fast
+    choices = HYBRID.ranked("goldencove", "i386", "ssse3", 3)
+    shapes = [shape(c.code.params) for c in choices]
+    assert len(choices) == 3 and len(set(shapes)) == 3
 
 
-@needs("ssse3")                                  # native validation and timing of SSSE3 blocks
+def test_scalar_ranked_is_the_models_pick_then_one_field_recipe_variants_cheapest_first():
+    """The capped best first (``choose``), then recipe variants no two the same code, allowed by the cap:
+    under --isa base no variant uses rorx or andn (BMI)."""
+    choices = SCALAR.ranked("zen3", "x86_64", "base", 4)
+    assert choices[0].code.body == SCALAR.choose("zen3", "x86_64", "base").code.body
+    assert len(choices) == 4 and all("scalar recipe" in c.notes[0] for c in choices[1:])
+    assert not any(v for c in choices for v in ("rorx", "andn") if v in c.notes[0])
+    assert len({SCALAR.path_text(c) for c in choices}) == 4
+
+
+def test_shani_ranked_is_the_models_point_then_other_classes_and_none_without_sha_ni():
+    choices = SHANI.ranked("zen3", "x86_64", "shani", 3)
+    assert len(choices) == 3 and len({shani_shape(c.code) for c in choices}) == 3
+    assert SHANI.ranked("skylake", "x86_64", "shani", 3) == []          # skylake's model has no SHA-NI
+
+
+def test_pool_has_each_admitted_familys_default_first_and_the_textbook_as_reference():
+    entries = pool("zen3", "x86_64", "base", 2)
+    assert entries[0].default and entries[0].choice.family is SCALAR and entries[0].choice.code.name == "textbook"
+    assert [e.choice.family for e in entries] == [SCALAR] * len(entries)      # --isa base: the scalar family only
+    assert len(entries) == 3 and not any(e.default for e in entries[1:])
+
+
 def test_tuned_winner_is_a_validated_export(tmp_path):
     # the one real end-to-end run: real proofs and vectors, a real (tiny) timing, the real export
-    blocks = [build(HybridParams(isa="ssse3")), build(HybridParams(isa="ssse3", lead=1, every=3))]
-    t = tune_blocks(blocks, 2, "goldencove", pairs=4, rounds=2, work=tmp_path / "w")
+    entries = [Entry(Choice(SCALAR, textbook("x86_64"), "x86_64"), True, 4.2),
+               Entry(Choice(SCALAR, recipe_variants("x86_64", "base", load_model("zen3"))[0][1], "x86_64"), False,
+                     4.0)]
+    t = tune_choices(entries, pairs=4, rounds=2, work=tmp_path / "w")
     assert [c.validation.ok for c in t.candidates] == [True, True] and t.measured[1].pairs == 4
-    res = export_hybrid(t.best.block, tmp_path / "t.S", uarch="goldencove")
+    assert t.reference_cpb > 0
+    best = t.best.choice
+    res = best.family.export(best, tmp_path / "t.S", uarch="zen3")
     assert res.ok and [c.name for c in res.validation.checks] == ["assemble", "lift", "prove", "vectors"]
-    assert t.best.block.params.key() in (tmp_path / "t.S").read_text()
+    assert best.code.name in (tmp_path / "t.S").read_text()
 
 
 @needs("ssse3")                                  # the export validates the SSSE3 block natively
@@ -179,11 +248,12 @@ def test_export_tune_first_ctrl_c_stops_the_timing_and_still_writes_the_validate
     block = build(HybridParams(isa="ssse3"))
     seen = {}
 
-    def fake_tune(uarch, arch, level, n, should_stop):
+    def fake_tune(uarch, arch, level, n, should_stop, **_):
         os.kill(os.getpid(), signal.SIGINT)          # Ctrl-C while "timing"
         seen["stopped"] = should_stop()
         m = Measurement(1.0, 1.0, 1.0, 4)
-        return Tuning((Candidate(block, 3.0, Validation()),), (m,), 0, "interrupted", "interrupted", 0)
+        entry = Entry(Choice(HYBRID, block, "x86_64"), False, 3.0)
+        return Tuning((Candidate(entry, Validation()),), (m,), 4.0, 0, "interrupted", "interrupted", 0)
 
     monkeypatch.setattr(cli_emit, "do_tune", fake_tune)
     monkeypatch.setattr(cli_emit, "host_refusal", lambda uarch, cpu: None)
@@ -191,3 +261,68 @@ def test_export_tune_first_ctrl_c_stops_the_timing_and_still_writes_the_validate
     r = CliRunner().invoke(main, ["export", "--uarch", "goldencove", "--isa", "ssse3", "--tune", "2", "-o", str(out)])
     assert seen["stopped"] and r.exit_code == 0, r.output
     assert "exporting candidate 0" in r.output and out.is_file() and block.params.key() in out.read_text()
+
+
+def test_regression_tune_without_isa_took_avx2_on_a_sha_ni_cpu_without_avx512():
+    """``--tune`` without --isa takes the highest level whose family's own features the CPU has: the ``shani``
+    level's cap allows AVX-512, so "every feature of the cap" skipped SHA-NI on a Zen 3 (it took avx2)."""
+    from sha1opt.emit.host_cpu import HostCpu
+    from sha1opt.emit.tuning import host_level
+    zen3 = frozenset({"sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "bmi1", "bmi2", "sha"})
+    cpu = HostCpu(CpuId("AuthenticAMD", 25, 1), 1, "AMD EPYC", zen3)
+    assert host_level(cpu) == "shani"
+    assert host_level(HostCpu(CpuId("AuthenticAMD", 23, 49), 0, "", zen3 - {"sha"})) == "avx2"
+    assert host_level(HostCpu(CpuId("GenuineIntel", 6, 15), 0, "", frozenset({"sse", "sse2", "ssse3"}))) == "ssse3"
+    assert host_level(HostCpu(CpuId("GenuineIntel", 6, 1), 0, "", frozenset())) == "base"
+
+
+def test_measured_candidates_are_kept_per_cpu_and_checked_when_read(tmp_path):
+    """Issue 25: "Measurements are stored per CPU id and feed stage 2": every timed candidate is a row of the
+    results database's measurements table (emit/measurements.py), read back per CPU; a hand-edited row
+    (a ratio outside its own p10/p90) refuses the file in one StoreError line."""
+    import sqlite3
+
+    from sha1opt.emit.host_cpu import HostCpu
+    from sha1opt.emit.measurements import cpu_key, measured, record
+    from sha1opt.emit.tuning import measured_rows
+    from sha1opt.search.store import Store, StoreError
+    rec = Recorder({"pin-bmi-early": 0.7})
+    t = _tune(rec, work=tmp_path / "w")
+    cpu = HostCpu(CpuId("AuthenticAMD", 25, 1), 1, "AMD EPYC", frozenset())
+    db = tmp_path / "r.sqlite"
+    assert record(measured_rows(t, cpu, "zen3"), db) == 5
+    rows = measured(cpu_key(cpu), db)
+    assert len(rows) == 5 and rows[0].ratio_median == pytest.approx(1.0) and rows[0].family == "scalar"
+    assert {r.reference for r in rows} == {rows[0].digest}                  # all paired against the textbook
+    assert [r for r in rows if r.ratio_median == pytest.approx(0.7)][0].measured_cpb == pytest.approx(2.8)
+    assert measured("GenuineIntel family 6 model 207 stepping 2", db) == []
+    Store(db, readonly=True).close()                                        # still a valid results database
+    con = sqlite3.connect(db)
+    con.execute("UPDATE measurements SET ratio_median = 9.0 WHERE family = 'scalar'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="impossible measurements row"):
+        measured(path=db)
+
+
+def test_proved_optimal_under_the_model_is_shown_with_the_models_measured_error(tmp_path, monkeypatch):
+    """Issue 25, item 4: "'Proved optimal under the model' is shown with the model's measured error beside it":
+    the MAPE of predicted vs measured c/B over the codes ``export --tune`` measured on this CPU (the latest row
+    per code), or that it was not measured."""
+    from sha1opt.emit.host_cpu import HostCpu
+    from sha1opt.emit.measurements import Measured, cpu_key, digest, model_error, record
+    from sha1opt.views import report
+    cpu = HostCpu(CpuId("AuthenticAMD", 23, 49), 0, "AMD EPYC 7B12", frozenset())
+    db = tmp_path / "r.sqlite"
+    monkeypatch.setenv("SHA1OPT_DB", str(db))
+    monkeypatch.setattr(report, "host", lambda: cpu)
+    assert "error is not measured on this CPU" in report.model_error_text("zen1")
+
+    def row(code, predicted, measured, created):
+        return Measured(cpu_key(cpu), cpu.brand, "zen1", "x86_64", "scalar", code, digest(code), digest("t"),
+                        predicted, 1.0, 0.9, 1.1, measured, 40, 16384, created)
+    record([row("a", 4.5, 9.0, 1.0), row("a", 4.5, 5.0, 2.0), row("b", 5.0, 5.0, 3.0)], db)
+    err = model_error("zen1", cpu_key(cpu), db)
+    assert err.codes == 2 and err.mape == pytest.approx((0.5 / 5.0 + 0.0) / 2)      # code a's latest row: 4.5 vs 5.0
+    assert "MAPE 5.0 % over 2 codes" in report.model_error_text("zen1")
+    assert "not measured" in report.model_error_text("zen3")

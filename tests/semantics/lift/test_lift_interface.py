@@ -44,6 +44,7 @@ def _build(tmp_path, *flags: str) -> ObjectFile:
     ("  ( data , state , nblocks ) ", Interface(("data", "state", "nblocks"))),
     ("blocks", DEFAULT),
     ("one-block", Interface(("state", "data"))),
+    ("_gcry_f(state, data, nblocks even)", Interface(("state", "data", "nblocks"), 0, "_gcry_f", 2)),
 ])
 def test_interface_grammar_reads_roles_in_argument_order(text, want):
     assert parse_interface(text) == want
@@ -58,6 +59,8 @@ def test_interface_grammar_reads_roles_in_argument_order(text, want):
     ("f(state[4], data)", "state is 5 words, not 4"),
     ("f(state, data, nblocks[2])", "nblocks is a count, not an array"),
     ("f(state)", "no data argument"),
+    ("f(state, data, even)", "column 16: unknown role 'even'"),
+    ("f(state, data even, nblocks)", "column 15: expected ')', found 'even'"),
     ("f(state, data) extra", "column 16: unexpected 'extra'"),
     ("f(state, data", "expected ')'"),
     ("__import__('os')(state, data)", "column 12: unexpected character"),
@@ -75,6 +78,16 @@ def test_one_block_interface_maps_to_a_contract_without_nblocks():
     assert c == Contract("sysv", 1, ("state", "data", "workspace"), 80) and c.one_block
     assert "%rdx workspace[80]" in c.describe() and "one block" in c.describe()
     assert DEFAULT.contract("cdecl").describe() == Contract("cdecl").describe()
+
+
+def test_nblocks_even_is_a_contract_of_even_counts():
+    """``nblocks even`` (libgcrypt's AVX2 code hashes pairs): the contract says so, and the least count is even."""
+    pairs = parse_interface("(state, data, nblocks even)")
+    assert str(pairs) == "(state, data, nblocks even)" and parse_interface(str(pairs)) == pairs
+    assert pairs.contract("sysv", 1) == Contract("sysv", 1, block_multiple=2)
+    assert pairs.contract("sysv", 1).counts() == "even nblocks >= 2"
+    assert pairs.contract("sysv", 0).counts() == "even nblocks >= 0"
+    assert DEFAULT.contract("sysv", 1).counts() == "nblocks >= 1"
 
 
 # -- gcc builds ---------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ what is proved is known to be SHA-1), or on the template / schedule
 functions directly where the rule is about them:
 
 * vector registers carry state across instructions (a state load through
-  xmm lanes proves; the wrong lane does not);
+  xmm lanes proves; the wrong lane does not), ymm lanes 4-7 too (kept by a
+  legacy-SSE xmm write, zeroed by a VEX one);
 * a head value over the block's words is a template kind of its own, and
   only when one iteration advances it to the next block's words;
 * the chaining value may live in vector lanes (SHA-NI keeps ABCD in xmm0);
@@ -61,6 +62,16 @@ def test_wrong_vector_lane_is_not_proved(tmp_path, text64):
           "\tpextrd $2, %xmm3, %ecx\n\tpextrd $3, %xmm3, %edx\n"
     r = _prove(tmp_path, text64.replace(LOAD, vec, 1))
     assert r.exit_code != 0 and "proved SHA-1" not in r.output
+
+
+@pytest.mark.parametrize("clear, proves", [("pxor %xmm3, %xmm3", True), ("vpxor %xmm3, %xmm3, %xmm3", False)])
+def test_ymm_upper_lanes_survive_a_legacy_sse_xmm_write_and_not_a_vex_one(tmp_path, text64, clear, proves):
+    """The state words through ymm lanes 4-7 (``vbroadcasti128``, ``vextracti128 $1``): a legacy-SSE write to
+    %xmm3 keeps them (proved), a VEX one zeroes them (not proved: the words read are 0)."""
+    vec = (f"\tvbroadcasti128 (%rdi), %ymm3\n\t{clear}\n\tvextracti128 $1, %ymm3, %xmm4\n"
+           "\tmovd %xmm4, %eax\n\tpextrd $1, %xmm4, %ebx\n\tpextrd $2, %xmm4, %ecx\n\tpextrd $3, %xmm4, %edx\n")
+    r = _prove(tmp_path, text64.replace(LOAD, vec, 1))
+    assert ("SHA-1: proved SHA-1" in r.output) == proves and (r.exit_code == 0) == proves, r.output
 
 
 def test_aligned_access_to_the_callers_buffer_is_refused_by_name(tmp_path, text64):
