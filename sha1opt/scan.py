@@ -290,16 +290,15 @@ def _row(job: _Job, proof: ObjectProof | None, model, seconds: float, verdict: s
     sym = job.cand.symbol
     address = job.obj.addresses.get(sym.section or "", 0) + sym.value
     if proof is None:
-        return Found(job.file, job.member, job.cand.name, address, job.cand.evidence, str(replace(iface, name=None)), catalogued,
-                     verdict, 0, 0,
-                     seconds, model.name, None, detail, job.dispatch)
+        return Found(job.file, job.member, job.cand.name, address, job.cand.evidence, str(replace(iface, name=None)),
+                     catalogued, verdict, 0, 0, seconds, model.name, None, detail, job.dispatch)
     used = iface if iface != DEFAULT or not proof.contract.one_block else KEYWORDS["one-block"]
     # priced only when proved: the loop of code not proved SHA-1 may be something else (a rolled function's
     # round loop taken for the block loop prices one round as 64 bytes: 0.02 c/B)
     cpb = next((a.cycles_per_byte for a in price(proof, [model])), None) if proof.proved else None
     paths = [p for p in proof.proof.paths if p.outcome != "not checked"]
-    return Found(job.file, job.member, proof.function, address, job.cand.evidence, str(replace(used, name=None)), catalogued,
-                 proof.outcome,
+    return Found(job.file, job.member, proof.function, address, job.cand.evidence, str(replace(used, name=None)),
+                 catalogued, proof.outcome,
                  len(paths), sum(p.outcome == "proved" for p in paths), seconds, model.name, cpb,
                  detail, job.dispatch)
 
