@@ -131,14 +131,18 @@ class PathReport:
     # A compression that does not hold: the earliest spec definition no value of the code matches
     # (``verdict.Verdict.first_wrong``, e.g. "A31": the new a of round 30).
     first_wrong: str | None = None
+    # The function pointers this path jumped or called through and the value it took (``calls``):
+    # each value of a pointer is a path of its own, named by it.
+    pointers: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
+        through = "".join(f" [{var} = {target}]" for var, target in self.pointers)
         if self.kind == "loop":
-            return f"loop at 0x{self.head:x} ({self.label})"
+            return f"loop at 0x{self.head:x} ({self.label})" + through
         if self.kind == "stopped":
-            return self.label
-        return f"entry -> ret, {self.kind}" + (f" (via {self.via})" if self.via else "")
+            return self.label + through
+        return f"entry -> ret, {self.kind}" + (f" (via {self.via})" if self.via else "") + through
 
 
 def witness(cond: list, axioms: list) -> tuple[tuple[str, bytes], ...]:
@@ -310,7 +314,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         via = label(end) if end.kind == "exit" and label(end) != sym.name else None
         return PathReport(kind, label(end), end.head if kind == "loop" else None, cond, v.outcome, v.detail,
                           instructions, time.perf_counter() - t1, v.cuts, v.category, via,
-                          first_wrong=v.first_wrong, **more)
+                          first_wrong=v.first_wrong, pointers=end.state.pointers, **more)
 
     for idx, end in enumerate(ends):
         if idx in consumed:

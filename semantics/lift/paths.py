@@ -7,7 +7,8 @@ the step limit (``limit``) -- each of these three with its ``category``
 (``values.CATEGORIES``: the refusal's, ``"contract"``, ``"limit"``); at a
 conditional branch both of whose directions are possible under the path
 condition (z3), the path forks -- and so does a
-``cmov`` on counts or pointers, whose fork gets the other value. A forked path may
+``cmov`` on counts or pointers, whose fork gets the other value, and a jump through a
+function pointer, whose fork runs the jump again for the pointer's next value. A forked path may
 stop at its very first address (the loop head right after the back edge).
 
 Example: the project's own export explored from its entry with the loop head
@@ -36,10 +37,12 @@ class State:
     cond: list = field(default_factory=list)      # path condition (z3 booleans)
     trace: list[Decoded] = field(default_factory=list)
     steps: int = 0
+    frames: tuple[tuple[str, int], ...] = ()       # the local functions being called (``calls``), innermost last
+    pointers: tuple[tuple[str, str], ...] = ()     # (function pointer, the value this path took), ``calls``
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps)
+                     self.steps, self.frames, self.pointers)
 
 
 class Program:
@@ -117,8 +120,16 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                     break
                 n_forks = len(forks)
                 pm.alternative = None
+                pm.refetch = False
                 pm.step(d, decide)
                 for f in forks[n_forks:]:
+                    if pm.refetch:
+                        # a function pointer's other values: the fork (its state from before the instruction,
+                        # copied when it forked) runs the instruction again and takes the next value
+                        f.pc_addr = (sec, d.address)
+                        f.trace = list(pm.s.trace[:-1])
+                        f.steps = pm.s.steps - 1
+                        continue
                     if d.target is None:          # a cmov: same next address, the other value
                         f.pc_addr = pm.s.pc_addr
                     else:
