@@ -25,7 +25,7 @@ control that leaves the function's own code:
   (``jmp *vec(%rip)``): ``pointer_targets`` bounds the pointer's values from the
   object's relocations -- its initial value (the data relocation at it) and every
   value the object's code stores to it (``mov %rax, vec(%rip)`` after ``mov
-  sym@GOTPCREL(%rip), %rax`` or ``lea sym(%rip), %rax``). The path forks once per
+  sym@GOTPCREL(%rip), %rax``, ``lea sym(%rip), %rax`` or i386's ``lea sym@GOTOFF(%ebx), %eax``). The path forks once per
   target, each fork taking one (a path condition on one selector constant per pointer,
   so the forks are disjoint), and each is proved on its own, the target named.
   A pointer whose values cannot be bounded so -- a global symbol (another object may
@@ -246,6 +246,7 @@ class Calls:
                 and op.index is None):
             what = f"through {op}" if isinstance(op, Reg) else "through a computed address"
             raise Refused(d, f"indirect {d.mnemonic} {what}: its targets are not bounded", "control flow")
+        self.address(op, d)             # (i386 @GOTOFF: the base register must hold the GOT pointer)
         var = _variable_name(self.p.obj, d.mem_ref)
         targets = pointer_targets(self.p.obj, d.mem_ref.region[4:], d.mem_ref.offset, self.bits)
         if isinstance(targets, str):
@@ -391,6 +392,8 @@ def _stored(obj: ObjectFile, fn, before: list[int], src) -> Target | str:
             field, r = relocs[0]
             if "GOTPCREL" in r.kind and d.mnemonic == "mov":
                 return _target(obj, r.section, r.target, r.symbol)
+            if r.kind == "R_386_GOTOFF" and d.mnemonic == "lea":
+                return _target(obj, r.section, r.target + r.addend, r.symbol)
             if r.kind in ("R_X86_64_PC32", "R_386_PC32") and d.mnemonic == "lea":
                 return _target(obj, r.section, r.target + r.addend + d.next - field, r.symbol)
             if r.kind in ("R_X86_64_32S", "R_X86_64_32", "R_386_32") and d.mnemonic == "mov" and d.imm_ref:

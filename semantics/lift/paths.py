@@ -121,15 +121,18 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                 n_forks = len(forks)
                 pm.alternative = None
                 pm.refetch = False
-                pm.step(d, decide)
-                for f in forks[n_forks:]:
+                try:
+                    pm.step(d, decide)
+                finally:
                     if pm.refetch:
                         # a function pointer's other values: the fork (its state from before the instruction,
-                        # copied when it forked) runs the instruction again and takes the next value
-                        f.pc_addr = (sec, d.address)
-                        f.trace = list(pm.s.trace[:-1])
-                        f.steps = pm.s.steps - 1
-                        continue
+                        # copied when it forked) runs the instruction again and takes the next value -- also
+                        # when this path's value ends it (refused)
+                        for f in forks[n_forks:]:
+                            f.pc_addr = (sec, d.address)
+                            f.trace = list(pm.s.trace[:-1])
+                            f.steps = pm.s.steps - 1
+                for f in forks[n_forks:] if not pm.refetch else ():
                     if d.target is None:          # a cmov: same next address, the other value
                         f.pc_addr = pm.s.pc_addr
                     else:

@@ -18,8 +18,10 @@
  *   -DUNKNOWN_CALL     sha1_copy_transform calls an external function with no contract
  *   -DZEROIZE          mbedTLS's mbedtls_platform_zeroize wipes the block instead of explicit_bzero
  */
-#define _DEFAULT_SOURCE
-#include <string.h>
+/* The C library's declarations, written out (no headers: builds for -m32 without the i386 libc headers). */
+void *memcpy(void *dst, const void *src, __SIZE_TYPE__ len);
+void *memset(void *dst, int c, __SIZE_TYPE__ len);
+void explicit_bzero(void *dst, __SIZE_TYPE__ len);
 
 typedef unsigned int u32;
 #define NOINLINE __attribute__((noinline))
@@ -58,7 +60,7 @@ static inline void rounds(u32 *state, u32 *w) {
 extern void sha1_hook(u32 *state);
 #endif
 #ifdef ZEROIZE
-void mbedtls_platform_zeroize(void *buf, unsigned long len);
+void mbedtls_platform_zeroize(void *buf, __SIZE_TYPE__ len);
 #endif
 
 /* memcpy the block into a local buffer, wipe it before returning (mbedTLS's shape). */
