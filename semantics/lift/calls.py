@@ -244,13 +244,14 @@ class Calls:
         op = d.ins.operands[0]
         if not (isinstance(op, Mem) and d.mem_ref is not None and d.mem_ref.region.startswith("sec:")
                 and op.index is None):
-            what = f"through {op}" if isinstance(op, Reg) else "through a computed address"
-            raise Refused(d, f"indirect {d.mnemonic} {what}: its targets are not bounded", "control flow")
+            # (through a register or a computed address: no pointer in the object's data to bound it by)
+            raise Refused(d, f"indirect {'jump' if d.mnemonic == 'jmp' else 'call'}", "control flow")
         self.address(op, d)             # (i386 @GOTOFF: the base register must hold the GOT pointer)
         var = _variable_name(self.p.obj, d.mem_ref)
         targets = pointer_targets(self.p.obj, d.mem_ref.region[4:], d.mem_ref.offset, self.bits)
         if isinstance(targets, str):
-            raise Refused(d, f"indirect {d.mnemonic} through {var}: {targets}", "control flow")
+            kind = "jump" if d.mnemonic == "jmp" else "call"
+            raise Refused(d, f"indirect {kind} through {var}: {targets}", "control flow")
         sel = z3.BitVec(f"target of {var}", 8)
         self.refetch = decide is not None
         chosen = targets[-1]
