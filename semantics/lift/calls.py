@@ -87,6 +87,17 @@ MAX_COPY = 252              # bytes a known function may copy (63 words: one wri
 MAX_FILL = 4096             # bytes a known function may fill
 
 
+class Outside(Refused):
+    """A jump or call to a function outside this object (a function pointer's value): not followed here.
+    ``symbol`` names it; ``tail`` when it is a jump (the callee returns to our caller): then the path is
+    the callee's own proof, if the caller's arguments are intact at the jump (``function``)."""
+
+    def __init__(self, d: Decoded, why: str, symbol: str, tail: bool) -> None:
+        super().__init__(d, why, "control flow")
+        self.symbol = symbol
+        self.tail = tail
+
+
 def clobbered(reg: str, why: str) -> Opq:
     """What a register holds after a call changed it: a value the code may only overwrite (``[`` in the name:
     never read back as an entry value)."""
@@ -112,7 +123,8 @@ class Calls:
         """A call (or, ``tail``, a jump) to the external function ``name``: its contract, or refused by name."""
         known = KNOWN.get(name)
         if known is None:
-            raise Refused(d, f"calls an external function ({name}) the lifter has no contract for", "control flow")
+            raise Outside(d, f"{'jumps to' if tail else 'calls'} an external function ({name}) the lifter has no "
+                             "contract for", name, tail)
         w = self.bits // 8
         rsp = self.s.regs.get("esp")
         if not (isinstance(rsp, Ptr) and rsp.region == "stack"):
@@ -403,4 +415,5 @@ def _stored(obj: ObjectFile, fn, before: list[int], src) -> Target | str:
     return f"%{src.name}, whose value is set outside its straight-line stretch"
 
 
-__all__ = ["CALLER_SAVED", "KNOWN", "Known", "MAX_CALL_DEPTH", "Calls", "Target", "clobbered", "pointer_targets"]
+__all__ = ["CALLER_SAVED", "KNOWN", "Known", "MAX_CALL_DEPTH", "Calls", "Outside", "Target", "clobbered",
+           "pointer_targets"]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import z3
 
-from sha1opt.semantics.lift.calls import KNOWN, Calls
+from sha1opt.semantics.lift.calls import KNOWN, Calls, Outside
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
@@ -224,8 +224,8 @@ class ControlFlow(Calls):
         if name in KNOWN:
             self.call_external(d, name, tail)
             return
-        raise Refused(d, f"{d.mnemonic} through {var} to {name} (one of its {count} values), a function outside "
-                         "this object: not followed (prove it on its own)", "control flow")
+        raise Outside(d, f"{d.mnemonic} through {var} to {name} (one of its {count} values), a function outside "
+                         "this object: not followed here", name, tail)
 
     def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
         """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does.

@@ -134,6 +134,10 @@ class PathReport:
     # The function pointers this path jumped or called through and the value it took (``calls``):
     # each value of a pointer is a path of its own, named by it.
     pointers: tuple[tuple[str, str], ...] = ()
+    # A refused path that ends in a jump to this function outside the object (a function pointer's value)
+    # with the caller's arguments, callee-saved registers and stack intact: its proof is that function's
+    # own, under the same contract (``analyze`` takes it from the archive member defining it).
+    outside: str | None = None
 
     @property
     def name(self) -> str:
@@ -329,7 +333,14 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             v = stopped(end)
             if end.kind == "violation":
                 v = replace(v, detail=contract.named(end.reason))
-            reports.append(report(end, cond, v, len(end.state.trace), t1))
+            outside = None
+            if end.outside is not None:
+                why = _entry_changed(ctx, end.state, fn.section, fn.entry)
+                outside = end.outside if why is None else None
+                v = replace(v, detail=v.detail + (f"; the caller's arguments, callee-saved registers and stack are "
+                                                  f"intact: the path is {end.outside}'s own proof" if why is None
+                                                  else f"; not {end.outside}'s own proof: {why}"))
+            reports.append(report(end, cond, v, len(end.state.trace), t1, outside=outside))
         elif end.kind == "exit" and contract.one_block:
             straight = tuple(end.state.trace)
             reports.append(report(end, cond, _prove_one_block(ctx, end, fn.section, fn.entry, prover),
@@ -377,6 +388,36 @@ def _stripped_entries(obj: ObjectFile, fn, sym) -> tuple[set[int], set[int]]:
     out = {t for t in targets if not obj.covering(fn.section, t)}
     tails = {d.target for d in fn.instructions.values() if d.address in inside} & out
     return tails, {t for t in out if t in tails or (t not in ends_at and t not in heads)}
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, Ptr) and isinstance(b, Ptr):
+        return a.region == b.region and z3.is_true(z3.simplify(a.off == b.off))
+    if isinstance(a, Int) and isinstance(b, Int):
+        return z3.is_true(z3.simplify(a.v == b.v))
+    if isinstance(a, Opq) and isinstance(b, Opq):
+        return a.name == b.name
+    return a is b
+
+
+def _entry_changed(ctx: Ctx, st: State, section: str, entry: int) -> str | None:
+    """Why a jump out of the function at ``st`` is not the same call of its target (an argument, a callee-saved
+    register, the stack pointer or the return address changed, or the state words or the caller's stack
+    written), or None: what the target computes from here is what it computes called by our caller."""
+    st0 = entry_state(ctx, section, entry)
+    for r, v in st0.regs.items():
+        if not _same(st.regs.get(r), v):
+            return f"%{r} is not its entry value"
+    for key, (v, _) in st0.mem.items():
+        got = st.mem.get(key)
+        if got is not None and not _same(got[0], v):
+            return f"the caller's stack slot {key[2]:+d} is not its entry value"
+    for key, (v, _) in st.mem.items():
+        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
+            return f"state word {key[2] // 4} was written"
+        if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:
+            return f"the caller's stack (entry stack pointer {key[2]:+d}) was written"
+    return None
 
 
 def _holds_n(st: State) -> bool:

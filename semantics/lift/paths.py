@@ -23,6 +23,7 @@ from typing import Callable
 import z3
 
 from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.lift.calls import Outside
 from sha1opt.semantics.lift.decode import Decoded, Function, decode_reachable
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.values import Category, Flags, Refused, Violation
@@ -77,6 +78,7 @@ class PathEnd:
     head: int | None = None
     reason: str = ""
     category: Category | None = None    # set exactly for "refused", "violation" and "limit"
+    outside: str | None = None          # "refused" at a jump to this function outside the object (``calls.Outside``)
 
 
 def explore(machine_for: Callable[[State], "object"], start: State, stops: set[int], *,
@@ -150,7 +152,8 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
         except Violation as e:
             ends.append(PathEnd(pm.s, "violation", reason=str(e), category=e.category))
         except Refused as e:
-            ends.append(PathEnd(pm.s, "refused", reason=str(e), category=e.category))
+            ends.append(PathEnd(pm.s, "refused", reason=str(e), category=e.category,
+                                outside=e.symbol if isinstance(e, Outside) and e.tail else None))
         except UnsupportedError as e:  # pragma: no cover - table misuse surfaces as a refusal
             ends.append(PathEnd(pm.s, "refused", reason=str(e), category="instruction"))
         work.extend((f, True) for f in forks)     # a fork is mid-path: its first address may be a stop

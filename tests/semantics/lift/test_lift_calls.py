@@ -173,6 +173,13 @@ def test_local_callee_mutant_refuted(tmp_path):
     assert proof.paths[0].first_wrong == "A41"
 
 
+def test_block_loop_calling_a_local_transform(tmp_path):
+    """A block loop calling the static transform once per block (whose round loop is not a block loop): proved
+    for every nblocks."""
+    proof = _lift(_build(tmp_path), "sha1_local_blocks", parse_interface("blocks"))
+    assert proof.proved, [p.detail for p in proof.paths]
+
+
 def test_recursion_refused_by_name(tmp_path):
     text = "    .text\n    .globl f\nf:\n    call helper\n    ret\nhelper:\n    call helper\n    ret\n"
     proof = prove_function(_asm(tmp_path, "rec", text), "f", ONE_BLOCK.contract("sysv"))
@@ -232,6 +239,51 @@ def test_nettle_fat_entry_targets(tmp_path):
     assert set(taken) == {t.name for t in targets}
     assert "getenv" in taken["nettle_sha1_compress_init"].detail
     assert "_nettle_sha1_compress_x86_64" in taken["_nettle_sha1_compress_x86_64"].detail
+
+
+def _archive(tmp_path: Path, *defines: str) -> Path:
+    """An archive of two members: ``entry.o`` (csrc/sha1_fp_entry.c: a jump through a pointer to functions
+    defined elsewhere) and ``calls.o`` (csrc/sha1_calls.c: those functions)."""
+    d = tmp_path / ("lib" + "".join(x.split("=")[0] for x in defines))
+    d.mkdir()
+    subprocess.run([_gcc(), "-O2", "-c", "-o", str(d / "entry.o"), str(C_SOURCE.with_name("sha1_fp_entry.c"))],
+                   check=True, timeout=120)
+    shutil.copy(_build(tmp_path, *defines), d / "calls.o")
+    lib = d / "libfp.a"
+    subprocess.run(["ar", "rcs", str(lib), str(d / "entry.o"), str(d / "calls.o")], check=True, timeout=60)
+    return lib
+
+
+def test_function_pointer_to_another_member_is_its_proof(tmp_path):
+    """A jump (tail call) through a pointer to functions another archive member defines, the caller's arguments
+    intact: each value is a path whose proof is that function's own, from the member defining it."""
+    res = prove_object(_archive(tmp_path), member="entry.o", function="sha1_fp_ext", interface=ONE_BLOCK)
+    assert res.proved, res.summary()
+    assert [p.outside for p in res.proof.paths] == ["sha1_impl_ext", "sha1_impl_ext2"]
+    assert all("(member calls.o) proved" in p.detail for p in res.proof.paths)
+
+
+def test_function_pointer_to_another_member_refuted(tmp_path):
+    """The other member's functions with a wrong constant: both paths are counterexamples (from that member's
+    proof); no native run claims it (the harness links one member), so the function is not proved."""
+    res = prove_object(_archive(tmp_path, "K3=0x8f1bbcddu"), member="entry.o", function="sha1_fp_ext",
+                       interface=ONE_BLOCK)
+    assert not res.proved
+    assert [p.outcome for p in res.proof.paths] == ["counterexample", "counterexample"]
+    assert "does not link" in res.native.reason
+
+
+def test_nettle_fat_entry_proved_per_target_from_the_archive():
+    """nettle's fat entry as ``prove --object libnettle.a --member fat-x86_64.o`` sees it: the two
+    implementations proved from their members, the init function refused naming getenv: not proved."""
+    path = LIB / "libnettle.a"
+    if not path.exists():
+        pytest.skip(f"{path} is not installed (setup/system-packages.sh installs it)")
+    res = prove_object(path, member="fat-x86_64.o", function="nettle_sha1_compress", interface=ONE_BLOCK)
+    by_target = {p.pointers[0][1]: p.outcome for p in res.proof.paths}
+    assert by_target == {"nettle_sha1_compress_init": "refused", "_nettle_sha1_compress_sha_ni": "proved",
+                         "_nettle_sha1_compress_x86_64": "proved"}
+    assert not res.proved and res.outcome == "refused"
 
 
 # -- 4. a cmov between a data pointer and a table pointer --------------------------------------------

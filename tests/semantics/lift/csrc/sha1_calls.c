@@ -161,3 +161,21 @@ void sha1_sentinel_blocks(u32 *state, const void *data, unsigned long nblocks) {
         p = next;
     }
 }
+
+/* The block loop calls the static transform once per block (its own round loop is not a block loop). */
+void sha1_local_blocks(u32 *state, const void *data, unsigned long nblocks) {
+    const unsigned char *p = data;
+    for (; nblocks; nblocks--, p += 64)
+        transform(state, p);
+}
+
+/* An implementation another object's function pointer holds (csrc/sha1_fp_entry.c, linked from an archive). */
+void sha1_impl_ext(u32 *state, const void *data) {
+    transform(state, data);
+}
+
+void sha1_impl_ext2(u32 *state, const void *data) {
+    u32 w[16];
+    memcpy(w, data, sizeof w);
+    rounds(state, w);
+}
