@@ -223,7 +223,14 @@ class Calls:
         """The callee's frame (everything below the stack pointer, the red zone too) holds what it left there."""
         rest, c = memory_key(rsp.off)
         for k, (v, size) in list(self.s.mem.items()):
-            if k[0] == "stack" and k[1] == rest and k[2] < c:
+            if k[0] != "stack":
+                continue
+            if k[1] == rest:
+                below = k[2] < c
+            else:                          # (a realigned slot: below the stack pointer if z3 cannot rule it out)
+                off = self._stack_offsets.get(k)
+                below = off is None or self.possible(off < rsp.off)
+            if below:
                 self.s.mem[k] = (Opq(f"stack{k[2]:+d} [clobbered by {why}]"), size)
 
     # -- local calls ----------------------------------------------------------------------------

@@ -269,9 +269,15 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         ctx.axioms.append(n == ctx.bv(1))
     else:
         heads = Cfg.build(fn).loop_heads()     # (with the code the function jumps into: ``decode_reach``)
+        # (a local function only called, never jumped into, is a callee: its loops are its own, ``calls``)
+        jumped = {d.target for d in fn.instructions.values() if d.target is not None and d.mnemonic != "call"}
+        called = {d.target for d in fn.instructions.values() if d.target is not None and d.mnemonic == "call"}
         for other in obj.functions() if obj.relocatable else ():
             # the dispatch jumps into sibling functions (OpenSSL's _ssse3_shortcut ...): their loops are heads too
             # (a linked object's thousands of functions are not decoded: its jumps' targets are in ``fn``)
+            inside = range(other.value, other.value + obj.sized(other).size)
+            if other.value in called and not any(t in inside for t in jumped):
+                continue
             if other.section == fn.section and other.name != sym.name:
                 heads |= Cfg.build(decode_function(obj, obj.sized(other), lines)).loop_heads()
     prover = prover or Prover()
