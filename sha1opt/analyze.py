@@ -32,6 +32,13 @@ counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
 right one is "not proved". Refusals of instructions, symbols and control
 flow the executor does not model stay refusals.
 
+A path that jumps to a function outside the object with the caller's
+arguments intact (a function pointer's value, nettle's fat entry
+``nettle_sha1_compress``; ``lift.calls``) is that function's own proof: in
+an archive it is proved from the member defining it (``objfile.
+defining_members``), and such a path is never run natively (the harness
+links one member).
+
 A function whose code sets the count itself (``FunctionProof.nblocks_unread``:
 every loop head reached with nblocks neither tested nor held; a stripped
 ``libcrypto.so.3``'s ``SHA1_Transform`` is ``mov $1, %edx; jmp`` into the

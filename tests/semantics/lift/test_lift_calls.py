@@ -163,6 +163,15 @@ def test_caller_saved_register_clobbered_by_the_call(tmp_path):
     assert p2.kind == "one block" and p2.outcome == "counterexample"      # state word 0 := 0: not SHA-1
 
 
+def test_tail_call_to_memset_returns_to_the_caller(tmp_path):
+    """``jmp memset`` (a tail call, %rsp = 8 mod 16 as at an entry) runs the contract and returns to our caller:
+    here it zeroes the 5 state words, so the one-block path ends at ret with a wrong state -- a counterexample,
+    not a refusal."""
+    text = "    .text\n    .globl f\nf:\n    xor %esi, %esi\n    mov $20, %edx\n    jmp memset\n"
+    path = prove_function(_asm(tmp_path, "tail", text), "f", ONE_BLOCK.contract("sysv")).paths[0]
+    assert path.kind == "one block" and path.outcome == "counterexample", path.detail
+
+
 # -- 2. local calls ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("arch", ["-m64", pytest.param("-m32", marks=pytest.mark.slow)])
