@@ -73,8 +73,8 @@ from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import (ARG_REGS, ENTRY_ALIGNMENT, SAVED, WORKSPACE_AT, Abi,  # noqa: F401
                                               Contract)  # (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
-from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, names, restored,
-                                              verify_step)
+from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, entry_changed, establishes, names,
+                                              restored, verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.lift.values import Category, stack_base
@@ -341,7 +341,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                 v = replace(v, detail=contract.named(end.reason))
             outside = None
             if end.outside is not None:
-                why = _entry_changed(ctx, end.state, fn.section, fn.entry)
+                why = entry_changed(ctx, end.state, entry_state(ctx, fn.section, fn.entry))
                 outside = end.outside if why is None else None
                 v = replace(v, detail=v.detail + (f"; the caller's arguments, callee-saved registers and stack are "
                                                   f"intact: the path is {end.outside}'s own proof" if why is None
@@ -394,36 +394,6 @@ def _stripped_entries(obj: ObjectFile, fn, sym) -> tuple[set[int], set[int]]:
     out = {t for t in targets if not obj.covering(fn.section, t)}
     tails = {d.target for d in fn.instructions.values() if d.address in inside} & out
     return tails, {t for t in out if t in tails or (t not in ends_at and t not in heads)}
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, Ptr) and isinstance(b, Ptr):
-        return a.region == b.region and z3.is_true(z3.simplify(a.off == b.off))
-    if isinstance(a, Int) and isinstance(b, Int):
-        return z3.is_true(z3.simplify(a.v == b.v))
-    if isinstance(a, Opq) and isinstance(b, Opq):
-        return a.name == b.name
-    return a is b
-
-
-def _entry_changed(ctx: Ctx, st: State, section: str, entry: int) -> str | None:
-    """Why a jump out of the function at ``st`` is not the same call of its target (an argument, a callee-saved
-    register, the stack pointer or the return address changed, or the state words or the caller's stack
-    written), or None: what the target computes from here is what it computes called by our caller."""
-    st0 = entry_state(ctx, section, entry)
-    for r, v in st0.regs.items():
-        if not _same(st.regs.get(r), v):
-            return f"%{r} is not its entry value"
-    for key, (v, _) in st0.mem.items():
-        got = st.mem.get(key)
-        if got is not None and not _same(got[0], v):
-            return f"the caller's stack slot {key[2]:+d} is not its entry value"
-    for key, (v, _) in st.mem.items():
-        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
-            return f"state word {key[2] // 4} was written"
-        if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:
-            return f"the caller's stack (entry stack pointer {key[2]:+d}) was written"
-    return None
 
 
 def _holds_n(st: State) -> bool:
