@@ -314,7 +314,7 @@ class _Key:
         return isinstance(other, _Key) and other.obj is self.obj
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)
 def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
     obj = key.obj
     w = bits // 8

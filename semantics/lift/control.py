@@ -164,7 +164,8 @@ class ControlFlow(Calls):
                 return
             else:
                 tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
-            self.enter_local(d, tgt)
+            if tgt != (sec, d.next):       # (``call 1f; 1: pop %ebx``, i386's get-PC idiom: no callee, no frame)
+                self.enter_local(d, tgt)
             rsp = self.s.regs["esp"]
             new = Ptr(rsp.region, rsp.off - self.bv(w))
             self.s.regs["esp"] = new
