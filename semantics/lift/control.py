@@ -10,8 +10,9 @@ data pointer and a constant table's end, the loop-exit sentinel of libgcrypt-sty
 Calls and jumps out of the function are ``calls.Calls``: a known external
 function by its contract, a local function followed, a function pointer's every
 value (forks). Pointers into two objects (the caller's buffers, the stack, this
-object's sections) compare unequal, and such a pointer is never null (``test
-%rdi,%rdi; je`` of an argument). A branch on flags a data instruction wrote, an
+object's sections) compare unequal. A NULL test of a contract pointer (``test %rdi,%rdi`` /
+``cmp $0``) sets ZF = 0: the contract's objects are never null (``_null_test``), so its ``je`` is
+decided, not forked. A branch on flags a data instruction wrote, an
 indirect jump or call whose targets are not bounded, an external function
 without a contract, or a return anywhere but to the caller (a ``Violation``)
 ends the path; so does a reachable call of ``__stack_chk_fail`` (a ``Violation``:
@@ -34,8 +35,11 @@ from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violati
 from sha1opt.semantics.x86 import Imm
 
 
-# Regions that are objects of their own (never address 0, never each other): the caller's buffers, the
-# stack, this object's sections. (``ext:`` symbols are not: a weak undefined symbol is 0, two may alias.)
+# Regions that are objects of the contract (the state and its context, the data, the stack and the workspace on
+# it): an address into one is never null.
+NON_NULL = ("state", "data", "stack")
+# Regions that are objects of their own (never each other): the caller's buffers, the stack, this object's
+# sections. (``ext:`` symbols are not: two may alias.)
 _OBJECT_REGIONS = ("state", "data", "stack", "got")
 
 
@@ -96,13 +100,20 @@ class ControlFlow(Calls):
             # their order unknown
             self.s.flags = Flags(z3.BoolVal(False), None, None, None)
             return True
-        null = [p for p, q in ((x, y), (y, x)) if isinstance(p, Ptr) and _is_object(p) and isinstance(q, Int)
-                and z3.is_bv_value(z3.simplify(q.v)) and z3.simplify(q.v).as_long() == 0]
-        if null and w == self.bits // 8:
-            # a null check of a buffer the contract passes (``test %rdi,%rdi; je``): an object is never at 0
-            self.s.flags = Flags(z3.BoolVal(False), None, z3.BoolVal(null[0] is not x), None)
-            return True
         return False
+
+    def _null_test(self, m: str, ops, x, y) -> bool:
+        """``test %p, %p`` or ``cmp $0, %p`` of a pointer into an object the contract names (the state or its
+        context, the data, the stack or workspace) at a constant offset: the contract's objects are never at
+        address 0 (``interface``: none null), so ZF = 0 (CF = OF = 0; SF, the address's top bit, undefined)
+        and a ``je`` to a NULL-argument error path is a branch no caller under the contract takes."""
+        if not (isinstance(x, Ptr) and x.region in NON_NULL and z3.is_bv_value(z3.simplify(x.off))):
+            return False
+        zero = isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0
+        if not ((m == "test" and ops[0] == ops[1]) or (m == "cmp" and zero)):
+            return False
+        self.s.flags = Flags(z3.BoolVal(False), None, z3.BoolVal(False), z3.BoolVal(False))
+        return True
 
     def _control(self, d: Decoded, m: str, ops, decide, sec: str, nxt) -> None:
         w = self.bits // 8
@@ -113,9 +124,7 @@ class ControlFlow(Calls):
             y = self.operand_value(ops[0], d, d.width or 4)
             if m == "cmp" and self._cmp_pointers(x, y, d.width or 4):
                 return
-            if m == "test" and isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region \
-                    and x.off.eq(y.off) and _is_object(x) and (d.width or 4) == self.bits // 8:
-                self.s.flags = Flags(z3.BoolVal(False), None, z3.BoolVal(False), z3.BoolVal(False))
+            if self._null_test(m, ops, x, y):
                 return
             if is_data(x) or is_data(y):
                 self.s.flags = Flags(None, None, None, None, data=True)
