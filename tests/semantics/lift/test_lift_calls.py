@@ -163,6 +163,23 @@ def test_caller_saved_register_clobbered_by_the_call(tmp_path):
     assert p2.kind == "one block" and p2.outcome == "counterexample"      # state word 0 := 0: not SHA-1
 
 
+def test_red_zone_clobbered_by_the_call(tmp_path):
+    """The callee's frame is below the stack pointer: a pointer left in the red zone (below %rsp) before the
+    call is not there after it -- its use is refused."""
+    body = "    mov %rdi, -8(%rsp)\n    lea 8(%rsp), %rdi\n    xor %esi, %esi\n    mov $8, %edx"
+    text = _FRAME.format(name="f", frame=24, body=body, after="    mov -8(%rsp), %rcx\n    movl $0, (%rcx)")
+    path = prove_function(_asm(tmp_path, "redzone", text), "f", ONE_BLOCK.contract("sysv")).paths[0]
+    assert path.outcome == "refused" and "%rcx does not hold a pointer" in path.detail
+
+
+def test_overlapping_memcpy_is_a_violation(tmp_path):
+    """memcpy between overlapping buffers is undefined (C11 7.24.2.1): a contract violation at the call."""
+    text = ("    .text\n    .globl f\nf:\n    sub $40, %rsp\n    lea 4(%rsp), %rdi\n    mov %rsp, %rsi\n"
+            "    mov $16, %edx\n    call memcpy\n    add $40, %rsp\n    ret\n")
+    path = prove_function(_asm(tmp_path, "overlap", text), "f", ONE_BLOCK.contract("sysv")).paths[0]
+    assert path.category == "contract" and "overlapping buffers" in path.detail
+
+
 def test_tail_call_to_memset_returns_to_the_caller(tmp_path):
     """``jmp memset`` (a tail call, %rsp = 8 mod 16 as at an entry) runs the contract and returns to our caller:
     here it zeroes the 5 state words, so the one-block path ends at ret with a wrong state -- a counterexample,
