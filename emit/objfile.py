@@ -85,6 +85,21 @@ def archive_members(path: Path) -> list[str]:
     return [ln for ln in proc.stdout.splitlines() if ln.strip()]
 
 
+def defining_members(path: Path, symbols: set[str]) -> dict[str, str]:
+    """The member of the archive ``path`` that defines each of ``symbols`` (one ``nm -A --defined-only``); a
+    symbol no member defines is left out. Example: in nettle's ``libnettle.a``,
+    ``{"_nettle_sha1_compress_x86_64": "sha1-compress.o"}``."""
+    proc = run([which("nm"), "-A", "--defined-only", str(path)], "listing the archive's symbols", timeout=TOOL_SECONDS)
+    out: dict[str, str] = {}
+    prefix = f"{path}:"
+    for line in proc.stdout.splitlines():
+        head, _, rest = line.rpartition(" ")
+        if rest in symbols and rest not in out and line.startswith(prefix) and len(head.split()) >= 2 \
+                and head.split()[-1] not in ("U", "w", "v"):
+            out[rest] = line[len(prefix):].split(":", 1)[0]
+    return out
+
+
 def _member(path: Path, member: str | None, workdir: Path) -> tuple[bytes, str]:
     names = archive_members(path)
     if member is None:     # MEMBER_HELP: the one member whose name contains "sha1", else a refusal

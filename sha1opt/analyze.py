@@ -32,6 +32,13 @@ counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
 right one is "not proved". Refusals of instructions, symbols and control
 flow the executor does not model stay refusals.
 
+A path that jumps to a function outside the object with the caller's
+arguments intact (a function pointer's value, nettle's fat entry
+``nettle_sha1_compress``; ``lift.calls``) is that function's own proof: in
+an archive it is proved from the member defining it (``objfile.
+defining_members``), and such a path is never run natively (the harness
+links one member).
+
 A function whose code sets the count itself (``FunctionProof.nblocks_unread``:
 every loop head reached with nblocks neither tested nor held; a stripped
 ``libcrypto.so.3``'s ``SHA1_Transform`` is ``mov $1, %edx; jmp`` into the
@@ -73,7 +80,7 @@ from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
-from sha1opt.emit.objfile import UserObject, load_object
+from sha1opt.emit.objfile import UserObject, defining_members, load_object
 from sha1opt.emit.toolchain import Preprocessor
 
 BLOCK_BYTES = 64
@@ -153,18 +160,21 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
         uo = load_object(path, work, arch=arch, member=member, cpp=cpp)
-        return _prove(uo, function, abi, min_blocks, work, native, interface or DEFAULT, paths)
+        archive = Path(path) if uo.kind == "archive member" else None
+        return _prove(uo, function, abi, min_blocks, work, native, interface or DEFAULT, paths, archive)
 
 
 def prove_loaded(uo: UserObject, function: str | None, workdir: Path, *, native: bool = True,
-                 interface: Interface | None = None) -> ObjectProof:
-    """``prove_object`` of an object already loaded (``emit.objfile.UserObject``): what ``sha1opt scan`` proves
-    each function it finds with, the object read once for all of them."""
-    return _prove(uo, function, None, None, workdir, native, interface or DEFAULT)
+                 interface: Interface | None = None, archive: Path | None = None) -> ObjectProof:
+    """``prove_object`` of an object already loaded (``emit.objfile.UserObject``; ``archive``: the ``.a`` it is
+    a member of, whose other members a function pointer may lead into): what ``sha1opt scan`` proves each
+    function it finds with, the object read once for all of them."""
+    return _prove(uo, function, None, None, workdir, native, interface or DEFAULT, None, archive)
 
 
 def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,
-           native: bool, interface: Interface = DEFAULT, paths: frozenset[str] | None = None) -> ObjectProof:
+           native: bool, interface: Interface = DEFAULT, paths: frozenset[str] | None = None,
+           archive: Path | None = None) -> ObjectProof:
     t0 = time.perf_counter()
     abi = abi or ABI_OF[uo.arch]
     if abi != ABI_OF[uo.arch]:
@@ -188,10 +198,10 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
-    proof = untracked_as_unknown(proof)
+    proof = untracked_as_unknown(_follow_outside(archive, proof, work))
     if proof.outcome == "refused":
-        if not any((p.outcome == "proved" and p.kind == "loop") or p.outcome in ("counterexample", "unknown")
-                   for p in proof.paths):
+        if not any((p.outcome == "proved" and p.kind in ("loop", "one block"))
+                   or p.outcome in ("counterexample", "unknown") for p in proof.paths):
             raise LiftRefusal(proof.refusal or "refused")
         # some dispatch paths proved, others use what is not modelled: report every path, prove nothing;
         # a path that failed outright is still run natively, with the capability words that take it
@@ -209,6 +219,40 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)
 
 
+def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path) -> FunctionProof:
+    """Each path that jumps to a function outside the object with the caller's arguments intact
+    (``PathReport.outside``: a function pointer's value, nettle's fat entry) takes that function's own proof
+    under the same contract, from the archive member defining it; one no member defines (or outside an
+    archive) stays refused, saying so. Example: nettle's ``nettle_sha1_compress`` (``fat-x86_64.o``) through
+    ``_nettle_sha1_compress_x86_64`` is proved in ``sha1-compress.o``."""
+    wanted = {p.outside for p in proof.paths if p.outside}
+    if not wanted:
+        return proof
+    where = defining_members(archive, wanted) if archive is not None else {}
+    done: dict[str, tuple[str, FunctionProof]] = {}
+    for sym, member in where.items():
+        uo = load_object(archive, work, member=member)
+        done[sym] = (member, prove_function(uo.obj, sym, proof.contract))
+    paths = []
+    for p in proof.paths:
+        if p.outside is None:
+            paths.append(p)
+        elif p.outside not in done:
+            where_not = "no member of the archive defines it" if archive is not None else "not an archive member"
+            paths.append(replace(p, detail=f"{p.detail} ({where_not})"))
+        else:
+            member, sub = done[p.outside]
+            bad = next((q for q in sub.paths if q.outcome != "proved"), None)
+            said = "; ".join(f"{q.name}: {q.outcome}" for q in sub.paths)
+            detail = (f"jumps to {p.outside} with the caller's arguments; {p.outside} (member {member}) "
+                      + (f"proved: {said}" if bad is None else f"not proved: {bad.name}: {bad.detail}"))
+            paths.append(replace(p, kind="one block" if proof.contract.one_block and bad is None else p.kind,
+                                 outcome=sub.outcome, detail=detail, cuts=sum(q.cuts for q in sub.paths),
+                                 category=None if bad is None else bad.category, first_wrong=sub.paths[0].first_wrong
+                                 if len(sub.paths) == 1 else None))
+    return replace(proof, paths=tuple(paths))
+
+
 def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface: Interface) -> Finding | Unavailable | None:
     """Run the function natively once per failed path, with that path's capability words (its
     ``witness``: OpenSSL's SSSE3 path runs only with its OPENSSL_ia32cap_P bits set); the first
@@ -217,6 +261,11 @@ def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface:
     tried: set = set()
     for p in proof.paths:
         if p.outcome not in ("counterexample", "unknown") or p.witness in tried:
+            continue
+        if p.outside is not None:
+            # (its code is another archive member's, which the harness does not link: a run would fail for that)
+            found = found or Unavailable(f"the path {p.name} runs {p.outside}, defined in another member of the "
+                                         "archive, which the native harness does not link")
             continue
         tried.add(p.witness)
         found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface,

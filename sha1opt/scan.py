@@ -318,7 +318,8 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     first: tuple[ObjectProof | None, str, Interface] | None = None
     for each in tried:
         try:
-            proof = prove_loaded(uo, job.cand.name, sub, native=native, interface=each)
+            proof = prove_loaded(uo, job.cand.name, sub, native=native, interface=each,
+                                 archive=Path(job.file) if job.member else None)
         except Sha1optError as e:
             proof, why = None, str(e)
         else:

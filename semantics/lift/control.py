@@ -5,10 +5,18 @@
 after a count or pointer instruction, a branch condition from them
 (``condition("jne")``), and ``push``/``pop``/``leave``/``call``/``ret``/
 ``jmp``/``j<cc>`` on the stack and the program counter, and ``cmov<cc>`` on
-counts and pointers (a fork, as a branch). A branch on flags a
-data instruction wrote, an indirect jump or call, a call into another
-object, or a return anywhere but to the caller (a ``Violation``) ends the path; so does a
-reachable call of ``__stack_chk_fail`` (a ``Violation``: the canary check fails, ``canary``).
+counts and pointers (a fork, as a branch; the two may point into different objects: a
+data pointer and a constant table's end, the loop-exit sentinel of libgcrypt-style code).
+Calls and jumps out of the function are ``calls.Calls``: a known external
+function by its contract, a local function followed, a function pointer's every
+value (forks). Pointers into two objects (the caller's buffers, the stack, this
+object's sections) compare unequal. A NULL test of a contract pointer (``test %rdi,%rdi`` /
+``cmp $0``) sets ZF = 0: the contract's objects are never null (``_null_test``), so its ``je`` is
+decided, not forked. A branch on flags a data instruction wrote, an
+indirect jump or call whose targets are not bounded, an external function
+without a contract, or a return anywhere but to the caller (a ``Violation``)
+ends the path; so does a reachable call of ``__stack_chk_fail`` (a ``Violation``:
+the canary check fails, ``canary``).
 
 Example: after ``decq 64(%rsp)`` on the count ``n - k``, ``condition("jne")``
 is ``Not(n - k - 1 == 0)``; the flags of ``add`` / ``sub`` / ``cmp`` follow the
@@ -20,13 +28,26 @@ from __future__ import annotations
 
 import z3
 
+from sha1opt.semantics.lift.calls import KNOWN, Calls, Outside
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.x86 import Imm
 
 
-class ControlFlow:
+# Regions that are objects of the contract (the state and its context, the data, the stack and the workspace on
+# it): an address into one is never null.
+NON_NULL = ("state", "data", "stack")
+# Regions that are objects of their own (never each other): the caller's buffers, the stack, this object's
+# sections. (``ext:`` symbols are not: two may alias.)
+_OBJECT_REGIONS = ("state", "data", "stack", "got")
+
+
+def _is_object(p: Ptr) -> bool:
+    return p.region in _OBJECT_REGIONS or p.region.startswith("sec:")
+
+
+class ControlFlow(Calls):
     """Mixin of ``PathMachine``: needs ``s`` (the state), ``bits``, ``bv``, ``operand_value``, ``load``,
     ``store``, ``_write``, ``_int`` and ``implies``."""
 
@@ -74,7 +95,25 @@ class ControlFlow:
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             self.set_flags_sub(x.off, y.off, x.off - y.off, w)
             return True
+        if isinstance(x, Ptr) and isinstance(y, Ptr) and _is_object(x) and _is_object(y):
+            # two objects (a data pointer against a constant table's end, the sentinel of a cmov): never equal,
+            # their order unknown
+            self.s.flags = Flags(z3.BoolVal(False), None, None, None)
+            return True
         return False
+
+    def _null_test(self, m: str, ops, x, y) -> bool:
+        """``test %p, %p`` or ``cmp $0, %p`` of a pointer into an object the contract names (the state or its
+        context, the data, the stack or workspace) at a constant offset: the contract's objects are never at
+        address 0 (``interface``: none null), so ZF = 0 (CF = OF = 0; SF, the address's top bit, undefined)
+        and a ``je`` to a NULL-argument error path is a branch no caller under the contract takes."""
+        if not (isinstance(x, Ptr) and x.region in NON_NULL and z3.is_bv_value(z3.simplify(x.off))):
+            return False
+        zero = isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0
+        if not ((m == "test" and ops[0] == ops[1]) or (m == "cmp" and zero)):
+            return False
+        self.s.flags = Flags(z3.BoolVal(False), None, z3.BoolVal(False), z3.BoolVal(False))
+        return True
 
     def _control(self, d: Decoded, m: str, ops, decide, sec: str, nxt) -> None:
         w = self.bits // 8
@@ -84,6 +123,8 @@ class ControlFlow:
             x = self.operand_value(ops[1], d, d.width or 4)
             y = self.operand_value(ops[0], d, d.width or 4)
             if m == "cmp" and self._cmp_pointers(x, y, d.width or 4):
+                return
+            if self._null_test(m, ops, x, y):
                 return
             if is_data(x) or is_data(y):
                 self.s.flags = Flags(None, None, None, None, data=True)
@@ -115,32 +156,25 @@ class ControlFlow:
             self.s.regs["ebp"] = v
             return
         if m == "ret":
-            rsp = self.s.regs.get("esp")
-            if not isinstance(rsp, Ptr):
-                raise Refused(d, "ret without a stack pointer", "control flow")
-            v = self.load(rsp, w, d)
-            pop = (ops[0].value if ops else 0) + w
-            self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(pop))
-            if isinstance(v, Opq) and v.name == "return address":
-                self.exited = True
-                return
-            if isinstance(v, Ptr) and v.region.startswith("sec:"):
-                off = z3.simplify(v.off)
-                if z3.is_bv_value(off):
-                    self.s.pc_addr = (v.region[4:], off.as_long())
-                    return
-            if isinstance(v, Opq):
-                raise Violation(d, f"ret does not return to the caller (it pops the saved {v.name}: the stack is unbalanced)")
-            raise Refused(d, "returns to a computed address", "control flow")
+            self._return(d, ops[0].value if ops else 0)
+            return
         if m == "call":
-            if d.target is None and d.imm_ref is None:
-                raise Refused(d, "indirect call", "control flow")
             if d.imm_ref is not None and d.imm_ref.region[4:] in FAIL_FUNCTIONS:
                 raise Violation(d, f"the stack-protector check fails on this path (calls {d.imm_ref.region[4:]}): "
                                    "the frame's copy of the stack guard is overwritten")
-            if d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
-                raise Refused(d, f"calls an external function ({d.imm_ref.region[4:]})", "control flow")
-            tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
+            if d.target is None and d.imm_ref is None:
+                t, var, count = self.pointer_target(d, decide)
+                if t.section is None:
+                    self._pointer_to_external(d, t.name, var, count, tail=False)
+                    return
+                tgt = (t.section, t.offset)
+            elif d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
+                self.call_external(d, d.imm_ref.region[4:], tail=False)
+                return
+            else:
+                tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
+            if tgt != (sec, d.next):       # (``call 1f; 1: pop %ebx``, i386's get-PC idiom: no callee, no frame)
+                self.enter_local(d, tgt)
             rsp = self.s.regs["esp"]
             new = Ptr(rsp.region, rsp.off - self.bv(w))
             self.s.regs["esp"] = new
@@ -148,9 +182,18 @@ class ControlFlow:
             self.s.pc_addr = tgt
             return
         if m == "jmp":
-            if d.target is None:
-                raise Refused(d, "indirect jump", "control flow")
-            self.s.pc_addr = (sec, d.target)
+            if d.target is not None:
+                self.s.pc_addr = (sec, d.target)
+            elif d.imm_ref is not None and d.imm_ref.region.startswith("sec:"):
+                self.s.pc_addr = (d.imm_ref.region[4:], d.imm_ref.offset)      # a relocated jump into this object
+            elif d.imm_ref is not None:
+                self.call_external(d, d.imm_ref.region[4:], tail=True)        # a tail call
+            else:
+                t, var, count = self.pointer_target(d, decide)
+                if t.section is None:
+                    self._pointer_to_external(d, t.name, var, count, tail=True)
+                else:
+                    self.s.pc_addr = (t.section, t.offset)
             return
         if m in BRANCHES:
             c = self.condition(m, d)
@@ -164,6 +207,36 @@ class ControlFlow:
             return
         raise Refused(d, f"unsupported instruction {m}", "instruction")  # pragma: no cover - CONTROL is closed
 
+    def _return(self, d: Decoded, extra: int = 0) -> None:
+        """``ret`` (``extra`` more bytes popped): to the caller (the path exits), or back into this object's code
+        (a local call's return: its frame popped)."""
+        w = self.bits // 8
+        rsp = self.s.regs.get("esp")
+        if not isinstance(rsp, Ptr):
+            raise Refused(d, "ret without a stack pointer", "control flow")
+        v = self.load(rsp, w, d)
+        self.s.regs["esp"] = Ptr(rsp.region, rsp.off + self.bv(extra + w))
+        if isinstance(v, Opq) and v.name == "return address":
+            self.exited = True
+            return
+        if isinstance(v, Ptr) and v.region.startswith("sec:"):
+            off = z3.simplify(v.off)
+            if z3.is_bv_value(off):
+                self.leave_local()
+                self.s.pc_addr = (v.region[4:], off.as_long())
+                return
+        if isinstance(v, Opq):
+            raise Violation(d, f"ret does not return to the caller (it pops the saved {v.name}: the stack is unbalanced)")
+        raise Refused(d, "returns to a computed address", "control flow")
+
+    def _pointer_to_external(self, d: Decoded, name: str, var: str, count: int, tail: bool) -> None:
+        """One value of a function pointer is an external function: its contract if known, else refused naming it."""
+        if name in KNOWN:
+            self.call_external(d, name, tail)
+            return
+        raise Outside(d, f"{d.mnemonic} through {var} to {name} (one of its {count} values), a function outside "
+                         "this object: not followed here", name, tail)
+
     def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
         """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does.
 
@@ -174,8 +247,7 @@ class ControlFlow:
         c = self.condition(m, d)
         a = self.operand_value(ops[0], d, w)
         b = self.operand_value(ops[1], d, w)
-        if not ((isinstance(a, Int) and isinstance(b, Int))
-                or (isinstance(a, Ptr) and isinstance(b, Ptr) and a.region == b.region)):
+        if not ((isinstance(a, Int) and isinstance(b, Int)) or (isinstance(a, Ptr) and isinstance(b, Ptr))):
             raise Refused(d, "conditional move of unlike values", "untracked value")
         if decide is None:
             if self.implies(c):

@@ -73,8 +73,8 @@ from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import (ARG_REGS, ENTRY_ALIGNMENT, SAVED, WORKSPACE_AT, Abi,  # noqa: F401
                                               Contract)  # (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
-from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, names, restored,
-                                              verify_step)
+from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, entry_changed, establishes, names,
+                                              restored, verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.lift.values import Category, stack_base
@@ -131,14 +131,22 @@ class PathReport:
     # A compression that does not hold: the earliest spec definition no value of the code matches
     # (``verdict.Verdict.first_wrong``, e.g. "A31": the new a of round 30).
     first_wrong: str | None = None
+    # The function pointers this path jumped or called through and the value it took (``calls``):
+    # each value of a pointer is a path of its own, named by it.
+    pointers: tuple[tuple[str, str], ...] = ()
+    # A refused path that ends in a jump to this function outside the object (a function pointer's value)
+    # with the caller's arguments, callee-saved registers and stack intact: its proof is that function's
+    # own, under the same contract (``analyze`` takes it from the archive member defining it).
+    outside: str | None = None
 
     @property
     def name(self) -> str:
+        through = "".join(f" [{var} = {target}]" for var, target in self.pointers)
         if self.kind == "loop":
-            return f"loop at 0x{self.head:x} ({self.label})"
+            return f"loop at 0x{self.head:x} ({self.label})" + through
         if self.kind == "stopped":
-            return self.label
-        return f"entry -> ret, {self.kind}" + (f" (via {self.via})" if self.via else "")
+            return self.label + through
+        return f"entry -> ret, {self.kind}" + (f" (via {self.via})" if self.via else "") + through
 
 
 def witness(cond: list, axioms: list) -> tuple[tuple[str, bytes], ...]:
@@ -264,9 +272,15 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         ctx.axioms.append(n == ctx.bv(1))
     else:
         heads = Cfg.build(fn).loop_heads()     # (with the code the function jumps into: ``decode_reach``)
+        # (a local function only called, never jumped into, is a callee: its loops are its own, ``calls``)
+        jumped = {d.target for d in fn.instructions.values() if d.target is not None and d.mnemonic != "call"}
+        called = {d.target for d in fn.instructions.values() if d.target is not None and d.mnemonic == "call"}
         for other in obj.functions() if obj.relocatable else ():
             # the dispatch jumps into sibling functions (OpenSSL's _ssse3_shortcut ...): their loops are heads too
             # (a linked object's thousands of functions are not decoded: its jumps' targets are in ``fn``)
+            inside = range(other.value, other.value + obj.sized(other).size)
+            if other.value in called and not any(t in inside for t in jumped):
+                continue
             if other.section == fn.section and other.name != sym.name:
                 heads |= Cfg.build(decode_function(obj, obj.sized(other), lines)).loop_heads()
     prover = prover or Prover()
@@ -313,7 +327,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         via = label(end) if end.kind == "exit" and label(end) != sym.name else None
         return PathReport(kind, label(end), end.head if kind == "loop" else None, cond, v.outcome, v.detail,
                           instructions, time.perf_counter() - t1, v.cuts, v.category, via,
-                          first_wrong=v.first_wrong, **more)
+                          first_wrong=v.first_wrong, pointers=end.state.pointers, **more)
 
     for idx, end in enumerate(ends):
         if idx in consumed:
@@ -328,7 +342,14 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             v = stopped(end)
             if end.kind == "violation":
                 v = replace(v, detail=contract.named(end.reason))
-            reports.append(report(end, cond, v, len(end.state.trace), t1))
+            outside = None
+            if end.outside is not None:
+                why = entry_changed(ctx, end.state, entry_state(ctx, fn.section, fn.entry))
+                outside = end.outside if why is None else None
+                v = replace(v, detail=v.detail + (f"; the caller's arguments, callee-saved registers and stack are "
+                                                  f"intact: the path is {end.outside}'s own proof" if why is None
+                                                  else f"; not {end.outside}'s own proof: {why}"))
+            reports.append(report(end, cond, v, len(end.state.trace), t1, outside=outside))
         elif end.kind == "exit" and contract.one_block:
             straight = tuple(end.state.trace)
             reports.append(report(end, cond, _prove_one_block(ctx, end, fn.section, fn.entry, prover),

@@ -444,5 +444,35 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
     return None, res.cuts
 
 
-__all__ = ["Ctx", "SAVED", "names", "restored", "verify_step", "block_offset", "compress_holds",
+def _same(a, b) -> bool:
+    if isinstance(a, Ptr) and isinstance(b, Ptr):
+        return a.region == b.region and z3.is_true(z3.simplify(a.off == b.off))
+    if isinstance(a, Int) and isinstance(b, Int):
+        return z3.is_true(z3.simplify(a.v == b.v))
+    if isinstance(a, Opq) and isinstance(b, Opq):
+        return a.name == b.name
+    return a is b
+
+
+def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
+    """Why a jump out of the function at ``st`` is not the same call of its target as the caller's call of the
+    function (entry state ``st0``): an argument, a callee-saved register, the stack pointer or the return
+    address changed, or the state words or the caller's stack written; or None: what the target computes from
+    here is what it computes called by our caller (``calls.Outside``)."""
+    for r, v in st0.regs.items():
+        if not _same(st.regs.get(r), v):
+            return f"%{r} is not its entry value"
+    for key, (v, _) in st0.mem.items():
+        got = st.mem.get(key)
+        if got is not None and not _same(got[0], v):
+            return f"the caller's stack slot {key[2]:+d} is not its entry value"
+    for key, (v, _) in st.mem.items():
+        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
+            return f"state word {key[2] // 4} was written"
+        if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:
+            return f"the caller's stack (entry stack pointer {key[2]:+d}) was written"
+    return None
+
+
+__all__ = ["Ctx", "SAVED", "names", "restored", "entry_changed", "verify_step", "block_offset", "compress_holds",
            "establishes", "template_holds", "head_terms_hold"]

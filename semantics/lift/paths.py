@@ -7,7 +7,8 @@ the step limit (``limit``) -- each of these three with its ``category``
 (``values.CATEGORIES``: the refusal's, ``"contract"``, ``"limit"``); at a
 conditional branch both of whose directions are possible under the path
 condition (z3), the path forks -- and so does a
-``cmov`` on counts or pointers, whose fork gets the other value. A forked path may
+``cmov`` on counts or pointers, whose fork gets the other value, and a jump through a
+function pointer, whose fork runs the jump again for the pointer's next value. A forked path may
 stop at its very first address (the loop head right after the back edge).
 
 Example: the project's own export explored from its entry with the loop head
@@ -22,6 +23,7 @@ from typing import Callable
 import z3
 
 from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.lift.calls import Outside
 from sha1opt.semantics.lift.decode import Decoded, Function, decode_reachable
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.values import Category, Flags, Refused, Violation
@@ -36,10 +38,12 @@ class State:
     cond: list = field(default_factory=list)      # path condition (z3 booleans)
     trace: list[Decoded] = field(default_factory=list)
     steps: int = 0
+    frames: tuple[tuple[str, int], ...] = ()       # the local functions being called (``calls``), innermost last
+    pointers: tuple[tuple[str, str], ...] = ()     # (function pointer, the value this path took), ``calls``
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps)
+                     self.steps, self.frames, self.pointers)
 
 
 class Program:
@@ -74,6 +78,7 @@ class PathEnd:
     head: int | None = None
     reason: str = ""
     category: Category | None = None    # set exactly for "refused", "violation" and "limit"
+    outside: str | None = None          # "refused" at a jump to this function outside the object (``calls.Outside``)
 
 
 def explore(machine_for: Callable[[State], "object"], start: State, stops: set[int], *,
@@ -117,8 +122,19 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                     break
                 n_forks = len(forks)
                 pm.alternative = None
-                pm.step(d, decide)
-                for f in forks[n_forks:]:
+                pm.refetch = False
+                try:
+                    pm.step(d, decide)
+                finally:
+                    if pm.refetch:
+                        # a function pointer's other values: the fork (its state from before the instruction,
+                        # copied when it forked) runs the instruction again and takes the next value -- also
+                        # when this path's value ends it (refused)
+                        for f in forks[n_forks:]:
+                            f.pc_addr = (sec, d.address)
+                            f.trace = list(pm.s.trace[:-1])
+                            f.steps = pm.s.steps - 1
+                for f in forks[n_forks:] if not pm.refetch else ():
                     if d.target is None:          # a cmov: same next address, the other value
                         f.pc_addr = pm.s.pc_addr
                     else:
@@ -136,7 +152,8 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
         except Violation as e:
             ends.append(PathEnd(pm.s, "violation", reason=str(e), category=e.category))
         except Refused as e:
-            ends.append(PathEnd(pm.s, "refused", reason=str(e), category=e.category))
+            ends.append(PathEnd(pm.s, "refused", reason=str(e), category=e.category,
+                                outside=e.symbol if isinstance(e, Outside) and e.tail else None))
         except UnsupportedError as e:  # pragma: no cover - table misuse surfaces as a refusal
             ends.append(PathEnd(pm.s, "refused", reason=str(e), category="instruction"))
         work.extend((f, True) for f in forks)     # a fork is mid-path: its first address may be a stop

@@ -26,7 +26,8 @@ SNIPPET_REFUSALS = {
 # Added right after the entry's "jz .Lsha1_done" (the unknown instruction: before round 0's first bswap).
 FUNCTION_REFUSALS = {
     "unknown instruction": ("\tbswap %r8d\n", "\tadc %ecx, %r8d\n\tbswap %r8d\n", "unsupported instruction adc at 0x"),
-    "unresolved symbol": ("\tjz .Lsha1_done\n", "\tjz .Lsha1_done\n\tcall memcpy\n", "calls an external function (memcpy)"),
+    "unresolved symbol": ("\tjz .Lsha1_done\n", "\tjz .Lsha1_done\n\tcall sha1_hook\n",
+                          "calls an external function (sha1_hook)"),
     "indirect jump": ("\tjz .Lsha1_done\n", "\tjz .Lsha1_done\n\tjmp *%rax\n", "indirect jump at 0x9 (line 8)"),
 }
 

@@ -1,0 +1,426 @@
+"""Calls and function pointers of the whole-function executor: what a path does at a ``call`` or ``jmp`` that leaves it.
+
+``Calls`` is the part of ``executor.PathMachine`` (through ``control.ControlFlow``) for
+control that leaves the function's own code:
+
+* **a known external function** (``KNOWN``: ``memcpy``, ``memset``,
+  ``explicit_bzero``, mbedTLS's ``mbedtls_platform_zeroize``), named by the
+  call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``), is run by
+  its contract, not its code: the copy or fill of a length that must be a
+  constant at the call (else refused by name); its return value (``dst`` or
+  nothing); every caller-saved register (``CALLER_SAVED``, and every vector
+  register) and every stack slot below the stack pointer (the callee's frame, the
+  red zone) clobbered: a general register or slot so that a later read of it is refused, a vector
+  lane an unknown value of its own; callee-saved
+  registers and the stack pointer kept. The ABI's stack alignment at a call
+  (``%rsp`` = 0 mod 16 before the ``call``, from ``interface.ENTRY_ALIGNMENT``) is
+  proved, else the path is a violation. A copy whose source and destination
+  overlap is a violation (C11 7.24.2.1). A tail call (``jmp memcpy``) runs the
+  contract and returns to the caller. Any other external callee is refused by name.
+* **a local function** of the same object (a direct ``call`` into its code): followed
+  -- the return address pushed, the callee executed, its ``ret`` back -- at most
+  ``MAX_CALL_DEPTH`` calls deep; a call to a function already on the path's call
+  stack (recursion) is refused by name.
+* **a jump or call through a function pointer** in the object's data
+  (``jmp *vec(%rip)``): ``pointer_targets`` bounds the pointer's values from the
+  object's relocations -- its initial value (the data relocation at it) and every
+  value the object's code stores to it (``mov %rax, vec(%rip)`` after ``mov
+  sym@GOTPCREL(%rip), %rax``, ``lea sym(%rip), %rax`` or i386's ``lea sym@GOTOFF(%ebx), %eax``). The path forks once per
+  target, each fork taking one (a path condition on one selector constant per pointer,
+  so the forks are disjoint), and each is proved on its own, the target named.
+  A pointer whose values cannot be bounded so -- a global symbol (another object may
+  store to it), its address taken, a store of a value not a symbol's address, a
+  linked object (whose relocations are gone) -- is refused by name.
+
+Example: gcc's ``memset(w, 0, 64); ...; memcpy(w, data, 64)`` on a stack buffer
+``w`` at ``-0x58(%rsp)`` writes 16 words of the constant 0 and then the message
+words ``m0..m15`` into the stack slots ``-0x58 .. -0x1c``; ``%rax`` holds the
+pointer ``w`` after each; ``%rcx`` holds ``%rcx [clobbered by the call to memcpy]``,
+which the code may only overwrite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import z3
+
+from sha1opt.semantics.lift.decode import Decoded, Ref, decode_function
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
+from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, memory_key
+from sha1opt.semantics.lift.vectors import vector_registers
+from sha1opt.semantics.x86 import Imm, Mem, Reg
+
+
+@dataclass(frozen=True)
+class Known:
+    """An external function run by its contract: ``effect`` on memory, the arguments in order (``dst``, ``src``,
+    ``value``, ``length``; a fill without ``value`` writes zeros), what it returns, and where the contract is."""
+
+    name: str
+    effect: Literal["copy", "fill"]
+    args: tuple[str, ...]
+    returns: Literal["dst", "nothing"]
+    source: str
+
+
+KNOWN: dict[str, Known] = {k.name: k for k in (
+    Known("memcpy", "copy", ("dst", "src", "length"), "dst",
+          "ISO C11 7.24.2.1 (copies length bytes; overlapping objects: undefined); returns dst"),
+    Known("memset", "fill", ("dst", "value", "length"), "dst",
+          "ISO C11 7.24.6.1 (copies (unsigned char)value into each of the first length bytes); returns dst"),
+    Known("explicit_bzero", "fill", ("dst", "length"), "nothing",
+          "glibc manual 'Erasing Sensitive Data' (glibc 2.25): writes length zero bytes at dst, never elided"),
+    Known("mbedtls_platform_zeroize", "fill", ("dst", "length"), "nothing",
+          "mbedTLS include/mbedtls/platform_util.h: mbedtls_platform_zeroize(buf, len) sets len bytes of buf to 0"),
+)}
+
+# Registers a callee may change (the vector registers too, both ABIs): SysV psABI 3.2.1 table 3.4; i386 psABI 2.2.
+CALLER_SAVED = {64: ("eax", "ecx", "edx", "esi", "edi", "r8d", "r9d", "r10d", "r11d"), 32: ("eax", "ecx", "edx")}
+_ARG_REGS = ("edi", "esi", "edx")             # SysV: the first three integer arguments (cdecl: the stack)
+
+MAX_CALL_DEPTH = 8          # local calls followed at most this deep on one path
+MAX_COPY = 252              # bytes a known function may copy (63 words: one write slot each, ``executor.run``)
+MAX_FILL = 4096             # bytes a known function may fill
+
+
+class Outside(Refused):
+    """A jump or call to a function outside this object (a function pointer's value): not followed here.
+    ``symbol`` names it; ``tail`` when it is a jump (the callee returns to our caller): then the path is
+    the callee's own proof, if the caller's arguments are intact at the jump (``function``)."""
+
+    def __init__(self, d: Decoded, why: str, symbol: str, tail: bool) -> None:
+        super().__init__(d, why, "control flow")
+        self.symbol = symbol
+        self.tail = tail
+
+
+def clobbered(reg: str, why: str) -> Opq:
+    """What a register holds after a call changed it: a value the code may only overwrite (``[`` in the name:
+    never read back as an entry value)."""
+    return Opq(f"%{reg} [clobbered by {why}]")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One value a function pointer may hold: this object's code (``section``, ``offset``) or an external symbol
+    (``section`` None), and its name for messages."""
+
+    name: str
+    section: str | None
+    offset: int = 0
+
+
+class Calls:
+    """Mixin of ``PathMachine`` (through ``ControlFlow``): needs ``s``, ``p``, ``bits``, ``bv``, ``load``,
+    ``store``, ``implies``, ``possible``, ``stack_base``, ``replaying``, ``initial_reg`` and ``_return``."""
+
+    # -- known external functions -----------------------------------------------------------
+    def call_external(self, d: Decoded, name: str, tail: bool) -> None:
+        """A call (or, ``tail``, a jump) to the external function ``name``: its contract, or refused by name."""
+        known = KNOWN.get(name)
+        if known is None:
+            raise Outside(d, f"{'jumps to' if tail else 'calls'} an external function ({name}) the lifter has no "
+                             "contract for", name, tail)
+        w = self.bits // 8
+        rsp = self.s.regs.get("esp")
+        if not (isinstance(rsp, Ptr) and rsp.region == "stack"):
+            raise Refused(d, f"calls {name} without a stack pointer into the stack", "control flow")
+        at_call = rsp.off + self.bv(w if tail else 0)        # %rsp as the call instruction saw it
+        mod, residue = ENTRY_ALIGNMENT["sysv" if self.bits == 64 else "cdecl"]
+        want = (residue + w) % mod
+        if not self.replaying and not self.implies((self.stack_base + at_call) & self.bv(mod - 1) == self.bv(want)):
+            raise Violation(d, f"calls {name} with the stack pointer not {mod}-byte aligned (the ABI requires "
+                               f"%{'r' if self.bits == 64 else 'e'}sp = {want} mod {mod} at a call)")
+        args = dict(zip(known.args, self._arguments(d, at_call, len(known.args))))
+        length = self._constant(args["length"], d, f"{name}'s length")
+        dst = args["dst"]
+        if not isinstance(dst, Ptr):
+            raise Refused(d, f"{name}'s destination is not a pointer", "untracked value")
+        if known.effect == "copy":
+            src = args["src"]
+            if not isinstance(src, Ptr):
+                raise Refused(d, f"{name}'s source is not a pointer", "untracked value")
+            self._copy(d, name, dst, src, length)
+        else:
+            fill = self._constant(args["value"], d, f"{name}'s fill byte") & 0xFF if "value" in args else 0
+            self._fill(d, name, dst, length, fill)
+        why = f"the call to {name}"
+        for r in CALLER_SAVED[self.bits]:
+            self.s.regs[r] = clobbered(r, why)
+        for v in vector_registers(self.bits):
+            # (lanes are data: an unknown value of its own, never the entry value, whatever a row computes on)
+            self.s.regs[v] = tuple(self.initial_reg(f"{v}.{j} after {name} at 0x{d.address:x}") for j in range(8))
+        if known.returns == "dst":
+            self.s.regs["eax"] = dst
+        self._clobber_frame(rsp, why)
+        self.s.flags = None
+        if tail:
+            self._return(d)
+
+    def _arguments(self, d: Decoded, at_call, count: int) -> list:
+        if self.bits == 64:
+            return [self.s.regs.get(r) for r in _ARG_REGS[:count]]
+        return [self.load(Ptr("stack", at_call + self.bv(4 * i)), 4, d) for i in range(count)]
+
+    def _constant(self, v, d: Decoded, what: str) -> int:
+        if isinstance(v, Int):
+            s = z3.simplify(v.v)
+            if z3.is_bv_value(s):
+                return s.as_long()
+            raise Refused(d, f"{what} is not a constant at the call ({s})", "untracked value")
+        raise Refused(d, f"{what} is not a constant at the call", "untracked value")
+
+    def _range(self, d: Decoded, p: Ptr, length: int, name: str) -> tuple[str, str, int]:
+        key = self._key(p)
+        if key[1] and key[0] != "stack":
+            raise Refused(d, f"{name}'s buffer in {p.region} is at a computed offset", "address")
+        return key
+
+    def _clear(self, d: Decoded, key: tuple[str, str, int], length: int, name: str) -> None:
+        """Drop the slots wholly inside ``length`` bytes at ``key`` (about to be written); refuse a partial one."""
+        region, rest, c = key
+        for k, (_, size) in list(self.s.mem.items()):
+            if k[0] != region or k[1] != rest or k[2] + size <= c or k[2] >= c + length:
+                continue
+            if not (c <= k[2] and k[2] + size <= c + length):
+                raise Refused(d, f"{name} writes part of a {size}-byte slot at {region}{k[2]:+d}", "untracked value")
+            del self.s.mem[k]
+
+    def _fill(self, d: Decoded, name: str, dst: Ptr, length: int, byte: int) -> None:
+        if length > MAX_FILL:
+            raise Refused(d, f"{name} of {length} bytes (more than {MAX_FILL}) is not modelled", "untracked value")
+        self._clear(d, self._range(d, dst, length, name), length, name)
+        pos = 0
+        while pos < length:
+            size = 4 if length - pos >= 4 else 1
+            self.store(Ptr(dst.region, dst.off + self.bv(pos)), Int(self.bv(int.from_bytes(bytes([byte]) * size,
+                                                                                              "little"))), size, d)
+            pos += size
+
+    def _copy(self, d: Decoded, name: str, dst: Ptr, src: Ptr, length: int) -> None:
+        if length > MAX_COPY:
+            raise Refused(d, f"{name} of {length} bytes (more than {MAX_COPY}) is not modelled", "untracked value")
+        if dst.region == src.region and length and self.possible(
+                z3.ULT(dst.off - src.off + self.bv(length - 1), self.bv(2 * length - 1))):
+            raise Violation(d, f"{name} of {length} bytes between overlapping buffers in {dst.region} "
+                               "(undefined behaviour, C11 7.24.2.1)")
+        skey = self._range(d, src, length, name)
+        pos, values = 0, []
+        while pos < length:                 # slot by slot: what the source holds, as it was written
+            held = self.s.mem.get((skey[0], skey[1], skey[2] + pos))
+            size = held[1] if held is not None and pos + held[1] <= length else (4 if length - pos >= 4 else 1)
+            values.append((pos, self.load(Ptr(src.region, src.off + self.bv(pos)), size, d), size))
+            pos += size
+        self._clear(d, self._range(d, dst, length, name), length, name)
+        for pos, v, size in values:
+            self.store(Ptr(dst.region, dst.off + self.bv(pos)), v, size, d)
+
+    def _clobber_frame(self, rsp: Ptr, why: str) -> None:
+        """The callee's frame (everything below the stack pointer, the red zone too) holds what it left there."""
+        rest, c = memory_key(rsp.off)
+        for k, (v, size) in list(self.s.mem.items()):
+            if k[0] != "stack":
+                continue
+            if k[1] == rest:
+                below = k[2] < c
+            else:                          # (a realigned slot: below the stack pointer if z3 cannot rule it out)
+                off = self._stack_offsets.get(k)
+                below = off is None or self.possible(off < rsp.off)
+            if below:
+                self.s.mem[k] = (Opq(f"stack{k[2]:+d} [clobbered by {why}]"), size)
+
+    # -- local calls ----------------------------------------------------------------------------
+    def enter_local(self, d: Decoded, target: tuple[str, int]) -> None:
+        """Bookkeeping of a call into this object's code: the depth limit and recursion, by name."""
+        name = self.code_name(target)
+        frames = self.s.frames
+        if target in frames or target == (self.p.fn.section, self.p.fn.entry):
+            raise Refused(d, f"recursive call to {name} (it is already being executed on this path)", "control flow")
+        if len(frames) >= MAX_CALL_DEPTH:
+            raise Refused(d, f"call to {name} more than {MAX_CALL_DEPTH} calls deep", "control flow")
+        self.s.frames = frames + (target,)
+
+    def leave_local(self) -> None:
+        if self.s.frames:
+            self.s.frames = self.s.frames[:-1]
+
+    def code_name(self, target: tuple[str, int]) -> str:
+        sym = self.p.obj.covering(*target)
+        if sym is None:
+            return f"{target[0]}+0x{target[1]:x}"
+        return sym.name if sym.value == target[1] else f"{sym.name}+0x{target[1] - sym.value:x}"
+
+    # -- function pointers ----------------------------------------------------------------------
+    def pointer_target(self, d: Decoded, decide) -> tuple[Target, str, int]:
+        """The target of ``jmp``/``call`` through a function pointer in the object's data, the pointer's name and
+        how many values it may hold: one of ``pointer_targets``, chosen by forking (exploring: the fork runs
+        the instruction again, ``refetch``) or by the path condition (replay). Stores to the object's data
+        are violations of the contract, so the pointer holds one value on a path: one selector per pointer."""
+        op = d.ins.operands[0]
+        if not (isinstance(op, Mem) and d.mem_ref is not None and d.mem_ref.region.startswith("sec:")
+                and op.index is None):
+            # (through a register or a computed address: no pointer in the object's data to bound it by)
+            raise Refused(d, f"indirect {'jump' if d.mnemonic == 'jmp' else 'call'}", "control flow")
+        self.address(op, d)             # (i386 @GOTOFF: the base register must hold the GOT pointer)
+        var = _variable_name(self.p.obj, d.mem_ref)
+        targets = pointer_targets(self.p.obj, d.mem_ref.region[4:], d.mem_ref.offset, self.bits)
+        if isinstance(targets, str):
+            kind = "jump" if d.mnemonic == "jmp" else "call"
+            raise Refused(d, f"indirect {kind} through {var}: {targets}", "control flow")
+        sel = z3.BitVec(f"target of {var}", 8)
+        self.refetch = decide is not None
+        chosen = targets[-1]
+        for i, t in enumerate(targets[:-1]):
+            c = sel == i
+            if (self.implies(c) if decide is None else decide(c)):
+                chosen = t
+                break
+        else:
+            if decide is not None:
+                self.s.cond.append(sel == len(targets) - 1)
+        if (var, chosen.name) not in self.s.pointers:
+            self.s.pointers = self.s.pointers + ((var, chosen.name),)
+        return chosen, var, len(targets)
+
+
+def _variable_name(obj: ObjectFile, ref: Ref) -> str:
+    sec, off = ref.region[4:], ref.offset
+    for s in obj.symbols:
+        if s.section == sec and s.name and s.value <= off < s.value + max(s.size, 1) and s.kind == "STT_OBJECT":
+            return s.name if s.value == off else f"{s.name}+{off - s.value}"
+    return f"{sec}+0x{off:x}"
+
+
+def pointer_targets(obj: ObjectFile, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
+    """Every value the function pointer at ``section + offset`` may hold, from the object's relocations (module
+    docstring), in order (the initial value first); or why they cannot be bounded."""
+    return _pointer_targets(id(obj), _Key(obj), section, offset, bits)
+
+
+class _Key:
+    """Hashable by identity: one object's pointer analysis is done once."""
+
+    def __init__(self, obj: ObjectFile) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Key) and other.obj is self.obj
+
+
+@lru_cache(maxsize=8)
+def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
+    obj = key.obj
+    w = bits // 8
+    if not obj.relocatable:
+        return "a linked object keeps no relocations to find the values stored to it"
+    for s in obj.symbols:
+        if s.section == section and s.name and s.value <= offset < s.value + max(s.size, 1) \
+                and s.bind != "STB_LOCAL":
+            return f"{s.name} is a global symbol (code in other objects may store to it)"
+    # data relocations: the initial value, and no other pointer to it
+    out: list[Target] = []
+    init = obj.relocation_at(section, offset)
+    if init is None or init.kind not in ("R_X86_64_64", "R_386_32"):
+        return "its initial value is not a relocated address"
+    out.append(_target(obj, init.section, init.target + init.addend, init.symbol))
+    for sec, relocs in obj.relocs.items():
+        if sec in obj.executable or sec.startswith((".debug", ".eh_frame", ".rela")):
+            continue
+        for r in relocs.values():
+            if r.section == section and offset - w < r.target + r.addend < offset + w:
+                return f"its address is stored in {sec} (it may be written through that pointer)"
+    # code: every instruction that refers to it (and no relocation in code no function symbol covers)
+    covered: set[tuple[str, int]] = set()
+    for fsym in obj.functions():
+        if fsym.section not in obj.executable:
+            continue
+        fn = decode_function(obj, obj.sized(fsym))
+        ins = sorted(fn.instructions)
+        covered.update((fsym.section, b) for b in range(fsym.value, fsym.value + obj.sized(fsym).size))
+        for pos, a in enumerate(ins):
+            d = fn.instructions[a]
+            for ref in (d.mem_ref, d.imm_ref):
+                if ref is None or ref.region != f"sec:{section}" or not offset - w < ref.offset < offset + w:
+                    continue
+                where = f"{fsym.name}+0x{a - fsym.value:x}"
+                if ref.offset != offset:
+                    return f"{where} (`{d.text}`) refers to part of it"
+                if ref is d.imm_ref or d.mnemonic == "lea":
+                    return f"its address is taken at {where} (`{d.text}`)"
+                ops = d.ins.operands
+                if not (isinstance(ops[-1], Mem) and len(ops) == 2) or d.mnemonic in ("cmp", "test"):
+                    continue               # a read
+                if d.mnemonic != "mov":
+                    return f"{where} (`{d.text}`) changes it"
+                if isinstance(ops[0], Imm) and d.imm_ref is not None:
+                    got = _target(obj, d.imm_ref.region[4:] if d.imm_ref.region.startswith("sec:") else None,
+                                  d.imm_ref.offset, d.imm_ref.region[4:])
+                else:
+                    got = _stored(obj, fn, ins[:pos], ops[0])
+                if isinstance(got, str):
+                    return f"{where} (`{d.text}`) stores {got}"
+                if got not in out:
+                    out.append(got)
+    for sec in obj.executable:
+        for field, r in obj.relocs.get(sec, {}).items():
+            if (sec, field) not in covered and r.section == section and \
+                    offset - w - 16 < r.target + r.addend < offset + w:
+                return f"code no function symbol covers refers to it ({sec}+0x{field:x})"
+    return tuple(out)
+
+
+def _target(obj: ObjectFile, section: str | None, off: int, symbol: str) -> Target:
+    if section is None:
+        return Target(symbol, None, 0)
+    sym = obj.covering(section, off)
+    name = sym.name if sym is not None and sym.value == off else f"{section}+0x{off:x}"
+    return Target(name, section, off)
+
+
+# Instructions that write registers no operand names (a value between its definition and its store is lost).
+_IMPLICIT = frozenset({"cpuid", "rdtsc", "rdtscp", "xgetbv", "mul", "div", "idiv", "imul", "xchg", "xadd", "cmpxchg",
+                       "cdq", "cqo", "cdqe", "cwde", "syscall", "rdrand", "rdseed", "call", "leave", "pop", "push"})
+
+
+def _stored(obj: ObjectFile, fn, before: list[int], src) -> Target | str:
+    """The address a ``mov src, var`` stores: a register the nearest earlier instruction of the same straight
+    stretch (no branch target, call or implicit register write between) sets to a symbol's address
+    (``lea sym(%rip)``, ``mov sym@GOTPCREL(%rip)``, ``mov $sym``); else why not."""
+    if not isinstance(src, Reg):
+        return "a value that is not a register"
+    joins = {d.target for d in fn.instructions.values() if d.target is not None}
+    for a in reversed(before):
+        d = fn.instructions[a]
+        if d.next in joins or d.mnemonic in ("jmp", "ret") or d.mnemonic in _IMPLICIT or d.mnemonic.startswith("j"):
+            break
+        ops = d.ins.operands
+        last = ops[-1] if ops else None
+        if not (isinstance(last, Reg) and last.name == src.name):
+            continue
+        relocs = [(off, r) for off, r in obj.relocs.get(fn.section, {}).items() if d.address <= off < d.next]
+        if last == src and d.mnemonic == "lea" and d.mem_ref is not None and not relocs \
+                and d.mem_ref.region.startswith("sec:"):
+            return _target(obj, d.mem_ref.region[4:], d.mem_ref.offset, "")     # resolved by the assembler
+        if last == src and len(relocs) == 1:
+            field, r = relocs[0]
+            if "GOTPCREL" in r.kind and d.mnemonic == "mov":
+                return _target(obj, r.section, r.target, r.symbol)
+            if r.kind == "R_386_GOTOFF" and d.mnemonic == "lea":
+                return _target(obj, r.section, r.target + r.addend, r.symbol)
+            if r.kind in ("R_X86_64_PC32", "R_386_PC32") and d.mnemonic == "lea":
+                return _target(obj, r.section, r.target + r.addend + d.next - field, r.symbol)
+            if r.kind in ("R_X86_64_32S", "R_X86_64_32", "R_386_32") and d.mnemonic == "mov" and d.imm_ref:
+                return _target(obj, r.section, r.target + r.addend, r.symbol)
+        return f"%{src.name}, set at 0x{d.address:x} (`{d.text}`) to a value that is not a symbol's address"
+    return f"%{src.name}, whose value is set outside its straight-line stretch"
+
+
+__all__ = ["CALLER_SAVED", "KNOWN", "Known", "MAX_CALL_DEPTH", "Calls", "Outside", "Target", "clobbered",
+           "pointer_targets"]
