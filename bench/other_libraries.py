@@ -93,6 +93,8 @@ class Located:
     path: Path                   # the object on disk (an archive member written to the work folder)
     where: str                   # "libnettle.a(sha1-compress.o)"
     symbol: Symbol
+    archive: Path | None = None  # the .a and the member, proved from there: a function pointer into another
+    member: str | None = None    # member is followed (nettle's fat nettle_sha1_compress)
 
 
 def locate(t: Target, work: Path) -> Located | str:
@@ -118,13 +120,14 @@ def locate(t: Target, work: Path) -> Located | str:
             return Located(t.file, t.file.name, hit)
         path = work / f"{t.file.stem}_{Path(name).name}"
         path.write_bytes(body)
-        return Located(path, f"{t.file.name}({name})", hit)
+        return Located(path, f"{t.file.name}({name})", hit, t.file, name)
     return f"no function {t.symbol!r} in {t.file.name}"
 
 
 def prove(loc: Located, interface: Interface | None, work: Path) -> ObjectProof | str:
     try:
-        return prove_object(loc.path, function=loc.symbol.name, workdir=work, interface=interface)
+        return prove_object(loc.archive or loc.path, member=loc.member, function=loc.symbol.name, workdir=work,
+                            interface=interface)
     except Sha1optError as e:
         return f"refused: {e}"
 
