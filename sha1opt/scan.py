@@ -64,6 +64,7 @@ from sha1opt.emit.objfile import UserObject
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.limits import clip
 from sha1opt.semantics.lift.archive import MAGIC as AR_MAGIC
 from sha1opt.semantics.lift.archive import members
 from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, holds_all_constants, holds_sha_ni
@@ -285,7 +286,7 @@ def _interface(job: _Job) -> tuple[Interface, str]:
 
 def _row(job: _Job, proof: ObjectProof | None, model, seconds: float, verdict: str, detail: str,
          iface: Interface) -> Found:
-    detail = " ".join(detail.split())       # one line (a linker's message has several)
+    detail = clip(" ".join(detail.split()), 400)      # one line (a linker's message has several)
     catalogued = _interface(job)[1] == "catalogue"
     sym = job.cand.symbol
     address = job.obj.addresses.get(sym.section or "", 0) + sym.value
