@@ -66,6 +66,8 @@ from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.catalogue import lookup
+from sha1opt.semantics.lift.elf import NoFunction
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
 from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, KEYWORDS, Interface
 from sha1opt.semantics.x86 import Arch
@@ -101,6 +103,10 @@ class ObjectProof:
     native: Finding | Unavailable | None
     findings: tuple[str, ...]
     seconds: float
+    # which interface the proof used and where it came from: "declared (--interface)", the catalogue row's
+    # library (``lift.catalogue``), or the default (state, data, nblocks)
+    interface: str = ""
+    interface_origin: str = ""
 
     @property
     def proved(self) -> bool:
@@ -119,7 +125,7 @@ class ObjectProof:
         unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.kind == "loop")
-            count = "one block" if self.contract.one_block else f"every nblocks >= {self.contract.min_blocks}"
+            count = self.contract.covers()
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"{count}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
@@ -152,7 +158,38 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
         uo = load_object(path, work, arch=arch, member=member)
-        return _prove(uo, function, abi, min_blocks, work, native, interface or DEFAULT, paths)
+        chosen, origin = choose_interface(uo, function, member, interface)
+        try:
+            res = _prove(uo, function, abi, min_blocks, work, native, chosen, paths)
+        except LiftRefusal as e:
+            if declared_by_user(origin):
+                raise
+            raise LiftRefusal(f"{e} (interface {chosen}, from {origin})") from None
+        return replace(res, interface=str(chosen), interface_origin=origin)
+
+
+def declared_by_user(origin: str) -> bool:
+    return origin == DECLARED
+
+
+DECLARED = "declared (--interface)"
+
+
+def choose_interface(uo: UserObject, function: str | None, member: str | None,
+                     declared: Interface | None) -> tuple[Interface, str]:
+    """The interface to prove under and where it came from: a declared one always wins; else the catalogue's
+    row for the function's symbol (``lift.catalogue.lookup``, for ``member`` if it is a local symbol); else
+    the default ``(state, data, nblocks)``."""
+    if declared is not None:
+        return declared, DECLARED
+    try:
+        sym = uo.obj.find_function(function)
+    except NoFunction:
+        return DEFAULT, "the default (blocks)"          # (prove_function names the missing function)
+    row = lookup(sym.name, member)
+    if row is None:
+        return DEFAULT, "the default (blocks): the function is not in the interface catalogue"
+    return row.interface, f"the interface catalogue (corpus/interfaces.toml: {row.library})"
 
 
 def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,

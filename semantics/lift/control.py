@@ -26,6 +26,11 @@ from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violati
 from sha1opt.semantics.x86 import Imm
 
 
+# Regions that are objects of the contract (the state and its context, the data, the stack and the workspace on
+# it): an address into one is never null.
+NON_NULL = ("state", "data", "stack")
+
+
 class ControlFlow:
     """Mixin of ``PathMachine``: needs ``s`` (the state), ``bits``, ``bv``, ``operand_value``, ``load``,
     ``store``, ``_write``, ``_int`` and ``implies``."""
@@ -76,6 +81,19 @@ class ControlFlow:
             return True
         return False
 
+    def _null_test(self, m: str, ops, x, y) -> bool:
+        """``test %p, %p`` or ``cmp $0, %p`` of a pointer into an object the contract names (the state or its
+        context, the data, the stack or workspace) at a constant offset: the contract's objects are never at
+        address 0 (``interface``: none null), so ZF = 0 (CF = OF = 0; SF, the address's top bit, undefined)
+        and a ``je`` to a NULL-argument error path is a branch no caller under the contract takes."""
+        if not (isinstance(x, Ptr) and x.region in NON_NULL and z3.is_bv_value(z3.simplify(x.off))):
+            return False
+        zero = isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0
+        if not ((m == "test" and ops[0] == ops[1]) or (m == "cmp" and zero)):
+            return False
+        self.s.flags = Flags(z3.BoolVal(False), None, z3.BoolVal(False), z3.BoolVal(False))
+        return True
+
     def _control(self, d: Decoded, m: str, ops, decide, sec: str, nxt) -> None:
         w = self.bits // 8
         if m in ("endbr64", "endbr32", "nop"):
@@ -84,6 +102,8 @@ class ControlFlow:
             x = self.operand_value(ops[1], d, d.width or 4)
             y = self.operand_value(ops[0], d, d.width or 4)
             if m == "cmp" and self._cmp_pointers(x, y, d.width or 4):
+                return
+            if self._null_test(m, ops, x, y):
                 return
             if is_data(x) or is_data(y):
                 self.s.flags = Flags(None, None, None, None, data=True)
