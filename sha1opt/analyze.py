@@ -151,7 +151,10 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
 
     ``interface`` (``lift.interface.parse_interface``) declares the arguments
     when they are not ``(state, data, nblocks)``, e.g. a one-block function
-    with a workspace; its name, if any, is the function. A failed proof of
+    with a workspace; its name, if any, is the function. Without it the
+    function's row in the interface catalogue (``lift.catalogue``) is used,
+    else ``(state, data, nblocks)`` (``choose_interface``; the result's
+    ``interface`` and ``interface_origin`` say which). A failed proof of
     such a function is confirmed natively through ``emit.adapter`` (called
     once per block, the workspace in the adapter's ``.bss``).
     """
