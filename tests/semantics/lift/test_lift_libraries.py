@@ -57,3 +57,13 @@ def test_mbedtls_process_is_refused_at_its_external_call_naming_it():
                      native=False)
     assert "calls an external function (mbedtls_platform_zeroize)" in str(e.value)
     assert "interface mbedtls_internal_sha1_process(state@0x8, data), from the interface catalogue" in str(e.value)
+
+
+def test_cryptopp_transform_is_unknown_and_its_native_crash_at_a_stubbed_call_is_no_counterexample():
+    """Regression: CryptoPP::SHA1::Transform reads its capability flags through the GOT (not modelled: unknown) and
+    calls DetectX86Features; natively that call reaches the harness's zeroed data stub and the process dies. That
+    was reported as a counterexample confirmed natively; a death in an object calling stubbed external functions
+    says nothing about the code (``confirm.stubbed_calls``): no native verdict, unknown."""
+    res = prove_object(_lib("libcryptopp.a"), member="sha.o", function="_ZN8CryptoPP4SHA19TransformEPjPKj")
+    assert res.outcome == "unknown", res.summary()
+    assert "stubs as data" in res.summary() and "DetectX86Features" in res.summary(), res.summary()
