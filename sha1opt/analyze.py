@@ -168,7 +168,9 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
             if declared_by_user(origin):
                 raise
             raise LiftRefusal(f"{e} (interface {chosen}, from {origin})") from None
-        return replace(res, interface=str(chosen), interface_origin=origin)
+        # (the interface as proved: the contract's arguments, after any one-block fallback said as a finding)
+        return replace(res, interface=f"{res.function}({', '.join(res.contract.arg_names())})",
+                       interface_origin=origin)
 
 
 def declared_by_user(origin: str) -> bool:
@@ -208,7 +210,7 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if paths is not None and not paths:
         raise LiftRefusal("no path selected (give at least one path label)")
     proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0), paths=paths)
-    if proof.nblocks_unread and not proof.proved and interface == DEFAULT:
+    if proof.nblocks_unread and not proof.proved and replace(interface, name=None) == DEFAULT:
         # the code sets its count itself (SHA1_Transform: ``mov $1, %edx; jmp`` into the block function):
         # nblocks is a fixed argument, and the function compresses one block
         interface = ONE_BLOCK
