@@ -9,6 +9,8 @@ counts and pointers (a fork, as a branch). A branch on flags a
 data instruction wrote, an indirect jump or call, a call into another
 object, or a return anywhere but to the caller (a ``Violation``) ends the path; so does a
 reachable call of ``__stack_chk_fail`` (a ``Violation``: the canary check fails, ``canary``).
+A NULL test of a contract pointer (``test %rdi,%rdi`` / ``cmp $0``) sets ZF = 0: the contract's
+objects are never null (``_null_test``), so its ``je`` is decided, not forked.
 
 Example: after ``decq 64(%rsp)`` on the count ``n - k``, ``condition("jne")``
 is ``Not(n - k - 1 == 0)``; the flags of ``add`` / ``sub`` / ``cmp`` follow the

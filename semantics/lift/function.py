@@ -210,6 +210,9 @@ class FunctionProof:
 
 
 def entry_state(ctx: Ctx, section: str, entry: int) -> State:
+    """The state at the function's entry: each argument's role as the contract declares it (``interface``):
+    the state pointer ``state_offset`` bytes before the state words (its context), the data at block 0, the
+    count ``n`` or the byte length ``64*n + r``, a workspace, a constant; callee-saved registers opaque."""
     st = State((section, entry))
     w = ctx.bits // 8
     st.regs["esp"] = Ptr("stack", ctx.bv(0))
