@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from sha1opt.analyze import prove_object
+from sha1opt.analyze import LiftRefusal, prove_object
 from sha1opt.emit.toolchain import run, which
 from sha1opt.semantics.errors import ParseError
+from sha1opt.semantics.lift.decode import decode_function
+from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import Contract, Interface, parse_interface
 
 C_SOURCE = Path(__file__).parent / "csrc" / "sha1_ifaces.c"
@@ -140,3 +142,17 @@ def test_a_byte_loop_that_skips_the_last_whole_block_is_not_proved(build):
 def test_a_wrong_round_constant_in_host_word_code_names_the_round(build):
     res = _prove(build("x86_64", "-DK3=0x8f1bbcddu"), "hash_block_words(state, words)")
     assert not res.proved and "round 40" in res.summary(), res.summary()
+
+
+def test_a_cmov_on_data_decided_by_a_constant_argument_proves(build):
+    """gcc -O2 selects each word's load by the order with a ``cmov`` of two data values: the declared constant
+    decides its condition on every path, so the move is of the one value it picks (``control._cmov``); without
+    the constant the condition is undecided and the function is not proved."""
+    obj = build("x86_64", "-DSELECT_BY_CMOV")
+    code = ObjectFile.parse(obj.read_bytes())
+    fn = decode_function(code, code.find_function("hash_multiple"))
+    assert any(d.mnemonic.startswith("cmov") for d in fn.instructions.values())     # the build has the cmov
+    res = _prove(obj, "hash_multiple(state, data, bytes, 1)")
+    assert res.proved, res.summary()
+    with pytest.raises(LiftRefusal):
+        _prove(obj, "hash_multiple(state, data, bytes)")

@@ -18,6 +18,8 @@
  * Defects built with -D: WRITE_TOTAL (ctx_process also counts bytes in ctx->total),
  * NULL_INVERTED (checked_transform returns early when ctx is NOT null),
  * SHORT_LOOP (hash_multiple loops while len > 64: the last whole block is skipped),
+ * SELECT_BY_CMOV (hash_multiple picks each word's load by the order inside the loop: gcc -O2 selects
+ * the two loaded values with a cmov on the constant),
  * K3=... (the constant of rounds 40-59).
  */
 typedef unsigned int u32;
@@ -94,12 +96,17 @@ void hash_multiple(u32 *state, const u32 *data, size_t len, int order) {
 #else
     for (; len >= 64; len -= 64, data += 16) {
 #endif
+#ifdef SELECT_BY_CMOV
+        for (i = 0; i < 16; i++)
+            W[i] = order == 1 ? be32((const unsigned char *)(data + i)) : data[i];
+#else
         if (order == 1)
             for (i = 0; i < 16; i++)
                 W[i] = be32((const unsigned char *)(data + i));
         else
             for (i = 0; i < 16; i++)
                 W[i] = data[i];
+#endif
         compress(state, W);
     }
 }
