@@ -156,3 +156,15 @@ def test_a_cmov_on_data_decided_by_a_constant_argument_proves(build):
     assert res.proved, res.summary()
     with pytest.raises(LiftRefusal):
         _prove(obj, "hash_multiple(state, data, bytes)")
+
+
+def test_the_contexts_other_fields_are_read_as_unknown_integers_both_ways(build):
+    """``state@OFFSET``: the caller's other fields may be read (``memory``: a quad-word there is an integer the proof
+    does not know). A branch on one explores both ways; each proves. An early return for one value of the field
+    leaves the state unhashed on that path: not proved, the path's condition naming the field."""
+    res = _prove(build(), "kind_process(state@8, data)")
+    assert res.proved, res.summary()
+    assert sorted(p.condition for p in res.proof.paths) == ["context[-8] != 1", "context[-8] == 1"]
+    bad = _prove(build("x86_64", "-DKIND_RETURNS"), "kind_process(state@8, data)")
+    assert not bad.proved
+    assert [p.condition for p in bad.proof.paths if p.outcome != "proved"] == ["context[-8] == 7"], bad.summary()

@@ -14,12 +14,15 @@
  *                                          (Crypto++'s SHA-NI entry's shape)
  *   hash_block_words(state, words)      -- one block of host-order words (Crypto++'s
  *                                          SHA1_HashBlock_CXX shape)
+ *   kind_process(ctx, data)             -- reads a 64-bit field of its context (state@8) and
+ *                                          loads the block one of two equal ways by it
  *
  * Defects built with -D: WRITE_TOTAL (ctx_process also counts bytes in ctx->total),
  * NULL_INVERTED (checked_transform returns early when ctx is NOT null),
  * SHORT_LOOP (hash_multiple loops while len > 64: the last whole block is skipped),
  * SELECT_BY_CMOV (hash_multiple picks each word's load by the order inside the loop: gcc -O2 selects
  * the two loaded values with a cmov on the constant),
+ * KIND_RETURNS (kind_process returns early for one value of the caller's field),
  * K3=... (the constant of rounds 40-59).
  */
 typedef unsigned int u32;
@@ -117,4 +120,23 @@ void hash_block_words(u32 *state, const u32 *data) {
     for (i = 0; i < 16; i++)
         W[i] = data[i];
     compress(state, W);
+}
+
+struct kctx { unsigned long kind; u32 state[5]; };
+
+int kind_process(struct kctx *ctx, const unsigned char data[64]) {
+    u32 W[16];
+    int i;
+#ifdef KIND_RETURNS
+    if (ctx->kind == 7)
+        return -1;
+#endif
+    if (ctx->kind == 1)
+        for (i = 0; i < 16; i++)
+            W[i] = be32(data + 4 * i);
+    else
+        for (i = 0; i < 16; i++)
+            W[i] = __builtin_bswap32(((const u32 *)data)[i]);
+    compress(ctx->state, W);
+    return 0;
 }
