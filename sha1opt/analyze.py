@@ -194,7 +194,8 @@ def choose_interface(uo: UserObject, function: str | None, member: str | None,
     row = lookup(sym.name, member)
     if row is None:
         return DEFAULT, "the default (blocks): the function is not in the interface catalogue"
-    return row.interface, f"the interface catalogue (corpus/interfaces.toml: {row.library})"
+    note = f"; {row.note}" if row.note else ""
+    return row.interface, f"the interface catalogue (corpus/interfaces.toml: {row.library}{note})"
 
 
 def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,
