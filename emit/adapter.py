@@ -7,12 +7,17 @@ nblocks)``. For a function with another declared interface
 the GNU-as text of that entry point: it calls ``callee`` once per block
 with the arguments in the declared order (``state``, the block's address,
 a workspace of the declared size in ``.bss``) -- or once with ``nblocks``
-when the interface has it -- and returns.
+(or its byte length) when the interface has it -- and returns.
 
 Invariant: the adapter keeps its own values in ``.bss``, never in a
 register across the call, and touches no callee-saved register, so the
 harness's checks (callee-saved registers and the stack pointer restored,
-canaries around the state) see exactly what the user's function did.
+canaries around the state) see exactly what the user's function did. A state
+at an offset in a context (``state@OFFSET``) is copied into the adapter's
+zeroed context before the call and back after it (the harness's canaries then
+guard the adapter's copy, not the context's other bytes); host-order words
+(``words``) are the block byte-swapped into the adapter's buffer, one call per
+block; a byte length is ``64 * nblocks``; a constant is passed as declared.
 
 Example: for ``sha_transform(state, data, workspace[16])`` on x86-64 the
 loop body is ``mov sha1opt_state(%rip), %rdi; mov sha1opt_data(%rip), %rsi;
@@ -26,37 +31,87 @@ import re
 from pathlib import Path
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.lift.interface import Interface
+from sha1opt.semantics.lift.interface import CONST, COUNT_ROLES, Interface
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.toolchain import assemble
 
 SYMBOL = "sha1_block_data_order"
-_ARG_REGS_64 = ("%rdi", "%rsi", "%rdx", "%rcx")
+_ARG_REGS_64 = ("%rdi", "%rsi", "%rdx", "%rcx", "%r8", "%r9")
+_ARG_REGS_32 = ("%edi", "%esi", "%edx", "%ecx", "%r8d", "%r9d")     # (x86-64: a constant zero-extends)
 _NAME = re.compile(r"^[A-Za-z_.$][A-Za-z0-9_.$]*$")
 
 
-def _value(role: str, arch: Arch) -> str:
-    """The operand that holds an argument of this role before the call."""
+def _once(interface: Interface) -> bool:
+    """The callee is called once with the whole count (else once per block): it has a count and takes bytes."""
+    return not interface.one_block and "words" not in interface.roles
+
+
+def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
+    """The instructions before the call (the state into the adapter's context at its offset, the block
+    byte-swapped into host-order words) and after it (the state back), in caller-saved scratch only."""
     rip = "(%rip)" if arch == "x86_64" else ""
-    return {"state": f"sha1opt_state{rip}", "data": f"sha1opt_data{rip}", "nblocks": f"sha1opt_count{rip}",
-            "workspace": f"sha1opt_workspace{rip}"}[role]
+    ptr, tmp = ("%rax", "%ecx") if arch == "x86_64" else ("%eax", "%ecx")
+    before: list[str] = []
+    after: list[str] = []
+    off = interface.state_offset
+    if off:
+        before.append(f"\tmov sha1opt_state{rip}, {ptr}")
+        after.append(f"\tmov sha1opt_state{rip}, {ptr}")
+        for j in range(0, 20, 4):
+            before += [f"\tmov {j}({ptr}), {tmp}", f"\tmov {tmp}, sha1opt_ctx+{off + j}{rip}"]
+            after += [f"\tmov sha1opt_ctx+{off + j}{rip}, {tmp}", f"\tmov {tmp}, {j}({ptr})"]
+    if "words" in interface.roles:
+        before.append(f"\tmov sha1opt_data{rip}, {ptr}")
+        for j in range(0, 64, 4):
+            before += [f"\tmov {j}({ptr}), {tmp}", f"\tbswap {tmp}", f"\tmov {tmp}, sha1opt_words+{j}{rip}"]
+    return before, after
+
+
+def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
+    """The instructions that put argument ``i`` in its register (x86-64) or push it (i386)."""
+    rip = "(%rip)" if arch == "x86_64" else ""
+    once = _once(interface)
+    address = {"workspace": "sha1opt_workspace", "words": "sha1opt_words"}
+    if role == "state" and interface.state_offset:
+        address["state"] = "sha1opt_ctx"
+    if arch == "x86_64":
+        reg, reg32 = _ARG_REGS_64[i], _ARG_REGS_32[i]
+        if role in address:
+            return [f"\tlea {address[role]}(%rip), {reg}"]
+        if role == CONST:
+            return [f"\tmov ${dict(interface.constants)[i]:#x}, {reg32}"]
+        if role in COUNT_ROLES and not once:
+            return [f"\tmov ${1 if role == 'nblocks' else 64}, {reg32}"]
+        load = {"state": "sha1opt_state", "data": "sha1opt_data", "nblocks": "sha1opt_count",
+                "bytes": "sha1opt_count"}[role]
+        return [f"\tmov {load}{rip}, {reg}"] + ([f"\tshl $6, {reg}"] if role == "bytes" else [])
+    if role in address:
+        return [f"\tpush ${address[role]}"]
+    if role == CONST:
+        return [f"\tpushl ${dict(interface.constants)[i]:#x}"]
+    if role in COUNT_ROLES and not once:
+        return [f"\tpushl ${1 if role == 'nblocks' else 64}"]
+    if role == "bytes":
+        return ["\tmov sha1opt_count, %eax", "\tshl $6, %eax", "\tpush %eax"]
+    return [f"\tpushl sha1opt_{'count' if role == 'nblocks' else role}"]
 
 
 def adapter_text(arch: Arch, interface: Interface, callee: str) -> str:
     """The entry point's text (see the module docstring)."""
     if not _NAME.match(callee):
         raise Sha1optError(f"cannot call {callee!r} from the adapter (not a symbol name)")
-    once = "nblocks" in interface.roles
+    once = _once(interface)
     words = max(interface.workspace_words, 1)
+    before, after = _copies(arch, interface)
     out = ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", f"{SYMBOL}:"]
     if arch == "x86_64":
         out += ["\tmov %rdi, sha1opt_state(%rip)", "\tmov %rsi, sha1opt_data(%rip)", "\tmov %rdx, sha1opt_count(%rip)"]
         if not once:
             out += ["1:\tcmpq $0, sha1opt_count(%rip)", "\tje 2f"]
-        for reg, role in zip(_ARG_REGS_64, interface.roles):
-            op = "lea" if role == "workspace" else "mov"
-            out.append(f"\t{op} {_value(role, arch)}, {reg}")
-        out += ["\tsub $8, %rsp", f"\tcall {callee}", "\tadd $8, %rsp"]
+        out += before
+        for i, role in enumerate(interface.roles):
+            out += _arg(arch, interface, i, role)
+        out += ["\tsub $8, %rsp", f"\tcall {callee}", "\tadd $8, %rsp"] + after
         if not once:
             out += ["\taddq $64, sha1opt_data(%rip)", "\tdecq sha1opt_count(%rip)", "\tjmp 1b", "2:"]
         word = ".quad"
@@ -65,15 +120,18 @@ def adapter_text(arch: Arch, interface: Interface, callee: str) -> str:
             out += [f"\tmov {slot}(%esp), %eax", f"\tmov %eax, sha1opt_{name}"]
         if not once:
             out += ["1:\tcmpl $0, sha1opt_count", "\tje 2f"]
-        for role in reversed(interface.roles):
-            out.append(f"\tpush ${_value(role, arch)}" if role == "workspace" else f"\tpushl {_value(role, arch)}")
-        out += [f"\tcall {callee}", f"\tadd ${4 * len(interface.roles)}, %esp"]
+        out += before
+        for i in reversed(range(len(interface.roles))):
+            out += _arg(arch, interface, i, interface.roles[i])
+        out += [f"\tcall {callee}", f"\tadd ${4 * len(interface.roles)}, %esp"] + after
         if not once:
             out += ["\taddl $64, sha1opt_data", "\tdecl sha1opt_count", "\tjmp 1b", "2:"]
         word = ".long"
     out += ["\tret", f"\t.size {SYMBOL}, .-{SYMBOL}", "\t.bss", "\t.p2align 6"]
     out += [f"sha1opt_{n}:\t{word} 0" for n in ("state", "data", "count")]
-    out += ["\t.p2align 6", f"sha1opt_workspace:\t.zero {4 * words}", '\t.section .note.GNU-stack,"",@progbits']
+    out += ["\t.p2align 6", f"sha1opt_workspace:\t.zero {4 * words}", "\t.p2align 6", "sha1opt_words:\t.zero 64",
+            "\t.p2align 6", f"sha1opt_ctx:\t.zero {interface.state_offset + 20 + 64}",
+            '\t.section .note.GNU-stack,"",@progbits']
     return "\n".join(out) + "\n"
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.interface import DEFAULT, Interface
 from sha1opt.semantics.sha1 import compress
 from sha1opt.emit.adapter import adapter_object
@@ -103,6 +104,15 @@ def _stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = 
     src = workdir / "confirm_stubs.s"
     src.write_text("".join(parts) + '\t.section .note.GNU-stack,"",@progbits\n')
     return [assemble_file(src, uo.arch, workdir / "confirm_stubs.o")]
+
+
+def stubbed_calls(uo: UserObject) -> list[str]:
+    """The undefined functions the object calls (PLT32 relocations) that the harness does not define: a run that
+    reaches one calls a zeroed data stub (``_stubs``) and dies, which says nothing about the code (Crypto++'s
+    ``SHA1::Transform`` calls ``DetectX86Features``). ``__stack_chk_fail`` is not one: reaching it is a defect."""
+    called = {r.symbol for relocs in uo.obj.relocs.values() for r in relocs.values()
+              if r.kind in ("R_X86_64_PLT32", "R_386_PLT32") and r.section is None and r.symbol}
+    return sorted(called - HARNESS_FUNCTIONS[uo.arch] - set(FAIL_FUNCTIONS))
 
 
 class ConfirmError(Sha1optError):
@@ -208,6 +218,10 @@ def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed:
     for rec, want in zip(records, wants):
         res = harness.run([rec])
         if isinstance(res, RunFailure):
+            calls = stubbed_calls(uo)
+            if calls:
+                return Unavailable(f"the process died ({res.reason}), and the object calls external functions the "
+                                   f"harness stubs as data ({', '.join(calls[:3])}): no verdict on the code")
             return Finding(rec.state, rec.data, len(rec.data) // 64, None, want, f"the process died ({res.reason})")
         r = res[0]
         problem = "; ".join(t for bit, t in FLAG_TEXT.items() if r.flags & bit)

@@ -34,8 +34,9 @@ FLAG_TEXT = {FLAG_CALLEE_SAVED: "a callee-saved register or the stack pointer ch
 
 # Functions harness.c defines for the code it links (the C library's, which the freestanding harness has not):
 # an object may call them. i386 has no stack-protector guard here (%gs:0x14 needs a segment descriptor).
-HARNESS_FUNCTIONS = {"x86_64": frozenset({"memcpy", "memset", "__stack_chk_fail"}),
-                     "i386": frozenset({"memcpy", "memset"})}
+HARNESS_FUNCTIONS = {"x86_64": frozenset({"memcpy", "memset", "explicit_bzero", "mbedtls_platform_zeroize",
+                                          "__stack_chk_fail"}),
+                     "i386": frozenset({"memcpy", "memset", "explicit_bzero", "mbedtls_platform_zeroize"})}
 
 
 class HarnessError(Sha1optError):

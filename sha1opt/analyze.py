@@ -73,6 +73,8 @@ from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.catalogue import lookup
+from sha1opt.semantics.lift.elf import NoFunction
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
 from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, KEYWORDS, Interface
 from sha1opt.semantics.x86 import Arch
@@ -109,6 +111,10 @@ class ObjectProof:
     native: Finding | Unavailable | None
     findings: tuple[str, ...]
     seconds: float
+    # which interface the proof used and where it came from: "declared (--interface)", the catalogue row's
+    # library (``lift.catalogue``), or the default (state, data, nblocks)
+    interface: str = ""
+    interface_origin: str = ""
 
     @property
     def proved(self) -> bool:
@@ -127,7 +133,7 @@ class ObjectProof:
         unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.kind == "loop")
-            count = "one block" if self.contract.one_block else f"every {self.contract.counts()}"
+            count = self.contract.covers()
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"{count}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
@@ -153,7 +159,10 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
 
     ``interface`` (``lift.interface.parse_interface``) declares the arguments
     when they are not ``(state, data, nblocks)``, e.g. a one-block function
-    with a workspace; its name, if any, is the function. A failed proof of
+    with a workspace; its name, if any, is the function. Without it the
+    function's row in the interface catalogue (``lift.catalogue``) is used,
+    else ``(state, data, nblocks)`` (``choose_interface``; the result's
+    ``interface`` and ``interface_origin`` say which). A failed proof of
     such a function is confirmed natively through ``emit.adapter`` (called
     once per block, the workspace in the adapter's ``.bss``).
     """
@@ -161,7 +170,41 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
         work = Path(workdir or tmp)
         uo = load_object(path, work, arch=arch, member=member, cpp=cpp)
         archive = Path(path) if uo.kind == "archive member" else None
-        return _prove(uo, function, abi, min_blocks, work, native, interface or DEFAULT, paths, archive)
+        chosen, origin = choose_interface(uo, function, member, interface)
+        try:
+            res = _prove(uo, function, abi, min_blocks, work, native, chosen, paths, archive)
+        except LiftRefusal as e:
+            if declared_by_user(origin):
+                raise
+            raise LiftRefusal(f"{e} (interface {chosen}, from {origin})") from None
+        # (the interface as proved: the contract's arguments, after any one-block fallback said as a finding)
+        return replace(res, interface=f"{res.function}({', '.join(res.contract.arg_names())})",
+                       interface_origin=origin)
+
+
+def declared_by_user(origin: str) -> bool:
+    return origin == DECLARED
+
+
+DECLARED = "declared (--interface)"
+
+
+def choose_interface(uo: UserObject, function: str | None, member: str | None,
+                     declared: Interface | None) -> tuple[Interface, str]:
+    """The interface to prove under and where it came from: a declared one always wins; else the catalogue's
+    row for the function's symbol (``lift.catalogue.lookup``, for ``member`` if it is a local symbol); else
+    the default ``(state, data, nblocks)``."""
+    if declared is not None:
+        return declared, DECLARED
+    try:
+        sym = uo.obj.find_function(function)
+    except NoFunction:
+        return DEFAULT, "the default (blocks)"          # (prove_function names the missing function)
+    row = lookup(sym.name, member)
+    if row is None:
+        return DEFAULT, "the default (blocks): the function is not in the interface catalogue"
+    note = f"; {row.note}" if row.note else ""
+    return row.interface, f"the interface catalogue (corpus/interfaces.toml: {row.library}{note})"
 
 
 def prove_loaded(uo: UserObject, function: str | None, workdir: Path, *, native: bool = True,
@@ -186,7 +229,7 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if paths is not None and not paths:
         raise LiftRefusal("no path selected (give at least one path label)")
     proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0), paths=paths)
-    if proof.nblocks_unread and not proof.proved and interface == DEFAULT:
+    if proof.nblocks_unread and not proof.proved and replace(interface, name=None) == DEFAULT:
         # the code sets its count itself (SHA1_Transform: ``mov $1, %edx; jmp`` into the block function):
         # nblocks is a fixed argument, and the function compresses one block
         interface = ONE_BLOCK

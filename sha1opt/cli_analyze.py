@@ -52,8 +52,10 @@ def _fail(message: str) -> None:
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="Default: sysv on x86-64, cdecl on i386.")
 @click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,
-              help="The arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
-                   "(default: blocks = (state, data, nblocks)).")
+              help="The arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block', "
+                   "'f(state@8, data)', 'f(state, words, bytes, 1)' (roles: state[@OFFSET], data, words, nblocks, "
+                   "bytes, workspace[N], a constant). Default: the function's row in corpus/interfaces.toml, else "
+                   "blocks = (state, data, nblocks).")
 @click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
               help="The contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -86,6 +88,8 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, mi
                 for a in results]
         click.echo(json.dumps({"file": file, "proved": results[0].proved, "proof": results[0].proof.summary(),
                                "outcome": results[0].proof.outcome, "contract": results[0].proof.contract.describe(),
+                               "interface": results[0].proof.interface,
+                               "interface_origin": results[0].proof.interface_origin,
                                "results": rows, "paths": [vars(c) for c in paths]}, indent=1))
         sys.exit(EXIT_CODES[results[0].proof.outcome])
     first = results[0]
@@ -110,6 +114,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, mi
         for line in path_table(paths):
             click.echo("  " + line)
     click.echo(f"  SHA-1: {first.proof.summary()}")
+    click.echo(f"  interface: {first.proof.interface}, from {first.proof.interface_origin}")
     click.echo(f"  contract: {first.proof.contract.describe()}")
     for f in first.proof.findings:
         click.echo(f"  finding: {f}")

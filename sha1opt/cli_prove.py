@@ -74,8 +74,10 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
 @click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,
-              help="With --object: the arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block' "
-                   "(default: blocks = (state, data, nblocks)).")
+              help="With --object: the arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block', "
+                   "'f(state@8, data)', 'f(state, words, bytes, 1)' (roles: state[@OFFSET], data, words, nblocks, "
+                   "bytes, workspace[N], a constant). Default: the function's row in corpus/interfaces.toml, else "
+                   "blocks = (state, data, nblocks).")
 @click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
               help="With --object: the contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
@@ -147,7 +149,8 @@ def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_j
     if as_json:
         click.echo(json.dumps({
             "file": path, "source": res.source, "function": res.function, "arch": res.arch, "result": res.outcome,
-            "summary": res.summary(), "contract": res.contract.describe(), "findings": list(res.findings),
+            "summary": res.summary(), "contract": res.contract.describe(), "interface": res.interface,
+            "interface_origin": res.interface_origin, "findings": list(res.findings),
             "seconds": round(res.seconds, 3),
             "paths": [{"name": p.name, "kind": p.kind, "label": p.label, "head": p.head, "condition": p.condition,
                        "result": p.outcome, "detail": p.detail, "cuts": p.cuts, "category": p.category,
@@ -155,6 +158,7 @@ def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_j
             indent=1))
         sys.exit(code)
     click.echo(f"{path}: {res.source}, function {res.function} ({res.arch})")
+    click.echo(f"  interface: {res.interface}, from {res.interface_origin}")
     click.echo(f"  contract: {res.contract.describe()}")
     for p in res.proof.paths:
         click.echo(f"  path {p.name} [{p.condition}]: {p.outcome} ({p.instructions} instructions, {p.seconds:.2f} s)"

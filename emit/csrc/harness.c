@@ -65,6 +65,9 @@ static int same(const void *a, const void *b, usize n) {
 /* Called by the compiler for struct copies even when freestanding. */
 void *memcpy(void *d, const void *s, usize n) { return copy(d, s, n); }
 void *memset(void *d, int c, usize n) { u8 *p = d; while (n--) *p++ = (u8)c; return d; }
+/* The zeroing functions with a contract in the prover (semantics/lift/calls.py KNOWN): glibc's and mbedTLS's. */
+void explicit_bzero(void *d, usize n) { memset(d, 0, n); }
+void mbedtls_platform_zeroize(void *d, usize n) { memset(d, 0, n); }
 
 #if defined(__x86_64__)
 /* The stack protector of compiled C (x86-64): the guard at %fs:0x28 lives in a block of our own

@@ -13,6 +13,7 @@
 - ``memory``     addresses, regions, loads and stores of a path (refused/violations by name)
 - ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain
 - ``interface``  the contract proved under (``Contract``) and declared interfaces (``parse_interface``)
+- ``catalogue``  other libraries' block functions and their interfaces (``corpus/interfaces.toml``, ``interface_for``)
 - ``template``   the loop-head template: pointers/counts by steps, H (also in lanes), head values
 - ``schedule``   cuts of SIMD message schedules and multi-round values (affine basis, inner rounds)
 - ``induction``  one iteration from the template: back to the head (invariant) or to an exit; the base case

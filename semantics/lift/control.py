@@ -248,7 +248,15 @@ class ControlFlow(Calls):
         a = self.operand_value(ops[0], d, w)
         b = self.operand_value(ops[1], d, w)
         if not ((isinstance(a, Int) and isinstance(b, Int)) or (isinstance(a, Ptr) and isinstance(b, Ptr))):
-            raise Refused(d, "conditional move of unlike values", "untracked value")
+            # data (or unlike) values: only a condition the path decides picks one (a constant argument,
+            # e.g. a byte order, selecting how a word is loaded); an undecided one is refused
+            if self.implies(c):
+                self._write(ops[1], a, w, d)
+            elif self.implies(z3.Not(c)):
+                self._write(ops[1], b, w, d)
+            else:
+                raise Refused(d, "conditional move of unlike values", "untracked value")
+            return
         if decide is None:
             if self.implies(c):
                 taken = True

@@ -77,7 +77,7 @@ from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds,
                                               restored, verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
-from sha1opt.semantics.lift.values import Category, stack_base
+from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
 from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
 from sha1opt.semantics.prove import Prover
 
@@ -218,17 +218,27 @@ class FunctionProof:
 
 
 def entry_state(ctx: Ctx, section: str, entry: int) -> State:
+    """The state at the function's entry: each argument's role as the contract declares it (``interface``):
+    the state pointer ``state_offset`` bytes before the state words (its context), the data at block 0, the
+    count ``n`` or the byte length ``64*n + r``, a workspace, a constant; callee-saved registers opaque."""
     st = State((section, entry))
     w = ctx.bits // 8
     st.regs["esp"] = Ptr("stack", ctx.bv(0))
     st.mem[("stack", "", 0)] = (Opq("return address"), w)
-    values = {"state": Ptr("state", ctx.bv(0)), "data": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
+    c = ctx.contract
+    # the state argument points state_offset bytes before the state words (its context); a byte length is
+    # 64*nblocks plus trailing bytes that are not a whole block (``trailing_bytes``, 0 <= r < 64)
+    values = {"state": Ptr("state", ctx.bv(-c.state_offset)), "data": Ptr("data", ctx.bv(0)),
+              "words": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
+              "bytes": Int(ctx.bv(64) * ctx.n + trailing_bytes(ctx.bits)),
               "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT))}
-    for i, role in enumerate(ctx.contract.args):
-        if ctx.contract.abi == "sysv":
-            st.regs[ARG_REGS["sysv"][i]] = values[role]
+    consts = dict(c.constants)
+    for i, role in enumerate(c.args):
+        v = Int(ctx.bv(consts[i])) if i in consts else values[role]
+        if c.abi == "sysv":
+            st.regs[ARG_REGS["sysv"][i]] = v
         else:
-            st.mem[("stack", "", 4 + 4 * i)] = (values[role], 4)
+            st.mem[("stack", "", 4 + 4 * i)] = (v, 4)
     for r in SAVED[ctx.contract.abi]:
         st.regs[r] = Opq(f"%{r}")
     return st
@@ -258,7 +268,8 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     bits = 64 if obj.arch == "x86_64" else 32
     n, k = z3.BitVec("n", bits), z3.BitVec("k", bits)
     ctx = Ctx(obj, program, bits, contract, n, k)
-    ctx.axioms += [z3.ULT(n, ctx.bv(1 << N_BOUND[bits])), z3.UGE(n, ctx.bv(contract.min_blocks))]
+    ctx.axioms += [z3.ULT(n, ctx.bv(1 << N_BOUND[bits])), z3.UGE(n, ctx.bv(contract.min_blocks)),
+                   z3.ULT(trailing_bytes(bits), ctx.bv(64))]
     if contract.block_multiple > 1:
         # ``nblocks even``: the caller passes pairs of blocks (libgcrypt's AVX2 code)
         ctx.axioms.append(n & ctx.bv(contract.block_multiple - 1) == ctx.bv(0))
@@ -376,7 +387,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     # one report per path end, in order: each gets the capability words that take it
     reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
     arrivals = [e.state for e in ends if e.kind == "head"]
-    unread = "nblocks" in contract.args and bool(arrivals) and not any(_holds_n(st) for st in arrivals)
+    unread = not contract.one_block and bool(arrivals) and not any(_holds_n(st) for st in arrivals)
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
                          straight, tuple(findings), unread)
 

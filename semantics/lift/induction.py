@@ -89,8 +89,19 @@ class Ctx:
         return off < 0 or (c.abi == "cdecl" and 4 <= off < 4 + 4 * len(c.args))
 
     def machine(self, domain, init_reg, init_mem, st: State, block=None) -> PathMachine:
+        if self.contract.host_words:
+            init_mem = host_words(domain, init_mem)
         return PathMachine(self.program, domain, init_reg, init_mem, st, bits=self.bits, block=block,
                            axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size)
+
+
+def host_words(domain, init_mem):
+    """``init_mem`` for data passed as host-order words (role ``words``): the word at data+4j holds W_j itself,
+    i.e. ``bswap`` of the spec's little-endian load m_j, so a plain load meets the spec's W_j = bswap(m_j)."""
+    def wrapped(region: str, off: int):
+        v = init_mem(region, off)
+        return domain.apply("bswap", v) if region == "data" and off % 4 == 0 else v
+    return wrapped
 
 
 def names(b: Builder):

@@ -1,32 +1,58 @@
 """The interface a function is proved under (``Contract``), and declared interfaces (``parse_interface``).
 
 A ``Contract`` says which argument is the state, the data, the block count
-or a scratch workspace, the ABI (SysV x86-64 or cdecl i386: where the
-arguments are, which registers are callee-saved) and the least nblocks.
+(or byte length), a scratch workspace or a fixed constant, the ABI (SysV
+x86-64 or cdecl i386: where the arguments are, which registers are
+callee-saved) and the least nblocks.
 
 The whole-function proof needs to know what the caller passes. sha1opt's
 own exports and OpenSSL's take ``f(uint32_t state[5], const void *data,
-size_t nblocks)``; other code ships one-block interfaces, e.g. Linux's
+size_t nblocks)``; other code ships other interfaces, e.g. Linux's
 ``sha_transform(__u32 *digest, const char *data, __u32 *array)`` (one
 block, ``array`` a scratch workspace of 80 -- later 16 -- words the
-function may write) or ``SHA1Transform(uint32_t state[5], const unsigned
-char buffer[64])``. The interface is declared, never guessed, in a small
-grammar read by ``parse_interface`` (a hand-written scanner; nothing is
-evaluated)::
+function may write), ``SHA1Transform(uint32_t state[5], const unsigned
+char buffer[64])``, mbedTLS's ``mbedtls_internal_sha1_process(ctx, data)``
+(the state inside a context struct), Crypto++'s
+``SHA1_HashMultipleBlocks_SHANI(state, data, length, order)`` (a byte
+length, a byte-order constant) and ``SHA1_HashBlock_CXX(state, data)``
+(the block as host-order words). The interface is declared, never guessed,
+in a small grammar read by ``parse_interface`` (a hand-written scanner;
+nothing is evaluated)::
 
     interface := "blocks" | "one-block" | [NAME] "(" role ("," role)* ")"
-    role      := "state" ["[5]"] | "data" ["[64]"] | "nblocks" ["even"] | "workspace" "[" WORDS "]"
+    role      := "state" ["[5]"] ["@" OFFSET] | "data" ["[64]"] | "words" ["[16]"]
+               | "nblocks" ["even"] | "bytes" | "workspace" "[" WORDS "]" | NUMBER
 
-Roles are named by what the argument *is*, in argument order; ``state``
-and ``data`` are required, each role at most once. With ``nblocks`` the
-function hashes that many blocks (the loop proof); without it, exactly one
-block (no block loop: nblocks is fixed at 1, any inner loop has a constant
-trip count and is unrolled); ``nblocks even``: the caller passes only even
-counts (libgcrypt's ``_gcry_sha1_transform_amd64_avx2_bmi2`` hashes pairs of
-blocks; its C wrapper hashes an odd block first with the AVX code).
-``workspace[N]`` is a caller-owned region of N
-32-bit words (1..80), disjoint from the state, the data and the stack, that
-the function may read back after writing and may leave changed.
+Roles are named by what the argument *is*, in argument order; a state and
+one data role (``data`` or ``words``) are required, each named role at most
+once, at most one count (``nblocks`` or ``bytes``). Numbers are decimal or
+``0x`` hex.
+
+* ``state@OFFSET`` -- the argument points to a context whose 5 state words
+  start at byte OFFSET (a multiple of 4, at most ``MAX_STATE_OFFSET``); the
+  function may read the context's other bytes (values the proof does not
+  know) but never write them: only the 5 state words are written.
+* ``data`` -- the block as 64 bytes, W[i] the big-endian word i (FIPS 180-4);
+  ``words`` -- the block as 16 host-order (little-endian) 32-bit words the
+  caller has already byte-swapped: W[i] is host word i.
+* ``nblocks`` -- the function hashes that many blocks (the loop proof);
+  ``bytes`` -- a byte length: the function hashes its floor(length/64)
+  whole blocks; the contract allows any length = 64*nblocks + r with
+  0 <= r < 64, and the r trailing bytes are neither read nor hashed.
+  Without either, exactly one block (no block loop: nblocks is fixed at 1,
+  any inner loop has a constant trip count and is unrolled).
+  ``nblocks even`` -- the caller passes only even counts, never 0 (libgcrypt's
+  ``_gcry_sha1_transform_amd64_avx2_bmi2`` hashes pairs of blocks; its C
+  wrapper hashes an odd block first with the AVX code).
+* ``workspace[N]`` -- a caller-owned region of N 32-bit words (1..80),
+  disjoint from the state, the data and the stack, that the function may
+  read back after writing and may leave changed.
+* NUMBER -- the caller always passes this constant (0 .. 2^32-1), e.g.
+  Crypto++'s byte order argument.
+
+The state, data and workspace arguments point to objects: they are never
+null, so a ``test %rdi,%rdi; je`` to an error return is a path no caller
+under the contract takes (``control``'s non-null fact), not a refusal.
 ``blocks`` is ``(state, data, nblocks)``; ``one-block`` is ``(state, data)``.
 NAME, when given, is the function to prove.
 
@@ -34,6 +60,8 @@ Example: ``parse_interface("sha_transform(state, data, workspace[16])")``
 is ``Interface(name="sha_transform", roles=("state", "data", "workspace"),
 workspace_words=16)``; its ``contract("sysv")`` is a ``Contract`` with the
 state in %rdi, the data in %rsi, the workspace pointer in %rdx, one block.
+``parse_interface("f(state, words, bytes, 1)")`` has ``roles == ("state",
+"words", "bytes", "const")`` and ``constants == ((3, 1),)``.
 """
 
 from __future__ import annotations
@@ -71,28 +99,61 @@ class Contract:
 
     ``min_blocks`` is 0 for sha1opt's exports (nblocks = 0 is a no-op, proved)
     and 1 for OpenSSL's. Buffers are separate objects (state, data, stack do
-    not alias) and ``64 * nblocks`` fits the address space; the entry stack
-    pointer is aligned as the ABI says (``ENTRY_ALIGNMENT``). ``args`` are the
-    arguments' roles in order (``parse_interface`` declares others): without
-    ``"nblocks"`` the function hashes exactly one block (no block loop);
-    ``"workspace"`` is a caller-owned scratch region of ``workspace_words``
-    32-bit words the function may write (modelled at ``WORKSPACE_AT``).
-    ``block_multiple`` (1 or 2): nblocks is a multiple of it (``nblocks even``).
+    not alias, none is null) and ``64 * nblocks`` fits the address space; the
+    entry stack pointer is aligned as the ABI says (``ENTRY_ALIGNMENT``).
+    ``args`` are the arguments' roles in order (``parse_interface`` declares
+    others, the module docstring says what each means): without a count
+    (``"nblocks"`` or ``"bytes"``) the function hashes exactly one block (no
+    block loop); ``"workspace"`` is a caller-owned scratch region of
+    ``workspace_words`` 32-bit words the function may write (modelled at
+    ``WORKSPACE_AT``); ``state_offset`` where the state words start in the
+    context the state argument points to; ``constants`` the fixed arguments
+    as (argument index, value); ``block_multiple`` (1 or 2): nblocks is a
+    multiple of it (``nblocks even``).
     """
 
     abi: Abi
     min_blocks: int = 0
     args: tuple[str, ...] = ("state", "data", "nblocks")
     workspace_words: int = 0
-    block_multiple: int = 1
+    state_offset: int = 0
+    constants: tuple[tuple[int, int], ...] = ()
     block_multiple: int = 1
 
     @property
     def one_block(self) -> bool:
-        return "nblocks" not in self.args
+        return not any(a in COUNT_ROLES for a in self.args)
+
+    @property
+    def host_words(self) -> bool:
+        """The data is 16 host-order words a block (role ``words``), not 64 big-endian bytes."""
+        return "words" in self.args
+
+    def covers(self) -> str:
+        """The inputs a proof under this contract covers, in words: ``one block``, ``every nblocks >= 0``."""
+        if self.one_block:
+            return "one block"
+        if "bytes" in self.args:
+            return f"every byte length with floor(length/64) >= {self.min_blocks}"
+        return f"every {self.counts()}"
+
+    def counts(self) -> str:
+        """The block counts the contract covers: ``nblocks >= 1``, ``even nblocks >= 2``."""
+        if self.block_multiple == 1:
+            return f"nblocks >= {self.min_blocks}"
+        least = max(-(-self.min_blocks // self.block_multiple) * self.block_multiple, self.block_multiple)
+        return f"even nblocks >= {least}"
+
+    def arg_names(self) -> list[str]:
+        """Each argument as the grammar writes it (``state@0x4c``, ``workspace[16]``, ``1``)."""
+        consts = dict(self.constants)
+        return [f"workspace[{self.workspace_words}]" if a == "workspace" else
+                f"state@{self.state_offset:#x}" if a == "state" and self.state_offset else
+                "nblocks even" if a == "nblocks" and self.block_multiple == 2 else
+                str(consts[i]) if a == CONST else a for i, a in enumerate(self.args)]
 
     def arg_text(self) -> str:
-        names = [f"workspace[{self.workspace_words}]" if a == "workspace" else a for a in self.args]
+        names = self.arg_names()
         if self.abi == "sysv":
             return ", ".join(f"%{R32_TO_R64[r]} {a}" for r, a in zip(ARG_REGS["sysv"], names))
         return ", ".join(names) + " on the stack"
@@ -101,60 +162,77 @@ class Contract:
         saved = ", ".join("%" + r for r in SAVED[self.abi])
         if self.one_block:
             count = "one block (no nblocks argument)"
+        elif "bytes" in self.args:
+            count = (f"bytes = 64*nblocks + r, any 0 <= r < 64: floor(bytes/64) blocks hashed, the r trailing bytes "
+                     f"neither read nor hashed; nblocks >= {self.min_blocks}, "
+                     f"64*nblocks < 2^{58 if self.abi == 'sysv' else 26}")
         else:
             count = f"{self.counts()}, 64*nblocks < 2^{58 if self.abi == 'sysv' else 26}"
         disjoint = "state, data, workspace and stack" if self.workspace_words else "state, data and stack"
         align = ENTRY_ALIGNMENT[self.abi]
         sp = "%rsp" if self.abi == "sysv" else "%esp"
         entry = f"; entry {sp} = {align[1]} mod {align[0]}" if align else ""
+        more = ""
+        if self.state_offset:
+            more += (f"; the state is the 5 words at byte {self.state_offset:#x} of the context the state argument "
+                     "points to: its other bytes may be read, never written")
+        if self.host_words:
+            more += "; data: 16 host-order (little-endian) words a block, already byte-swapped (W[i] = word i)"
         return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({self.arg_text()}); {count}; "
-                f"{disjoint} disjoint{entry}; callee-saved {saved} and the stack pointer checked")
-
-    def counts(self) -> str:
-        """The block counts the contract covers: ``nblocks >= 1``, ``even nblocks >= 2``."""
-        if self.block_multiple == 1:
-            return f"nblocks >= {self.min_blocks}"
-        least = -(-self.min_blocks // self.block_multiple) * self.block_multiple
-        return f"even nblocks >= {least}"
+                f"{disjoint} disjoint, none null{entry}{more}; callee-saved {saved} and the stack pointer checked")
 
     def named(self, reason: str) -> str:
-        """A refusal with a write at or above ``WORKSPACE_AT`` said as what it is: past the declared workspace."""
+        """A refusal said as what it is: a write at or above ``WORKSPACE_AT`` past the declared workspace, a
+        write into the state's context outside the state words by its byte in the context."""
         def name(m: re.Match) -> str:
             off = int(m.group(1)) - WORKSPACE_AT
             return f"past the declared workspace (byte {off} of workspace[{self.workspace_words}])" if off >= 0 \
                 else m.group(0)
-        return re.sub(r"the caller's stack frame \(entry stack pointer \+(\d+)\)", name, reason)
+
+        def context(m: re.Match) -> str:
+            return f"(byte {int(m.group(1)) + self.state_offset:#x} of the context)"
+        reason = re.sub(r"the caller's stack frame \(entry stack pointer \+(\d+)\)", name, reason)
+        if self.state_offset:
+            reason = re.sub(r"\(state([+-]\d+)\)", context, reason)
+        return reason
 
 
-ROLES = ("state", "data", "nblocks", "workspace")
+ROLES = ("state", "data", "words", "nblocks", "bytes", "workspace")
+DATA_ROLES = ("data", "words")
+COUNT_ROLES = ("nblocks", "bytes")
+CONST = "const"                 # the role of an integer literal: a fixed argument
 MAX_WORKSPACE_WORDS = 80
+MAX_STATE_OFFSET = 4096
+MAX_CONSTANT = (1 << 32) - 1
 MAX_TEXT = 200
-_FIXED_SIZE = {"state": 5, "data": 64}
-_TOKEN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<num>[0-9]+)|(?P<punct>[(),\[\]])")
+_FIXED_SIZE = {"state": (5, "words"), "data": (64, "bytes"), "words": (16, "words")}
+_TOKEN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<num>0[xX][0-9a-fA-F]+|[0-9]+)|(?P<punct>[(),\[\]@])")
 
 
 @dataclass(frozen=True)
 class Interface:
-    """A declared interface: argument roles in order, the workspace size, the function name if given."""
+    """A declared interface: argument roles in order (``CONST`` for a literal), the workspace size, the state's
+    offset in its context, the fixed arguments as (index, value), the function name if given."""
 
     roles: tuple[str, ...]
     workspace_words: int = 0
     name: str | None = None
+    state_offset: int = 0
+    constants: tuple[tuple[int, int], ...] = ()
     block_multiple: int = 1          # 2: ``nblocks even``
 
     @property
     def one_block(self) -> bool:
-        return "nblocks" not in self.roles
+        return not any(r in COUNT_ROLES for r in self.roles)
 
     def contract(self, abi: Abi, min_blocks: int = 0) -> Contract:
         """The ``Contract`` the proof runs under (one block: nblocks fixed at 1)."""
-        return Contract(abi, 1 if self.one_block else min_blocks, self.roles, self.workspace_words,
+        least = 1 if self.one_block else max(min_blocks, 1 if self.block_multiple > 1 else 0)
+        return Contract(abi, least, self.roles, self.workspace_words, self.state_offset, self.constants,
                         self.block_multiple)
 
     def __str__(self) -> str:
-        parts = [f"workspace[{self.workspace_words}]" if r == "workspace" else
-                 "nblocks even" if r == "nblocks" and self.block_multiple == 2 else r for r in self.roles]
-        return f"{self.name or ''}({', '.join(parts)})"
+        return f"{self.name or ''}({', '.join(self.contract('sysv').arg_names())})"
 
 
 DEFAULT = Interface(("state", "data", "nblocks"))
@@ -175,6 +253,10 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         kind = m.lastgroup
         out.append((kind, m.group(kind), m.start(kind) + 1))
         pos = m.end()
+
+
+def _number(text: str) -> int:
+    return int(text, 16) if text[:2] in ("0x", "0X") else int(text, 10)
 
 
 def parse_interface(text: str) -> Interface:
@@ -204,38 +286,27 @@ def parse_interface(text: str) -> Interface:
         name = expect("name")[1]
     expect("punct", "(")
     roles: list[str] = []
-    words = 0
+    constants: list[tuple[int, int]] = []
+    words = offset = 0
     multiple = 1
     while True:
-        kind, role, col = expect("name")
-        if role not in ROLES:
-            raise ParseError(clip(f"--interface: column {col}: unknown role {role!r} (roles: state, data, nblocks, "
-                                  "workspace[N]; or the keywords blocks, one-block)"))
-        if role in roles:
-            raise ParseError(f"--interface: column {col}: {role} given twice")
-        size = None
-        if peek()[1] == "[":
-            expect("punct", "[")
-            _, num, ncol = expect("num")
-            size = int(num, 10)
-            expect("punct", "]")
-            if role == "nblocks":
-                raise ParseError(f"--interface: column {ncol}: nblocks is a count, not an array")
-            if role in _FIXED_SIZE and size != _FIXED_SIZE[role]:
-                unit = "words" if role == "state" else "bytes"
-                raise ParseError(f"--interface: column {ncol}: {role} is {_FIXED_SIZE[role]} {unit}, not {size}")
-            if role == "workspace" and not 1 <= size <= MAX_WORKSPACE_WORDS:
-                raise ParseError(f"--interface: column {ncol}: workspace of {size} words is not within "
-                                 f"1..{MAX_WORKSPACE_WORDS}")
-        if role == "nblocks" and peek()[:2] == ("name", "even"):
-            expect("name")
-            multiple = 2
-        if role == "workspace":
-            if size is None:
-                raise ParseError(f"--interface: column {col}: workspace needs its size in 32-bit words, "
-                                 "e.g. workspace[16]")
-            words = size
-        roles.append(role)
+        if peek()[0] == "num":
+            _, num, col = expect("num")
+            value = _number(num)
+            if value > MAX_CONSTANT:
+                raise ParseError(f"--interface: column {col}: constant {num} is not within 0..{MAX_CONSTANT:#x}")
+            constants.append((len(roles), value))
+            roles.append(CONST)
+        else:
+            role, off = _role(expect("name"), expect, peek, roles)
+            if role == "workspace":
+                words = off
+            elif role == "state":
+                offset = off
+            elif role == "nblocks" and peek()[:2] == ("name", "even"):
+                expect("name")
+                multiple = 2
+            roles.append(role)
         if peek()[1] == ",":
             expect("punct", ",")
             continue
@@ -244,7 +315,50 @@ def parse_interface(text: str) -> Interface:
     if i != len(toks):
         t = peek()
         raise ParseError(clip(f"--interface: column {t[2]}: unexpected {t[1]!r} after the closing parenthesis"))
-    for need in ("state", "data"):
-        if need not in roles:
-            raise ParseError(f"--interface: no {need} argument (state and data are required)")
-    return Interface(tuple(roles), words, name, multiple)
+    if "state" not in roles:
+        raise ParseError("--interface: no state argument (state and data are required)")
+    if not any(r in DATA_ROLES for r in roles):
+        raise ParseError("--interface: no data argument (state and data are required; words: host-order data)")
+    return Interface(tuple(roles), words, name, offset, tuple(constants), multiple)
+
+
+def _role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[str, int]:
+    """One named role and its number (a workspace's size, the state's offset; else 0)."""
+    _, role, col = tok
+    if role not in ROLES:
+        raise ParseError(clip(f"--interface: column {col}: unknown role {role!r} (roles: state[@OFFSET], data, "
+                              "words, nblocks, bytes, workspace[N], a constant; or the keywords blocks, one-block)"))
+    if role in roles:
+        raise ParseError(f"--interface: column {col}: {role} given twice")
+    for group, what in ((DATA_ROLES, "data argument"), (COUNT_ROLES, "count")):
+        if role in group and any(r in group for r in roles):
+            raise ParseError(f"--interface: column {col}: a second {what} ({role}; one of {', '.join(group)})")
+    size = None
+    if peek()[1] == "[":
+        expect("punct", "[")
+        _, num, ncol = expect("num")
+        size = _number(num)
+        expect("punct", "]")
+        if role in COUNT_ROLES:
+            raise ParseError(f"--interface: column {ncol}: {role} is a count, not an array")
+        if role in _FIXED_SIZE and size != _FIXED_SIZE[role][0]:
+            raise ParseError(f"--interface: column {ncol}: {role} is {' '.join(map(str, _FIXED_SIZE[role]))}, "
+                             f"not {size}")
+        if role == "workspace" and not 1 <= size <= MAX_WORKSPACE_WORDS:
+            raise ParseError(f"--interface: column {ncol}: workspace of {size} words is not within "
+                             f"1..{MAX_WORKSPACE_WORDS}")
+    if role == "workspace":
+        if size is None:
+            raise ParseError(f"--interface: column {col}: workspace needs its size in 32-bit words, e.g. workspace[16]")
+        return role, size
+    if peek()[1] == "@":
+        _, _, acol = expect("punct", "@")
+        if role != "state":
+            raise ParseError(f"--interface: column {acol}: only the state has an offset (state@OFFSET)")
+        _, num, ncol = expect("num")
+        off = _number(num)
+        if off % 4 or off > MAX_STATE_OFFSET:
+            raise ParseError(f"--interface: column {ncol}: state offset {num} is not a multiple of 4 within "
+                             f"0..{MAX_STATE_OFFSET}")
+        return role, off
+    return role, 0

@@ -14,6 +14,9 @@ to the stack below the entry stack pointer (``stack_writable``) and to the
 the current block (read-ahead) is allowed only where the path condition
 keeps it inside the data buffer (``data_size``). The stack guard (``canary``)
 is a read-only region of one word, the same opaque constant at every read.
+The state's context (``interface``: ``state@OFFSET``) outside the 5 state words is
+the caller's: a 32-bit word there reads as a data value, a byte, half-word or
+quad-word as an integer the proof does not know; writes there are violations.
 """
 
 from __future__ import annotations
@@ -129,9 +132,15 @@ class MemoryModel:
                 raise Refused(d, "read of an unwritten realigned stack slot", "untracked value")
             v = self.initial_mem("stack", c) if size == 4 else Opq(f"stack{c:+d}")
         elif region == "state":
-            if rest or size != 4:
+            if not rest and size != 4 and (c + size <= 0 or c >= 20):
+                # a byte, half-word or quad-word of the state's context outside the state words (``state@OFFSET``:
+                # the caller's fields, readable): an integer the proof does not know, the same at every read
+                v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(f"context[{c}]", 8 * size))
+                        if 8 * size < self.bits else z3.BitVec(f"context[{c}]", self.bits))
+            elif rest or size != 4:
                 raise Refused(d, "state accessed at a computed offset or not as a 32-bit word", "address")
-            v = self.initial_mem("state", c)
+            else:
+                v = self.initial_mem("state", c)
         elif region == "data":
             if rest or size != 4:
                 raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word",

@@ -100,6 +100,12 @@ def stack_base(bits: int) -> z3.BitVecRef:
     return z3.BitVec("stack_base", bits)
 
 
+def trailing_bytes(bits: int) -> z3.BitVecRef:
+    """The bytes of a byte-length argument past its whole blocks (``bytes = 64*n + r``, 0 <= r < 64): one z3
+    constant, the same in every path of a proof (the contract's axiom bounds it)."""
+    return z3.BitVec("r", bits)
+
+
 def is_data(v) -> bool:
     return not isinstance(v, (Ptr, Int, Opq))
 

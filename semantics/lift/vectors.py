@@ -20,6 +20,8 @@ is ``initial_reg("xmmN.j")`` -- and runs each row through the one shared
   buffer, whose alignment the contract does not give) is refused by name;
 * ``vzeroupper``/``vzeroall`` zero lanes 4-7 / all lanes of every register
   (untouched registers are first given their entry lanes);
+* the zero idiom (``ZERO_IDIOMS``: ``pxor``/``psubd`` and their VEX forms of a
+  register with itself) writes the constant 0, whatever the register held;
 * general registers (``movd``/``movq``/``vmovd``/``vmovq``/``pinsrq``/
   ``pextrq``): a 32-bit register is one lane, a 64-bit one two. Besides data,
   a lane may hold half of an entry value (``Opq``) -- compiled code keeps
@@ -72,6 +74,10 @@ def vector_registers(bits: int) -> tuple[str, ...]:
     return tuple(f"xmm{i}" for i in range(16 if bits == 64 else 8))
 
 
+# Vector rows whose result is 0 when both sources are the same register (the zero idiom).
+ZERO_IDIOMS = ("pxor", "vpxor", "psubd", "vpsubd")
+
+
 class VectorUnit:
     """Mixin of ``PathMachine``: needs ``s``, ``domain``, ``initial_reg``, ``address``, ``load``,
     ``store``, ``read_data``, ``set_reg``, ``_as_data``, ``_written``, ``implies``, ``stack_base``
@@ -92,6 +98,18 @@ class VectorUnit:
             zero = self.domain.const(0)
             for name in vector_registers(self.bits):
                 self.s.regs[name] = self.vreg(name)[:keep] + (zero,) * (8 - keep)
+            return
+        ops = d.ins.operands
+        if d.mnemonic in ZERO_IDIOMS and isinstance(ops[0], Reg) and ops[0] == ops[1] and isinstance(ops[-1], Reg):
+            # x ^ x = x - x = 0 whatever x holds: the zero idiom's lanes are the constant 0 (a data term
+            # xor(x, x) would be a value a loop invariant must havoc: Crypto++ zeroes E's other lanes so)
+            width = 8 if ops[-1].width == 256 else 4
+            zero = self.domain.const(0)
+            value = (zero,) * width + (self.vreg(ops[-1].name)[width:] if d.mnemonic in ("pxor", "psubd") else
+                                       (zero,) * (8 - width))
+            self.s.regs[ops[-1].name] = value
+            for j in range(width):
+                self._written(("reg", lane_name(ops[-1].name, j)), zero, d)
             return
         moves = row.moves
         try:

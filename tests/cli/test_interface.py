@@ -56,3 +56,37 @@ def test_wrong_interface_is_a_counterexample_or_not_proved_never_proved(obj32):
 ])
 def test_bad_interface_is_one_line_and_exit_2(obj32, args, needle):
     one_line_error(run(*[a.format(obj=obj32) for a in args]), needle)
+
+
+ROLES_SOURCE = Path(__file__).parent.parent / "semantics" / "lift" / "csrc" / "sha1_ifaces.c"
+
+
+@pytest.fixture(scope="module")
+def mbedtls_shaped(tmp_path_factory) -> Path:
+    """This project's ``ctx_process`` (state at byte 8 of its context) under mbedTLS's symbol name."""
+    out = tmp_path_factory.mktemp("catalogue") / "ctx.o"
+    run_tool([which("gcc"), "-O2", "-m64", "-fno-tree-vectorize", "-Dctx_process=mbedtls_internal_sha1_process",
+              "-c", "-o", str(out), str(ROLES_SOURCE)], "compiling the test C")
+    return out
+
+
+def test_without_interface_the_catalogue_row_of_the_symbol_is_used_and_said(mbedtls_shaped):
+    """corpus/interfaces.toml gives mbedtls_internal_sha1_process (state@8, data): it proves, and says so."""
+    r = run("prove", "--object", str(mbedtls_shaped), "--function", "mbedtls_internal_sha1_process")
+    assert r.exit_code == 0, r.output
+    assert ("interface: mbedtls_internal_sha1_process(state@0x8, data), from the interface catalogue "
+            "(corpus/interfaces.toml: mbedTLS (libmbedcrypto); wipes its locals") in r.output
+
+
+def test_a_declared_interface_wins_over_the_catalogue(mbedtls_shaped):
+    r = run("prove", "--object", str(mbedtls_shaped), "--interface", "mbedtls_internal_sha1_process(state, data)")
+    assert r.exit_code != 0 and "interface: mbedtls_internal_sha1_process(state, data), from declared (--interface)" \
+        in r.output, r.output
+
+
+def test_analyze_says_the_default_when_the_function_is_not_catalogued(mbedtls_shaped):
+    r = run("analyze", str(mbedtls_shaped), "--uarch", "zen3", "--function", "hash_block_words",
+            "--interface", "(state, words)")
+    assert r.exit_code == 0 and "from declared (--interface)" in r.output, r.output
+    r = run("prove", "--object", str(mbedtls_shaped), "--function", "hash_block_words", "--json")
+    assert '"interface_origin": "the default (blocks): the function is not in the interface catalogue"' in r.output

@@ -47,3 +47,27 @@ def test_adapter_keeps_nothing_in_callee_saved_registers():
         text = adapter_text(arch, parse_interface("f(state, data, workspace[16])"), "f")
         for reg in ("%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15", "%ebx", "%ebp", "%esi", "%edi"):
             assert reg not in text, (arch, reg)
+
+
+ROLES_SOURCE = C_SOURCE.parent / "sha1_ifaces.c"
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
+@pytest.mark.parametrize("interface", ["ctx_process(state@8, data)", "checked_transform(state@0x4c, words)",
+                                       "hash_multiple(state, data, bytes, 1)", "hash_multiple(state, words, bytes, 0)"])
+def test_every_role_runs_through_the_adapter(tmp_path, arch, interface):
+    """The adapter copies the state into a context at its offset, byte-swaps the block into host words, passes
+    the byte length and the constant as declared: each shape of csrc/sha1_ifaces.c passes every vector."""
+    out = tmp_path / "sha1_ifaces.o"
+    run([which("gcc"), *FLAGS[arch], "-c", "-o", str(out), str(ROLES_SOURCE)], "compiling the test C")
+    itf = parse_interface(interface)
+    ok, detail = run_vectors(harness_for(load_object(out, tmp_path), itf.name, tmp_path, itf))
+    assert ok, detail
+
+
+def test_a_wrong_constant_fails_the_vectors_through_the_adapter(tmp_path):
+    out = tmp_path / "sha1_ifaces.o"
+    run([which("gcc"), *FLAGS["x86_64"], "-c", "-o", str(out), str(ROLES_SOURCE)], "compiling the test C")
+    itf = parse_interface("hash_multiple(state, data, bytes, 0)")
+    ok, detail = run_vectors(harness_for(load_object(out, tmp_path), itf.name, tmp_path, itf))
+    assert not ok and "got" in detail

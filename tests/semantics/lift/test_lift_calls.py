@@ -29,7 +29,6 @@ from pathlib import Path
 import pytest
 
 from sha1opt.analyze import prove_object
-from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.lift.calls import KNOWN, MAX_CALL_DEPTH, pointer_targets
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import prove_function
@@ -345,11 +344,8 @@ def test_cmov_sentinel_mutant_refuted(tmp_path):
 
 def test_mbedtls_process_with_zeroize():
     """mbedTLS's ``mbedtls_internal_sha1_process(ctx, data)``: the state at ctx+8, a zeroize call before the
-    canary check. Needs the interface role ``state@8`` (another branch); skipped until it parses."""
+    canary check, declared here (the catalogue's row: tests/semantics/lift/test_lift_libraries.py)."""
     obj = _member("libmbedcrypto.a", "sha1.c.o")
-    try:
-        iface = parse_interface("mbedtls_internal_sha1_process(state@8, data)")
-    except ParseError as e:
-        pytest.skip(f"the interface cannot say the state is at ctx+8 yet ({e})")
+    iface = parse_interface("mbedtls_internal_sha1_process(state@8, data)")
     proof = prove_function(obj, iface.name, iface.contract("sysv"))
     assert proof.proved, [p.detail for p in proof.paths]

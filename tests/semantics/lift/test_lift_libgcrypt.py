@@ -29,7 +29,7 @@ from tests.support.cpu import not_run_here
 from sha1opt import cli_analyze
 from sha1opt.analyze import analyze_file, prove_object
 from sha1opt.emit.toolchain import run_child, which
-from sha1opt.semantics.lift.interface import parse_interface
+from sha1opt.semantics.lift.interface import KEYWORDS, parse_interface
 
 LIB = Path("/usr/lib/x86_64-linux-gnu/libgcrypt.a")
 MEMBER = "sha1-avx2-bmi2-amd64.o"
@@ -85,7 +85,7 @@ def test_libgcrypt_avx2_two_blocks_per_iteration_proves_for_every_even_count(avx
 
 def test_libgcrypt_avx2_under_every_count_reads_past_the_data(avx2_object):
     """Without ``nblocks even`` the count 1 is allowed, and the code loads a second block: not proved."""
-    res = prove_object(avx2_object, function=FUNCTION, min_blocks=1, native=False)
+    res = prove_object(avx2_object, function=FUNCTION, min_blocks=1, native=False, interface=KEYWORDS["blocks"])
     assert not res.proved
     assert "reads past the end of the data" in res.summary()
 

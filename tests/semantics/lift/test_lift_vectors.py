@@ -175,3 +175,17 @@ def test_schedule_identity_proves_by_basis_and_a_wrong_one_does_not():
     assert affine_equal(code, w16.rol(1))
     assert not affine_equal((t0 << 2) ^ (t0 >> 29), w16.rol(1))
     assert not affine(w[0] + w[2])                                 # an add of overlapping values is not affine
+
+
+ZERO_W0 = ("\tmov (%rsi), %r8d\n\tbswap %r8d\n", "\tmov (%rsi), %r8d\n\tbswap %r8d\n\tmovd %xmm7, %r9d\n\tadd %r9d, %r8d\n")
+
+
+@pytest.mark.parametrize("zeroing, proves", [("pxor %xmm7, %xmm7", True), ("pxor %xmm6, %xmm7", False)])
+def test_pxor_zero_idiom_lanes_are_the_constant_0_across_the_loop(tmp_path, text64, zeroing, proves):
+    """Regression (Crypto++'s SHA-NI code zeroes E's other lanes with ``pxor x, x`` before its loop): the zero
+    idiom's lanes are the constant 0 (``vectors.ZERO_IDIOMS``), so the loop invariant keeps them and W0 + 0
+    proves; as the data term xor(x, x) they were havocked at the loop head and the proof failed. The
+    xor of two different registers is no idiom: not proved."""
+    text = text64.replace(".Lsha1_loop:\n", f"\t{zeroing}\n.Lsha1_loop:\n", 1).replace(*ZERO_W0, 1)
+    r = _prove(tmp_path, text)
+    assert ("SHA-1: proved SHA-1" in r.output) == proves, r.output

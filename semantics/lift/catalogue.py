@@ -1,0 +1,97 @@
+"""The interface catalogue: the declared interfaces of other libraries' SHA-1 block functions (``corpus/interfaces.toml``).
+
+One row per known function: its exact symbol (C++ names mangled, as the
+symbol table has them), its interface in the ``--interface`` grammar
+(``interface.parse_interface``), the library and the ``source`` of the
+interface fact. Loading refuses unknown keys, a missing key, a symbol
+given twice (for one member) and any interface that does not parse, each
+in one line naming the row.
+
+``interface_for(symbol)`` is the one question callers ask (``analyze`` and
+``prove --object`` when no ``--interface`` is declared; ``sha1opt scan``):
+the row's ``Interface`` named ``symbol``, or None. A row with a ``member``
+is a local symbol whose name other libraries may use too (wolfSSL's static
+``Transform``): ``interface_for`` never answers it; ``lookup(symbol,
+member)`` does, for that archive member.
+
+Example: ``interface_for("mbedtls_internal_sha1_process")`` is
+``Interface(("state", "data"), name="mbedtls_internal_sha1_process",
+state_offset=8)``; ``interface_for("memcpy")`` is None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
+from sha1opt.semantics.errors import CorpusError, ParseError
+from sha1opt.semantics.lift.interface import Interface, parse_interface
+
+REQUIRED = {"symbol", "interface", "library", "source"}
+OPTIONAL = {"member", "demangled", "note"}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One catalogue row: ``interface`` is parsed and named ``symbol``."""
+
+    symbol: str
+    interface: Interface
+    library: str
+    source: str
+    member: str | None = None
+    demangled: str | None = None
+    note: str | None = None
+
+
+def load(path: Path | None = None) -> tuple[Row, ...]:
+    """The rows of ``path`` (default ``corpus/interfaces.toml``), checked (module docstring)."""
+    path = path or corpus_dir() / "interfaces.toml"
+    raw = load_toml(path)
+    extra = sorted(set(raw) - {"function"})
+    if extra:
+        raise CorpusError(f"{path}: unknown table {extra[0]!r} (rows are [[function]])")
+    rows: list[Row] = []
+    seen: set[tuple[str, str | None]] = set()
+    for i, row in enumerate(raw.get("function", [])):
+        where = f"{path.name}: function {i + 1}" + (f" ({row['symbol']})" if isinstance(row.get("symbol"), str) else "")
+        check_keys(row, where, REQUIRED, OPTIONAL)
+        for k, v in row.items():
+            if not isinstance(v, str) or not v.strip():
+                raise CorpusError(f"{where}: {k} must be a non-empty string")
+        key = (row["symbol"], row.get("member"))
+        if key in seen:
+            raise CorpusError(f"{where}: symbol {row['symbol']!r} given twice")
+        seen.add(key)
+        try:
+            itf = parse_interface(row["interface"])
+        except ParseError as e:
+            raise CorpusError(f"{where}: {e}") from None
+        if itf.name is not None:
+            raise CorpusError(f"{where}: the interface names {itf.name!r}; the row's symbol is the name")
+        rows.append(Row(row["symbol"], replace(itf, name=row["symbol"]), row["library"], row["source"],
+                        row.get("member"), row.get("demangled"), row.get("note")))
+    return tuple(rows)
+
+
+@lru_cache(maxsize=1)
+def _rows() -> tuple[Row, ...]:
+    return load()
+
+
+def lookup(symbol: str, member: str | None = None) -> Row | None:
+    """The row of ``symbol``: a row for ``member`` first (a local symbol), else one without a member."""
+    rows = _rows()
+    if member is not None:
+        hit = next((r for r in rows if r.symbol == symbol and r.member == member), None)
+        if hit is not None:
+            return hit
+    return next((r for r in rows if r.symbol == symbol and r.member is None), None)
+
+
+def interface_for(symbol: str) -> Interface | None:
+    """The catalogued interface of the function ``symbol`` (named ``symbol``), or None."""
+    row = lookup(symbol)
+    return row.interface if row is not None else None
