@@ -17,8 +17,8 @@ mangled name), in the archive member that defines it.
 
 Each is proved as ``sha1opt prove --object`` proves it
 (``analyze.prove_object``), under the interface the catalogue gives for the
-symbol (``lift.catalogue.interface_for``; none: the default, ``(state, data,
-nblocks)``): the verdict, and each path's outcome and time. A function the
+symbol (``lift.catalogue.lookup``, for its archive member; none: the default,
+``(state, data, nblocks)``): the verdict, and each path's outcome and time. A function the
 prover refuses is reported with the refusal, and has no mutants (there is
 nothing proved to mutate against). Then ``--mutants`` one-instruction mutants
 of the function's code, made, proved and judged by ``bench/lift_mutants.py``
@@ -46,17 +46,12 @@ from sha1opt.analyze import ObjectProof, prove_object
 from sha1opt.emit.host_cpu import host, identify
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.archive import members
+from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import ObjectFile, Symbol
 from sha1opt.semantics.lift.interface import Interface
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))     # the sibling script whose machinery this reuses
 import lift_mutants  # noqa: E402
-
-try:    # the interface catalogue (corpus/interfaces.toml): until it lands, every function gets the default
-    from sha1opt.semantics.lift.catalogue import interface_for
-except ImportError:  # pragma: no cover
-    def interface_for(symbol: str) -> Interface | None:
-        return None
 
 LIB = Path("/usr/lib/x86_64-linux-gnu")
 OUT = Path(__file__).resolve().parent / "results" / "other_libraries.txt"
@@ -179,7 +174,8 @@ def run(targets, n: int, seed: int, log) -> dict[str, int]:
             if isinstance(loc, str):
                 log(f"{t.library} {t.symbol}: not run: {loc}")
                 continue
-            iface = interface_for(loc.symbol.name)
+            row = lookup(loc.symbol.name, loc.member)
+            iface = row.interface if row is not None else None
             res = prove(loc, iface, tw)
             default = "(state, data) (default; nblocks never read)" if not isinstance(res, str) and \
                 res.contract.one_block else "(state, data, nblocks) (default)"

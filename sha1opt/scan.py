@@ -19,7 +19,8 @@ Which functions: ``lift.candidates.compression_candidates`` (all four round
 constants in the function's code or the data it references, SHA-NI round
 code, a tail jump into such code, a stripped function's unwind extent) plus
 every function the interface catalogue names
-(``lift.catalogue.interface_for``). A name with "sha1" alone is not taken:
+(``lift.catalogue.lookup``: for a local symbol, the row of its archive
+member). A name with "sha1" alone is not taken:
 an HMAC-SHA1 or ``SHA1_Update`` wrapper calls the compression function, it
 is not one. The interface is the catalogue's for that symbol, else
 the two standard ones in turn, ``(state, data, nblocks)`` then ``(state,
@@ -68,14 +69,9 @@ from sha1opt.semantics.limits import clip
 from sha1opt.semantics.lift.archive import MAGIC as AR_MAGIC
 from sha1opt.semantics.lift.archive import members
 from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, holds_all_constants, holds_sha_ni
+from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS, Interface
-
-try:    # the interface catalogue (corpus/interfaces.toml), written in parallel; None = the default interface
-    from sha1opt.semantics.lift.catalogue import interface_for
-except ImportError:  # pragma: no cover - until the catalogue lands
-    def interface_for(symbol: str) -> Interface | None:
-        return None
 
 TIME_LIMIT = 60.0               # seconds of wall time per function (``--time-limit``)
 _ELF = b"\x7fELF"
@@ -131,7 +127,7 @@ def may_hold(data) -> bool:
     spots = [i for pat in _NAMES for i in _occurrences(data, pat)]
     if not spots:
         return False
-    return holds_sha_ni(data) or any(interface_for(name) is not None for name in _names_at(data, spots))
+    return holds_sha_ni(data) or any(lookup(name) is not None for name in _names_at(data, spots))
 
 
 def _x86(data) -> bool:
@@ -241,7 +237,7 @@ def scan(paths: Iterable[str | Path], *, uarch: str, time_limit: float = TIME_LI
                 parsed += 1
                 try:
                     obj = ObjectFile.parse(data)
-                    named = frozenset(s.name for s in obj.functions() if interface_for(s.name) is not None)
+                    named = frozenset(s.name for s in obj.functions() if lookup(s.name, member) is not None)
                     every = compression_candidates(obj, named)
                 except Sha1optError as e:
                     yield Unreadable(f"{item}({member})" if member else str(item), str(e))
@@ -278,7 +274,8 @@ class _Job:
 
 
 def _interface(job: _Job) -> tuple[Interface, str]:
-    iface = interface_for(job.cand.name)
+    row = lookup(job.cand.name, job.member)     # a member's own row first (wolfSSL's local ``Transform``)
+    iface = row.interface if row is not None else None
     if iface is None:
         return DEFAULT, "named" if job.cand.evidence == "named" else job.cand.evidence
     return (replace(iface, name=None) if iface.name not in (None, job.cand.name) else iface), "catalogue"

@@ -236,7 +236,7 @@ def compression_candidates(obj: ObjectFile, named: frozenset[str] = frozenset())
         sym = _sized(obj, s)
         if sym is None:
             continue
-        why = "named" if s.name in named else _evidence(obj, sym)
+        why = _evidence(obj, sym) or ("named" if s.name in named else None)
         if why is not None:
             found[(s.section, s.value)] = Candidate(sym, why)
     for sym in _stripped(obj, set(found)):
