@@ -128,7 +128,7 @@ def test_scan_of_a_folder_reports_the_sha1_functions_only_each_proved_with_its_r
     assert rows[1].startswith(f"{folder / 'sub' / 'lib.a'}(export.o)  sha1_block_data_order")
     expected = analyze_file(folder / "export.o", ["zen3"])[0].cycles_per_byte
     for row in rows:
-        assert "(state, data, nblocks) (standard) [constants]  proved  2/2 proved" in row, row
+        assert "(state, data, nblocks) (catalogue) [constants]  proved  2/2 proved" in row, row  # OpenSSL's row
         assert f"{expected:.2f} c/B zen3" in row
     for absent in ("plain", "sha256", "hmac"):
         assert absent not in r.stdout
@@ -247,3 +247,16 @@ def test_nothing_readable_is_exit_2(tmp_path):
     r = CliRunner().invoke(scan, [str(tmp_path / "a"), str(tmp_path / "b"), "--uarch", "zen3"])
     assert r.exit_code == 2 and r.stderr.count("sha1opt: cannot read") == 2, r.output
     assert "Traceback" not in r.output
+
+
+@pytest.mark.skipif(not Path("/usr/lib/x86_64-linux-gnu/libnettle.a").exists(),
+                    reason="libnettle.a not installed (setup/system-packages.sh: nettle-dev)")
+def test_nettle_archive_rows_use_the_catalogue_and_skip_its_hmac_sha1():
+    """Debian's libnettle.a: its x86-64 and SHA-NI compress functions are found and proved under the catalogue's
+    interface (state, data) (one block; under the default (state, data, nblocks) nblocks = 0 would crash them),
+    and none of its hmac-sha1 / pbkdf2-hmac-sha1 / sha1 (update, digest) members gives a row."""
+    rows = [e for e in scan_paths(["/usr/lib/x86_64-linux-gnu/libnettle.a"], uarch="zen3") if isinstance(e, Found)]
+    by = {r.function: r for r in rows}
+    for name in ("_nettle_sha1_compress_x86_64", "_nettle_sha1_compress_sha_ni"):
+        assert by[name].verdict == "proved" and by[name].interface == "(state, data)" and by[name].catalogued
+    assert not any("hmac" in r.member or r.member == "sha1.o" for r in rows), [(r.member, r.function) for r in rows]
