@@ -39,7 +39,7 @@ import random
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sha1opt.analyze import ObjectProof, prove_object
@@ -179,7 +179,8 @@ def run(targets, n: int, seed: int, log) -> dict[str, int]:
             res = prove(loc, iface, tw)
             default = "(state, data) (default; nblocks never read)" if not isinstance(res, str) and \
                 res.contract.one_block else "(state, data, nblocks) (default)"
-            head = f"{t.library} {loc.where} {loc.symbol.name}, interface {iface or default}"
+            head = f"{t.library} {loc.where} {loc.symbol.name}, interface " + \
+                (f"{replace(iface, name=None)} (catalogue)" if iface else default)
             if isinstance(res, str):
                 log(f"{head}: {' '.join(res.split())[:300]}")
                 continue
