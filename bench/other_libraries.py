@@ -136,7 +136,7 @@ def mutant_counts(loc: Located, orig: ObjectProof, interface: Interface | None, 
     words = lift_mutants.path_words(orig)
     blob = loc.path.read_bytes()
     counts: dict[str, int] = {}
-    per = max(1, n // len(codes))
+    per = max(1, n // len(codes)) if n > 0 else 0
     i = 0
     for p in codes:
         rng = random.Random(f"{seed}:{loc.where}:{loc.symbol.name}:{p.label}")
