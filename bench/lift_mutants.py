@@ -80,6 +80,7 @@ from sha1opt.emit.objfile import load_object
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.elf import ObjectError
+from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS, Interface
 
 OUT = Path(__file__).resolve().parent / "results" / "lift_mutants.txt"
 LIB64 = Path("/usr/lib/x86_64-linux-gnu/libcrypto.a")
@@ -115,22 +116,25 @@ class PathCode:
 
 # -- the code --------------------------------------------------------------------------------------
 
-def text_section(obj_path: Path) -> tuple[bytes, int, list[tuple[int, str]]]:
-    """(.text bytes, its file offset, sorted (value, name) of its non-local code symbols)."""
+def text_section(obj_path: Path, section: str = ".text") -> tuple[bytes, int, list[tuple[int, str]]]:
+    """(the code section's bytes, its file offset, sorted (offset, name) of its code symbols: from
+    ``.symtab``, else -- a stripped shared object -- ``.dynsym``; offsets in the section)."""
     with obj_path.open("rb") as f:
         elf = ELFFile(f)
-        text = elf.get_section_by_name(".text")
-        idx = [i for i, s in enumerate(elf.iter_sections()) if s.name == ".text"][0]
-        syms = sorted({(s["st_value"], s.name) for s in elf.get_section_by_name(".symtab").iter_symbols()
+        text = elf.get_section_by_name(section)
+        idx = [i for i, s in enumerate(elf.iter_sections()) if s.name == section][0]
+        table = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
+        syms = sorted({(s["st_value"] - text["sh_addr"], s.name) for s in table.iter_symbols()
                        if s["st_shndx"] == idx and s.name and s["st_info"]["type"] in ("STT_FUNC", "STT_NOTYPE")
                        and not s.name.startswith(".L")})
         return text.data(), text["sh_offset"], syms
 
 
-def linker_written(obj_path: Path) -> frozenset[int]:
-    """.text bytes a RELA relocation overwrites at link time (x86-64: a flipped bit there changes nothing)."""
+def linker_written(obj_path: Path, section: str = ".text") -> frozenset[int]:
+    """Bytes of ``section`` a RELA relocation overwrites at link time (x86-64: a flipped bit there changes
+    nothing)."""
     with obj_path.open("rb") as f:
-        rela = ELFFile(f).get_section_by_name(".rela.text")
+        rela = ELFFile(f).get_section_by_name(".rela" + section)
         if rela is None:            # i386 REL: the field holds the addend, a real constant
             return frozenset()
         return frozenset(r["r_offset"] + k for r in rela.iter_relocations() for k in range(4))
@@ -188,16 +192,21 @@ def successors(ins: Insn) -> list[int]:
     return nxt + ([ins.target] if ins.target is not None else [])
 
 
-def path_codes(obj_path: Path, bits: int, proof: ObjectProof, entry: str) -> list[PathCode]:
+def path_codes(obj_path: Path, bits: int, proof: ObjectProof, entry: str, section: str = ".text") -> list[PathCode]:
     """The object's paths (one per symbol range holding a loop head), with their mutation sites and the
-    shared instructions (see the module docstring)."""
-    data, _, syms = text_section(obj_path)
-    code = Code(data, bits, linker_written(obj_path))
+    shared instructions (see the module docstring). A function with no loop path (a one-block interface,
+    ``SHA1_Transform`` into stripped code) is one path: every instruction reachable from its entry."""
+    data, _, syms = text_section(obj_path, section)
+    code = Code(data, bits, linker_written(obj_path, section))
     starts = sorted({v for v, _ in syms})
     ends = {v: next((s for s in starts if s > v), len(data)) for v in starts}
     heads = {p.head: p.label for p in proof.proof.paths if p.kind == "loop"}
     entry_at = next(v for v, n in syms if n == entry)
     everything = code.reachable(entry_at)
+    if not heads:
+        mine = sorted(everything)
+        return [PathCode(entry, "function", entry_at, max(mine) + 1, tuple(code.at[a] for a in mine),
+                         frozenset(mine))]
 
     def range_of(a: int) -> int:
         return max((v for v in starts if v <= a), default=-1)
@@ -286,12 +295,13 @@ def mutants(blob: bytes, base: int, p: PathCode, n: int, rng: random.Random) -> 
 
 # -- judging ---------------------------------------------------------------------------------------
 
-def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[str, tuple]]) -> tuple[str, object]:
+def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[str, tuple]],
+           interface: Interface = DEFAULT) -> tuple[str, object]:
     """Run the mutant once per set of capability words: (path, first Finding), else (last path, result)."""
     uo = load_object(mut, work)
     last: tuple[str, object] = ("", None)
     for name, w in words:
-        got = confirm(uo, function, blocks, work, symbols=dict(w))
+        got = confirm(uo, function, blocks, work, symbols=dict(w), interface=interface)
         if isinstance(got, Finding):
             return name, got
         last = (name, got)
@@ -299,7 +309,7 @@ def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[
 
 
 def judge(mut: Path, function: str | None, min_blocks: int | None, selected: frozenset[str] | None,
-          words: dict[str, list[tuple]], work: Path) -> tuple[str, str]:
+          words: dict[str, list[tuple]], work: Path, interface: Interface | None = None) -> tuple[str, str]:
     """(verdict, detail) of one mutant (see the module docstring).
 
     The prover is ``prove_object`` as ``sha1opt prove --object`` runs it (native confirmation on), on the
@@ -308,7 +318,8 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
     res, why, scope = None, "", selected
     for scope in dict.fromkeys((selected, None)):
         try:
-            res = prove_object(mut, function=function, min_blocks=min_blocks, workdir=work, paths=scope)
+            res = prove_object(mut, function=function, min_blocks=min_blocks, workdir=work, paths=scope,
+                               interface=interface)
             break
         except ObjectError as e:          # the mutant has no path with this label: prove every path
             why = f"refused: {e}"
@@ -316,11 +327,13 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
             why = f"refused: {e}"
             break
     fn = res.function if res is not None else (function or "sha1_block_data_order")
+    # the interface the proof ran under (prove_object proves a function that never reads nblocks as one block)
+    used = interface or (KEYWORDS["one-block"] if res is not None and res.contract.one_block else DEFAULT)
     blocks = res.contract.min_blocks if res is not None else (min_blocks or 0)
     judged = [p for p in res.proof.paths if p.outcome != "not checked"] if res is not None else []
     scope = scope if res is not None else None
     if res is not None and res.outcome in ("proved", "partial"):
-        where, got = native(mut, fn, blocks, work, [(lab, w) for lab, ws in words.items() for w in ws])
+        where, got = native(mut, fn, blocks, work, [(lab, w) for lab, ws in words.items() for w in ws], used)
         paths = "every path" if scope is None else f"the {len(judged)} path(s) labelled {sorted(scope)[0]}"
         if isinstance(got, Finding):
             return "UNSOUND: proved, differs natively", f"proved on {paths}; native ({where}): {got.describe()}"
@@ -335,13 +348,24 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
         return kind, f"prover: {why[:150]}; native: {res.native.describe()}"
     mine = [(lab, w) for lab, ws in words.items() if scope is None or lab in scope for w in ws]
     extra = [(bad.name, bad.witness)] if bad is not None and bad.witness not in {w for _, w in mine} else []
-    where, got = native(mut, fn, blocks, work, mine + extra)
+    where, got = native(mut, fn, blocks, work, mine + extra, used)
     refused = res is None or res.outcome == "refused"
     if isinstance(got, Finding):
         kind = "refuted natively (prover refused)" if refused else "refuted natively (prover: not proved)"
         return kind, f"prover: {why[:150]}; native ({where}): {got.describe()}"
     said = got.reason if isinstance(got, Unavailable) else "agrees on every record tried"
     return "not proved, not refuted", f"prover: {why[:160]}; native: {said}"
+
+
+def path_words(orig: ObjectProof) -> dict[str, list[tuple]]:
+    """The capability words of every path of the unmutated object, by path label (what ``judge`` runs a
+    mutant with natively)."""
+    words: dict[str, list[tuple]] = {}
+    for p in orig.proof.paths:
+        lab = p.label if p.kind == "loop" else orig.function
+        if p.witness not in words.setdefault(lab, []):
+            words[lab].append(p.witness)
+    return words
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -403,11 +427,7 @@ def main() -> None:
             ow = work / f"{obj.stem}_orig"
             ow.mkdir()
             orig = prove_object(obj, function=function, min_blocks=min_blocks, workdir=ow, native=False)
-            words: dict[str, list[tuple]] = {}
-            for p in orig.proof.paths:
-                lab = p.label if p.kind == "loop" else orig.function
-                if p.witness not in words.setdefault(lab, []):
-                    words[lab].append(p.witness)
+            words = path_words(orig)
             lines.append(f"{name}: unmutated: {orig.summary()[:160]}")
             print(lines[-1], flush=True)
             blob = obj.read_bytes()

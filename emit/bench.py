@@ -53,6 +53,7 @@ from sha1opt.emit.peers import OPENSSL_PATHS, libcrypto, openssl_path_note
 from sha1opt.emit.timing import (
     CoreClock, PairPlan, PeerStats, c_peer, clock_around, core_clock, timing_program, tsc_hz,
 )
+from sha1opt.emit.toolchain import Preprocessor
 from sha1opt.emit.validate import Validation, validate_source
 
 __all__ = ["SIZES", "PEER_NAMES", "WIDE_SPREAD", "PeerStats", "CoreClock", "BenchReport", "BenchRefusal",
@@ -141,7 +142,7 @@ def c_program(arch: Arch, candidate: Path, work: Path) -> Path:
 
 def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_bytes: int = 1 << 20,
           openssl_paths=("integer", "ssse3", "avx2", "default"),
-          time_limit: float = BENCH_SECONDS) -> BenchReport | BenchRefusal:
+          time_limit: float = BENCH_SECONDS, cpp: Preprocessor = Preprocessor()) -> BenchReport | BenchRefusal:
     """Validate ``source`` (a .S defining sha1_block_data_order), then measure it against the peers.
 
     Validation is ``validate.validate_source`` -- assemble, object, lift,
@@ -164,7 +165,7 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
         raise Sha1optError(f"unknown arch {arch!r}")
     with tempfile.TemporaryDirectory(prefix="sha1opt-bench-") as work:
         work_dir = Path(work)
-        v = validate_source(source, arch, work_dir)
+        v = validate_source(source, arch, work_dir, cpp=cpp)
         refused = refusal(v)
         if refused:
             return refused

@@ -35,7 +35,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.assembly import guess_arch
-from sha1opt.emit.toolchain import ToolchainError, arch_flag, run, which
+from sha1opt.emit.toolchain import Preprocessor, ToolchainError, arch_flag, run, which
 
 TEXT_SUFFIXES = (".s", ".S", ".asm")
 TOOL_SECONDS = 60.0
@@ -125,7 +125,10 @@ def _member(path: Path, member: str | None, workdir: Path) -> tuple[bytes, str]:
     return proc.stdout, member
 
 
-def load_object(path: str | Path, workdir: Path, arch: Arch | None = None, member: str | None = None) -> UserObject:
+def load_object(path: str | Path, workdir: Path, arch: Arch | None = None, member: str | None = None,
+                cpp: Preprocessor = Preprocessor()) -> UserObject:
+    """See the module docstring; ``cpp``: the ``-I``/``-D`` a ``.S`` is assembled with (the source's own
+    directory is always searched: the text is assembled from a copy)."""
     p = Path(path)
     data = _read(p)
     if data[:8] == b"!<arch>\n":
@@ -144,7 +147,7 @@ def load_object(path: str | Path, workdir: Path, arch: Arch | None = None, membe
     src = workdir / f"{p.stem}{'.S' if suffix == '.S' else '.s'}"     # the assembler's messages name the user's file
     src.write_text(text)
     out = workdir / f"{p.stem}.o"
-    args = [which("gcc"), arch_flag(arch), "-c", "-g", "-o", str(out), str(src)]
+    args = [which("gcc"), arch_flag(arch), *cpp.flags(p), "-c", "-g", "-o", str(out), str(src)]
     run(args, f"assembling {p.name}", timeout=TOOL_SECONDS)
     return UserObject(out, ObjectFile.parse(out.read_bytes()), "assembled",
                       f"{p.name} assembled with gcc {arch_flag(arch)} -c -g")

@@ -224,6 +224,52 @@ def arch_flag(arch: Arch) -> str:
     return "-m32" if arch == "i386" else "-m64"
 
 
+_MACRO = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Preprocessor:
+    """cpp's ``-I DIR`` and ``-D NAME[=VALUE]`` for a user's ``.S`` (``prove --object``, ``analyze``, ``bench``).
+
+    Built by ``preprocessor(includes, defines)``, which checks each value
+    itself: a directory that exists, a NAME that is a C identifier (so no
+    value can become another gcc option), a VALUE without a newline or NUL.
+    ``flags(source)`` are gcc's arguments, one list item each, the source's
+    own directory first (the file is assembled from a copy, and its
+    ``#include "x.h"`` means the x.h next to it). Example:
+    ``preprocessor(["inc"], ["HAVE_SHA_NI", "ROUNDS=80"]).flags(Path("a/s.S"))`` is
+    ``["-I", "/abs/a", "-I", "/abs/inc", "-DHAVE_SHA_NI", "-DROUNDS=80"]``.
+    """
+
+    includes: tuple[Path, ...] = ()
+    defines: tuple[tuple[str, str | None], ...] = ()
+
+    def flags(self, source: Path | None = None) -> list[str]:
+        dirs = ([Path(source).resolve().parent] if source is not None else []) + list(self.includes)
+        return ([a for d in dirs for a in ("-I", str(d))]
+                + [f"-D{n}" if v is None else f"-D{n}={v}" for n, v in self.defines])
+
+
+def preprocessor(includes: Sequence[str | Path] = (), defines: Sequence[str] = ()) -> Preprocessor:
+    """A checked ``Preprocessor`` (see its docstring); a bad value is a one-line ``ToolchainError``."""
+    dirs = []
+    for d in includes:
+        path = Path(d)
+        if not path.is_dir():
+            raise ToolchainError(f"-I {clip(str(d))}: not a directory")
+        dirs.append(path.resolve())
+    defs = []
+    for text in defines:
+        name, eq, value = str(text).partition("=")
+        if not _MACRO.fullmatch(name):
+            raise ToolchainError(clip(f"-D {text!r}: {name!r} is not a macro name (a letter or _, then letters, "
+                                      "digits, _)"))
+        if any(c in value for c in "\n\r\0"):
+            raise ToolchainError(f"-D {name}: the value holds a newline or NUL")
+        defs.append((name, value if eq else None))
+    return Preprocessor(tuple(dirs), tuple(defs))
+
+
 def cflags(arch: Arch) -> list[str]:
     """The freestanding C flags for ``arch``: ``["-m32", "-O2", "-ffreestanding", ...]``."""
     return [arch_flag(arch), *FREESTANDING_FLAGS]

@@ -78,7 +78,7 @@ from sha1opt.emit.assembly import SYMBOL
 from sha1opt.emit.execution import NATIVE, NOT_RUN, Execution, execution_for
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
 from sha1opt.emit.image import read_object, runnable_problem
-from sha1opt.emit.toolchain import ToolchainError, assemble, compile_source, host_is_x86_64
+from sha1opt.emit.toolchain import Preprocessor, ToolchainError, assemble, compile_source, host_is_x86_64
 from sha1opt.emit.vectors import all_vectors
 
 
@@ -233,7 +233,8 @@ def validate(text: str, schedule: Schedule, workdir: Path, native: bool = True) 
     return v
 
 
-def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = True) -> Validation:
+def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = True,
+                    cpp: Preprocessor = Preprocessor()) -> Validation:
     """A user's ``.S`` (what ``bench`` measures): gcc -c through cpp, then every check.
 
     The source is read once, bounded (``limits.SOURCE_BYTES``, regular files
@@ -245,7 +246,7 @@ def validate_source(path: str | Path, arch: Arch, workdir: Path, native: bool = 
     def do_assemble():
         src = workdir / "candidate.S"
         src.write_text(read_source(path))
-        v.obj = compile_source(src, arch, workdir / "candidate.o", "assembling the candidate")
+        v.obj = compile_source(src, arch, workdir / "candidate.o", "assembling the candidate", cpp.flags(Path(path)))
         return True, f"{arch} object assembled (gcc -c, through cpp)"
 
     if v.run_check("assemble", do_assemble):

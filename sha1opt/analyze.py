@@ -83,6 +83,7 @@ from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
 from sha1opt.emit.objfile import UserObject, defining_members, load_object
+from sha1opt.emit.toolchain import Preprocessor
 
 BLOCK_BYTES = 64
 ONE_BLOCK = KEYWORDS["one-block"]
@@ -153,7 +154,7 @@ class ObjectProof:
 def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | None = None,
                  member: str | None = None, arch: Arch | None = None, min_blocks: int | None = None,
                  workdir: Path | None = None, native: bool = True, interface: Interface | None = None,
-                 paths: frozenset[str] | None = None) -> ObjectProof:
+                 paths: frozenset[str] | None = None, cpp: Preprocessor = Preprocessor()) -> ObjectProof:
     """Prove the whole function of ``path`` (see the module docstring), or only its ``paths`` (labels).
 
     ``interface`` (``lift.interface.parse_interface``) declares the arguments
@@ -167,7 +168,7 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
     """
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
-        uo = load_object(path, work, arch=arch, member=member)
+        uo = load_object(path, work, arch=arch, member=member, cpp=cpp)
         archive = Path(path) if uo.kind == "archive member" else None
         chosen, origin = choose_interface(uo, function, member, interface)
         try:
@@ -204,6 +205,14 @@ def choose_interface(uo: UserObject, function: str | None, member: str | None,
         return DEFAULT, "the default (blocks): the function is not in the interface catalogue"
     note = f"; {row.note}" if row.note else ""
     return row.interface, f"the interface catalogue (corpus/interfaces.toml: {row.library}{note})"
+
+
+def prove_loaded(uo: UserObject, function: str | None, workdir: Path, *, native: bool = True,
+                 interface: Interface | None = None, archive: Path | None = None) -> ObjectProof:
+    """``prove_object`` of an object already loaded (``emit.objfile.UserObject``; ``archive``: the ``.a`` it is
+    a member of, whose other members a function pointer may lead into): what ``sha1opt scan`` proves each
+    function it finds with, the object read once for all of them."""
+    return _prove(uo, function, None, None, workdir, native, interface or DEFAULT, None, archive)
 
 
 def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: int | None, work: Path,
@@ -374,12 +383,19 @@ def path_costs(proof: ObjectProof, uarchs: Sequence[str]) -> list[PathCost]:
 
 def analyze_file(path: str | Path, uarchs: Sequence[str], arch: Arch | None = None, *, function: str | None = None,
                  abi: Abi | None = None, member: str | None = None,
-                 interface: Interface | None = None, min_blocks: int | None = None) -> list[Analysis]:
+                 interface: Interface | None = None, min_blocks: int | None = None,
+                 cpp: Preprocessor = Preprocessor()) -> list[Analysis]:
     """One ``Analysis`` per model in ``uarchs`` for the function the input assembles to (a loop of several
-    blocks per iteration priced per byte of all of them)."""
+    blocks per iteration priced per byte of all of them; ``cpp``: a ``.S``'s ``-I``/``-D``)."""
     models = [load_model(u) for u in uarchs]   # unknown names fail before any work
     proof = prove_object(path, function=function, abi=abi, member=member, arch=arch, interface=interface,
-                         min_blocks=min_blocks)
+                         min_blocks=min_blocks, cpp=cpp)
+    return price(proof, models)
+
+
+def price(proof: ObjectProof, models: Sequence) -> list[Analysis]:
+    """One ``Analysis`` per model (``search.cost.model.load_model`` values) of a proved or refused function:
+    its first loop path, else its one-block path, simulated; nothing priced that was not lifted whole."""
     fp = proof.proof
     loops = fp.loop_paths()
     is_loop = bool(loops)

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "show": "sha1opt.cli_search",
     "analyze": "sha1opt.cli_analyze",
     "uarchs": "sha1opt.cli_analyze",
+    "scan": "sha1opt.cli_analyze",
     "synth": "sha1opt.cli_synth",
 }
 
@@ -44,6 +45,7 @@ SUMMARIES: dict[str, str] = {
     "demo": "The main job: prove, search this CPU's model, export, bench",
     "export": "Write a validated sha1_block_data_order .S file",
     "prove": "Prove two formulas equal, the rewrite corpus, or machine code",
+    "scan": "Find and prove the SHA-1 functions in files, archives, folders",
     "search": "Search the cheapest proved schedule per model (Dask)",
     "show": "Draw the best known schedule clock by clock",
     "synth": "Shortest proved instruction sequences for a SHA-1 fragment",

@@ -1,8 +1,9 @@
-"""``sha1opt analyze`` and ``sha1opt uarchs``: predicted cost per microarchitecture, and the models.
+"""``sha1opt analyze``, ``sha1opt scan`` and ``sha1opt uarchs``: predicted cost and proof of one function, of
+every SHA-1 function found under some paths, and the models.
 
-Two click commands, not attached to a group (``cli.main.add_command`` does
+Three click commands, not attached to a group (``cli.main.add_command`` does
 that). Each parses its arguments, makes one library call
-(``sha1opt.analyze.analyze_file`` / ``search.cost.model.load_model``) and
+(``sha1opt.analyze.analyze_file`` / ``sha1opt.scan.scan`` / ``search.cost.model.load_model``) and
 formats the result. Exit codes as in ``cli.py``: 0 proved, 1 counterexample
 (confirmed natively), 3 not proved for another reason, 2 bad input (unknown
 uarch, a file that does not assemble, a refused instruction: one line on
@@ -22,7 +23,10 @@ from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.views import uarch_notes
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
-from sha1opt.cli_common import resolve_uarch
+from sha1opt.cli_common import EXIT_INTERRUPTED, ProgressLine, cpp, cpp_options, resolve_uarch, shown
+from sha1opt.cli_types import Seconds
+from sha1opt.scan import TIME_LIMIT, Found, Unreadable
+from sha1opt.scan import scan as scan_paths
 from sha1opt.emit.families import levels_of
 from sha1opt.emit.family_shani import SHANI
 from sha1opt.emit.host_cpu import LACKS_ENV, host, identify, levels
@@ -56,7 +60,9 @@ def _fail(message: str) -> None:
               help="The contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--timeline", is_flag=True, help="Also print each instruction's issue/complete cycle and unit.")
-def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, min_blocks, as_json, timeline):
+@cpp_options
+def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, min_blocks, as_json, timeline, includes,
+            defines):
     """Predict cycles/byte of a SHA-1 block function per microarchitecture, and say whether it is proved.
 
     FILE is .s/.S text (assembled with the system toolchain), a .o, a .a
@@ -65,10 +71,11 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, mi
     if uarchs and all_uarchs:
         raise click.UsageError("give --uarch U (one or more) or --all-uarchs, not both")
     try:
+        pre = cpp(includes, defines)      # a bad -I/-D is refused before the model is resolved (and said)
         names = model_names() if all_uarchs else [resolve_uarch(u) for u in uarchs or [None]]
         declared = parse_interface(interface) if interface is not None else None
         results = analyze_file(file, names, arch, function=function, abi=abi,
-                               member=member, interface=declared, min_blocks=min_blocks)
+                               member=member, interface=declared, min_blocks=min_blocks, cpp=pre)
         paths = path_costs(results[0].proof, [a.uarch for a in results])
     except Sha1optError as e:
         _fail(str(e))
@@ -112,6 +119,59 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, mi
     for f in first.proof.findings:
         click.echo(f"  finding: {f}")
     sys.exit(EXIT_CODES[first.proof.outcome])
+
+
+def _scan_line(f: Found) -> str:
+    cpb = f"{f.cycles_per_byte:.2f}" if f.cycles_per_byte is not None else "-"
+    paths = f"{f.proved_paths}/{f.paths} proved" if f.paths else "-"
+    iface = f"{f.interface} ({'catalogue' if f.catalogued else 'standard'})"
+    return (f"{f.where}  {f.function} @0x{f.address:x}  {iface} [{f.evidence}]  {f.verdict}  {paths}  "
+            f"{f.seconds:.1f} s  {cpb} c/B {f.uarch}" + ("" if f.verdict == "proved" else f"\n    {f.detail}"))
+
+
+@click.command("scan")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--uarch", default=None, help="Model the c/B column predicts for. Default and `host`: this CPU's.")
+@click.option("--time-limit", type=Seconds(1), default=TIME_LIMIT, show_default=True,
+              help="Seconds per function; past it the proof is stopped and the row says so.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (no progress line).")
+def scan(paths, uarch, time_limit, as_json):
+    """Find the SHA-1 compression functions in files, ar archives and folders (recursively), and prove each.
+
+    One row per function: file (member), function, interface, verdict, paths, time, predicted c/B. Exit 0 when
+    every function found is proved, 1 when one has a counterexample, 3 otherwise, 2 when no file could be read;
+    Ctrl-C prints what it has (130).
+    """
+    found, unread, done, code = [], [], None, None
+    try:
+        with ProgressLine("scan", enabled=False if as_json else None) as progress:
+            for ev in scan_paths(paths, uarch=resolve_uarch(uarch), time_limit=time_limit, progress=progress):
+                progress.close()
+                if isinstance(ev, Unreadable):
+                    unread.append(ev)
+                    click.echo(f"sha1opt: cannot read {shown(ev.path)}: {ev.reason}", err=True)
+                elif isinstance(ev, Found):
+                    found.append(ev)
+                    None if as_json else click.echo(_scan_line(ev))
+                else:
+                    done = ev
+    except Sha1optError as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    verdicts = [f.verdict for f in found]
+    code = code or (1 if "counterexample" in verdicts else 3 if any(v != "proved" for v in verdicts)
+                    else EXIT_USAGE if unread and done is not None and done.files == 0 else 0)
+    if as_json:
+        click.echo(json.dumps({"functions": [vars(f) | {"where": f.where} for f in found], "interrupted": done is None,
+                               "unreadable": [vars(u) for u in unread], "done": vars(done) if done else None},
+                              indent=1))
+    elif done is None:
+        click.echo(f"interrupted: {len(found)} function(s) found so far", err=True)
+    else:
+        click.echo(f"{len(found)} function(s), {verdicts.count('proved')} proved; {done.files} file(s), "
+                   f"{done.parsed} object(s) parsed, {len(unread)} unreadable; {done.seconds:.1f} s")
+    sys.exit(code)
 
 
 @click.command("uarchs")

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import click
 
 from sha1opt.emit.host_cpu import HOST_NAMES, host, host_model, uarch_name
+from sha1opt.emit.toolchain import Preprocessor, preprocessor
 from sha1opt.search.progress import Progress
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.numerals import decimal
@@ -128,3 +129,18 @@ class ProgressLine:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def cpp_options(command):
+    """``-I DIR`` and ``-D NAME[=VALUE]`` (repeatable) for a command that assembles a user's ``.S``; the
+    command gets them as ``includes`` and ``defines`` and turns them into a ``Preprocessor`` with ``cpp``."""
+    command = click.option("-D", "--define", "defines", multiple=True, metavar="NAME[=VALUE]",
+                           help="For a .S input: a cpp macro (repeatable).")(command)
+    return click.option("-I", "--include-dir", "includes", multiple=True, metavar="DIR",
+                        help="For a .S input: a directory #include searches (repeatable; the file's own "
+                             "directory is searched first).")(command)
+
+
+def cpp(includes, defines) -> Preprocessor:
+    """The checked ``Preprocessor`` of ``-I``/``-D`` values; a bad one is ``toolchain.ToolchainError``."""
+    return preprocessor(includes, defines)

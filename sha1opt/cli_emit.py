@@ -35,7 +35,7 @@ from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.att import read_source
 from sha1opt.semantics.limits import BENCH_SECONDS
-from sha1opt.cli_common import (EXIT_FAIL, EXIT_OK, ProgressLine, Interrupted, fail,
+from sha1opt.cli_common import (EXIT_FAIL, EXIT_OK, ProgressLine, Interrupted, cpp, cpp_options, fail,
                                 resolve_uarch, shown, unwind_on_signals)
 
 
@@ -182,7 +182,8 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
 @click.option("--time-limit", type=Seconds(0.1, BENCH_SECONDS), default=BENCH_SECONDS,
               show_default=True, help="Wall seconds per timing process (it is killed past them).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output: the report as JSON on stdout.")
-def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
+@cpp_options
+def bench(source, arch, pairs, sizes, paths, time_limit, as_json, includes, defines):
     """Validate SOURCE (a .S with sha1_block_data_order), then measure it against OpenSSL and gcc as paired ratios.
 
     SOURCE must pass the checks export makes (assemble, lift, prove, native
@@ -196,7 +197,8 @@ def bench(source, arch, pairs, sizes, paths, time_limit, as_json):
         raise click.BadParameter(f"unknown path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})", param_hint="--openssl")
     with unwind_on_signals():
         arch = guess_arch(read_source(source)) if arch == "auto" else arch
-        report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list, time_limit=time_limit)
+        report = do_bench(source, arch, sizes=size_list, pairs=pairs, openssl_paths=path_list, time_limit=time_limit,
+                          cpp=cpp(includes, defines))
     if isinstance(report, BenchRefusal):
         if report.missing:
             fail(f"refused: {source} {report.reason}; nothing was timed")

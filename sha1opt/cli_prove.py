@@ -20,7 +20,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.semantics.prove import Counterexample, Proved, Unknown, prove_exprs
 from sha1opt.snippet import prove_snippet
-from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, fail
+from sha1opt.cli_common import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE, cpp, cpp_options, fail
 
 
 def _exit_code(outcome) -> int:
@@ -88,8 +88,9 @@ def _parse_map(text: str) -> dict[str, str]:
                    "selected paths proved, not the function).")
 @click.option("--timeout", type=Seconds(0.001), default=10.0, show_default=True, help="Seconds per Z3 query.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@cpp_options
 def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, interface, min_blocks, path_labels, out_reg,
-          expr, mapping, arch, timeout, as_json):
+          expr, mapping, arch, timeout, as_json, includes, defines):
     """Prove EXPR1 == EXPR2 for all 32-bit inputs, the corpus, or code against a formula.
 
     \b
@@ -108,9 +109,11 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, inter
         raise click.UsageError("--interface goes with --object")
     if path_labels and object_file is None:
         raise click.UsageError("--path goes with --object")
+    if (includes or defines) and object_file is None:
+        raise click.UsageError("-I and -D go with --object")
     if object_file is not None:
         _prove_object(object_file, function, abi, member, interface, min_blocks, arch, as_json,
-                      frozenset(path_labels) or None)
+                      frozenset(path_labels) or None, (includes, defines))
         return
     arch = arch or "x86_64"
     if use_corpus:
@@ -132,13 +135,14 @@ def prove(exprs, use_corpus, asm_file, object_file, function, abi, member, inter
     sys.exit(_exit_code(outcome))
 
 
-def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_json, labels=None) -> None:
+def _prove_object(path, function, abi, member, interface, min_blocks, arch, as_json, labels=None,
+                  cpp_args=((), ())) -> None:
     try:
         declared = parse_interface(interface) if interface is not None else None
         if declared is not None and declared.one_block and min_blocks is not None:
             fail(f"--min-blocks does not apply to the one-block interface {declared}")
         res = prove_object(path, function=function, abi=abi, member=member, arch=arch, min_blocks=min_blocks,
-                           interface=declared, paths=labels)
+                           interface=declared, paths=labels, cpp=cpp(*cpp_args))
     except Sha1optError as e:
         fail(str(e))
     code = {"proved": EXIT_OK, "partial": EXIT_OK, "counterexample": EXIT_FAIL, "refused": EXIT_USAGE}.get(res.outcome, EXIT_UNKNOWN)

@@ -102,6 +102,15 @@ class ObjectFile:
 
     @classmethod
     def parse(cls, data: bytes) -> "ObjectFile":
+        """The object ``data`` holds; bytes that are not a readable x86 ELF file (a truncated or corrupt one
+        too: pyelftools reads section headers lazily) are an ``ObjectError``, never another exception."""
+        try:
+            return cls._parse(data)
+        except (ELFError, struct.error, ValueError, IndexError, KeyError) as e:
+            raise ObjectError(f"not a readable ELF file ({e})") from None
+
+    @classmethod
+    def _parse(cls, data: bytes) -> "ObjectFile":
         try:
             elf = ELFFile(io.BytesIO(data))
             machine = elf["e_machine"]
@@ -220,6 +229,37 @@ class ObjectFile:
         later = sorted({t.value for t in self.symbols if t.section == s.section and t.value > s.value})
         end = later[0] if later else len(self.sections[s.section])
         return replace(s, size=end - s.value)
+
+    @cached_property
+    def _unwind(self) -> dict[str, list[tuple[int, int]]]:
+        """Section -> sorted (offset, size) of every function ``.eh_frame_hdr``'s table lists (see
+        ``unwind_extents``)."""
+        out: dict[str, list[tuple[int, int]]] = {}
+        hdr, frames = self.sections.get(".eh_frame_hdr"), self.sections.get(".eh_frame")
+        if self.relocatable or not hdr or not frames or len(hdr) < 12 or hdr[0] != 1 or hdr[3] != 0x3B:
+            return out       # no table, or not the datarel sdata4 pairs gcc and ld write
+        hdr_at, frames_at = self.addresses[".eh_frame_hdr"], self.addresses[".eh_frame"]
+        if hdr[2] != 0x03:   # fde_count: udata4, after the encoded eh_frame_ptr (4 bytes for the 0x1b ld writes)
+            return out
+        count = struct.unpack_from("<I", hdr, 8)[0]
+        for i in range(min(count, (len(hdr) - 12) // 8)):
+            start, fde = (hdr_at + v for v in struct.unpack_from("<ii", hdr, 12 + 8 * i))
+            at = fde - frames_at
+            if not 0 <= at <= len(frames) - 16:
+                continue
+            begin, size = struct.unpack_from("<iI", frames, at + 8)     # pc_begin (pcrel sdata4), pc_range
+            if fde + 8 + begin != start:                                # not that encoding: no extent known
+                continue
+            where = self.section_at(start)
+            if where is not None and where[0] in self.executable:
+                out.setdefault(where[0], []).append((where[1], size))
+        return {k: sorted(v) for k, v in out.items()}
+
+    def unwind_extents(self, section: str) -> list[tuple[int, int]]:
+        """(offset, size) of each function of ``section`` its unwind table lists: in a linked object
+        (``.eh_frame_hdr``'s sorted table, each FDE's pc_range), even a stripped one's internal functions.
+        Empty for a ``.o`` or an object without the table."""
+        return self._unwind.get(section, [])
 
     def symbol_at(self, section: str, offset: int) -> Symbol | None:
         for s in self.symbols:

@@ -1,0 +1,77 @@
+"""bench/other_libraries.py (issue 24): the accounting of its mutants, on sha1opt's own export and one real library.
+
+The rules: every mutant made is judged once and counted under exactly the verdict ``bench/lift_mutants.judge``
+gives it (the log line and the count agree, the counts add up to the mutants made, none is UNSOUND); a library
+that is not installed is one line, not a failure; a function found by its symbol in an archive is proved under
+the catalogue's interface before any mutant is made.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sha1opt.analyze import prove_object
+from sha1opt.emit.assembly import function_text
+from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.lift.elf import ObjectFile
+
+ROOT = Path(__file__).resolve().parents[2]
+VERDICTS = {"equivalent (proved)", "refuted, confirmed natively", "refuted natively (prover: not proved)",
+            "refuted natively (prover refused)", "not proved, not refuted", "UNSOUND: proved, differs natively"}
+pytestmark = pytest.mark.skipif(not shutil.which("gcc"), reason="gcc not installed")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        yield importlib.import_module("other_libraries")
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+
+
+def test_mutants_of_our_export_are_each_counted_once_under_their_verdict(bench, tmp_path):
+    """Four mutants of the textbook export: four log lines, four counted, each line's verdict the one counted."""
+    src = tmp_path / "export.S"
+    src.write_text(function_text(textbook("x86_64")))
+    obj = tmp_path / "export.o"
+    subprocess.run(["gcc", "-c", "-o", str(obj), str(src)], check=True, timeout=60)
+    sym = ObjectFile.parse(obj.read_bytes()).find_function("sha1_block_data_order")
+    loc = bench.Located(obj, "export.o", sym)
+    orig = prove_object(obj, workdir=tmp_path, native=False)
+    assert orig.proved
+    lines: list[str] = []
+    work = tmp_path / "work"
+    work.mkdir()
+    counts = bench.mutant_counts(loc, orig, None, 4, 2026, work, lines.append)
+    assert sum(counts.values()) == len(lines) == 4, lines
+    said = [re.search(r"\]: (.*?) -- ", ln).group(1) for ln in lines]
+    assert {k: said.count(k) for k in said} == counts
+    assert set(counts) <= VERDICTS and "UNSOUND: proved, differs natively" not in counts
+
+
+def test_a_library_not_installed_is_one_line(bench, tmp_path):
+    """A target whose file is missing: "not run: ... not installed", no exception, nothing counted."""
+    lines: list[str] = []
+    totals = bench.run([bench.Target("nowhere", tmp_path / "libnothing.a", "f")], 20, 1, lines.append)
+    assert totals == {} and lines == [f"nowhere f: not run: {tmp_path / 'libnothing.a'} not installed "
+                                      "(setup/system-packages.sh)"]
+
+
+@pytest.mark.skipif(not Path("/usr/lib/x86_64-linux-gnu/libgcrypt.a").exists(),
+                    reason="libgcrypt.a not installed (setup/system-packages.sh: libgcrypt20-dev)")
+def test_libgcrypt_ssse3_is_found_in_its_member_proved_and_mutated(bench):
+    """libgcrypt's SSSE3 transform: located in its archive member by symbol, proved (every path), one mutant."""
+    target = next(t for t in bench.TARGETS if t.symbol.endswith("amd64_ssse3"))
+    lines: list[str] = []
+    totals = bench.run([target], 1, 2026, lines.append)
+    assert lines[0].startswith("libgcrypt libgcrypt.a(sha1-ssse3-amd64.o) _gcry_sha1_transform_amd64_ssse3, "), lines
+    assert ": proved: proved SHA-1" in lines[0], lines
+    assert sum(totals.values()) == 1 and set(totals) <= VERDICTS, lines
