@@ -60,7 +60,7 @@ def test_bench_times_through_the_driver(runs, tmp_path, monkeypatch):
     obj = _object("x86_64", tmp_path)
     src = tmp_path / "ours.S"
     src.write_text("# not read: validation is replaced\n")
-    monkeypatch.setattr(bench, "validate_source", lambda path, arch, work: _validated(obj))
+    monkeypatch.setattr(bench, "validate_source", lambda path, arch, work, cpp=(): _validated(obj))
     rep = bench.bench(src, "x86_64", sizes=(64,), pairs=3, openssl_paths=())
     assert runs == ["bench64"]
     [st] = rep.stats
