@@ -12,8 +12,10 @@ The free parameters (``parameters``), each a finite list of candidate values:
 * per instruction class seen in the observations: ``latency`` (whole clocks 0 .. max(literature + 4, 7)),
   ``ports`` -- the unit set every compute uop of the class may use: a set the model already names, a
   single unit, or the whole pool (units connected through the model's sets: the integer ALUs, the
-  vector pipes) -- and ``uops`` (front-end slots, 1-4); a class's ``rthroughput`` (its units' occupancy)
-  follows its ports (``model.derived_rthroughput``);
+  vector pipes) -- ``compute_uops`` (how many uops the class puts on those units, 1-4: the out-of-order
+  engine's way to say a unit is busy for several clocks; ``rthroughput`` follows what the ports imply; on
+  an in-order model ``rthroughput`` itself, the clocks a unit is held) -- and ``uops`` (front-end slots,
+  1-4);
 * ``issue_width`` (out-of-order models);
 * the rule constants: ``store_forwarding``, ``vector_store_forwarding`` and ``rmw_forwarding`` latencies,
   and ``move_elimination`` (whether a ``mov_rr`` / ``vec_mov`` is renamed away).
@@ -44,7 +46,8 @@ from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, Mo
 from sha1opt.search.cost.simulator import Simulator
 
 MIN_SPREAD = 0.02       # a measurement's relative spread is taken as at least 2 % (the weight's floor)
-MIN_GAIN = 1e-3         # a change must lower the objective by more than this (else the literature value stays)
+MIN_GAIN = 1.0          # a change must lower the objective by more than one observation's noise band (weight
+#                         1 / spread^2: an error of one spread is 1.0), else the literature value stays
 REL_GAIN = 0.01         # ... and by more than this share of the affected observations' error
 SCREEN = 4              # a parameter hitting more observations is screened on its 4 worst-explained ones
 SCREEN_KEEP = 3         # ... and only its 3 best candidates there are tried on all
@@ -122,6 +125,13 @@ def _with_ports(row: ClassCost, units: tuple[str, ...]) -> tuple[Uop, ...]:
     return tuple(Uop(u.role, units) if not u.role else u for u in row.ports)
 
 
+def _with_count(row: ClassCost, n: int) -> tuple[Uop, ...]:
+    """The row's uops with ``n`` compute uops (copies of its first), its memory uops kept in place."""
+    first = next(u for u in row.ports if not u.role)
+    mem = [u for u in row.ports if u.role]
+    return tuple(mem[:1] + [first] * n + mem[1:]) if mem and mem[0].role == "load" else tuple([first] * n + mem)
+
+
 def pools(model: Model) -> list[frozenset[str]]:
     """The model's compute units grouped by the alternative sets that connect them (ALUs, vector pipes...)."""
     groups: list[set[str]] = []
@@ -165,6 +175,16 @@ def _class_params(model: Model, cls: str) -> list[Param]:
                          lambda m, c=cls: next(tuple(p.units) for p in m.classes[c].ports if not p.role),
                          lambda m, v, c=cls: _set_class(m, c, ports=_with_ports(m.classes[c], tuple(v))),
                          lambda cs, c=cls: c in cs))
+    compute = sum(1 for u in row.ports if not u.role)
+    if compute and not model.in_order:
+        out.append(Param(f"classes.{cls}", "compute_uops", tuple(dict.fromkeys([compute, 1, 2, 3, 4])),
+                         lambda m, c=cls: sum(1 for u in m.classes[c].ports if not u.role),
+                         lambda m, v, c=cls: _set_class(m, c, ports=_with_count(m.classes[c], int(v))),
+                         lambda cs, c=cls: c in cs))
+    elif compute:
+        occ = tuple(dict.fromkeys([row.rthroughput, 1.0, 2.0, 3.0, 4.0]))
+        out.append(Param(f"classes.{cls}", "rthroughput", occ, lambda m, c=cls: m.classes[c].rthroughput,
+                         lambda m, v, c=cls: _set_class(m, c, rthroughput=float(v)), lambda cs, c=cls: c in cs))
     out.append(Param(f"classes.{cls}", "uops", tuple(dict.fromkeys([row.uops, 1, 2, 3, 4])),
                      lambda m, c=cls: m.classes[c].uops, lambda m, v, c=cls: _set_class(m, c, uops=int(v)),
                      lambda cs, c=cls: c in cs))
