@@ -271,8 +271,10 @@ def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
     for rule, body in RULE_KERNELS.items():
         if rule == "vector_store_forwarding" and "vec_store" not in model.classes:
             continue
-        out.append(_make(f"rule.{rule}", body * (CHAIN_LENGTH // body.count("\n")), model,
-                         frozenset(_classes(body, model, rule)), f"rules.{rule}"))
+        k = _make(f"rule.{rule}", body * (CHAIN_LENGTH // body.count("\n")), model,
+                  frozenset(_classes(body, model, rule)), f"rules.{rule}")
+        # evidence for the rule (its memory classes), not for the helpers' own rows
+        out.append(Kernel(k.name, k.body, k.classes & (READS_MEMORY | WRITES_MEMORY), k.needs, k.informs))
     if pairs:
         mixable = [c for c in model_classes(model) if c not in UNMEASURED and _mixable(c, model)]
         groups = pools(model)

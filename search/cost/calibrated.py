@@ -13,7 +13,8 @@ Schema of ``[calibration]``:
 * ``vendor``, ``family``, ``model``, ``stepping``, ``cpu_name`` -- the CPU (cpuid, as /proc/cpuinfo prints);
 * ``date`` -- UTC, ISO 8601; ``base`` -- the literature model fitted from; ``seconds`` -- the run's wall time;
 * ``[[calibration.change]]`` -- one per changed parameter: ``row`` (``classes.rot_imm``, ``rules.store_forwarding``,
-  ``issue_width``), ``field`` (``latency``, ``ports``, ``uops``, ``value``), ``old``, ``new`` and
+  ``issue_width``), ``field`` (``latency``, ``ports``, ``uops``, ``compute_uops``, ``value``), ``old``, ``new``
+  (``"absent"``: the model had no such rule) and
   ``measurements`` (the kernels whose error it reduced most);
 * ``[calibration.measurements.<kernel>]`` -- every kernel measured: ``median``, ``p10``, ``p90`` (core cycles
   per loop iteration), ``samples``, ``literature`` and ``calibrated`` (the two models' predictions).
@@ -142,8 +143,13 @@ def check_calibration(raw: Any, where: str) -> Calibration:
                        _str(raw["base"], f"{w}.base"), _num(raw["seconds"], f"{w}.seconds"), tuple(changes), meas)
 
 
+ABSENT = "absent"        # how a change's old or new value says the model had no such rule
+
+
 def _plain(v: Any) -> Any:
-    """``v`` as TOML can hold it (tuples as lists)."""
+    """``v`` as TOML can hold it (tuples as lists, no value as ``ABSENT``)."""
+    if v is None:
+        return ABSENT
     if isinstance(v, (tuple, list)):
         return [_plain(x) for x in v]
     if isinstance(v, dict):
