@@ -242,16 +242,24 @@ def parameters(model: Model, observations: Sequence[Observation]) -> list[Param]
 
 
 def _classes_of(model: Model, o: Observation) -> frozenset[str]:
-    return o.classes if o.classes is not None else frozenset(classify(it, model) for it in o.items)
+    """The classes ``o`` is evidence for: which parameters it makes free."""
+    return o.classes if o.classes is not None else _priced(model, o)
 
 
-def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], err: dict[str, float]) -> list[Any]:
+def _priced(model: Model, o: Observation) -> frozenset[str]:
+    """Every class in ``o``'s items: whose parameters change its prediction."""
+    return frozenset(classify(it, model) for it in o.items)
+
+
+def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], evidence: set[str],
+            err: dict[str, float]) -> list[Any]:
     """The candidates worth trying on every observation ``hit``: all of them when few observations are hit,
-    else the ``SCREEN_KEEP`` best on the ``SCREEN`` observations the current value explains worst."""
+    else the ``SCREEN_KEEP`` best on ``SCREEN`` probes -- the parameter's own evidence (observations whose
+    ``classes`` name its class), the worst-explained first, then the worst-explained others."""
     others = [v for v in p.candidates if v != now]
     if len(hit) <= SCREEN:
         return others
-    probe = sorted(hit, key=lambda o: -err[o.name])[:SCREEN]
+    probe = sorted(hit, key=lambda o: (o.name not in evidence, -err[o.name]))[:SCREEN]
     scored = []
     for v in others:
         try:
@@ -270,7 +278,7 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
     """The model whose parameters best explain ``observations`` (module docstring); ``deadline`` is a
     ``time.monotonic()`` value past which the search stops with what it has (``complete`` False)."""
     params = list(params) if params is not None else parameters(model, observations)
-    kinds = {o.name: _classes_of(model, o) for o in observations}
+    kinds = {o.name: _priced(model, o) for o in observations}
     before = predict(model, observations)
     pred = dict(before)
     err = {o.name: _error(pred[o.name], o) for o in observations}
@@ -288,7 +296,8 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
             now = p.get(cur)
             base = sum(err[o.name] for o in hit)
             best, best_val, best_pred = base, now, None
-            for v in _screen(p, cur, now, hit, err):
+            evidence = {o.name for o in hit if p.touches(_classes_of(model, o))}
+            for v in _screen(p, cur, now, hit, evidence, err):
                 try:
                     tp = predict(p.set(cur, v), hit)
                 except Exception:       # noqa: BLE001 -- a candidate the engine cannot run is no candidate
