@@ -37,12 +37,11 @@ from typing import Callable
 
 import numpy as np
 
-from sha1opt.semantics.datafiles import atomic_write
+from sha1opt.semantics.datafiles import atomic_write, load_toml
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.calibrated import Calibration, Change, Measured, calibrated_text, check_calibration, cpu_key
 from sha1opt.search.cost.fit import Fit, Observation, fit, predict
 from sha1opt.search.cost.model import Model, calibrated_dir, load_model
-from sha1opt.semantics.datafiles import load_toml
 from sha1opt.emit.clock import loop_samples
 from sha1opt.emit.host_cpu import HostCpu, HostError, host, identify, lacking, lacks_text
 from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all

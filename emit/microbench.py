@@ -258,6 +258,9 @@ def _frontend(model: Model) -> Kernel:
 
 def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
     """Every microbenchmark of ``model`` (module docstring); ``MicrobenchError`` for a class with no exemplar."""
+    unlisted = sorted(set(RULE_NAMES) - set(FITTED_RULES) - set(NOT_FITTED))
+    if unlisted:
+        raise MicrobenchError(f"rule {unlisted[0]!r} is neither fitted (FITTED_RULES) nor said why not (NOT_FITTED)")
     missing = [c for c in model_classes(model) if c not in EXEMPLARS and c not in UNMEASURED]
     if missing:
         raise MicrobenchError(f"no microbenchmark for class {missing[0]!r} of {model.name} (emit/microbench.py "

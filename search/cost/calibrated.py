@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import tomli_w
 
@@ -197,8 +197,3 @@ def calibrated_text(cal: Calibration, rows: Mapping[str, Any], description: str)
             f"# literature model is corpus/uarch/{cal.base}.toml). Rows here replace {cal.base}'s whole;\n"
             f"# [calibration] says which changed, from what to what, and from which measurements.\n")
     return head + tomli_w.dumps(doc)
-
-
-def changed_rows(cal: Calibration) -> Sequence[str]:
-    """``row.field`` of every change, in order (for reports)."""
-    return [f"{c.row}.{c.field}" for c in cal.changes]
