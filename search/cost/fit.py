@@ -24,7 +24,9 @@ The objective is the weighted sum over observations of (log predicted / measured
 1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2, so a noisy measurement pulls less. Coordinate search:
 for each parameter in turn, every candidate is tried with the others held (only the observations the
 parameter can affect are re-simulated) and the best is kept if it lowers the objective by more than
-``MIN_GAIN`` -- otherwise the literature value stays (the prior: a change needs evidence). Sweeps repeat
+``MIN_GAIN`` -- otherwise the literature value stays (the prior: a change needs evidence); a parameter whose
+own evidence (the observations whose ``classes`` name it) is already explained within noise is not tried.
+Sweeps repeat
 until one changes nothing (at most ``max_sweeps``) or the deadline passes.
 
 Invariant: the fitted model loads like any other (the rows it changes are complete rows) and the
@@ -297,6 +299,8 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
             base = sum(err[o.name] for o in hit)
             best, best_val, best_pred = base, now, None
             evidence = {o.name for o in hit if p.touches(_classes_of(model, o))}
+            if all(err[n] < 1.0 for n in evidence):
+                continue        # its own evidence is explained within noise: nothing to move it for
             for v in _screen(p, cur, now, hit, evidence, err):
                 try:
                     tp = predict(p.set(cur, v), hit)
