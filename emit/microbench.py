@@ -45,7 +45,7 @@ from sha1opt.semantics.listing import parse_listing
 from sha1opt.semantics.opaque import Opaque, gpr_name
 from sha1opt.semantics.x86 import Instr, Mem, effects, required_isa
 from sha1opt.search.cost.classes import classify, vector_effects
-from sha1opt.search.cost.fit import pools
+from sha1opt.search.cost.fit import ISSUE_WIDTH, pools
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import READS_MEMORY, RULE_NAMES, WRITES_MEMORY, Model
 from sha1opt.emit.toolchain import compile_text
@@ -265,7 +265,8 @@ def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
     if missing:
         raise MicrobenchError(f"no microbenchmark for class {missing[0]!r} of {model.name} (emit/microbench.py "
                               f"EXEMPLARS)")
-    out = [_frontend(model), Kernel("loop.overhead", "", frozenset({"counter", "branch"}), frozenset(),
+    fe = _frontend(model)
+    out = [Kernel(fe.name, fe.body, fe.classes | {ISSUE_WIDTH}, fe.needs, fe.informs), Kernel("loop.overhead", "", frozenset({"counter", "branch"}), frozenset(),
                                     "the loop control alone")]
     for cls in model_classes(model):
         if cls in UNMEASURED:

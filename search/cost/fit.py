@@ -16,7 +16,9 @@ The free parameters (``parameters``), each a finite list of candidate values:
   engine's way to say a unit is busy for several clocks; ``rthroughput`` follows what the ports imply; on
   an in-order model ``rthroughput`` itself, the clocks a unit is held) -- and ``uops`` (front-end slots,
   1-4);
-* ``issue_width`` (out-of-order models);
+* ``issue_width`` (out-of-order models), judged on every observation but moved only on the evidence of
+  those whose ``classes`` name ``ISSUE_WIDTH`` (a front-end kernel: a taken-branch limit, which the models
+  do not express, must not pass for a narrower machine);
 * the rule constants: ``store_forwarding``, ``vector_store_forwarding`` and ``rmw_forwarding`` latencies,
   and ``move_elimination`` (whether a ``mov_rr`` / ``vec_mov`` is renamed away).
 
@@ -47,6 +49,7 @@ from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, Mo
     VectorForwarding, derived_rthroughput
 from sha1opt.search.cost.simulator import Simulator
 
+ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
 MIN_SPREAD = 0.02       # a measurement's relative spread is taken as at least 2 % (the weight's floor)
 MIN_GAIN = 1.0          # a change must lower the objective by more than one observation's noise band (weight
 #                         1 / spread^2: an error of one spread is 1.0), else the literature value stays
@@ -81,6 +84,11 @@ class Param:
     get: Callable[[Model], Any]
     set: Callable[[Model, Any], Model]
     touches: Callable[[frozenset[str]], bool]     # whether an observation with these classes can change
+    evidence: Callable[[frozenset[str]], bool] | None = None   # whether an observation that is evidence for
+    #                                                 these classes speaks for it (None: ``touches``)
+
+    def speaks(self, classes: frozenset[str]) -> bool:
+        return (self.evidence or self.touches)(classes)
 
     @property
     def name(self) -> str:
@@ -231,16 +239,16 @@ def _rule_params(model: Model) -> list[Param]:
 
 def parameters(model: Model, observations: Sequence[Observation]) -> list[Param]:
     """The free parameters the observations can inform (see the module docstring), globals first."""
-    seen = sorted({c for o in observations for c in _classes_of(model, o)})
+    seen = sorted({c for o in observations for c in _classes_of(model, o)} & set(model.classes))
     out: list[Param] = []
     if not model.in_order:
         w = model.issue_width
         out.append(Param("issue_width", "value", tuple(dict.fromkeys([w, *range(max(1, w - 2), w + 3)])),
                          lambda m: m.issue_width, lambda m, v: dataclasses.replace(m, issue_width=int(v)),
-                         lambda cs: True))
+                         lambda cs: True, lambda cs: ISSUE_WIDTH in cs))
     for cls in seen:
         out += _class_params(model, cls)
-    return out + [p for p in _rule_params(model) if any(p.touches(_classes_of(model, o)) for o in observations)]
+    return out + [p for p in _rule_params(model) if any(p.speaks(_classes_of(model, o)) for o in observations)]
 
 
 def _classes_of(model: Model, o: Observation) -> frozenset[str]:
@@ -298,7 +306,7 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
             now = p.get(cur)
             base = sum(err[o.name] for o in hit)
             best, best_val, best_pred = base, now, None
-            evidence = {o.name for o in hit if p.touches(_classes_of(model, o))}
+            evidence = {o.name for o in hit if p.speaks(_classes_of(model, o))}
             if all(err[n] < 1.0 for n in evidence):
                 continue        # its own evidence is explained within noise: nothing to move it for
             for v in _screen(p, cur, now, hit, evidence, err):
