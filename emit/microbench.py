@@ -24,7 +24,8 @@ and %r11 are copies of it, %ecx = 3, %r15d = 7; the loop counter %rdi and %r12 a
 
 Checks (``validate``; only a ``Checked`` kernel is ever run natively, ``emit.calibrate``): registers
 only or the private buffer (memory operands based on %rsp / %rbp / %r11, displacement inside the 512
-bytes, no index); no write of %rsp (push/pop balanced), %rdi, %r12, %rcx or %r15; %rbp / %r11 written
+bytes, no index -- but in ``lat.vec_load``, whose index is the zero lane it loaded from the zeroed buffer:
+the chain through the address); no write of %rsp (push/pop balanced), %rdi, %r12, %rcx or %r15; %rbp / %r11 written
 only by loading them from 0 of themselves (the pointer chase); branches only forward to a label in the
 body; then assembled with gas and decoded from its machine code by the lifter: the decoded
 instructions must be priced as the same classes, in the same order, as the text says.

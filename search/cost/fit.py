@@ -28,8 +28,8 @@ for each parameter in turn, every candidate is tried with the others held (only 
 parameter can affect are re-simulated) and the best is kept if it lowers the objective by more than
 ``MIN_GAIN`` -- otherwise the literature value stays (the prior: a change needs evidence); a parameter whose
 own evidence (the observations whose ``classes`` name it) is already explained within noise is not tried.
-Sweeps repeat
-until one changes nothing (at most ``max_sweeps``) or the deadline passes.
+The order: the issue width, every class's units and uop counts, every class's latency, the rules. Sweeps
+repeat until one changes nothing (at most ``max_sweeps``) or the deadline passes.
 
 Invariant: the fitted model loads like any other (the rows it changes are complete rows) and the
 objective of the result is never above the base model's. Example: observations simulated with zen3
@@ -246,8 +246,9 @@ def parameters(model: Model, observations: Sequence[Observation]) -> list[Param]
         out.append(Param("issue_width", "value", tuple(dict.fromkeys([w, *range(max(1, w - 2), w + 3)])),
                          lambda m: m.issue_width, lambda m, v: dataclasses.replace(m, issue_width=int(v)),
                          lambda cs: True, lambda cs: ISSUE_WIDTH in cs))
-    for cls in seen:
-        out += _class_params(model, cls)
+    per_class = [p for cls in seen for p in _class_params(model, cls)]
+    # throughput first (units, uop counts: the independent-copy kernels hardly depend on latency), then latencies
+    out += sorted(per_class, key=lambda p: p.field == "latency")
     return out + [p for p in _rule_params(model) if any(p.speaks(_classes_of(model, o)) for o in observations)]
 
 
