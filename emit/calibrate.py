@@ -162,7 +162,7 @@ def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int
         return run
     try:
         if not run.interrupted:
-            run.fitted = fit(model, obs, deadline=start + budget * 0.97 - 5, progress=progress)
+            run.fitted = fit(model, obs, deadline=start + budget * 0.95 - 10, progress=progress)
     except KeyboardInterrupt:
         run.interrupted = True
     if run.fitted is None:      # interrupted: the measurements are kept, priced by the base model

@@ -70,7 +70,12 @@ EXEMPLARS: dict[str, str] = {
     "double_shift": "shldl $5, %r15d, {a}", "double_rot": "shldl $5, {a}, {a}", "lea_simple": "leal 1(%r15), {a}",
     "lea_complex": "leal 1(%r15,{q}), {a}", "bswap": "bswapl {a}", "andn": "andnl %r15d, {a}, {a}",
     "andn_rm": "andnl {m}, {a}, {a}", "rorx": "rorxl $5, %r15d, {a}", "rorx_rm": "rorxl $5, {m}, {a}",
-    "compare": "cmpl %r15d, {a}", "counter": "decl {a}", "branch": "jnz {label}", "jump": "jmp {label}",
+    "compare": "cmpl %r15d, {a}", "counter": "decl {a}",
+    # a taken branch per 8 instructions: denser ones measure the branch predictor's limits, which no row expresses
+    "branch": "addl %r15d, {a}\naddl %r15d, {a}\naddl %r15d, {a}\naddl %r15d, {a}\naddl %r15d, {a}\n"
+              "addl %r15d, {a}\naddl %r15d, {a}\njnz {label}",
+    "jump": "addl %r15d, {a}\naddl %r15d, {a}\naddl %r15d, {a}\naddl %r15d, {a}\naddl %r15d, {a}\n"
+            "addl %r15d, {a}\naddl %r15d, {a}\njmp {label}",
     "push": "pushq %r15\npopq {q}", "pop": "pushq %r15\npopq {q}", "nop": "nop",
     "vec_mov": "movdqa %xmm15, {x}", "vec_load": "movdqa {v}, {x}", "vec_store": "movdqa %xmm15, {v}",
     "vec_alu": "paddd %xmm15, {x}", "vec_alu_rm": "paddd {v}, {x}", "vec_shift": "pslld $3, {x}",
@@ -103,7 +108,8 @@ CHAINS: dict[str, str] = {
 }
 # Classes a chain of class C may also contain (the other half of a round trip, the reload of a store).
 HELPERS: dict[str, frozenset[str]] = {
-    "mov_ri": frozenset({"add_rr"}), "store": frozenset({"load"}), "rorx_rm": frozenset({"alu_mr"}),
+    "mov_ri": frozenset({"add_rr"}), "store": frozenset({"load"}), "branch": frozenset({"add_rr"}),
+    "jump": frozenset({"add_rr"}), "rorx_rm": frozenset({"alu_mr"}),
     "vec_load": frozenset({"vec_to_gpr"}),
     "vec_store": frozenset({"vec_load"}), "vec_to_gpr": frozenset({"gpr_to_vec"}),
     "gpr_to_vec": frozenset({"vec_to_gpr"}), "push": frozenset({"pop"}), "pop": frozenset({"push"}),

@@ -311,6 +311,9 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
             if all(err[n] < 1.0 for n in evidence):
                 continue        # its own evidence is explained within noise: nothing to move it for
             for v in _screen(p, cur, now, hit, evidence, err):
+                if deadline is not None and time.monotonic() > deadline:
+                    complete = False
+                    break
                 try:
                     tp = predict(p.set(cur, v), hit)
                 except Exception:       # noqa: BLE001 -- a candidate the engine cannot run is no candidate
