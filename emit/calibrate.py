@@ -39,7 +39,8 @@ import numpy as np
 
 from sha1opt.semantics.datafiles import atomic_write, load_toml
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.search.cost.calibrated import Calibration, Change, Measured, calibrated_text, check_calibration, cpu_key
+from sha1opt.search.cost.calibrated import (Calibration, Change, Measured, calibrated_text, check_calibration, cpu_key,
+                                            plain as _plain)
 from sha1opt.search.cost.fit import Fit, Observation, fit, predict
 from sha1opt.search.cost.model import Model, calibrated_dir, load_model
 from sha1opt.emit.clock import loop_samples
@@ -274,8 +275,8 @@ def check(*, budget: float = BUDGET, passes: int = PASSES, rounds: int = ROUNDS_
     rd = []
     for key in sorted(set(old_rows) | set(new_rows)):
         a, b = old_rows.get(key), new_rows.get(key)
-        va = a.new if a else (b.old if b else None)
-        vb = b.new if b else (a.old if a else None)
+        va = _plain(a.new if a else (b.old if b else None))     # as the file holds them: lists, "absent"
+        vb = _plain(b.new if b else (a.old if a else None))
         if va == vb:
             continue
         cited = (a.measurements if a else ()) + (b.measurements if b else ())

@@ -146,14 +146,14 @@ def check_calibration(raw: Any, where: str) -> Calibration:
 ABSENT = "absent"        # how a change's old or new value says the model had no such rule
 
 
-def _plain(v: Any) -> Any:
+def plain(v: Any) -> Any:
     """``v`` as TOML can hold it (tuples as lists, no value as ``ABSENT``)."""
     if v is None:
         return ABSENT
     if isinstance(v, (tuple, list)):
-        return [_plain(x) for x in v]
+        return [plain(x) for x in v]
     if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
+        return {k: plain(x) for k, x in v.items()}
     return v
 
 
@@ -173,11 +173,11 @@ def calibrated_text(cal: Calibration, rows: Mapping[str, Any], description: str)
     for key, value in rows.items():
         table, _, name = key.partition(".")
         if table == "classes":
-            classes[name] = _plain(value)
+            classes[name] = plain(value)
         elif table == "rules":
-            rules[name] = _plain(value)
+            rules[name] = plain(value)
         elif not name:
-            doc[key] = _plain(value)
+            doc[key] = plain(value)
         else:
             raise CorpusError(f"calibrated row {key!r}: not a top-level key, a class or a rule")
     if classes:
@@ -187,7 +187,7 @@ def calibrated_text(cal: Calibration, rows: Mapping[str, Any], description: str)
     doc["calibration"] = {
         "vendor": cal.vendor, "family": cal.family, "model": cal.model, "stepping": cal.stepping,
         "cpu_name": cal.cpu_name, "date": cal.date, "base": cal.base, "seconds": round(cal.seconds, 1),
-        "change": [{"row": c.row, "field": c.field, "old": _plain(c.old), "new": _plain(c.new),
+        "change": [{"row": c.row, "field": c.field, "old": plain(c.old), "new": plain(c.new),
                     "measurements": list(c.measurements)} for c in cal.changes],
         "measurements": {n: {"median": round(m.median, 4), "p10": round(m.p10, 4), "p90": round(m.p90, 4),
                              "samples": m.samples, "literature": round(m.literature, 4),

@@ -23,12 +23,13 @@ The free parameters (``parameters``), each a finite list of candidate values:
   and ``move_elimination`` (whether a ``mov_rr`` / ``vec_mov`` is renamed away).
 
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight
-1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2, so a noisy measurement pulls less. Coordinate search:
-for each parameter in turn, every candidate is tried with the others held (only the observations the
-parameter can affect are re-simulated) and the best is kept if it lowers the objective by more than
-``MIN_GAIN`` -- otherwise the literature value stays (the prior: a change needs evidence); a parameter whose
-own evidence (the observations whose ``classes`` name it) is already explained within noise is not tried.
-The order: the issue width, every class's units and uop counts, every class's latency, the rules. Sweeps
+1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2, so a noisy measurement pulls less (an error of one
+band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others
+held (only the observations the parameter can affect are re-simulated) and the best is kept if it lowers
+the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves such a sum by --
+otherwise the literature value stays (the prior: a change needs evidence); a parameter whose own evidence
+(the observations whose ``classes`` name it) is already explained within noise is not tried. The order:
+the issue width, every class's units and uop counts, every class's latency, the rules. Sweeps
 repeat until one changes nothing (at most ``max_sweeps``) or the deadline passes.
 
 Invariant: the fitted model loads like any other (the rows it changes are complete rows) and the
@@ -51,8 +52,9 @@ from sha1opt.search.cost.simulator import Simulator
 
 ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
 MIN_SPREAD = 0.02       # a measurement's relative spread is taken as at least 2 % (the weight's floor)
-MIN_GAIN = 1.0          # a change must lower the objective by more than one observation's noise band (weight
-#                         1 / spread^2: an error of one spread is 1.0), else the literature value stays
+MIN_GAIN = 2.0          # a change must lower the objective by more than MIN_GAIN x sqrt(observations it hits)
+#                         (weight 1 / spread^2: an error of one spread is 1.0; noise alone moves a sum of n such
+#                         errors by about sqrt(n)), else the literature value stays
 REL_GAIN = 0.01         # ... and by more than this share of the affected observations' error
 SCREEN = 4              # a parameter hitting more observations is screened on its 4 worst-explained ones
 SCREEN_KEEP = 3         # ... and only its 3 best candidates there are tried on all
@@ -319,7 +321,7 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
                 except Exception:       # noqa: BLE001 -- a candidate the engine cannot run is no candidate
                     continue
                 e = sum(_error(tp[o.name], o) for o in hit)
-                if e < best - max(MIN_GAIN, REL_GAIN * base):
+                if e < best - max(MIN_GAIN * math.sqrt(len(hit)), REL_GAIN * base):
                     best, best_val, best_pred = e, v, tp
             if best_pred is not None:
                 cur = p.set(cur, best_val)
