@@ -30,11 +30,12 @@ Two more instruments use the same chain:
   peers in every pair of the same timing process, and its "ticks per byte"
   are ticks per add: ``ratio_of_record(bytes, ticks) = bytes / ticks`` core
   cycles per tick for that pair (``emit.bench`` does this).
-* ``loop_cycles(bodies)`` -- core cycles per iteration of straight-line loop
-  bodies (microbenchmarks), each timed in turn with the add chain in one
-  program, so every sample of a body has its own clock sample beside it.
-  Only for the project's own fixed bodies (bench scripts): nothing here
-  validates them.
+* ``loop_samples(bodies)`` / ``loop_cycles(bodies)`` -- core cycles per
+  iteration of straight-line loop bodies (microbenchmarks), each timed in
+  turn with the add chain in one program, so every sample of a body has its
+  own clock sample beside it. Only for the project's own bodies: nothing
+  here validates them (``emit.microbench.validate`` does, for
+  ``emit.calibrate``; the bench scripts run fixed bodies).
 
 Invariant: every value returned is positive and ``p10 <= median <= p90``; a
 build or run failure is a ``ToolchainError`` (a ``Sha1optError``).
@@ -49,7 +50,8 @@ from typing import Mapping
 
 import numpy as np
 
-from sha1opt.emit.toolchain import ToolchainError, compile_source, compile_text, host_is_x86_64, run, which
+from sha1opt.emit.toolchain import (NATIVE_LIMITS, ToolchainError, compile_source, compile_text, host_is_x86_64, run,
+                                   run_child, which)
 
 CHAIN = 200            # dependent adds per loop iteration
 
@@ -252,18 +254,19 @@ def _bodies_asm(bodies: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def loop_cycles(bodies: Mapping[str, str], iterations: int = 2000, rounds: int = 21,
-                work: Path | None = None) -> dict[str, LoopTiming]:
-    """Core cycles per iteration of each loop body (AT&T lines, the frame above), clocked beside each sample.
+def loop_samples(bodies: Mapping[str, str], iterations: int = 2000, rounds: int = 21, work: Path | None = None,
+                 time_limit: float | None = None) -> dict[str, np.ndarray]:
+    """Core cycles per iteration of each loop body, one value per round, each clocked beside its own sample.
 
     Each round times the ``CHAIN``-add chain and then every body once
     (``iterations`` iterations each); a body's sample is its ticks per
-    iteration times that round's adds per tick. Example:
-    ``loop_cycles({"rol": "roll $5, %eax"})["rol"].cycles`` is about 1.0.
+    iteration times that round's adds per tick. The program is a bounded
+    child (``toolchain.run_child`` under ``NATIVE_LIMITS``, ``time_limit``
+    seconds of wall time).
     """
     if work is None:
         with tempfile.TemporaryDirectory(prefix="sha1opt-loops-") as d:
-            return loop_cycles(bodies, iterations, rounds, Path(d))
+            return loop_samples(bodies, iterations, rounds, Path(d), time_limit)
     if not host_is_x86_64():
         raise ToolchainError("microbenchmarks need an x86-64 host")
     if iterations < 1 or rounds < 1 or not bodies:
@@ -275,16 +278,26 @@ def loop_cycles(bodies: Mapping[str, str], iterations: int = 2000, rounds: int =
     drv = compile_source(src, "x86_64", work / "bodies_driver.o", "compiling the microbenchmark driver", ("-O2",))
     exe = work / "bodies"
     run([which("gcc"), "-O2", "-o", str(exe), str(drv), str(objs)], "linking the microbenchmarks")
-    proc = run([str(exe), str(iterations), str(rounds)], "running the microbenchmarks", timeout=600)
+    proc = run_child([str(exe), str(iterations), str(rounds)], "running the microbenchmarks",
+                     NATIVE_LIMITS.with_seconds(time_limit or 600))
+    if proc.returncode != 0:
+        raise ToolchainError(f"the microbenchmark program exited with status {proc.returncode}")
     ticks = np.array([int(x) for x in proc.stdout.split()], dtype=np.float64)
     n = len(names) + 1
     if len(ticks) != n * rounds or (ticks <= 0).any():
         raise ToolchainError(f"the microbenchmark printed {len(ticks)} samples, wanted {n * rounds} positive ones")
     ticks = ticks.reshape(rounds, n)
     per_tick = iterations * CHAIN / ticks[:, 0]                 # core cycles per tick, each round
+    return {name: ticks[:, k] / iterations * per_tick for k, name in enumerate(names, start=1)}
+
+
+def loop_cycles(bodies: Mapping[str, str], iterations: int = 2000, rounds: int = 21,
+                work: Path | None = None) -> dict[str, LoopTiming]:
+    """Core cycles per iteration of each loop body (AT&T lines, the frame above): the ``loop_samples``
+    of each body as median, p10, p90. Example: ``loop_cycles({"rol": "roll $5, %eax"})["rol"].cycles``
+    is about 1.0."""
     out = {}
-    for k, name in enumerate(names, start=1):
-        c = ticks[:, k] / iterations * per_tick
+    for name, c in loop_samples(bodies, iterations, rounds, work).items():
         out[name] = LoopTiming(name, float(np.median(c)), float(np.percentile(c, 10)), float(np.percentile(c, 90)),
                                rounds)
     return out

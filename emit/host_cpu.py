@@ -13,7 +13,9 @@ Three facts, each computed in one place:
   flags Linux clears when it does not enable the state) is read instead and ``source`` says so.
 - **the model** (``identify``): ``corpus/cpus.toml`` maps (vendor, family, model range) to a
   model of ``corpus/uarch``, ``exact`` when the model was written for that core, else
-  ``nearest`` with the reason in the row. ``host_model()`` is what ``--uarch host`` means.
+  ``nearest`` with the reason in the row. ``host_model()`` is what ``--uarch host`` means: the
+  CPU's calibrated model (``sha1opt calibrate``, ``corpus/uarch/calibrated/<vendor>-<family>-<model>-
+  <stepping>.toml``) when there is one for exactly this CPU, else that row's model.
 - **what runs here** (``lacking``): the one predicate every native run asks, the product's and
   the tests' alike: the features a piece of code needs that this CPU lacks (empty: it runs).
 
@@ -40,7 +42,8 @@ from typing import Callable, Iterable
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
 from sha1opt.semantics.x86 import ISA_INCLUDES
-from sha1opt.search.cost.model import canonical_name, model_names
+from sha1opt.search.cost.calibrated import cpu_key
+from sha1opt.search.cost.model import calibrated_names, canonical_name, model_names
 from sha1opt.search.space.hybrid_caps import CAPS, LEVELS
 
 LACKS_ENV = "SHA1OPT_CPU_LACKS"
@@ -303,8 +306,18 @@ def model_of(cpu: CpuId, path: Path | None = None) -> str | None:
     return row.model if row else None
 
 
+def calibrated_model(cpu: HostCpu) -> str | None:
+    """The calibrated model of exactly this CPU (vendor, family, model, stepping: ``sha1opt calibrate``
+    wrote it to ``corpus/uarch/calibrated/``), or None."""
+    key = cpu_key(cpu.id.vendor, cpu.id.family, cpu.id.model, cpu.stepping)
+    return key if key in calibrated_names() else None
+
+
 def host_model() -> tuple[str, CpuRow]:
-    """The model ``--uarch host`` means, with its row; ``HostError`` naming the CPU when none fits."""
+    """The model ``--uarch host`` means, with its row; ``HostError`` naming the CPU when none fits.
+
+    The model is this CPU's calibrated model when ``sha1opt calibrate`` has written one for it
+    (``calibrated_model``), else the literature model its row names (the row is returned either way)."""
     cpu = host()
     if cpu is None:
         raise HostError("--uarch host: this CPU's identification could not be read (not x86?); name a model "
@@ -313,7 +326,7 @@ def host_model() -> tuple[str, CpuRow]:
     if row is None:
         raise HostError(f"--uarch host: this CPU ({cpu}) is in no row of corpus/cpus.toml; name a model "
                         f"(`sha1opt uarchs`)")
-    return row.model, row
+    return calibrated_model(cpu) or row.model, row
 
 
 def uarch_name(name: str | None) -> str:
@@ -333,6 +346,8 @@ def host_refusal(uarch: str, cpu: HostCpu | CpuId | None) -> str | None:
     """None when ``cpu`` maps to ``uarch`` (``model_of``), else the one-line reason timings here do not count."""
     want = canonical_name(uarch)
     if isinstance(cpu, HostCpu):
+        if want == calibrated_model(cpu):
+            return None             # this CPU's own calibrated model
         cpu = cpu.id
     if cpu is None:
         return f"--tune times candidates on this CPU, and its identification could not be read: not tuning for {want}"

@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "uarchs": "sha1opt.cli_analyze",
     "scan": "sha1opt.cli_analyze",
     "synth": "sha1opt.cli_synth",
+    "calibrate": "sha1opt.cli_calibrate",
 }
 
 
@@ -42,6 +43,7 @@ COMMANDS: dict[str, str] = {
 SUMMARIES: dict[str, str] = {
     "analyze": "Predicted c/B per model of a SHA-1 function, and its proof",
     "bench": "Validate a .S, then time it against OpenSSL and gcc",
+    "calibrate": "Measure this CPU, fit its model, write the calibrated model",
     "demo": "The main job: prove, search this CPU's model, export, bench",
     "export": "Write a validated sha1_block_data_order .S file",
     "prove": "Prove two formulas equal, the rewrite corpus, or machine code",

@@ -29,7 +29,7 @@ from sha1opt.scan import TIME_LIMIT, Found, Unreadable
 from sha1opt.scan import scan as scan_paths
 from sha1opt.emit.families import levels_of
 from sha1opt.emit.family_shani import SHANI
-from sha1opt.emit.host_cpu import LACKS_ENV, host, identify, levels
+from sha1opt.emit.host_cpu import LACKS_ENV, calibrated_model, host, identify, levels
 from sha1opt.emit.objfile import MEMBER_HELP
 
 EXIT_USAGE = 2
@@ -210,7 +210,8 @@ def _host_lines(as_json: bool) -> None:
             "brand": cpu.brand, "read_from": cpu.source, "uarch": row.model if row else None,
             "match": row.match if row else None, "cpus": row.name if row else None,
             "reason": row.reason if row else None, "source": row.source if row else None,
-            "features": sorted(cpu.features), "removed_by_env": sorted(cpu.removed), "isa_levels": list(levels(cpu))}
+            "features": sorted(cpu.features), "removed_by_env": sorted(cpu.removed), "isa_levels": list(levels(cpu)),
+            "calibrated": calibrated_model(cpu)}
     if as_json:
         click.echo(json.dumps(info, indent=1))
         return
@@ -222,6 +223,9 @@ def _host_lines(as_json: bool) -> None:
     else:
         click.echo(f"model:    {row.model} ({row.match}{': ' + row.reason if row.match == 'nearest' else ''})")
         click.echo(f"          row: {row.name}; source: {row.source}")
+        cal = calibrated_model(cpu)
+        click.echo(f"          --uarch host: {cal}, calibrated on this CPU from {row.model} (sha1opt calibrate)" if cal
+                   else f"          --uarch host: {row.model} (literature; `sha1opt calibrate` measures this CPU)")
     click.echo(f"features: {' '.join(sorted(cpu.features)) or 'none of the SSE/AVX/BMI/SHA family'}"
                f" (AVX family only where the OS saves its state: xgetbv)")
     if cpu.removed:

@@ -85,7 +85,8 @@ def resolve_uarch(value: str | None) -> str:
     if value is not None and value.lower() not in HOST_NAMES:
         return uarch_name(value)
     model, row = host_model()
-    click.echo(f"sha1opt: --uarch host = {model} ({row.how}): this CPU is {host()}, {row.name}", err=True)
+    how = row.how if model == row.model else f"calibrated on this CPU from {row.model}, {row.how}"
+    click.echo(f"sha1opt: --uarch host = {model} ({how}): this CPU is {host()}, {row.name}", err=True)
     return model
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from sha1opt.search.cost.calibrated import check_calibration
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
 from sha1opt.semantics.x86 import ISA_LEVELS
@@ -81,7 +82,8 @@ ARCHES = ("i386", "x86_64")
 
 _TOP_REQUIRED = {"name", "description", "source", "engine", "issue_width", "arch", "gcc_mtune",
                  "units", "classes", "rules"}
-_TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2", "vector_isa"}
+_TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "has_bmi2", "vector_isa",
+                 "calibration"}     # calibration: a calibrated model's record (``calibrated.py``)
 _UNIT_KEYS = {"speed", "what", "source"}
 _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
 _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
@@ -97,6 +99,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "scheduler": ({"name", "entries", "source"}, set()),
     "dispatch_delay": ({"name", "cycles", "source"}, set()),
 }
+RULE_NAMES: tuple[str, ...] = tuple(_RULE_KEYS)     # every rule a model may carry
 
 
 @dataclass(frozen=True)
@@ -288,14 +291,26 @@ def uarch_dir() -> Path:
     return corpus_dir() / "uarch"
 
 
+def calibrated_dir() -> Path:
+    """Where ``sha1opt calibrate`` writes the calibrated models (``calibrated.py``), one per CPU."""
+    return uarch_dir() / "calibrated"
+
+
 def _files() -> dict[str, Path]:
+    """Every loadable model file by stem: the literature models, then the calibrated ones."""
     d = uarch_dir()
-    return {p.stem: p for p in sorted(d.glob("*.toml"))}
+    return {p.stem: p for p in sorted(d.glob("*.toml")) + sorted(calibrated_dir().glob("*.toml"))}
 
 
 def model_names() -> list[str]:
-    """Every model's canonical name (the file stems), sorted."""
-    return sorted(_files())
+    """Every literature model's canonical name (the file stems), sorted; calibrated models are
+    ``calibrated_names()``."""
+    return sorted(p.stem for p in uarch_dir().glob("*.toml"))
+
+
+def calibrated_names() -> list[str]:
+    """Every calibrated model's name (a CPU key, ``calibrated.cpu_key``), sorted."""
+    return sorted(p.stem for p in calibrated_dir().glob("*.toml"))
 
 
 def _aliases() -> dict[str, str]:
@@ -353,6 +368,8 @@ def _merged(stem: str, seen: tuple[str, ...]) -> dict[str, Any]:
     unknown = sorted(set(data) - _TOP_REQUIRED - _TOP_OPTIONAL)
     if unknown:
         raise CorpusError(f"{path.name}: unknown key {unknown[0]!r}")
+    if "calibration" in data:
+        check_calibration(data["calibration"], path.name)
     for table in ("units", "classes", "rules"):
         if table in data and not isinstance(data[table], dict):
             raise CorpusError(f"{path.name}: {table!r} must be a table")

@@ -1,0 +1,296 @@
+"""``sha1opt calibrate``: the host's model, measured on the host -- microbenchmarks timed, parameters fitted, written.
+
+The run (``calibrate``):
+
+1. the CPU (``host_cpu.host``) and its literature model (``corpus/cpus.toml``'s row: the base);
+2. the base's microbenchmarks (``microbench.kernels``), less those needing a feature this CPU lacks,
+   each checked (``microbench.validate_all``: only a ``Checked`` kernel runs natively);
+3. measurement in passes: every pass runs every kernel ``ROUNDS_PER_PASS`` times, ``BATCH`` kernels per
+   bounded child program (``clock.loop_samples``: each sample beside its own add-chain clock sample, the
+   kernels of a round interleaved), until ``passes`` passes or the measuring share of the budget is spent;
+4. the fit (``search.cost.fit``) of the base model to the medians, until the budget's end;
+5. the calibrated model written to ``corpus/uarch/calibrated/<cpu key>.toml`` (``calibrated.calibrated_text``):
+   the changed rows whole, and per change its old and new value and the kernels it came from; every
+   kernel's median, p10, p90 and both models' predictions.
+
+Ctrl-C keeps what was measured: during the measurement the kernels measured so far are fitted and written
+(``interrupted`` set), during the fit the best model so far. ``check`` (``sha1opt calibrate --check``)
+measures again and compares with the stored file (``Agreement``).
+
+Noise: a kernel's band is its samples' p10..p90; two measurements of a kernel agree when their medians
+differ by at most the wider of the two bands. A row of the second fit agrees with the stored row when it
+is the same value, or when the stored model predicts every kernel that row's change cites within that
+kernel's noise (the two values are not told apart by the measurements).
+
+Hooks: ``measure_kernels`` returns plain (name -> samples); ``fit.fit`` takes any list of
+``fit.Observation`` -- a whole SHA-1 loop timed on the host is one more observation (stage 2), and a
+measured selection's timings (item 3) can be stored and fed back the same way.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from sha1opt.semantics.datafiles import atomic_write, load_toml
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.search.cost.calibrated import (Calibration, Change, Measured, calibrated_text, check_calibration, cpu_key,
+                                            plain as _plain)
+from sha1opt.search.cost.fit import Fit, Observation, fit, predict
+from sha1opt.search.cost.model import Model, calibrated_dir, load_model
+from sha1opt.emit.clock import loop_samples
+from sha1opt.emit.host_cpu import HostCpu, HostError, host, identify, lacking, lacks_text
+from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all
+
+BUDGET = 600.0              # seconds: the whole run, by default (issue 25: at most 10 minutes on 2 cores)
+MEASURE_SHARE = 0.35        # of the budget, at most, for measuring
+BATCH = 40                  # kernels per timing program
+ROUNDS_PER_PASS = 7         # samples of every kernel per pass
+PASSES = 3
+ITERATIONS = 400            # loop iterations per sample (48-instruction bodies: ~20-100 k cycles)
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Run:
+    """What one calibration did: the CPU, the base, the kernels, their samples, the fit and the file."""
+    cpu: HostCpu
+    base: str
+    kernels: list[Kernel]
+    skipped: dict[str, str] = field(default_factory=dict)       # kernel -> why it did not run
+    samples: dict[str, np.ndarray] = field(default_factory=dict)
+    fitted: Fit | None = None
+    calibration: Calibration | None = None
+    path: Path | None = None
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+def band(x: np.ndarray) -> tuple[float, float, float]:
+    return float(np.median(x)), float(np.percentile(x, 10)), float(np.percentile(x, 90))
+
+
+def host_base(cpu: HostCpu | None = None) -> tuple[HostCpu, str]:
+    """This CPU and the literature model its row of ``corpus/cpus.toml`` names; ``HostError`` when none."""
+    cpu = cpu if cpu is not None else host()
+    if cpu is None:
+        raise HostError("calibrate: this CPU's identification could not be read (not x86?)")
+    row = identify(cpu.id)
+    if row is None:
+        raise HostError(f"calibrate: this CPU ({cpu}) is in no row of corpus/cpus.toml: no model to start from")
+    return cpu, row.model
+
+
+def runnable(model: Model, cpu: HostCpu, only: tuple[str, ...] = ()) -> tuple[list[Checked], dict[str, str]]:
+    """The model's kernels this CPU runs (names starting with one of ``only``, if given), checked; and the
+    others with the reason."""
+    ks = [k for k in kernels(model) if not only or k.name.startswith(only)]
+    skipped = {}
+    keep = []
+    for k in ks:
+        miss = lacking(k.needs, cpu)
+        if miss:
+            skipped[k.name] = lacks_text(miss)
+        else:
+            keep.append(k)
+    checked = []
+    for r in validate_all(keep, model):
+        if isinstance(r, str):
+            skipped[r.split(":", 1)[0]] = r
+        else:
+            checked.append(r)
+    return checked, skipped
+
+
+def measure_kernels(checked: list[Checked], *, passes: int = PASSES, rounds: int = ROUNDS_PER_PASS,
+                    deadline: float | None = None, progress: Progress | None = None,
+                    into: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Core cycles per iteration, every sample, of each checked kernel (``into`` is filled as they come, so
+    an interrupted caller keeps them). Stops at ``deadline`` (``time.monotonic``) after a whole batch."""
+    out = into if into is not None else {}
+    batches = [checked[i:i + BATCH] for i in range(0, len(checked), BATCH)]
+    for p in range(passes):
+        for b, batch in enumerate(batches):
+            if deadline is not None and time.monotonic() > deadline and p > 0:
+                return out
+            got = loop_samples({c.kernel.name: c.kernel.body for c in batch}, ITERATIONS, rounds, time_limit=120)
+            for name, x in got.items():
+                out[name] = np.concatenate([out[name], x]) if name in out else x
+            if progress:
+                progress(f"measured pass {p + 1}/{passes}, batch {b + 1}/{len(batches)} ({len(out)} kernels)")
+    return out
+
+
+def observations(checked: list[Checked], samples: dict[str, np.ndarray]) -> list[Observation]:
+    """One ``fit.Observation`` per measured kernel: its items, median, p10, p90, and the classes it informs."""
+    out = []
+    for c in checked:
+        if c.kernel.name in samples:
+            m, lo, hi = band(samples[c.kernel.name])
+            out.append(Observation(c.kernel.name, c.kernel.items(), m, lo, hi, c.kernel.classes))
+    return out
+
+
+def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int = PASSES,
+              rounds: int = ROUNDS_PER_PASS, write: bool = True, out_dir: Path | None = None,
+              progress: Progress | None = None, cpu: HostCpu | None = None) -> Run:
+    """Calibrate this CPU's model (module docstring). ``only``: kernel-name prefixes (a partial run, for tests)."""
+    if budget <= 0:
+        raise Sha1optError("the time budget must be a positive number of seconds")
+    start = time.monotonic()
+    cpu, base = host_base(cpu)
+    model = load_model(base)
+    checked, skipped = runnable(model, cpu, only)
+    if not checked:
+        raise Sha1optError("calibrate: no microbenchmark selected" + (f" by {', '.join(only)}" if only else ""))
+    run = Run(cpu, base, [c.kernel for c in checked], skipped)
+    if progress:
+        progress(f"{cpu}: base model {base}; {len(checked)} kernels checked, {len(skipped)} skipped")
+    try:
+        measure_kernels(checked, passes=passes, rounds=rounds, deadline=start + budget * MEASURE_SHARE,
+                        progress=progress, into=run.samples)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    obs = observations(checked, run.samples)
+    if not obs:
+        run.seconds = time.monotonic() - start
+        return run
+    try:
+        if not run.interrupted:
+            run.fitted = fit(model, obs, deadline=start + budget * 0.95 - 10, progress=progress)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    if run.fitted is None:      # interrupted: the measurements are kept, priced by the base model
+        before = predict(model, obs)
+        run.fitted = Fit(model, (), before, before, 0.0, 0.0, False)
+    run.seconds = time.monotonic() - start
+    run.calibration = record(cpu, base, run.fitted, obs, run.seconds, {n: len(x) for n, x in run.samples.items()})
+    if write:
+        run.path = write_model(run.calibration, run.fitted.model, model, out_dir)
+    return run
+
+
+def record(cpu: HostCpu, base: str, f: Fit, obs: list[Observation], seconds: float,
+           counts: dict[str, int]) -> Calibration:
+    """The ``[calibration]`` record of a fit (``counts``: samples per kernel)."""
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    meas = {o.name: Measured(o.cycles, o.p10, o.p90, counts.get(o.name, 0), f.before[o.name], f.after[o.name])
+            for o in obs}
+    changes = tuple(Change(n.rpartition(".")[0], n.rpartition(".")[2], old, new, ev) for n, old, new, ev in f.changes)
+    return Calibration(cpu.id.vendor, cpu.id.family, cpu.id.model, cpu.stepping, cpu.brand, date, base, seconds,
+                       changes, meas)
+
+
+def _row(model: Model, row: str, why: str) -> dict:
+    kind, _, name = row.partition(".")
+    if kind == "classes":
+        c = model.classes[name]
+        return {"uops": c.uops, "latency": c.latency, "rthroughput": c.rthroughput, "ports": [str(u) for u in c.ports],
+                "source": why}
+    r = model.rules
+    if name == "store_forwarding":
+        return {"latency": r.store_forward_latency, "source": why}
+    if name == "vector_store_forwarding":
+        return {"latency": r.vector_store_forwarding.latency, "source": why}
+    if name == "rmw_forwarding":
+        return {"latency": r.rmw_forwarding.latency, "source": why}
+    if name == "move_elimination":
+        out = {"classes": sorted(r.move_elimination), "source": why}
+        if r.move_elimination_slots is not None:
+            out["slots"] = r.move_elimination_slots
+        return out
+    raise Sha1optError(f"no calibrated row for {row!r}")
+
+
+def write_model(cal: Calibration, fitted: Model, base: Model, out_dir: Path | None = None) -> Path:
+    """Write the calibrated model file; loads it back (``load_model``) unless ``out_dir`` is elsewhere."""
+    rows: dict = {}
+    for c in cal.changes:
+        name, fld, ev = c.row, c.field, ", ".join(c.measurements)
+        if name == "issue_width":
+            rows["issue_width"] = fitted.issue_width
+            continue
+        prior = rows.get(name, {}).get("source", "")
+        why = f"calibrated {cal.date} on {cal.cpu_name or cal.vendor}: {fld} {c.old} -> {c.new} from {ev}"
+        rows[name] = _row(fitted, name, f"{prior}; {why}" if prior else why)
+    text = calibrated_text(cal, rows, f"{base.name} calibrated on {cal.cpu_name or cal.vendor} ({cal.vendor} family "
+                                      f"{cal.family} model {cal.model} stepping {cal.stepping}), {cal.date[:10]}")
+    d = out_dir if out_dir is not None else calibrated_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    return atomic_write(d / f"{cal.key}.toml", text)
+
+
+def stored(cpu: HostCpu, out_dir: Path | None = None) -> tuple[Path, Calibration]:
+    """The stored calibrated model file of this CPU and its record; ``Sha1optError`` when there is none."""
+    key = cpu_key(cpu.id.vendor, cpu.id.family, cpu.id.model, cpu.stepping)
+    path = (out_dir if out_dir is not None else calibrated_dir()) / f"{key}.toml"
+    if not path.exists():
+        raise Sha1optError(f"no calibrated model for this CPU ({cpu}): run `sha1opt calibrate` first")
+    return path, check_calibration(load_toml(path).get("calibration"), path.name)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """A second run against the stored one: kernels and rows that disagree beyond noise (empty: agreement)."""
+    kernels: int
+    kernel_disagreements: tuple[tuple[str, float, float, float], ...]    # name, stored, new, allowed difference
+    rows: int
+    row_disagreements: tuple[tuple[str, object, object], ...]            # row.field, stored, new
+    run: Run
+
+    @property
+    def agree(self) -> bool:
+        return not self.row_disagreements
+
+
+def check(*, budget: float = BUDGET, passes: int = PASSES, rounds: int = ROUNDS_PER_PASS,
+          progress: Progress | None = None, out_dir: Path | None = None, cpu: HostCpu | None = None) -> Agreement:
+    """Measure and fit again (nothing written) and compare with the stored calibration (module docstring)."""
+    cpu, _ = host_base(cpu)
+    path, old = stored(cpu, out_dir)
+    run = calibrate(budget=budget, passes=passes, rounds=rounds, write=False, progress=progress, cpu=cpu,
+                    only=tuple(f"{n}" for n in old.measurements) if old.measurements else ())
+    new = run.calibration
+    if new is None:
+        raise Sha1optError("calibrate --check: nothing was measured")
+    allowed = {}
+    kd = []
+    for name, m in new.measurements.items():
+        o = old.measurements.get(name)
+        if o is None:
+            continue
+        tol = max(o.p90 - o.p10, m.p90 - m.p10)
+        allowed[name] = (m.median, tol)
+        if abs(o.median - m.median) > tol:
+            kd.append((name, o.median, m.median, tol))
+    old_rows = {f"{c.row}.{c.field}": c for c in old.changes}
+    new_rows = {f"{c.row}.{c.field}": c for c in new.changes}
+    stored_model = load_model(old.key) if out_dir is None else None
+    rd = []
+    for key in sorted(set(old_rows) | set(new_rows)):
+        a, b = old_rows.get(key), new_rows.get(key)
+        va = _plain(a.new if a else (b.old if b else None))     # as the file holds them: lists, "absent"
+        vb = _plain(b.new if b else (a.old if a else None))
+        if va == vb:
+            continue
+        cited = (a.measurements if a else ()) + (b.measurements if b else ())
+        if stored_model is not None and cited and _explains(stored_model, run, cited, allowed):
+            continue
+        rd.append((key, va, vb))
+    return Agreement(len(allowed), tuple(kd), len(set(old_rows) | set(new_rows)), tuple(rd), run)
+
+
+def _explains(model: Model, run: Run, names: tuple[str, ...], allowed: dict[str, tuple[float, float]]) -> bool:
+    """Whether ``model`` predicts every kernel of ``names`` of ``run`` within its noise."""
+    by = {k.name: k for k in run.kernels}
+    obs = [Observation(n, by[n].items(), allowed[n][0]) for n in names if n in by and n in allowed]
+    if not obs:
+        return False
+    pred = predict(model, obs)
+    return all(abs(pred[o.name] - o.cycles) <= allowed[o.name][1] for o in obs)

@@ -1,0 +1,112 @@
+"""``sha1opt calibrate``'s run (emit/calibrate.py) on this machine, tiny: a few kernels, few samples.
+
+Rule (issue 25): only checked kernels run; every kernel gets samples each clocked beside its own add-chain sample;
+the fit and the file follow; the file's record reads back. Skipped where native running is impossible (not an
+x86-64 host, a CPU with no row in corpus/cpus.toml). Nothing is written into the corpus (``out_dir``)."""
+
+import pytest
+
+from sha1opt.emit.calibrate import calibrate, host_base
+from sha1opt.emit.host_cpu import HostError, host
+from sha1opt.emit.toolchain import host_is_x86_64
+from sha1opt.search.cost.calibrated import check_calibration
+from sha1opt.semantics.datafiles import load_toml
+
+
+def _host_or_skip():
+    if not host_is_x86_64() or host() is None:
+        pytest.skip("native kernels need an x86-64 host whose CPU can be read")
+    try:
+        return host_base()
+    except HostError as e:
+        pytest.skip(str(e))
+
+
+def test_tiny_native_calibration_writes_a_record(tmp_path):
+    cpu, base = _host_or_skip()
+    only = ("lat.rot_imm", "tput.add_rr", "loop.overhead")
+    run = calibrate(budget=60, only=only, passes=1, rounds=3, out_dir=tmp_path)
+    assert run.base == base and not run.interrupted
+    assert set(run.samples) == {"lat.rot_imm", "tput.add_rr", "loop.overhead"}
+    assert all(len(x) == 3 and (x > 0).all() for x in run.samples.values())
+    back = check_calibration(load_toml(run.path)["calibration"], run.path.name)
+    assert back.key == run.path.stem and back.base == base and set(back.measurements) == set(run.samples)
+
+
+# --- the run's logic on fake timings (no native code runs: ``loop_samples`` is replaced) ---------------------
+
+import numpy as np  # noqa: E402
+
+import sha1opt.emit.calibrate as calibrate_module  # noqa: E402
+from sha1opt.emit.calibrate import check  # noqa: E402
+from sha1opt.search.cost.fit import Observation, predict  # noqa: E402
+from sha1opt.search.cost.model import load_model  # noqa: E402
+
+ONLY = ("lat.rot_imm", "tput.rot_imm", "lat.add_rr", "tput.add_rr")
+
+
+def _fake_timer(model_name, scale=None, interrupt_after=None):
+    """A stand-in for ``clock.loop_samples``: each body's cycles as the model predicts them (times ``scale[name]``),
+    with a 1 % spread; raises KeyboardInterrupt on call ``interrupt_after`` (Ctrl-C during the measurement)."""
+    calls = []
+
+    def timer(bodies, iterations, rounds, time_limit=None):
+        calls.append(1)
+        if interrupt_after is not None and len(calls) > interrupt_after:
+            raise KeyboardInterrupt
+        from sha1opt.emit.microbench import Kernel
+        obs = [Observation(n, Kernel(n, b, frozenset(), frozenset(), "").items(), 1.0) for n, b in bodies.items()]
+        p = predict(load_model(model_name), obs)
+        return {n: p[n] * (scale or {}).get(n, 1.0) * np.linspace(0.99, 1.01, rounds) for n in bodies}
+    return timer
+
+
+def test_ctrl_c_keeps_what_was_measured(tmp_path, monkeypatch):
+    """Interrupted after the first batch: that batch's kernels are written (priced by the base), interrupted set."""
+    cpu, base = _host_or_skip()
+    monkeypatch.setattr(calibrate_module, "BATCH", 2)
+    monkeypatch.setattr(calibrate_module, "loop_samples", _fake_timer(base, interrupt_after=1))
+    run = calibrate(budget=60, only=ONLY, passes=1, rounds=3, out_dir=tmp_path)
+    assert run.interrupted and len(run.samples) == 2 and run.path is not None
+    back = check_calibration(load_toml(run.path)["calibration"], run.path.name)
+    assert set(back.measurements) == set(run.samples) and back.changes == ()
+
+
+def test_a_run_the_literature_explains_changes_nothing(tmp_path, monkeypatch):
+    cpu, base = _host_or_skip()
+    monkeypatch.setattr(calibrate_module, "loop_samples", _fake_timer(base))
+    run = calibrate(budget=60, only=ONLY, passes=1, rounds=5, out_dir=tmp_path)
+    assert run.calibration.changes == () and not run.interrupted
+
+
+@pytest.fixture
+def corpus(tmp_path, monkeypatch):
+    """A private copy of corpus/uarch (calibrated models are written into it); the loader cache cleared around it."""
+    import shutil
+
+    import sha1opt.search.cost.model as uarch
+    for p in uarch.uarch_dir().glob("*.toml"):
+        shutil.copy(p, tmp_path / p.name)
+    monkeypatch.setattr(uarch, "uarch_dir", lambda: tmp_path)
+    uarch._load.cache_clear()
+    yield tmp_path
+    uarch._load.cache_clear()
+
+
+def test_check_agrees_with_itself_and_not_with_a_changed_machine(corpus, monkeypatch):
+    """--check: the same timings again agree (rows and kernels); a machine whose rotate chain is twice as slow
+    gives a row the stored model cannot explain within noise. The written model is --uarch host's."""
+    from sha1opt.emit.host_cpu import calibrated_model
+    cpu, base = _host_or_skip()
+    slow = {"lat.rot_imm": 2.0}
+    monkeypatch.setattr(calibrate_module, "loop_samples", _fake_timer(base, slow))
+    first = calibrate(budget=60, only=ONLY, passes=1, rounds=5)
+    assert [(c.row, c.field, c.new) for c in first.calibration.changes] == [("classes.rot_imm", "latency", 2.0)]
+    assert first.path.parent == corpus / "calibrated" and calibrated_model(cpu) == first.path.stem
+    assert load_model(first.path.stem).classes["rot_imm"].latency == 2.0
+    same = check(budget=60, passes=1, rounds=5)
+    assert same.agree and same.kernel_disagreements == () and same.kernels == 4
+    monkeypatch.setattr(calibrate_module, "loop_samples", _fake_timer(base))
+    other = check(budget=60, passes=1, rounds=5)
+    assert not other.agree and other.row_disagreements[0][0] == "classes.rot_imm.latency"
+    assert [k[0] for k in other.kernel_disagreements] == ["lat.rot_imm"]

@@ -1,0 +1,82 @@
+"""The calibration microbenchmarks (emit/microbench.py): generated from the model's own classes and rules, checked
+before they run.
+
+Rules (issue 25): every class a model prices has a microbenchmark (a class added to the model without one is refused
+by name); every rule is fitted or says why not; every generated kernel assembles and its machine code is the
+intended instruction list; a body that could touch memory outside its buffer, the harness's registers, or loop
+for ever is refused.
+"""
+
+import pytest
+
+from sha1opt.emit import microbench
+from sha1opt.emit.microbench import (FITTED_RULES, NOT_FITTED, UNMEASURED, Kernel, MicrobenchError, kernels, validate,
+                                     validate_all)
+from sha1opt.emit.toolchain import host_is_x86_64
+from sha1opt.search.cost.model import RULE_NAMES, load_model, model_names
+
+native_tools = pytest.mark.skipif(not host_is_x86_64(), reason="assembling x86-64 kernels needs an x86-64 host's gas")
+
+
+@pytest.mark.parametrize("name", model_names())
+def test_every_class_of_every_model_has_a_kernel(name):
+    """Each class of each literature model (but the catch-all ``opaque``) has a throughput kernel made of it."""
+    m = load_model(name)
+    if m.arch != "x86_64":
+        pytest.skip(f"{name} is an i386 model: the kernels are x86-64 code")
+    ks = {k.name: k for k in kernels(m, pairs=False)}
+    for cls in m.classes:
+        if cls in UNMEASURED:
+            continue
+        assert f"tput.{cls}" in ks and cls in ks[f"tput.{cls}"].classes, cls
+
+
+def test_a_class_without_an_exemplar_is_refused(monkeypatch):
+    """Drift guard: a class the model prices and EXEMPLARS lacks is a MicrobenchError naming it."""
+    monkeypatch.delitem(microbench.EXEMPLARS, "rot_imm")
+    with pytest.raises(MicrobenchError, match="rot_imm"):
+        kernels(load_model("zen3"), pairs=False)
+
+
+def test_every_rule_is_fitted_or_says_why():
+    """Every rule of the model loader is either fitted from kernels or listed with the reason it is not."""
+    assert set(RULE_NAMES) == set(FITTED_RULES) | set(NOT_FITTED)
+    assert not set(FITTED_RULES) & set(NOT_FITTED)
+
+
+def test_pairs_reveal_shared_units_within_a_pool():
+    """zen3: rot_imm (alu1|alu2) is paired with bswap (any ALU) and vec_alu with vec_shift, never across pools."""
+    names = {k.name for k in kernels(load_model("zen3"))}
+    assert "mix.rot_imm+bswap" in names and "mix.vec_alu+vec_shift" in names
+    assert not any(n.startswith("mix.") and "rot_imm" in n and "vec_" in n for n in names)
+
+
+@native_tools
+def test_every_zen3_kernel_assembles_and_is_what_it_says():
+    """All of zen3's kernels (every class, rule, mix) pass the checks: assembled, decoded, same classes in order."""
+    m = load_model("zen3")
+    refused = [r for r in validate_all(kernels(m), m) if isinstance(r, str)]
+    assert refused == []
+
+
+@native_tools
+@pytest.mark.parametrize("body,why", [
+    ("decq %rdi\n", "harness owns"),
+    ("movl %eax, 600(%rsp)\n", "outside the 512-byte buffer"),
+    ("movl %eax, (%rax)\n", "private buffer"),
+    ("movq 8(%rsp), %rbp\n", "pointer chase"),
+    ("pushq %rax\n", "do not balance"),
+    (".Lback:\njmp .Lback\n", "forward"),
+    ("addq $8, %rsp\n", "harness owns"),
+    ("pushq %rax\npopq %rdi\n", "harness owns"),
+])
+def test_validation_refuses_unsafe_bodies(body, why):
+    with pytest.raises(MicrobenchError, match=why):
+        validate(Kernel("bad", body, frozenset(), frozenset(), ""), load_model("zen3"))
+
+
+def test_kernel_items_include_the_loop_control():
+    """What the simulator prices is the body and the harness's loop control (dec, jnz), as run natively."""
+    k = next(k for k in kernels(load_model("zen3"), pairs=False) if k.name == "lat.rot_imm")
+    items = k.items()
+    assert [str(i) for i in items[-2:]] == ["dec %rdi", "jnz 1b"]
