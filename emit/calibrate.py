@@ -9,7 +9,9 @@ The run (``calibrate``):
    bounded child program (``clock.loop_samples``: each sample beside its own add-chain clock sample, the
    kernels of a round interleaved), until ``passes`` passes or the measuring share of the budget is spent;
 4. the fit (``search.cost.fit``) of the base model to the medians, until the budget's end;
-5. the calibrated model written to ``corpus/uarch/calibrated/<cpu key>.toml`` (``calibrated.calibrated_text``):
+5. the whole-loop check (``loop_check``): whole SHA-1 loops timed here, predicted by both models; a
+   calibrated model that predicts them worse than its base is not written (``Run.loop_check``);
+6. the calibrated model written to ``corpus/uarch/calibrated/<cpu key>.toml`` (``calibrated.calibrated_text``):
    the changed rows whole, and per change its old and new value and the kernels it came from; every
    kernel's median, p10, p90 and both models' predictions.
 
@@ -45,6 +47,7 @@ from sha1opt.search.cost.fit import Fit, Observation, fit, predict
 from sha1opt.search.cost.model import Model, calibrated_dir, load_model
 from sha1opt.emit.clock import loop_samples
 from sha1opt.emit.host_cpu import HostCpu, HostError, host, identify, lacking, lacks_text
+from sha1opt.emit.loop_check import LoopCheck, check_loops
 from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all
 
 BUDGET = 600.0              # seconds: the whole run, by default (issue 25: at most 10 minutes on 2 cores)
@@ -70,6 +73,7 @@ class Run:
     path: Path | None = None
     interrupted: bool = False
     seconds: float = 0.0
+    loop_check: LoopCheck | None = None     # the whole-loop check of the fitted model (None: not run)
 
 
 def band(x: np.ndarray) -> tuple[float, float, float]:
@@ -139,7 +143,7 @@ def observations(checked: list[Checked], samples: dict[str, np.ndarray]) -> list
 
 def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int = PASSES,
               rounds: int = ROUNDS_PER_PASS, write: bool = True, out_dir: Path | None = None,
-              progress: Progress | None = None, cpu: HostCpu | None = None) -> Run:
+              progress: Progress | None = None, cpu: HostCpu | None = None, loop_timer=None) -> Run:
     """Calibrate this CPU's model (module docstring). ``only``: kernel-name prefixes (a partial run, for tests)."""
     if budget <= 0:
         raise Sha1optError("the time budget must be a positive number of seconds")
@@ -169,9 +173,17 @@ def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int
     if run.fitted is None:      # interrupted: the measurements are kept, priced by the base model
         before = predict(model, obs)
         run.fitted = Fit(model, (), before, before, 0.0, 0.0, False)
+    if write and run.fitted.changes and not run.interrupted:
+        if progress:
+            progress("whole-loop check: timing SHA-1 loops here, predicted by both models")
+        try:
+            run.loop_check = check_loops(model, run.fitted.model, timer=loop_timer)
+        except KeyboardInterrupt:
+            run.interrupted = True
     run.seconds = time.monotonic() - start
     run.calibration = record(cpu, base, run.fitted, obs, run.seconds, {n: len(x) for n, x in run.samples.items()})
-    if write:
+    unjudged = bool(run.fitted.changes) and run.loop_check is None     # changes no whole loop has judged
+    if write and not unjudged and (run.loop_check is None or run.loop_check.passed):
         run.path = write_model(run.calibration, run.fitted.model, model, out_dir)
     return run
 

@@ -39,7 +39,11 @@ def _run_json(run: Run) -> dict:
             "seconds": round(run.seconds, 1), "interrupted": run.interrupted, "skipped": run.skipped,
             "changes": [{"row": c.row, "field": c.field, "old": c.old, "new": c.new, "measurements": list(c.measurements)}
                         for c in (cal.changes if cal else ())],
-            "measurements": {n: vars(m) for n, m in (cal.measurements.items() if cal else ())}}
+            "measurements": {n: vars(m) for n, m in (cal.measurements.items() if cal else ())},
+            "loop_check": None if run.loop_check is None else {
+                "passed": run.loop_check.passed, "base_mape": run.loop_check.base_mape,
+                "calibrated_mape": run.loop_check.calibrated_mape,
+                "loops": [vars(x) for x in run.loop_check.loops]}}
 
 
 def _run_lines(run: Run) -> list[str]:
@@ -50,6 +54,10 @@ def _run_lines(run: Run) -> list[str]:
         out.append(f"  {c.row}.{c.field}: {c.old} -> {c.new}  (from {', '.join(c.measurements)})")
     if cal and not cal.changes:
         out.append("  no row changed: the literature model explains the measurements within noise")
+    if run.loop_check is not None:
+        out.append(f"  {run.loop_check.text()}")
+        out += [f"    {x.name}: measured {x.measured:.2f} c/B; predicted {x.base:.2f} ({run.base}), "
+                f"{x.calibrated:.2f} (calibrated)" for x in run.loop_check.loops]
     out.append(f"  written: {run.path}" if run.path else "  nothing written")
     return out
 
