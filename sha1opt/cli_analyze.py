@@ -31,6 +31,7 @@ from sha1opt.emit.families import levels_of
 from sha1opt.emit.family_shani import SHANI
 from sha1opt.emit.host_cpu import LACKS_ENV, calibrated_model, host, identify, levels
 from sha1opt.emit.objfile import MEMBER_HELP
+from sha1opt.cli_common import INTERFACE_HELP
 
 EXIT_USAGE = 2
 EXIT_CODES = {"proved": 0, "counterexample": 1, "unknown": 3, "refused": 2}
@@ -52,10 +53,7 @@ def _fail(message: str) -> None:
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="Default: sysv on x86-64, cdecl on i386.")
 @click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,
-              help="The arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block', "
-                   "'f(state@8, data)', 'f(state, words, bytes, 1)' (roles: state[@OFFSET], data, words, nblocks, "
-                   "bytes, workspace[N], a constant). Default: the function's row in corpus/interfaces.toml, else "
-                   "blocks = (state, data, nblocks).")
+              help=INTERFACE_HELP)
 @click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
               help="The contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")

@@ -145,3 +145,10 @@ def cpp_options(command):
 def cpp(includes, defines) -> Preprocessor:
     """The checked ``Preprocessor`` of ``-I``/``-D`` values; a bad one is ``toolchain.ToolchainError``."""
     return preprocessor(includes, defines)
+
+
+# ``--interface`` of ``analyze`` and ``prove --object`` (the grammar: semantics/lift/interface.py)
+INTERFACE_HELP = ("The arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block', 'f(state@8, data)', "
+                  "'f(state, words, bytes, 1)' (roles: state[@OFFSET], data, words, nblocks, bytes, workspace[N], a "
+                  "constant). Default: the function's row in corpus/interfaces.toml, else blocks = (state, data, "
+                  "nblocks).")

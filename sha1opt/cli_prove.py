@@ -15,6 +15,7 @@ import click
 from sha1opt.analyze import prove_object
 from sha1opt.cli_types import Seconds, TextSource
 from sha1opt.emit.objfile import MEMBER_HELP
+from sha1opt.cli_common import INTERFACE_HELP
 from sha1opt.semantics import identities
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.interface import parse_interface
@@ -74,10 +75,7 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
 @click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,
-              help="With --object: the arguments, e.g. 'sha_transform(state, data, workspace[16])', 'one-block', "
-                   "'f(state@8, data)', 'f(state, words, bytes, 1)' (roles: state[@OFFSET], data, words, nblocks, "
-                   "bytes, workspace[N], a constant). Default: the function's row in corpus/interfaces.toml, else "
-                   "blocks = (state, data, nblocks).")
+              help="With --object: " + INTERFACE_HELP[0].lower() + INTERFACE_HELP[1:])
 @click.option("--min-blocks", type=click.IntRange(0, 1), default=None,
               help="With --object: the contract's least nblocks (default 0, or 1 when 0 enters the loop).")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
