@@ -69,6 +69,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import capstone
 from elftools.elf.elffile import ELFFile
@@ -308,6 +309,23 @@ def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[
     return last
 
 
+def judged(blob: bytes, base: int, p: "PathCode", codes: list, count: int, rng: random.Random, work: Path,
+           prefix: str, suffix: str, judge_one) -> Iterator[tuple[int, str, bool, str, str, float]]:
+    """Each of ``count`` mutants of path ``p`` (``mutants``) written under ``work`` and judged on the paths that
+    can execute it -- every path when its site is shared or there is one path, else ``p``'s alone --
+    by ``judge_one(mutant, selected, workdir) -> (kind, detail)``: (index, what, on every path, kind, detail,
+    seconds). The one loop of this script and ``bench/other_libraries.py``."""
+    for i, (what, mblob, site) in enumerate(mutants(blob, base, p, count, rng)):
+        mut = work / f"{prefix}mutant_{i}{suffix}"
+        mut.write_bytes(mblob)
+        sub = work / f"{prefix}m{i}"
+        sub.mkdir()
+        selected = None if site.address in p.shared or len(codes) == 1 else frozenset({p.label})
+        t0 = time.perf_counter()
+        kind, detail = judge_one(mut, selected, sub)
+        yield i, what, selected is None, kind, detail, time.perf_counter() - t0
+
+
 def judge(mut: Path, function: str | None, min_blocks: int | None, selected: frozenset[str] | None,
           words: dict[str, list[tuple]], work: Path, interface: Interface | None = None) -> tuple[str, str]:
     """(verdict, detail) of one mutant (see the module docstring).
@@ -445,19 +463,13 @@ def main() -> None:
                 counts: dict[str, int] = {}
                 t0 = time.perf_counter()
                 rng = random.Random(f"{args.seed}:{title}")
-                for i, (what, mblob, site) in enumerate(mutants(blob, base, p, count, rng)):
-                    mut = work / f"mutant_{i}.o"
-                    mut.write_bytes(mblob)
-                    sub = work / f"{obj.stem}_{p.name}_m{i}"
-                    sub.mkdir()
-                    selected = None if site.address in p.shared or len(codes) == 1 else frozenset({p.label})
-                    t1 = time.perf_counter()
-                    kind, detail = judge(mut, function, min_blocks, selected, words, sub)
+                for i, what, every, kind, detail, dt in judged(
+                        blob, base, p, codes, count, rng, work, f"{obj.stem}_{p.name}_", ".o",
+                        lambda mut, selected, sub: judge(mut, function, min_blocks, selected, words, sub)):
                     counts[kind] = counts.get(kind, 0) + 1
                     totals[kind] = totals.get(kind, 0) + 1
-                    scope = "all paths" if selected is None else "its path"
-                    lines.append(f"  {title} mutant {i}: {what} [{scope}, {time.perf_counter() - t1:.1f} s]: {kind} "
-                                 f"-- {detail[:240]}")
+                    scope = "all paths" if every else "its path"
+                    lines.append(f"  {title} mutant {i}: {what} [{scope}, {dt:.1f} s]: {kind} -- {detail[:240]}")
                     print(lines[-1], flush=True)
                 n = sum(counts.values())
                 dt = time.perf_counter() - t0

@@ -138,18 +138,14 @@ def mutant_counts(loc: Located, orig: ObjectProof, interface: Interface | None, 
     counts: dict[str, int] = {}
     per = max(1, n // len(codes)) if n > 0 else 0
     i = 0
-    for p in codes:
+    for k, p in enumerate(codes):
         rng = random.Random(f"{seed}:{loc.where}:{loc.symbol.name}:{p.label}")
-        for what, mblob, site in lift_mutants.mutants(blob, base, p, per, rng):
-            mut = work / f"mutant_{i}{loc.path.suffix}"
-            mut.write_bytes(mblob)
-            sub = work / f"m{i}"
-            sub.mkdir()
-            selected = None if site.address in p.shared or len(codes) == 1 else frozenset({p.label})
-            t0 = time.perf_counter()
-            kind, detail = lift_mutants.judge(mut, loc.symbol.name, None, selected, words, sub, interface)
+        for _, what, _, kind, detail, dt in lift_mutants.judged(
+                blob, base, p, codes, per, rng, work, f"p{k}_", loc.path.suffix,
+                lambda mut, selected, sub: lift_mutants.judge(mut, loc.symbol.name, None, selected, words, sub,
+                                                              interface)):
             counts[kind] = counts.get(kind, 0) + 1
-            log(f"    mutant {i}: {what} [{time.perf_counter() - t0:.1f} s]: {kind} -- {detail[:200]}")
+            log(f"    mutant {i}: {what} [{dt:.1f} s]: {kind} -- {detail[:200]}")
             i += 1
     return counts
 
