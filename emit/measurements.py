@@ -25,8 +25,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from sha1opt.search.cost.calibrated import cpu_key as calibrated_key
 from sha1opt.search.store import Store, StoreError, default_path
-from sha1opt.emit.host_cpu import CpuId, HostCpu
+from sha1opt.emit.host_cpu import HostCpu
 
 TABLE = """
 CREATE TABLE IF NOT EXISTS measurements (
@@ -54,7 +55,7 @@ COLUMNS = ("cpu", "brand", "uarch", "arch", "family", "code", "digest", "referen
 
 @dataclass(frozen=True)
 class Measured:
-    """One timed candidate (module docstring); ``cpu`` is ``CpuId``'s text plus the stepping."""
+    """One timed candidate (module docstring); ``cpu`` is the CPU's key (``cpu_key``)."""
 
     cpu: str
     brand: str
@@ -74,11 +75,10 @@ class Measured:
     created: float
 
 
-def cpu_key(cpu: HostCpu | CpuId, stepping: int | None = None) -> str:
-    """``AuthenticAMD family 25 model 1 stepping 1``: the CPU a row was measured on."""
-    if isinstance(cpu, HostCpu):
-        return f"{cpu.id} stepping {cpu.stepping}"
-    return f"{cpu} stepping {stepping}" if stepping is not None else str(cpu)
+def cpu_key(cpu: HostCpu) -> str:
+    """The CPU a row was measured on, keyed as its calibrated model is (``calibrated.cpu_key``:
+    ``authenticamd-25-1-1``), so the rows and the calibrated model of one CPU share one key."""
+    return calibrated_key(cpu.id.vendor, cpu.id.family, cpu.id.model, cpu.stepping)
 
 
 def digest(code: str) -> str:

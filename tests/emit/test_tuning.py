@@ -295,7 +295,7 @@ def test_measured_candidates_are_kept_per_cpu_and_checked_when_read(tmp_path):
     assert len(rows) == 5 and rows[0].ratio_median == pytest.approx(1.0) and rows[0].family == "scalar"
     assert {r.reference for r in rows} == {rows[0].digest}                  # all paired against the textbook
     assert [r for r in rows if r.ratio_median == pytest.approx(0.7)][0].measured_cpb == pytest.approx(2.8)
-    assert measured("GenuineIntel family 6 model 207 stepping 2", db) == []
+    assert measured("genuineintel-6-207-2", db) == []
     Store(db, readonly=True).close()                                        # still a valid results database
     con = sqlite3.connect(db)
     con.execute("UPDATE measurements SET ratio_median = 9.0 WHERE family = 'scalar'")
