@@ -18,7 +18,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	sh setup/system-packages.sh  # clang, libssl-dev(:i386), llvm, llvm-19, qemu-user when missing (root + apt), else the tests skip
-	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadgroup  # slow-marked checks: bench/slow_checks.py
+	$(BIN)/python -m pytest -q -m "not slow" -n auto --dist loadgroup --no-loadscope-reorder  # slow-marked checks: bench/slow_checks.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

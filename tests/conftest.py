@@ -35,6 +35,17 @@ OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-
 
 SHARED = ("textbook_exports", "dispatch_runs", "openssl_x86_64_analysis")   # session fixtures made once per run
 
+# The groups that take longest (pytest --durations on 2 cores, 2026-12-03), handed out first. ``--dist loadgroup``
+# gives groups to the workers in collection order (``make test`` passes ``--no-loadscope-reorder``: xdist would
+# otherwise order them by test count, which put these few-test, heavy groups last -- the run's tail, one worker
+# busy and the other idle); every other group follows, the largest first.
+HEAVY_FIRST = ("openssl_x86_64_analysis", "dispatch_runs", "tests/emit/test_calibrate.py",
+               "tests/semantics/lift/test_lift_calls.py", "tests/search/test_search.py", "tests/test_any_host.py",
+               "tests/cli/test_other_libraries.py", "tests/search/test_shani.py",
+               "tests/semantics/lift/test_lift_openssl.py", "tests/semantics/lift/test_lift_cc.py",
+               "tests/cli/test_demo_store.py", "tests/semantics/lift/test_lift_libgcrypt.py",
+               "tests/cli/test_show_equals_search.py", "tests/emit/test_tuning.py", "textbook_exports")
+
 
 @pytest.hookimpl(tryfirst=True)          # before xdist reads the marks into the node ids (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
@@ -42,12 +53,20 @@ def pytest_collection_modifyitems(config, items):
     group, so ``--dist loadgroup`` sends all of its users to one worker (a test using two joins the first); every
     other test without a group joins its file's, so a module's fixtures and the process's memos (the block-loop
     measure, ``bound.round_choices``, the models) are made on one worker, not on both."""
+    group = {}
     for item in items:
         used = [name for name in SHARED if name in getattr(item, "fixturenames", ())]
         if used:
             item.add_marker(pytest.mark.xdist_group(used[0]))
         elif item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+        group[item] = item.get_closest_marker("xdist_group").kwargs.get("name") or \
+            item.get_closest_marker("xdist_group").args[0]
+    size: dict[str, int] = {}
+    for g in group.values():
+        size[g] = size.get(g, 0) + 1
+    rank = {g: k for k, g in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda it: (rank.get(group[it], len(rank)), -size[group[it]], group[it]))   # stable in a group
 
 
 @pytest.fixture(scope="session", autouse=True)

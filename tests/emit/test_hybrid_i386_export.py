@@ -1,5 +1,7 @@
 """The i386 hybrid function (``emit.hybrid_i386_frame``): validated whole, and the frame's realignment needed."""
 
+import pytest
+
 from tests.support.cpu import needs
 from sha1opt.search.space.hybrid import HybridParams
 from sha1opt.search.space.hybrid_i386 import build_i386
@@ -33,6 +35,8 @@ def test_a_frame_that_loses_a_callee_saved_register_is_refused(tmp_path):
     assert not v.ok and v.failure.name == "prove"
 
 
+@pytest.mark.slow   # ~30 s: the whole i386 search. Fast: test_space_hybrid_i386 (the i386 search, stays i386),
+#                    test_store_families (export_choice reads a stored row), test_hybrid_export (export_choice's levels)
 def test_export_isa_on_i386_with_a_model_searches_the_i386_block():
     c = export_choice("atom", "i386", "ssse3")        # (the in-order model: the cheapest search to simulate)
     assert c.family is HYBRID and c.code.params.arch == "i386", c.notes

@@ -46,6 +46,9 @@ def test_the_row_is_a_dialect_everywhere(vex3):
             assert new == old.replace("isa=avx,", "isa=vex3,") and "vzeroupper" in new   # the key names the row
 
 
+@pytest.mark.slow   # ~35 s: a whole hybrid search on zen3. Fast: test_the_row_is_a_dialect_everywhere (the row is
+#                    every table's dialect); the search, proof, store and export of a dialect: test_hybrid_search,
+#                    test_store_families, test_hybrid_export
 def test_a_new_row_is_searched_proved_stored_and_exported(vex3, tmp_path):
     db = tmp_path / "r.sqlite"
     Store(db).close()
