@@ -63,11 +63,15 @@ def _uarch_names() -> list[str]:
                    "(ssse3, avx, avx2, avx512, shani) with --rounds 0-79 or all also searches the hybrid "
                    "family (message schedule in xmm) and, at shani, the SHA-NI block; proved results are stored "
                    "for export and show.")
+@click.option("--robust", is_flag=True,
+              help="For a model of a CPU not here to measure: also price the final candidates on the model's "
+                   "uncertainty ensemble (corpus/uncertainty.toml) and report the spread and the robust pick "
+                   "(lowest worst case); the nominal optimum is what is stored.")
 @click.option("--json", "as_json", is_flag=True,
               help="Machine-readable output: the report(s) as JSON on stdout, no progress line.")
 @click.pass_context
 def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, workers, cluster, seed, db, resume,
-           isa, as_json):
+           isa, robust, as_json):
     """Find the cheapest proved schedule for round ranges under uarch cost models (tasks on a Dask cluster).
 
     Ctrl-C stops within about a second: the best result so far is proved, stored and printed (exit 130).
@@ -100,7 +104,7 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
     try:
         reports = search_ranges(keys, time_limit=time_limit, workers=workers, cluster=cluster, seed=seed, db=db,
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
-                                progress=progress, reference=gcc_reference, isa=isa)
+                                progress=progress, reference=gcc_reference, isa=isa, robust=robust)
         whole = rounds == "all" or parse_rounds(rounds) == (0, 79)
         found = [fr for u in uarchs if isa is not None and whole
                  for fr in _search_families(u, arch or default_arch(u), isa, evaluations or HYBRID_EVALUATIONS, seed,
