@@ -49,6 +49,7 @@ import numpy as np
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.uncertainty import Spread
 from sha1opt.emit.families import family_of, tune_families
 from sha1opt.emit.family import Choice, cycles
 from sha1opt.emit.hybrid_bench_i386 import PEER
@@ -80,11 +81,13 @@ Check = Callable[[Choice, Path], "Validation | str"]
 
 @dataclass(frozen=True)
 class Entry:
-    """A candidate before validation: its choice, whether it is its family's default, its predicted c/B."""
+    """A candidate before validation: its choice, whether it is its family's default, its predicted c/B, and
+    (ordered by ``emit.robust_choice``) its block-loop cycles on the model's uncertainty ensemble."""
 
     choice: Choice
     default: bool
     predicted: float
+    spread: Spread | None = None
 
     @property
     def key(self) -> str:
@@ -148,11 +151,15 @@ class Tuning:
         return self.measured[k].median * self.reference_cpb
 
 
-def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: None, flavor: str = "elf"
-         ) -> list[Entry]:
+Order = Callable[[list[Entry]], list[Entry]]
+
+
+def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: None, flavor: str = "elf",
+         order: Order | None = None) -> list[Entry]:
     """The candidates ``export --tune n`` validates and times (module docstring, 1): per family the cap admits
     and the model's CPU has (and that writes ``flavor``), its default then its ``n`` ranked choices, distinct
-    code; the scalar default first."""
+    code; the scalar default first. ``order`` (``emit.robust_choice.worst_case_order``) reorders the entries
+    after the reference: the measure stays the judge, the order is only the order they are timed in."""
     if n < 1:
         raise Sha1optError("--tune needs n >= 1")
     model = load_model(uarch)
@@ -168,7 +175,7 @@ def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: 
             if text not in texts:
                 texts.add(text)
                 out.append(Entry(choice, k == 0, cycles(choice, model) / 64))
-    return out
+    return out[:1] + order(out[1:]) if order is not None and out else out
 
 
 def host_level(cpu: HostCpu) -> str:
@@ -304,12 +311,13 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
 
 def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: int = 5, db=None,
          timer: Timer | None = None, should_stop: Callable[[], bool] = lambda: False,
-         progress=lambda _: None, flavor: str = "elf", cpu: HostCpu | None = None) -> Tuning:
+         progress=lambda _: None, flavor: str = "elf", cpu: HostCpu | None = None, order: Order | None = None
+         ) -> Tuning:
     """``pool`` then ``tune_choices``: what ``export --tune n`` runs (the host check is the caller's). With
     ``cpu`` (the CPU that ran the timings), every measured candidate is kept in the results database ``db``
     (``emit.measurements``: the training rows of the model's second stage)."""
-    t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor), pairs=pairs, rounds=rounds, timer=timer,
-                     should_stop=should_stop)
+    t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor, order), pairs=pairs, rounds=rounds,
+                     timer=timer, should_stop=should_stop)
     if cpu is not None:
         record(measured_rows(t, cpu, uarch), db)
     return t
@@ -343,6 +351,7 @@ def describe(t: Tuning) -> list[str]:
             fig = f"{m.median:.3f} [{m.p10:.3f}, {m.p90:.3f}] ({m.pairs} pairs)"
             if not math.isnan(t.reference_cpb):
                 fig += f" = {t.measured_cpb(k):.2f} c/B"
-        lines.append(f"candidate {k}: {c.key}  predicted {c.entry.predicted:.2f} c/B  measured {what}: {fig}")
+        spread = f" ({c.entry.spread.text(64, 'c/B', 2)})" if c.entry.spread is not None else ""
+        lines.append(f"candidate {k}: {c.key}  predicted {c.entry.predicted:.2f} c/B{spread}  measured {what}: {fig}")
     lines.append(f"tuned ({t.rounds} round(s)): exporting candidate {t.winner} {t.best.key}: {t.why}")
     return lines

@@ -8,7 +8,7 @@ parameters move within their uncertainty, and chosen by its worst case there.
   ``source`` by the tiers of ``corpus/uncertainty.toml`` (``load_spec``; unknown keys refused): a class
   row's ``latency`` (+-1 clock where literature sources differ, from one clock for an estimate, not at all
   for a row measured on the CPU), its compute ``ports`` (another unit set the model names in the same
-  pool, ``fit.port_candidates``), the forwarding rules' latencies, and the ``issue_width`` where the file
+  pool, ``fit.port_candidates``, for a class on part of the pool), the forwarding rules' latencies, and the ``issue_width`` where the file
   lists the widths the literature allows. Each is an ``Uncertain``: the row, the field, the nominal value,
   its alternatives, the tier and why.
 * ``ensemble(model, members=12, seed=0)`` -- ``members`` perturbed models: member k draws every uncertain
@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from sha1opt.search.cost.fit import port_candidates
+from sha1opt.search.cost.fit import pools, port_candidates
 from sha1opt.search.cost.model import Model, Uop, derived_rthroughput, model_from_table, model_table
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
@@ -163,9 +163,12 @@ def _latencies(nominal: float, tier: Tier, move: int) -> tuple[float, ...]:
 
 def _named_sets(model: Model, cls: str) -> tuple[tuple[str, ...], ...]:
     """The other unit sets ``cls``'s compute uops may move to: the sets the model names for some class in the
-    same pool (``fit.port_candidates`` less its single units and whole pool when no class names them)."""
+    same pool (``fit.port_candidates`` less its single units and whole pool when no class names them); none
+    for a class that runs on the whole pool (an add on every integer ALU is in no source's doubt)."""
     named = {frozenset(u.units) for c in model.classes.values() for u in c.ports if not u.role}
     cands = port_candidates(model, cls)
+    if not cands or any(set(cands[0]) == p for p in pools(model)):
+        return ()
     return tuple(s for s in cands[1:] if frozenset(s) in named)
 
 
