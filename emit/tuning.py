@@ -9,7 +9,11 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
    with no model: the textbook schedule, the default hybrid block, the default SHA-NI point) and its
    ``n`` ranked candidates (``Family.ranked``: the model's pick first, then other shapes -- recipe
    variants, hybrid interleavings, SHA-NI classes), distinct code only. The first entry is the
-   *reference*: the scalar family's default, the textbook schedule, which every CPU runs.
+   *reference*: the scalar family's default, the textbook schedule, which every CPU runs. ``export
+   --tune`` times the others in the order of their worst case over the model's uncertainty ensemble
+   (``pool``'s ``order``: ``emit.robust_choice.worst_case_order``), each with its spread: an order, not a
+   verdict -- the measure below picks. Where no host can measure, ``emit.robust_choice`` judges the same
+   candidates by that worst case instead.
 2. ``tune_choices(entries, ...)`` -- every candidate is checked *before any timing*: the family's
    export checks (``Family.exportable(...).check``: assembled, the whole function lifted and proved
    from its object, native vectors) and this CPU's features. A candidate that fails is dropped (said
