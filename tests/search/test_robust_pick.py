@@ -38,3 +38,20 @@ def test_a_range_search_pool_picks_by_the_worst_member():
     worst = [p.spread.worst for p in pool.pooled]
     assert pool.members == 4 and len(pool.pooled[0].spread.values) == 4
     assert pool.robust.spread.worst == min(worst) <= pool.nominal.spread.worst
+
+
+def test_a_search_prices_its_nominal_optimum_every_runs_best_and_its_cheapest_starts():
+    """The driver's final pool (search --robust): the nominal optimum first, then each run's best, then the
+    cheapest starts, each candidate once; the report's pool is priced on the ensemble."""
+    from sha1opt.search.driver import _finalists, _Key, _robust, _setup
+    s = _setup("zen1", 40, 41, "x86_64", 1)
+    recipes = recipes_for("bmi2")[:3]
+    starts = [Candidate(40, 41, "x86_64", TEXTBOOK)] + [Candidate(40, 41, "x86_64", r) for r in recipes]
+    k = _Key(0, s, None, 0.0, (None, ""), starts, [])
+    k.best = {1: (0.0, starts[2]), 0: (0.0, starts[1])}
+    labels = [label for label, _ in _finalists(k, starts[1])]
+    assert labels[:3] == ["nominal optimum", "run 0's best", "run 1's best"] and set(labels[3:]) == {"start"}
+    pool, proof = _robust(k, starts[1])
+    assert [p.candidate for p in pool.pooled] == list(dict.fromkeys([starts[1], starts[1], starts[2],
+                                                                     *sorted(starts, key=k.cost_of)]))[:6]
+    assert pool.pooled[0].label == "nominal optimum" and (proof == "") == pool.kept_nominal
