@@ -163,7 +163,8 @@ def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: 
     """The candidates ``export --tune n`` validates and times (module docstring, 1): per family the cap admits
     and the model's CPU has (and that writes ``flavor``), its default then its ``n`` ranked choices, distinct
     code; the scalar default first. ``order`` (``emit.robust_choice.worst_case_order``) reorders the entries
-    after the reference: the measure stays the judge, the order is only the order they are timed in."""
+    after the reference (each priced, the reference too): the measure stays the judge, the order is only the
+    order they are timed in."""
     if n < 1:
         raise Sha1optError("--tune needs n >= 1")
     model = load_model(uarch)
@@ -179,7 +180,11 @@ def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: 
             if text not in texts:
                 texts.add(text)
                 out.append(Entry(choice, k == 0, cycles(choice, model) / 64))
-    return out[:1] + order(out[1:]) if order is not None and out else out
+    if order is None or not out:
+        return out
+    ordered = order(out)                  # every entry priced; the reference stays first
+    ref = next(e for e in ordered if e.choice is out[0].choice)
+    return [ref] + [e for e in ordered if e is not ref]
 
 
 def host_level(cpu: HostCpu) -> str:

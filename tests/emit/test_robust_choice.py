@@ -88,3 +88,12 @@ def test_show_robust_prints_the_spread_beside_the_figure():
     r = CliRunner().invoke(main, ["show", "--uarch", "zen1", "--rounds", "40-41", "--robust"])
     assert r.exit_code == 0, r.output
     assert "cycles nominal; ensemble of 12: " in r.output.splitlines()[1]
+
+
+def test_the_timed_pool_keeps_the_reference_first_and_prices_every_entry(entries, monkeypatch):
+    from sha1opt.emit.tuning import pool
+    monkeypatch.setattr(SCALAR, "ranked", lambda *a, **k: [e.choice for e in entries[1:]][::-1])
+    got = pool("zen1", "x86_64", "base", 2, order=worst_case_order(load_model("zen1"), members=2))
+    assert got[0].default and got[0].choice.code.name == "textbook" and all(e.spread is not None for e in got)
+    rest = [(e.spread.worst, e.spread.nominal) for e in got[1:]]
+    assert rest == sorted(rest) and len(got) == len(entries)
