@@ -9,7 +9,11 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
    with no model: the textbook schedule, the default hybrid block, the default SHA-NI point) and its
    ``n`` ranked candidates (``Family.ranked``: the model's pick first, then other shapes -- recipe
    variants, hybrid interleavings, SHA-NI classes), distinct code only. The first entry is the
-   *reference*: the scalar family's default, the textbook schedule, which every CPU runs.
+   *reference*: the scalar family's default, the textbook schedule, which every CPU runs. ``export
+   --tune`` times the others in the order of their worst case over the model's uncertainty ensemble
+   (``pool``'s ``order``: ``emit.robust_choice.worst_case_order``), each with its spread: an order, not a
+   verdict -- the measure below picks. Where no host can measure, ``emit.robust_choice`` judges the same
+   candidates by that worst case instead.
 2. ``tune_choices(entries, ...)`` -- every candidate is checked *before any timing*: the family's
    export checks (``Family.exportable(...).check``: assembled, the whole function lifted and proved
    from its object, native vectors) and this CPU's features. A candidate that fails is dropped (said
@@ -49,6 +53,7 @@ import numpy as np
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.uncertainty import Spread
 from sha1opt.emit.families import family_of, tune_families
 from sha1opt.emit.family import Choice, cycles
 from sha1opt.emit.hybrid_bench_i386 import PEER
@@ -80,11 +85,13 @@ Check = Callable[[Choice, Path], "Validation | str"]
 
 @dataclass(frozen=True)
 class Entry:
-    """A candidate before validation: its choice, whether it is its family's default, its predicted c/B."""
+    """A candidate before validation: its choice, whether it is its family's default, its predicted c/B, and
+    (ordered by ``emit.robust_choice``) its block-loop cycles on the model's uncertainty ensemble."""
 
     choice: Choice
     default: bool
     predicted: float
+    spread: Spread | None = None
 
     @property
     def key(self) -> str:
@@ -148,11 +155,16 @@ class Tuning:
         return self.measured[k].median * self.reference_cpb
 
 
-def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: None, flavor: str = "elf"
-         ) -> list[Entry]:
+Order = Callable[[list[Entry]], list[Entry]]
+
+
+def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: None, flavor: str = "elf",
+         order: Order | None = None) -> list[Entry]:
     """The candidates ``export --tune n`` validates and times (module docstring, 1): per family the cap admits
     and the model's CPU has (and that writes ``flavor``), its default then its ``n`` ranked choices, distinct
-    code; the scalar default first."""
+    code; the scalar default first. ``order`` (``emit.robust_choice.worst_case_order``) reorders the entries
+    after the reference (each priced, the reference too): the measure stays the judge, the order is only the
+    order they are timed in."""
     if n < 1:
         raise Sha1optError("--tune needs n >= 1")
     model = load_model(uarch)
@@ -168,7 +180,11 @@ def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: 
             if text not in texts:
                 texts.add(text)
                 out.append(Entry(choice, k == 0, cycles(choice, model) / 64))
-    return out
+    if order is None or not out:
+        return out
+    ordered = order(out)                  # every entry priced; the reference stays first
+    ref = next(e for e in ordered if e.choice is out[0].choice)
+    return [ref] + [e for e in ordered if e is not ref]
 
 
 def host_level(cpu: HostCpu) -> str:
@@ -304,12 +320,13 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
 
 def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: int = 5, db=None,
          timer: Timer | None = None, should_stop: Callable[[], bool] = lambda: False,
-         progress=lambda _: None, flavor: str = "elf", cpu: HostCpu | None = None) -> Tuning:
+         progress=lambda _: None, flavor: str = "elf", cpu: HostCpu | None = None, order: Order | None = None
+         ) -> Tuning:
     """``pool`` then ``tune_choices``: what ``export --tune n`` runs (the host check is the caller's). With
     ``cpu`` (the CPU that ran the timings), every measured candidate is kept in the results database ``db``
     (``emit.measurements``: the training rows of the model's second stage)."""
-    t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor), pairs=pairs, rounds=rounds, timer=timer,
-                     should_stop=should_stop)
+    t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor, order), pairs=pairs, rounds=rounds,
+                     timer=timer, should_stop=should_stop)
     if cpu is not None:
         record(measured_rows(t, cpu, uarch), db)
     return t
@@ -343,6 +360,7 @@ def describe(t: Tuning) -> list[str]:
             fig = f"{m.median:.3f} [{m.p10:.3f}, {m.p90:.3f}] ({m.pairs} pairs)"
             if not math.isnan(t.reference_cpb):
                 fig += f" = {t.measured_cpb(k):.2f} c/B"
-        lines.append(f"candidate {k}: {c.key}  predicted {c.entry.predicted:.2f} c/B  measured {what}: {fig}")
+        spread = f" ({c.entry.spread.text(64, 'c/B', 2)})" if c.entry.spread is not None else ""
+        lines.append(f"candidate {k}: {c.key}  predicted {c.entry.predicted:.2f} c/B{spread}  measured {what}: {fig}")
     lines.append(f"tuned ({t.rounds} round(s)): exporting candidate {t.winner} {t.best.key}: {t.why}")
     return lines

@@ -49,6 +49,7 @@ from sha1opt.search.engines.portfolio import (POLL, Counted, Improved, Job, Port
                                               TemplatesDone)
 from sha1opt.search.measure import block_loop_cycles
 from sha1opt.search.progress import Progress, ProgressFn, ignore
+from sha1opt.search.robust import FINALISTS, RobustPool, robust_pool
 from sha1opt.search.objective import Reference, model_version, objective, reference_cycles
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
 from sha1opt.search.engines.hybrid import HybridSearch, scalar_isa_for, search_hybrid
@@ -92,6 +93,8 @@ class Report:
     seed: int
     notes: list[str] = field(default_factory=list)
     cluster: str = ""               # where the tasks ran ("local cluster of 2 worker processes", an address)
+    robust: RobustPool | None = None    # ``search --robust``: the final candidates on the model's ensemble
+    robust_proof: str = ""          # the robust pick's block proof when it is not the nominal optimum
 
     @property
     def rounds(self) -> int:
@@ -255,9 +258,25 @@ def _run_jobs(k: _Key, runs: int, seed: int, evaluations: int, seconds: float) -
             for r in range(runs)]
 
 
+def _finalists(k: _Key, best: Candidate) -> list[tuple[str, Candidate]]:
+    """The key's final candidates for ``search.robust``: its best, every run's best, then the cheapest starts."""
+    out = [("nominal optimum", best)] + [(f"run {r}'s best", k.best[r][1]) for r in sorted(k.best)]
+    return out + [("start", c) for c in sorted(dict.fromkeys(k.starts), key=k.cost_of)[:FINALISTS]]
+
+
+def _robust(k: _Key, best: Candidate) -> tuple[RobustPool, str]:
+    """The robust pick among the key's finalists, and its block proof when it is not the nominal optimum."""
+    s = k.s
+    pool = robust_pool(s.model, s.first, s.last, s.arch, _finalists(k, best))
+    if pool.kept_nominal:
+        return pool, ""
+    return pool, prove_in_block(realize(pool.robust.candidate).code, s.first, s.last, s.arch)[1]
+
+
 def _finish(k: _Key, store: Store, *, seed: int, workers: int, where: str, interrupted: bool,
-            t_start: float) -> Report:
-    """Prove the key's best and store it if proved; the key's Report."""
+            t_start: float, robust: bool = False) -> Report:
+    """Prove the key's best and store it if proved; with ``robust`` (not after an interruption) the robust
+    pick among its final candidates (``search.robust``); the key's Report."""
     s = k.s
     best_cost, best_c = k.result()
     n_eval = sum(k.evaluations.values())
@@ -270,9 +289,12 @@ def _finish(k: _Key, store: Store, *, seed: int, workers: int, where: str, inter
     best_cost -= s.context_only           # the range's own cycles inside the block
     code, proved, proof, stored = _prove_and_store(s, store, k.stored_row, best_c, best_cost, n_eval, seed,
                                                    t_start, k.notes)
+    pool, robust_proof = _robust(k, best_c) if robust and not interrupted else (None, "")
+    if robust and interrupted:
+        k.notes.append("interrupted: the final candidates were not priced on the ensemble (no robust pick)")
     return Report(s.uarch, s.arch, s.first, s.last, best_cost, k.textbook_cycles, k.ref[0], k.ref[1], k.template,
                   best_c, code, proof, proved, stored, n_eval, time.monotonic() - t_start, reason, workers, seed,
-                  k.notes, where)
+                  k.notes, where, pool, robust_proof)
 
 
 def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: float = 60.0,
@@ -281,7 +303,7 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
                   should_stop: Callable[[], bool] = lambda: False, progress: Callable[[dict], None] | None = None,
                   use_exact: bool = True,
                   reference: Reference | Callable[[Model, Arch], Reference] | None = None,
-                  isa: str | None = None) -> list[Report]:
+                  isa: str | None = None, robust: bool = False) -> list[Report]:
     """Search every (uarch, arch, first, last) key on one Dask cluster; one proved, stored Report per key.
 
     ``reference`` is the peer each key's result is compared with: one ``Reference``, or a function
@@ -296,7 +318,9 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
     process as soon as its runs end. ``isa`` caps the recipes (``search.space.hybrid_caps`` levels;
     None: the model's own ISA, as before). On a stop request (``should_stop``) every key still open is
     finished at once from the best its runs reported so far (the default schedule is a start, so
-    there is always a proved result to store).
+    there is always a proved result to store). ``robust``: each Report also carries its final candidates
+    priced on the model's uncertainty ensemble and the robust pick among them (``search.robust``; the
+    nominal optimum is what is stored).
     """
     t_start = time.monotonic()
     if workers is not None and workers < 1:
@@ -343,7 +367,7 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
             _run(open_keys, Portfolio(pool), t_start=t_start, time_limit=time_limit, runs=runs, seed=seed,
                  evaluations=evaluations, use_exact=use_exact, should_stop=should_stop, emit=emit,
                  finish=lambda k: _finish(k, store, seed=seed, workers=runs, where=where, interrupted=False,
-                                          t_start=t_start))
+                                          t_start=t_start, robust=robust))
         # The cluster closes (its workers end) while this process proves and stores what is left.
         closer = threading.Thread(target=pool.close, daemon=True) if pool is not None else None
         if closer is not None:
@@ -351,7 +375,7 @@ def search_ranges(keys: list[tuple[str, Arch | None, int, int]], *, time_limit: 
         for k in open_keys:
             if k.report is None:
                 k.report = _finish(k, store, seed=seed, workers=runs, where=where, interrupted=should_stop(),
-                                   t_start=t_start)
+                                   t_start=t_start, robust=robust)
                 emit({"event": "done", "key": k.index, "best": k.report.cycles})
     finally:
         if pool is not None:
@@ -454,11 +478,11 @@ def search_range(uarch: str, first: int, last: int, *, arch: Arch | None = None,
                  workers: int | None = None, cluster: str | None = None, seed: int = 0,
                  db: str | Path | None = None, resume: bool = False, evaluations: int = NO_BUDGET,
                  should_stop: Callable[[], bool] = lambda: False, progress: Callable[[dict], None] | None = None,
-                 use_exact: bool = True, reference: Reference | None = None) -> Report:
+                 use_exact: bool = True, reference: Reference | None = None, robust: bool = False) -> Report:
     """Search rounds first..last for ``uarch``; the best proved result is stored in ``db`` and reported."""
     return search_ranges([(uarch, arch, first, last)], time_limit=time_limit, workers=workers, cluster=cluster,
                          seed=seed, db=db, resume=resume, evaluations=evaluations, should_stop=should_stop,
-                         progress=progress, use_exact=use_exact, reference=reference)[0]
+                         progress=progress, use_exact=use_exact, reference=reference, robust=robust)[0]
 
 
 # --- the hybrid family (vector message schedule + scalar rounds; search/space/hybrid.py) ----------------

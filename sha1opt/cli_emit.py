@@ -28,7 +28,9 @@ from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family import Choice
 from sha1opt.emit.peers import OPENSSL_PATHS
 from sha1opt.emit.host_cpu import host, host_refusal
-from sha1opt.emit.tuning import describe as describe_tuning, host_level, tune as do_tune
+from sha1opt.emit.robust_choice import describe as describe_robust, prediction as robust_prediction, robust_choice
+from sha1opt.emit.robust_choice import tune_ordered as do_tune
+from sha1opt.emit.tuning import describe as describe_tuning, host_level
 from sha1opt.job import steps
 from sha1opt.search.driver import default_arch
 from sha1opt.search.space.hybrid_caps import LEVELS
@@ -76,8 +78,14 @@ def demo(outdir: Path) -> None:
               help="Measured selection: per family --isa admits (default: the highest level this CPU runs), its "
                    "default and its N best distinct candidates, validated, timed against the textbook schedule on "
                    "this CPU (which must be --uarch's) and the fastest exported; a searched block measured slower "
-                   "than its family's default never is. Ctrl-C keeps the best so far.")
-def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
+                   "than its family's default never is. Ctrl-C keeps the best so far. The candidates are timed in "
+                   "the order of their worst case over the model's uncertainty ensemble.")
+@click.option("--robust", type=Integer(1, 16), default=None,
+              help="Robust choice, where this CPU cannot measure --uarch's: per family --isa admits (default: the "
+                   "highest level the model's CPU has), its default and its N best distinct candidates, priced on "
+                   "the model and its uncertainty ensemble (corpus/uncertainty.toml); exports the lowest worst "
+                   "case, the spread of each printed.")
+def export(output, arch, uarch, db, flavor, isa, dispatch, tune, robust):
     """Write a validated sha1_block_data_order as GNU-as .S (nothing is written unless it validates).
 
     Without --isa or --dispatch: with --uarch, the path predicted fastest on that model among the scalar
@@ -92,8 +100,11 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
                                  param_hint="--flavor")
     if dispatch and tune is not None:
         fail("--tune picks one function by timing it here; --dispatch writes every path: use one of them")
+    if robust is not None and (tune is not None or dispatch):
+        fail("--robust picks one function by the model's uncertainty; --tune times here, --dispatch writes every "
+             "path: use one of them")
     with unwind_on_signals():
-        uarch = resolve_uarch(uarch) if uarch or tune is not None else None
+        uarch = resolve_uarch(uarch) if uarch or tune is not None or robust is not None else None
         arch_ = arch or (default_arch(uarch) if uarch else "x86_64")
         if tune is not None:
             cpu = host()
@@ -120,6 +131,14 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune):
                 click.echo(line)
             tuned = tuning.best.choice
             result = tuned.family.export(tuned, output, flavor=flavor, uarch=uarch, command=command)
+        elif robust is not None:
+            with ProgressLine(f"export --robust {robust} --uarch {uarch}") as progress:
+                chosen = robust_choice(uarch, arch_, isa, robust, db, progress, flavor)
+            for line in describe_robust(chosen):
+                click.echo(line)
+            pick = chosen.best.choice
+            result = pick.family.export(pick, output, flavor=flavor, uarch=uarch, command=command,
+                                        prediction=robust_prediction(chosen))
         elif dispatch:
             with ProgressLine(f"export --dispatch {uarch or ''}".rstrip()) as progress:
                 plan = plan_dispatch(uarch, arch_, db, cap=isa, progress=progress)

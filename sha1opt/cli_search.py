@@ -25,6 +25,7 @@ from sha1opt.search.cost.model import load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.driver import NO_BUDGET, default_arch, search_ranges
 from sha1opt.search.measure import block_loop
+from sha1opt.search.robust import loop_spread, range_spread
 from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.views.drawing import CHAIN_TITLES, columns, gantt_png, shown_lines, table, unit_gantt_png
 from sha1opt.views.report import family_json, family_lines, report_json, report_lines
@@ -63,11 +64,15 @@ def _uarch_names() -> list[str]:
                    "(ssse3, avx, avx2, avx512, shani) with --rounds 0-79 or all also searches the hybrid "
                    "family (message schedule in xmm) and, at shani, the SHA-NI block; proved results are stored "
                    "for export and show.")
+@click.option("--robust", is_flag=True,
+              help="For a model of a CPU not here to measure: also price the final candidates on the model's "
+                   "uncertainty ensemble (corpus/uncertainty.toml) and report the spread and the robust pick "
+                   "(lowest worst case); the nominal optimum is what is stored.")
 @click.option("--json", "as_json", is_flag=True,
               help="Machine-readable output: the report(s) as JSON on stdout, no progress line.")
 @click.pass_context
 def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, workers, cluster, seed, db, resume,
-           isa, as_json):
+           isa, robust, as_json):
     """Find the cheapest proved schedule for round ranges under uarch cost models (tasks on a Dask cluster).
 
     Ctrl-C stops within about a second: the best result so far is proved, stored and printed (exit 130).
@@ -100,7 +105,7 @@ def search(ctx, uarch, all_uarchs, rounds, arch, time_limit, evaluations, worker
     try:
         reports = search_ranges(keys, time_limit=time_limit, workers=workers, cluster=cluster, seed=seed, db=db,
                                 resume=resume, evaluations=evaluations or NO_BUDGET, should_stop=stop.is_set,
-                                progress=progress, reference=gcc_reference, isa=isa)
+                                progress=progress, reference=gcc_reference, isa=isa, robust=robust)
         whole = rounds == "all" or parse_rounds(rounds) == (0, 79)
         found = [fr for u in uarchs if isa is not None and whole
                  for fr in _search_families(u, arch or default_arch(u), isa, evaluations or HYBRID_EVALUATIONS, seed,
@@ -149,19 +154,25 @@ def _search_families(uarch, arch, isa, evaluations, seed, time_limit, should_sto
               help="Draw the whole block `export --isa LEVEL` considers instead (the hybrid block, or the SHA-NI "
                    "block on a model with SHA-NI): its loop, one column per unit class (scalar, vector); --rounds "
                    "does not apply.")
-def show(uarch, rounds, arch, db, png, isa):
+@click.option("--robust", is_flag=True,
+              help="Also print the figure's spread over the model's uncertainty ensemble (corpus/uncertainty.toml): "
+                   "min / median / max over its perturbed models.")
+def show(uarch, rounds, arch, db, png, isa, robust):
     """Draw the best known schedule for a range, clock by clock, one column per dependency chain."""
     first, last = parse_rounds(rounds)
     uarch = resolve_uarch(uarch)
     arch = arch or default_arch(uarch)
     if isa:
-        _show_block(uarch, arch, isa, db, png)
+        _show_block(uarch, arch, isa, db, png, robust)
         return
     known = best_known(uarch, arch, first, last, db)
     real = known.real
     sim = simulate(real.code, load_model(uarch))          # the clocks drawn: the range on its own
     click.echo(f"{uarch} ({arch}) rounds {first}-{last}: {known.source}; {known.cycles:.1f} cycles "
                f"({known.measure}); drawn alone below, bottleneck {sim.bottleneck}")
+    if robust:
+        spread = range_spread(load_model(uarch), first, last, arch, real.code)
+        click.echo(f"  {spread.nominal:.1f} cycles nominal; {spread.text()} over {uarch}'s uncertainty")
     width = 30
     cols = columns(real)
     click.echo(f"{'clk':>4} | " + " | ".join(f"{CHAIN_TITLES[c]:{width}s}" for c in cols))
@@ -174,7 +185,7 @@ def show(uarch, rounds, arch, db, png, isa):
         click.echo(f"wrote {gantt_png(real, sim, png, f'{uarch} rounds {first}-{last}: {known.cycles:.1f} cycles')}")
 
 
-def _show_block(uarch: str, arch: str, isa: str, db, png) -> None:
+def _show_block(uarch: str, arch: str, isa: str, db, png, robust: bool = False) -> None:
     """The whole block ``export --isa`` considers (``families.shown_at``: the family's stored report, else its
     search with export's seed and budget), by unit class; the figure is the report's."""
     with unwind_on_signals(), ProgressLine(f"{uarch} --isa {isa}") as progress:
@@ -185,6 +196,9 @@ def _show_block(uarch: str, arch: str, isa: str, db, png) -> None:
         fail(f"no {shown.family.name} block for {uarch} ({arch}) under --isa {isa}: {shown.missing}")
     sim = block_loop(shown.items, load_model(uarch))      # the clocks drawn
     click.echo("\n".join(shown_lines(uarch, shown, sim)))
+    if robust:
+        spread = loop_spread(load_model(uarch), shown.items)
+        click.echo(f"  {spread.nominal / 64:.2f} c/B nominal; {spread.text(64, 'c/B', 2)} over {uarch}'s uncertainty")
     if png:
         title = f"{uarch} {shown.family.name} --isa {isa}: {shown.cycles:.1f} cycles"
         click.echo(f"wrote {unit_gantt_png(shown.items, sim, png, title)}")

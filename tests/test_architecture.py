@@ -51,8 +51,10 @@ SEARCH_MAY_IMPORT = {
     "engines": {"space", "cost", "objective", "measure", "progress"},
     "blocks": {"space", "cost", "objective", "measure", "store"},
     "bound": {"space", "cost", "objective", "measure"},
+    "robust": {"space", "cost", "objective", "measure"},    # final candidates priced on a model's ensemble
     "family_rows": {"space", "cost", "objective", "measure", "store", "engines"},
-    "driver": {"space", "cost", "objective", "measure", "store", "blocks", "engines", "family_rows", "progress"},
+    "driver": {"space", "cost", "objective", "measure", "store", "blocks", "engines", "family_rows", "progress",
+               "robust"},
 }
 
 # (importing module, imported module) -> why it is imported inside a function.

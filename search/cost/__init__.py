@@ -14,6 +14,8 @@ What lives here:
 * ``simulator``: ``Simulation`` / ``Slot`` results, the per-model
   ``Simulator`` (owns its decode cache) and ``simulate``;
 * ``floor``: the resource floor of a loop body (front-end slots, unit busy time per iteration);
+* ``uncertainty``: how far a model's parameters may move (``corpus/uncertainty.toml``, by each row's
+  source), the seeded ensemble of perturbed models, a candidate's ``Spread`` and ``robust_pick``;
 * ``content_key``: ``fingerprint``, a content key for a model's predictions (model data +
   engine source).
 

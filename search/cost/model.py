@@ -35,6 +35,7 @@ the known names.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 from dataclasses import dataclass, field
@@ -348,6 +349,17 @@ def canonical_name(name: str) -> str:
 def load_model(name: str) -> Model:
     """The model called ``name`` (or an alias of it), loaded and checked once per process."""
     return _load(canonical_name(name))
+
+
+def model_table(name: str) -> dict[str, Any]:
+    """The raw table of model ``name`` (its ``inherits`` chain applied), a fresh copy: what ``model_from_table``
+    builds a model from (``uncertainty.py`` perturbs one, so its members load like any model)."""
+    return copy.deepcopy(_merged(canonical_name(name), ()))
+
+
+def model_from_table(raw: dict[str, Any], path: str = "") -> Model:
+    """A model built from a raw table by the loader's own checks (``CorpusError`` for a bad row, as for a file)."""
+    return _build(str(raw.get("name", "")), raw, path)
 
 
 @functools.lru_cache(maxsize=None)

@@ -95,6 +95,7 @@ def report_lines(r: Report) -> list[str]:
     if tc:
         lines.append(f"  vs template      {tc:8.0f} cycles at the template IIs; the searched code is "
                      f"{100.0 * (r.cycles - tc) / tc:+.1f}% (simulator, window and overlap included)")
+    lines += robust_lines(r)
     lines.append(f"  recipe           {r.candidate.recipe.key()}; {len(r.candidate.offsets)} reordered groups")
     lines.append(f"  proof            {r.proof}")
     lines.append(f"  result           {r.stored}")
@@ -102,6 +103,37 @@ def report_lines(r: Report) -> list[str]:
                  f"{' on ' + r.cluster if r.cluster else ''}, seed {r.seed}, stopped: {r.stop_reason}")
     lines += [f"  note             {n}" for n in r.notes]
     return lines
+
+
+def robust_lines(r: Report) -> list[str]:
+    """``search --robust``: the nominal optimum's spread over the model's ensemble, then the robust pick (issue 25
+    item 4) -- called a robust pick, never optimal, unless it is the nominal optimum itself."""
+    pool = r.robust
+    if pool is None:
+        return []
+    nom, pick = pool.nominal, pool.robust
+    lines = [f"  ensemble         {nom.spread.nominal:8.1f} cycles nominal; {nom.spread.text()} over the "
+             f"model's uncertainty (seed {pool.seed}, {len(pool.pooled)} final candidates priced)"]
+    if pool.kept_nominal:
+        lines.append(f"  robust pick      the nominal optimum: its worst case {nom.spread.worst:.1f} cycles is the "
+                     f"lowest of the {len(pool.pooled)} final candidates")
+        return lines
+    lines += [f"  robust pick      {pick.label}, recipe {pick.candidate.recipe.key()}: {pick.spread.nominal:.1f} cycles "
+              f"nominal; {pick.spread.text()}; worst case {pick.spread.worst:.1f} against the nominal optimum's "
+              f"{nom.spread.worst:.1f} (a robust pick, not the optimum under the model)",
+              f"  robust proof     {r.robust_proof}"]
+    return lines
+
+
+def _robust_json(r: Report) -> dict | None:
+    pool = r.robust
+    if pool is None:
+        return None
+    return {"members": pool.members, "seed": pool.seed, "pick": pool.pick, "kept_nominal": pool.kept_nominal,
+            "proof": r.robust_proof if not pool.kept_nominal else r.proof,
+            "candidates": [{"label": p.label, "recipe": p.candidate.recipe.key(),
+                            "offsets": [[list(k), v] for k, v in p.candidate.offsets], **p.spread.json()}
+                           for p in pool.pooled]}
 
 
 def report_json(r: Report) -> dict:
@@ -123,7 +155,7 @@ def report_json(r: Report) -> dict:
         "proved": r.proved, "proof": r.proof, "stored": r.stored,
         "evaluations": r.evaluations, "seconds": r.seconds, "stop_reason": r.stop_reason,
         "workers": r.workers, "cluster": r.cluster, "seed": r.seed, "notes": r.notes,
-        "code": [str(i) for i in r.code],
+        "code": [str(i) for i in r.code], "robust": _robust_json(r),
     }
 
 
