@@ -47,7 +47,7 @@ from typing import Literal
 
 import z3
 
-from sha1opt.semantics.lift.decode import Decoded, Ref, decode_function
+from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Ref, decode_function
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, memory_key
@@ -58,12 +58,19 @@ from sha1opt.semantics.x86 import Imm, Mem, Reg
 @dataclass(frozen=True)
 class Known:
     """An external function run by its contract: ``effect`` on memory, the arguments in order (``dst``, ``src``,
-    ``value``, ``length``; a fill without ``value`` writes zeros), what it returns, and where the contract is."""
+    ``value``, ``length``; a fill without ``value`` writes zeros), what it returns, and where the contract is.
+
+    Effects: ``copy`` / ``fill`` write ``length`` bytes at ``dst`` (a constant length); ``reads`` reads what
+    its arguments point to and writes nothing; ``globals`` writes no memory the caller can name (no argument
+    buffer, no stack above the call) but may change global data -- a stdio stream, a library's feature flags --
+    so every word of external data (``ext:``) is read anew after it. Returns: ``dst``; ``nothing`` (the result
+    register clobbered); ``integer`` (an unknown integer, a fresh value at each call); ``string or null`` (a
+    path each: NULL, or a pointer to an object of its own that is not the caller's, ``RESULT_REGION``)."""
 
     name: str
-    effect: Literal["copy", "fill"]
+    effect: Literal["copy", "fill", "reads", "globals"]
     args: tuple[str, ...]
-    returns: Literal["dst", "nothing"]
+    returns: Literal["dst", "nothing", "integer", "string or null"]
     source: str
 
 
@@ -76,12 +83,35 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "glibc manual 'Erasing Sensitive Data' (glibc 2.25): writes length zero bytes at dst, never elided"),
     Known("mbedtls_platform_zeroize", "fill", ("dst", "length"), "nothing",
           "mbedTLS include/mbedtls/platform_util.h: mbedtls_platform_zeroize(buf, len) sets len bytes of buf to 0"),
+    Known("getenv", "reads", ("name",), "string or null",
+          "ISO C11 7.22.4.6: returns a pointer to the environment string, or a null pointer; the program shall "
+          "not modify the string"),
+    Known("secure_getenv", "reads", ("name",), "string or null",
+          "glibc manual 'Environment Access': getenv, returning a null pointer in a secure-execution process"),
+    Known("strlen", "reads", ("s",), "integer", "ISO C11 7.24.6.3: returns the number of characters before the NUL"),
+    Known("strcmp", "reads", ("s1", "s2"), "integer", "ISO C11 7.24.4.2: compares two strings, returns an integer"),
+    Known("strncmp", "reads", ("s1", "s2", "n"), "integer",
+          "ISO C11 7.24.4.4: compares at most n characters of two strings, returns an integer"),
+    Known("memcmp", "reads", ("s1", "s2", "n"), "integer",
+          "ISO C11 7.24.4.1: compares n characters of two objects, returns an integer"),
+    Known("strchr", "reads", ("s", "c"), "string or null",
+          "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer"),
+    Known("fwrite", "globals", ("ptr", "size", "nmemb", "stream"), "integer",
+          "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count"),
+    Known("_ZN8CryptoPP17DetectX86FeaturesEv", "globals", (), "nothing",
+          "Crypto++ cpu.h/cpu.cpp: void CryptoPP::DetectX86Features() queries cpuid and sets the library's g_has* "
+          "feature flags and g_x86DetectionDone; no arguments, no result"),
 )}
+
+# The region of an object a known function returns (``string or null``: a path for the non-null pointer):
+# not the caller's state, data or stack, never null; reading it or writing it is not modelled.
+RESULT_REGION = "result:"
 
 # Registers a callee may change (the vector registers too, both ABIs): SysV psABI 3.2.1 table 3.4; i386 psABI 2.2.
 CALLER_SAVED = {64: ("eax", "ecx", "edx", "esi", "edi", "r8d", "r9d", "r10d", "r11d"), 32: ("eax", "ecx", "edx")}
 _ARG_REGS = ("edi", "esi", "edx")             # SysV: the first three integer arguments (cdecl: the stack)
 
+_RESULT_REG = {64: Reg("eax", 64), 32: Reg("eax", 32)}     # where a result is returned (%rax, %eax)
 MAX_CALL_DEPTH = 8          # local calls followed at most this deep on one path
 MAX_COPY = 252              # bytes a known function may copy (63 words: one write slot each, ``executor.run``)
 MAX_FILL = 4096             # bytes a known function may fill
@@ -119,8 +149,9 @@ class Calls:
     ``store``, ``implies``, ``possible``, ``stack_base``, ``replaying``, ``initial_reg`` and ``_return``."""
 
     # -- known external functions -----------------------------------------------------------
-    def call_external(self, d: Decoded, name: str, tail: bool) -> None:
-        """A call (or, ``tail``, a jump) to the external function ``name``: its contract, or refused by name."""
+    def call_external(self, d: Decoded, name: str, tail: bool, decide=None) -> None:
+        """A call (or, ``tail``, a jump) to the external function ``name``: its contract, or refused by name;
+        ``decide`` forks a result that is NULL or not (``paths.explore``; None on replay: the path decides)."""
         known = KNOWN.get(name)
         if known is None:
             raise Outside(d, f"{'jumps to' if tail else 'calls'} an external function ({name}) the lifter has no "
@@ -136,18 +167,23 @@ class Calls:
             raise Violation(d, f"calls {name} with the stack pointer not {mod}-byte aligned (the ABI requires "
                                f"%{'r' if self.bits == 64 else 'e'}sp = {want} mod {mod} at a call)")
         args = dict(zip(known.args, self._arguments(d, at_call, len(known.args))))
-        length = self._constant(args["length"], d, f"{name}'s length")
-        dst = args["dst"]
-        if not isinstance(dst, Ptr):
-            raise Refused(d, f"{name}'s destination is not a pointer", "untracked value")
+        dst = args.get("dst")
+        if known.effect in ("copy", "fill"):
+            length = self._constant(args["length"], d, f"{name}'s length")
+            if not isinstance(dst, Ptr):
+                raise Refused(d, f"{name}'s destination is not a pointer", "untracked value")
         if known.effect == "copy":
             src = args["src"]
             if not isinstance(src, Ptr):
                 raise Refused(d, f"{name}'s source is not a pointer", "untracked value")
             self._copy(d, name, dst, src, length)
-        else:
+        elif known.effect == "fill":
             fill = self._constant(args["value"], d, f"{name}'s fill byte") & 0xFF if "value" in args else 0
             self._fill(d, name, dst, length, fill)
+        elif known.effect == "globals":
+            # external data may have changed: its words read anew (a later read names a new unknown)
+            self.s.mem = {k: v for k, v in self.s.mem.items() if not k[0].startswith("ext:")}
+            self.s.calls += 1
         why = f"the call to {name}"
         for r in CALLER_SAVED[self.bits]:
             self.s.regs[r] = clobbered(r, why)
@@ -156,10 +192,25 @@ class Calls:
             self.s.regs[v] = tuple(self.initial_reg(f"{v}.{j} after {name} at 0x{d.address:x}") for j in range(8))
         if known.returns == "dst":
             self.s.regs["eax"] = dst
+        elif known.returns != "nothing" and not tail:
+            self.s.regs["eax"] = self._result(d, name, known.returns, decide)
         self._clobber_frame(rsp, why)
         self.s.flags = None
         if tail:
             self._return(d)
+
+    def _result(self, d: Decoded, name: str, returns: str, decide):
+        """A known function's result: an unknown integer (one of its own per call), or NULL on one path and
+        a pointer to an object of its own on the other (``decide`` forks; the fork gets ``alternative``)."""
+        at = f"{name}() at 0x{d.address:x} ({self.s.steps})"
+        if returns == "integer":
+            return Int(z3.BitVec(f"{at} result", self.bits))
+        null = z3.Bool(f"{at} returns NULL")
+        taken = decide(null) if decide is not None else self.implies(null)
+        obj = Ptr(f"{RESULT_REGION}{name}@0x{d.address:x}", self.bv(0))
+        if decide is not None:
+            self.alternative = (_RESULT_REG[self.bits], obj if taken else Int(self.bv(0)), self.bits // 8)
+        return Int(self.bv(0)) if taken else obj
 
     def _arguments(self, d: Decoded, at_call, count: int) -> list:
         if self.bits == 64:
@@ -331,6 +382,9 @@ def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) 
         return "its initial value is not a relocated address"
     out.append(_target(obj, init.section, init.target + init.addend, init.symbol))
     for sec, relocs in obj.relocs.items():
+        for r in relocs.values() if sec in obj.executable else ():
+            if r.kind in GOT_SLOT_KINDS and r.section == section and offset - w < r.target < offset + w:
+                return f"its address is taken through a GOT slot ({sec}+0x{r.target:x})"
         if sec in obj.executable or sec.startswith((".debug", ".eh_frame", ".rela")):
             continue
         for r in relocs.values():

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import z3
 
-from sha1opt.semantics.lift.calls import KNOWN, Calls, Outside
+from sha1opt.semantics.lift.calls import KNOWN, RESULT_REGION, Calls, Outside
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
@@ -44,7 +44,7 @@ _OBJECT_REGIONS = ("state", "data", "stack", "got")
 
 
 def _is_object(p: Ptr) -> bool:
-    return p.region in _OBJECT_REGIONS or p.region.startswith("sec:")
+    return p.region in _OBJECT_REGIONS or p.region.startswith(("sec:", RESULT_REGION))
 
 
 class ControlFlow(Calls):
@@ -107,7 +107,8 @@ class ControlFlow(Calls):
         context, the data, the stack or workspace) at a constant offset: the contract's objects are never at
         address 0 (``interface``: none null), so ZF = 0 (CF = OF = 0; SF, the address's top bit, undefined)
         and a ``je`` to a NULL-argument error path is a branch no caller under the contract takes."""
-        if not (isinstance(x, Ptr) and x.region in NON_NULL and z3.is_bv_value(z3.simplify(x.off))):
+        if not (isinstance(x, Ptr) and (x.region in NON_NULL or x.region.startswith(RESULT_REGION))
+                and z3.is_bv_value(z3.simplify(x.off))):
             return False
         zero = isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0
         if not ((m == "test" and ops[0] == ops[1]) or (m == "cmp" and zero)):
@@ -169,7 +170,7 @@ class ControlFlow(Calls):
                     return
                 tgt = (t.section, t.offset)
             elif d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
-                self.call_external(d, d.imm_ref.region[4:], tail=False)
+                self.call_external(d, d.imm_ref.region[4:], tail=False, decide=decide)
                 return
             else:
                 tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import z3
 
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
-from sha1opt.semantics.lift.decode import Decoded
+from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
@@ -35,7 +35,21 @@ class MemoryModel:
     ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
     ``stack_writable``, ``replaying`` and ``on_write``."""
 
+    def got_value(self, m: Mem, d: Decoded, size: int) -> Ptr:
+        """What a ``mov`` from a GOT slot loads: the symbol's address (``decode.got_address``). i386's slot is
+        addressed from the GOT pointer, which its base register must hold."""
+        if 8 * size != self.bits:
+            raise Refused(d, "a GOT slot read in part", "address")
+        if m.base is not None and m.base.name != "rip":
+            base = self.s.regs.get(m.base.name)
+            if not (isinstance(base, Ptr) and base.region == "got" and _split(base.off) == ("", 0)):
+                raise Refused(d, "@GOT slot without the GOT pointer in its base register", "address")
+        return Ptr(d.mem_ref.region, self.bv(d.mem_ref.offset))
+
     def address(self, m: Mem, d: Decoded) -> Ptr:
+        if d.got_slot:
+            raise Refused(d, "a GOT slot used as an address (only a mov of the address it holds is modelled)",
+                          "address")
         if d.mem_ref is not None:
             if d.gotoff:
                 base = self.s.regs.get(m.base.name) if m.base else None
@@ -127,6 +141,8 @@ class MemoryModel:
             return v
         self._overlap(key, size, d)
         region, rest, c = key
+        if region.startswith("sec:") and not rest:
+            region, c = self._relocated(region, c, size)
         if region == "stack":
             if rest:
                 raise Refused(d, "read of an unwritten realigned stack slot", "untracked value")
@@ -158,8 +174,10 @@ class MemoryModel:
         elif region.startswith("ext:"):
             if rest:
                 raise Refused(d, f"computed offset into {region[4:]}", "address")
-            v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(f"{region[4:]}+{c}", 8 * size))
-                    if 8 * size < self.bits else z3.BitVec(f"{region[4:]}+{c}", self.bits))
+            # (after a call that may change external data, ``calls.Known``: a new unknown)
+            name = f"{region[4:]}+{c}" + (f" after {self.s.calls} call(s)" if self.s.calls else "")
+            v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(name, 8 * size))
+                    if 8 * size < self.bits else z3.BitVec(name, self.bits))
         elif region == CANARY_REGION:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
@@ -170,6 +188,19 @@ class MemoryModel:
         if region == "stack":
             self._stack_offsets[key] = p.off
         return v
+
+    def _relocated(self, region: str, c: int, size: int) -> tuple[str, int]:
+        """A linked object's address past the section it was computed from (i386 PIC: the code address from
+        ``call; pop`` plus a constant reaches ``.bss``): the section holding it, by its linked address -- a
+        writable section's word is an input named by its address (``ext:mem_4546a0``: what the loader or the
+        program put there, not the file's bytes), a read-only one's the file's bytes (``decode.linked_ref``)."""
+        obj = self.p.obj
+        section = region[4:]
+        if obj.relocatable or obj.read(section, c, size) is not None or section not in obj.addresses:
+            return region, c
+        addr = obj.addresses[section] + c
+        ref = linked_ref(obj, obj.section_at(addr), addr)
+        return ref.region, ref.offset
 
     def _inside_buffer(self, c: int, size: int, d: Decoded) -> None:
         """A read at block+c outside the current block: inside the data buffer on this path, or refused."""

@@ -40,10 +40,11 @@ class State:
     steps: int = 0
     frames: tuple[tuple[str, int], ...] = ()       # the local functions being called (``calls``), innermost last
     pointers: tuple[tuple[str, str], ...] = ()     # (function pointer, the value this path took), ``calls``
+    calls: int = 0                                 # calls that may change external data (``calls.Known``)
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps, self.frames, self.pointers)
+                     self.steps, self.frames, self.pointers, self.calls)
 
 
 class Program:
