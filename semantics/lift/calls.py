@@ -60,7 +60,8 @@ class Known:
     """An external function run by its contract: ``effect`` on memory, the arguments in order (``dst``, ``src``,
     ``value``, ``length``; a fill without ``value`` writes zeros), what it returns, and where the contract is.
 
-    Effects: ``copy`` / ``fill`` write ``length`` bytes at ``dst`` (a constant length); ``reads`` reads what
+    Effects: ``copy`` / ``fill`` write ``length`` bytes at ``dst`` (a constant length); ``out`` writes ``size``
+    bytes at ``dst``, each 32-bit word an integer the proof does not know; ``reads`` reads what
     its arguments point to and writes nothing; ``globals`` writes no memory the caller can name (no argument
     buffer, no stack above the call) but may change global data -- a stdio stream, a library's feature flags --
     so every word of external data (``ext:``) is read anew after it. Returns: ``dst``; ``nothing`` (the result
@@ -68,10 +69,11 @@ class Known:
     path each: NULL, or a pointer to an object of its own that is not the caller's, ``RESULT_REGION``)."""
 
     name: str
-    effect: Literal["copy", "fill", "reads", "globals"]
+    effect: Literal["copy", "fill", "out", "reads", "globals"]
     args: tuple[str, ...]
     returns: Literal["dst", "nothing", "integer", "string or null"]
     source: str
+    size: int = 0            # ``out``: the bytes it stores at ``dst``, 32-bit words the proof does not know
 
 
 KNOWN: dict[str, Known] = {k.name: k for k in (
@@ -98,6 +100,9 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer"),
     Known("fwrite", "globals", ("ptr", "size", "nmemb", "stream"), "integer",
           "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count"),
+    Known("_nettle_cpuid", "out", ("leaf", "dst"), "nothing",
+          "nettle x86_64/fat/cpuid.asm, fat-x86_64.c: void _nettle_cpuid(unsigned input, unsigned regs[4]) stores "
+          "cpuid's eax, ebx, ecx, edx for leaf input into regs[0..3]", size=16),
     Known("_ZN8CryptoPP17DetectX86FeaturesEv", "globals", (), "nothing",
           "Crypto++ cpu.h/cpu.cpp: void CryptoPP::DetectX86Features() queries cpuid and sets the library's g_has* "
           "feature flags and g_x86DetectionDone; no arguments, no result"),
@@ -168,8 +173,8 @@ class Calls:
                                f"%{'r' if self.bits == 64 else 'e'}sp = {want} mod {mod} at a call)")
         args = dict(zip(known.args, self._arguments(d, at_call, len(known.args))))
         dst = args.get("dst")
-        if known.effect in ("copy", "fill"):
-            length = self._constant(args["length"], d, f"{name}'s length")
+        if known.effect in ("copy", "fill", "out"):
+            length = self._constant(args["length"], d, f"{name}'s length") if known.effect != "out" else known.size
             if not isinstance(dst, Ptr):
                 raise Refused(d, f"{name}'s destination is not a pointer", "untracked value")
         if known.effect == "copy":
@@ -180,6 +185,11 @@ class Calls:
         elif known.effect == "fill":
             fill = self._constant(args["value"], d, f"{name}'s fill byte") & 0xFF if "value" in args else 0
             self._fill(d, name, dst, length, fill)
+        elif known.effect == "out":
+            self._clear(d, self._range(d, dst, length, name), length, name)
+            for pos in range(0, length, 4):
+                word = z3.BitVec(f"{name}() at 0x{d.address:x} ({self.s.steps}) word {pos // 4}", 32)
+                self.store(Ptr(dst.region, dst.off + self.bv(pos)), Int(z3.ZeroExt(self.bits - 32, word)), 4, d)
         elif known.effect == "globals":
             # external data may have changed: its words read anew (a later read names a new unknown)
             self.s.mem = {k: v for k, v in self.s.mem.items() if not k[0].startswith("ext:")}
@@ -322,6 +332,62 @@ class Calls:
         if isinstance(targets, str):
             kind = "jump" if d.mnemonic == "jmp" else "call"
             raise Refused(d, f"indirect {kind} through {var}: {targets}", "control flow")
+        held = self.s.mem.get((d.mem_ref.region, "", d.mem_ref.offset))
+        if held is not None:             # (stored on this path: ``store_pointer``)
+            return self._target_of(held[0], d), var, len(targets)
+        return self._choose(var, targets, decide), var, len(targets)
+
+    def register_target(self, d: Decoded) -> Target | None:
+        """The target of ``jmp``/``call *%reg`` when the register holds a code address (a function pointer's
+        value loaded from the object's data, ``load_pointer``), else None."""
+        op = d.ins.operands[0]
+        v = self.s.regs.get(op.name) if isinstance(op, Reg) else None
+        return self._target_of(v, d) if isinstance(v, Ptr) else None
+
+    def load_pointer(self, section: str, offset: int, d: Decoded) -> Ptr:
+        """A load of the function pointer at ``section + offset`` (a relocated word of the object's data): one
+        of its ``pointer_targets`` as a code address, chosen as a jump through it chooses (one selector per
+        pointer: the same value at every read on a path, until the path stores another, ``store_pointer``)."""
+        var = _variable_name(self.p.obj, Ref(f"sec:{section}", offset))
+        targets = pointer_targets(self.p.obj, section, offset, self.bits)
+        if isinstance(targets, str):
+            raise Refused(d, f"reads a relocated word of {section} ({var}: {targets})", "address")
+        t = self._choose(var, targets, self.decide)
+        return Ptr(f"ext:{t.name}", self.bv(0)) if t.section is None else Ptr(f"sec:{t.section}", self.bv(t.offset))
+
+    def store_pointer(self, section: str, offset: int, v, size: int, d: Decoded) -> None:
+        """A store to the object's data: allowed only of a code address into a function pointer of the object's
+        own -- a word its relocation initialises to an address, no global symbol over it (nettle's ``fat_init``
+        choosing the implementations) -- and, where the pointer's values are bounded (``pointer_targets``), one
+        of them; any other store is a violation."""
+        obj = self.p.obj
+        var = _variable_name(obj, Ref(f"sec:{section}", offset))
+        why = None
+        if 8 * size != self.bits or obj.relocation_at(section, offset) is None:
+            why = "not a function pointer"
+        elif any(s.section == section and s.name and s.value <= offset < s.value + max(s.size, 1)
+                 and s.bind != "STB_LOCAL" for s in obj.symbols):
+            why = "a global symbol"
+        elif not (isinstance(v, Ptr) and (v.region.startswith("ext:") or v.region[4:] in obj.executable)):
+            why = "a value that is not a code address"
+        else:
+            targets = pointer_targets(obj, section, offset, self.bits)
+            if not isinstance(targets, str) and self._target_of(v, d) not in targets:
+                why = "a value that is not one of its targets"
+        if why is not None:
+            raise Violation(d, f"writes {section} memory ({var}: {why})")
+
+    def _target_of(self, v, d: Decoded) -> Target:
+        off = z3.simplify(v.off) if isinstance(v, Ptr) else None
+        if off is None or not z3.is_bv_value(off):
+            raise Refused(d, "indirect jump or call through a value that is not a code address", "control flow")
+        if v.region.startswith("ext:") and off.as_long() == 0:
+            return Target(v.region[4:], None, 0)
+        if v.region.startswith("sec:") and v.region[4:] in self.p.obj.executable:
+            return _target(self.p.obj, v.region[4:], off.as_long(), "")
+        raise Refused(d, f"indirect jump or call into {v.region}", "control flow")
+
+    def _choose(self, var: str, targets: tuple[Target, ...], decide) -> Target:
         sel = z3.BitVec(f"target of {var}", 8)
         self.refetch = decide is not None
         chosen = targets[-1]
@@ -335,7 +401,7 @@ class Calls:
                 self.s.cond.append(sel == len(targets) - 1)
         if (var, chosen.name) not in self.s.pointers:
             self.s.pointers = self.s.pointers + ((var, chosen.name),)
-        return chosen, var, len(targets)
+        return chosen
 
 
 def _variable_name(obj: ObjectFile, ref: Ref) -> str:

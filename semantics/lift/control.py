@@ -43,6 +43,13 @@ NON_NULL = ("state", "data", "stack")
 _OBJECT_REGIONS = ("state", "data", "stack", "got")
 
 
+def _outside(x: Ptr, y: Ptr, code: frozenset | set) -> bool:
+    """One is this object's code (a section of ``code``), the other an address outside it (``ext:``: an undefined
+    symbol -- a function of another object -- or a writable data word): never the same address."""
+    return any(a.region.startswith("sec:") and a.region[4:] in code and b.region.startswith("ext:")
+               for a, b in ((x, y), (y, x)))
+
+
 def _is_object(p: Ptr) -> bool:
     return p.region in _OBJECT_REGIONS or p.region.startswith(("sec:", RESULT_REGION))
 
@@ -95,7 +102,8 @@ class ControlFlow(Calls):
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             self.set_flags_sub(x.off, y.off, x.off - y.off, w)
             return True
-        if isinstance(x, Ptr) and isinstance(y, Ptr) and _is_object(x) and _is_object(y):
+        if isinstance(x, Ptr) and isinstance(y, Ptr) and (_is_object(x) and _is_object(y)
+                                                              or _outside(x, y, self.p.obj.executable)):
             # two objects (a data pointer against a constant table's end, the sentinel of a cmov): never equal,
             # their order unknown
             self.s.flags = Flags(z3.BoolVal(False), None, None, None)
@@ -164,7 +172,7 @@ class ControlFlow(Calls):
                 raise Violation(d, f"the stack-protector check fails on this path (calls {d.imm_ref.region[4:]}): "
                                    "the frame's copy of the stack guard is overwritten")
             if d.target is None and d.imm_ref is None:
-                t, var, count = self.pointer_target(d, decide)
+                t, var, count = self._indirect(d, decide)
                 if t.section is None:
                     self._pointer_to_external(d, t.name, var, count, tail=False)
                     return
@@ -190,7 +198,7 @@ class ControlFlow(Calls):
             elif d.imm_ref is not None:
                 self.call_external(d, d.imm_ref.region[4:], tail=True)        # a tail call
             else:
-                t, var, count = self.pointer_target(d, decide)
+                t, var, count = self._indirect(d, decide)
                 if t.section is None:
                     self._pointer_to_external(d, t.name, var, count, tail=True)
                 else:
@@ -207,6 +215,14 @@ class ControlFlow(Calls):
                 self.s.pc_addr = (sec, d.target)
             return
         raise Refused(d, f"unsupported instruction {m}", "instruction")  # pragma: no cover - CONTROL is closed
+
+    def _indirect(self, d: Decoded, decide):
+        """The target of an indirect jump or call: a register holding a code address (one function pointer value
+        this path loaded), else through a function pointer in the object's data (``calls.pointer_target``)."""
+        t = self.register_target(d)
+        if t is not None:
+            return t, f"%{d.ins.operands[0]}".replace("%%", "%"), 1
+        return self.pointer_target(d, decide)
 
     def _return(self, d: Decoded, extra: int = 0) -> None:
         """``ret`` (``extra`` more bytes popped): to the caller (the path exits), or back into this object's code

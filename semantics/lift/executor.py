@@ -50,6 +50,7 @@ from typing import Callable
 
 import z3
 
+from sha1opt.semantics.lift.calls import RESULT_REGION
 from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.memory import MemoryModel
@@ -103,6 +104,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         self.replaying = False
         self._inside = 64          # reads below block + _inside are proved inside the buffer
         self.on_write = None
+        self.decide = None        # the step's branch decider (``step``): a load of a function pointer forks by it
         self.replay_index = 0     # ``run``: the position in the trace of the instruction being replayed
         self.exited = False
 
@@ -205,6 +207,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     def step(self, d: Decoded, decide: Callable | None = None) -> None:
         """Execute ``d``; ``decide(cond)`` picks a branch direction (exploration) or None (replay: trace order)."""
         m = d.mnemonic
+        self.decide = decide
         if m in ("nop", "endbr64", "endbr32"):
             self.s.pc_addr = (self.s.pc_addr[0], d.next)
             return
@@ -415,6 +418,10 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(x.region, x.off - y.v)
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             return Int(x.off - y.off)
+        if any(isinstance(v, Ptr) and v.region.startswith(RESULT_REGION) for v in (x, y)):
+            # (strchr's result points into its argument: where is not modelled)
+            raise Refused(d, "subtraction of pointers a known function returned (where one points into the "
+                             "other is not modelled)", "address")
         raise Refused(d, "subtraction of unlike values", "untracked value")
 
     # -- replay: the interface composition.check_program drives -------------------------

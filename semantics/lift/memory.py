@@ -168,6 +168,10 @@ class MemoryModel:
             raw = self.p.obj.read(region[4:], c, size) if not rest else None
             if raw is None:
                 raise Refused(d, f"read outside the object's section {region[4:]}", "address")
+            if self.p.obj.relocation_at(region[4:], c) is not None and 8 * size == self.bits:
+                v = self.load_pointer(region[4:], c, d)        # (a function pointer: one of its values)
+                self.s.mem[key] = (v, size)
+                return v
             if any(self.p.obj.relocation_at(region[4:], c + i) for i in range(size)):
                 raise Refused(d, f"reads a relocated word of {region[4:]} (an address, not a constant)", "address")
             v = Int(self.bv(int.from_bytes(raw, "little"))) if size == 8 else self.domain.const(int.from_bytes(raw, "little"))
@@ -182,6 +186,9 @@ class MemoryModel:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
             v = Int(guard_value(self.bits))
+        elif region.startswith("result:"):
+            raise Refused(d, f"reads the object {region[7:]} returned (a string whose contents are not modelled)",
+                          "address")
         else:
             raise Refused(d, f"read from {region}", "address")
         self.s.mem[key] = (v, size)
@@ -225,6 +232,8 @@ class MemoryModel:
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
+        elif region.startswith("sec:") and not rest and region[4:] in self.p.obj.writable:
+            self.store_pointer(region[4:], c, v, size, d)     # (a function pointer of the object, or a violation)
         else:
             raise Violation(d, f"writes {region[4:] if ':' in region else region} memory")
         if key not in self.s.mem:
