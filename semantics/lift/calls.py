@@ -431,7 +431,19 @@ class _Key:
         return isinstance(other, _Key) and other.obj is self.obj
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
+def _decoded(key: _Key) -> tuple:
+    """Every function of the object decoded, once: (symbol, decoded function, its addresses in order)."""
+    obj = key.obj
+    out = []
+    for fsym in obj.functions():
+        if fsym.section in obj.executable:
+            fn = decode_function(obj, obj.sized(fsym))
+            out.append((fsym, fn, sorted(fn.instructions)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
 def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
     obj = key.obj
     w = bits // 8
@@ -458,11 +470,7 @@ def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) 
                 return f"its address is stored in {sec} (it may be written through that pointer)"
     # code: every instruction that refers to it (and no relocation in code no function symbol covers)
     covered: set[tuple[str, int]] = set()
-    for fsym in obj.functions():
-        if fsym.section not in obj.executable:
-            continue
-        fn = decode_function(obj, obj.sized(fsym))
-        ins = sorted(fn.instructions)
+    for fsym, fn, ins in _decoded(key):
         covered.update((fsym.section, b) for b in range(fsym.value, fsym.value + obj.sized(fsym).size))
         for pos, a in enumerate(ins):
             d = fn.instructions[a]

@@ -32,7 +32,8 @@ from sha1opt.semantics.lift.calls import KNOWN, RESULT_REGION, Calls, Outside
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
-from sha1opt.semantics.x86 import Imm
+from sha1opt.semantics.control import CONTROL
+from sha1opt.semantics.x86 import Imm, Mem, Reg
 
 
 # Regions that are objects of the contract (the state and its context, the data, the stack and the workspace on
@@ -83,7 +84,7 @@ class ControlFlow(Calls):
             raise Refused(d, "branch on flags no instruction has set", "untracked value")
         if f.data:
             raise Refused(d, "branch depends on data flags", "control flow")
-        cc = mnem[1:] if mnem.startswith("j") else mnem[4:]
+        cc = mnem[1:] if mnem.startswith("j") else mnem[3:] if mnem.startswith("set") else mnem[4:]
         need = {"e": "zf", "ne": "zf", "s": "sf", "ns": "sf", "b": "cf", "ae": "cf", "a": "cf zf", "be": "cf zf",
                 "l": "sf of", "ge": "sf of", "g": "zf sf of", "le": "zf sf of", "o": "of", "no": "of"}.get(cc)
         if need is None:
@@ -204,6 +205,9 @@ class ControlFlow(Calls):
                 else:
                     self.s.pc_addr = (t.section, t.offset)
             return
+        if CONTROL[m].kind == "flag":
+            self._setcc(d, m, ops[0])
+            return
         if m in BRANCHES:
             c = self.condition(m, d)
             if d.target is None:
@@ -215,6 +219,16 @@ class ControlFlow(Calls):
                 self.s.pc_addr = (sec, d.target)
             return
         raise Refused(d, f"unsupported instruction {m}", "instruction")  # pragma: no cover - CONTROL is closed
+
+    def _setcc(self, d: Decoded, m: str, dst) -> None:
+        """``set<cc>`` into the low byte of a register holding an integer: the condition as 0 or 1 (a count)."""
+        c = self.condition(m, d)
+        old = self.s.regs.get(dst.name) if isinstance(dst, Reg) and dst.width == 8 else None
+        if not isinstance(old, Int):
+            raise Refused(d, f"{m} into {'memory' if isinstance(dst, Mem) else 'a register'} not holding an "
+                             "integer", "untracked value")
+        bit = z3.If(c, self.bv(1), self.bv(0))
+        self.s.regs[dst.name] = Int((old.v & self.bv(((1 << self.bits) - 1) ^ 0xFF)) | bit)
 
     def _indirect(self, d: Decoded, decide):
         """The target of an indirect jump or call: a register holding a code address (one function pointer value

@@ -30,11 +30,13 @@ from capstone import x86 as cx
 from sha1opt.semantics.lift.canary import CANARY_REGION, is_guard
 from sha1opt.semantics.lift.canary import describe as describe_guard
 from sha1opt.semantics.lift.elf import ObjectFile, Reloc, Symbol
-from sha1opt.semantics.x86 import CL, I386_REGS, R64_TO_R32, X64_EXTRA, Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import BYTE_NAMES, CL, I386_REGS, R64_TO_R32, X64_EXTRA, Imm, Instr, Mem, Reg
 
 _CONDS = {"je", "jne", "js", "jns", "jb", "jae", "ja", "jbe", "jl", "jge", "jg", "jle", "jo", "jno", "jp", "jnp"}
 BRANCHES = frozenset(_CONDS)
 _CMOV = {"cmov" + c[1:] for c in _CONDS}
+_SETCC = {"set" + c[1:] for c in _CONDS}
+_BYTE_OF = {b: r for r, b in BYTE_NAMES.items()}          # "r12b" -> "r12d"
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,8 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
         width = max(width, o.size)
         if o.type == cx.X86_OP_REG:
             r = _reg(i.reg_name(o.reg))
+            if r is None and mnem in _SETCC and i.reg_name(o.reg) in _BYTE_OF:
+                r = Reg(_BYTE_OF[i.reg_name(o.reg)], 8)      # (``sete %r12b``: the low byte of %r12d)
             if r is None:
                 problem = problem or f"register %{i.reg_name(o.reg)} is not modelled"
                 r = Reg(i.reg_name(o.reg), 32)
