@@ -187,8 +187,9 @@ class Calls:
             self._fill(d, name, dst, length, fill)
         elif known.effect == "out":
             self._clear(d, self._range(d, dst, length, name), length, name)
+            self.s.results += 1
             for pos in range(0, length, 4):
-                word = z3.BitVec(f"{name}() at 0x{d.address:x} ({self.s.steps}) word {pos // 4}", 32)
+                word = z3.BitVec(f"{name}() at 0x{d.address:x} (#{self.s.results}) word {pos // 4}", 32)
                 self.store(Ptr(dst.region, dst.off + self.bv(pos)), Int(z3.ZeroExt(self.bits - 32, word)), 4, d)
         elif known.effect == "globals":
             # external data may have changed: its words read anew (a later read names a new unknown)
@@ -212,7 +213,8 @@ class Calls:
     def _result(self, d: Decoded, name: str, returns: str, decide):
         """A known function's result: an unknown integer (one of its own per call), or NULL on one path and
         a pointer to an object of its own on the other (``decide`` forks; the fork gets ``alternative``)."""
-        at = f"{name}() at 0x{d.address:x} ({self.s.steps})"
+        self.s.results += 1          # (the same count on replay: one per known call on the path, in order)
+        at = f"{name}() at 0x{d.address:x} (#{self.s.results})"
         if returns == "integer":
             return Int(z3.BitVec(f"{at} result", self.bits))
         null = z3.Bool(f"{at} returns NULL")

@@ -323,6 +323,9 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
         else:  # pragma: no cover - capstone has no other operand kinds on x86
             problem = problem or "operand kind not modelled"
     ins = Instr(mnem, tuple(reversed(ops)), line)
+    if got_slot and mnem in ("call", "jmp"):
+        # ``call *sym@GOTPCREL(%rip)`` (-fno-plt): a call of the symbol the slot holds, as ``call sym@PLT``
+        got_slot, imm_ref, mem_ref = False, mem_ref, None
     if got_slot and mnem != "mov":
         problem = problem or f"a GOT slot is read by {mnem} (only a mov of the address it holds is modelled)"
     return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
