@@ -4,11 +4,12 @@
 control that leaves the function's own code:
 
 * **a known external function** (``KNOWN``: ``memcpy``, ``memset``,
-  ``explicit_bzero``, mbedTLS's ``mbedtls_platform_zeroize``), named by the
-  call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``), is run by
-  its contract, not its code: the copy or fill of a length that must be a
-  constant at the call (else refused by name); its return value (``dst`` or
-  nothing); every caller-saved register (``CALLER_SAVED``, and every vector
+  ``explicit_bzero``, mbedTLS's ``mbedtls_platform_zeroize``; ``getenv``, ``strlen``,
+  ``memcmp``, ``strchr``, ``fwrite``, ... whose contracts write no caller memory), named by the
+  call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``, a -fno-plt GOT slot), is run by
+  its contract, not its code (``Known``: its effect and result): the copy or fill of a length that must be a
+  constant at the call (else refused by name); its return value (``dst``, nothing, an unknown integer, or
+  NULL and a pointer to an object of its own: a path each); every caller-saved register (``CALLER_SAVED``, and every vector
   register) and every stack slot below the stack pointer (the callee's frame, the
   red zone) clobbered: a general register or slot so that a later read of it is refused, a vector
   lane an unknown value of its own; callee-saved
@@ -29,8 +30,12 @@ control that leaves the function's own code:
   target, each fork taking one (a path condition on one selector constant per pointer,
   so the forks are disjoint), and each is proved on its own, the target named.
   A pointer whose values cannot be bounded so -- a global symbol (another object may
-  store to it), its address taken, a store of a value not a symbol's address, a
-  linked object (whose relocations are gone) -- is refused by name.
+  store to it), its address taken (also through a GOT slot), a store of a value not a symbol's address, a
+  linked object (whose relocations are gone) -- is refused by name. A load of such a pointer
+  (``load_pointer``: nettle's init reloading the pointer it came through) takes its value the same way (the
+  same selector: one value on a path until the path stores another); a store (``store_pointer``) is allowed
+  only of a code address into a pointer of the object's own; a jump or call through a register holding a
+  code address goes there (``register_target``).
 
 Example: gcc's ``memset(w, 0, 64); ...; memcpy(w, data, 64)`` on a stack buffer
 ``w`` at ``-0x58(%rsp)`` writes 16 words of the constant 0 and then the message

@@ -17,6 +17,11 @@ is a read-only region of one word, the same opaque constant at every read.
 The state's context (``interface``: ``state@OFFSET``) outside the 5 state words is
 the caller's: a 32-bit word there reads as a data value, a byte, half-word or
 quad-word as an integer the proof does not know; writes there are violations.
+A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
+object defines or a writable one), whose words are then inputs (``ext:``, new unknowns after a call that may
+change global data). A linked object's read past the section its address was computed from is of the section
+holding it (``_relocated``). The object's own function pointers read as one of their values and may be stored
+with a code address (``calls.load_pointer`` / ``store_pointer``); any other write to the object is a violation.
 """
 
 from __future__ import annotations
