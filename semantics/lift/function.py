@@ -319,7 +319,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         if not end.state.trace:
             return sym.name
         addr = end.state.trace[-1].address
-        held = obj.covering(fn.section, addr)
+        held = obj.covering(end.state.pc_addr[0] or fn.section, addr)     # (a callee may be in another section)
         if held is not None:
             return held.name
         passed = [d.address for d in end.state.trace if d.address in entries]
