@@ -52,9 +52,10 @@ from typing import Literal
 
 import z3
 
-from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Ref, decode_function
+from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Ref
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
+from sha1opt.semantics.lift.statics import decoded_functions
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, memory_key
 from sha1opt.semantics.lift.vectors import vector_registers
 from sha1opt.semantics.x86 import Imm, Mem, Reg
@@ -422,10 +423,10 @@ def _variable_name(obj: ObjectFile, ref: Ref) -> str:
 def pointer_targets(obj: ObjectFile, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
     """Every value the function pointer at ``section + offset`` may hold, from the object's relocations (module
     docstring), in order (the initial value first); or why they cannot be bounded."""
-    return _pointer_targets(id(obj), _Key(obj), section, offset, bits)
+    return _pointer_targets(id(obj), _Obj(obj), section, offset, bits)
 
 
-class _Key:
+class _Obj:
     """Hashable by identity: one object's pointer analysis is done once."""
 
     def __init__(self, obj: ObjectFile) -> None:
@@ -435,23 +436,11 @@ class _Key:
         return id(self.obj)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, _Key) and other.obj is self.obj
-
-
-@lru_cache(maxsize=4)
-def _decoded(key: _Key) -> tuple:
-    """Every function of the object decoded, once: (symbol, decoded function, its addresses in order)."""
-    obj = key.obj
-    out = []
-    for fsym in obj.functions():
-        if fsym.section in obj.executable:
-            fn = decode_function(obj, obj.sized(fsym))
-            out.append((fsym, fn, sorted(fn.instructions)))
-    return tuple(out)
+        return isinstance(other, _Obj) and other.obj is self.obj
 
 
 @lru_cache(maxsize=1024)
-def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
+def _pointer_targets(_id: int, key: "_Obj", section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
     obj = key.obj
     w = bits // 8
     if not obj.relocatable:
@@ -477,7 +466,7 @@ def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) 
                 return f"its address is stored in {sec} (it may be written through that pointer)"
     # code: every instruction that refers to it (and no relocation in code no function symbol covers)
     covered: set[tuple[str, int]] = set()
-    for fsym, fn, ins in _decoded(key):
+    for fsym, fn, ins in decoded_functions(obj):
         covered.update((fsym.section, b) for b in range(fsym.value, fsym.value + obj.sized(fsym).size))
         for pos, a in enumerate(ins):
             d = fn.instructions[a]

@@ -17,7 +17,8 @@ is a read-only region of one word, the same opaque constant at every read.
 The state's context (``interface``: ``state@OFFSET``) outside the 5 state words is
 the caller's: a 32-bit word there reads as a data value, a byte, half-word or
 quad-word as an integer the proof does not know; writes there are violations.
-A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
+A relocatable object's writable word another object or the object's own code may change is an input too
+(``statics.run_time_name``). A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
 object defines or a writable one), whose words are then inputs (``ext:``, new unknowns after a call that may
 change global data). A linked object's read past the section its address was computed from is of the section
 holding it (``_relocated``). The object's own function pointers read as one of their values and may be stored
@@ -30,6 +31,7 @@ import z3
 
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
+from sha1opt.semantics.lift.statics import run_time_name
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
@@ -169,6 +171,10 @@ class MemoryModel:
             if not 0 <= c <= 60:
                 self._inside_buffer(c, size, d)
             v = self.initial_mem("data", c)
+        elif region.startswith("sec:") and not rest and self.p.obj.relocation_at(region[4:], c) is None \
+                and (name := run_time_name(self.p.obj, region[4:], c)) is not None:
+            # (a word of the object's writable data that may hold other than the file's bytes: an input)
+            v = self._input(name, size)
         elif region.startswith("sec:"):
             raw = self.p.obj.read(region[4:], c, size) if not rest else None
             if raw is None:
@@ -183,10 +189,7 @@ class MemoryModel:
         elif region.startswith("ext:"):
             if rest:
                 raise Refused(d, f"computed offset into {region[4:]}", "address")
-            # (after a call that may change external data, ``calls.Known``: a new unknown)
-            name = f"{region[4:]}+{c}" + (f" after {self.s.calls} call(s)" if self.s.calls else "")
-            v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(name, 8 * size))
-                    if 8 * size < self.bits else z3.BitVec(name, self.bits))
+            v = self._input(f"{region[4:]}+{c}", size)
         elif region == CANARY_REGION:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
@@ -200,6 +203,13 @@ class MemoryModel:
         if region == "stack":
             self._stack_offsets[key] = p.off
         return v
+
+    def _input(self, name: str, size: int) -> Int:
+        """A word the proof does not know, named ``SYM+offset`` (after a call that may change external data,
+        ``calls.Known``: a new unknown)."""
+        name += f" after {self.s.calls} call(s)" if self.s.calls else ""
+        return Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(name, 8 * size))
+                   if 8 * size < self.bits else z3.BitVec(name, self.bits))
 
     def _relocated(self, region: str, c: int, size: int) -> tuple[str, int]:
         """A linked object's address past the section it was computed from (i386 PIC: the code address from

@@ -5,6 +5,9 @@ Rules (the libraries' own code: test_lift_got_flags.py, test_lift_stack_address.
   ``cmpb $0,(%rax)`` forks (``lift.decode.got_address``); ``call *sym@GOTPCREL(%rip)`` (-fno-plt) calls ``sym``;
 * a tail jump with the caller's arguments and constants in the next argument registers is the callee's proof
   under those constants (``lift.induction.passed_contract``);
+* a flag this object defines in a writable section, global (another object may set it) or written by the
+  object's code, is an input too, never its initial bytes (``lift.statics.run_time_name``); a word nothing
+  can change is the file's;
 * ``getenv`` returns NULL on one path and a string of its own on the other (``lift.calls.KNOWN``, ISO C11
   7.22.4.6);
 * the stack pointer's bits (``neg``, ``and``) are exact in the entry stack pointer, whose alignment the SysV ABI
@@ -54,6 +57,28 @@ def test_got_flag_forks_and_tail_calls_carry_their_constants(tmp_path):
     assert "has_fast+0 != 0" in by["impl_fast"].condition and "has_fast+0 == 0" in by["impl_plain"].condition
     assert by["impl_fast"].callee.arg_names() == ["state", "data", "64", "0"]
     assert by["impl_plain"].callee.arg_names() == ["state", "data"]
+
+
+def test_flag_defined_here_but_global_or_written_is_an_input(tmp_path):
+    obj = _asm(tmp_path, """
+        cmpb $0, has_fast(%rip)
+        je 1f
+        jmp impl_fast@PLT
+1:      cmpb $0, detected(%rip)
+        je 2f
+        jmp impl_plain@PLT
+2:      movb $1, detected(%rip)
+        jmp impl_other@PLT
+        .bss
+        .globl has_fast
+has_fast: .byte 0
+detected: .byte 0
+        .text
+""")
+    paths = prove_function(obj, "f", ONE_BLOCK).paths
+    # (the store to ``detected`` is a write outside the contract: that path is a violation, the others reach jumps)
+    assert {p.outside for p in paths} == {"impl_fast", "impl_plain", None}, [p.detail for p in paths]
+    assert "has_fast+0 != 0" in next(p for p in paths if p.outside == "impl_fast").condition
 
 
 def test_getenv_result_is_a_path_for_null_and_one_for_a_string(tmp_path):
