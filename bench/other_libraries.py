@@ -12,7 +12,7 @@ fat-build entry ``nettle_sha1_compress``; libgcrypt's
 ``SHA1_HashMultipleBlocks_SHANI``, ``SHA1_HashBlock_CXX`` and
 ``SHA1::Transform``; mbedTLS's ``mbedtls_internal_sha1_process``; wolfSSL's
 ``Transform`` (of its ``sha`` member); ``SHA1_Transform`` of
-``libcrypto.so.3``. Each is found by its symbol (a C++ name by a part of its
+``libcrypto.so.3`` (x86-64, and i386's: libssl3:i386). Each is found by its symbol (a C++ name by a part of its
 mangled name), in the archive member that defines it.
 
 Each is proved as ``sha1opt prove --object`` proves it
@@ -80,6 +80,7 @@ TARGETS = (
     Target("mbedTLS", LIB / "libmbedcrypto.a", "mbedtls_internal_sha1_process"),
     Target("wolfSSL", LIB / "libwolfssl.a", "Transform", member_defines="wc_ShaUpdate"),
     Target("OpenSSL", LIB / "libcrypto.so.3", "SHA1_Transform"),
+    Target("OpenSSL i386", Path("/usr/lib/i386-linux-gnu/libcrypto.so.3"), "SHA1_Transform"),
 )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ControlKind = Literal["compare", "branch", "jump", "call", "return", "stack", "nop"]
+ControlKind = Literal["compare", "branch", "flag", "jump", "call", "return", "stack", "nop"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,8 @@ class Control:
 
     Example: ``CONTROL["cmp"] == Control("compare", True)``; ``CONTROL["jne"]
     == Control("branch", False)`` (reads ZF); ``CONTROL["push"] ==
-    Control("stack", False)`` (moves the stack pointer by the operand width).
+    Control("stack", False)`` (moves the stack pointer by the operand width); ``CONTROL["sete"] ==
+    Control("flag", False)`` (ZF as 0 or 1 in a byte register).
     """
 
     kind: ControlKind
@@ -42,6 +43,7 @@ CONTROL: dict[str, Control] = {
     "cmp": Control("compare", True),
     "test": Control("compare", True),
     **{f"j{c}": Control("branch") for c in _CONDITION_CODES},
+    **{f"set{c}": Control("flag") for c in _CONDITION_CODES},     # a condition as 0/1 in a byte register
     "jmp": Control("jump"),
     "call": Control("call"),
     "ret": Control("return"),

@@ -5,8 +5,10 @@
 # models Debian 12 has: llvm-mca-19 beside our models in bench/cost_fidelity_host.py) and
 # qemu-user (qemu-x86_64 / qemu-i386 7.2: the vectors of code this CPU lacks a feature for,
 # corpus/emulators.toml; tests/emit/test_cross_export.py), and other libraries' SHA-1 (issue 24:
-# tests/semantics/lift/test_other_libraries.py, bench/other_libraries.py, `sha1opt scan`):
-# nettle-dev, libgcrypt20-dev, libcrypto++-dev, libmbedtls-dev, libwolfssl-dev.
+# tests/semantics/lift/test_lift_libraries.py and test_lift_{got_flags,stack_address,known_calls}.py,
+# bench/other_libraries.py, `sha1opt scan`): nettle-dev, libgcrypt20-dev, libcrypto++-dev, libmbedtls-dev,
+# libwolfssl-dev; and the i386 shared libcrypto.so.3 (libssl3:i386, tests/semantics/lift/test_lift_linked_data.py),
+# which libssl-dev:i386 depends on.
 # Called by `make test`. Installs only what is missing, with apt-get as root; anywhere else
 # (no root, no apt) it says so and exits 0: the tests that need a package skip with a reason.
 set -u
@@ -14,6 +16,7 @@ missing=""
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
 [ -e /usr/lib/x86_64-linux-gnu/libcrypto.a ] || missing="$missing libssl-dev"
 [ -e /usr/lib/i386-linux-gnu/libcrypto.a ] || missing="$missing libssl-dev:i386"
+[ -e /usr/lib/i386-linux-gnu/libcrypto.so.3 ] || missing="$missing libssl3:i386"
 command -v llvm-mca >/dev/null 2>&1 || missing="$missing llvm"
 command -v llvm-mca-19 >/dev/null 2>&1 || missing="$missing llvm-19"
 command -v qemu-x86_64 >/dev/null 2>&1 || missing="$missing qemu-user"

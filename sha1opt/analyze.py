@@ -272,22 +272,29 @@ def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path) -> F
     if not wanted:
         return proof
     where = defining_members(archive, wanted) if archive is not None else {}
-    done: dict[str, tuple[str, FunctionProof]] = {}
-    for sym, member in where.items():
-        uo = load_object(archive, work, member=member)
-        done[sym] = (member, prove_function(uo.obj, sym, proof.contract))
+    done: dict[tuple[str, Contract], tuple[str, FunctionProof]] = {}
+    loaded: dict[str, object] = {}
+    for p in proof.paths:
+        callee = p.callee or proof.contract
+        if p.outside in where and (p.outside, callee) not in done:
+            member = where[p.outside]
+            uo = loaded.get(member) or loaded.setdefault(member, load_object(archive, work, member=member))
+            done[p.outside, callee] = (member, prove_function(uo.obj, p.outside, callee))
     paths = []
     for p in proof.paths:
+        callee = p.callee or proof.contract
         if p.outside is None:
             paths.append(p)
-        elif p.outside not in done:
+        elif (p.outside, callee) not in done:
             where_not = "no member of the archive defines it" if archive is not None else "not an archive member"
             paths.append(replace(p, detail=f"{p.detail} ({where_not})"))
         else:
-            member, sub = done[p.outside]
+            member, sub = done[p.outside, callee]
             bad = next((q for q in sub.paths if q.outcome != "proved"), None)
             said = "; ".join(f"{q.name}: {q.outcome}" for q in sub.paths)
-            detail = (f"jumps to {p.outside} with the caller's arguments; {p.outside} (member {member}) "
+            extra = callee.arg_names()[len(proof.contract.args):]
+            detail = (f"jumps to {p.outside} with the caller's arguments" + (f" and {', '.join(extra)}" if extra else "")
+                      + f"; {p.outside} (member {member}) "
                       + (f"proved: {said}" if bad is None else f"not proved: {bad.name}: {bad.detail}"))
             paths.append(replace(p, kind="one block" if proof.contract.one_block and bad is None else p.kind,
                                  outcome=sub.outcome, detail=detail, cuts=sum(q.cuts for q in sub.paths),

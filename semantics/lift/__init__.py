@@ -7,8 +7,9 @@
 - ``values``     the executor's value kinds (pointers, integers, entry values) and refusals with their category
 - ``paths``      path state, code fetch, exploration with forks on undecided branches
 - ``control``    flags (ZF SF CF OF as z3), branches, cmov forks, calls, returns, push/pop
-- ``calls``      calls out of the function: known C library functions by contract (memcpy, memset, ...), local
-                 functions followed (depth limit, no recursion), function pointers' every value (a path each)
+- ``calls``      calls out of the function: known functions by contract (memcpy, memset, getenv, strlen, ...), local
+                 functions followed (depth limit, no recursion), function pointers' every value (a path each),
+                 the object's own function pointers loaded, stored (code addresses) and jumped through
 - ``vectors``    xmm/ymm state: vector rows through ``machine.vector_value``, alignment discharged
 - ``memory``     addresses, regions, loads and stores of a path (refused/violations by name)
 - ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain

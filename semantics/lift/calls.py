@@ -4,11 +4,12 @@
 control that leaves the function's own code:
 
 * **a known external function** (``KNOWN``: ``memcpy``, ``memset``,
-  ``explicit_bzero``, mbedTLS's ``mbedtls_platform_zeroize``), named by the
-  call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``), is run by
-  its contract, not its code: the copy or fill of a length that must be a
-  constant at the call (else refused by name); its return value (``dst`` or
-  nothing); every caller-saved register (``CALLER_SAVED``, and every vector
+  ``explicit_bzero``, mbedTLS's ``mbedtls_platform_zeroize``; ``getenv``, ``strlen``,
+  ``memcmp``, ``strchr``, ``fwrite``, ... whose contracts write no caller memory), named by the
+  call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``, a -fno-plt GOT slot), is run by
+  its contract, not its code (``Known``: its effect and result): the copy or fill of a length that must be a
+  constant at the call (else refused by name); its return value (``dst``, nothing, an unknown integer, or
+  NULL and a pointer to an object of its own: a path each); every caller-saved register (``CALLER_SAVED``, and every vector
   register) and every stack slot below the stack pointer (the callee's frame, the
   red zone) clobbered: a general register or slot so that a later read of it is refused, a vector
   lane an unknown value of its own; callee-saved
@@ -29,8 +30,12 @@ control that leaves the function's own code:
   target, each fork taking one (a path condition on one selector constant per pointer,
   so the forks are disjoint), and each is proved on its own, the target named.
   A pointer whose values cannot be bounded so -- a global symbol (another object may
-  store to it), its address taken, a store of a value not a symbol's address, a
-  linked object (whose relocations are gone) -- is refused by name.
+  store to it), its address taken (also through a GOT slot), a store of a value not a symbol's address, a
+  linked object (whose relocations are gone) -- is refused by name. A load of such a pointer
+  (``load_pointer``: nettle's init reloading the pointer it came through) takes its value the same way (the
+  same selector: one value on a path until the path stores another); a store (``store_pointer``) is allowed
+  only of a code address into a pointer of the object's own; a jump or call through a register holding a
+  code address goes there (``register_target``).
 
 Example: gcc's ``memset(w, 0, 64); ...; memcpy(w, data, 64)`` on a stack buffer
 ``w`` at ``-0x58(%rsp)`` writes 16 words of the constant 0 and then the message
@@ -47,9 +52,10 @@ from typing import Literal
 
 import z3
 
-from sha1opt.semantics.lift.decode import Decoded, Ref, decode_function
+from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Ref
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
+from sha1opt.semantics.lift.statics import decoded_functions
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, memory_key
 from sha1opt.semantics.lift.vectors import vector_registers
 from sha1opt.semantics.x86 import Imm, Mem, Reg
@@ -58,13 +64,22 @@ from sha1opt.semantics.x86 import Imm, Mem, Reg
 @dataclass(frozen=True)
 class Known:
     """An external function run by its contract: ``effect`` on memory, the arguments in order (``dst``, ``src``,
-    ``value``, ``length``; a fill without ``value`` writes zeros), what it returns, and where the contract is."""
+    ``value``, ``length``; a fill without ``value`` writes zeros), what it returns, and where the contract is.
+
+    Effects: ``copy`` / ``fill`` write ``length`` bytes at ``dst`` (a constant length); ``out`` writes ``size``
+    bytes at ``dst``, each 32-bit word an integer the proof does not know; ``reads`` reads what
+    its arguments point to and writes nothing; ``globals`` writes no memory the caller can name (no argument
+    buffer, no stack above the call) but may change global data -- a stdio stream, a library's feature flags --
+    so every word of external data (``ext:``) is read anew after it. Returns: ``dst``; ``nothing`` (the result
+    register clobbered); ``integer`` (an unknown integer, a fresh value at each call); ``string or null`` (a
+    path each: NULL, or a pointer to an object of its own that is not the caller's, ``RESULT_REGION``)."""
 
     name: str
-    effect: Literal["copy", "fill"]
+    effect: Literal["copy", "fill", "out", "reads", "globals"]
     args: tuple[str, ...]
-    returns: Literal["dst", "nothing"]
+    returns: Literal["dst", "nothing", "integer", "string or null"]
     source: str
+    size: int = 0            # ``out``: the bytes it stores at ``dst``, 32-bit words the proof does not know
 
 
 KNOWN: dict[str, Known] = {k.name: k for k in (
@@ -76,12 +91,38 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "glibc manual 'Erasing Sensitive Data' (glibc 2.25): writes length zero bytes at dst, never elided"),
     Known("mbedtls_platform_zeroize", "fill", ("dst", "length"), "nothing",
           "mbedTLS include/mbedtls/platform_util.h: mbedtls_platform_zeroize(buf, len) sets len bytes of buf to 0"),
+    Known("getenv", "reads", ("name",), "string or null",
+          "ISO C11 7.22.4.6: returns a pointer to the environment string, or a null pointer; the program shall "
+          "not modify the string"),
+    Known("secure_getenv", "reads", ("name",), "string or null",
+          "glibc manual 'Environment Access': getenv, returning a null pointer in a secure-execution process"),
+    Known("strlen", "reads", ("s",), "integer", "ISO C11 7.24.6.3: returns the number of characters before the NUL"),
+    Known("strcmp", "reads", ("s1", "s2"), "integer", "ISO C11 7.24.4.2: compares two strings, returns an integer"),
+    Known("strncmp", "reads", ("s1", "s2", "n"), "integer",
+          "ISO C11 7.24.4.4: compares at most n characters of two strings, returns an integer"),
+    Known("memcmp", "reads", ("s1", "s2", "n"), "integer",
+          "ISO C11 7.24.4.1: compares n characters of two objects, returns an integer"),
+    Known("strchr", "reads", ("s", "c"), "string or null",
+          "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer"),
+    Known("fwrite", "globals", ("ptr", "size", "nmemb", "stream"), "integer",
+          "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count"),
+    Known("_nettle_cpuid", "out", ("leaf", "dst"), "nothing",
+          "nettle x86_64/fat/cpuid.asm, fat-x86_64.c: void _nettle_cpuid(unsigned input, unsigned regs[4]) stores "
+          "cpuid's eax, ebx, ecx, edx for leaf input into regs[0..3]", size=16),
+    Known("_ZN8CryptoPP17DetectX86FeaturesEv", "globals", (), "nothing",
+          "Crypto++ cpu.h/cpu.cpp: void CryptoPP::DetectX86Features() queries cpuid and sets the library's g_has* "
+          "feature flags and g_x86DetectionDone; no arguments, no result"),
 )}
+
+# The region of an object a known function returns (``string or null``: a path for the non-null pointer):
+# not the caller's state, data or stack, never null; reading it or writing it is not modelled.
+RESULT_REGION = "result:"
 
 # Registers a callee may change (the vector registers too, both ABIs): SysV psABI 3.2.1 table 3.4; i386 psABI 2.2.
 CALLER_SAVED = {64: ("eax", "ecx", "edx", "esi", "edi", "r8d", "r9d", "r10d", "r11d"), 32: ("eax", "ecx", "edx")}
 _ARG_REGS = ("edi", "esi", "edx")             # SysV: the first three integer arguments (cdecl: the stack)
 
+_RESULT_REG = {64: Reg("eax", 64), 32: Reg("eax", 32)}     # where a result is returned (%rax, %eax)
 MAX_CALL_DEPTH = 8          # local calls followed at most this deep on one path
 MAX_COPY = 252              # bytes a known function may copy (63 words: one write slot each, ``executor.run``)
 MAX_FILL = 4096             # bytes a known function may fill
@@ -119,8 +160,9 @@ class Calls:
     ``store``, ``implies``, ``possible``, ``stack_base``, ``replaying``, ``initial_reg`` and ``_return``."""
 
     # -- known external functions -----------------------------------------------------------
-    def call_external(self, d: Decoded, name: str, tail: bool) -> None:
-        """A call (or, ``tail``, a jump) to the external function ``name``: its contract, or refused by name."""
+    def call_external(self, d: Decoded, name: str, tail: bool, decide=None) -> None:
+        """A call (or, ``tail``, a jump) to the external function ``name``: its contract, or refused by name;
+        ``decide`` forks a result that is NULL or not (``paths.explore``; None on replay: the path decides)."""
         known = KNOWN.get(name)
         if known is None:
             raise Outside(d, f"{'jumps to' if tail else 'calls'} an external function ({name}) the lifter has no "
@@ -136,18 +178,29 @@ class Calls:
             raise Violation(d, f"calls {name} with the stack pointer not {mod}-byte aligned (the ABI requires "
                                f"%{'r' if self.bits == 64 else 'e'}sp = {want} mod {mod} at a call)")
         args = dict(zip(known.args, self._arguments(d, at_call, len(known.args))))
-        length = self._constant(args["length"], d, f"{name}'s length")
-        dst = args["dst"]
-        if not isinstance(dst, Ptr):
-            raise Refused(d, f"{name}'s destination is not a pointer", "untracked value")
+        dst = args.get("dst")
+        if known.effect in ("copy", "fill", "out"):
+            length = self._constant(args["length"], d, f"{name}'s length") if known.effect != "out" else known.size
+            if not isinstance(dst, Ptr):
+                raise Refused(d, f"{name}'s destination is not a pointer", "untracked value")
         if known.effect == "copy":
             src = args["src"]
             if not isinstance(src, Ptr):
                 raise Refused(d, f"{name}'s source is not a pointer", "untracked value")
             self._copy(d, name, dst, src, length)
-        else:
+        elif known.effect == "fill":
             fill = self._constant(args["value"], d, f"{name}'s fill byte") & 0xFF if "value" in args else 0
             self._fill(d, name, dst, length, fill)
+        elif known.effect == "out":
+            self._clear(d, self._range(d, dst, length, name), length, name)
+            self.s.results += 1
+            for pos in range(0, length, 4):
+                word = z3.BitVec(f"{name}() at 0x{d.address:x} (#{self.s.results}) word {pos // 4}", 32)
+                self.store(Ptr(dst.region, dst.off + self.bv(pos)), Int(z3.ZeroExt(self.bits - 32, word)), 4, d)
+        elif known.effect == "globals":
+            # external data may have changed: its words read anew (a later read names a new unknown)
+            self.s.mem = {k: v for k, v in self.s.mem.items() if not k[0].startswith("ext:")}
+            self.s.calls += 1
         why = f"the call to {name}"
         for r in CALLER_SAVED[self.bits]:
             self.s.regs[r] = clobbered(r, why)
@@ -156,10 +209,26 @@ class Calls:
             self.s.regs[v] = tuple(self.initial_reg(f"{v}.{j} after {name} at 0x{d.address:x}") for j in range(8))
         if known.returns == "dst":
             self.s.regs["eax"] = dst
+        elif known.returns != "nothing" and not tail:
+            self.s.regs["eax"] = self._result(d, name, known.returns, decide)
         self._clobber_frame(rsp, why)
         self.s.flags = None
         if tail:
             self._return(d)
+
+    def _result(self, d: Decoded, name: str, returns: str, decide):
+        """A known function's result: an unknown integer (one of its own per call), or NULL on one path and
+        a pointer to an object of its own on the other (``decide`` forks; the fork gets ``alternative``)."""
+        self.s.results += 1          # (the same count on replay: one per known call on the path, in order)
+        at = f"{name}() at 0x{d.address:x} (#{self.s.results})"
+        if returns == "integer":
+            return Int(z3.BitVec(f"{at} result", self.bits))
+        null = z3.Bool(f"{at} returns NULL")
+        taken = decide(null) if decide is not None else self.implies(null)
+        obj = Ptr(f"{RESULT_REGION}{name}@0x{d.address:x}", self.bv(0))
+        if decide is not None:
+            self.alternative = (_RESULT_REG[self.bits], obj if taken else Int(self.bv(0)), self.bits // 8)
+        return Int(self.bv(0)) if taken else obj
 
     def _arguments(self, d: Decoded, at_call, count: int) -> list:
         if self.bits == 64:
@@ -271,6 +340,62 @@ class Calls:
         if isinstance(targets, str):
             kind = "jump" if d.mnemonic == "jmp" else "call"
             raise Refused(d, f"indirect {kind} through {var}: {targets}", "control flow")
+        held = self.s.mem.get((d.mem_ref.region, "", d.mem_ref.offset))
+        if held is not None:             # (stored on this path: ``store_pointer``)
+            return self._target_of(held[0], d), var, len(targets)
+        return self._choose(var, targets, decide), var, len(targets)
+
+    def register_target(self, d: Decoded) -> Target | None:
+        """The target of ``jmp``/``call *%reg`` when the register holds a code address (a function pointer's
+        value loaded from the object's data, ``load_pointer``), else None."""
+        op = d.ins.operands[0]
+        v = self.s.regs.get(op.name) if isinstance(op, Reg) else None
+        return self._target_of(v, d) if isinstance(v, Ptr) else None
+
+    def load_pointer(self, section: str, offset: int, d: Decoded) -> Ptr:
+        """A load of the function pointer at ``section + offset`` (a relocated word of the object's data): one
+        of its ``pointer_targets`` as a code address, chosen as a jump through it chooses (one selector per
+        pointer: the same value at every read on a path, until the path stores another, ``store_pointer``)."""
+        var = _variable_name(self.p.obj, Ref(f"sec:{section}", offset))
+        targets = pointer_targets(self.p.obj, section, offset, self.bits)
+        if isinstance(targets, str):
+            raise Refused(d, f"reads a relocated word of {section} ({var}: {targets})", "address")
+        t = self._choose(var, targets, self.decide)
+        return Ptr(f"ext:{t.name}", self.bv(0)) if t.section is None else Ptr(f"sec:{t.section}", self.bv(t.offset))
+
+    def store_pointer(self, section: str, offset: int, v, size: int, d: Decoded) -> None:
+        """A store to the object's data: allowed only of a code address into a function pointer of the object's
+        own -- a word its relocation initialises to an address, no global symbol over it (nettle's ``fat_init``
+        choosing the implementations) -- and, where the pointer's values are bounded (``pointer_targets``), one
+        of them; any other store is a violation."""
+        obj = self.p.obj
+        var = _variable_name(obj, Ref(f"sec:{section}", offset))
+        why = None
+        if 8 * size != self.bits or obj.relocation_at(section, offset) is None:
+            why = "not a function pointer"
+        elif any(s.section == section and s.name and s.value <= offset < s.value + max(s.size, 1)
+                 and s.bind != "STB_LOCAL" for s in obj.symbols):
+            why = "a global symbol"
+        elif not (isinstance(v, Ptr) and (v.region.startswith("ext:") or v.region[4:] in obj.executable)):
+            why = "a value that is not a code address"
+        else:
+            targets = pointer_targets(obj, section, offset, self.bits)
+            if not isinstance(targets, str) and self._target_of(v, d) not in targets:
+                why = "a value that is not one of its targets"
+        if why is not None:
+            raise Violation(d, f"writes {section} memory ({var}: {why})")
+
+    def _target_of(self, v, d: Decoded) -> Target:
+        off = z3.simplify(v.off) if isinstance(v, Ptr) else None
+        if off is None or not z3.is_bv_value(off):
+            raise Refused(d, "indirect jump or call through a value that is not a code address", "control flow")
+        if v.region.startswith("ext:") and off.as_long() == 0:
+            return Target(v.region[4:], None, 0)
+        if v.region.startswith("sec:") and v.region[4:] in self.p.obj.executable:
+            return _target(self.p.obj, v.region[4:], off.as_long(), "")
+        raise Refused(d, f"indirect jump or call into {v.region}", "control flow")
+
+    def _choose(self, var: str, targets: tuple[Target, ...], decide) -> Target:
         sel = z3.BitVec(f"target of {var}", 8)
         self.refetch = decide is not None
         chosen = targets[-1]
@@ -284,7 +409,7 @@ class Calls:
                 self.s.cond.append(sel == len(targets) - 1)
         if (var, chosen.name) not in self.s.pointers:
             self.s.pointers = self.s.pointers + ((var, chosen.name),)
-        return chosen, var, len(targets)
+        return chosen
 
 
 def _variable_name(obj: ObjectFile, ref: Ref) -> str:
@@ -298,10 +423,10 @@ def _variable_name(obj: ObjectFile, ref: Ref) -> str:
 def pointer_targets(obj: ObjectFile, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
     """Every value the function pointer at ``section + offset`` may hold, from the object's relocations (module
     docstring), in order (the initial value first); or why they cannot be bounded."""
-    return _pointer_targets(id(obj), _Key(obj), section, offset, bits)
+    return _pointer_targets(id(obj), _Obj(obj), section, offset, bits)
 
 
-class _Key:
+class _Obj:
     """Hashable by identity: one object's pointer analysis is done once."""
 
     def __init__(self, obj: ObjectFile) -> None:
@@ -311,11 +436,11 @@ class _Key:
         return id(self.obj)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, _Key) and other.obj is self.obj
+        return isinstance(other, _Obj) and other.obj is self.obj
 
 
-@lru_cache(maxsize=8)
-def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
+@lru_cache(maxsize=1024)
+def _pointer_targets(_id: int, key: "_Obj", section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
     obj = key.obj
     w = bits // 8
     if not obj.relocatable:
@@ -331,6 +456,9 @@ def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) 
         return "its initial value is not a relocated address"
     out.append(_target(obj, init.section, init.target + init.addend, init.symbol))
     for sec, relocs in obj.relocs.items():
+        for r in relocs.values() if sec in obj.executable else ():
+            if r.kind in GOT_SLOT_KINDS and r.section == section and offset - w < r.target < offset + w:
+                return f"its address is taken through a GOT slot ({sec}+0x{r.target:x})"
         if sec in obj.executable or sec.startswith((".debug", ".eh_frame", ".rela")):
             continue
         for r in relocs.values():
@@ -338,11 +466,7 @@ def _pointer_targets(_id: int, key: _Key, section: str, offset: int, bits: int) 
                 return f"its address is stored in {sec} (it may be written through that pointer)"
     # code: every instruction that refers to it (and no relocation in code no function symbol covers)
     covered: set[tuple[str, int]] = set()
-    for fsym in obj.functions():
-        if fsym.section not in obj.executable:
-            continue
-        fn = decode_function(obj, obj.sized(fsym))
-        ins = sorted(fn.instructions)
+    for fsym, fn, ins in decoded_functions(obj):
         covered.update((fsym.section, b) for b in range(fsym.value, fsym.value + obj.sized(fsym).size))
         for pos, a in enumerate(ins):
             d = fn.instructions[a]

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import z3
 
-from sha1opt.semantics.lift.calls import KNOWN, Calls, Outside
+from sha1opt.semantics.lift.calls import KNOWN, RESULT_REGION, Calls, Outside
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
-from sha1opt.semantics.x86 import Imm
+from sha1opt.semantics.control import CONTROL
+from sha1opt.semantics.x86 import Imm, Mem, Reg
 
 
 # Regions that are objects of the contract (the state and its context, the data, the stack and the workspace on
@@ -43,8 +44,15 @@ NON_NULL = ("state", "data", "stack")
 _OBJECT_REGIONS = ("state", "data", "stack", "got")
 
 
+def _outside(x: Ptr, y: Ptr, code: frozenset | set) -> bool:
+    """One is this object's code (a section of ``code``), the other an address outside it (``ext:``: an undefined
+    symbol -- a function of another object -- or a writable data word): never the same address."""
+    return any(a.region.startswith("sec:") and a.region[4:] in code and b.region.startswith("ext:")
+               for a, b in ((x, y), (y, x)))
+
+
 def _is_object(p: Ptr) -> bool:
-    return p.region in _OBJECT_REGIONS or p.region.startswith("sec:")
+    return p.region in _OBJECT_REGIONS or p.region.startswith(("sec:", RESULT_REGION))
 
 
 class ControlFlow(Calls):
@@ -76,7 +84,7 @@ class ControlFlow(Calls):
             raise Refused(d, "branch on flags no instruction has set", "untracked value")
         if f.data:
             raise Refused(d, "branch depends on data flags", "control flow")
-        cc = mnem[1:] if mnem.startswith("j") else mnem[4:]
+        cc = mnem[1:] if mnem.startswith("j") else mnem[3:] if mnem.startswith("set") else mnem[4:]
         need = {"e": "zf", "ne": "zf", "s": "sf", "ns": "sf", "b": "cf", "ae": "cf", "a": "cf zf", "be": "cf zf",
                 "l": "sf of", "ge": "sf of", "g": "zf sf of", "le": "zf sf of", "o": "of", "no": "of"}.get(cc)
         if need is None:
@@ -95,7 +103,8 @@ class ControlFlow(Calls):
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             self.set_flags_sub(x.off, y.off, x.off - y.off, w)
             return True
-        if isinstance(x, Ptr) and isinstance(y, Ptr) and _is_object(x) and _is_object(y):
+        if isinstance(x, Ptr) and isinstance(y, Ptr) and (_is_object(x) and _is_object(y)
+                                                              or _outside(x, y, self.p.obj.executable)):
             # two objects (a data pointer against a constant table's end, the sentinel of a cmov): never equal,
             # their order unknown
             self.s.flags = Flags(z3.BoolVal(False), None, None, None)
@@ -107,7 +116,8 @@ class ControlFlow(Calls):
         context, the data, the stack or workspace) at a constant offset: the contract's objects are never at
         address 0 (``interface``: none null), so ZF = 0 (CF = OF = 0; SF, the address's top bit, undefined)
         and a ``je`` to a NULL-argument error path is a branch no caller under the contract takes."""
-        if not (isinstance(x, Ptr) and x.region in NON_NULL and z3.is_bv_value(z3.simplify(x.off))):
+        if not (isinstance(x, Ptr) and (x.region in NON_NULL or x.region.startswith(RESULT_REGION))
+                and z3.is_bv_value(z3.simplify(x.off))):
             return False
         zero = isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0
         if not ((m == "test" and ops[0] == ops[1]) or (m == "cmp" and zero)):
@@ -163,13 +173,13 @@ class ControlFlow(Calls):
                 raise Violation(d, f"the stack-protector check fails on this path (calls {d.imm_ref.region[4:]}): "
                                    "the frame's copy of the stack guard is overwritten")
             if d.target is None and d.imm_ref is None:
-                t, var, count = self.pointer_target(d, decide)
+                t, var, count = self._indirect(d, decide)
                 if t.section is None:
                     self._pointer_to_external(d, t.name, var, count, tail=False)
                     return
                 tgt = (t.section, t.offset)
             elif d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
-                self.call_external(d, d.imm_ref.region[4:], tail=False)
+                self.call_external(d, d.imm_ref.region[4:], tail=False, decide=decide)
                 return
             else:
                 tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
@@ -189,11 +199,14 @@ class ControlFlow(Calls):
             elif d.imm_ref is not None:
                 self.call_external(d, d.imm_ref.region[4:], tail=True)        # a tail call
             else:
-                t, var, count = self.pointer_target(d, decide)
+                t, var, count = self._indirect(d, decide)
                 if t.section is None:
                     self._pointer_to_external(d, t.name, var, count, tail=True)
                 else:
                     self.s.pc_addr = (t.section, t.offset)
+            return
+        if CONTROL[m].kind == "flag":
+            self._setcc(d, m, ops[0])
             return
         if m in BRANCHES:
             c = self.condition(m, d)
@@ -206,6 +219,24 @@ class ControlFlow(Calls):
                 self.s.pc_addr = (sec, d.target)
             return
         raise Refused(d, f"unsupported instruction {m}", "instruction")  # pragma: no cover - CONTROL is closed
+
+    def _setcc(self, d: Decoded, m: str, dst) -> None:
+        """``set<cc>`` into the low byte of a register holding an integer: the condition as 0 or 1 (a count)."""
+        c = self.condition(m, d)
+        old = self.s.regs.get(dst.name) if isinstance(dst, Reg) and dst.width == 8 else None
+        if not isinstance(old, Int):
+            raise Refused(d, f"{m} into {'memory' if isinstance(dst, Mem) else 'a register'} not holding an "
+                             "integer", "untracked value")
+        bit = z3.If(c, self.bv(1), self.bv(0))
+        self.s.regs[dst.name] = Int((old.v & self.bv(((1 << self.bits) - 1) ^ 0xFF)) | bit)
+
+    def _indirect(self, d: Decoded, decide):
+        """The target of an indirect jump or call: a register holding a code address (one function pointer value
+        this path loaded), else through a function pointer in the object's data (``calls.pointer_target``)."""
+        t = self.register_target(d)
+        if t is not None:
+            return t, f"%{d.ins.operands[0]}".replace("%%", "%"), 1
+        return self.pointer_target(d, decide)
 
     def _return(self, d: Decoded, extra: int = 0) -> None:
         """``ret`` (``extra`` more bytes popped): to the caller (the path exits), or back into this object's code

@@ -30,11 +30,13 @@ from capstone import x86 as cx
 from sha1opt.semantics.lift.canary import CANARY_REGION, is_guard
 from sha1opt.semantics.lift.canary import describe as describe_guard
 from sha1opt.semantics.lift.elf import ObjectFile, Reloc, Symbol
-from sha1opt.semantics.x86 import CL, I386_REGS, R64_TO_R32, X64_EXTRA, Imm, Instr, Mem, Reg
+from sha1opt.semantics.x86 import BYTE_NAMES, CL, I386_REGS, R64_TO_R32, X64_EXTRA, Imm, Instr, Mem, Reg
 
 _CONDS = {"je", "jne", "js", "jns", "jb", "jae", "ja", "jbe", "jl", "jge", "jg", "jle", "jo", "jno", "jp", "jnp"}
 BRANCHES = frozenset(_CONDS)
 _CMOV = {"cmov" + c[1:] for c in _CONDS}
+_SETCC = {"set" + c[1:] for c in _CONDS}
+_BYTE_OF = {b: r for r, b in BYTE_NAMES.items()}          # "r12b" -> "r12d"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ class Decoded:
     msize: int = 0                # bytes of the memory operand (movzbl: 1), 0 without one
     pcrel: Ref | None = None      # i386 PIC ``sym-.L_pic(%ebp)``: address = base + pcrel - pcrel_at
     pcrel_at: int = 0             # section offset of the relocated field (the P of S + A - P)
+    got_slot: bool = False        # the memory operand is a GOT slot (``sym@GOTPCREL(%rip)``, ``sym@GOT(%ebx)``):
+    #                               its value is the address ``mem_ref`` (``got_address``), read only by ``mov``
 
     @property
     def next(self) -> int:
@@ -119,7 +123,23 @@ def _ref_of(obj: ObjectFile, r: Reloc, pc_adjust: int) -> Ref:
     return Ref(f"sec:{r.section}", r.target + r.addend + pc_adjust)
 
 
-def _linked_ref(obj: ObjectFile, hit: tuple[str, int] | None, addr: int) -> Ref:
+# Relocations of a GOT slot (the linker fills it with the symbol's address): x86-64 ``sym@GOTPCREL(%rip)``
+# (and the relaxable forms), i386 ``sym@GOT(%ebx)``.
+GOT_SLOT_KINDS = frozenset({"R_X86_64_GOTPCREL", "R_X86_64_GOTPCRELX", "R_X86_64_REX_GOTPCRELX", "R_386_GOT32",
+                            "R_386_GOT32X"})
+
+
+def got_address(obj: ObjectFile, r: Reloc) -> Ref:
+    """The address a GOT slot holds: the symbol's (the slot's relocation addend is about the slot, not the symbol).
+    A symbol this object defines in a read-only section is its bytes there (``sec:``); one it does not define, or
+    defines in a writable section (a global flag another object may set at run time: the file holds only its
+    initial value), is an input named by the symbol (``ext:g_hasSHA``): an unconstrained value at every read."""
+    if r.section is not None and r.section not in obj.writable:
+        return Ref(f"sec:{r.section}", r.target)
+    return Ref(f"ext:{r.symbol or r.section}", r.target if not r.symbol else 0)
+
+
+def linked_ref(obj: ObjectFile, hit: tuple[str, int] | None, addr: int) -> Ref:
     """An address with no relocation: a section's bytes -- except a writable section's in a linked object
     (``.bss``, ``.data``, ``.got``), whose word at run time is not the file's: an input named by its
     address, ``ext:mem_4895a0`` (the capability words of a shared object, OpenSSL's hidden
@@ -225,13 +245,15 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
     ops, problem, width, msize = [], None, 0, 0
     pcrel, pcrel_at = None, 0
     mem_ref = imm_ref = None
-    gotpc = gotoff = False
+    gotpc = gotoff = got_slot = False
     target = None
     next_ip = i.address + i.size
     for o in i.operands:
         width = max(width, o.size)
         if o.type == cx.X86_OP_REG:
             r = _reg(i.reg_name(o.reg))
+            if r is None and mnem in _SETCC and i.reg_name(o.reg) in _BYTE_OF:
+                r = Reg(_BYTE_OF[i.reg_name(o.reg)], 8)      # (``sete %r12b``: the low byte of %r12d)
             if r is None:
                 problem = problem or f"register %{i.reg_name(o.reg)} is not modelled"
                 r = Reg(i.reg_name(o.reg), 32)
@@ -267,12 +289,14 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                 problem = problem or (f"segment-relative memory is not modelled (only the stack guard "
                                       f"{describe_guard(obj.arch)})")
             if breg == "rip":
-                if reloc is not None:
+                if reloc is not None and reloc.kind in GOT_SLOT_KINDS:
+                    got_slot, mem_ref = True, got_address(obj, reloc)
+                elif reloc is not None:
                     mem_ref = _ref_of(obj, reloc, next_ip - (i.address + i.disp_offset))
                 else:
                     addr = next_ip + m.disp + base
                     hit = obj.section_at(addr) if base else (sec, next_ip + m.disp)
-                    mem_ref = _linked_ref(obj, hit, addr)
+                    mem_ref = linked_ref(obj, hit, addr)
             elif breg is not None:
                 b = _reg(breg)
                 if b is None:
@@ -281,6 +305,8 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                 if reloc.kind == "R_386_GOTOFF":
                     gotoff = True
                     mem_ref = _ref_of(obj, reloc, 0)
+                elif reloc.kind in GOT_SLOT_KINDS and b is not None and ireg is None:
+                    got_slot, mem_ref = True, got_address(obj, reloc)
                 elif reloc.kind in ("R_386_32", "R_X86_64_32", "R_X86_64_32S"):
                     mem_ref = _ref_of(obj, reloc, 0)
                 elif reloc.kind in ("R_386_PC32", "R_X86_64_PC32") and b is not None:
@@ -289,7 +315,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     problem = problem or f"relocation {reloc.kind} against {reloc.symbol} is not modelled"
             elif breg is None and ireg is None and reloc is None and obj.arch == "i386":
                 hit = obj.section_at(m.disp)
-                mem_ref = _linked_ref(obj, hit, m.disp)
+                mem_ref = linked_ref(obj, hit, m.disp)
             idx = _reg(ireg) if ireg else None
             if ireg and idx is None:
                 problem = problem or f"index register %{ireg} is not modelled"
@@ -297,8 +323,13 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
         else:  # pragma: no cover - capstone has no other operand kinds on x86
             problem = problem or "operand kind not modelled"
     ins = Instr(mnem, tuple(reversed(ops)), line)
+    if got_slot and mnem in ("call", "jmp"):
+        # ``call *sym@GOTPCREL(%rip)`` (-fno-plt): a call of the symbol the slot holds, as ``call sym@PLT``
+        got_slot, imm_ref, mem_ref = False, mem_ref, None
+    if got_slot and mnem != "mov":
+        problem = problem or f"a GOT slot is read by {mnem} (only a mov of the address it holds is modelled)"
     return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
-                   msize, pcrel, pcrel_at)
+                   msize, pcrel, pcrel_at, got_slot)
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:

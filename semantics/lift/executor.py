@@ -50,6 +50,7 @@ from typing import Callable
 
 import z3
 
+from sha1opt.semantics.lift.calls import RESULT_REGION
 from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.memory import MemoryModel
@@ -103,6 +104,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         self.replaying = False
         self._inside = 64          # reads below block + _inside are proved inside the buffer
         self.on_write = None
+        self.decide = None        # the step's branch decider (``step``): a load of a function pointer forks by it
         self.replay_index = 0     # ``run``: the position in the trace of the instruction being replayed
         self.exited = False
 
@@ -183,6 +185,8 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             if op == CL and isinstance(v, Int):
                 return Int(v.v & self.bv(0xFF))
             return v
+        if d.got_slot:
+            return self.got_value(op, d, width)
         return self.load(self.address(op, d), width, d)
 
     def _int(self, v, d: Decoded, what: str) -> z3.BitVecRef:
@@ -190,10 +194,20 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return v.v
         raise Refused(d, f"{what} is not an integer here", "untracked value")
 
+    def _bits(self, v, d: Decoded, what: str) -> z3.BitVecRef:
+        """An integer, or a stack address as the number it is (``stack_base + off``): the bits of ``%rsp`` that
+        a realignment computes on (libgcrypt: ``mov %rsp,%rax; neg %rax; and $15,%eax; add`` rounds up to 16),
+        exact in the entry stack pointer, whose alignment is the contract's axiom. Other pointers have no known
+        address: refused."""
+        if isinstance(v, Ptr) and v.region == "stack":
+            return self.stack_base + v.off
+        return self._int(v, d, what)
+
     # -- one instruction -----------------------------------------------------------------
     def step(self, d: Decoded, decide: Callable | None = None) -> None:
         """Execute ``d``; ``decide(cond)`` picks a branch direction (exploration) or None (replay: trace order)."""
         m = d.mnemonic
+        self.decide = decide
         if m in ("nop", "endbr64", "endbr32"):
             self.s.pc_addr = (self.s.pc_addr[0], d.next)
             return
@@ -312,7 +326,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         dst = ops[-1]
         x = self.operand_value(dst, d, w)
         if m in ("inc", "dec", "neg", "not"):
-            xv = self._int(x, d, str(dst))
+            xv = self._int(x, d, str(dst)) if m in ("inc", "dec") else self._bits(x, d, str(dst))
             if m == "not":
                 self._write(dst, Int(~xv), w, d)
                 return
@@ -353,15 +367,16 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                         self._write(dst, Ptr(x.region, x.off - a), w, d)
                         self.s.flags = None
                         return
+            if isinstance(x, Ptr) and x.region != "stack" or isinstance(y, Ptr) and y.region != "stack":
                 raise Refused(d, "bit operation on a pointer", "untracked value")
-            xv, yv = self._int(x, d, str(dst)), self._int(y, d, str(ops[0]))
+            xv, yv = self._bits(x, d, str(dst)), self._bits(y, d, str(ops[0]))
             r = {"and": xv & yv, "test": xv & yv, "or": xv | yv, "xor": xv ^ yv}[m]
             self.set_flags_logic(r, w)
             if m != "test":
                 self._write(dst, Int(r), w, d)
             return
         if m in ("shl", "shr", "sar"):
-            xv, yv = self._int(x, d, str(dst)), self._int(y, d, str(ops[0]))
+            xv, yv = self._bits(x, d, str(dst)), self._int(y, d, str(ops[0]))
             cnt = yv & self.bv(63 if w == 8 else 31)
             xv = self._trunc(xv, w)
             cnt = self._trunc(cnt, w)
@@ -403,6 +418,10 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(x.region, x.off - y.v)
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             return Int(x.off - y.off)
+        if any(isinstance(v, Ptr) and v.region.startswith(RESULT_REGION) for v in (x, y)):
+            # (strchr's result points into its argument: where is not modelled)
+            raise Refused(d, "subtraction of pointers a known function returned (where one points into the "
+                             "other is not modelled)", "address")
         raise Refused(d, "subtraction of unlike values", "untracked value")
 
     # -- replay: the interface composition.check_program drives -------------------------

@@ -74,7 +74,7 @@ from sha1opt.semantics.lift.interface import (ARG_REGS, ENTRY_ALIGNMENT, SAVED, 
                                               Contract)  # (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
 from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, entry_changed, establishes, names,
-                                              restored, verify_step)
+                                              passed_contract, restored, verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
@@ -136,8 +136,10 @@ class PathReport:
     pointers: tuple[tuple[str, str], ...] = ()
     # A refused path that ends in a jump to this function outside the object (a function pointer's value)
     # with the caller's arguments, callee-saved registers and stack intact: its proof is that function's
-    # own, under the same contract (``analyze`` takes it from the archive member defining it).
+    # own, under ``callee``: the caller's contract with any constant arguments the path adds
+    # (``induction.passed_contract``; ``analyze`` takes it from the archive member defining it).
     outside: str | None = None
+    callee: Contract | None = None
 
     @property
     def name(self) -> str:
@@ -317,7 +319,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         if not end.state.trace:
             return sym.name
         addr = end.state.trace[-1].address
-        held = obj.covering(fn.section, addr)
+        held = obj.covering(end.state.pc_addr[0] or fn.section, addr)     # (a callee may be in another section)
         if held is not None:
             return held.name
         passed = [d.address for d in end.state.trace if d.address in entries]
@@ -353,14 +355,15 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             v = stopped(end)
             if end.kind == "violation":
                 v = replace(v, detail=contract.named(end.reason))
-            outside = None
+            outside = callee = None
             if end.outside is not None:
                 why = entry_changed(ctx, end.state, entry_state(ctx, fn.section, fn.entry))
                 outside = end.outside if why is None else None
+                callee = passed_contract(ctx, end.state) if why is None else None
                 v = replace(v, detail=v.detail + (f"; the caller's arguments, callee-saved registers and stack are "
                                                   f"intact: the path is {end.outside}'s own proof" if why is None
                                                   else f"; not {end.outside}'s own proof: {why}"))
-            reports.append(report(end, cond, v, len(end.state.trace), t1, outside=outside))
+            reports.append(report(end, cond, v, len(end.state.trace), t1, outside=outside, callee=callee))
         elif end.kind == "exit" and contract.one_block:
             straight = tuple(end.state.trace)
             reports.append(report(end, cond, _prove_one_block(ctx, end, fn.section, fn.entry, prover),

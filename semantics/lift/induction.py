@@ -27,7 +27,7 @@ of block k+1 on the stack by term identity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import z3
 
@@ -41,7 +41,7 @@ from sha1opt.semantics.lift.schedule import ScheduleProver
 from sha1opt.semantics.lift.template import (Const, H, HeadTerm, Lanes, WordDomain, compress_location, describe,
                                              flat_locations, h_homes, materialize, read, uses_block_words,
                                              word_offset)
-from sha1opt.semantics.lift.interface import SAVED, WORKSPACE_AT
+from sha1opt.semantics.lift.interface import ARG_REGS, CONST, SAVED, WORKSPACE_AT, Contract
 from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.prove import Counterexample, Proved, Prover
 from sha1opt.semantics.sha1 import Definition, Spec, range_spec
@@ -485,5 +485,25 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
     return None
 
 
-__all__ = ["Ctx", "SAVED", "names", "restored", "entry_changed", "verify_step", "block_offset", "compress_holds",
+def passed_contract(ctx: Ctx, st: State) -> Contract:
+    """The contract a function reached by a tail jump at ``st`` is called under (its arguments intact,
+    ``entry_changed``): the caller's, plus each further SysV argument register, in order, that the path set to
+    a constant -- a fixed argument (Crypto++'s ``SHA1::Transform`` jumps to ``SHA1_HashMultipleBlocks_SHANI``
+    with the length 64 and the byte order 0 in %rdx and %rcx: ``(state, words, 64, 0)``). The first register
+    holding anything else ends them (the callee's proof refuses a read of one it was not given)."""
+    c = ctx.contract
+    if c.abi != "sysv":
+        return c
+    args, consts = list(c.args), list(c.constants)
+    for i in range(len(args), len(ARG_REGS["sysv"])):
+        v = st.regs.get(ARG_REGS["sysv"][i])
+        k = z3.simplify(v.v) if isinstance(v, Int) else None
+        if k is None or not z3.is_bv_value(k) or k.as_long() >> 32:
+            break
+        args.append(CONST)
+        consts.append((i, k.as_long()))
+    return replace(c, args=tuple(args), constants=tuple(consts))
+
+
+__all__ = ["Ctx", "SAVED", "names", "restored", "entry_changed", "passed_contract", "verify_step", "block_offset", "compress_holds",
            "establishes", "template_holds", "head_terms_hold"]

@@ -17,6 +17,12 @@ is a read-only region of one word, the same opaque constant at every read.
 The state's context (``interface``: ``state@OFFSET``) outside the 5 state words is
 the caller's: a 32-bit word there reads as a data value, a byte, half-word or
 quad-word as an integer the proof does not know; writes there are violations.
+A relocatable object's writable word another object or the object's own code may change is an input too
+(``statics.run_time_name``). A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
+object defines or a writable one), whose words are then inputs (``ext:``, new unknowns after a call that may
+change global data). A linked object's read past the section its address was computed from is of the section
+holding it (``_relocated``). The object's own function pointers read as one of their values and may be stored
+with a code address (``calls.load_pointer`` / ``store_pointer``); any other write to the object is a violation.
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from __future__ import annotations
 import z3
 
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
-from sha1opt.semantics.lift.decode import Decoded
+from sha1opt.semantics.lift.decode import Decoded, linked_ref
+from sha1opt.semantics.lift.statics import run_time_name
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
@@ -35,7 +42,21 @@ class MemoryModel:
     ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
     ``stack_writable``, ``replaying`` and ``on_write``."""
 
+    def got_value(self, m: Mem, d: Decoded, size: int) -> Ptr:
+        """What a ``mov`` from a GOT slot loads: the symbol's address (``decode.got_address``). i386's slot is
+        addressed from the GOT pointer, which its base register must hold."""
+        if 8 * size != self.bits:
+            raise Refused(d, "a GOT slot read in part", "address")
+        if m.base is not None and m.base.name != "rip":
+            base = self.s.regs.get(m.base.name)
+            if not (isinstance(base, Ptr) and base.region == "got" and _split(base.off) == ("", 0)):
+                raise Refused(d, "@GOT slot without the GOT pointer in its base register", "address")
+        return Ptr(d.mem_ref.region, self.bv(d.mem_ref.offset))
+
     def address(self, m: Mem, d: Decoded) -> Ptr:
+        if d.got_slot:
+            raise Refused(d, "a GOT slot used as an address (only a mov of the address it holds is modelled)",
+                          "address")
         if d.mem_ref is not None:
             if d.gotoff:
                 base = self.s.regs.get(m.base.name) if m.base else None
@@ -127,6 +148,8 @@ class MemoryModel:
             return v
         self._overlap(key, size, d)
         region, rest, c = key
+        if region.startswith("sec:") and not rest:
+            region, c = self._relocated(region, c, size)
         if region == "stack":
             if rest:
                 raise Refused(d, "read of an unwritten realigned stack slot", "untracked value")
@@ -148,28 +171,58 @@ class MemoryModel:
             if not 0 <= c <= 60:
                 self._inside_buffer(c, size, d)
             v = self.initial_mem("data", c)
+        elif region.startswith("sec:") and not rest and self.p.obj.relocation_at(region[4:], c) is None \
+                and (name := run_time_name(self.p.obj, region[4:], c)) is not None:
+            # (a word of the object's writable data that may hold other than the file's bytes: an input)
+            v = self._input(name, size)
         elif region.startswith("sec:"):
             raw = self.p.obj.read(region[4:], c, size) if not rest else None
             if raw is None:
                 raise Refused(d, f"read outside the object's section {region[4:]}", "address")
+            if self.p.obj.relocation_at(region[4:], c) is not None and 8 * size == self.bits:
+                v = self.load_pointer(region[4:], c, d)        # (a function pointer: one of its values)
+                self.s.mem[key] = (v, size)
+                return v
             if any(self.p.obj.relocation_at(region[4:], c + i) for i in range(size)):
                 raise Refused(d, f"reads a relocated word of {region[4:]} (an address, not a constant)", "address")
             v = Int(self.bv(int.from_bytes(raw, "little"))) if size == 8 else self.domain.const(int.from_bytes(raw, "little"))
         elif region.startswith("ext:"):
             if rest:
                 raise Refused(d, f"computed offset into {region[4:]}", "address")
-            v = Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(f"{region[4:]}+{c}", 8 * size))
-                    if 8 * size < self.bits else z3.BitVec(f"{region[4:]}+{c}", self.bits))
+            v = self._input(f"{region[4:]}+{c}", size)
         elif region == CANARY_REGION:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
             v = Int(guard_value(self.bits))
+        elif region.startswith("result:"):
+            raise Refused(d, f"reads the object {region[7:]} returned (a string whose contents are not modelled)",
+                          "address")
         else:
             raise Refused(d, f"read from {region}", "address")
         self.s.mem[key] = (v, size)
         if region == "stack":
             self._stack_offsets[key] = p.off
         return v
+
+    def _input(self, name: str, size: int) -> Int:
+        """A word the proof does not know, named ``SYM+offset`` (after a call that may change external data,
+        ``calls.Known``: a new unknown)."""
+        name += f" after {self.s.calls} call(s)" if self.s.calls else ""
+        return Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(name, 8 * size))
+                   if 8 * size < self.bits else z3.BitVec(name, self.bits))
+
+    def _relocated(self, region: str, c: int, size: int) -> tuple[str, int]:
+        """A linked object's address past the section it was computed from (i386 PIC: the code address from
+        ``call; pop`` plus a constant reaches ``.bss``): the section holding it, by its linked address -- a
+        writable section's word is an input named by its address (``ext:mem_4546a0``: what the loader or the
+        program put there, not the file's bytes), a read-only one's the file's bytes (``decode.linked_ref``)."""
+        obj = self.p.obj
+        section = region[4:]
+        if obj.relocatable or obj.read(section, c, size) is not None or section not in obj.addresses:
+            return region, c
+        addr = obj.addresses[section] + c
+        ref = linked_ref(obj, obj.section_at(addr), addr)
+        return ref.region, ref.offset
 
     def _inside_buffer(self, c: int, size: int, d: Decoded) -> None:
         """A read at block+c outside the current block: inside the data buffer on this path, or refused."""
@@ -194,6 +247,8 @@ class MemoryModel:
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
+        elif region.startswith("sec:") and not rest and region[4:] in self.p.obj.writable:
+            self.store_pointer(region[4:], c, v, size, d)     # (a function pointer of the object, or a violation)
         else:
             raise Violation(d, f"writes {region[4:] if ':' in region else region} memory")
         if key not in self.s.mem:

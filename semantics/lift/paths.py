@@ -40,10 +40,12 @@ class State:
     steps: int = 0
     frames: tuple[tuple[str, int], ...] = ()       # the local functions being called (``calls``), innermost last
     pointers: tuple[tuple[str, str], ...] = ()     # (function pointer, the value this path took), ``calls``
+    calls: int = 0                                 # calls that may change external data (``calls.Known``)
+    results: int = 0                               # known calls whose result or output is a new unknown
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps, self.frames, self.pointers)
+                     self.steps, self.frames, self.pointers, self.calls, self.results)
 
 
 class Program:

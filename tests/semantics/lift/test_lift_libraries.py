@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 from sha1opt.analyze import LiftRefusal, prove_object
+from sha1opt.emit.confirm import Unavailable, confirm
+from sha1opt.emit.objfile import load_object
+from sha1opt.semantics.lift.catalogue import lookup
 
 LIB = Path("/usr/lib/x86_64-linux-gnu")
 PACKAGE = {"libwolfssl.a": "libwolfssl-dev", "libcryptopp.a": "libcrypto++-dev", "libmbedcrypto.a": "libmbedtls-dev",
@@ -59,11 +62,15 @@ def test_mbedtls_process_proves_under_its_catalogued_interface():
     assert res.interface_origin.startswith("the interface catalogue"), res.interface_origin
 
 
-def test_cryptopp_transform_is_unknown_and_its_native_crash_at_a_stubbed_call_is_no_counterexample():
-    """Regression: CryptoPP::SHA1::Transform reads its capability flags through the GOT (not modelled: unknown) and
-    calls DetectX86Features; natively that call reaches the harness's zeroed data stub and the process dies. That
-    was reported as a counterexample confirmed natively; a death in an object calling stubbed external functions
-    says nothing about the code (``confirm.stubbed_calls``): no native verdict, unknown."""
-    res = prove_object(_lib("libcryptopp.a"), member="sha.o", function="_ZN8CryptoPP4SHA19TransformEPjPKj")
-    assert res.outcome == "unknown", res.summary()
-    assert "stubs as data" in res.summary() and "DetectX86Features" in res.summary(), res.summary()
+def test_native_crash_at_a_stubbed_call_is_no_counterexample(tmp_path):
+    """Regression: CryptoPP::SHA1::Transform calls DetectX86Features when its GOT flag reads 0, as the harness's
+    zeroed data stubs make it; natively that call reaches a data stub and the process dies. That was reported as
+    a counterexample confirmed natively; a death in an object calling stubbed external functions says nothing
+    about the code (``emit.confirm.stubbed_calls``): no native verdict. (The prover proves the function:
+    test_lift_got_flags.py.)"""
+    lib = _lib("libcryptopp.a")
+    uo = load_object(lib, tmp_path, member="sha.o")
+    row = lookup("_ZN8CryptoPP4SHA19TransformEPjPKj", "sha.o")
+    found = confirm(uo, "_ZN8CryptoPP4SHA19TransformEPjPKj", 0, tmp_path, interface=row.interface)
+    assert isinstance(found, Unavailable), found
+    assert "stubs as data" in found.reason and "DetectX86Features" in found.reason, found.reason

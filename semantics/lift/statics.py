@@ -1,0 +1,102 @@
+"""The object's own writable data: which words a path reads as the file has them, and which as inputs.
+
+A relocatable object's writable sections (``.data``, ``.bss``) hold at run time what the program stored
+there; the file has only the initial value. A word a path reads there is the file's bytes only when
+nothing the path does not see can have changed it: no global symbol covers it (another object may store to
+it -- a feature flag a detection function elsewhere sets), and no instruction of the object writes it or
+takes its address, and no data relocation holds its address. Otherwise it is an input named by its
+symbol and offset (``g_flag+0``), as an undefined symbol's word is (``memory``: region ``ext:``); reading
+it as its initial value would decide a dispatch by the file and leave the other paths unproved. (A
+linked object's writable words are inputs already: ``decode.linked_ref``.)
+
+``decoded_functions(obj)`` decodes every function of an object once (``calls.pointer_targets`` scans them
+too).
+
+Example: ``int has_fast;`` (global, ``.bss``) read by ``cmpl $0, has_fast(%rip)`` is the input
+``has_fast+0``; ``static int table[4] = {...};`` never written is the file's bytes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, decode_function
+from sha1opt.semantics.lift.elf import ObjectFile, Symbol
+from sha1opt.semantics.x86 import Mem
+
+
+class _Key:
+    """Hashable by identity: one object's analysis is done once."""
+
+    def __init__(self, obj: ObjectFile) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Key) and other.obj is self.obj
+
+
+def decoded_functions(obj: ObjectFile) -> tuple:
+    """Every function of the object decoded: (symbol, decoded function, its addresses in order)."""
+    return _decoded(_Key(obj))
+
+
+@lru_cache(maxsize=4)
+def _decoded(key: _Key) -> tuple:
+    obj = key.obj
+    out = []
+    for fsym in obj.functions():
+        if fsym.section in obj.executable:
+            fn = decode_function(obj, obj.sized(fsym))
+            out.append((fsym, fn, sorted(fn.instructions)))
+    return tuple(out)
+
+
+def run_time_name(obj: ObjectFile, section: str, offset: int) -> str | None:
+    """The input name of the word at ``section + offset`` of a relocatable object's writable section when it may
+    hold at run time other than the file's bytes (module docstring), else None."""
+    if not obj.relocatable or section not in obj.writable:
+        return None
+    return _run_time_name(_Key(obj), section, offset)
+
+
+@lru_cache(maxsize=256)
+def _run_time_name(key: _Key, section: str, offset: int) -> str | None:
+    obj = key.obj
+    var = _variable(obj, section, offset)
+    lo, hi = (var.value, var.value + max(var.size, 1)) if var is not None else (0, len(obj.sections[section]))
+    name = f"{var.name}+{offset - var.value}" if var is not None else f"{section}+{offset}"
+    if var is not None and var.bind != "STB_LOCAL":
+        return name                                  # (another object may store to it)
+    for sec, relocs in obj.relocs.items():
+        if sec.startswith((".debug", ".eh_frame")):
+            continue
+        for r in relocs.values():
+            at = r.target + (r.addend if sec not in obj.executable else 0)
+            if r.section == section and lo <= at < hi and (sec not in obj.executable or r.kind in GOT_SLOT_KINDS):
+                return name                          # (its address is held in data, or in a GOT slot)
+    here = f"sec:{section}"
+    for _, fn, _ in decoded_functions(obj):
+        for d in fn.instructions.values():
+            if d.imm_ref is not None and d.imm_ref.region == here and lo <= d.imm_ref.offset < hi:
+                return name                          # (its address taken as an immediate)
+            ref = d.mem_ref
+            if ref is None or ref.region != here or not lo <= ref.offset < hi:
+                continue
+            ops = d.ins.operands
+            if d.mnemonic == "lea" or (ops and isinstance(ops[-1], Mem) and d.mnemonic not in ("cmp", "test")):
+                return name                          # (written, or its address taken)
+    return None
+
+
+def _variable(obj: ObjectFile, section: str, offset: int) -> Symbol | None:
+    """The data symbol whose extent holds ``section + offset`` (hand-written ``.globl`` labels have no type or
+    size: to the next symbol, ``ObjectFile.sized``)."""
+    held = [obj.sized(s) for s in obj.symbols if s.section == section and s.name and not s.name.startswith(".L")
+            and s.kind in ("STT_OBJECT", "STT_NOTYPE") and s.value <= offset]
+    return next((s for s in sorted(held, key=lambda s: -s.value) if offset < s.value + max(s.size, 1)), None)
+
+
+__all__ = ["decoded_functions", "run_time_name"]
