@@ -141,14 +141,21 @@ def block_offset(template: dict, ctx: Ctx, kabs) -> z3.BitVecRef:
     return ctx.bv(0)
 
 
-def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: str, head: int, prover: Prover,
-                cond0: list):
-    """One iteration from ``template`` (block ``kabs``; symbol k free): back to ``target`` at k+1, or exit at n.
+@dataclass
+class _Step:
+    """One iteration explored from a materialized template: its paths and what checking them needs."""
 
-    ``subst(expr, (k, k+1))`` maps the target's values to the next head (plain ``z3.substitute``
-    when the target is the same template). Returns ``(Verdict, trace)``: a proved verdict's ``cuts``
-    are every cut its compression checks proved (the common prefix's and each differing suffix's).
-    """
+    paths: list
+    block: z3.BitVecRef
+    tdom: TermDomain
+    init_mem: object
+    machine: object              # State -> PathMachine (block ``block``)
+    start: State                 # the head state the paths start from
+
+
+def _explore_step(ctx: Ctx, template: dict, kabs, section: str, head: int, cond0: list):
+    """The paths of one iteration from ``template`` (block ``kabs``), or (the verdict, trace) that stops it:
+    a block not read at ``64 * kabs``, or a path the executor stopped."""
     k = ctx.k
     fresh = iter(range(1 << 30))
     b = Builder()
@@ -170,6 +177,45 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
     for p in paths:
         if p.kind in ("refused", "limit", "violation"):
             return stopped(p), p.state.trace
+    return _Step(paths, block, tdom, im, machine_k, start)
+
+
+def exit_compression(ctx: Ctx, exact: dict, section: str, head: int, prover: Prover, cond0: list):
+    """The first iteration from the loop's exact entry state (``exact``: ``build_template`` of S0 alone) checked
+    at its exits only -- each path that leaves the loop there (nblocks = 1) must leave ``compress(H, block)`` in
+    the state words -- as (verdict, trace) of the first that does not, else None.
+
+    No guess of the invariant is involved, so the verdict names the round where wrong code goes astray, where
+    the template guessed from wrong code's own states havocs H (H is not compress(H) one iteration on) and
+    every new a is "never computed" from A1 on: every mutant of libgcrypt's and OpenSSL's SSSE3/AVX loops,
+    whose heads hold the next block's W + K, was named A1.
+    """
+    step = _explore_step(ctx, exact, ctx.bv(0), section, head, cond0)
+    if isinstance(step, tuple):
+        return None
+    for p in step.paths:
+        if p.kind == "head":
+            continue
+        res, _ = compress_holds(ctx, exact, section, head, p.state.trace, step.block, prover, p.state.cond, False,
+                                exact)
+        if res is not None:
+            return res, p.state.trace
+    return None
+
+
+def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: str, head: int, prover: Prover,
+                cond0: list):
+    """One iteration from ``template`` (block ``kabs``; symbol k free): back to ``target`` at k+1, or exit at n.
+
+    ``subst(expr, (k, k+1))`` maps the target's values to the next head (plain ``z3.substitute``
+    when the target is the same template). Returns ``(Verdict, trace)``: a proved verdict's ``cuts``
+    are every cut its compression checks proved (the common prefix's and each differing suffix's).
+    """
+    step = _explore_step(ctx, template, kabs, section, head, cond0)
+    if isinstance(step, tuple):
+        return step
+    paths, block, tdom, im, machine_k, start = (step.paths, step.block, step.tdom, step.init_mem, step.machine,
+                                                 step.start)
     for p in paths:
         st = p.state
         if p.kind == "head":
@@ -485,5 +531,5 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
     return None
 
 
-__all__ = ["Ctx", "SAVED", "names", "restored", "entry_changed", "verify_step", "block_offset", "compress_holds",
-           "establishes", "template_holds", "head_terms_hold"]
+__all__ = ["Ctx", "SAVED", "names", "restored", "entry_changed", "verify_step", "exit_compression", "block_offset",
+           "compress_holds", "establishes", "template_holds", "head_terms_hold"]
