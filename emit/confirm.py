@@ -5,7 +5,9 @@
 name; a declared interface other than (state, data, nblocks) is called
 through ``emit.adapter``, once per block) into the freestanding harness (``harness.BlockHarness``) and runs it
 on concrete (state, data, nblocks) records -- random states and blocks for
-each nblocks the contract allows up to 3 (up to 3 pairs for ``nblocks even``),
+each nblocks the contract allows up to 3 (up to 3 pairs for ``nblocks even``;
+for a byte length, every other record with 1..63 bytes after its blocks, which
+the contract leaves unhashed),
 then the FIPS/CAVP vectors (not for ``nblocks even``: they hash odd counts) -- and
 returns the first record on which the machine disagrees with SHA-1
 (``numpy`` spec / ``hashlib``), or on which the harness saw a callee-saved
@@ -57,10 +59,14 @@ class Finding:
     got: tuple[int, ...] | None
     want: tuple[int, ...]
     problem: str
+    tail: int = 0           # bytes after the blocks (a byte-length interface was passed 64 * nblocks + tail)
 
     def describe(self) -> str:
         st = " ".join(f"{w:08x}" for w in self.state)
-        head = f"state {st}, nblocks {self.nblocks}, data {self.data[:16].hex()}{'...' if len(self.data) > 16 else ''}"
+        length = f" (byte length {64 * self.nblocks + self.tail}: {self.tail} bytes after the blocks)" \
+            if self.tail else ""
+        head = (f"state {st}, nblocks {self.nblocks}{length}, data {self.data[:16].hex()}"
+                f"{'...' if len(self.data) > 16 else ''}")
         if self.nblocks < 0:
             return self.problem
         if self.got is None:
@@ -207,13 +213,16 @@ def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed:
     rng = random.Random(seed)
     records, wants = [], []
     m = interface.block_multiple
+    # a byte length: every other record 1..63 bytes longer than its blocks (the contract hashes whole blocks only)
+    tails = "bytes" in interface.roles
     for nb in range(min_blocks, 3 * m + 1):
         if nb % m:
             continue        # a count outside the contract (``nblocks even``: 2, 4, 6, never 3)
-        for _ in range(4):
+        for j in range(4):
             st = tuple(rng.getrandbits(32) for _ in range(5))
             data = rng.randbytes(64 * nb)
-            records.append(Record(st, data))
+            tail = rng.randbytes(rng.randrange(1, 64)) if tails and j % 2 else b""
+            records.append(Record(st, data, tail=tail))
             wants.append(expected(st, data))
     for rec, want in zip(records, wants):
         res = harness.run([rec])
@@ -222,11 +231,12 @@ def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed:
             if calls:
                 return Unavailable(f"the process died ({res.reason}), and the object calls external functions the "
                                    f"harness stubs as data ({', '.join(calls[:3])}): no verdict on the code")
-            return Finding(rec.state, rec.data, len(rec.data) // 64, None, want, f"the process died ({res.reason})")
+            return Finding(rec.state, rec.data, len(rec.data) // 64, None, want, f"the process died ({res.reason})",
+                           len(rec.tail))
         r = res[0]
         problem = "; ".join(t for bit, t in FLAG_TEXT.items() if r.flags & bit)
         if r.state != want or problem:
-            return Finding(rec.state, rec.data, len(rec.data) // 64, r.state, want, problem)
+            return Finding(rec.state, rec.data, len(rec.data) // 64, r.state, want, problem, len(rec.tail))
     if min_blocks == 0 and interface.block_multiple == 1:     # (the vectors hash odd counts too)
         ok, detail = run_vectors(harness)
         if not ok:

@@ -49,11 +49,15 @@ class Record:
     data: bytes                  # a multiple of 64 bytes
     misalign: int = 0            # bytes the data ends before the guard page
     chunk: int = 0               # blocks per call (0: one call)
+    tail: bytes = b""            # 0..63 bytes after the blocks, in the buffer, not hashed: a byte length counts them
 
     def encode(self) -> bytes:
         if len(self.data) % 64:
             raise HarnessError(f"data must be whole 64-byte blocks, not {len(self.data)} bytes")
-        return struct.pack("<8I", len(self.data) // 64, self.misalign, self.chunk, *self.state) + self.data
+        if len(self.tail) > 63:
+            raise HarnessError(f"a tail is less than a block, not {len(self.tail)} bytes")
+        return struct.pack("<9I", len(self.data) // 64, self.misalign, self.chunk, len(self.tail),
+                           *self.state) + self.data + self.tail
 
 
 @dataclass(frozen=True)
