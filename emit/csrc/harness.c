@@ -17,6 +17,10 @@
  * a guard page, with two canary words before it. flags: bit 0 a callee-saved
  * register (or the stack pointer) changed, bit 1 a canary changed, bit 2 the
  * input data changed. A fault kills the process: the caller sees the signal.
+ *
+ * With -DSHA1OPT_HOSTED it is the record loop of a libc program instead
+ * (csrc/dlopen_main.c: a function of a shared object, loaded with dlopen):
+ * no _start, no C library functions or stack-protector guard of its own.
  */
 typedef unsigned int u32;
 typedef unsigned long usize;
@@ -67,6 +71,7 @@ static int same(const void *a, const void *b, usize n) {
     return 1;
 }
 
+#ifndef SHA1OPT_HOSTED
 /* Called by the compiler for struct copies even when freestanding. */
 void *memcpy(void *d, const void *s, usize n) { return copy(d, s, n); }
 void *memset(void *d, int c, usize n) { u8 *p = d; while (n--) *p++ = (u8)c; return d; }
@@ -82,6 +87,9 @@ static usize tls_block[16] = {0, 0, 0, 0, 0, 0x2f8a61c05e93d4b7UL};
 void __stack_chk_fail(void) { die(6); }
 static void set_guard(void) { if (sys3(158 /* arch_prctl */, 0x1002 /* ARCH_SET_FS */, (long)tls_block, 0)) die(5); }
 #else
+static void set_guard(void) {}
+#endif
+#else   /* SHA1OPT_HOSTED: the C library's functions and its stack-protector guard */
 static void set_guard(void) {}
 #endif
 
