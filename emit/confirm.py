@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -220,6 +220,9 @@ def shared_harness(uo: UserObject, function: str, workdir: Path, interface: Inte
     """
     if lifted is None or lifted.function != function:
         return Unavailable(f"a function of a shared object is run only once lifted: no proof of {function} given")
+    if replace(interface.contract(lifted.contract.abi), min_blocks=lifted.contract.min_blocks) != lifted.contract:
+        return Unavailable(f"a function of a shared object is run only through the interface it was lifted under: "
+                           f"({', '.join(lifted.contract.arg_names())}), not {interface}")
     refused = [p for p in lifted.paths if p.outcome == "refused"]
     chosen = tuple(sorted(symbols.items()))
     bad = next((p for p in refused if p.witness == chosen), None) or \

@@ -71,8 +71,8 @@ def test_the_words_of_a_path_select_that_path(wrong_w80, tmp_path):
 
 
 def test_code_not_lifted_is_not_run(wrong_w80, tmp_path):
-    """No proof, a proof of another function, a refused path, a word in code or in data made read-only after
-    relocation (``.got``): nothing runs, and the reason says why."""
+    """No proof, a proof of another function, a refused path, another interface than the proof's, a word in code
+    or in data made read-only after relocation (``.got``): nothing runs, and the reason says why."""
     so, _, res = wrong_w80
     uo = load_object(so, tmp_path)
     words = dict(_path(res, 2).witness)
@@ -81,6 +81,8 @@ def test_code_not_lifted_is_not_run(wrong_w80, tmp_path):
     for lifted in (None, dataclasses.replace(res.proof, function="other"), refused):
         got = confirm(uo, FUNCTION, 1, tmp_path, interface=ONE_BLOCK, symbols=words, lifted=lifted)
         assert isinstance(got, Unavailable) and "lifted" in got.reason, got
+    got = confirm(uo, FUNCTION, 1, tmp_path, symbols=words, lifted=res.proof)      # (state, data, nblocks)
+    assert isinstance(got, Unavailable) and "interface it was lifted under" in got.reason, got
     for section in (".text", ".got"):
         got = confirm(uo, FUNCTION, 1, tmp_path, interface=ONE_BLOCK, lifted=res.proof,
                       symbols={linked_word(uo.obj.addresses[section]): b"\0"})
