@@ -297,12 +297,13 @@ def mutants(blob: bytes, base: int, p: PathCode, n: int, rng: random.Random) -> 
 # -- judging ---------------------------------------------------------------------------------------
 
 def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[str, tuple]],
-           interface: Interface = DEFAULT) -> tuple[str, object]:
-    """Run the mutant once per set of capability words: (path, first Finding), else (last path, result)."""
+           interface: Interface = DEFAULT, lifted=None) -> tuple[str, object]:
+    """Run the mutant once per set of capability words: (path, first Finding), else (last path, result).
+    ``lifted``: the mutant's proof (a shared object's function is run only once lifted, ``confirm``)."""
     uo = load_object(mut, work)
     last: tuple[str, object] = ("", None)
     for name, w in words:
-        got = confirm(uo, function, blocks, work, symbols=dict(w), interface=interface)
+        got = confirm(uo, function, blocks, work, symbols=dict(w), interface=interface, lifted=lifted)
         if isinstance(got, Finding):
             return name, got
         last = (name, got)
@@ -351,7 +352,8 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
     judged = [p for p in res.proof.paths if p.outcome != "not checked"] if res is not None else []
     scope = scope if res is not None else None
     if res is not None and res.outcome in ("proved", "partial"):
-        where, got = native(mut, fn, blocks, work, [(lab, w) for lab, ws in words.items() for w in ws], used)
+        where, got = native(mut, fn, blocks, work, [(lab, w) for lab, ws in words.items() for w in ws], used,
+                            res.proof)
         paths = "every path" if scope is None else f"the {len(judged)} path(s) labelled {sorted(scope)[0]}"
         if isinstance(got, Finding):
             return "UNSOUND: proved, differs natively", f"proved on {paths}; native ({where}): {got.describe()}"
@@ -366,7 +368,7 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
         return kind, f"prover: {why[:150]}; native: {res.native.describe()}"
     mine = [(lab, w) for lab, ws in words.items() if scope is None or lab in scope for w in ws]
     extra = [(bad.name, bad.witness)] if bad is not None and bad.witness not in {w for _, w in mine} else []
-    where, got = native(mut, fn, blocks, work, mine + extra, used)
+    where, got = native(mut, fn, blocks, work, mine + extra, used, res.proof if res is not None else None)
     refused = res is None or res.outcome == "refused"
     if isinstance(got, Finding):
         kind = "refuted natively (prover refused)" if refused else "refuted natively (prover: not proved)"

@@ -24,9 +24,9 @@ nothing proved to mutate against). Then ``--mutants`` one-instruction mutants
 of the function's code, made, proved and judged by ``bench/lift_mutants.py``
 (``mutants``, ``judge``: the same verdicts -- equivalent (proved), refuted
 and confirmed natively, refuted natively, not proved / not refuted, UNSOUND),
-counted per function. Mutants of a shared object cannot be confirmed
-natively (the harness links objects, not ``.so`` files): they are counted as
-the prover and ``judge`` leave them.
+counted per function. Mutants of a shared object are run natively as well:
+the mutated copy loaded with ``dlopen`` in the harness child, the function
+called at its address (``emit.confirm.shared_harness``).
 
 The header names the host CPU (vendor, family, model: ``emit.host_cpu``),
 the commit and the load; times are wall seconds on a shared machine.

@@ -6,10 +6,11 @@ What lives here (one concept per module):
                      flavors), one instruction's AT&T spelling, ``guess_arch`` of AT&T text;
 * ``toolchain``   -- ``as`` / ``gcc`` / ``ld`` as argument lists: the one place for C builds and
                      their flags (freestanding ``cflags``, ``compile_source``, ``c_assembly``,
-                     ``link_static``); every failure is a ``ToolchainError``;
+                     ``link_static``, ``link_hosted``); every failure is a ``ToolchainError``;
 * ``validate``    -- assemble, read the machine code back (``semantics.lift``), prove the whole
                      function from it, run the vectors where ``execution`` says;
-* ``harness``     -- the freestanding harness (``csrc/harness.c``) that runs the vectors;
+* ``harness``     -- the freestanding harness (``csrc/harness.c``) that runs the vectors; its libc
+                     build that loads a shared object with dlopen (``csrc/dlopen_main.c``);
 * ``execution``   -- where validated code runs: natively, under a qualified emulator, or not at
                      all with what this CPU lacks (``host_cpu.lacking``), as a value;
 * ``emulator``    -- the emulators and the features they run correctly (``corpus/emulators.toml``,

@@ -17,7 +17,10 @@ at an offset in a context (``state@OFFSET``) is copied into the adapter's
 zeroed context before the call and back after it (the harness's canaries then
 guard the adapter's copy, not the context's other bytes); host-order words
 (``words``) are the block byte-swapped into the adapter's buffer, one call per
-block; a byte length is ``64 * nblocks``; a constant is passed as declared.
+block; a byte length is ``64 * nblocks`` plus the record's trailing bytes
+(``sha1opt_tail``, 0..63, set by the harness per record: in the buffer after the
+blocks, never hashed under the contract), or ``64`` plus them per block; a
+constant is passed as declared.
 
 Example: for ``sha_transform(state, data, workspace[16])`` on x86-64 the
 loop body is ``mov sha1opt_state(%rip), %rdi; mov sha1opt_data(%rip), %rsi;
@@ -80,19 +83,21 @@ def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
             return [f"\tlea {address[role]}(%rip), {reg}"]
         if role == CONST:
             return [f"\tmov ${dict(interface.constants)[i]:#x}, {reg32}"]
+        tail = [f"\tadd sha1opt_tail(%rip), {reg}"] if role == "bytes" else []
         if role in COUNT_ROLES and not once:
-            return [f"\tmov ${1 if role == 'nblocks' else 64}, {reg32}"]
+            return [f"\tmov ${1 if role == 'nblocks' else 64}, {reg32}"] + tail
         load = {"state": "sha1opt_state", "data": "sha1opt_data", "nblocks": "sha1opt_count",
                 "bytes": "sha1opt_count"}[role]
-        return [f"\tmov {load}{rip}, {reg}"] + ([f"\tshl $6, {reg}"] if role == "bytes" else [])
+        return [f"\tmov {load}{rip}, {reg}"] + ([f"\tshl $6, {reg}"] if role == "bytes" else []) + tail
     if role in address:
         return [f"\tpush ${address[role]}"]
     if role == CONST:
         return [f"\tpushl ${dict(interface.constants)[i]:#x}"]
-    if role in COUNT_ROLES and not once:
-        return [f"\tpushl ${1 if role == 'nblocks' else 64}"]
     if role == "bytes":
-        return ["\tmov sha1opt_count, %eax", "\tshl $6, %eax", "\tpush %eax"]
+        count = "\tmov $64, %eax" if not once else "\tmov sha1opt_count, %eax\n\tshl $6, %eax"
+        return [count, "\tadd sha1opt_tail, %eax", "\tpush %eax"]
+    if role in COUNT_ROLES and not once:
+        return ["\tpushl $1"]
     return [f"\tpushl sha1opt_{'count' if role == 'nblocks' else role}"]
 
 

@@ -5,15 +5,26 @@
 name; a declared interface other than (state, data, nblocks) is called
 through ``emit.adapter``, once per block) into the freestanding harness (``harness.BlockHarness``) and runs it
 on concrete (state, data, nblocks) records -- random states and blocks for
-each nblocks the contract allows up to 3 (up to 3 pairs for ``nblocks even``),
+each nblocks the contract allows up to 3 (up to 3 pairs for ``nblocks even``;
+for a byte length, every other record with 1..63 bytes after its blocks, which
+the contract leaves unhashed),
 then the FIPS/CAVP vectors (not for ``nblocks even``: they hash odd counts) -- and
 returns the first record on which the machine disagrees with SHA-1
 (``numpy`` spec / ``hashlib``), or on which the harness saw a callee-saved
 register, the stack pointer or memory around the state change, or the
 process die. ``None`` means every record agreed (the proof's failure is then
 reported as unknown, never as a counterexample); ``Unavailable`` says why
-the object could not be run here (external symbols, a shared object, a
-non-x86-64 host).
+the object could not be run here (external symbols, a non-x86-64 host, a
+shared object's function not lifted).
+
+A function of a shared object (``libcrypto.so.3``) is run through
+``harness.SharedObjectHarness``: the object (the file itself, mutated or
+not) loaded with ``dlopen`` in the bounded child, the function called at its
+address (a stripped one has no name to look up), a dispatch path's words
+(``mem_4895a4``: ``lift.decode.linked_word``) written at theirs after the
+object's constructors ran. Only code that was validated is run: the caller
+passes the proof (``lifted``) that lifted this function under this
+interface, and a path it refused is not run.
 
 Example: our export with ``pop %rbx`` removed gives
 ``Finding(nblocks=0, ..., problem="a callee-saved register or the stack pointer changed")``.
@@ -23,7 +34,7 @@ from __future__ import annotations
 
 import random
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -32,10 +43,14 @@ import numpy as np
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
+from sha1opt.semantics.lift.decode import linked_word_address
+from sha1opt.semantics.lift.elf import NoFunction
+from sha1opt.semantics.lift.function import FunctionProof
 from sha1opt.semantics.lift.interface import DEFAULT, Interface
 from sha1opt.semantics.sha1 import compress
 from sha1opt.emit.adapter import adapter_object
-from sha1opt.emit.harness import FLAG_TEXT, HARNESS_FUNCTIONS, BlockHarness, Record, RunFailure
+from sha1opt.emit.harness import (FLAG_TEXT, HARNESS_FUNCTIONS, BlockHarness, Record, RunFailure, SharedObjectHarness,
+                                  jump_stub)
 from sha1opt.emit.objfile import UserObject
 from sha1opt.emit.toolchain import ToolchainError, arch_flag, host_is_x86_64, run, which
 from sha1opt.emit.validate import run_vectors
@@ -57,10 +72,14 @@ class Finding:
     got: tuple[int, ...] | None
     want: tuple[int, ...]
     problem: str
+    tail: int = 0           # bytes after the blocks (a byte-length interface was passed 64 * nblocks + tail)
 
     def describe(self) -> str:
         st = " ".join(f"{w:08x}" for w in self.state)
-        head = f"state {st}, nblocks {self.nblocks}, data {self.data[:16].hex()}{'...' if len(self.data) > 16 else ''}"
+        length = f" (byte length {64 * self.nblocks + self.tail}: {self.tail} bytes after the blocks)" \
+            if self.tail else ""
+        head = (f"state {st}, nblocks {self.nblocks}{length}, data {self.data[:16].hex()}"
+                f"{'...' if len(self.data) > 16 else ''}")
         if self.nblocks < 0:
             return self.problem
         if self.got is None:
@@ -146,14 +165,18 @@ def preset(uo: UserObject, symbols: Mapping[str, bytes], workdir: Path) -> Path:
 
 
 def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interface = DEFAULT,
-                symbols: Mapping[str, bytes] | None = None) -> BlockHarness | Unavailable:
+                symbols: Mapping[str, bytes] | None = None,
+                lifted: FunctionProof | None = None) -> BlockHarness | Unavailable:
     """The function linked into the native harness (renamed; undefined data symbols zero or as ``symbols``
     gives them; a global data symbol the object defines starts as ``symbols`` gives it, ``preset``), or why not.
 
     A declared interface other than ``(state, data, nblocks)`` is called through
-    ``adapter.adapter_text`` (the function renamed to ``CALLEE``, made global).
+    ``adapter.adapter_text`` (the function renamed to ``CALLEE``, made global). A shared object's function
+    runs in ``harness.SharedObjectHarness`` when ``lifted`` is its proof (``shared_harness``).
     """
     symbols = symbols or {}
+    if uo.kind == "shared object":
+        return shared_harness(uo, function, workdir, interface, symbols, lifted)
     if uo.kind not in ("assembled", "object", "archive member"):
         # (before the symbols: a linked object's run-time words are inputs named by address, ``mem_4895a0``)
         return Unavailable(f"a {uo.kind} cannot be linked into the harness")
@@ -185,9 +208,58 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
         return Unavailable(f"cannot link the function into the harness: {e}")
 
 
-def run_zero_blocks(uo: UserObject, function: str, workdir: Path) -> str:
+def shared_harness(uo: UserObject, function: str, workdir: Path, interface: Interface, symbols: Mapping[str, bytes],
+                   lifted: FunctionProof | None) -> SharedObjectHarness | Unavailable:
+    """A shared object's function in ``harness.SharedObjectHarness``, or why not.
+
+    Run only when validated: ``lifted`` is the proof of ``function`` under ``interface`` (its code decoded, its
+    arguments checked) and the path ``symbols`` select (its ``witness``) is not one it refused. The function is
+    found at its address in the file's layout (``find_function``: a stripped one is the symbol ``scan`` made
+    of its extent); each word of ``symbols`` (``mem_<address>``) must lie in a section written at run time
+    and outside the part made read-only after relocation.
+    """
+    if lifted is None or lifted.function != function:
+        return Unavailable(f"a function of a shared object is run only once lifted: no proof of {function} given")
+    if replace(interface.contract(lifted.contract.abi), min_blocks=lifted.contract.min_blocks) != lifted.contract:
+        return Unavailable(f"a function of a shared object is run only through the interface it was lifted under: "
+                           f"({', '.join(lifted.contract.arg_names())}), not {interface}")
+    refused = [p for p in lifted.paths if p.outcome == "refused"]
+    chosen = tuple(sorted(symbols.items()))
+    bad = next((p for p in refused if p.witness == chosen), None) or \
+        (refused[0] if len(refused) == len(lifted.paths) else None)
+    if bad is not None:
+        return Unavailable(f"a function of a shared object is run only on a lifted path: {bad.name} was refused "
+                           f"({bad.detail})")
+    if not host_is_x86_64():
+        return Unavailable("native runs need an x86-64 host")
+    try:
+        sym = uo.obj.find_function(function)
+    except NoFunction as e:
+        raise ConfirmError(str(e)) from None
+    words: dict[int, bytes] = {}
+    for name, init in symbols.items():
+        at = linked_word_address(name)
+        if at is None:
+            raise ConfirmError(f"{name} is not a word of the shared object named by its address (mem_<hex>)")
+        hit = uo.obj.section_at(at)
+        if hit is None or hit[0] not in uo.obj.writable or any(lo < at + len(init) and at < hi for lo, hi in
+                                                                 uo.obj.read_only_after_relocation):
+            return Unavailable(f"the word at 0x{at:x} is not in data written at run time: it cannot be set")
+        words[at] = init
+    try:
+        if interface.roles != DEFAULT.roles:
+            entry = [jump_stub(uo.arch, CALLEE, workdir), adapter_object(uo.arch, interface, CALLEE, workdir)]
+        else:
+            entry = [jump_stub(uo.arch, SYMBOL, workdir)]
+        return SharedObjectHarness(uo.path, uo.obj.addresses.get(sym.section, 0) + sym.value, uo.arch, workdir,
+                                   entry, words)
+    except (ToolchainError, Sha1optError) as e:
+        return Unavailable(f"cannot run the shared object's function in the harness: {e}")
+
+
+def run_zero_blocks(uo: UserObject, function: str, workdir: Path, lifted: FunctionProof | None = None) -> str:
     """What the machine does when called with nblocks = 0 (for a contract that excludes it: a finding)."""
-    harness = harness_for(uo, function, workdir)
+    harness = harness_for(uo, function, workdir, lifted=lifted)
     if isinstance(harness, Unavailable):
         return f"not run natively ({harness.reason})"
     st = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)
@@ -198,22 +270,27 @@ def run_zero_blocks(uo: UserObject, function: str, workdir: Path) -> str:
 
 
 def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed: int = 12,
-            interface: Interface = DEFAULT, symbols: Mapping[str, bytes] | None = None) -> Finding | Unavailable | None:
+            interface: Interface = DEFAULT, symbols: Mapping[str, bytes] | None = None,
+            lifted: FunctionProof | None = None) -> Finding | Unavailable | None:
     """The first concrete record on which the function disagrees with SHA-1, run with the undefined data
-    symbols zero or as ``symbols`` gives them (to take one dispatch path), or None when all agree."""
-    harness = harness_for(uo, function, workdir, interface, symbols)
+    symbols zero or as ``symbols`` gives them (to take one dispatch path), or None when all agree.
+    ``lifted``: the function's proof (required to run a shared object's function: ``shared_harness``)."""
+    harness = harness_for(uo, function, workdir, interface, symbols, lifted)
     if isinstance(harness, Unavailable):
         return harness
     rng = random.Random(seed)
     records, wants = [], []
     m = interface.block_multiple
+    # a byte length: every other record 1..63 bytes longer than its blocks (the contract hashes whole blocks only)
+    tails = "bytes" in interface.roles
     for nb in range(min_blocks, 3 * m + 1):
         if nb % m:
             continue        # a count outside the contract (``nblocks even``: 2, 4, 6, never 3)
-        for _ in range(4):
+        for j in range(4):
             st = tuple(rng.getrandbits(32) for _ in range(5))
             data = rng.randbytes(64 * nb)
-            records.append(Record(st, data))
+            tail = rng.randbytes(rng.randrange(1, 64)) if tails and j % 2 else b""
+            records.append(Record(st, data, tail=tail))
             wants.append(expected(st, data))
     for rec, want in zip(records, wants):
         res = harness.run([rec])
@@ -222,11 +299,12 @@ def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed:
             if calls:
                 return Unavailable(f"the process died ({res.reason}), and the object calls external functions the "
                                    f"harness stubs as data ({', '.join(calls[:3])}): no verdict on the code")
-            return Finding(rec.state, rec.data, len(rec.data) // 64, None, want, f"the process died ({res.reason})")
+            return Finding(rec.state, rec.data, len(rec.data) // 64, None, want, f"the process died ({res.reason})",
+                           len(rec.tail))
         r = res[0]
         problem = "; ".join(t for bit, t in FLAG_TEXT.items() if r.flags & bit)
         if r.state != want or problem:
-            return Finding(rec.state, rec.data, len(rec.data) // 64, r.state, want, problem)
+            return Finding(rec.state, rec.data, len(rec.data) // 64, r.state, want, problem, len(rec.tail))
     if min_blocks == 0 and interface.block_multiple == 1:     # (the vectors hash odd counts too)
         ok, detail = run_vectors(harness)
         if not ok:

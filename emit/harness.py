@@ -9,6 +9,18 @@ and returns per record the state after the call(s) and the harness flags
 A crash (e.g. a fault on a guard page) or a run past ``NATIVE_LIMITS`` is
 reported as a value, not raised; the harness runs through
 ``toolchain.run_child`` (own process group, killed on return or interrupt).
+
+``SharedObjectHarness(shared, address, arch, workdir, entry, words)`` runs a
+function of a shared object the same way: the record loop is ``harness.c``
+built into a libc program (``-DSHA1OPT_HOSTED``, ``csrc/dlopen_main.c``) that
+loads the object with ``dlopen`` in the bounded child and calls the function
+at ``address`` (its address in the file's layout; the load base is added at
+run time) through ``entry`` -- ``jump_stub`` (a jump to it named
+``sha1_block_data_order``) or an interface adapter calling such a stub --
+after writing ``words`` (address -> bytes, e.g. a dispatch path's
+capability words) into the loaded object. Example: ``libcrypto.so.3``'s
+``SHA1_Transform`` at 0x1be8f0 with ``{0x4895a4: b"\0\0\0\0"}`` takes its
+integer path.
 """
 
 from __future__ import annotations
@@ -17,12 +29,13 @@ import signal
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.toolchain import (
-    FREESTANDING_FLAGS, NATIVE_LIMITS, ToolchainError, compile_source, csrc, link_static, run_child,
+    FREESTANDING_FLAGS, NATIVE_LIMITS, ToolchainError, assemble, compile_source, csrc, link_hosted, link_static,
+    run_child,
 )
 
 FLAG_CALLEE_SAVED = 1
@@ -49,11 +62,15 @@ class Record:
     data: bytes                  # a multiple of 64 bytes
     misalign: int = 0            # bytes the data ends before the guard page
     chunk: int = 0               # blocks per call (0: one call)
+    tail: bytes = b""            # 0..63 bytes after the blocks, in the buffer, not hashed: a byte length counts them
 
     def encode(self) -> bytes:
         if len(self.data) % 64:
             raise HarnessError(f"data must be whole 64-byte blocks, not {len(self.data)} bytes")
-        return struct.pack("<8I", len(self.data) // 64, self.misalign, self.chunk, *self.state) + self.data
+        if len(self.tail) > 63:
+            raise HarnessError(f"a tail is less than a block, not {len(self.tail)} bytes")
+        return struct.pack("<9I", len(self.data) // 64, self.misalign, self.chunk, len(self.tail),
+                           *self.state) + self.data + self.tail
 
 
 @dataclass(frozen=True)
@@ -77,6 +94,7 @@ class BlockHarness:
         ``prefix``: the argv an emulator runs the executable under (``emulator.Emulator.argv``), () natively."""
         self.arch = arch
         self.prefix = tuple(prefix)
+        self.args: tuple[str, ...] = ()        # after the executable's name (SharedObjectHarness)
         h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_{arch}.o", "compiling the harness",
                                FREESTANDING_FLAGS)
         c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_{arch}.o",
@@ -88,7 +106,7 @@ class BlockHarness:
         payload = b"".join(r.encode() for r in records)
         limits = NATIVE_LIMITS.with_seconds(timeout)
         try:
-            proc = run_child([*self.prefix, str(self.exe)], "the vector harness", limits, input=payload)
+            proc = run_child([*self.prefix, str(self.exe), *self.args], "the vector harness", limits, input=payload)
         except ToolchainError as e:
             return RunFailure(str(e), 0)
         out = proc.stdout
@@ -103,4 +121,40 @@ class BlockHarness:
         return results
 
 
-__all__ = ["BlockHarness", "HarnessError", "Record", "Result", "RunFailure", "ToolchainError", "FLAG_TEXT"]
+class SharedObjectHarness(BlockHarness):
+    """A function of a shared object in the harness (see the module docstring); built and loaded once here, so
+    an object the C library cannot load is a ``ToolchainError`` now, not a record's failure later."""
+
+    def __init__(self, shared: Path, address: int, arch: Arch, workdir: Path, entry: Sequence[Path],
+                 words: Mapping[int, bytes] | None = None) -> None:
+        self.arch = arch
+        self.prefix = ()
+        hosted = ("-DSHA1OPT_HOSTED",)
+        h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
+                               (*FREESTANDING_FLAGS, *hosted))
+        c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_hosted_{arch}.o",
+                               "assembling the call checker", hosted)
+        m_obj = compile_source(csrc("dlopen_main.c"), arch, workdir / f"dlopen_main_{arch}.o", "compiling the loader",
+                               ("-O2",))
+        self.exe = link_hosted([m_obj, h_obj, c_obj, *entry], arch, workdir / f"harness_shared_{arch}",
+                               "linking the shared-object harness")
+        self.args = (str(Path(shared).resolve()), f"{address:x}",
+                     *(f"{a:x}={b.hex()}" for a, b in sorted((words or {}).items())))
+        proc = run_child([str(self.exe), *self.args], "loading the shared object", NATIVE_LIMITS, input=b"")
+        if proc.returncode != 0:
+            said = proc.stderr.decode(errors="replace").strip().splitlines()
+            raise ToolchainError(f"cannot load {Path(shared).name} in the harness: "
+                                 f"{said[0] if said else f'exit status {proc.returncode}'}")
+
+
+def jump_stub(arch: Arch, name: str, workdir: Path) -> Path:
+    """An object defining ``name`` as a jump to ``sha1opt_target`` (``csrc/dlopen_main.c`` sets it to the shared
+    object's function): registers, stack and return address reach the function as the caller left them."""
+    target = "*sha1opt_target(%rip)" if arch == "x86_64" else "*sha1opt_target"
+    text = (f"\t.text\n\t.globl {name}\n\t.type {name}, @function\n{name}:\n\tjmp {target}\n"
+            f"\t.size {name}, .-{name}\n\t.section .note.GNU-stack,\"\",@progbits\n")
+    return assemble(text, arch, workdir, "shared_entry")
+
+
+__all__ = ["BlockHarness", "HarnessError", "Record", "Result", "RunFailure", "SharedObjectHarness", "ToolchainError",
+           "FLAG_TEXT", "jump_stub"]

@@ -12,8 +12,8 @@ where a user would find it.
 
 This is the one place for C builds and their flags: the freestanding flags
 (``cflags``), compiling a C or assembly source (``compile_source``), gcc's
-assembly of a C file (``c_assembly``) and static linking with our own
-``_start`` (``link_static``). Example: the harness is
+assembly of a C file (``c_assembly``), static linking with our own
+``_start`` (``link_static``) and a libc program's link (``link_hosted``). Example: the harness is
 ``compile_source(csrc("harness.c"), "i386", obj, "compiling the harness", FREESTANDING_FLAGS)``,
 i.e. ``gcc -m32 -O2 -ffreestanding ... -c -o obj harness.c``.
 """
@@ -296,6 +296,14 @@ def link_static(objects: Sequence[Path], arch: Arch, exe: Path, what: str) -> Pa
     """``ld -static -e _start``: objects (one of them defining ``_start``) into a libc-free executable."""
     emu = "elf_i386" if arch == "i386" else "elf_x86_64"
     run([which("ld"), "-m", emu, "-static", "-e", "_start", "-o", str(exe), *map(str, objects)], what)
+    return exe
+
+
+def link_hosted(objects: Sequence[Path], arch: Arch, exe: Path, what: str) -> Path:
+    """``gcc -m32|-m64 -no-pie -o exe objects -ldl``: a libc program (``-fno-pie`` objects such as the harness's
+    link into it), which may load shared objects with ``dlopen``."""
+    run([which("gcc"), arch_flag(arch), "-no-pie", "-o", str(exe), *map(str, objects), "-ldl"], what,
+        env=tool_env(exe.parent))
     return exe
 
 

@@ -16,7 +16,9 @@ selected paths proved), never "proved": e.g. OpenSSL's x86-64 object with
 only (1 of 6: loop at 0x13e0 (_ssse3_shortcut)); 5 not checked -- the
 function as a whole is not proved". A failed proof is checked natively (``emit.confirm``)
 before it is called a counterexample: the printed counterexample is a
-concrete (state, data, nblocks) on which the machine disagrees with SHA-1.
+concrete (state, data, nblocks) on which the machine disagrees with SHA-1
+(a shared object's function too: loaded with ``dlopen`` in the harness's
+child, called at its address, the proof passed as what lifted it).
 A proof failure the machine does not reproduce is "unknown". A refusal
 (unsupported instruction, unresolved symbol, indirect jump) raises
 ``LiftRefusal`` with one line naming the instruction, address and line.
@@ -240,7 +242,8 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if min_blocks is None and findings and not interface.one_block:
         proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
         if native:
-            findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work)}" for f in dict.fromkeys(findings))
+            findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work, proof)}"
+                             for f in dict.fromkeys(findings))
     proof = untracked_as_unknown(_follow_outside(archive, proof, work))
     if proof.outcome == "refused":
         if not any((p.outcome == "proved" and p.kind in ("loop", "one block"))
@@ -319,7 +322,7 @@ def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface:
             continue
         tried.add(p.witness)
         found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface,
-                        symbols=dict(p.witness))
+                        symbols=dict(p.witness), lifted=proof)
         if isinstance(found, Finding):
             return found
     return found

@@ -6,15 +6,21 @@
  * on a host without 32-bit libraries. Protocol on stdin / stdout, all words
  * little-endian uint32:
  *
- *   in:  nblocks, misalign, chunk, state[5], data[nblocks * 64]   (repeated)
- *   out: state[5], flags                                          (per record)
+ *   in:  nblocks, misalign, chunk, tail, state[5], data[nblocks * 64 + tail]   (repeated)
+ *   out: state[5], flags                                                       (per record)
  *
  * chunk = blocks per call (0: all in one call); misalign = bytes the data
  * ends before a PROT_NONE guard page (0: it ends exactly at the guard, so
- * any over-read faults). The state sits at the end of its page, followed by
+ * any over-read faults); tail = bytes (0..63) after the whole blocks, in the
+ * buffer but not hashed: a function taking a byte length is passed
+ * 64 * nblocks + tail (sha1opt_tail, read by emit/adapter.py's code). The state sits at the end of its page, followed by
  * a guard page, with two canary words before it. flags: bit 0 a callee-saved
  * register (or the stack pointer) changed, bit 1 a canary changed, bit 2 the
  * input data changed. A fault kills the process: the caller sees the signal.
+ *
+ * With -DSHA1OPT_HOSTED it is the record loop of a libc program instead
+ * (csrc/dlopen_main.c: a function of a shared object, loaded with dlopen):
+ * no _start, no C library functions or stack-protector guard of its own.
  */
 typedef unsigned int u32;
 typedef unsigned long usize;
@@ -22,6 +28,9 @@ typedef unsigned char u8;
 
 extern void sha1_block_data_order(u32 *state, const void *data, usize nblocks);
 extern u32 sha1opt_call_checked(u32 *state, const void *data, usize nblocks);
+
+/* The trailing bytes of the current record: an interface adapter adds them to a byte length. */
+usize sha1opt_tail;
 
 #define PAGE 4096UL
 #define DATA_MAX (32UL << 20)       /* largest record: 32 MiB of blocks */
@@ -62,6 +71,7 @@ static int same(const void *a, const void *b, usize n) {
     return 1;
 }
 
+#ifndef SHA1OPT_HOSTED
 /* Called by the compiler for struct copies even when freestanding. */
 void *memcpy(void *d, const void *s, usize n) { return copy(d, s, n); }
 void *memset(void *d, int c, usize n) { u8 *p = d; while (n--) *p++ = (u8)c; return d; }
@@ -77,6 +87,9 @@ static usize tls_block[16] = {0, 0, 0, 0, 0, 0x2f8a61c05e93d4b7UL};
 void __stack_chk_fail(void) { die(6); }
 static void set_guard(void) { if (sys3(158 /* arch_prctl */, 0x1002 /* ARCH_SET_FS */, (long)tls_block, 0)) die(5); }
 #else
+static void set_guard(void) {}
+#endif
+#else   /* SHA1OPT_HOSTED: the C library's functions and its stack-protector guard */
 static void set_guard(void) {}
 #endif
 
@@ -114,15 +127,16 @@ void harness_main(void) {
     if (sys3(SYS_MPROTECT, (long)(state_map + PAGE), PAGE, 0) != 0) die(5);
     u32 *state = (u32 *)(state_map + PAGE - 20);
     u32 *canary = state - 2;
-    u32 head[8];
+    u32 head[9];
     while (read_full(head, sizeof head)) {
-        usize nblocks = head[0], misalign = head[1], chunk = head[2];
-        usize bytes = nblocks * 64;
-        if (bytes + misalign > DATA_MAX || misalign > 4095) die(6);
+        usize nblocks = head[0], misalign = head[1], chunk = head[2], tail = head[3];
+        usize bytes = nblocks * 64 + tail;
+        if (tail > 63 || bytes + misalign > DATA_MAX || misalign > 4095) die(6);
         u8 *data = data_map + DATA_MAX - misalign - bytes;
         if (bytes && !read_full(input, bytes)) die(7);
         copy(data, input, bytes);
-        copy(state, head + 3, 20);
+        copy(state, head + 4, 20);
+        sha1opt_tail = tail;
         canary[0] = 0x5ca1ab1e;
         canary[1] = 0xdeadbeef;
         u32 flags = 0;

@@ -22,6 +22,7 @@ text was assembled with ``-g``), else 0.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import capstone
@@ -139,6 +140,20 @@ def got_address(obj: ObjectFile, r: Reloc) -> Ref:
     return Ref(f"ext:{r.symbol or r.section}", r.target if not r.symbol else 0)
 
 
+_LINKED_WORD = re.compile(r"mem_([0-9a-f]+)")
+
+
+def linked_word(addr: int) -> str:
+    """The input name of a linked object's run-time word at ``addr`` (``linked_ref``): ``mem_4895a4``."""
+    return f"mem_{addr:x}"
+
+
+def linked_word_address(name: str) -> int | None:
+    """The address ``linked_word`` named (a native run writes a path's words there), or None for another name."""
+    hit = _LINKED_WORD.fullmatch(name)
+    return int(hit[1], 16) if hit else None
+
+
 def linked_ref(obj: ObjectFile, hit: tuple[str, int] | None, addr: int) -> Ref:
     """An address with no relocation: a section's bytes -- except a writable section's in a linked object
     (``.bss``, ``.data``, ``.got``), whose word at run time is not the file's: an input named by its
@@ -147,7 +162,7 @@ def linked_ref(obj: ObjectFile, hit: tuple[str, int] | None, addr: int) -> Ref:
     if hit is None:
         return Ref("unmapped", addr)
     if not obj.relocatable and hit[0] in obj.writable:
-        return Ref(f"ext:mem_{addr:x}", 0)
+        return Ref(f"ext:{linked_word(addr)}", 0)
     return Ref(f"sec:{hit[0]}", hit[1])
 
 

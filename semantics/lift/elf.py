@@ -274,6 +274,19 @@ class ObjectFile:
                 return name, address - base
         return None
 
+    @cached_property
+    def read_only_after_relocation(self) -> tuple[tuple[int, int], ...]:
+        """(start, end) of each ``PT_GNU_RELRO`` segment of a linked object: sections written by the loader
+        (``.got``, ``.data.rel.ro``) that it then makes read-only; () for a ``.o``."""
+        if self.relocatable:
+            return ()
+        try:
+            elf = ELFFile(io.BytesIO(self.elf_bytes))
+            return tuple((seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"]) for seg in elf.iter_segments()
+                         if seg["p_type"] == "PT_GNU_RELRO")
+        except (ELFError, struct.error, ValueError) as e:
+            raise ObjectError(f"not a readable ELF file ({e})") from None
+
     def relocation_at(self, section: str, offset: int) -> Reloc | None:
         return self.relocs.get(section, {}).get(offset)
 

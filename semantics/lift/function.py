@@ -73,8 +73,8 @@ from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import (ARG_REGS, ENTRY_ALIGNMENT, SAVED, WORKSPACE_AT, Abi,  # noqa: F401
                                               Contract)  # (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
-from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, entry_changed, establishes, names,
-                                              passed_contract, restored, verify_step)
+from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, entry_changed, establishes,
+                                              exit_compression, names, passed_contract, restored, verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
@@ -570,18 +570,16 @@ def _iterated_loop(ctx: Ctx, end: PathEnd, it1, machine_for, section: str, prove
     # then T'(j) = S1 + j * (S2 - S1) for the iterations j + 1, 1 <= j + 1 < n.
     block1 = block_offset(template, ctx, ctx.bv(1))
     it2 = _iterate(ctx, lambda st: machine_for(st, block=block1), back1[0].state, head)
-    if isinstance(it2, tuple):
-        return _Loop(*res)
-    back2 = [e for e in it2 if e.kind == "head"]
-    if not back2:
-        return _Loop(*res)
-    later = build_template(k, back1[0].state, back2[0].state)
+    back2 = [e for e in it2 if e.kind == "head"] if not isinstance(it2, tuple) else []
+    later = build_template(k, back1[0].state, back2[0].state) if back2 else None
     first = verify_step(ctx, exact, ctx.bv(0), later, lambda e, sub: z3.substitute(e, (k, ctx.bv(0))),
-                         section, head, prover, s0.cond)
-    if not first[0].proved:
+                        section, head, prover, s0.cond) if later is not None else None
+    if first is None or not first[0].proved:
         # the first iteration from the exact entry state (no guessed invariant): its counterexample is
-        # about the real code, and names where it goes wrong (a guessed template may only havoc H)
-        return _Loop(*(first if first[0].outcome == "counterexample" else res))
+        # about the real code; the compression at its exits names the round where it goes wrong (a
+        # template guessed from wrong code havocs H: "A1 (new a of round 0)" whatever the round)
+        named = exit_compression(ctx, exact, section, head, prover, s0.cond)
+        return _Loop(*next((v for v in (named, first) if v is not None and v[0].outcome == "counterexample"), res))
     rest = verify_step(ctx, later, k + 1, later, z3.substitute, section, head, prover, s0.cond)
     if not rest[0].proved:
         return _Loop(*rest)

@@ -141,14 +141,21 @@ def block_offset(template: dict, ctx: Ctx, kabs) -> z3.BitVecRef:
     return ctx.bv(0)
 
 
-def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: str, head: int, prover: Prover,
-                cond0: list):
-    """One iteration from ``template`` (block ``kabs``; symbol k free): back to ``target`` at k+1, or exit at n.
+@dataclass
+class _Step:
+    """One iteration explored from a materialized template: its paths and what checking them needs."""
 
-    ``subst(expr, (k, k+1))`` maps the target's values to the next head (plain ``z3.substitute``
-    when the target is the same template). Returns ``(Verdict, trace)``: a proved verdict's ``cuts``
-    are every cut its compression checks proved (the common prefix's and each differing suffix's).
-    """
+    paths: list
+    block: z3.BitVecRef
+    tdom: TermDomain
+    init_mem: object
+    machine: object              # State -> PathMachine (block ``block``)
+    start: State                 # the head state the paths start from
+
+
+def _explore_step(ctx: Ctx, template: dict, kabs, section: str, head: int, cond0: list):
+    """The paths of one iteration from ``template`` (block ``kabs``), or (the verdict, trace) that stops it:
+    a block not read at ``64 * kabs``, or a path the executor stopped."""
     k = ctx.k
     fresh = iter(range(1 << 30))
     b = Builder()
@@ -170,6 +177,53 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
     for p in paths:
         if p.kind in ("refused", "limit", "violation"):
             return stopped(p), p.state.trace
+    return _Step(paths, block, tdom, im, machine_k, start)
+
+
+def exit_compression(ctx: Ctx, exact: dict, section: str, head: int, prover: Prover, cond0: list):
+    """The first iteration from the loop's exact entry state (``exact``: ``build_template`` of S0 alone) checked
+    where its result is known without a guess: each path that leaves the loop (nblocks = 1), and each path back
+    to the head that writes all five state words (libgcrypt stores the chaining value every block), must leave
+    ``compress(H, block)`` in the state words. (verdict, trace) of the first that does not, else None.
+
+    No guess of the invariant is involved, so the verdict names the round where wrong code goes astray, where
+    the template guessed from wrong code's own states havocs H (H is not compress(H) one iteration on) and
+    every new a is "never computed" from A1 on: every mutant of libgcrypt's and OpenSSL's SSSE3/AVX loops,
+    whose heads hold the next block's W + K, was named A1. A path back to the head that keeps H in registers
+    only (Crypto++'s SHA-NI loop) is not checked here: where H is there is what the invariant guesses.
+    """
+    step = _explore_step(ctx, exact, ctx.bv(0), section, head, cond0)
+    if isinstance(step, tuple):
+        return None
+    for p in step.paths:
+        if p.kind == "head" and not all(_written(step.start, p.state, ("state", "", 4 * i)) for i in range(5)):
+            continue
+        res, _ = compress_holds(ctx, exact, section, head, p.state.trace, step.block, prover, p.state.cond, False,
+                                exact)
+        if res is not None:
+            return res, p.state.trace
+    return None
+
+
+def _written(start: State, end: State, key: tuple) -> bool:
+    """Whether the memory word ``key`` holds another value at ``end`` than at ``start`` (a path wrote it)."""
+    got = end.mem.get(key)
+    return got is not None and (key not in start.mem or got[0] is not start.mem[key][0] and got[0] != start.mem[key][0])
+
+
+def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: str, head: int, prover: Prover,
+                cond0: list):
+    """One iteration from ``template`` (block ``kabs``; symbol k free): back to ``target`` at k+1, or exit at n.
+
+    ``subst(expr, (k, k+1))`` maps the target's values to the next head (plain ``z3.substitute``
+    when the target is the same template). Returns ``(Verdict, trace)``: a proved verdict's ``cuts``
+    are every cut its compression checks proved (the common prefix's and each differing suffix's).
+    """
+    step = _explore_step(ctx, template, kabs, section, head, cond0)
+    if isinstance(step, tuple):
+        return step
+    paths, block, tdom, im, machine_k, start = (step.paths, step.block, step.tdom, step.init_mem, step.machine,
+                                                 step.start)
     for p in paths:
         st = p.state
         if p.kind == "head":
@@ -505,5 +559,5 @@ def passed_contract(ctx: Ctx, st: State) -> Contract:
     return replace(c, args=tuple(args), constants=tuple(consts))
 
 
-__all__ = ["Ctx", "SAVED", "names", "restored", "entry_changed", "passed_contract", "verify_step", "block_offset", "compress_holds",
-           "establishes", "template_holds", "head_terms_hold"]
+__all__ = ["Ctx", "SAVED", "names", "restored", "entry_changed", "passed_contract", "verify_step", "exit_compression",
+           "block_offset", "compress_holds", "establishes", "template_holds", "head_terms_hold"]
