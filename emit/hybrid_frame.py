@@ -35,6 +35,7 @@ what the whole-function prover reads off the object (head terms,
 from __future__ import annotations
 
 from sha1opt.search.space.hybrid import HybridBlock
+from sha1opt.search.space.hybrid_pair import PAIR_COUNT, PAIR_FRAME, PAIR_PTR
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.emit.assembly import FLAVORS, SYMBOL, X64_SAVED, format_instr, function_opening
 
@@ -42,25 +43,40 @@ FRAME = 72         # ring 0..63, the block count at 64; 8 mod 16 (see the docstr
 COUNT = 64
 
 
-def frame_prologue() -> list[str]:
+def frame_bytes(block: HybridBlock) -> int:
+    """``FRAME``, or a two-block dialect's (``hybrid_pair.PAIR_FRAME``: the 640-byte W+K area, the count)."""
+    return FRAME if block.blocks == 1 else PAIR_FRAME
+
+
+def count_at(block: HybridBlock) -> int:
+    """Where the frame keeps the block count: ``COUNT``, or ``hybrid_pair.PAIR_COUNT`` above the W+K area."""
+    return COUNT if block.blocks == 1 else PAIR_COUNT
+
+
+def frame_prologue(block: HybridBlock) -> list[str]:
     """The instructions between the pushes and the setup."""
-    return [f"sub ${FRAME}, %rsp", f"mov %rdx, {COUNT}(%rsp)"]
+    return [f"sub ${frame_bytes(block)}, %rsp", f"mov %rdx, {count_at(block)}(%rsp)"]
 
 
-def frame_epilogue(vzeroupper: bool) -> list[str]:
-    return (["vzeroupper"] if vzeroupper else []) + [f"add ${FRAME}, %rsp"]
+def frame_epilogue(block: HybridBlock) -> list[str]:
+    return (["vzeroupper"] if block.params.dialect.vzeroupper else []) + [f"add ${frame_bytes(block)}, %rsp"]
 
 
 def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha1_tail",
-               count: str = f"{COUNT}(%rsp)") -> list[str]:
+               count: str | None = None) -> list[str]:
     """The text between a frame's prologue and its epilogue: the setup, then the block loop.
 
     Without read-ahead: ``loop: body; add $64, %rsi; decq count; jnz loop``. With
     ``block.params.ahead``: ``loop: body; decq count; jz tail; main; add $64, %rsi; jmp loop;
     tail: tail`` (module docstring). Either way the epilogue comes next. A frame of its own (a
-    dispatching export's, say) uses this with its labels and its count's operand.
+    dispatching export's, say) uses this with its labels and its count's operand (default
+    ``count_at(block)(%rsp)``). Two blocks an iteration (``block.blocks``, ``hybrid_pair``): ``loop: lea
+    64(%rsi), %r15; cmpq $1, count; cmove %rsi, %r15; body; decq count; jz tail; main; add $128, %rsi;
+    decq count; jnz loop; tail:`` -- block 2's pointer is block 1's when one block is left, and the
+    iteration leaves after block 1 then.
     """
     out: list[str] = []
+    count = count or f"{count_at(block)}(%rsp)"
 
     def ins(text: str) -> None:
         out.append("\t" + text)
@@ -71,9 +87,25 @@ def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha
         ins(format_instr(i, "x86_64"))
     out.append("\t.p2align 4")
     out.append(f"{loop}:")
+    if block.blocks == 2:
+        ptr = f"%{PAIR_PTR.name.removesuffix('d')}"
+        out.append(f"\t/* two blocks: block 2's words from {ptr} (= %rsi + 64; %rsi when one block is left) */")
+        ins(f"lea 64(%rsi), {ptr}")
+        ins(f"cmpq $1, {count}")
+        ins(f"cmove %rsi, {ptr}")
     for i in block.body:
         ins(format_instr(i, "x86_64"))
-    if block.params.ahead:
+    if block.blocks == 2:
+        ins(f"decq {count}")
+        ins(f"jz {tail}")
+        out.append("\t/* block 2: its rounds, reading the high halves of the W+K area */")
+        for i in block.main:
+            ins(format_instr(i, "x86_64"))
+        ins("add $128, %rsi")
+        ins(f"decq {count}")
+        ins(f"jnz {loop}")
+        out.append(f"{tail}:")
+    elif block.params.ahead:
         ins(f"decq {count}")
         ins(f"jz {tail}")
         out.append("\t/* not the last block: the last rounds with the next block's W+K 0..15 read ahead */")
@@ -109,10 +141,10 @@ def function_text(block: HybridBlock, flavor: str = "elf", header: list[str] | N
     ins(f"jz {done}")
     for r in X64_SAVED:
         ins(f"push {r}")
-    for text in frame_prologue():
+    for text in frame_prologue(block):
         ins(text)
     out += loop_lines(block, loop, tail)
-    for text in frame_epilogue(block.params.dialect.vzeroupper):
+    for text in frame_epilogue(block):
         ins(text)
     for r in reversed(X64_SAVED):
         ins(f"pop {r}")

@@ -75,6 +75,7 @@ from sha1opt.search.space.hybrid_dialects import (Dialect, binop, dialect, imm_b
                                                   ternlog)
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
+from sha1opt.search.space.hybrid_pair import clamp_self, pair_load_ops, pair_setup, retarget, wide_group
 from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
@@ -89,6 +90,18 @@ W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
 TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
 # pshufb's byte-swap mask per lane: lane j takes bytes 4j+3 .. 4j, i.e. bswap of each word.
 BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
+
+
+def pair_refusal(d: Dialect, arch: str, ahead: bool, recurrence: str) -> str | None:
+    """Why a two-block dialect (``d.blocks == 2``, ``hybrid_pair``) cannot take these choices, or None: it is
+    built for x86-64, without read-ahead (its iteration loads both blocks itself), with the rol1 recurrence."""
+    if d.blocks == 1:
+        return None
+    if arch not in d.arches:
+        return f"the two-block dialect {d.name} is built for {', '.join(d.arches)} only"
+    if ahead or recurrence != "rol1":
+        return f"the two-block dialect {d.name} takes no read-ahead and the rol1 recurrence"
+    return None
 
 
 @dataclass(frozen=True)
@@ -131,6 +144,9 @@ class HybridParams:
             raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
         if self.arch not in ARCHS:
             raise Sha1optError(f"unknown hybrid arch {self.arch!r} (known: {', '.join(ARCHS)})")
+        why = pair_refusal(self.dialect, self.arch, self.ahead, self.recurrence)
+        if why:
+            raise Sha1optError(why)
         if self.arch == "i386" and (self.scalar, self.ahead) != ("recipe", False):
             # 7 GPRs: no rotating rounds (9 registers), and the read-ahead's data pointer would need a
             # register the rounds hold; rol2 keeps its older groups on the stack (``hybrid_i386``).
@@ -156,6 +172,8 @@ class HybridParams:
 class HybridBlock:
     """The code of one block: ``setup`` (once per call) and ``body`` (per block), with the frame contract.
 
+    A two-block dialect (``hybrid_pair``): ``body`` is block 1 (its loads read block 2's words into the
+    high halves too), ``main`` block 2's rounds, ``tail`` empty, ``units`` the two proof units.
     With ``params.ahead`` the block loop forks after ``body``: ``main`` (the last rounds with the next
     block's W+K 0..15 read ahead, and the feed-forward) on every block but the last, ``tail`` (the
     same rounds without read-ahead) on the last; the setup also loads the state and the first block's
@@ -170,6 +188,12 @@ class HybridBlock:
     scalar_ops: int
     main: tuple[Instr, ...] = ()
     tail: tuple[Instr, ...] = ()
+    units: tuple[tuple[Instr, ...], ...] = ()     # a two-block dialect's proof units (``hybrid_pair``)
+
+    @property
+    def blocks(self) -> int:
+        """Blocks hashed per loop iteration (the dialect row's ``blocks``)."""
+        return self.params.dialect.blocks
 
     def loop_body(self) -> tuple[Instr, ...]:
         """One iteration in steady state (what the cost models price): ``body`` then ``main``."""
@@ -183,6 +207,11 @@ class HybridBlock:
     def proved_unit(self) -> tuple[Instr, ...]:
         """What the block proof runs: the setup, then one block (with ``ahead``: the last block's path)."""
         return self.setup + self.body + self.tail
+
+    def proved_units(self) -> tuple[tuple[Instr, ...], ...]:
+        """Every unit the block proof runs, each one compression: ``proved_unit``, or a two-block dialect's
+        ``units`` (block 1's code; the schedule and block 2's rounds)."""
+        return self.units or (self.proved_unit(),)
 
     def code(self) -> tuple[Instr, ...]:
         """Every instruction of the function's setup and loop (the frame aside)."""
@@ -403,6 +432,8 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
         rr = FORMS[params.scalar].rounds()
         scalar, rounds, final = list(rr.code), list(rr.rounds), tuple(Reg(r) for r in rr.final)
     epi = feed_forward(final)
+    if params.dialect.blocks == 2:
+        return _pair_block(params, scalar, rounds, epi, slots)
     if params.recurrence == "rol2":
         groups = w8_groups(params.isa)
         head = [ins for j in range(4) for ins in load_group_ops(j, params.isa, temp=W8_TEMPS[0])]
@@ -418,6 +449,28 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
     setup = constant_setup()
     refuse_unknown(setup + tuple(body))
     return HybridBlock(params, setup, tuple(body), nvec, len(scalar))
+
+
+def _pair_block(params: HybridParams, scalar: list[Instr], rounds: list[int], epi: list[Instr],
+                slots: Slots | None) -> HybridBlock:
+    """A two-block dialect's block (``hybrid_pair``): block 1's rounds with the ymm groups interleaved, then
+    block 2's rounds alone, each reading its own half of the W+K area."""
+    d = params.dialect
+    head = [ins for j in range(4) for ins in pair_load_ops(j, d, W_REGS[j], TEMP_A)]
+    groups = {g: wide_group(group_ops(g, params.isa), g) for g in range(4, 20)}
+    first, second = retarget(scalar, rounds, 0), retarget(scalar, rounds, 1)
+    merged = (interleave(first, rounds, groups, params.lead, params.every) if params.placement == "every"
+              else slot_interleave(first, rounds, groups, params.lead, slots))
+    load = list(prologue("x86_64"))
+    setup = pair_setup(constant_setup())
+    body = tuple(load + head + merged + epi)
+    main = tuple(load + second + epi)
+    schedule = tuple(load + head + [ins for g in range(4, 20) for ins in groups[g]] + second + epi)
+    units = (setup + (clamp_self(),) + body, setup + (clamp_self(),) + schedule)
+    nvec = len(head) + sum(len(v) for v in groups.values())
+    block = HybridBlock(params, setup, body, nvec, 2 * len(scalar), main, (), units)
+    refuse_unknown(block.code())
+    return block
 
 
 def feed_forward(final: tuple[Reg, ...]) -> list[Instr]:
