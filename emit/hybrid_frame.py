@@ -35,7 +35,8 @@ what the whole-function prover reads off the object (head terms,
 from __future__ import annotations
 
 from sha1opt.search.space.hybrid import HybridBlock
-from sha1opt.search.space.hybrid_pair import PAIR_COUNT, PAIR_FRAME, PAIR_PTR
+from sha1opt.search.space.hybrid_pair import FIRST_PTR, NEXT_HIGH, NEXT_LOW, PAIR_COUNT, PAIR_FRAME, PAIR_PTR, SPLIT
+from sha1opt.semantics.x86 import Reg
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.emit.assembly import FLAVORS, SYMBOL, X64_SAVED, format_instr, function_opening
 
@@ -51,6 +52,11 @@ def frame_bytes(block: HybridBlock) -> int:
 def count_at(block: HybridBlock) -> int:
     """Where the frame keeps the block count: ``COUNT``, or ``hybrid_pair.PAIR_COUNT`` above the W+K area."""
     return COUNT if block.blocks == 1 else PAIR_COUNT
+
+
+def _q(r: Reg) -> str:
+    """A register's AT&T name (``Reg("r15d", 64)`` -> ``%r15``)."""
+    return str(r)
 
 
 def frame_prologue(block: HybridBlock) -> list[str]:
@@ -81,24 +87,40 @@ def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha
     def ins(text: str) -> None:
         out.append("\t" + text)
 
-    what = "; the state into a..e and block 0's W+K 0..15" if block.params.ahead else ""
+    pair, ahead = block.blocks == 2, block.params.ahead
+
+    def clamp(to: Reg, base: str, disp: int, left: int, cc: str, other: str) -> None:
+        # ``to = disp(base)``, or ``other`` when fewer than ``left`` blocks are left
+        ins(f"lea {disp}({base}), {_q(to)}")
+        ins(f"cmpq ${left}, {count}")
+        ins(f"cmov{cc} {other}, {_q(to)}")
+    if pair and ahead:
+        out.append("\t/* the first pair: block 2's words from %rdx (= %rsi + 64; %rsi when one block is left) */")
+        clamp(FIRST_PTR, "%rsi", 64, 1, "e", "%rsi")
+    what = "; the state into a..e and block 0's W+K 0..15" if ahead and not pair else ""
+    what = f"; the first pair's groups 0-{SPLIT - 1}" if ahead and pair else what
     out.append(f"\t/* setup: K and the byte-swap mask into %xmm11-%xmm15{what} (hybrid {block.params.key()}) */")
     for i in block.setup:
         ins(format_instr(i, "x86_64"))
     out.append("\t.p2align 4")
     out.append(f"{loop}:")
-    if block.blocks == 2:
-        ptr = f"%{PAIR_PTR.name.removesuffix('d')}"
-        out.append(f"\t/* two blocks: block 2's words from {ptr} (= %rsi + 64; %rsi when one block is left) */")
-        ins(f"lea 64(%rsi), {ptr}")
-        ins(f"cmpq $1, {count}")
-        ins(f"cmove %rsi, {ptr}")
+    if pair and ahead:
+        out.append("\t/* the next pair from %r13 and %r14 (%rsi + 128, + 192, each clamped to the last block there"
+                   " is; %rsi + 64 when there is no next pair: the second block's own, never one before it) */")
+        low, high = _q(NEXT_LOW), _q(NEXT_HIGH)
+        for text in (f"lea 64(%rsi), {low}", f"lea 128(%rsi), {high}", f"cmpq $3, {count}", f"cmovae {high}, {low}"):
+            ins(text)
+        clamp(NEXT_HIGH, low, 64, 4, "b", low)
+    elif pair:
+        out.append("\t/* two blocks: block 2's words from %r15 (= %rsi + 64; %rsi when one block is left) */")
+        clamp(PAIR_PTR, "%rsi", 64, 1, "e", "%rsi")
     for i in block.body:
         ins(format_instr(i, "x86_64"))
     if block.blocks == 2:
         ins(f"decq {count}")
         ins(f"jz {tail}")
-        out.append("\t/* block 2: its rounds, reading the high halves of the W+K area */")
+        out.append("\t/* block 2: its rounds, reading the high halves of the W+K area"
+                   + (", with the next pair's first groups */" if ahead else " */"))
         for i in block.main:
             ins(format_instr(i, "x86_64"))
         ins("add $128, %rsi")

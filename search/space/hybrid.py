@@ -75,8 +75,8 @@ from sha1opt.search.space.hybrid_dialects import (Dialect, binop, dialect, imm_b
                                                   ternlog)
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
-from sha1opt.search.space.hybrid_pair import clamp_self, pair_load_ops, pair_setup, retarget, wide_group
-from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
+from sha1opt.search.space.hybrid_pair import pair_parts, retarget, wide_group
+from sha1opt.search.space.hybrid_w8 import W8_REGS, W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
@@ -92,15 +92,16 @@ TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
 BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
 
 
-def pair_refusal(d: Dialect, arch: str, ahead: bool, recurrence: str) -> str | None:
+def pair_refusal(d: Dialect, arch: str, ahead: bool, recurrence: str, scalar: str) -> str | None:
     """Why a two-block dialect (``d.blocks == 2``, ``hybrid_pair``) cannot take these choices, or None: it is
-    built for x86-64, without read-ahead (its iteration loads both blocks itself), with the rol1 recurrence."""
+    built for x86-64; its read-ahead (the next pair's loads through %r13/%r14 during block 2's rounds) takes
+    the ``hybrid_forms`` rounds, which leave %r12-%r15 free. (rol2 needs read-ahead, as for one block.)"""
     if d.blocks == 1:
         return None
     if arch not in d.arches:
         return f"the two-block dialect {d.name} is built for {', '.join(d.arches)} only"
-    if ahead or recurrence != "rol1":
-        return f"the two-block dialect {d.name} takes no read-ahead and the rol1 recurrence"
+    if ahead and scalar == "recipe":
+        return f"the two-block dialect {d.name} reads ahead only with the hybrid_forms rounds (not the recipe's)"
     return None
 
 
@@ -144,7 +145,7 @@ class HybridParams:
             raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
         if self.arch not in ARCHS:
             raise Sha1optError(f"unknown hybrid arch {self.arch!r} (known: {', '.join(ARCHS)})")
-        why = pair_refusal(self.dialect, self.arch, self.ahead, self.recurrence)
+        why = pair_refusal(self.dialect, self.arch, self.ahead, self.recurrence, self.scalar)
         if why:
             raise Sha1optError(why)
         if self.arch == "i386" and (self.scalar, self.ahead) != ("recipe", False):
@@ -453,21 +454,22 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
 
 def _pair_block(params: HybridParams, scalar: list[Instr], rounds: list[int], epi: list[Instr],
                 slots: Slots | None) -> HybridBlock:
-    """A two-block dialect's block (``hybrid_pair``): block 1's rounds with the ymm groups interleaved, then
-    block 2's rounds alone, each reading its own half of the W+K area."""
-    d = params.dialect
-    head = [ins for j in range(4) for ins in pair_load_ops(j, d, W_REGS[j], TEMP_A)]
-    groups = {g: wide_group(group_ops(g, params.isa), g) for g in range(4, 20)}
-    first, second = retarget(scalar, rounds, 0), retarget(scalar, rounds, 1)
-    merged = (interleave(first, rounds, groups, params.lead, params.every) if params.placement == "every"
-              else slot_interleave(first, rounds, groups, params.lead, slots))
-    load = list(prologue("x86_64"))
-    setup = pair_setup(constant_setup())
-    body = tuple(load + head + merged + epi)
-    main = tuple(load + second + epi)
-    schedule = tuple(load + head + [ins for g in range(4, 20) for ins in groups[g]] + second + epi)
-    units = (setup + (clamp_self(),) + body, setup + (clamp_self(),) + schedule)
-    nvec = len(head) + sum(len(v) for v in groups.values())
+    """A two-block dialect's block (``hybrid_pair.pair_parts``): block 1's rounds with the ymm groups
+    interleaved, then block 2's rounds (with read-ahead: with the next pair's first groups), each reading its
+    own half of the W+K area."""
+    if params.recurrence == "rol2":
+        groups = {g: wide_group(ops, g) for g, ops in w8_groups(params.isa).items()}
+        w_regs, temp = W8_REGS[:4], W8_TEMPS[0]
+    else:
+        groups = {g: wide_group(group_ops(g, params.isa), g) for g in range(4, 20)}
+        w_regs, temp = W_REGS, TEMP_A
+
+    def merge(first: list[Instr], gs: dict[int, list[Instr]]) -> list[Instr]:
+        return (interleave(first, rounds, gs, params.lead, params.every) if params.placement == "every"
+                else slot_interleave(first, rounds, gs, params.lead, slots))
+    setup, body, main, units, nvec = pair_parts(
+        params.dialect, params.ahead, params.every, constant_setup(), list(prologue("x86_64")), groups,
+        retarget(scalar, rounds, 0), retarget(scalar, rounds, 1), epi, merge, w_regs, temp)
     block = HybridBlock(params, setup, body, nvec, 2 * len(scalar), main, (), units)
     refuse_unknown(block.code())
     return block

@@ -43,6 +43,11 @@ from sha1opt.search.space.hybrid_regs import DATA, K_REGS, MASK, SP
 PAIR_PTR = Reg("r15d", 64)        # block 2's data pointer (the frame's clamp); free until the rounds start
 AREA = 640                         # W+K of two blocks, 80 words each
 HALF = 16                          # block 2's words sit 16 bytes after block 1's in each 32-byte group
+NEXT_LOW, NEXT_HIGH = Reg("r13d", 64), Reg("r14d", 64)   # with read-ahead: the next pair's two blocks
+# with read-ahead: the first pair's block 2 (before the loop; the rounds overwrite %edx, so the loop head's
+# invariant holds nothing of it -- in %r15 it would be a pointer the head keeps, at +64 or +0 by the count)
+FIRST_PTR = Reg("edx", 64)
+SPLIT = 10                         # with read-ahead: groups 0..9 of the next pair during block 2, 10..19 during 1
 PAIR_COUNT = AREA                  # the frame's block count, above the area
 PAIR_FRAME = AREA + 8              # the frame's bytes below the pushes: 8 mod 16 (``emit.hybrid_frame``)
 
@@ -68,11 +73,11 @@ def pair_setup(constants: tuple[Instr, ...]) -> tuple[Instr, ...]:
                              for r in K_REGS + (MASK,))
 
 
-def pair_load_ops(j: int, d: Dialect, w: Reg, temp: Reg, ptr: Reg = PAIR_PTR) -> list[Instr]:
-    """Group j < 4 of both blocks: block 1's words 4j..4j+3 (``16j(%rsi)``) in the low half, block 2's
+def pair_load_ops(j: int, d: Dialect, w: Reg, temp: Reg, ptr: Reg = PAIR_PTR, low: Reg = DATA) -> list[Instr]:
+    """Group j < 4 of both blocks: block 1's words 4j..4j+3 (``16j(low)``) in the low half, block 2's
     (``16j(ptr)``) in the high half, byte-swapped, and their W+K stored at ``pair_slot(4j, 0)``."""
     wy, ty = Reg(w.name, 256), Reg(temp.name, 256)
-    out = [Instr("vmovdqu", (Mem(DATA, None, 1, 16 * j), w)),
+    out = [Instr("vmovdqu", (Mem(low, None, 1, 16 * j), w)),
            Instr("vinserti128", (Imm(1), Mem(ptr, None, 1, 16 * j), wy, wy))]
     out += [widen(i) for i in binop(d, "pshufb", MASK, w, w) + binop(d, "paddd", K_REGS[0], w, temp)]
     return out + [widen(i) for i in store(d, ty, pair_slot(4 * j, 0))]
@@ -98,6 +103,63 @@ def retarget(code: list[Instr], rounds: list[int], half: int) -> list[Instr]:
     return out
 
 
-def clamp_self() -> Instr:
-    """``PAIR_PTR = %rsi``: the one-block case (what the block proofs and the odd tail run)."""
-    return Instr("lea", (Mem(DATA, None, 1, 0), PAIR_PTR))
+def clamp_self(ptr: Reg = PAIR_PTR) -> Instr:
+    """``ptr = %rsi``: the one-block case (what the block proofs and the odd tail run)."""
+    return Instr("lea", (Mem(DATA, None, 1, 0), ptr))
+
+
+def after_reads(scalar: list[Instr], stream: list[tuple[int, Instr]], every: int) -> list[Instr]:
+    """Merge ``stream`` (the next pair's ``(group, op)`` in order) into block 2's rounds ``scalar``: one op after
+    every ``every`` rounds' ops; an op storing group g waits for the rounds' last read of group g's slots
+    (``pair_slot(4g..4g+3, 1)``), so block 2 reads its own W+K there. Example: with ``every=1`` the store of
+    group 0 lands after round 3's ``add`` of slot 3 and everything before it one op per round op."""
+    last: dict[int, int] = {}
+    for p, ins in enumerate(scalar):
+        m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
+        if isinstance(m, Mem) and m.base == SP:
+            last[m.disp // 32] = p
+
+    def ready(q: int, p: int) -> bool:
+        g, ins = stream[q]
+        return not isinstance(ins.operands[-1], Mem) or last.get(g, -1) <= p
+
+    out: list[Instr] = []
+    q = since = 0
+    for p, ins in enumerate(scalar):
+        out.append(ins)
+        since += 1
+        if since >= every and q < len(stream) and ready(q, p):
+            out.append(stream[q][1])
+            q += 1
+            since = 0
+    return out + [ins for _, ins in stream[q:]]
+
+
+def pair_parts(d: Dialect, ahead: bool, every: int, constants: tuple[Instr, ...], load: list[Instr],
+               groups: dict[int, list[Instr]], first: list[Instr], second: list[Instr], epi: list[Instr],
+               merge, w_regs: tuple[Reg, ...], temp: Reg):
+    """(setup, body, main, units, vector ops) of a two-block block (module docstring): ``groups`` the ymm
+    groups 4..19 (``wide_group``), ``first``/``second`` the rounds reading each half (``retarget``),
+    ``merge(rounds, groups)`` the interleaver of block 1's rounds (``hybrid.interleave``).
+
+    With ``ahead`` the next pair's groups 0..``SPLIT``-1 run during block 2's rounds (``after_reads``,
+    loads from ``NEXT_LOW`` / ``NEXT_HIGH``), groups ``SPLIT``..19 during block 1's; the setup computes the
+    first pair's groups 0..``SPLIT``-1."""
+    head = [ins for j in range(4) for ins in pair_load_ops(j, d, w_regs[j], temp, FIRST_PTR if ahead else PAIR_PTR)]
+    setup = pair_setup(constants)
+    nvec = len(head) + sum(len(v) for v in groups.values())
+    if not ahead:
+        body = tuple(load + merge(first, groups) + epi)
+        main = tuple(load + second + epi)
+        schedule = tuple(load + head + [ins for g in range(4, 20) for ins in groups[g]] + second + epi)
+        return setup, body, main, (setup + (clamp_self(),) + body, setup + (clamp_self(),) + schedule), nvec
+    early = head + [ins for g in range(4, SPLIT) for ins in groups[g]]
+    late = {g: (groups[g] if g >= SPLIT else []) for g in range(4, 20)}
+    stream = [(j, ins) for j in range(4) for ins in pair_load_ops(j, d, w_regs[j], temp, NEXT_HIGH, NEXT_LOW)]
+    stream += [(g, ins) for g in range(4, SPLIT) for ins in groups[g]]
+    body = tuple(load + merge(first, late) + epi)
+    main = tuple(load + after_reads(second, stream, every) + epi)
+    pre = setup + (clamp_self(FIRST_PTR),) + tuple(early)
+    units = (pre + body, pre + tuple(ins for g in range(SPLIT, 20) for ins in groups[g])
+             + (clamp_self(NEXT_LOW), clamp_self(NEXT_HIGH)) + main)
+    return setup + tuple(early), body, main, units, nvec

@@ -1,5 +1,6 @@
 """The two-block ymm dialects (``search.space.hybrid_pair``): rows of the dialect table, each block's rounds
-reading its own half of the W+K area, and the loop priced per 64 bytes.
+reading its own half of the W+K area, the next pair's groups stored only after block 2 read its own, and the
+loop priced per 64 bytes.
 
 Rules (from ``hybrid_pair``'s docstring and ``measure.hybrid_loop_cost``): block 1's rounds read the low
 halves (``pair_slot(t, 0)``), block 2's the high halves, each of its 80 words once; the loop of two blocks
@@ -16,7 +17,7 @@ from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import dialects_for, point
 from sha1opt.search.measure import block_loop, hybrid_loop_cost, hybrid_loop_items
 from sha1opt.search.space.hybrid import HybridParams, build
-from sha1opt.search.space.hybrid_pair import pair_slot, retarget
+from sha1opt.search.space.hybrid_pair import SPLIT, pair_slot, retarget
 from sha1opt.search.space.hybrid_regs import SP, wk_slot
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Instr, Mem, Reg
@@ -29,12 +30,13 @@ def pair():
     return build(HybridParams(isa="avx2x2", lead=3, every=2, scalar=FORM))
 
 
-@pytest.mark.parametrize("changes,why", [({"ahead": True}, "no read-ahead"), ({"arch": "i386"}, "built for x86_64"),
-                                         ({"recurrence": "rol2", "ahead": True}, "no read-ahead")])
-def test_a_two_block_row_is_x86_64_only_without_read_ahead(changes, why):
+@pytest.mark.parametrize("changes,why", [({"ahead": True}, "only with the hybrid_forms rounds"),
+                                         ({"arch": "i386"}, "built for x86_64")])
+def test_a_two_block_row_is_x86_64_only_and_reads_ahead_with_the_forms_rounds(changes, why):
     with pytest.raises(Sha1optError, match=why):
         HybridParams(isa="avx2x2", **changes)
     assert point(HybridParams(isa="avx"), isa="avx2x2", **changes) is None       # the search skips the point
+    assert point(HybridParams(isa="avx", scalar=FORM), isa="avx2x2", ahead=True, recurrence="rol2") is not None
 
 
 def test_the_search_offers_the_row_where_the_cpu_has_avx2():
@@ -58,6 +60,17 @@ def test_an_early_addition_reads_the_round_it_feeds():
     # round 16's op adds W_17 + K (ring slot 17 mod 16 = 1): block 2's word 17, not word 1
     add = Instr("add", (wk_slot(17), Reg("edx")))
     assert retarget([add], [16], 1)[0].operands[0] == pair_slot(17, 1)
+
+
+def test_read_ahead_stores_the_next_pairs_groups_after_block_2_read_their_slots():
+    block = build(HybridParams(isa="avx2x2", ahead=True, recurrence="rol2", scalar=FORM))
+    main = list(block.main)
+    reads = {g: max(p for p, i in enumerate(main) if i.mnemonic == "add" and isinstance(i.operands[0], Mem)
+                    and i.operands[0].base == SP and i.operands[0].disp // 32 == g) for g in range(SPLIT)}
+    stores = {i.operands[-1].disp // 32: p for p, i in enumerate(main) if i.mnemonic == "vmovdqu"
+              and isinstance(i.operands[-1], Mem)}
+    assert sorted(stores) == list(range(SPLIT)) and all(stores[g] > reads[g] for g in range(SPLIT))
+    assert any("(%r13)" in str(i) for i in main) and not any("%rsi)" in str(i) for i in block.body + block.main)
 
 
 def test_the_loop_is_priced_per_64_bytes_and_its_uops_fall(pair):
