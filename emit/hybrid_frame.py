@@ -30,6 +30,10 @@ the last rounds, so the loop-head invariant is "xmm11-15 the constants, a..e
 the chaining value, the ring and xmm0-3 this block's W+K and W 0..15" --
 what the whole-function prover reads off the object (head terms,
 ``semantics.lift.template``); the export proves nothing else.
+
+A two-block dialect (``search.space.hybrid_pair``) has a 640-byte W+K area and the count above it
+(``frame_bytes``, ``count_at``), and clamps its block pointers by the count (``loop_lines``): the
+prover's two-block invariant (``semantics.lift.multiblock``) covers the odd tail and the last pair.
 """
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
         if which == "recurrence":
             return point(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2", ahead=True) or p
         if which == "rounds":         # the scalar rounds' form (``HybridParams.scalar``)
-            return replace(p, scalar=rng.choice([x for x in scalars_for(scalar_isa) if x != p.scalar]))
+            return point(p, scalar=rng.choice([x for x in scalars_for(scalar_isa) if x != p.scalar])) or p
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")
         return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
@@ -257,7 +257,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
                     for every in EVERY]
             grid += [replace(t, lead=lead, placement="slots") for t in tops for lead in LEADS]
         if stage == 4:
-            grid = [replace(best, scalar=sc) for sc in scalars_for(scalar_isa)]
+            grid = [q for sc in scalars_for(scalar_isa) if (q := point(best, scalar=sc)) is not None]
         phase.update(name=f"grid stage {stage}/4", done=0, total=len(grid))
         for p in grid:
             if should_stop() and best is not None:     # the first point is always scored

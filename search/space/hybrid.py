@@ -7,7 +7,8 @@ here for x86-64; ``hybrid_i386`` moves the same code into the i386 layout,
 and a vector stream that computes W_16..W_79 in groups of four and stores
 W + K into that ring. ``HybridParams`` says which dialect the vector stream is
 written in (a row of ``hybrid_dialects``: ``ssse3`` two-operand, ``avx`` three-operand,
-``avx512vl`` with ``vprold`` / ``vpternlogd``), how many groups it runs ahead of the rounds
+``avx512vl`` with ``vprold`` / ``vpternlogd``; ``avx2x2`` / ``avx512vlx2`` two blocks an iteration in
+the halves of ymm registers, built by ``hybrid_pair`` from this module's groups), how many groups it runs ahead of the rounds
 (``lead``) and how it is interleaved (one vector op after every ``every``
 scalar ops).
 

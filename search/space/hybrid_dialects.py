@@ -23,7 +23,7 @@ compare a dialect's name:
 * ``blocks`` -- blocks per loop iteration: 1 (the schedule of one block in
   xmm), or 2 (``hybrid_pair``: two blocks' schedules in the two 128-bit
   halves of ymm registers, as OpenSSL's and libgcrypt's AVX2 paths; x86-64
-  only, no read-ahead, the rol1 recurrence).
+  only, ``hybrid.pair_refusal``).
 
 Invariants: ``DIALECTS`` is ordered lowest first (a cap's highest allowed
 dialect is its last); a row's name is ``HybridParams.isa`` and the store's

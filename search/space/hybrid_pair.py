@@ -22,7 +22,15 @@ iteration is::
              with groups 4-19 interleaved (``hybrid.interleave``), feed-forward
     block 2: load a..e, rounds 0-79 reading pair_slot(t, 1), feed-forward
 
-(the frame, ``emit.hybrid_frame``, leaves after block 1 when it was the last).
+(the frame, ``emit.hybrid_frame``, leaves after block 1 when it was the last). With read-ahead
+(``HybridParams.ahead``, the ``hybrid_forms`` rounds, which leave %r12-%r15 free) the schedule is
+software-pipelined as OpenSSL's AVX2 loop: block 2's rounds also compute the *next* pair's groups
+0..``SPLIT``-1 (``after_reads``: each group's store after block 2 read its half of those slots), loaded
+through ``NEXT_LOW`` / ``NEXT_HIGH`` (``%r13`` = ``%rsi + 128``, ``%r14`` = ``%rsi + 192``, each clamped by
+the count to a block that exists), and block 1's rounds the groups ``SPLIT``..19; the setup computes the
+first pair's groups 0..``SPLIT``-1 (block 2 through ``FIRST_PTR``). So both blocks' rounds carry vector
+work, and the rol2 recurrence (``hybrid_w8``, eight ymm registers) proves whole: the loop head holds the
+pair's schedule words.
 The whole-function prover proves that loop with the two-block invariant
 (``semantics.lift.multiblock``: block 2's W+K on the stack after block 1's
 compression are head values of the next block). The block proofs of the search
@@ -149,7 +157,7 @@ def pair_parts(d: Dialect, ahead: bool, every: int, constants: tuple[Instr, ...]
     setup = pair_setup(constants)
     nvec = len(head) + sum(len(v) for v in groups.values())
     if not ahead:
-        body = tuple(load + merge(first, groups) + epi)
+        body = tuple(load + head + merge(first, groups) + epi)
         main = tuple(load + second + epi)
         schedule = tuple(load + head + [ins for g in range(4, 20) for ins in groups[g]] + second + epi)
         return setup, body, main, (setup + (clamp_self(),) + body, setup + (clamp_self(),) + schedule), nvec

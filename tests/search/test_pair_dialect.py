@@ -80,3 +80,11 @@ def test_the_loop_is_priced_per_64_bytes_and_its_uops_fall(pair):
     assert per.cycles == pytest.approx(whole.cycles / 2) and per.cycles_per_byte == pytest.approx(whole.cycles / 128)
     one = hybrid_loop_cost(build(HybridParams(isa="avx", lead=3, every=2, scalar=FORM)), sky)
     assert per.uops < one.uops - 50, (per.uops, one.uops)
+
+
+def test_the_one_pass_pair_loads_both_blocks_in_its_loop(pair):
+    """Regression (the pair's one-pass body once lost its loads when read-ahead came: its rounds read W+K
+    nothing in the iteration stored, and it priced cheaper than it is)."""
+    inserts = [i for i in pair.body if i.mnemonic == "vinserti128" and isinstance(i.operands[1], Mem)]
+    stores = {i.operands[-1].disp // 32 for i in pair.body if i.mnemonic == "vmovdqu" and isinstance(i.operands[-1], Mem)}
+    assert len(inserts) == 4 and stores == set(range(20))
