@@ -15,7 +15,7 @@ with a path needing nothing (``DispatchError`` otherwise). Each path function is
 function of its family with its symbol and ``.L`` labels renamed -- the scalar one
 (``assembly.function_text``) and the SHA-NI one (``shani_frame.shani_function_text``) as they are;
 a hybrid block (``search.space.hybrid``) in ``hybrid_path_text``'s frame, which realigns the stack
-(``and $-64, %rsp``, the entry ``%rsp`` kept at ``SAVED_RSP(%rsp)``) so the W+K ring's aligned
+(``and $-64, %rsp``, the entry ``%rsp`` kept above the W+K ring and the count, at ``hybrid_frame.frame_bytes``) so the W+K ring's aligned
 stores are proved aligned without trusting the caller's alignment. The word is 0 until the
 constructor runs: then the fallback runs.
 
@@ -40,11 +40,11 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.emit.assembly import SYMBOL, X64_SAVED, comment_text
 from sha1opt.emit.dispatch_word import WORD_SYMBOL, init_text, mask_of
-from sha1opt.emit.hybrid_frame import COUNT, FRAME, loop_lines
+from sha1opt.emit.hybrid_frame import count_at, frame_bytes, loop_lines
 from sha1opt.emit.hybrid_i386_frame import function_text as i386_function_text
 
-SAVED_RSP = FRAME                  # the entry %rsp, above the ring (0..63) and the count (64)
-HYBRID_FRAME = FRAME + 8           # bytes below the pushes before the realignment
+# the entry %rsp is kept at ``frame_bytes(block)(%rsp)``, above the W+K ring or area and the count; the frame
+# takes 8 bytes more below the pushes before the realignment
 GNU_STACK = '\t.section .note.GNU-stack,"",@progbits\n'
 
 
@@ -93,14 +93,15 @@ def x64_path_text(block: HybridBlock) -> str:
     for r in X64_SAVED:
         ins(f"push {r}")
     ins("mov %rsp, %rax")
-    ins(f"sub ${HYBRID_FRAME}, %rsp")
+    saved = frame_bytes(block)
+    ins(f"sub ${saved + 8}, %rsp")
     ins("and $-64, %rsp")
-    ins(f"mov %rax, {SAVED_RSP}(%rsp)")
-    ins(f"mov %rdx, {COUNT}(%rsp)")
-    out += loop_lines(block, count=f"{COUNT}(%rsp)")
+    ins(f"mov %rax, {saved}(%rsp)")
+    ins(f"mov %rdx, {count_at(block)}(%rsp)")
+    out += loop_lines(block, count=f"{count_at(block)}(%rsp)")
     if block.params.dialect.vzeroupper:
         ins("vzeroupper")
-    ins(f"mov {SAVED_RSP}(%rsp), %rsp")
+    ins(f"mov {saved}(%rsp), %rsp")
     for r in reversed(X64_SAVED):
         ins(f"pop {r}")
     out.append(".Lsha1_done:")

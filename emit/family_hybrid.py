@@ -40,6 +40,7 @@ from sha1opt.search.measure import block_loop_cycles, hybrid_loop_items
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
+from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
@@ -197,10 +198,11 @@ class HybridFamily(Family):
     def choose(self, uarch: str | None, arch: Arch, level: str, db=None,
                progress: ProgressFn = ignore) -> Choice | Passed:
         """The block ``export --isa level`` writes for this family, or the scalar best when that wins."""
-        dialects = vector_dialects(level)
         if uarch is None:
-            block = build_block(HybridParams(isa=dialects[-1], arch=arch))
-            where = dialects[-1] + ARCHES[arch].shown
+            # no model to price two blocks an iteration against one: the cap's top one-block row
+            top = [d for d in vector_dialects(level, arch) if dialect(d).blocks == 1][-1]
+            block = build_block(HybridParams(isa=top, arch=arch))
+            where = top + ARCHES[arch].shown
             return Choice(self, block, arch, [f"hybrid default block ({where}; no --uarch to search on)"])
         rep = self.known(uarch, arch, level, db, progress)
         s = rep.search

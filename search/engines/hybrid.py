@@ -9,7 +9,8 @@ setup runs once per call and is not counted).
 families (without read-ahead; read-ahead (``HybridParams.ahead``) with the
 rol1 or the rol2 recurrence; each with the recipe's or the first slice's
 rotating scalar rounds, ``first_forms``) x every dialect the model and the
-cap allow, at lead 2 / every 2 with the textbook scalar recipe; (2) every
+cap allow, at lead 2 / every 2 with the textbook scalar recipe (a two-block
+dialect, ``hybrid_pair``, only without read-ahead and with rol1: ``point``); (2) every
 other scalar form (``hybrid_forms.FORMS``: W+K early, a..e kept, pinned f,
 ``scalars_for``) x dialect on the best family; (3) for the ``TOP_FORMS``
 best forms so far, ``lead`` 1-3 x (``every`` in ``EVERY``, or the ``slots``
@@ -41,7 +42,7 @@ from sha1opt.search.cost.simulator import Simulation
 from sha1opt.search.measure import hybrid_loop_cost
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.progress import Progress, ProgressFn, ignore
-from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build
+from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, Slots, build, pair_refusal
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_forms import FIRST_FORMS, FORMS
@@ -84,9 +85,18 @@ def first_forms(scalar_isa: str) -> tuple[str, ...]:
     return tuple(x for x in scalars_for(scalar_isa) if x == "recipe" or x in FIRST_FORMS)
 
 
-def dialects_for(model: Model, cap: str | None) -> tuple[str, ...]:
-    """The hybrid dialects ``model``'s CPU has and the cap (None: no cap) allows."""
-    return tuple(i for i in vector_dialects(cap or "shani") if model.has_vector(dialect(i).feature))
+def dialects_for(model: Model, cap: str | None, arch: str = "x86_64") -> tuple[str, ...]:
+    """The hybrid dialects ``model``'s CPU has, the cap (None: no cap) allows and ``arch`` builds."""
+    return tuple(i for i in vector_dialects(cap or "shani", arch) if model.has_vector(dialect(i).feature))
+
+
+def point(base: HybridParams, **changes) -> HybridParams | None:
+    """``replace(base, **changes)``, or None when the dialect row refuses that combination
+    (``hybrid.pair_refusal``: a two-block dialect takes no read-ahead and the rol1 recurrence)."""
+    p = {f: changes.get(f, getattr(base, f)) for f in ("isa", "arch", "ahead", "recurrence", "scalar")}
+    if pair_refusal(dialect(p["isa"]), p["arch"], p["ahead"], p["recurrence"], p["scalar"]):
+        return None
+    return replace(base, **changes)
 
 
 def scalar_isa_for(model: Model, cap: str | None) -> str:
@@ -144,15 +154,16 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
     if u < P_PARAM:
         which = rng.choice(("isa", "lead", "every", "placement", "ahead", "recurrence", "rounds"))
         if which == "isa" and len(dialects) > 1:
-            return replace(p, isa=rng.choice([d for d in dialects if d != p.isa]))
+            isa = rng.choice([d for d in dialects if d != p.isa])
+            return point(p, isa=isa) or replace(p, isa=isa, ahead=False, recurrence="rol1")
         if which == "lead":
             return replace(p, lead=rng.choice([x for x in LEADS if x != p.lead]))
-        if which == "ahead":       # rol2 needs read-ahead (``HybridParams``)
-            return replace(p, ahead=not p.ahead, recurrence="rol1" if p.ahead else p.recurrence)
+        if which == "ahead":       # rol2 needs read-ahead (``HybridParams``); a two-block dialect has neither
+            return point(p, ahead=not p.ahead, recurrence="rol1" if p.ahead else p.recurrence) or p
         if which == "recurrence":
-            return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2", ahead=True)
+            return point(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2", ahead=True) or p
         if which == "rounds":         # the scalar rounds' form (``HybridParams.scalar``)
-            return replace(p, scalar=rng.choice([x for x in scalars_for(scalar_isa) if x != p.scalar]))
+            return point(p, scalar=rng.choice([x for x in scalars_for(scalar_isa) if x != p.scalar])) or p
         if which == "placement":
             return replace(p, placement="slots" if p.placement == "every" else "every")
         return replace(p, every=max(1, min(8, p.every + rng.choice((-1, 1)))), placement="every")
@@ -229,12 +240,14 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     # on the interleaving, and the interleaving on the form).
     families = [(ahead, rec, sc) for ahead, rec in ((False, "rol1"), (True, "rol1"), (True, "rol2"))
                 for sc in first_forms(scalar_isa)]
-    grid = [HybridParams(isa=d, lead=2, every=2, recipe=recipe, ahead=a, recurrence=r, scalar=sc)
-            for a, r, sc in families for d in dialects]
+    base = HybridParams(isa=dialects[0], lead=2, every=2, recipe=recipe)
+    grid = [q for a, r, sc in families for d in dialects
+            if (q := point(base, isa=d, ahead=a, recurrence=r, scalar=sc)) is not None]
     for stage in (1, 2, 3, 4):
         if stage == 2:
-            grid = [replace(best, scalar=sc, isa=d) for sc in scalars_for(scalar_isa) for d in dialects
-                    if sc not in first_forms(scalar_isa)]
+            grid = [q for sc in scalars_for(scalar_isa) for d in dialects if sc not in first_forms(scalar_isa)
+                    and (q := point(best, scalar=sc, isa=d) or point(best, scalar=sc, isa=d, ahead=False,
+                                                                     recurrence="rol1")) is not None]
         if stage == 3:
             tops: list[HybridParams] = []
             for p in sorted(cache, key=lambda q: cache[q][0]):
@@ -244,7 +257,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
                     for every in EVERY]
             grid += [replace(t, lead=lead, placement="slots") for t in tops for lead in LEADS]
         if stage == 4:
-            grid = [replace(best, scalar=sc) for sc in scalars_for(scalar_isa)]
+            grid = [q for sc in scalars_for(scalar_isa) if (q := point(best, scalar=sc)) is not None]
         phase.update(name=f"grid stage {stage}/4", done=0, total=len(grid))
         for p in grid:
             if should_stop() and best is not None:     # the first point is always scored

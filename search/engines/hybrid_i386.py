@@ -67,7 +67,7 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     """Grid, then annealing (module docstring); ``reason`` as ``engines.hybrid.search_hybrid``'s."""
     t0 = time.monotonic()
     deadline = t0 + time_limit
-    dialects = dialects_for(model, cap)
+    dialects = dialects_for(model, cap, "i386")
     scalar_isa = scalar_isa_for(model, cap)
     if not dialects:
         return HybridSearch(model.name, None, None, math.inf, math.inf, "", math.inf, 0, 0.0,

@@ -7,7 +7,8 @@ here for x86-64; ``hybrid_i386`` moves the same code into the i386 layout,
 and a vector stream that computes W_16..W_79 in groups of four and stores
 W + K into that ring. ``HybridParams`` says which dialect the vector stream is
 written in (a row of ``hybrid_dialects``: ``ssse3`` two-operand, ``avx`` three-operand,
-``avx512vl`` with ``vprold`` / ``vpternlogd``), how many groups it runs ahead of the rounds
+``avx512vl`` with ``vprold`` / ``vpternlogd``; ``avx2x2`` / ``avx512vlx2`` two blocks an iteration in
+the halves of ymm registers, built by ``hybrid_pair`` from this module's groups), how many groups it runs ahead of the rounds
 (``lead``) and how it is interleaved (one vector op after every ``every``
 scalar ops).
 
@@ -75,7 +76,8 @@ from sha1opt.search.space.hybrid_dialects import (Dialect, binop, dialect, imm_b
                                                   ternlog)
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
-from sha1opt.search.space.hybrid_w8 import W8_TEMPS, w8_groups
+from sha1opt.search.space.hybrid_pair import pair_parts, retarget, wide_group
+from sha1opt.search.space.hybrid_w8 import W8_REGS, W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
@@ -89,6 +91,19 @@ W_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(4))
 TEMP_A, TEMP_B, TEMP_C = (Reg(f"xmm{k}", 128) for k in (4, 5, 6))
 # pshufb's byte-swap mask per lane: lane j takes bytes 4j+3 .. 4j, i.e. bswap of each word.
 BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
+
+
+def pair_refusal(d: Dialect, arch: str, ahead: bool, recurrence: str, scalar: str) -> str | None:
+    """Why a two-block dialect (``d.blocks == 2``, ``hybrid_pair``) cannot take these choices, or None: it is
+    built for x86-64; its read-ahead (the next pair's loads through %r13/%r14 during block 2's rounds) takes
+    the ``hybrid_forms`` rounds, which leave %r12-%r15 free. (rol2 needs read-ahead, as for one block.)"""
+    if d.blocks == 1:
+        return None
+    if arch not in d.arches:
+        return f"the two-block dialect {d.name} is built for {', '.join(d.arches)} only"
+    if ahead and scalar == "recipe":
+        return f"the two-block dialect {d.name} reads ahead only with the hybrid_forms rounds (not the recipe's)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -131,6 +146,9 @@ class HybridParams:
             raise Sha1optError("the hybrid recipe's kw and wsrc are fixed (W+K comes from the ring)")
         if self.arch not in ARCHS:
             raise Sha1optError(f"unknown hybrid arch {self.arch!r} (known: {', '.join(ARCHS)})")
+        why = pair_refusal(self.dialect, self.arch, self.ahead, self.recurrence, self.scalar)
+        if why:
+            raise Sha1optError(why)
         if self.arch == "i386" and (self.scalar, self.ahead) != ("recipe", False):
             # 7 GPRs: no rotating rounds (9 registers), and the read-ahead's data pointer would need a
             # register the rounds hold; rol2 keeps its older groups on the stack (``hybrid_i386``).
@@ -156,6 +174,8 @@ class HybridParams:
 class HybridBlock:
     """The code of one block: ``setup`` (once per call) and ``body`` (per block), with the frame contract.
 
+    A two-block dialect (``hybrid_pair``): ``body`` is block 1 (its loads read block 2's words into the
+    high halves too), ``main`` block 2's rounds, ``tail`` empty, ``units`` the two proof units.
     With ``params.ahead`` the block loop forks after ``body``: ``main`` (the last rounds with the next
     block's W+K 0..15 read ahead, and the feed-forward) on every block but the last, ``tail`` (the
     same rounds without read-ahead) on the last; the setup also loads the state and the first block's
@@ -170,6 +190,12 @@ class HybridBlock:
     scalar_ops: int
     main: tuple[Instr, ...] = ()
     tail: tuple[Instr, ...] = ()
+    units: tuple[tuple[Instr, ...], ...] = ()     # a two-block dialect's proof units (``hybrid_pair``)
+
+    @property
+    def blocks(self) -> int:
+        """Blocks hashed per loop iteration (the dialect row's ``blocks``)."""
+        return self.params.dialect.blocks
 
     def loop_body(self) -> tuple[Instr, ...]:
         """One iteration in steady state (what the cost models price): ``body`` then ``main``."""
@@ -183,6 +209,11 @@ class HybridBlock:
     def proved_unit(self) -> tuple[Instr, ...]:
         """What the block proof runs: the setup, then one block (with ``ahead``: the last block's path)."""
         return self.setup + self.body + self.tail
+
+    def proved_units(self) -> tuple[tuple[Instr, ...], ...]:
+        """Every unit the block proof runs, each one compression: ``proved_unit``, or a two-block dialect's
+        ``units`` (block 1's code; the schedule and block 2's rounds)."""
+        return self.units or (self.proved_unit(),)
 
     def code(self) -> tuple[Instr, ...]:
         """Every instruction of the function's setup and loop (the frame aside)."""
@@ -403,6 +434,8 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
         rr = FORMS[params.scalar].rounds()
         scalar, rounds, final = list(rr.code), list(rr.rounds), tuple(Reg(r) for r in rr.final)
     epi = feed_forward(final)
+    if params.dialect.blocks == 2:
+        return _pair_block(params, scalar, rounds, epi, slots)
     if params.recurrence == "rol2":
         groups = w8_groups(params.isa)
         head = [ins for j in range(4) for ins in load_group_ops(j, params.isa, temp=W8_TEMPS[0])]
@@ -418,6 +451,29 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
     setup = constant_setup()
     refuse_unknown(setup + tuple(body))
     return HybridBlock(params, setup, tuple(body), nvec, len(scalar))
+
+
+def _pair_block(params: HybridParams, scalar: list[Instr], rounds: list[int], epi: list[Instr],
+                slots: Slots | None) -> HybridBlock:
+    """A two-block dialect's block (``hybrid_pair.pair_parts``): block 1's rounds with the ymm groups
+    interleaved, then block 2's rounds (with read-ahead: with the next pair's first groups), each reading its
+    own half of the W+K area."""
+    if params.recurrence == "rol2":
+        groups = {g: wide_group(ops, g) for g, ops in w8_groups(params.isa).items()}
+        w_regs, temp = W8_REGS[:4], W8_TEMPS[0]
+    else:
+        groups = {g: wide_group(group_ops(g, params.isa), g) for g in range(4, 20)}
+        w_regs, temp = W_REGS, TEMP_A
+
+    def merge(first: list[Instr], gs: dict[int, list[Instr]]) -> list[Instr]:
+        return (interleave(first, rounds, gs, params.lead, params.every) if params.placement == "every"
+                else slot_interleave(first, rounds, gs, params.lead, slots))
+    setup, body, main, units, nvec = pair_parts(
+        params.dialect, params.ahead, params.every, constant_setup(), list(prologue("x86_64")), groups,
+        retarget(scalar, rounds, 0), retarget(scalar, rounds, 1), epi, merge, w_regs, temp)
+    block = HybridBlock(params, setup, body, nvec, 2 * len(scalar), main, (), units)
+    refuse_unknown(block.code())
+    return block
 
 
 def feed_forward(final: tuple[Reg, ...]) -> list[Instr]:

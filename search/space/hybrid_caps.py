@@ -9,8 +9,9 @@ included by one of the cap's.
 
 Examples: ``allows("avx2", "bmi2")`` and ``allows("avx2", "ssse3")`` are
 True, ``allows("avx", "bmi2")`` is False; ``scalar_level("avx512")`` is
-``"bmi2"``; ``vector_dialects("avx2")`` is ``("ssse3", "avx")`` (the hybrid
-family has no AVX2-only dialect yet).
+``"bmi2"``; ``vector_dialects("avx2")`` is ``("ssse3", "avx", "avx2x2")``
+(``avx2x2``: two blocks in ymm, x86-64 only; ``vector_dialects("avx2", "i386")``
+is ``("ssse3", "avx")``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def scalar_level(level: str) -> str:
     return next(s for s in reversed(ISA_LEVELS) if allows(level, s))
 
 
-def vector_dialects(level: str) -> tuple[str, ...]:
-    """The hybrid family's dialects (rows of ``hybrid_dialects``) the cap allows, lowest first."""
-    return tuple(d.name for d in dialects() if allows(level, d.feature))
+def vector_dialects(level: str, arch: str | None = None) -> tuple[str, ...]:
+    """The hybrid family's dialects (rows of ``hybrid_dialects``) the cap allows, lowest first; with ``arch``,
+    only those built for it (``Dialect.arches``)."""
+    return tuple(d.name for d in dialects() if allows(level, d.feature) and (arch is None or arch in d.arches))

@@ -19,7 +19,11 @@ compare a dialect's name:
   takes the shorter form and its own order when it is set);
 * ``store`` -- the ring store's mnemonic (unaligned forms: ``hybrid_regs``);
 * ``vzeroupper`` -- whether the function's exit clears the upper state
-  (VEX/EVEX code does, so the caller's legacy SSE code pays no transition).
+  (VEX/EVEX code does, so the caller's legacy SSE code pays no transition);
+* ``blocks`` -- blocks per loop iteration: 1 (the schedule of one block in
+  xmm), or 2 (``hybrid_pair``: two blocks' schedules in the two 128-bit
+  halves of ymm registers, as OpenSSL's and libgcrypt's AVX2 paths; x86-64
+  only, ``hybrid.pair_refusal``).
 
 Invariants: ``DIALECTS`` is ordered lowest first (a cap's highest allowed
 dialect is its last); a row's name is ``HybridParams.isa`` and the store's
@@ -51,6 +55,13 @@ class Dialect:
     ternlog: bool             # vpternlogd $0x96 for a three-way xor
     store: str                # the W+K ring store
     vzeroupper: bool          # vzeroupper before the function returns
+    blocks: int = 1           # blocks per loop iteration: 2 = ymm, a block in each 128-bit half (``hybrid_pair``)
+
+    @property
+    def arches(self) -> tuple[str, ...]:
+        """The arches the dialect's blocks are built for: a two-block row needs x86-64's 16 vector registers and
+        the frame's block-2 pointer (``hybrid_pair``)."""
+        return ("x86_64",) if self.blocks > 1 else ("x86_64", "i386")
 
     def mnemonic(self, legacy: str) -> str:
         """The dialect's spelling of a legacy SSE mnemonic: ``pxor`` -> ``vpxor`` in three-operand dialects."""
@@ -60,7 +71,11 @@ class Dialect:
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("ssse3", "ssse3", three_operand=False, rotate=False, ternlog=False, store="movdqu", vzeroupper=False),
     Dialect("avx", "avx", three_operand=True, rotate=False, ternlog=False, store="vmovdqu", vzeroupper=True),
+    Dialect("avx2x2", "avx2", three_operand=True, rotate=False, ternlog=False, store="vmovdqu", vzeroupper=True,
+            blocks=2),
     Dialect("avx512vl", "avx512vl", three_operand=True, rotate=True, ternlog=True, store="vmovdqu", vzeroupper=True),
+    Dialect("avx512vlx2", "avx512vl", three_operand=True, rotate=True, ternlog=True, store="vmovdqu",
+            vzeroupper=True, blocks=2),
 )}
 
 
@@ -87,6 +102,8 @@ def register(row: Dialect) -> None:
         raise Sha1optError(f"dialect {row.name!r} is already a row")
     if row.ternlog and not row.three_operand:
         raise Sha1optError("vpternlogd has no two-operand form")
+    if row.blocks not in (1, 2) or (row.blocks == 2 and not row.three_operand):
+        raise Sha1optError("a dialect hashes 1 block an iteration, or 2 in ymm (a VEX/EVEX row)")
     DIALECTS[row.name] = row
 
 

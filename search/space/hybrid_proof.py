@@ -12,8 +12,8 @@ substituted) lanes back. The checker's soundness argument is per value, so
 it holds per lane: each lane cut is a proved ``value == definition`` over
 the earlier symbols.
 
-``prove_hybrid(block)`` proves ``block.setup + block.body`` (the constants
-built once, then one block) equal to the 80-round compression function
+``prove_hybrid(block)`` proves each of ``block.proved_units()`` -- ``block.setup + block.body`` (the constants
+built once, then one block), or a two-block dialect's two units (``hybrid_pair``) -- equal to the 80-round compression function
 with feed-forward under ``frame.block_bindings(block.params.arch)`` (i386: the
 pointers in stack slots); the W+K words
 are ordinary stack words the rounds add into e. Message-schedule cuts go
@@ -26,6 +26,7 @@ a failure).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from sha1opt.semantics.composition import CompositionResult, check_program
@@ -51,5 +52,16 @@ def prove_unit(code: Sequence[Instr], prover: Prover | None = None, arch: str = 
 
 
 def prove_hybrid(block: HybridBlock, prover: Prover | None = None) -> CompositionResult:
-    """Setup + one block = SHA-1's compression function (80 rounds, W schedule, feed-forward)."""
-    return prove_unit(block.proved_unit(), prover, block.params.arch)
+    """Setup + one block = SHA-1's compression function (80 rounds, W schedule, feed-forward), for every unit
+    of ``block.proved_units()`` (a two-block dialect has two: ``hybrid_pair``): the first that is not proved,
+    else one result with the units' cuts, calls and seconds summed."""
+    results = []
+    for unit in block.proved_units():
+        res = prove_unit(unit, prover, block.params.arch)
+        if not res.ok:
+            return res
+        results.append(res)
+    if len(results) == 1:
+        return results[0]
+    return replace(results[0], cuts=sum(r.cuts for r in results), solver_calls=sum(r.solver_calls for r in results),
+                   seconds=sum(r.seconds for r in results))
