@@ -16,8 +16,9 @@ front-end slots are not fitted (``fit_params`` says why).
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight
 1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2, so a noisy measurement pulls less (an error of one
 band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others held (only the
-observations the parameter can affect are re-simulated) and the best *admissible* one is kept if it lowers
-the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves such a sum by --
+observations the parameter can affect are re-simulated) and the admissible one with the lowest objective is
+kept if it lowers the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves
+such a sum by --
 otherwise the literature value stays (the prior: a change needs evidence); a parameter whose own evidence
 (the observations whose ``classes`` name it) is already explained within noise is not tried. The order:
 the issue width, every class's units and uop counts, every class's latency, the rules. Sweeps repeat until
@@ -62,6 +63,7 @@ from typing import Any, Callable, Sequence
 from sha1opt.search.cost.classes import Item, classify
 from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, Param, parameters as _parameters,  # noqa: F401
                                             pools, port_candidates)
+from sha1opt.search.cost.fit_pool import Evaluator
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulator
 
@@ -148,7 +150,7 @@ def _priced(model: Model, o: Observation) -> frozenset[str]:
 
 
 def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], evidence: set[str],
-            err: dict[str, float]) -> list[Any]:
+            err: dict[str, float], ev: Evaluator) -> list[Any]:
     """The candidates worth trying on every observation ``hit``: all of them when few observations are hit,
     else the ``SCREEN_KEEP`` best on ``SCREEN`` probes -- the parameter's own evidence (observations whose
     ``classes`` name its class), the worst-explained first, then the worst-explained others."""
@@ -156,16 +158,10 @@ def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], eviden
     if len(hit) <= SCREEN:
         return others
     probe = sorted(hit, key=lambda o: (o.name not in evidence, -err[o.name]))[:SCREEN]
-    scored = []
-    for v in others:
-        try:
-            tp = predict(p.set(model, v), probe)
-        except Exception:       # noqa: BLE001 -- a candidate the engine cannot run is no candidate
-            continue
-        scored.append((sum(_error(tp[o.name], o) for o in probe), v))
-    scored.sort(key=lambda ev: ev[0])
-    return [v for _, v in scored[:SCREEN_KEEP]]
-
+    names = [o.name for o in probe]
+    got = ev.many([p.set(model, v) for v in others], [names] * len(others))
+    scored = sorted(((sum(_error(tp[o.name], o) for o in probe), k) for k, tp in enumerate(got) if tp is not None))
+    return [others[k] for _, k in scored[:SCREEN_KEEP]]
 
 
 # --- admissibility ----------------------------------------------------------------------------------------
@@ -224,10 +220,17 @@ def admissible(p: Param, value: Any, model: Model, hit: Sequence[Observation], e
 # --- the search -------------------------------------------------------------------------------------------
 
 def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 4, deadline: float | None = None,
-        params: Sequence[Param] | None = None, progress: Callable[[str], None] | None = None) -> Fit:
+        params: Sequence[Param] | None = None, progress: Callable[[str], None] | None = None,
+        workers: int = 1) -> Fit:
     """The model whose parameters best explain ``observations`` (module docstring) among the admissible ones;
     ``deadline`` is a ``time.monotonic()`` value past which the search stops with what it has (``complete``
-    False)."""
+    False); ``workers`` processes price a parameter's candidates side by side (``fit_pool``)."""
+    with Evaluator({o.name: tuple(o.items) for o in observations}, workers) as ev:
+        return _fit(model, observations, max_sweeps, deadline, params, progress, ev)
+
+
+def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, deadline: float | None,
+         params: Sequence[Param] | None, progress: Callable[[str], None] | None, ev: Evaluator) -> Fit:
     params = list(params) if params is not None else parameters(model, observations)
     kinds = {o.name: _priced(model, o) for o in observations}
     before = predict(model, observations)
@@ -246,24 +249,24 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
                 continue
             now = p.get(cur)
             base = sum(err[o.name] for o in hit)
-            best, best_val, best_pred = base, now, None
+            # a move must gain more than noise over the current value; among those, the lowest objective
+            best, best_val, best_pred = base - max(MIN_GAIN * math.sqrt(len(hit)), REL_GAIN * base), now, None
             evidence = [o for o in hit if p.speaks(_classes_of(model, o))]
             if all(err[o.name] < 1.0 for o in evidence):
                 continue        # its own evidence is explained within noise: nothing to move it for
-            for v in _screen(p, cur, now, hit, {o.name for o in evidence}, err):
-                if deadline is not None and time.monotonic() > deadline:
-                    complete = False
+            tried = _screen(p, cur, now, hit, {o.name for o in evidence}, err, ev)
+            if deadline is not None and time.monotonic() > deadline:
+                complete = False
+                break
+            names = [o.name for o in hit]
+            got = ev.many([p.set(cur, v) for v in tried], [names] * len(tried))
+            for e, k in sorted((sum(_error(tp[o.name], o) for o in hit), k) for k, tp in enumerate(got)
+                               if tp is not None):
+                if e >= best:
                     break
-                try:
-                    tp = predict(p.set(cur, v), hit)
-                except Exception:       # noqa: BLE001 -- a candidate the engine cannot run is no candidate
-                    continue
-                e = sum(_error(tp[o.name], o) for o in hit)
-                if e >= best - max(MIN_GAIN * math.sqrt(len(hit)), REL_GAIN * base):
-                    continue
-                if not admissible(p, v, cur, hit, evidence, pred, tp):
-                    continue
-                best, best_val, best_pred = e, v, tp
+                if admissible(p, tried[k], cur, hit, evidence, pred, got[k]):
+                    best, best_val, best_pred = e, tried[k], got[k]
+                    break
             if best_pred is not None:
                 cur = p.set(cur, best_val)
                 pred.update(best_pred)

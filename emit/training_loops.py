@@ -1,0 +1,117 @@
+"""The second stage's training set: whole SHA-1 block loops of sha1opt's own codes, timed here, as fit observations.
+
+Issue 25, item 2 (DiffTune's idea: learn the simulator's parameters from timed whole blocks): after the
+microbenchmarks, ``sha1opt calibrate`` fits the model to whole loops timed on this CPU. Which loops
+(``entries``) -- sha1opt's own codes only, x86-64, distinct code:
+
+* the textbook schedule and every one-field recipe variant the base model's ISA admits
+  (``scalar_codes``: ``family_scalar.recipe_variants``);
+* for every family this CPU runs at its highest level (``tuning.host_level``: ``shani`` on a SHA-NI CPU),
+  its default and its ``RANKED`` best candidates under the base model (``tuning.pool``: the scalar pick and
+  recipe variants, the hybrid search's interleavings at seed 0, the SHA-NI structural classes).
+
+Never in it: OpenSSL's paths, gcc's and clang's builds, blocks of other searches -- the hold-out
+(bench/calibrate_holdout.py), which no fit sees. The set depends only on the base model, the CPU's
+features and the results database, so a second run (``--check``) trains on the same loops.
+
+Timing (``time_loops``): ``tuning.tune_choices`` -- every loop validated (assembled, proved from its object,
+vectors) before anything runs, then interleaved pairs against the textbook, the textbook's core c/B from
+the add-chain clock; a loop's c/B is its median ratio x that, its band the p10 / p90 ratios x that.
+
+As observations (``observations``): one ``fit.Observation`` per loop, named ``sha1.<key>``: the family's
+block-loop items (``Family.loop_items``: what ``search.measure.block_loop`` prices, loop control included),
+core cycles per iteration = c/B x 64 (one block per iteration), ``classes`` None (evidence for every class
+it holds). ``predicted`` prices a loop under any model from its items, never from a figure a search stored.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from sha1opt.search.cost.fit import Observation
+from sha1opt.search.cost.model import Model
+from sha1opt.search.measure import block_loop
+from sha1opt.search.space.candidate import textbook
+from sha1opt.emit.family import Choice
+from sha1opt.emit.family_scalar import SCALAR, recipe_variants
+from sha1opt.emit.host_cpu import HostCpu
+from sha1opt.emit.measurements import digest
+from sha1opt.emit.tuning import Entry, Timer, host_level, pool, tune_choices
+
+RANKED = 3          # ranked candidates per family (``tuning.pool``'s n)
+PAIRS = 20          # interleaved pairs per loop, over ``ROUNDS`` rounds
+ROUNDS = 2
+BYTES = 64          # bytes per block-loop iteration, every family
+PREFIX = "sha1."     # observation names: ``sha1.<family> <what>`` (kernels are ``lat.``, ``tput.``, ``mix.``...)
+
+
+@dataclass(frozen=True)
+class TimedLoop:
+    """One training loop: its name, family, block-loop items, code digest, and measured core c/B with its band."""
+
+    name: str
+    family: str
+    items: tuple
+    digest: str
+    measured: float
+    p10: float
+    p90: float
+    pairs: int
+
+    def predicted(self, model: Model) -> float:
+        """``model``'s c/B of this loop (the block-loop measure of its items)."""
+        return block_loop(self.items, model).cycles / BYTES
+
+
+def scalar_codes(base: Model, n: int | None = None) -> list[Entry]:
+    """The textbook schedule and (up to ``n`` of) its one-field recipe variants the base model's CPU runs."""
+    out = [Entry(Choice(SCALAR, textbook("x86_64"), "x86_64"), True, 0.0)]
+    for key, sched in recipe_variants("x86_64", base.isa, base)[:n]:
+        out.append(Entry(Choice(SCALAR, sched, "x86_64", [f"recipe {key}"]), False, 0.0))
+    return out
+
+
+def entries(base: Model, cpu: HostCpu, *, ranked: int = RANKED, db=None, progress=lambda _: None) -> list[Entry]:
+    """The training codes (module docstring): the textbook first (the timing reference), distinct code."""
+    out: list[Entry] = []
+    seen: set[str] = set()
+    for e in [*scalar_codes(base), *pool(base.name, "x86_64", host_level(cpu), ranked, db, progress)]:
+        text = e.choice.family.path_text(e.choice)
+        if text not in seen:
+            seen.add(text)
+            out.append(e)
+    return out
+
+
+def _name(e: Entry, taken: set[str]) -> str:
+    base = PREFIX + re.sub(r"[^A-Za-z0-9_.=+,-]+", "_", e.key).strip("_")
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}.{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def time_loops(codes: list[Entry], *, pairs: int = PAIRS, rounds: int = ROUNDS, timer: Timer | None = None,
+               should_stop: Callable[[], bool] = lambda: False) -> tuple[list[TimedLoop], tuple[str, ...]]:
+    """Validate and time ``codes`` here (``tuning.tune_choices``, the first the reference); the loops with a
+    measured c/B, and the notes (dropped codes)."""
+    t = tune_choices(codes, pairs=pairs, rounds=rounds, timer=timer, should_stop=should_stop)
+    out: list[TimedLoop] = []
+    taken: set[str] = set()
+    for k, (c, m) in enumerate(zip(t.candidates, t.measured)):
+        if not m.pairs or not math.isfinite(t.reference_cpb):
+            continue
+        fam = c.choice.family
+        out.append(TimedLoop(_name(c.entry, taken), fam.name, tuple(fam.loop_items(c.choice)),
+                             digest(fam.path_text(c.choice)), t.measured_cpb(k), m.p10 * t.reference_cpb,
+                             m.p90 * t.reference_cpb, m.pairs))
+    return out, t.notes
+
+
+def observations(timed: list[TimedLoop]) -> list[Observation]:
+    """One ``fit.Observation`` per timed loop (module docstring): core cycles per iteration and its band."""
+    return [Observation(x.name, x.items, x.measured * BYTES, x.p10 * BYTES, x.p90 * BYTES) for x in timed]
