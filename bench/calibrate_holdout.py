@@ -8,8 +8,9 @@
    equal to a training code is dropped and said):
    * OpenSSL's five x86-64 paths in Debian's libcrypto, each forced with ``OPENSSL_ia32cap`` (``MASKS``, as
      bench/cost_fidelity_host.py), their loops cut as bench/cost_fidelity.py cuts them;
-   * gcc -O2, -O1, -O3 and -O2 -mtune=<the model's CPU> and clang -O2, -O1 builds of ``emit/csrc/sha1_ref.c``
-     (unrolled; checked by the NIST vectors);
+   * gcc (-O2, -O1, -O3, -Os, -O2 -fno-tree-vectorize, -O2 -mtune / -march=<the model's CPU>) and clang (-O2,
+     -O1, -O2 -march=<the model's CPU>) builds of ``emit/csrc/sha1_ref.c`` (unrolled; checked by the NIST
+     vectors); a build whose loop is another's (gcc -O3 is often -O2) is dropped and said;
    * the best blocks of short searches (``EVALUATIONS`` per range, seed ``SEED`` -- the training's ranked
      candidates come from seed 0 and the stored results) for the host's model and ``OTHER_MODELS``, each
      exported (assembled, proved, vectors).
@@ -71,7 +72,7 @@ from cost_fidelity_host import MASKS, clang_variant, mca_text  # noqa: E402
 
 SEED = 1                     # the hold-out searches' seed (the training's hybrid candidates: seed 0)
 EVALUATIONS = 400            # per range and model
-OTHER_MODELS = ("zen2", "zen1", "skylake", "goldencove")
+OTHER_MODELS = ("zen2", "zen1", "skylake", "goldencove", "core2")
 NEEDS = {"integer": (), "ssse3": ("ssse3",), "avx": ("avx",), "avx2": ("avx2", "bmi1", "bmi2"),
          "shaext": ("ssse3", "sha")}      # what each forced path needs (a mask only clears bits)
 GOALS = (0.05, 0.85, 0.80)   # MAPE, tau, scalar tau (issue 25)
@@ -106,18 +107,35 @@ def holdout(model, cpu, work: Path, training: set[str], notes: list[str]) -> lis
         items = cost_items(trace)
         codes.append(Code(f"OpenSSL {path}", path == "integer", items, cost_fidelity.BYTES[path], mca,
                           mask=MASKS[path]))
-    builds = [("gcc -O2", gcc_variant("x86_64")), ("gcc -O1", gcc_variant("x86_64", ("-O1",))),
-              ("gcc -O3", gcc_variant("x86_64", ("-O3",))),
-              (f"gcc -O2 -mtune={model.gcc_mtune}", gcc_variant("x86_64", (f"-mtune={model.gcc_mtune}",))),
-              ("clang -O2", clang_variant("sha1_ref.c", "sha1_ref_block_data_order")),
-              ("clang -O1", clang_variant("sha1_ref.c", "sha1_ref_block_data_order", ("-O1",)))]
-    for name, text in builds:
+    tune = model.gcc_mtune
+    ref = ("sha1_ref.c", "sha1_ref_block_data_order")
+    builds = [("gcc -O2", lambda: gcc_variant("x86_64")), ("gcc -O1", lambda: gcc_variant("x86_64", ("-O1",))),
+              ("gcc -O3", lambda: gcc_variant("x86_64", ("-O3",))), ("gcc -Os", lambda: gcc_variant("x86_64", ("-Os",))),
+              ("gcc -O2 -fno-tree-vectorize", lambda: gcc_variant("x86_64", ("-fno-tree-vectorize",))),
+              (f"gcc -O2 -mtune={tune}", lambda: gcc_variant("x86_64", (f"-mtune={tune}",))),
+              (f"gcc -O2 -march={tune} -mno-movbe", lambda: gcc_variant("x86_64", (f"-march={tune}", "-mno-movbe"))),
+              ("clang -O2", lambda: clang_variant(*ref)), ("clang -O1", lambda: clang_variant(*ref, ("-O1",))),
+              (f"clang -O2 -march={tune} -mno-movbe", lambda: clang_variant(*ref, ("-O2", f"-march={tune}", "-mno-movbe")))]
+    if tune == "generic":               # no CPU to tune for: the -mtune / -march builds are -O2 again
+        builds = [b for b in builds if "-m" not in b[0]]
+    seen: dict[str, str] = {}               # loop text -> the code that had it: a duplicate is dropped
+    for name, build in builds:
+        try:
+            text = build()
+            body = loop_text(text, "x86_64", name)
+            items = loop_items(text, "x86_64", name)
+        except Sha1optError as e:           # a tool failing, or an instruction the parser does not take
+            notes.append(f"# dropped {name}: {e}")
+            continue
+        if body in seen:
+            notes.append(f"# dropped {name}: the same loop as {seen[body]}")
+            continue
+        seen[body] = name
         ok, detail = vectors_ok(text, "x86_64")
         if not ok:
             notes.append(f"# dropped {name}: vectors failed ({detail})")
             continue
-        items = loop_items(text, "x86_64", name)
-        codes.append(Code(name, vector_free(items), items, 64, mca_text(loop_text(text, "x86_64", name)),
+        codes.append(Code(name, vector_free(items), items, 64, mca_text(body),
                           obj=compile_text(text, "x86_64", work, f"c{len(codes)}")))
     db = work / "holdout.sqlite"
     models = tuple(dict.fromkeys((model.name, *OTHER_MODELS)))
@@ -135,6 +153,11 @@ def holdout(model, cpu, work: Path, training: set[str], notes: list[str]) -> lis
         if not res.ok:
             notes.append(f"# dropped {name}: {res.validation.failure}")
             continue
+        body = loop_text(res.text, "x86_64", name)
+        if body in seen:
+            notes.append(f"# dropped {name}: the same loop as {seen[body]}")
+            continue
+        seen[body] = name
         items = loop_items(res.text, "x86_64", name)
         codes.append(Code(name, vector_free(items), items, 64, mca_text(loop_text(res.text, "x86_64", name)),
                           obj=compile_text(res.text, "x86_64", work, f"s{len(codes)}"), key=key))
