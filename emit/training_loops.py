@@ -6,9 +6,10 @@ microbenchmarks, ``sha1opt calibrate`` fits the model to whole loops timed on th
 
 * the textbook schedule and every one-field recipe variant the base model's ISA admits
   (``scalar_codes``: ``family_scalar.recipe_variants``);
-* for every family this CPU runs at its highest level (``tuning.host_level``: ``shani`` on a SHA-NI CPU),
-  its default and its ``RANKED`` best candidates under the base model (``tuning.pool``: the scalar pick and
-  recipe variants, the hybrid search's interleavings at seed 0, the SHA-NI structural classes).
+* for every family, at the highest of its ``--isa`` levels this CPU runs (``family_levels``: on a Zen 3
+  ``bmi2``, ``avx2`` and ``shani``), its default and its ``RANKED`` best candidates under the base model
+  (``tuning.pool``: the scalar pick and recipe variants, the hybrid search's interleavings at seed 0, the
+  SHA-NI structural classes).
 
 Never in it: OpenSSL's paths, gcc's and clang's builds, blocks of other searches -- the hold-out
 (bench/calibrate_holdout.py), which no fit sees. The set depends only on the base model, the CPU's
@@ -36,9 +37,11 @@ from sha1opt.search.cost.model import Model
 from sha1opt.search.measure import block_loop
 from sha1opt.search.space.candidate import textbook
 from sha1opt.emit.family import Choice
+from sha1opt.emit.families import FAMILIES, levels_of
 from sha1opt.emit.family_scalar import SCALAR, recipe_variants
-from sha1opt.emit.host_cpu import HostCpu
+from sha1opt.emit.host_cpu import HostCpu, levels
 from sha1opt.emit.measurements import digest
+from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.emit.tuning import Entry, Timer, host_level, pool, tune_choices
 
 RANKED = 3          # ranked candidates per family (``tuning.pool``'s n)
@@ -74,11 +77,25 @@ def scalar_codes(base: Model, n: int | None = None) -> list[Entry]:
     return out
 
 
+def family_levels(cpu: HostCpu) -> list[str]:
+    """Per family (``families.FAMILIES``), the highest of its ``--isa`` levels ``cpu`` runs, up to
+    ``tuning.host_level`` (a family's own features count, as there); families it runs none of are left out."""
+    top = host_level(cpu)
+    runs = set(levels(cpu)) | {top}
+    out = []
+    for fam in FAMILIES:
+        mine = [lv for lv in levels_of(fam) if lv in runs and LEVELS.index(lv) <= LEVELS.index(top)]
+        if mine:
+            out.append(mine[-1])
+    return out
+
+
 def entries(base: Model, cpu: HostCpu, *, ranked: int = RANKED, db=None, progress=lambda _: None) -> list[Entry]:
     """The training codes (module docstring): the textbook first (the timing reference), distinct code."""
     out: list[Entry] = []
     seen: set[str] = set()
-    for e in [*scalar_codes(base), *pool(base.name, "x86_64", host_level(cpu), ranked, db, progress)]:
+    pooled = [e for lv in family_levels(cpu) for e in pool(base.name, "x86_64", lv, ranked, db, progress)]
+    for e in [*scalar_codes(base), *pooled]:
         text = e.choice.family.path_text(e.choice)
         if text not in seen:
             seen.add(text)

@@ -117,3 +117,13 @@ def test_a_row_stage_2_puts_back_is_no_change():
     again = Fit(truth, (("classes.rot_imm.latency", 1.0, 2.0, ("l",)),), {}, {}, 0.5, 0.4, True)
     assert [c[0] for c in _merged(zen3, first, again, obs).changes] == ["rules.store_forwarding.latency",
                                                                          "classes.rot_imm.latency"]
+
+
+def test_every_family_trains_at_the_highest_of_its_levels_the_cpu_runs():
+    """Scalar, hybrid and SHA-NI each at its own top level (a SHA-NI CPU still trains the hybrid at avx2);
+    a CPU with SSSE3 only trains the scalar base code and the SSSE3 hybrid, no SHA-NI."""
+    from sha1opt.emit.training_loops import family_levels
+    full = dataclasses.replace(ZEN3_CPU, features=frozenset({"sse2", "ssse3", "avx", "avx2", "bmi1", "bmi2", "sha"}))
+    assert family_levels(full) == ["bmi2", "avx2", "shani"]
+    old = dataclasses.replace(ZEN3_CPU, features=frozenset({"sse2", "ssse3"}))
+    assert family_levels(old) == ["base", "ssse3"]
