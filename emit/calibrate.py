@@ -59,8 +59,8 @@ from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all
 from sha1opt.emit.training_loops import PREFIX, TimedLoop, entries, observations as loop_observations, time_loops
 
 BUDGET = 600.0              # seconds: the whole run, by default (issue 25: at most 10 minutes on 2 cores)
-MEASURE_SHARE = 0.28        # of the budget, at most, for measuring the kernels
-LOOPS_SHARE = 0.50          # ... and the training loops, by this share
+MEASURE_SHARE = 0.25        # of the budget, at most, for measuring the kernels
+LOOPS_SHARE = 0.52          # ... and the training loops, by this share
 STAGE1_SHARE = 0.72         # stage 1's fit ends by this share; stage 2's by the budget's end
 WORKERS = 2                 # processes pricing the fits' candidates (nothing is timed while they run)
 BATCH = 40                  # kernels per timing program
@@ -170,7 +170,7 @@ def train_loops(model: Model, cpu: HostCpu, *, timer=None, deadline: float | Non
     if progress:
         progress(f"stage 2: {len(codes)} training loops (sha1opt's own codes), validating and timing them")
     late = (lambda: time.monotonic() > deadline) if deadline is not None else (lambda: False)
-    return time_loops(codes, timer=timer, should_stop=late)
+    return time_loops(codes, timer=timer, should_stop=late, progress=progress or (lambda _: None))
 
 
 def stage2_parameters(model: Model, loops: list[TimedLoop]) -> list:

@@ -42,7 +42,7 @@ from sha1opt.emit.family_scalar import SCALAR, recipe_variants
 from sha1opt.emit.host_cpu import HostCpu, levels
 from sha1opt.emit.measurements import digest
 from sha1opt.search.space.hybrid_caps import LEVELS
-from sha1opt.emit.tuning import Entry, Timer, host_level, pool, tune_choices
+from sha1opt.emit.tuning import Entry, Timer, check_choice, host_level, pool, tune_choices
 
 RANKED = 3          # ranked candidates per family (``tuning.pool``'s n)
 PAIRS = 20          # interleaved pairs per loop, over ``ROUNDS`` rounds
@@ -113,10 +113,17 @@ def _name(e: Entry, taken: set[str]) -> str:
 
 
 def time_loops(codes: list[Entry], *, pairs: int = PAIRS, rounds: int = ROUNDS, timer: Timer | None = None,
-               should_stop: Callable[[], bool] = lambda: False) -> tuple[list[TimedLoop], tuple[str, ...]]:
+               should_stop: Callable[[], bool] = lambda: False,
+               progress: Callable[[str], None] = lambda _: None) -> tuple[list[TimedLoop], tuple[str, ...]]:
     """Validate and time ``codes`` here (``tuning.tune_choices``, the first the reference); the loops with a
-    measured c/B, and the notes (dropped codes)."""
-    t = tune_choices(codes, pairs=pairs, rounds=rounds, timer=timer, should_stop=should_stop)
+    measured c/B, and the notes (dropped codes). ``progress`` hears of each validation."""
+    count = iter(range(1, len(codes) + 1))
+
+    def check(choice, work):
+        progress(f"validating training loop {next(count)}/{len(codes)}: {choice.family.name} "
+                 f"{choice.family.describe(choice)}")
+        return check_choice(choice, work)
+    t = tune_choices(codes, pairs=pairs, rounds=rounds, timer=timer, should_stop=should_stop, check=check)
     out: list[TimedLoop] = []
     taken: set[str] = set()
     for k, (c, m) in enumerate(zip(t.candidates, t.measured)):
