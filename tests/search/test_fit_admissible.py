@@ -88,3 +88,11 @@ def test_a_computing_class_never_gets_latency_0_and_front_end_slots_are_not_free
     assert min(params["classes.add_rr.latency"].candidates) == 1
     assert min(params["classes.store.latency"].candidates) == 0     # no compute uop: forwarding sets its time
     assert not any(n.endswith(".uops") for n in params)
+
+
+def test_the_loop_control_alone_moves_no_row():
+    """The bare loop (``loop.overhead``, 2.61 clocks per iteration on the Zen 3 against zen3's 1.0) is evidence
+    for no class: a dev run moved the branch's compute uops 1 -> 3 for it."""
+    base, obs = _zen3_observations({"loop.overhead": (2.61, 2.39, 3.45)})
+    assert obs[0].classes == frozenset()
+    assert fit(base, obs).changes == ()
