@@ -13,10 +13,11 @@ The run (``calibrate``):
    until ``LOOPS_SHARE`` of the budget (timing ends before any fitting starts: the fits would disturb it);
 5. stage 1: the fit (``search.cost.fit``, with its admissibility rule: no row without a kernel bound by
    that resource, none a measurement refutes) of the base to the kernels, until ``STAGE1_SHARE``;
-6. stage 2 (DiffTune's idea, issue 25 item 2): the fit of stage 1's model to the kernels and the training
-   loops together, over the parameters the loops touch (``stage2_parameters``: rules, latencies, then
-   units), until the budget's end (``training`` off: skipped). Both fits price candidates in ``WORKERS``
-   processes;
+6. stage 2 (DiffTune's idea, issue 25 item 2): the fit of stage 1's model to the training loops, the
+   kernels as constraints (a change may not move a kernel stage 1 explains out of its noise band, nor
+   refute one: ``fit``'s rule 3), over the parameters the loops touch (``stage2_parameters``: rules,
+   latencies, then units), until the budget's end (``training`` off: skipped). Both fits price candidates
+   in ``WORKERS`` processes;
 7. the whole-loop check (``loop_check.judge``) on the training loops: a calibrated model that predicts
    them worse than its base is not written (``Run.loop_check``);
 8. the calibrated model written to ``corpus/uarch/calibrated/<cpu key>.toml`` (``calibrated.calibrated_text``):
@@ -236,8 +237,9 @@ def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int
                              progress=progress, workers=WORKERS)
             if run.loops:
                 if progress:
-                    progress(f"stage 2: fitting to {len(kern)} kernels and {len(run.loops)} whole loops")
-                second = fit(run.stage1.model, run.observations, params=stage2_parameters(run.stage1.model, run.loops),
+                    progress(f"stage 2: fitting to {len(run.loops)} whole loops, {len(kern)} kernels as constraints")
+                second = fit(run.stage1.model, loop_observations(run.loops), constraints=kern,
+                             params=stage2_parameters(run.stage1.model, run.loops),
                              deadline=start + budget * 0.95 - 10, progress=progress, workers=WORKERS)
             else:
                 second = None

@@ -40,9 +40,12 @@ Admissible (the rule that keeps the fit from inventing hardware; ``admissible``)
    the new value -- the simulator's bottleneck -- is the resource the parameter sets: one of the class's
    units, or the front end.
 
-Whole loops fit the same way: the second stage (``emit.calibrate``) fits the microbenchmarks and whole SHA-1
-loops timed on the host together, from the first stage's model, over the parameters the loops touch; a
-loop refutes a row as a kernel does.
+3. *Constraints* (the second stage): observations given as ``constraints`` are not in the objective, but
+   a change may not refute one (rule 1) nor move one the current model explains within its band (p10..p90,
+   with ``MIN_SPREAD``) out of it: ``holds``. The second stage (``emit.calibrate``) fits whole SHA-1 loops
+   timed on the host with the microbenchmarks as constraints, so it moves only what the kernels leave free
+   (a row no kernel pins, or one whose kernels stage 1 could not explain) -- DiffTune's second stage on
+   top of the first, never against it.
 
 Regression (tests/search/test_fit_admissible.py): the first calibration on a Zen 3 put ``add_rr`` on one ALU
 (the pair kernels with adds ran at 2 per clock; ``tput.add_rr``, measured at 24 clocks for 48 adds, was priced
@@ -68,7 +71,7 @@ from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulator
 
 __all__ = ["ISSUE_WIDTH", "MIN_SPREAD", "Observation", "Param", "Fit", "predict", "objective", "parameters",
-           "pools", "port_candidates", "admissible", "fit"]
+           "pools", "port_candidates", "refuted", "witness", "holds", "admissible", "fit"]
 
 MIN_SPREAD = 0.02       # a measurement's relative spread is taken as at least 2 % (the weight's floor)
 MIN_GAIN = 2.0          # a change must lower the objective by more than MIN_GAIN x sqrt(observations it hits)
@@ -208,6 +211,20 @@ def witness(p: Param, now_model: Model, model: Model, evidence: Sequence[Observa
     return None
 
 
+def _within(pred: float, o: Observation) -> bool:
+    return o.floor <= pred <= o.ceiling
+
+
+def holds(new: dict[str, float], now: dict[str, float], constraints: Sequence[Observation]) -> str | None:
+    """The first constraint ``new`` refutes or moves out of its band where ``now`` had it inside (rule 3), or
+    None."""
+    for o in constraints:
+        if (new[o.name] > o.ceiling and new[o.name] > now[o.name] + 1e-9) or \
+                (_within(now[o.name], o) and not _within(new[o.name], o)):
+            return o.name
+    return None
+
+
 def admissible(p: Param, value: Any, model: Model, hit: Sequence[Observation], evidence: Sequence[Observation],
                now: dict[str, float], new: dict[str, float]) -> bool:
     """Rules 1 and 2 of the module docstring for ``p`` set to ``value`` on ``model`` (``now``/``new``: the
@@ -221,18 +238,21 @@ def admissible(p: Param, value: Any, model: Model, hit: Sequence[Observation], e
 
 def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 4, deadline: float | None = None,
         params: Sequence[Param] | None = None, progress: Callable[[str], None] | None = None,
-        workers: int = 1) -> Fit:
+        workers: int = 1, constraints: Sequence[Observation] = ()) -> Fit:
     """The model whose parameters best explain ``observations`` (module docstring) among the admissible ones;
     ``deadline`` is a ``time.monotonic()`` value past which the search stops with what it has (``complete``
-    False); ``workers`` processes price a parameter's candidates side by side (``fit_pool``)."""
-    with Evaluator({o.name: tuple(o.items) for o in observations}, workers) as ev:
-        return _fit(model, observations, max_sweeps, deadline, params, progress, ev)
+    False); ``workers`` processes price a parameter's candidates side by side (``fit_pool``); ``constraints``
+    bound what may move (rule 3)."""
+    with Evaluator({o.name: tuple(o.items) for o in [*observations, *constraints]}, workers) as ev:
+        return _fit(model, observations, max_sweeps, deadline, params, progress, ev, constraints)
 
 
 def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, deadline: float | None,
-         params: Sequence[Param] | None, progress: Callable[[str], None] | None, ev: Evaluator) -> Fit:
+         params: Sequence[Param] | None, progress: Callable[[str], None] | None, ev: Evaluator,
+         constraints: Sequence[Observation]) -> Fit:
     params = list(params) if params is not None else parameters(model, observations)
-    kinds = {o.name: _priced(model, o) for o in observations}
+    kinds = {o.name: _priced(model, o) for o in [*observations, *constraints]}
+    cpred = predict(model, constraints)
     before = predict(model, observations)
     pred = dict(before)
     err = {o.name: _error(pred[o.name], o) for o in observations}
@@ -259,14 +279,20 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
                 complete = False
                 break
             names = [o.name for o in hit]
+            chit = [o for o in constraints if p.touches(kinds[o.name])]
             got = ev.many([p.set(cur, v) for v in tried], [names] * len(tried))
             for e, k in sorted((sum(_error(tp[o.name], o) for o in hit), k) for k, tp in enumerate(got)
                                if tp is not None):
                 if e >= best:
                     break
-                if admissible(p, tried[k], cur, hit, evidence, pred, got[k]):
-                    best, best_val, best_pred = e, tried[k], got[k]
-                    break
+                if not admissible(p, tried[k], cur, hit, evidence, pred, got[k]):
+                    continue
+                tc = ev.many([p.set(cur, tried[k])], [[o.name for o in chit]])[0] if chit else {}
+                if tc is None or holds(tc, cpred, chit) is not None:
+                    continue
+                best, best_val, best_pred = e, tried[k], got[k]
+                cpred.update(tc)
+                break
             if best_pred is not None:
                 cur = p.set(cur, best_val)
                 pred.update(best_pred)

@@ -1,7 +1,7 @@
 """``sha1opt calibrate``'s second stage (emit/calibrate.py, emit/training_loops.py, emit/loop_check.py), synthetic.
 
-Rules (issue 25, item 2): whole SHA-1 loops timed on the host are fitted after the microbenchmarks, jointly with
-them, as ``fit.Observation``s of the same simulator (a loop's items are what ``search.measure.block_loop`` prices);
+Rules (issue 25, item 2): whole SHA-1 loops timed on the host are fitted after the microbenchmarks (which
+constrain them), as ``fit.Observation``s of the same simulator (a loop's items are what ``search.measure.block_loop`` prices);
 a parameter the kernels leave free (here the store-forwarding latency: no kernel selected touches it) is set by
 the loops; the gate judges the final model on those same loops (no second timing); the record keeps every
 loop's measurement beside the kernels', and the change cites the loop it came from. No native code runs: the

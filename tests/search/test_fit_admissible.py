@@ -96,3 +96,20 @@ def test_the_loop_control_alone_moves_no_row():
     base, obs = _zen3_observations({"loop.overhead": (2.61, 2.39, 3.45)})
     assert obs[0].classes == frozenset()
     assert fit(base, obs).changes == ()
+
+
+def test_a_constraint_explained_within_noise_stays_there():
+    """Rule 3 (the second stage): a loop pulls the store-forwarding latency from 7 towards 0, but a kernel the
+    current model explains within its band, and would leave it, keeps 7; without the constraint the loop wins."""
+    from sha1opt.search.cost.fit import holds
+    base = load_model("zen3")
+    k = _kernels()["rule.store_forwarding"]
+    now = predict(base, [Observation(k.name, k.items(), 1.0)])[k.name]
+    kernel = Observation(k.name, k.items(), now, now * 0.98, now * 1.02, k.classes)
+    zero = dataclasses.replace(base, rules=dataclasses.replace(base.rules, store_forward_latency=0.0))
+    loop = Observation("loop", k.items(), predict(zero, [kernel])[k.name] * 1.0, 0.0, 0.0, None)
+    params = [p for p in parameters(base, [loop]) if p.name == "rules.store_forwarding.latency"]
+    assert fit(base, [loop], params=params).changes[0][2] == 0
+    assert fit(base, [loop], params=params, constraints=[kernel]).changes == ()
+    assert holds({k.name: now * 1.5}, {k.name: now}, [kernel]) == k.name
+    assert holds({k.name: now * 1.01}, {k.name: now}, [kernel]) is None
