@@ -12,7 +12,8 @@ The run (``calibrate``):
    candidates under the base model), validated and timed here in interleaved pairs against the textbook,
    until ``LOOPS_SHARE`` of the budget (timing ends before any fitting starts: the fits would disturb it);
 5. stage 1: the fit (``search.cost.fit``, with its admissibility rule: no row without a kernel bound by
-   that resource, none a measurement refutes) of the base to the kernels, until ``STAGE1_SHARE``;
+   that resource, none a measurement refutes) of the base to the kernels, for ``STAGE1_SHARE`` of the time
+   left to 95 % of the budget;
 6. stage 2 (DiffTune's idea, issue 25 item 2): the fit of stage 1's model to the training loops, the
    kernels as constraints (a change may not move a kernel stage 1 explains out of its noise band, nor
    refute one: ``fit``'s rule 3), over the parameters the loops touch (``stage2_parameters``: rules,
@@ -62,7 +63,7 @@ from sha1opt.emit.training_loops import PREFIX, TimedLoop, entries, observations
 BUDGET = 600.0              # seconds: the whole run, by default (issue 25: at most 10 minutes on 2 cores)
 MEASURE_SHARE = 0.25        # of the budget, at most, for measuring the kernels
 LOOPS_SHARE = 0.52          # ... and the training loops, by this share
-STAGE1_SHARE = 0.72         # stage 1's fit ends by this share; stage 2's by the budget's end
+STAGE1_SHARE = 0.45         # of the time left for fitting (to 95 % of the budget), stage 1's; stage 2 the rest
 WORKERS = 2                 # processes pricing the fits' candidates (nothing is timed while they run)
 BATCH = 40                  # kernels per timing program
 ROUNDS_PER_PASS = 7         # samples of every kernel per pass
@@ -233,14 +234,16 @@ def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int
         if not run.interrupted:
             if progress:
                 progress(f"stage 1: fitting {base} to {len(kern)} kernels")
-            run.stage1 = fit(model, kern, deadline=start + budget * (STAGE1_SHARE if run.loops else 0.95) - 10,
+            end = start + budget * 0.95 - 10
+            now = time.monotonic()
+            run.stage1 = fit(model, kern, deadline=now + (end - now) * STAGE1_SHARE if run.loops else end,
                              progress=progress, workers=WORKERS)
             if run.loops:
                 if progress:
                     progress(f"stage 2: fitting to {len(run.loops)} whole loops, {len(kern)} kernels as constraints")
                 second = fit(run.stage1.model, loop_observations(run.loops), constraints=kern,
                              params=stage2_parameters(run.stage1.model, run.loops),
-                             deadline=start + budget * 0.95 - 10, progress=progress, workers=WORKERS)
+                             deadline=end, progress=progress, workers=WORKERS)
             else:
                 second = None
             run.fitted = _merged(model, run.stage1, second, run.observations)
