@@ -161,7 +161,8 @@ def observations(checked: list[Checked], samples: dict[str, np.ndarray]) -> list
 
 def train_loops(model: Model, cpu: HostCpu, *, timer=None, deadline: float | None = None,
                 progress: Progress | None = None) -> tuple[list[TimedLoop], tuple[str, ...]]:
-    """The training loops (``training_loops.entries``) validated and timed here; stops timing at ``deadline``."""
+    """The training loops (``training_loops.entries``) validated and timed here; the rounds after the first
+    stop at ``deadline``."""
     said: set[str] = set()
 
     def phase(p) -> None:           # the searches' progress: each phase once
@@ -172,7 +173,7 @@ def train_loops(model: Model, cpu: HostCpu, *, timer=None, deadline: float | Non
     if progress:
         progress(f"stage 2: {len(codes)} training loops (sha1opt's own codes), validating and timing them")
     late = (lambda: time.monotonic() > deadline) if deadline is not None else (lambda: False)
-    return time_loops(codes, timer=timer, should_stop=late, progress=progress or (lambda _: None))
+    return time_loops(codes, timer=timer, late=late, progress=progress or (lambda _: None))
 
 
 def stage2_parameters(model: Model, loops: list[TimedLoop]) -> list:

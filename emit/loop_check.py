@@ -86,5 +86,5 @@ def judge(timed: Sequence[TimedLoop], base: Model, calibrated: Model) -> LoopChe
 def check_loops(base: Model, calibrated: Model, *, timer: Timer | None = None, pairs: int = PAIRS,
                 should_stop: Callable[[], bool] = lambda: False) -> LoopCheck:
     """Time ``loops(base)`` here and judge both models on them (module docstring)."""
-    timed, _ = time_loops(loops(base), pairs=pairs, rounds=2, timer=timer, should_stop=should_stop)
+    timed, _ = time_loops(loops(base), pairs=pairs, rounds=2, timer=timer, late=should_stop)
     return judge(timed, base, calibrated)

@@ -17,7 +17,8 @@ features and the results database, so a second run (``--check``) trains on the s
 
 Timing (``time_loops``): ``tuning.tune_choices`` -- every loop validated (assembled, proved from its object,
 vectors) before anything runs, then interleaved pairs against the textbook, the textbook's core c/B from
-the add-chain clock; a loop's c/B is its median ratio x that, its band the p10 / p90 ratios x that.
+the add-chain clock; a loop's c/B is its median ratio x that, its band the p10 / p90 ratios x that. A
+deadline ends the rounds after the first (every code is timed at least once).
 
 As observations (``observations``): one ``fit.Observation`` per loop, named ``sha1.<key>``: the family's
 block-loop items (``Family.loop_items``: what ``search.measure.block_loop`` prices, loop control included),
@@ -29,7 +30,9 @@ from __future__ import annotations
 
 import math
 import re
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from sha1opt.search.cost.fit import Observation
@@ -42,7 +45,7 @@ from sha1opt.emit.family_scalar import SCALAR, recipe_variants
 from sha1opt.emit.host_cpu import HostCpu, levels
 from sha1opt.emit.measurements import digest
 from sha1opt.search.space.hybrid_caps import LEVELS
-from sha1opt.emit.tuning import Entry, Timer, check_choice, host_level, pool, tune_choices
+from sha1opt.emit.tuning import Entry, Timer, check_choice, host_level, native_timer, pool, tune_choices
 
 RANKED = 3          # ranked candidates per family (``tuning.pool``'s n)
 PAIRS = 20          # interleaved pairs per loop, over ``ROUNDS`` rounds
@@ -113,17 +116,27 @@ def _name(e: Entry, taken: set[str]) -> str:
 
 
 def time_loops(codes: list[Entry], *, pairs: int = PAIRS, rounds: int = ROUNDS, timer: Timer | None = None,
-               should_stop: Callable[[], bool] = lambda: False,
+               late: Callable[[], bool] = lambda: False,
                progress: Callable[[str], None] = lambda _: None) -> tuple[list[TimedLoop], tuple[str, ...]]:
     """Validate and time ``codes`` here (``tuning.tune_choices``, the first the reference); the loops with a
-    measured c/B, and the notes (dropped codes). ``progress`` hears of each validation."""
+    measured c/B, and the notes (dropped codes). ``late()`` ends the timing -- but only once every code has
+    been validated and timed in one round (a deadline drops pairs, never a code). ``progress`` hears of each
+    validation."""
     count = iter(range(1, len(codes) + 1))
 
     def check(choice, work):
         progress(f"validating training loop {next(count)}/{len(codes)}: {choice.family.name} "
                  f"{choice.family.describe(choice)}")
         return check_choice(choice, work)
-    t = tune_choices(codes, pairs=pairs, rounds=rounds, timer=timer, should_stop=should_stop, check=check)
+    with tempfile.TemporaryDirectory(prefix="sha1opt-training-") as d:
+        inner = timer or native_timer(Path(d))
+        calls = [0]
+
+        def counted(cand, ref, arch, n):
+            calls[0] += 1
+            return inner(cand, ref, arch, n)
+        t = tune_choices(codes, pairs=pairs, rounds=rounds, work=Path(d), timer=counted, check=check,
+                         should_stop=lambda: calls[0] >= len(codes) and late())
     out: list[TimedLoop] = []
     taken: set[str] = set()
     for k, (c, m) in enumerate(zip(t.candidates, t.measured)):

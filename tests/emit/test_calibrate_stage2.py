@@ -127,3 +127,21 @@ def test_every_family_trains_at_the_highest_of_its_levels_the_cpu_runs():
     assert family_levels(full) == ["bmi2", "avx2", "shani"]
     old = dataclasses.replace(ZEN3_CPU, features=frozenset({"sse2", "ssse3"}))
     assert family_levels(old) == ["base", "ssse3"]
+
+
+def test_a_deadline_drops_pairs_never_a_training_loop(monkeypatch):
+    """Past the deadline from the start, every code is still validated and timed once (the first round);
+    no second round runs."""
+    import types
+
+    import sha1opt.emit.training_loops as training
+    from sha1opt.emit.tuning import Timed
+    monkeypatch.setattr(training, "check_choice", lambda choice, work: types.SimpleNamespace(obj=work / "x.o"))
+    calls = []
+
+    def timer(cand, ref, arch, n):
+        calls.append(cand)
+        return Timed(np.ones(n), 4.0)
+    codes = scalar_codes(load_model("zen3"), 2)
+    timed, notes = training.time_loops(codes, pairs=6, rounds=3, timer=timer, late=lambda: True)
+    assert len(timed) == len(codes) == len(calls) and all(x.pairs == 2 and x.measured == 4.0 for x in timed)
