@@ -13,7 +13,8 @@ The run (``calibrate``):
    until ``LOOPS_SHARE`` of the budget (timing ends before any fitting starts: the fits would disturb it);
 5. stage 1: the fit (``search.cost.fit``, with its admissibility rule: no row without a kernel bound by
    that resource, none a measurement refutes) of the base to the kernels, for ``STAGE1_SHARE`` of the time
-   left to 95 % of the budget;
+   left to 95 % of the budget (at least ``FIT_FLOOR`` of the budget for both fits: a slow validation of the
+   training loops makes the run overrun its budget rather than fit nothing);
 6. stage 2 (DiffTune's idea, issue 25 item 2): the fit of stage 1's model to the training loops, the
    kernels as constraints (a change may not move a kernel stage 1 explains out of its noise band, nor
    refute one: ``fit``'s rule 3), over the parameters the loops touch (``stage2_parameters``: rules,
@@ -64,6 +65,7 @@ BUDGET = 600.0              # seconds: the whole run, by default (issue 25: at m
 MEASURE_SHARE = 0.25        # of the budget, at most, for measuring the kernels
 LOOPS_SHARE = 0.52          # ... and the training loops, by this share
 STAGE1_SHARE = 0.45         # of the time left for fitting (to 95 % of the budget), stage 1's; stage 2 the rest
+FIT_FLOOR = 0.15            # the fits get at least this share of the budget, even when the timing overran it
 WORKERS = 2                 # processes pricing the fits' candidates (nothing is timed while they run)
 BATCH = 40                  # kernels per timing program
 ROUNDS_PER_PASS = 7         # samples of every kernel per pass
@@ -235,8 +237,8 @@ def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int
         if not run.interrupted:
             if progress:
                 progress(f"stage 1: fitting {base} to {len(kern)} kernels")
-            end = start + budget * 0.95 - 10
             now = time.monotonic()
+            end = max(start + budget * 0.95 - 10, now + budget * FIT_FLOOR)
             run.stage1 = fit(model, kern, deadline=now + (end - now) * STAGE1_SHARE if run.loops else end,
                              progress=progress, workers=WORKERS)
             if run.loops:
