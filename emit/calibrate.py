@@ -179,8 +179,8 @@ def train_loops(model: Model, cpu: HostCpu, *, timer=None, deadline: float | Non
 
 
 def stage2_parameters(model: Model, loops: list[TimedLoop]) -> list:
-    """The parameters the training loops touch (``fit.parameters``), in the order whole loops are most
-    sensitive to them -- the rules, then latencies, then units -- so a deadline leaves the least telling last."""
+    """The parameters the training loops touch (``fit.parameters``): the rules, then latencies, then units --
+    the order the fit breaks ties in (it sweeps the worst-explained evidence first)."""
     rank = {"rules": 0, "latency": 1}
     return sorted(parameters(model, loop_observations(loops)),
                   key=lambda p: rank.get(p.row.partition(".")[0], rank.get(p.field, 2)))

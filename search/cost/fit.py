@@ -20,9 +20,10 @@ observations the parameter can affect are re-simulated) and the admissible one w
 kept if it lowers the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves
 such a sum by --
 otherwise the literature value stays (the prior: a change needs evidence); a parameter whose own evidence
-(the observations whose ``classes`` name it) is already explained within noise is not tried. The order:
-the issue width, every class's units and uop counts, every class's latency, the rules. Sweeps repeat until
-one changes nothing (at most ``max_sweeps``) or the deadline passes.
+(the observations whose ``classes`` name it) is already explained within noise is not tried. The order of
+a sweep: the parameters whose own evidence is worst explained first (the given order breaks ties), so a
+deadline cuts those with the least to explain. Sweeps repeat until one changes nothing (at most
+``max_sweeps``) or the deadline passes.
 
 Admissible (the rule that keeps the fit from inventing hardware; ``admissible``):
 
@@ -236,6 +237,17 @@ def admissible(p: Param, value: Any, model: Model, hit: Sequence[Observation], e
 
 # --- the search -------------------------------------------------------------------------------------------
 
+def _by_error(params: Sequence[Param], model: Model, observations: Sequence[Observation],
+              kinds: dict[str, frozenset[str]], err: dict[str, float]) -> list[Param]:
+    """``params`` in the order of a sweep: the worst-explained own evidence first (so a deadline leaves the
+    parameters with the least to explain), ties in the given order."""
+    def own(p: Param) -> float:
+        return sum(err[o.name] for o in observations
+                   if p.touches(kinds[o.name]) and p.speaks(_classes_of(model, o)))
+    score = {id(p): own(p) for p in params}
+    return sorted(params, key=lambda p: -score[id(p)])
+
+
 def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 4, deadline: float | None = None,
         params: Sequence[Param] | None = None, progress: Callable[[str], None] | None = None,
         workers: int = 1, constraints: Sequence[Observation] = ()) -> Fit:
@@ -252,15 +264,15 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
          constraints: Sequence[Observation]) -> Fit:
     params = list(params) if params is not None else parameters(model, observations)
     kinds = {o.name: _priced(model, o) for o in [*observations, *constraints]}
-    cpred = predict(model, constraints)
-    before = predict(model, observations)
+    cpred = ev.all(model, [o.name for o in constraints])
+    before = ev.all(model, [o.name for o in observations])
     pred = dict(before)
     err = {o.name: _error(pred[o.name], o) for o in observations}
     cur = model
     complete = True
     for sweep in range(max_sweeps):
         moved = False
-        for p in params:
+        for p in _by_error(params, model, observations, kinds, err):
             if deadline is not None and time.monotonic() > deadline:
                 complete = False
                 break
@@ -302,7 +314,7 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
                     progress(f"sweep {sweep + 1}: {p.name} {now} -> {best_val} (objective {sum(err.values()):.4g})")
         if not complete or not moved:
             break
-    after = predict(cur, observations)
+    after = ev.all(cur, [o.name for o in observations])
     changes = []
     for p in params:
         old, new = p.get(model), p.get(cur)

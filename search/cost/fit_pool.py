@@ -38,6 +38,7 @@ class Evaluator:
 
     def __init__(self, items: dict[str, tuple], workers: int = 1) -> None:
         self._items = items
+        self._workers = workers
         self._pool = ProcessPoolExecutor(workers, initializer=_start, initargs=(items,)) if workers > 1 else None
 
     def many(self, models: Sequence[Model], names: Sequence[Sequence[str]]) -> list[dict[str, float] | None]:
@@ -45,6 +46,18 @@ class Evaluator:
             return [_predict(m, n, self._items) for m, n in zip(models, names)]
         futures = [self._pool.submit(_predict, m, list(n)) for m, n in zip(models, names)]
         return [f.result() for f in futures]
+
+    def all(self, model: Model, names: Sequence[str]) -> dict[str, float]:
+        """``model``'s predictions of every named observation, split over the workers (raises when the model
+        cannot run: it is the fit's own model, not a candidate)."""
+        k = max(1, len(names) // max(1, self._workers))
+        parts = [list(names[i:i + k]) for i in range(0, len(names), k)]
+        out: dict[str, float] = {}
+        for got in self.many([model] * len(parts), parts):
+            if got is None:
+                return {n: Simulator(model).simulate(self._items[n], loop=True).cycles for n in names}
+            out.update(got)
+        return out
 
     def close(self) -> None:
         if self._pool is not None:
