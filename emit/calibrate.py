@@ -1,4 +1,4 @@
-"""``sha1opt calibrate``: the host's model, measured on the host -- microbenchmarks timed, parameters fitted, written.
+"""``sha1opt calibrate``: the host's model, measured on the host -- microbenchmarks and whole SHA-1 loops timed, fitted.
 
 The run (``calibrate``):
 
@@ -7,26 +7,36 @@ The run (``calibrate``):
    each checked (``microbench.validate_all``: only a ``Checked`` kernel runs natively);
 3. measurement in passes: every pass runs every kernel ``ROUNDS_PER_PASS`` times, ``BATCH`` kernels per
    bounded child program (``clock.loop_samples``: each sample beside its own add-chain clock sample, the
-   kernels of a round interleaved), until ``passes`` passes or the measuring share of the budget is spent;
-4. the fit (``search.cost.fit``) of the base model to the medians, until the budget's end;
-5. the whole-loop check (``loop_check``): whole SHA-1 loops timed here, predicted by both models; a
-   calibrated model that predicts them worse than its base is not written (``Run.loop_check``);
-6. the calibrated model written to ``corpus/uarch/calibrated/<cpu key>.toml`` (``calibrated.calibrated_text``):
-   the changed rows whole, and per change its old and new value and the kernels it came from; every
-   kernel's median, p10, p90 and both models' predictions.
+   kernels of a round interleaved), until ``passes`` passes or ``MEASURE_SHARE`` of the budget is spent;
+4. the training loops (``training_loops``: the textbook, its recipe variants, every family's ranked
+   candidates under the base model), validated and timed here in interleaved pairs against the textbook,
+   until ``LOOPS_SHARE`` of the budget (timing ends before any fitting starts: the fits would disturb it);
+5. stage 1: the fit (``search.cost.fit``, with its admissibility rule: no row without a kernel bound by
+   that resource, none a measurement refutes) of the base to the kernels, for ``STAGE1_SHARE`` of the time
+   left to 95 % of the budget (at least ``FIT_FLOOR`` of the budget for both fits: a slow validation of the
+   training loops makes the run overrun its budget rather than fit nothing);
+6. stage 2 (DiffTune's idea, issue 25 item 2): the fit of stage 1's model to the training loops, the
+   kernels as constraints (a change may not move a kernel stage 1 explains out of its noise band, nor
+   refute one: ``fit``'s rule 3), over the parameters the loops touch (``stage2_parameters``: rules,
+   latencies, then units), until the budget's end (``training`` off: skipped). Both fits price candidates
+   in ``WORKERS`` processes;
+7. the whole-loop check (``loop_check.judge``) on the training loops: a calibrated model that predicts
+   them worse than its base is not written (``Run.loop_check``);
+8. the calibrated model written to ``corpus/uarch/calibrated/<cpu key>.toml`` (``calibrated.calibrated_text``):
+   the changed rows whole, and per change its old and new value and the measurements it came from; every
+   kernel's and training loop's median, p10, p90 (cycles per iteration) and both models' predictions.
 
 Ctrl-C keeps what was measured: during the measurement the kernels measured so far are fitted and written
-(``interrupted`` set), during the fit the best model so far. ``check`` (``sha1opt calibrate --check``)
-measures again and compares with the stored file (``Agreement``).
+(``interrupted`` set), during a fit the best model so far. ``check`` (``sha1opt calibrate --check``)
+measures and fits again and compares with the stored file (``Agreement``).
 
-Noise: a kernel's band is its samples' p10..p90; two measurements of a kernel agree when their medians
-differ by at most the wider of the two bands. A row of the second fit agrees with the stored row when it
-is the same value, or when the stored model predicts every kernel that row's change cites within that
-kernel's noise (the two values are not told apart by the measurements).
+Noise: a measurement's band is its samples' p10..p90; two measurements agree when their medians differ by at
+most the wider of the two bands. A row of the second fit agrees with the stored row when it is the same
+value, or when the stored model predicts every measurement that row's change cites within that
+measurement's noise (the two values are not told apart by the measurements).
 
-Hooks: ``measure_kernels`` returns plain (name -> samples); ``fit.fit`` takes any list of
-``fit.Observation`` -- a whole SHA-1 loop timed on the host is one more observation (stage 2), and a
-measured selection's timings (item 3) can be stored and fed back the same way.
+Hooks: ``measure_kernels`` returns plain (name -> samples); ``train_loops`` the timed training loops
+(``training_loops.TimedLoop``); ``fit.fit`` takes any list of ``fit.Observation``.
 """
 
 from __future__ import annotations
@@ -35,7 +45,7 @@ import datetime
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -43,15 +53,20 @@ from sha1opt.semantics.datafiles import atomic_write, load_toml
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.calibrated import (Calibration, Change, Measured, calibrated_text, check_calibration, cpu_key,
                                             plain as _plain)
-from sha1opt.search.cost.fit import Fit, Observation, fit, predict
+from sha1opt.search.cost.fit import Fit, Observation, fit, parameters, predict
 from sha1opt.search.cost.model import Model, calibrated_dir, load_model
 from sha1opt.emit.clock import loop_samples
 from sha1opt.emit.host_cpu import HostCpu, HostError, host, identify, lacking, lacks_text
-from sha1opt.emit.loop_check import LoopCheck, check_loops
+from sha1opt.emit.loop_check import LoopCheck, check_loops, judge
 from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all
+from sha1opt.emit.training_loops import PREFIX, TimedLoop, entries, observations as loop_observations, time_loops
 
 BUDGET = 600.0              # seconds: the whole run, by default (issue 25: at most 10 minutes on 2 cores)
-MEASURE_SHARE = 0.35        # of the budget, at most, for measuring
+MEASURE_SHARE = 0.25        # of the budget, at most, for measuring the kernels
+LOOPS_SHARE = 0.52          # ... and the training loops, by this share
+STAGE1_SHARE = 0.45         # of the time left for fitting (to 95 % of the budget), stage 1's; stage 2 the rest
+FIT_FLOOR = 0.15            # the fits get at least this share of the budget, even when the timing overran it
+WORKERS = 2                 # processes pricing the fits' candidates (nothing is timed while they run)
 BATCH = 40                  # kernels per timing program
 ROUNDS_PER_PASS = 7         # samples of every kernel per pass
 PASSES = 3
@@ -62,7 +77,8 @@ Progress = Callable[[str], None]
 
 @dataclass
 class Run:
-    """What one calibration did: the CPU, the base, the kernels, their samples, the fit and the file."""
+    """What one calibration did: the CPU, the base, the kernels, their samples, the training loops, the fits
+    (stage 1's, and the final one: ``fitted``) and the file."""
     cpu: HostCpu
     base: str
     kernels: list[Kernel]
@@ -74,6 +90,10 @@ class Run:
     interrupted: bool = False
     seconds: float = 0.0
     loop_check: LoopCheck | None = None     # the whole-loop check of the fitted model (None: not run)
+    loops: list[TimedLoop] = field(default_factory=list)        # the training loops timed (stage 2)
+    notes: tuple[str, ...] = ()             # training codes dropped, and why
+    stage1: Fit | None = None
+    observations: list[Observation] = field(default_factory=list)   # everything fitted: kernels, then loops
 
 
 def band(x: np.ndarray) -> tuple[float, float, float]:
@@ -141,10 +161,54 @@ def observations(checked: list[Checked], samples: dict[str, np.ndarray]) -> list
     return out
 
 
+def train_loops(model: Model, cpu: HostCpu, *, timer=None, deadline: float | None = None,
+                progress: Progress | None = None) -> tuple[list[TimedLoop], tuple[str, ...]]:
+    """The training loops (``training_loops.entries``) validated and timed here; the rounds after the first
+    stop at ``deadline``."""
+    said: set[str] = set()
+
+    def phase(p) -> None:           # the searches' progress: each phase once
+        if progress and p.phase not in said:
+            said.add(p.phase)
+            progress(f"stage 2 codes: {p.phase}")
+    codes = entries(model, cpu, progress=phase)
+    if progress:
+        progress(f"stage 2: {len(codes)} training loops (sha1opt's own codes), validating and timing them")
+    late = (lambda: time.monotonic() > deadline) if deadline is not None else (lambda: False)
+    return time_loops(codes, timer=timer, late=late, progress=progress or (lambda _: None))
+
+
+def stage2_parameters(model: Model, loops: list[TimedLoop]) -> list:
+    """The parameters the training loops touch (``fit.parameters``): the rules, then latencies, then units --
+    the order the fit breaks ties in (it sweeps the worst-explained evidence first)."""
+    rank = {"rules": 0, "latency": 1}
+    return sorted(parameters(model, loop_observations(loops)),
+                  key=lambda p: rank.get(p.row.partition(".")[0], rank.get(p.field, 2)))
+
+
+def _merged(model: Model, first: Fit, second: Fit | None, obs: list[Observation]) -> Fit:
+    """One ``Fit`` from the base ``model`` to the last model: the changes of both stages against the base (a
+    row stage 2 put back is no change), predictions of every observation under the base and the last model."""
+    last = second if second is not None else first
+    rows: dict[str, list[Any]] = {}
+    for f in (first, second) if second is not None else (first,):
+        for name, old, new, ev in f.changes:
+            if name in rows:
+                rows[name][1], rows[name][2] = new, tuple(dict.fromkeys(ev + rows[name][2]))
+            else:
+                rows[name] = [old, new, ev]
+    changes = tuple((n, old, new, ev) for n, (old, new, ev) in rows.items() if old != new)
+    before, after = predict(model, obs), predict(last.model, obs)
+    return Fit(last.model, changes, before, after, first.objective_before, last.objective_after,
+               first.complete and last.complete)
+
+
 def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int = PASSES,
               rounds: int = ROUNDS_PER_PASS, write: bool = True, out_dir: Path | None = None,
-              progress: Progress | None = None, cpu: HostCpu | None = None, loop_timer=None) -> Run:
-    """Calibrate this CPU's model (module docstring). ``only``: kernel-name prefixes (a partial run, for tests)."""
+              progress: Progress | None = None, cpu: HostCpu | None = None, loop_timer=None,
+              training: bool = True) -> Run:
+    """Calibrate this CPU's model (module docstring). ``only``: kernel-name prefixes (a partial run, for tests);
+    ``training`` False: no stage 2 (the whole-loop check then times the textbook and a few variants itself)."""
     if budget <= 0:
         raise Sha1optError("the time budget must be a positive number of seconds")
     start = time.monotonic()
@@ -159,29 +223,53 @@ def calibrate(*, budget: float = BUDGET, only: tuple[str, ...] = (), passes: int
     try:
         measure_kernels(checked, passes=passes, rounds=rounds, deadline=start + budget * MEASURE_SHARE,
                         progress=progress, into=run.samples)
+        if training:
+            run.loops, run.notes = train_loops(model, cpu, timer=loop_timer, deadline=start + budget * LOOPS_SHARE,
+                                               progress=progress)
     except KeyboardInterrupt:
         run.interrupted = True
-    obs = observations(checked, run.samples)
-    if not obs:
+    kern = observations(checked, run.samples)
+    run.observations = kern + loop_observations(run.loops)
+    if not kern:
         run.seconds = time.monotonic() - start
         return run
     try:
         if not run.interrupted:
-            run.fitted = fit(model, obs, deadline=start + budget * 0.95 - 10, progress=progress)
+            if progress:
+                progress(f"stage 1: fitting {base} to {len(kern)} kernels")
+            now = time.monotonic()
+            end = max(start + budget * 0.95 - 10, now + budget * FIT_FLOOR)
+            run.stage1 = fit(model, kern, deadline=now + (end - now) * STAGE1_SHARE if run.loops else end,
+                             progress=progress, workers=WORKERS)
+            if run.loops:
+                if progress:
+                    progress(f"stage 2: fitting to {len(run.loops)} whole loops, {len(kern)} kernels as constraints")
+                second = fit(run.stage1.model, loop_observations(run.loops), constraints=kern,
+                             params=stage2_parameters(run.stage1.model, run.loops),
+                             deadline=end, progress=progress, workers=WORKERS)
+            else:
+                second = None
+            run.fitted = _merged(model, run.stage1, second, run.observations)
     except KeyboardInterrupt:
         run.interrupted = True
+        if run.stage1 is not None:          # stage 2 interrupted: stage 1's model stands
+            run.fitted = _merged(model, run.stage1, None, run.observations)
     if run.fitted is None:      # interrupted: the measurements are kept, priced by the base model
-        before = predict(model, obs)
+        before = predict(model, run.observations)
         run.fitted = Fit(model, (), before, before, 0.0, 0.0, False)
     if write and run.fitted.changes and not run.interrupted:
-        if progress:
-            progress("whole-loop check: timing SHA-1 loops here, predicted by both models")
         try:
-            run.loop_check = check_loops(model, run.fitted.model, timer=loop_timer)
+            if run.loops:
+                run.loop_check = judge(run.loops, model, run.fitted.model)
+            else:
+                if progress:
+                    progress("whole-loop check: timing SHA-1 loops here, predicted by both models")
+                run.loop_check = check_loops(model, run.fitted.model, timer=loop_timer)
         except KeyboardInterrupt:
             run.interrupted = True
     run.seconds = time.monotonic() - start
-    run.calibration = record(cpu, base, run.fitted, obs, run.seconds, {n: len(x) for n, x in run.samples.items()})
+    counts = {n: len(x) for n, x in run.samples.items()} | {x.name: x.pairs for x in run.loops}
+    run.calibration = record(cpu, base, run.fitted, run.observations, run.seconds, counts)
     unjudged = bool(run.fitted.changes) and run.loop_check is None     # changes no whole loop has judged
     if write and not unjudged and (run.loop_check is None or run.loop_check.passed):
         run.path = write_model(run.calibration, run.fitted.model, model, out_dir)
@@ -266,8 +354,9 @@ def check(*, budget: float = BUDGET, passes: int = PASSES, rounds: int = ROUNDS_
     """Measure and fit again (nothing written) and compare with the stored calibration (module docstring)."""
     cpu, _ = host_base(cpu)
     path, old = stored(cpu, out_dir)
+    kernel_names = tuple(n for n in old.measurements if not n.startswith(PREFIX))
     run = calibrate(budget=budget, passes=passes, rounds=rounds, write=False, progress=progress, cpu=cpu,
-                    only=tuple(f"{n}" for n in old.measurements) if old.measurements else ())
+                    only=kernel_names, training=len(kernel_names) < len(old.measurements))
     new = run.calibration
     if new is None:
         raise Sha1optError("calibrate --check: nothing was measured")
@@ -300,8 +389,8 @@ def check(*, budget: float = BUDGET, passes: int = PASSES, rounds: int = ROUNDS_
 
 def _explains(model: Model, run: Run, names: tuple[str, ...], allowed: dict[str, tuple[float, float]]) -> bool:
     """Whether ``model`` predicts every kernel of ``names`` of ``run`` within its noise."""
-    by = {k.name: k for k in run.kernels}
-    obs = [Observation(n, by[n].items(), allowed[n][0]) for n in names if n in by and n in allowed]
+    by = {o.name: o for o in run.observations}
+    obs = [Observation(n, by[n].items, allowed[n][0]) for n in names if n in by and n in allowed]
     if not obs:
         return False
     pred = predict(model, obs)

@@ -17,7 +17,9 @@ kernel is made. Kernels (``Kernel``, names in brackets):
 * ``rule.R`` -- one per rule the fit sets (``FITTED_RULES``): store-forwarding, read-modify-write and
   vector-store forwarding; ``NOT_FITTED`` says why the others are left alone;
 * ``frontend.width`` -- a long body of loads, stores and register writes, more than the ALUs take: the
-  issue width; ``loop.overhead`` -- the bare loop control.
+  issue width; ``loop.overhead`` -- the bare loop control, evidence for no row (every kernel carries the loop
+  control; a slow bare loop is the loop's, not the counter's or the branch's units: the fit may not move a row
+  for it, only be refuted by it).
 
 The frame (``emit.clock``'s): %rsp 64-byte aligned over 512 private bytes, 0(%rsp) holds %rsp, %rbp
 and %r11 are copies of it, %ecx = 3, %r15d = 7; the loop counter %rdi and %r12 are the harness's.
@@ -273,7 +275,7 @@ def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
         raise MicrobenchError(f"no microbenchmark for class {missing[0]!r} of {model.name} (emit/microbench.py "
                               f"EXEMPLARS)")
     fe = _frontend(model)
-    out = [Kernel(fe.name, fe.body, fe.classes | {ISSUE_WIDTH}, fe.needs, fe.informs), Kernel("loop.overhead", "", frozenset({"counter", "branch"}), frozenset(),
+    out = [Kernel(fe.name, fe.body, fe.classes | {ISSUE_WIDTH}, fe.needs, fe.informs), Kernel("loop.overhead", "", frozenset(), frozenset(),
                                     "the loop control alone")]
     for cls in model_classes(model):
         if cls in UNMEASURED:

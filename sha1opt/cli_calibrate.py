@@ -20,7 +20,8 @@ from sha1opt.emit.calibrate import BUDGET, PASSES, Agreement, Run, calibrate as 
               help="Measure and fit again, write nothing: do the rows agree with the stored ones within noise?")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def calibrate(budget, passes, only, check_mode, as_json):
-    """Time microbenchmarks of every class and rule of this CPU's model, fit the model, write the calibrated model."""
+    """Time microbenchmarks of every class and rule of this CPU's model and whole SHA-1 loops of sha1opt's own
+    codes, fit the model to both, write the calibrated model (only if it prices those loops no worse)."""
     if not budget > 0:
         fail(f"--budget must be a positive number of seconds, not {budget:g}")
     say = None if as_json else (lambda s: click.echo(f"sha1opt calibrate: {s}", err=True))
@@ -49,7 +50,8 @@ def _run_json(run: Run) -> dict:
 def _run_lines(run: Run) -> list[str]:
     cal = run.calibration
     out = [f"{run.cpu}: {run.base} calibrated in {run.seconds:.0f} s" + (" (interrupted)" if run.interrupted else ""),
-           f"  {len(cal.measurements) if cal else 0} kernels measured, {len(run.skipped)} skipped"]
+           f"  {len(run.samples)} kernels measured, {len(run.skipped)} skipped; {len(run.loops)} whole SHA-1 loops "
+           f"timed (stage 2)"] + [f"  {n}" for n in run.notes]
     for c in cal.changes if cal else ():
         out.append(f"  {c.row}.{c.field}: {c.old} -> {c.new}  (from {', '.join(c.measurements)})")
     if cal and not cal.changes:

@@ -7,30 +7,50 @@ host (a DiffTune-style second stage) are another, and fit the same way. Nothing 
 code: the prediction of every observation is ``Simulator(model).simulate(items, loop=True).cycles``,
 the same simulator the search prices candidates with.
 
-The free parameters (``parameters``), each a finite list of candidate values:
-
-* per instruction class seen in the observations: ``latency`` (whole clocks 0 .. max(literature + 4, 7)),
-  ``ports`` -- the unit set every compute uop of the class may use: a set the model already names, a
-  single unit, or the whole pool (units connected through the model's sets: the integer ALUs, the
-  vector pipes) -- ``compute_uops`` (how many uops the class puts on those units, 1-4: the out-of-order
-  engine's way to say a unit is busy for several clocks; ``rthroughput`` follows what the ports imply; on
-  an in-order model ``rthroughput`` itself, the clocks a unit is held) -- and ``uops`` (front-end slots,
-  1-4);
-* ``issue_width`` (out-of-order models), judged on every observation but moved only on the evidence of
-  those whose ``classes`` name ``ISSUE_WIDTH`` (a front-end kernel: a taken-branch limit, which the models
-  do not express, must not pass for a narrower machine);
-* the rule constants: ``store_forwarding``, ``vector_store_forwarding`` and ``rmw_forwarding`` latencies,
-  and ``move_elimination`` (whether a ``mov_rr`` / ``vec_mov`` is renamed away).
+The free parameters (``parameters``; ``fit_params`` defines them): per class seen, its ``latency``, its
+unit set (``ports``) and how many uops it puts there (``compute_uops``); the ``issue_width`` (moved only on the
+evidence of observations whose ``classes`` name ``ISSUE_WIDTH``: a front-end kernel); the rule constants
+(store-forwarding, vector store-forwarding and read-modify-write latencies, move elimination). A class's
+front-end slots are not fitted (``fit_params`` says why).
 
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight
 1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2, so a noisy measurement pulls less (an error of one
-band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others
-held (only the observations the parameter can affect are re-simulated) and the best is kept if it lowers
-the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves such a sum by --
+band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others held (only the
+observations the parameter can affect are re-simulated) and the admissible one with the lowest objective is
+kept if it lowers the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves
+such a sum by --
 otherwise the literature value stays (the prior: a change needs evidence); a parameter whose own evidence
-(the observations whose ``classes`` name it) is already explained within noise is not tried. The order:
-the issue width, every class's units and uop counts, every class's latency, the rules. Sweeps
-repeat until one changes nothing (at most ``max_sweeps``) or the deadline passes.
+(the observations whose ``classes`` name it) is already explained within noise is not tried. The order of
+a sweep: the parameters whose own evidence is worst explained first (the given order breaks ties), so a
+deadline cuts those with the least to explain. Sweeps repeat until one changes nothing (at most
+``max_sweeps``) or the deadline passes.
+
+Admissible (the rule that keeps the fit from inventing hardware; ``admissible``):
+
+1. *Refutation* (every parameter): the change must not price any observation it touches slower than the
+   machine ran it (above its p90, by more than ``MIN_SPREAD``) where the current model did not. A resource count or a latency is a lower bound on time: a loop cannot run
+   faster than its units or its dependency chain allow, so a value that says it must be slower than it was
+   measured is refuted by that measurement, however much it helps the sum of the others. (Measured slower
+   than predicted is no refutation: the front end, loop control, a busy sibling hardware thread, anything
+   the model does not express can slow a loop.)
+2. *Witness* (structural parameters: unit sets, uops on units, the issue width): the change must be required
+   by one of the parameter's own evidence observations that the current model prices faster than measured
+   (below its p10), that is bound by a resource of the same kind under the current model (a unit for a unit
+   change, the front end for the issue width -- not its dependency chain, nor the loop control's, nor the
+   front end for a unit change: those say nothing about a class's units), and whose binding resource under
+   the new value -- the simulator's bottleneck -- is the resource the parameter sets: one of the class's
+   units, or the front end.
+
+3. *Constraints* (the second stage): observations given as ``constraints`` are not in the objective, but
+   a change may not refute one (rule 1) nor move one the current model explains within its band (p10..p90,
+   with ``MIN_SPREAD``) out of it: ``holds``. The second stage (``emit.calibrate``) fits whole SHA-1 loops
+   timed on the host with the microbenchmarks as constraints, so it moves only what the kernels leave free
+   (a row no kernel pins, or one whose kernels stage 1 could not explain) -- DiffTune's second stage on
+   top of the first, never against it.
+
+Regression (tests/search/test_fit_admissible.py): the first calibration on a Zen 3 put ``add_rr`` on one ALU
+(the pair kernels with adds ran at 2 per clock; ``tput.add_rr``, measured at 24 clocks for 48 adds, was priced
+48 by that row and is now its refutation).
 
 Invariant: the fitted model loads like any other (the rows it changes are complete rows) and the
 objective of the result is never above the base model's. Example: observations simulated with zen3
@@ -39,18 +59,21 @@ whose ``rot_imm`` latency is 2 fit, from zen3, to exactly that change (tests/sea
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from sha1opt.search.cost.classes import Item, classify
-from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, Model, RmwForwarding, Uop, \
-    VectorForwarding, derived_rthroughput
+from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, Param, parameters as _parameters,  # noqa: F401
+                                            pools, port_candidates)
+from sha1opt.search.cost.fit_pool import Evaluator
+from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulator
 
-ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
+__all__ = ["ISSUE_WIDTH", "MIN_SPREAD", "Observation", "Param", "Fit", "predict", "objective", "parameters",
+           "pools", "port_candidates", "refuted", "witness", "holds", "admissible", "fit"]
+
 MIN_SPREAD = 0.02       # a measurement's relative spread is taken as at least 2 % (the weight's floor)
 MIN_GAIN = 2.0          # a change must lower the objective by more than MIN_GAIN x sqrt(observations it hits)
 #                         (weight 1 / spread^2: an error of one spread is 1.0; noise alone moves a sum of n such
@@ -75,26 +98,16 @@ class Observation:
         spread = (self.p90 - self.p10) / self.cycles if self.cycles > 0 and self.p90 >= self.p10 else 0.0
         return 1.0 / max(MIN_SPREAD, spread) ** 2
 
-
-@dataclass(frozen=True)
-class Param:
-    """One free parameter: ``row`` (``classes.X``, ``rules.X`` or ``issue_width``), ``field``, its candidates,
-    and how to set it on a model."""
-    row: str
-    field: str
-    candidates: tuple[Any, ...]
-    get: Callable[[Model], Any]
-    set: Callable[[Model, Any], Model]
-    touches: Callable[[frozenset[str]], bool]     # whether an observation with these classes can change
-    evidence: Callable[[frozenset[str]], bool] | None = None   # whether an observation that is evidence for
-    #                                                 these classes speaks for it (None: ``touches``)
-
-    def speaks(self, classes: frozenset[str]) -> bool:
-        return (self.evidence or self.touches)(classes)
+    @property
+    def ceiling(self) -> float:
+        """The slowest this loop ran, with noise: a prediction above it is refuted (module docstring, 1)."""
+        return max(self.p90, self.cycles) * (1 + MIN_SPREAD)
 
     @property
-    def name(self) -> str:
-        return f"{self.row}.{self.field}"
+    def floor(self) -> float:
+        """The fastest this loop ran, with noise: a prediction below it is too fast (module docstring, 2)."""
+        low = self.p10 if 0 < self.p10 <= self.cycles else self.cycles
+        return low / (1 + MIN_SPREAD)
 
 
 @dataclass(frozen=True)
@@ -124,134 +137,10 @@ def objective(model: Model, observations: Sequence[Observation]) -> float:
     return sum(_error(p[o.name], o) for o in observations)
 
 
-# --- the parameters ---------------------------------------------------------------------------------------
-
-def _set_class(model: Model, name: str, **changes) -> Model:
-    row = dataclasses.replace(model.classes[name], **changes)
-    if "ports" in changes:
-        row = dataclasses.replace(row, rthroughput=round(derived_rthroughput(row, model), 6))
-    return dataclasses.replace(model, classes={**model.classes, name: row})
-
-
-def _with_ports(row: ClassCost, units: tuple[str, ...]) -> tuple[Uop, ...]:
-    return tuple(Uop(u.role, units) if not u.role else u for u in row.ports)
-
-
-def _with_count(row: ClassCost, n: int) -> tuple[Uop, ...]:
-    """The row's uops with ``n`` compute uops (copies of its first), its memory uops kept in place."""
-    first = next(u for u in row.ports if not u.role)
-    mem = [u for u in row.ports if u.role]
-    return tuple(mem[:1] + [first] * n + mem[1:]) if mem and mem[0].role == "load" else tuple([first] * n + mem)
-
-
-def pools(model: Model) -> list[frozenset[str]]:
-    """The model's compute units grouped by the alternative sets that connect them (ALUs, vector pipes...)."""
-    groups: list[set[str]] = []
-    for c in model.classes.values():
-        for u in c.ports:
-            if u.role:
-                continue
-            s = set(u.units)
-            touching = [g for g in groups if g & s]
-            for g in touching:
-                groups.remove(g)
-                s |= g
-            groups.append(s)
-    return [frozenset(g) for g in groups]
-
-
-def port_candidates(model: Model, cls: str) -> tuple[tuple[str, ...], ...]:
-    """The unit sets a class's compute uops may be given: the model's sets inside its pool, single units, the pool."""
-    mine = {u for p in model.classes[cls].ports if not p.role for u in p.units}
-    if not mine:
-        return ()
-    pool = next(p for p in pools(model) if mine <= p)
-    order = [u.name for u in model.units]
-    sets = {tuple(p.units) for c in model.classes.values() for p in c.ports if not p.role and set(p.units) <= pool}
-    sets |= {(u,) for u in pool} | {tuple(u for u in order if u in pool)}
-    cur = next(tuple(p.units) for p in model.classes[cls].ports if not p.role)
-    canon = {tuple(sorted(s, key=order.index)) for s in sets}
-    return tuple([cur] + sorted((s for s in canon if set(s) != set(cur)), key=lambda s: (len(s), s)))
-
-
-def _class_params(model: Model, cls: str) -> list[Param]:
-    row = model.classes[cls]
-    out = []
-    lat = int(row.latency)
-    lats = tuple(dict.fromkeys([row.latency] + list(range(0, max(lat + 4, 7) + 1))))
-    out.append(Param(f"classes.{cls}", "latency", lats, lambda m, c=cls: m.classes[c].latency,
-                     lambda m, v, c=cls: _set_class(m, c, latency=float(v)), lambda cs, c=cls: c in cs))
-    ports = port_candidates(model, cls)
-    if len(ports) > 1:
-        out.append(Param(f"classes.{cls}", "ports", ports,
-                         lambda m, c=cls: next(tuple(p.units) for p in m.classes[c].ports if not p.role),
-                         lambda m, v, c=cls: _set_class(m, c, ports=_with_ports(m.classes[c], tuple(v))),
-                         lambda cs, c=cls: c in cs))
-    compute = sum(1 for u in row.ports if not u.role)
-    if compute and not model.in_order:
-        out.append(Param(f"classes.{cls}", "compute_uops", tuple(dict.fromkeys([compute, 1, 2, 3, 4])),
-                         lambda m, c=cls: sum(1 for u in m.classes[c].ports if not u.role),
-                         lambda m, v, c=cls: _set_class(m, c, ports=_with_count(m.classes[c], int(v))),
-                         lambda cs, c=cls: c in cs))
-    elif compute:
-        occ = tuple(dict.fromkeys([row.rthroughput, 1.0, 2.0, 3.0, 4.0]))
-        out.append(Param(f"classes.{cls}", "rthroughput", occ, lambda m, c=cls: m.classes[c].rthroughput,
-                         lambda m, v, c=cls: _set_class(m, c, rthroughput=float(v)), lambda cs, c=cls: c in cs))
-    out.append(Param(f"classes.{cls}", "uops", tuple(dict.fromkeys([row.uops, 1, 2, 3, 4])),
-                     lambda m, c=cls: m.classes[c].uops, lambda m, v, c=cls: _set_class(m, c, uops=int(v)),
-                     lambda cs, c=cls: c in cs))
-    return out
-
-
-def _rule(model: Model, **changes) -> Model:
-    return dataclasses.replace(model, rules=dataclasses.replace(model.rules, **changes))
-
-
-def _rule_params(model: Model) -> list[Param]:
-    r = model.rules
-    lats = tuple(range(0, 16))
-    stores = lambda cs: bool(cs & WRITES_MEMORY) and bool(cs & READS_MEMORY)  # noqa: E731
-    out = [Param("rules.store_forwarding", "latency", tuple(dict.fromkeys([r.store_forward_latency, *lats])),
-                 lambda m: m.rules.store_forward_latency, lambda m, v: _rule(m, store_forward_latency=float(v)),
-                 stores)]
-    if not model.in_order:
-        vsrc = r.vector_store_forwarding.source if r.vector_store_forwarding else "calibrated"
-        cur = r.vector_store_forwarding.latency if r.vector_store_forwarding else None
-        out.append(Param("rules.vector_store_forwarding", "latency", tuple(dict.fromkeys([cur, *lats])),
-                         lambda m: m.rules.vector_store_forwarding.latency if m.rules.vector_store_forwarding else None,
-                         lambda m, v, s=vsrc: _rule(m, vector_store_forwarding=None if v is None else
-                                                    VectorForwarding(float(v), s)),
-                         lambda cs: "vec_store" in cs and bool(cs & READS_MEMORY)))
-        rsrc = r.rmw_forwarding.source if r.rmw_forwarding else "calibrated"
-        cur = r.rmw_forwarding.latency if r.rmw_forwarding else None
-        out.append(Param("rules.rmw_forwarding", "latency", tuple(dict.fromkeys([cur, *lats])),
-                         lambda m: m.rules.rmw_forwarding.latency if m.rules.rmw_forwarding else None,
-                         lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(float(v), s)),
-                         lambda cs: bool(cs & {"alu_mr", "shift_mr"})))
-    for cls in ("mov_rr", "vec_mov"):
-        if cls in model.classes:
-            now = cls in r.move_elimination
-            out.append(Param("rules.move_elimination", cls, (now, not now),
-                             lambda m, c=cls: c in m.rules.move_elimination,
-                             lambda m, v, c=cls: _rule(m, move_elimination=(m.rules.move_elimination | {c}) if v
-                                                       else (m.rules.move_elimination - {c})),
-                             lambda cs, c=cls: c in cs))
-    return out
-
 
 def parameters(model: Model, observations: Sequence[Observation]) -> list[Param]:
-    """The free parameters the observations can inform (see the module docstring), globals first."""
-    seen = sorted({c for o in observations for c in _classes_of(model, o)} & set(model.classes))
-    out: list[Param] = []
-    if not model.in_order:
-        w = model.issue_width
-        out.append(Param("issue_width", "value", tuple(dict.fromkeys([w, *range(max(1, w - 2), w + 3)])),
-                         lambda m: m.issue_width, lambda m, v: dataclasses.replace(m, issue_width=int(v)),
-                         lambda cs: True, lambda cs: ISSUE_WIDTH in cs))
-    per_class = [p for cls in seen for p in _class_params(model, cls)]
-    # throughput first (units, uop counts: the independent-copy kernels hardly depend on latency), then latencies
-    out += sorted(per_class, key=lambda p: p.field == "latency")
-    return out + [p for p in _rule_params(model) if any(p.speaks(_classes_of(model, o)) for o in observations)]
+    """The free parameters the observations can inform (``fit_params.parameters``), globals first."""
+    return _parameters(model, [_classes_of(model, o) for o in observations])
 
 
 def _classes_of(model: Model, o: Observation) -> frozenset[str]:
@@ -265,7 +154,7 @@ def _priced(model: Model, o: Observation) -> frozenset[str]:
 
 
 def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], evidence: set[str],
-            err: dict[str, float]) -> list[Any]:
+            err: dict[str, float], ev: Evaluator) -> list[Any]:
     """The candidates worth trying on every observation ``hit``: all of them when few observations are hit,
     else the ``SCREEN_KEEP`` best on ``SCREEN`` probes -- the parameter's own evidence (observations whose
     ``classes`` name its class), the worst-explained first, then the worst-explained others."""
@@ -273,33 +162,117 @@ def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], eviden
     if len(hit) <= SCREEN:
         return others
     probe = sorted(hit, key=lambda o: (o.name not in evidence, -err[o.name]))[:SCREEN]
-    scored = []
-    for v in others:
+    names = [o.name for o in probe]
+    got = ev.many([p.set(model, v) for v in others], [names] * len(others))
+    scored = sorted(((sum(_error(tp[o.name], o) for o in probe), k) for k, tp in enumerate(got) if tp is not None))
+    return [others[k] for _, k in scored[:SCREEN_KEEP]]
+
+
+# --- admissibility ----------------------------------------------------------------------------------------
+
+def _binds(bottleneck: str, resource: frozenset[str]) -> bool:
+    """Whether a simulation's bottleneck (``"port alu1|alu2"``, ``"front end"``, ``"critical path"``...) is one
+    of ``resource`` (unit names, or ``fit_params.FRONT_END``)."""
+    if bottleneck.startswith("port "):
+        return bool(set(bottleneck[5:].split("|")) & resource)
+    return bottleneck in resource
+
+
+def refuted(new: dict[str, float], now: dict[str, float], obs: Sequence[Observation]) -> str | None:
+    """The first observation ``new`` prices above its ceiling where ``now`` was not above it (rule 1), or None."""
+    for o in obs:
+        if new[o.name] > o.ceiling and new[o.name] > now[o.name] + 1e-9:
+            return o.name
+    return None
+
+
+def _kind(bottleneck: str) -> str:
+    return "units" if bottleneck.startswith("port ") else bottleneck
+
+
+def witness(p: Param, now_model: Model, model: Model, evidence: Sequence[Observation],
+            now: dict[str, float]) -> str | None:
+    """An observation of ``evidence`` that ``now`` (``now_model``'s predictions) prices too fast, bound by a
+    resource of ``p``'s kind under ``now_model`` and by ``p``'s resource under ``model`` (the candidate value
+    set): rule 2; None when there is none. Only for structural ``p`` (else the first of ``evidence``)."""
+    if not p.structural:
+        return evidence[0].name if evidence else None
+    resource = p.resource(model)
+    kind = "units" if resource != FRONT_END else next(iter(FRONT_END))
+    was, new = Simulator(now_model), Simulator(model)
+    for o in sorted(evidence, key=lambda o: now[o.name] / o.cycles):
+        if now[o.name] >= o.floor:
+            break
         try:
-            tp = predict(p.set(model, v), probe)
-        except Exception:       # noqa: BLE001 -- a candidate the engine cannot run is no candidate
-            continue
-        scored.append((sum(_error(tp[o.name], o) for o in probe), v))
-    scored.sort(key=lambda ev: ev[0])
-    return [v for _, v in scored[:SCREEN_KEEP]]
+            if _kind(was.simulate(o.items, loop=True).bottleneck) == kind and \
+                    _binds(new.simulate(o.items, loop=True).bottleneck, resource):
+                return o.name
+        except Exception:       # noqa: BLE001 -- a candidate the engine cannot run witnesses nothing
+            return None
+    return None
+
+
+def _within(pred: float, o: Observation) -> bool:
+    return o.floor <= pred <= o.ceiling
+
+
+def holds(new: dict[str, float], now: dict[str, float], constraints: Sequence[Observation]) -> str | None:
+    """The first constraint ``new`` refutes or moves out of its band where ``now`` had it inside (rule 3), or
+    None."""
+    for o in constraints:
+        if (new[o.name] > o.ceiling and new[o.name] > now[o.name] + 1e-9) or \
+                (_within(now[o.name], o) and not _within(new[o.name], o)):
+            return o.name
+    return None
+
+
+def admissible(p: Param, value: Any, model: Model, hit: Sequence[Observation], evidence: Sequence[Observation],
+               now: dict[str, float], new: dict[str, float]) -> bool:
+    """Rules 1 and 2 of the module docstring for ``p`` set to ``value`` on ``model`` (``now``/``new``: the
+    predictions of ``hit`` before and after)."""
+    if refuted(new, now, hit) is not None:
+        return False
+    return witness(p, model, p.set(model, value), evidence, now) is not None
 
 
 # --- the search -------------------------------------------------------------------------------------------
 
+def _by_error(params: Sequence[Param], model: Model, observations: Sequence[Observation],
+              kinds: dict[str, frozenset[str]], err: dict[str, float]) -> list[Param]:
+    """``params`` in the order of a sweep: the worst-explained own evidence first (so a deadline leaves the
+    parameters with the least to explain), ties in the given order."""
+    def own(p: Param) -> float:
+        return sum(err[o.name] for o in observations
+                   if p.touches(kinds[o.name]) and p.speaks(_classes_of(model, o)))
+    score = {id(p): own(p) for p in params}
+    return sorted(params, key=lambda p: -score[id(p)])
+
+
 def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 4, deadline: float | None = None,
-        params: Sequence[Param] | None = None, progress: Callable[[str], None] | None = None) -> Fit:
-    """The model whose parameters best explain ``observations`` (module docstring); ``deadline`` is a
-    ``time.monotonic()`` value past which the search stops with what it has (``complete`` False)."""
+        params: Sequence[Param] | None = None, progress: Callable[[str], None] | None = None,
+        workers: int = 1, constraints: Sequence[Observation] = ()) -> Fit:
+    """The model whose parameters best explain ``observations`` (module docstring) among the admissible ones;
+    ``deadline`` is a ``time.monotonic()`` value past which the search stops with what it has (``complete``
+    False); ``workers`` processes price a parameter's candidates side by side (``fit_pool``); ``constraints``
+    bound what may move (rule 3)."""
+    with Evaluator({o.name: tuple(o.items) for o in [*observations, *constraints]}, workers) as ev:
+        return _fit(model, observations, max_sweeps, deadline, params, progress, ev, constraints)
+
+
+def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, deadline: float | None,
+         params: Sequence[Param] | None, progress: Callable[[str], None] | None, ev: Evaluator,
+         constraints: Sequence[Observation]) -> Fit:
     params = list(params) if params is not None else parameters(model, observations)
-    kinds = {o.name: _priced(model, o) for o in observations}
-    before = predict(model, observations)
+    kinds = {o.name: _priced(model, o) for o in [*observations, *constraints]}
+    cpred = ev.all(model, [o.name for o in constraints])
+    before = ev.all(model, [o.name for o in observations])
     pred = dict(before)
     err = {o.name: _error(pred[o.name], o) for o in observations}
     cur = model
     complete = True
     for sweep in range(max_sweeps):
         moved = False
-        for k, p in enumerate(params):
+        for p in _by_error(params, model, observations, kinds, err):
             if deadline is not None and time.monotonic() > deadline:
                 complete = False
                 break
@@ -308,21 +281,30 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
                 continue
             now = p.get(cur)
             base = sum(err[o.name] for o in hit)
-            best, best_val, best_pred = base, now, None
-            evidence = {o.name for o in hit if p.speaks(_classes_of(model, o))}
-            if all(err[n] < 1.0 for n in evidence):
+            # a move must gain more than noise over the current value; among those, the lowest objective
+            best, best_val, best_pred = base - max(MIN_GAIN * math.sqrt(len(hit)), REL_GAIN * base), now, None
+            evidence = [o for o in hit if p.speaks(_classes_of(model, o))]
+            if all(err[o.name] < 1.0 for o in evidence):
                 continue        # its own evidence is explained within noise: nothing to move it for
-            for v in _screen(p, cur, now, hit, evidence, err):
-                if deadline is not None and time.monotonic() > deadline:
-                    complete = False
+            tried = _screen(p, cur, now, hit, {o.name for o in evidence}, err, ev)
+            if deadline is not None and time.monotonic() > deadline:
+                complete = False
+                break
+            names = [o.name for o in hit]
+            chit = [o for o in constraints if p.touches(kinds[o.name])]
+            got = ev.many([p.set(cur, v) for v in tried], [names] * len(tried))
+            for e, k in sorted((sum(_error(tp[o.name], o) for o in hit), k) for k, tp in enumerate(got)
+                               if tp is not None):
+                if e >= best:
                     break
-                try:
-                    tp = predict(p.set(cur, v), hit)
-                except Exception:       # noqa: BLE001 -- a candidate the engine cannot run is no candidate
+                if not admissible(p, tried[k], cur, hit, evidence, pred, got[k]):
                     continue
-                e = sum(_error(tp[o.name], o) for o in hit)
-                if e < best - max(MIN_GAIN * math.sqrt(len(hit)), REL_GAIN * base):
-                    best, best_val, best_pred = e, v, tp
+                tc = ev.many([p.set(cur, tried[k])], [[o.name for o in chit]])[0] if chit else {}
+                if tc is None or holds(tc, cpred, chit) is not None:
+                    continue
+                best, best_val, best_pred = e, tried[k], got[k]
+                cpred.update(tc)
+                break
             if best_pred is not None:
                 cur = p.set(cur, best_val)
                 pred.update(best_pred)
@@ -332,7 +314,7 @@ def fit(model: Model, observations: Sequence[Observation], *, max_sweeps: int = 
                     progress(f"sweep {sweep + 1}: {p.name} {now} -> {best_val} (objective {sum(err.values()):.4g})")
         if not complete or not moved:
             break
-    after = predict(cur, observations)
+    after = ev.all(cur, [o.name for o in observations])
     changes = []
     for p in params:
         old, new = p.get(model), p.get(cur)

@@ -28,7 +28,7 @@ def test_tiny_native_calibration_writes_a_record(tmp_path, monkeypatch):
     full = loop_check.loops
     monkeypatch.setattr(loop_check, "loops", lambda b: full(b, 1))     # the whole-loop check on two loops
     only = ("lat.rot_imm", "tput.add_rr", "loop.overhead")
-    run = calibrate(budget=60, only=only, passes=1, rounds=3, out_dir=tmp_path)
+    run = calibrate(budget=60, only=only, passes=1, rounds=3, out_dir=tmp_path, training=False)
     assert run.base == base and not run.interrupted
     assert set(run.samples) == {"lat.rot_imm", "tput.add_rr", "loop.overhead"}
     assert all(len(x) == 3 and (x > 0).all() for x in run.samples.values())
@@ -78,7 +78,7 @@ def test_ctrl_c_keeps_what_was_measured(tmp_path, monkeypatch):
 def test_a_run_the_literature_explains_changes_nothing(tmp_path, monkeypatch):
     cpu, base = _host_or_skip()
     monkeypatch.setattr(calibrate_module, "loop_samples", _fake_timer(base))
-    run = calibrate(budget=60, only=ONLY, passes=1, rounds=5, out_dir=tmp_path)
+    run = calibrate(budget=60, only=ONLY, passes=1, rounds=5, out_dir=tmp_path, training=False)
     assert run.calibration.changes == () and not run.interrupted
 
 
@@ -104,7 +104,7 @@ def test_check_agrees_with_itself_and_not_with_a_changed_machine(corpus, monkeyp
     slow = {"lat.rot_imm": 2.0}
     monkeypatch.setattr(calibrate_module, "loop_samples", _fake_timer(base, slow))
     monkeypatch.setattr(calibrate_module, "check_loops", lambda b, c, timer=None: _passing)   # (its own tests below)
-    first = calibrate(budget=60, only=ONLY, passes=1, rounds=5)
+    first = calibrate(budget=60, only=ONLY, passes=1, rounds=5, training=False)
     assert [(c.row, c.field, c.new) for c in first.calibration.changes] == [("classes.rot_imm", "latency", 2.0)]
     assert first.path.parent == corpus / "calibrated" and calibrated_model(cpu) == first.path.stem
     assert load_model(first.path.stem).classes["rot_imm"].latency == 2.0
@@ -131,7 +131,7 @@ def test_regression_a_fit_to_microbenchmarks_priced_sha1_loops_twice_as_slow_and
     monkeypatch.setattr(calibrate_module, "loop_samples", _fake_timer(base, {"lat.rot_imm": 2.0}))
     failing = LoopCheck((Loop("textbook", 3.95, 4.23, 7.53),), 0.07, 0.91)
     monkeypatch.setattr(calibrate_module, "check_loops", lambda b, c, timer=None: failing)
-    run = calibrate(budget=60, only=ONLY, passes=1, rounds=5, out_dir=tmp_path)
+    run = calibrate(budget=60, only=ONLY, passes=1, rounds=5, out_dir=tmp_path, training=False)
     assert run.calibration.changes and run.path is None and not list(tmp_path.iterdir())
     assert run.loop_check is failing and "FAILED" in failing.text() and "91.0 %" in failing.text()
 

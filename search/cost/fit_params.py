@@ -1,0 +1,200 @@
+"""The free parameters of a model's fit (``search.cost.fit``): which rows may move, to which values, and how.
+
+Each ``Param`` is one row field with a finite list of candidate values (the literature value first) and how to
+read and set it on a model:
+
+* per instruction class: ``latency`` (whole clocks from 1 -- 0 only for a class with no compute uop, or one the
+  literature already gives 0: a computing instruction takes at least a clock -- up to max(literature + 4, 7)),
+  ``ports`` (the unit set every compute uop may use: a set the model already names, a single unit, or the whole
+  pool: ``port_candidates``) and ``compute_uops`` (1-4 uops on those units; in-order: ``rthroughput``, the clocks
+  a unit is held);
+* ``issue_width`` (out-of-order models) -- the front end's one free parameter. A class's front-end slots
+  (``uops``, its macro-op count) are a decode fact the literature states (AMD's and Intel's guides, uops.info)
+  and are never fitted: timing without per-port counters cannot tell a class's front-end slots from its
+  units' occupancy in a kernel of that class alone (both give slots / width = uops / units), and the first
+  calibration on a Zen 3 "explained" slow store and load kernels with 4-slot stores and loads;
+* the rule constants: ``store_forwarding``, ``vector_store_forwarding``, ``rmw_forwarding`` latencies and
+  ``move_elimination`` of ``mov_rr`` / ``vec_mov``.
+
+A parameter is *structural* when it says how many resources an instruction takes or how many there are
+(``ports``, ``compute_uops``, ``rthroughput``, ``issue_width``); ``Param.resource`` names the resource
+a change of it binds (the class's compute units, or the front end), which ``fit``'s witness rule asks of the
+simulator's bottleneck. ``parameters(model, evidence)`` lists the parameters of the classes seen, given one
+class set per observation (the classes it is evidence for).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, Model, RmwForwarding, Uop, \
+    VectorForwarding, derived_rthroughput
+
+ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
+FRONT_END = frozenset({"front end"})    # the resource a front-end change binds (``attribution.FRONT_END``)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One free parameter: ``row`` (``classes.X``, ``rules.X`` or ``issue_width``), ``field``, its candidates,
+    and how to set it on a model."""
+    row: str
+    field: str
+    candidates: tuple[Any, ...]
+    get: Callable[[Model], Any]
+    set: Callable[[Model, Any], Model]
+    touches: Callable[[frozenset[str]], bool]     # whether an observation with these classes can change
+    evidence: Callable[[frozenset[str]], bool] | None = None   # whether an observation that is evidence for
+    #                                                 these classes speaks for it (None: ``touches``)
+
+    resource: Callable[[Model], frozenset[str]] | None = None   # what a structural change binds: unit names,
+    #                                                 or ``FRONT_END`` (None: not structural)
+
+    @property
+    def structural(self) -> bool:
+        return self.resource is not None
+
+    def speaks(self, classes: frozenset[str]) -> bool:
+        return (self.evidence or self.touches)(classes)
+
+    @property
+    def name(self) -> str:
+        return f"{self.row}.{self.field}"
+
+
+def compute_units(model: Model, cls: str) -> frozenset[str]:
+    """The units ``cls``'s compute uops may run on in ``model`` (empty for a class with none)."""
+    return frozenset(u for p in model.classes[cls].ports if not p.role for u in p.units)
+
+
+def _set_class(model: Model, name: str, **changes) -> Model:
+    row = dataclasses.replace(model.classes[name], **changes)
+    if "ports" in changes:
+        row = dataclasses.replace(row, rthroughput=round(derived_rthroughput(row, model), 6))
+    return dataclasses.replace(model, classes={**model.classes, name: row})
+
+
+def _with_ports(row: ClassCost, units: tuple[str, ...]) -> tuple[Uop, ...]:
+    return tuple(Uop(u.role, units) if not u.role else u for u in row.ports)
+
+
+def _with_count(row: ClassCost, n: int) -> tuple[Uop, ...]:
+    """The row's uops with ``n`` compute uops (copies of its first), its memory uops kept in place."""
+    first = next(u for u in row.ports if not u.role)
+    mem = [u for u in row.ports if u.role]
+    return tuple(mem[:1] + [first] * n + mem[1:]) if mem and mem[0].role == "load" else tuple([first] * n + mem)
+
+
+def pools(model: Model) -> list[frozenset[str]]:
+    """The model's compute units grouped by the alternative sets that connect them (ALUs, vector pipes...)."""
+    groups: list[set[str]] = []
+    for c in model.classes.values():
+        for u in c.ports:
+            if u.role:
+                continue
+            s = set(u.units)
+            touching = [g for g in groups if g & s]
+            for g in touching:
+                groups.remove(g)
+                s |= g
+            groups.append(s)
+    return [frozenset(g) for g in groups]
+
+
+def port_candidates(model: Model, cls: str) -> tuple[tuple[str, ...], ...]:
+    """The unit sets a class's compute uops may be given: the model's sets inside its pool, single units, the pool."""
+    mine = {u for p in model.classes[cls].ports if not p.role for u in p.units}
+    if not mine:
+        return ()
+    pool = next(p for p in pools(model) if mine <= p)
+    order = [u.name for u in model.units]
+    sets = {tuple(p.units) for c in model.classes.values() for p in c.ports if not p.role and set(p.units) <= pool}
+    sets |= {(u,) for u in pool} | {tuple(u for u in order if u in pool)}
+    cur = next(tuple(p.units) for p in model.classes[cls].ports if not p.role)
+    canon = {tuple(sorted(s, key=order.index)) for s in sets}
+    return tuple([cur] + sorted((s for s in canon if set(s) != set(cur)), key=lambda s: (len(s), s)))
+
+
+def _class_params(model: Model, cls: str) -> list[Param]:
+    row = model.classes[cls]
+    out = []
+    lat = int(row.latency)
+    compute = sum(1 for u in row.ports if not u.role)
+    low = 0 if not compute or row.latency == 0 else 1      # a computing instruction takes at least a clock
+    lats = tuple(dict.fromkeys([row.latency] + list(range(low, max(lat + 4, 7) + 1))))
+    out.append(Param(f"classes.{cls}", "latency", lats, lambda m, c=cls: m.classes[c].latency,
+                     lambda m, v, c=cls: _set_class(m, c, latency=float(v)), lambda cs, c=cls: c in cs))
+    units = lambda m, c=cls: compute_units(m, c)  # noqa: E731
+    ports = port_candidates(model, cls)
+    if len(ports) > 1:
+        out.append(Param(f"classes.{cls}", "ports", ports,
+                         lambda m, c=cls: next(tuple(p.units) for p in m.classes[c].ports if not p.role),
+                         lambda m, v, c=cls: _set_class(m, c, ports=_with_ports(m.classes[c], tuple(v))),
+                         lambda cs, c=cls: c in cs, None, units))
+    if compute and not model.in_order:
+        out.append(Param(f"classes.{cls}", "compute_uops", tuple(dict.fromkeys([compute, 1, 2, 3, 4])),
+                         lambda m, c=cls: sum(1 for u in m.classes[c].ports if not u.role),
+                         lambda m, v, c=cls: _set_class(m, c, ports=_with_count(m.classes[c], int(v))),
+                         lambda cs, c=cls: c in cs, None, units))
+    elif compute:
+        occ = tuple(dict.fromkeys([row.rthroughput, 1.0, 2.0, 3.0, 4.0]))
+        out.append(Param(f"classes.{cls}", "rthroughput", occ, lambda m, c=cls: m.classes[c].rthroughput,
+                         lambda m, v, c=cls: _set_class(m, c, rthroughput=float(v)), lambda cs, c=cls: c in cs,
+                         None, units))
+    return out
+
+
+def _rule(model: Model, **changes) -> Model:
+    return dataclasses.replace(model, rules=dataclasses.replace(model.rules, **changes))
+
+
+def _rule_params(model: Model) -> list[Param]:
+    r = model.rules
+    lats = tuple(range(0, 16))
+    stores = lambda cs: bool(cs & WRITES_MEMORY) and bool(cs & READS_MEMORY)  # noqa: E731
+    out = [Param("rules.store_forwarding", "latency", tuple(dict.fromkeys([r.store_forward_latency, *lats])),
+                 lambda m: m.rules.store_forward_latency, lambda m, v: _rule(m, store_forward_latency=float(v)),
+                 stores)]
+    if not model.in_order:
+        vsrc = r.vector_store_forwarding.source if r.vector_store_forwarding else "calibrated"
+        cur = r.vector_store_forwarding.latency if r.vector_store_forwarding else None
+        out.append(Param("rules.vector_store_forwarding", "latency", tuple(dict.fromkeys([cur, *lats])),
+                         lambda m: m.rules.vector_store_forwarding.latency if m.rules.vector_store_forwarding else None,
+                         lambda m, v, s=vsrc: _rule(m, vector_store_forwarding=None if v is None else
+                                                    VectorForwarding(float(v), s)),
+                         lambda cs: "vec_store" in cs and bool(cs & READS_MEMORY)))
+        rsrc = r.rmw_forwarding.source if r.rmw_forwarding else "calibrated"
+        cur = r.rmw_forwarding.latency if r.rmw_forwarding else None
+        out.append(Param("rules.rmw_forwarding", "latency", tuple(dict.fromkeys([cur, *lats])),
+                         lambda m: m.rules.rmw_forwarding.latency if m.rules.rmw_forwarding else None,
+                         lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(float(v), s)),
+                         lambda cs: bool(cs & {"alu_mr", "shift_mr"})))
+    for cls in ("mov_rr", "vec_mov"):
+        if cls in model.classes:
+            now = cls in r.move_elimination
+            out.append(Param("rules.move_elimination", cls, (now, not now),
+                             lambda m, c=cls: c in m.rules.move_elimination,
+                             lambda m, v, c=cls: _rule(m, move_elimination=(m.rules.move_elimination | {c}) if v
+                                                       else (m.rules.move_elimination - {c})),
+                             lambda cs, c=cls: c in cs))
+    return out
+
+
+
+def parameters(model: Model, evidence: Sequence[frozenset[str]]) -> list[Param]:
+    """The free parameters ``evidence`` (per observation, the classes it is evidence for) can inform: the issue
+    width first, then per class seen its units and uop counts, then its latency, then the rules some observation
+    speaks for."""
+    seen = sorted({c for cs in evidence for c in cs} & set(model.classes))
+    out: list[Param] = []
+    if not model.in_order:
+        w = model.issue_width
+        out.append(Param("issue_width", "value", tuple(dict.fromkeys([w, *range(max(1, w - 2), w + 3)])),
+                         lambda m: m.issue_width, lambda m, v: dataclasses.replace(m, issue_width=int(v)),
+                         lambda cs: True, lambda cs: ISSUE_WIDTH in cs, lambda m: FRONT_END))
+    per_class = [p for cls in seen for p in _class_params(model, cls)]
+    # throughput first (units, uop counts: the independent-copy kernels hardly depend on latency), then latencies
+    out += sorted(per_class, key=lambda p: p.field == "latency")
+    return out + [p for p in _rule_params(model) if any(p.speaks(cs) for cs in evidence)]
