@@ -488,9 +488,10 @@ def test_fingerprint_follows_the_engine_source(tmp_path, monkeypatch):
     # items.py turns decoded machine code into items before any simulation: not part of the key; nor are
     # fit.py (it searches models, it prices nothing itself) and calibrated.py (a calibrated model's record,
     # read beside its rows: the rows are in the model's data, which the key hashes), nor uncertainty.py (it builds
-    # perturbed models, each priced by the engine and keyed by its own data)
-    engine = {p.stem for p in here.glob("*.py")} - {"__init__", "content_key", "items", "fit", "calibrated",
-                                                    "uncertainty"}
+    # perturbed models, each priced by the engine and keyed by its own data), nor the fit's parameters and worker
+    # processes (fit_params, fit_pool: the fit's)
+    engine = {p.stem for p in here.glob("*.py")} - {"__init__", "content_key", "items", "fit", "fit_params", "fit_pool",
+                                                    "calibrated", "uncertainty"}
     assert {mod.__name__.rsplit(".", 1)[1] for mod in content_key.ENGINE_MODULES} == engine
     m = load_model("skylake")
     before = fingerprint(m)
