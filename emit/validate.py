@@ -286,37 +286,11 @@ def lift_functions(obj: ObjectFile, names: Sequence[str]) -> list[Function] | st
     return out
 
 
-PROOF_MEMO = 64        # proofs kept per process (``proved_once``)
-_PROOFS: dict[tuple, FunctionProof] = {}
-
-
-def proved_once(obj: ObjectFile, contract: Contract) -> FunctionProof:
-    """``prove_function(obj, SYMBOL, contract)``, computed once per process for the same object bytes.
-
-    A proof is a function of the machine code, its relocations and symbols (the whole ELF file's bytes), the
-    contract and the prover: the key is the SHA-256 of ``obj.elf_bytes``, the contract and the prover function
-    itself (a test that replaces ``prove_function`` gets its own entries). ``export --tune`` validates each
-    candidate and then exports the winner -- the same object, proved once; so do the tests that export the
-    textbook schedule in many places. An object without its bytes (built in memory) is proved every time.
-    At most ``PROOF_MEMO`` proofs are kept (the oldest dropped first).
-    Example: two exports of the textbook x86-64 schedule in one process run the prover once."""
-    if not obj.elf_bytes:
-        return prove_function(obj, SYMBOL, contract)
-    key = (hashlib.sha256(obj.elf_bytes).digest(), contract, prove_function)
-    proof = _PROOFS.get(key)
-    if proof is None:
-        proof = prove_function(obj, SYMBOL, contract)
-        if len(_PROOFS) >= PROOF_MEMO:
-            del _PROOFS[next(iter(_PROOFS))]
-        _PROOFS[key] = proof
-    return proof
-
-
 def prove_export(v: Validation, obj: ObjectFile, arch: Arch) -> tuple[bool, str]:
     """The ``prove`` check of every export: ``SYMBOL`` of ``obj`` proved whole under sha1opt's contract
-    (the arch's ABI, nblocks >= 0; ``lift.function.prove_function``, once per object: ``proved_once``),
-    recorded in ``v.proof``; ``proof_detail`` of it."""
-    v.proof = proved_once(obj, Contract(ABI_OF[arch], 0))
+    (the arch's ABI, nblocks >= 0; ``lift.function.prove_function``), recorded in ``v.proof``;
+    ``proof_detail`` of it."""
+    v.proof = prove_function(obj, SYMBOL, Contract(ABI_OF[arch], 0))
     return proof_detail(v.proof)
 
 
