@@ -28,7 +28,7 @@ from elftools.elf.elffile import ELFFile
 from tests.support.cpu import not_run_here
 from sha1opt import cli_analyze
 from sha1opt.analyze import analyze_file, prove_object
-from sha1opt.emit.toolchain import run_child, which
+from tests.support.archives import member_file
 from sha1opt.semantics.lift.interface import KEYWORDS, parse_interface
 
 LIB = Path("/usr/lib/x86_64-linux-gnu/libgcrypt.a")
@@ -39,14 +39,7 @@ PAIRS = parse_interface(f"{FUNCTION}(state, data, nblocks even)")
 
 @pytest.fixture(scope="module")
 def avx2_object(tmp_path_factory) -> Path:
-    if not LIB.exists():
-        pytest.skip(f"{LIB} missing: libgcrypt20-dev (setup/system-packages.sh installs it as root)")
-    proc = run_child([which("ar"), "p", str(LIB), MEMBER], "extracting the libgcrypt member")
-    if proc.returncode != 0 or not proc.stdout:
-        pytest.skip(f"{LIB} has no member {MEMBER}")
-    out = tmp_path_factory.mktemp("gcry") / MEMBER
-    out.write_bytes(proc.stdout)
-    return out
+    return member_file(LIB, MEMBER, tmp_path_factory.mktemp("gcry"))
 
 
 def _mutant(obj: Path, tmp_path: Path, mnemonic: str, operands: str, imm: int) -> Path:

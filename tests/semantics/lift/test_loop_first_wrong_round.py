@@ -27,7 +27,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from sha1opt.analyze import prove_object
-from sha1opt.emit.toolchain import run_child, which
+from tests.support.archives import member_file
 from sha1opt.semantics.lift.catalogue import lookup
 
 LIB = Path("/usr/lib/x86_64-linux-gnu/libgcrypt.a")
@@ -37,14 +37,7 @@ FUNCTION = "_gcry_sha1_transform_amd64_ssse3"
 
 @pytest.fixture(scope="module")
 def ssse3_object(tmp_path_factory) -> Path:
-    if not LIB.exists():
-        pytest.skip(f"{LIB} missing: libgcrypt20-dev (setup/system-packages.sh installs it as root)")
-    proc = run_child([which("ar"), "p", str(LIB), MEMBER], "extracting the libgcrypt member")
-    if proc.returncode != 0 or not proc.stdout:
-        pytest.skip(f"{LIB} has no member {MEMBER}")
-    out = tmp_path_factory.mktemp("gcry") / MEMBER
-    out.write_bytes(proc.stdout)
-    return out
+    return member_file(LIB, MEMBER, tmp_path_factory.mktemp("gcry"))
 
 
 def _without_rol5(obj: Path, work: Path, t: int) -> Path:
