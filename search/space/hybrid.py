@@ -76,7 +76,7 @@ from sha1opt.search.space.hybrid_dialects import (Dialect, binop, dialect, imm_b
                                                   ternlog)
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
-from sha1opt.search.space.hybrid_pair import pair_parts, retarget, wide_group
+from sha1opt.search.space.hybrid_pair import merge_after_reads, pair_parts, retarget, wide_group
 from sha1opt.search.space.hybrid_w8 import W8_REGS, W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
@@ -513,26 +513,7 @@ def read_ahead(rest: list[Instr], nxt: list[tuple[int, Instr]], every: int) -> l
     W+K there. Example: with ``every=1`` and round 79 reading slot 60 as ``rest``'s 40th op, group 3's
     store lands after that op and the other 15 ops before it, one per op of ``rest``.
     """
-    last_read = {j: -1 for j in range(4)}
-    for p, ins in enumerate(rest):
-        m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
-        if isinstance(m, Mem) and m.base == SP:
-            last_read[(m.disp - RING) // 16] = p
-
-    def ready(q: int, p: int) -> bool:
-        j, ins = nxt[q]
-        return not isinstance(ins.operands[-1], Mem) or last_read[j] <= p
-
-    out: list[Instr] = []
-    q = since = 0
-    for p, ins in enumerate(rest):
-        out.append(ins)
-        since += 1
-        if since >= every and q < len(nxt) and ready(q, p):
-            out.append(nxt[q][1])
-            q += 1
-            since = 0
-    return out + [ins for _, ins in nxt[q:]]
+    return merge_after_reads(rest, nxt, every, lambda disp: (disp - RING) // 16)
 
 
 def setup_invariant(block: HybridBlock) -> str | None:

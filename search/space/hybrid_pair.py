@@ -44,6 +44,8 @@ Example: ``pair_slot(5, 1)`` is ``48(%rsp)`` (group 1, block 2's half, word 1).
 
 from __future__ import annotations
 
+from typing import Callable
+
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 from sha1opt.search.space.hybrid_dialects import Dialect, binop, store
 from sha1opt.search.space.hybrid_regs import DATA, K_REGS, MASK, SP
@@ -116,16 +118,17 @@ def clamp_self(ptr: Reg = PAIR_PTR) -> Instr:
     return Instr("lea", (Mem(DATA, None, 1, 0), ptr))
 
 
-def after_reads(scalar: list[Instr], stream: list[tuple[int, Instr]], every: int) -> list[Instr]:
-    """Merge ``stream`` (the next pair's ``(group, op)`` in order) into block 2's rounds ``scalar``: one op after
-    every ``every`` rounds' ops; an op storing group g waits for the rounds' last read of group g's slots
-    (``pair_slot(4g..4g+3, 1)``), so block 2 reads its own W+K there. Example: with ``every=1`` the store of
-    group 0 lands after round 3's ``add`` of slot 3 and everything before it one op per round op."""
+def merge_after_reads(rounds: list[Instr], stream: list[tuple[int, Instr]], every: int,
+                      group_of: Callable[[int], int]) -> list[Instr]:
+    """Merge ``stream`` (the next block's ``(group, op)`` in order) into ``rounds``: one op after every ``every``
+    ops of ``rounds``; an op storing group g waits for the rounds' last ``add`` reading a stack slot of group g
+    (``group_of(displacement)``), so the rounds read their own W+K there. The one merge of read-ahead:
+    ``hybrid.read_ahead`` (one block, 16-byte groups) and ``after_reads`` (a pair's block 2, 32-byte groups)."""
     last: dict[int, int] = {}
-    for p, ins in enumerate(scalar):
+    for p, ins in enumerate(rounds):
         m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
         if isinstance(m, Mem) and m.base == SP:
-            last[m.disp // 32] = p
+            last[group_of(m.disp)] = p
 
     def ready(q: int, p: int) -> bool:
         g, ins = stream[q]
@@ -133,7 +136,7 @@ def after_reads(scalar: list[Instr], stream: list[tuple[int, Instr]], every: int
 
     out: list[Instr] = []
     q = since = 0
-    for p, ins in enumerate(scalar):
+    for p, ins in enumerate(rounds):
         out.append(ins)
         since += 1
         if since >= every and q < len(stream) and ready(q, p):
@@ -141,6 +144,14 @@ def after_reads(scalar: list[Instr], stream: list[tuple[int, Instr]], every: int
             q += 1
             since = 0
     return out + [ins for _, ins in stream[q:]]
+
+
+def after_reads(scalar: list[Instr], stream: list[tuple[int, Instr]], every: int) -> list[Instr]:
+    """Merge ``stream`` (the next pair's ``(group, op)`` in order) into block 2's rounds ``scalar``
+    (``merge_after_reads``): a store of group g waits for block 2's last read of ``pair_slot(4g..4g+3, 1)``.
+    Example: with ``every=1`` the store of group 0 lands after round 3's ``add`` of slot 3 and everything
+    before it one op per round op."""
+    return merge_after_reads(scalar, stream, every, lambda disp: disp // 32)
 
 
 def pair_parts(d: Dialect, ahead: bool, every: int, constants: tuple[Instr, ...], load: list[Instr],
