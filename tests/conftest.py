@@ -29,9 +29,12 @@ from sha1opt.emit.export import ExportResult, export
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.prove import Prover
 from tests.support.cpu import not_run_here
+from tests.support.slow_list import load as load_slow_list
 
 OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-sha1-x86_64.o")
 
+
+COLLECTED = pytest.StashKey[dict]()   # every collected node id (before -m deselects) -> decorated slow
 
 SHARED = ("textbook_exports", "dispatch_runs", "openssl_x86_64_analysis")   # session fixtures made once per run
 
@@ -53,8 +56,12 @@ def pytest_collection_modifyitems(config, items):
     group, so ``--dist loadgroup`` sends all of its users to one worker (a test using two joins the first); every
     other test without a group joins its file's, so a module's fixtures and the process's memos (the block-loop
     measure, ``bound.round_choices``, the models) are made on one worker, not on both."""
+    slow = load_slow_list()             # tests/slow.toml: the checks make test leaves out, each with its reason
+    config.stash[COLLECTED] = {item.nodeid: item.get_closest_marker("slow") is not None for item in items}
     group = {}
     for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
         used = [name for name in SHARED if name in getattr(item, "fixturenames", ())]
         if used:
             item.add_marker(pytest.mark.xdist_group(used[0]))

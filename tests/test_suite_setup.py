@@ -3,6 +3,8 @@ once per run (tests/conftest.py puts its users in one xdist group)."""
 
 import pytest
 
+from tests.support.slow_list import load as load_slow_list
+
 
 @pytest.mark.xdist_group("probe")
 def test_regression_xdist_groups_were_silently_ignored(request):
@@ -44,3 +46,46 @@ def test_regression_heavy_few_test_groups_ran_last_as_the_runs_tail(request):
     heavy = [g for g in HEAVY_FIRST if g in order]
     assert order[:len(heavy)] == heavy, order[:len(heavy) + 2]
     assert len(order) == len(set(order))                    # each group in one run of the collection
+
+
+def _collected(request, files: list[str]) -> dict[str, bool]:
+    """Every test of ``files`` -> marked slow by a decorator: this session's collection when it holds them all
+    (``make test`` collects every file, slow tests included, before ``-m`` deselects), else one
+    ``pytest --collect-only`` of them."""
+    from tests.conftest import COLLECTED
+    seen = request.config.stash.get(COLLECTED, {})
+    if all(any(t.startswith(f + "::") for t in seen) for f in files):
+        return seen
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "-p",
+                           "no:cacheprovider", *sorted(set(files))], cwd=root, capture_output=True, text=True,
+                          timeout=300)
+    listed = set(load_slow_list())          # (a decorator's mark is not in this output: listed rows only)
+    return {t: t in listed for t in (line.strip() for line in proc.stdout.splitlines() if "::" in line)}
+
+
+def test_every_slow_list_row_is_a_slow_test_kept_by_fast_ones(request):
+    """tests/slow.toml (tests/support/slow_list.py): each listed test exists (tests/conftest.py marks it slow, so
+    ``make test`` leaves it out and bench/slow_checks.py runs it); each fast test it names exists and is neither
+    listed nor marked slow, so the rule stays in ``make test``. A renamed test would otherwise drop silently out
+    of both lists."""
+    rows = load_slow_list()
+    tests = _collected(request, [t.split("::")[0] for r in rows.values() for t in (r.test, *r.fast)])
+    for r in rows.values():
+        assert r.test in tests, f"{r.test}: no such test"
+        for f in r.fast:
+            ids = [t for t, slow in tests.items() if (t == f or t.startswith(f + "[")) and not slow and t not in rows]
+            assert ids, f"{r.test}: its fast test {f} is not run by make test"
+
+
+def test_the_slow_list_loader_refuses_unknown_keys_and_rows_without_a_reason(tmp_path):
+    bad = tmp_path / "slow.toml"
+    bad.write_text('[[check]]\ntest = "tests/x.py::t"\nwhy = "w"\nfast = ["tests/x.py::u"]\nseconds = 3\n')
+    with pytest.raises(ValueError, match="unknown key"):
+        load_slow_list(bad)
+    bad.write_text('[[check]]\ntest = "tests/x.py::t"\nfast = ["tests/x.py::u"]\n')
+    with pytest.raises(ValueError, match="needs test, why and fast"):
+        load_slow_list(bad)

@@ -160,7 +160,7 @@ def test_search_range_end_to_end(tmp_path):
     from sha1opt.search.objective import model_version
 
     db = tmp_path / "r.sqlite"
-    r = search_range("atom", 40, 44, time_limit=6, db=db, seed=3)
+    r = search_range("atom", 40, 44, time_limit=60, evaluations=30, db=db, seed=3)
     assert r.proved and r.proof.startswith("proved")
     assert r.cycles < r.textbook_cycles          # the default is a start, so it must be strictly beaten
     row = Store(db).get("atom", "i386", 40, 44, model_version(load_model("atom")))
@@ -173,7 +173,8 @@ def test_search_result_is_at_or_above_its_bound_and_the_report_says_how_far(tmp_
     """The report prints the model's lower bound and the gap to it; a result is never below its bound."""
     from sha1opt.views.report import report_json, report_lines
 
-    r = search_range("p4", 76, 79, time_limit=3, db=tmp_path / "b.sqlite", seed=1, use_exact=False)
+    r = search_range("p4", 76, 79, time_limit=60, evaluations=10, db=tmp_path / "b.sqlite", seed=1,
+                     use_exact=False)
     js = report_json(r)
     assert r.cycles >= js["bound"]["cycles"] and js["gap_to_bound"] >= 0
     line = next(x for x in report_lines(r) if x.strip().startswith("lower bound"))
@@ -195,9 +196,9 @@ def test_a_figure_below_the_bound_is_never_called_optimal():
 def test_resume_starts_from_the_stored_result(tmp_path):
     """--resume: the first progress event already reports the stored cycles (not the default's)."""
     db = tmp_path / "r.sqlite"
-    r = search_range("atom", 40, 44, time_limit=4, db=db, seed=3, use_exact=False)
+    r = search_range("atom", 40, 44, time_limit=60, evaluations=30, db=db, seed=3, use_exact=False)
     events = []
-    r2 = search_range("atom", 40, 44, time_limit=2, db=db, seed=4, resume=True, use_exact=False,
+    r2 = search_range("atom", 40, 44, time_limit=60, evaluations=10, db=db, seed=4, resume=True, use_exact=False,
                       progress=events.append)
     assert events[0]["event"] == "start" and events[0]["best"] == pytest.approx(r.cycles)
     assert events[0]["best"] < events[0]["textbook"]
@@ -218,7 +219,8 @@ def test_cli_bad_input_exit_2(args, msg):
 @needs("ssse3")             # export --uarch atom runs atom's code (its SSSE3 hybrid block when chosen)
 def test_cli_search_show_export(tmp_path):
     db = str(tmp_path / "r.sqlite")
-    r = CliRunner().invoke(main, ["search", "--uarch", "atom", "--rounds", "60-64", "--time-limit", "5", "--db", db])
+    r = CliRunner().invoke(main, ["search", "--uarch", "atom", "--rounds", "60-64", "--time-limit", "60",
+                                  "--evaluations", "30", "--db", db])
     assert r.exit_code == 0, r.output
     assert "proof            proved" in r.output and "gain" in r.output
     r = CliRunner().invoke(main, ["show", "--uarch", "atom", "--rounds", "60-64", "--db", db,
