@@ -64,6 +64,7 @@ from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import simulator_for
 from sha1opt.search.objective import LOOP_CONTROL, range_context, range_cost
 from sha1opt.search.space.frame import LOOP_CARRIES_STATE, state_regs
+from sha1opt.search.space.loop_control import controls_for
 from sha1opt.search.space.recipe import KINDS, TEXTBOOK, Recipe, epilogue, options_for, prologue, range_ops
 from sha1opt.search.space.regalloc import TEMPS
 
@@ -291,11 +292,12 @@ def _temp(arch: Arch) -> Reg:
 
 # -- the block loop ----------------------------------------------------------------------------------
 
-def _loop_fixed(arch: Arch) -> tuple[list, list]:
+def _loop_fixed(arch: Arch, control: tuple = ()) -> tuple[list, list]:
     """The fixed code of one iteration of the block loop: the part of the prologue inside the loop
-    (all of it on i386, none on x86-64: ``LOOP_CARRIES_STATE``), the feed-forward and ``LOOP_CONTROL``."""
+    (all of it on i386, none on x86-64: ``LOOP_CARRIES_STATE``), the feed-forward and the loop control
+    (``control``'s items; default ``LOOP_CONTROL``)."""
     head = [] if LOOP_CARRIES_STATE[arch] else prologue(arch)
-    return head, epilogue(arch, _temp(arch)) + list(LOOP_CONTROL[arch])
+    return head, epilogue(arch, _temp(arch)) + list(control or LOOP_CONTROL[arch])
 
 
 def _carried_ticks(model: Model, arch: Arch, isa: str, head: list, tail: list) -> float:
@@ -365,9 +367,16 @@ def loop_bound(model: Model, arch: Arch | None = None) -> Bound:
     block loop of the search goes below on skylake; ``context`` is 0.
     """
     arch = arch or model.arch
+    # a block runs under any usable loop control (``loop_control``): the bound is the least over the rows
+    return min((_loop_bound(model, arch, row.items(Reg(TEMPS[arch][-1], 64))) for row in controls_for(arch)),
+               key=lambda b: b.cycles)
+
+
+def _loop_bound(model: Model, arch: Arch, control: tuple) -> Bound:
+    """``loop_bound`` with the loop control ``control`` (its items)."""
     isa = model.isa
     tpc = model.ticks_per_cycle
-    head, tail = _loop_fixed(arch)
+    head, tail = _loop_fixed(arch, control)
     sim = simulator_for(model)
     sets = unit_sets(model)
     in_order = model.in_order

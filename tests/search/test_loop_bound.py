@@ -74,14 +74,15 @@ def test_the_loop_bound_is_at_most_the_best_stored_block_loop(small_store, uarch
 
 
 def test_the_issue_width_part_is_the_iterations_slots_with_no_ramp_up_term():
-    # k8 x86-64: the in-place block's loop iteration has exactly the fewest slots the space allows
-    # (1173 fused uops at 3 a clock = 391), and the simulated loop runs at that rate: gap 0.
+    # k8 x86-64: the in-place block's loop iteration under the index loop control (search.space.loop_control)
+    # has exactly the fewest slots the space allows (1172 fused uops at 3 a clock), and the simulated loop
+    # runs at that rate: gap 0.
     model = load_model("k8")
     sched = block_schedule([realize(Candidate(0, 79, "x86_64", replace(TEXTBOOK, wsrc="inplace"))).code],
-                           "x86_64", "x")
+                           "x86_64", "x", loop="index")
     bound = loop_bound(model, "x86_64")
     uops = simulate(block_loop_items(sched), model).uops
-    assert bound.issue_width == uops / model.issue_width == 391.0
+    assert bound.issue_width == uops / model.issue_width == 1172 / 3
     assert bound.cycles == block_loop_cycles(sched, model)
 
 
