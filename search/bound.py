@@ -122,11 +122,15 @@ def round_choices(t: int, arch: Arch, isa: str) -> dict[str, tuple[tuple[Instr, 
     out: dict[str, set] = {g: set() for g in GROUPS}
     lo = max(16, t - 3) if t >= 16 else t
     hi = min(79, t + 3)
-    groups_fields = dict(_GROUP_FIELDS, f=(_f_field(t),))
+    # ``rol5=inplace`` reaches across rounds: round t-1's copy of a is round t's f's first operand, and
+    # round t's b holds rol5 (ror 7): the f and b groups are listed with it, spans taking a neighbour in
+    groups_fields = dict(_GROUP_FIELDS, f=(_f_field(t), "rol5"), b=("brot", "rol5"))
     for g, names in groups_fields.items():
         for r in _variants(names, isa):
             spans = {(t, t), (lo, t), (t, hi), (lo, hi), (max(0, t - 3), t), (max(0, t - 3), hi)} \
                 if r.wsrc in ("reg3", "inplace") else {(t, t)}
+            if r.rol5 == "inplace":
+                spans |= {(max(0, t - 1), t), (t, min(79, t + 1)), (max(0, t - 1), min(79, t + 1))}
             for span in spans:
                 ops = range_ops(span[0], span[1], r, arch)
                 out[g].add(tuple(op.ins for op in ops if op.round == t and _GROUP_OF[op.chain] == g))
