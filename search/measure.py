@@ -21,7 +21,8 @@ loop from its head to its back edge: the same instructions), what the
 whole-block search minimises, what the store keeps for a whole block, what
 the export header, ``show``, the dispatch order and the families' reports
 print. Each family gives its items: ``block_loop_items`` (a ``Schedule``:
-``body[loop_start:]`` and ``LOOP_CONTROL``), ``hybrid_loop_items`` (a
+``body[loop_start:]`` and its loop control, ``space.loop_control``'s row ``Schedule.loop``:
+``LOOP_CONTROL`` for ``count``), ``hybrid_loop_items`` (a
 ``HybridBlock``), ``engines.shani.loop_items`` (a SHA-NI point: its
 ``Parts.head``/``tail`` are its loop control).
 
