@@ -47,6 +47,7 @@ from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import VECTOR_ISA, Model, load_model, model_names
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.measure import block_loop_items
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.search.engines.shani import loop_items
 from sha1opt.semantics.datafiles import atomic_write
@@ -134,8 +135,8 @@ def bound_text(sim) -> str:
 
 def our_bottleneck(c: Candidate, model: Model, arch: str) -> str:
     """``bound_text`` of the candidate, simulated as ``dispatch_plan`` prices it."""
-    if c.kind == "scalar":
-        return bound_text(simulate(list(c.choice.code.body), model, loop=True))
+    if c.kind == "scalar":        # its block loop as exported: the loop body and its loop control (not the a..e loads)
+        return bound_text(simulate(block_loop_items(c.choice.code), model, loop=True))
     if c.kind == "hybrid":
         return bound_text(block_cost(c.choice.code, model))
     return bound_text(Simulator(model).simulate(loop_items(c.choice.code, arch), loop=True))

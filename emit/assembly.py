@@ -4,9 +4,12 @@
 
 x86-64 (SysV): ``%rdi`` state, ``%rsi`` data, ``%rdx`` nblocks; rbx, rbp and
 r12-r15 are saved and restored; the frame lives below the pushes (no red
-zone is used: the frame is allocated with ``sub`` before any store), and the
-block count is kept in the frame at ``FRAME_BYTES`` so the body may use every
-data register.
+zone is used: the frame is allocated with ``sub`` before any store). The
+loop control is the schedule's row of ``search.space.loop_control``
+(``Schedule.loop``): ``count`` keeps the block count in the frame at
+``FRAME_BYTES`` so the body may use every data register; ``index`` reads the
+data as ``d(%rsi,%r15)`` from its end with a count up to zero in a
+temporary the body leaves free (``add $64, %r15; jnz``).
 
 i386 (cdecl): arguments on the stack; ebx, esi, edi and ebp saved; the frame
 holds the W ring (0..63), the state pointer (64), the data pointer (68),
@@ -32,6 +35,7 @@ from typing import Callable
 
 from sha1opt.search.space.frame import (FRAME_BYTES, I386_COUNT_SLOT, I386_DATA_SLOT, I386_FRAME_BYTES,
                                         I386_STATE_SLOT, Schedule)
+from sha1opt.search.space.loop_control import advance_lines, entry_lines, loop_body
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, Instr, Mem, Reg
 
@@ -127,13 +131,11 @@ def function_opening(sym: str, flavor: str, header: list[str] | None) -> list[st
 
 
 def _x64_entry(done: str) -> list[str]:
-    return ["test %rdx, %rdx", f"jz {done}", *(f"push {r}" for r in X64_SAVED), f"sub ${X64_FRAME}, %rsp",
-            f"mov %rdx, {FRAME_BYTES['x86_64']}(%rsp)"]
+    return ["test %rdx, %rdx", f"jz {done}", *(f"push {r}" for r in X64_SAVED), f"sub ${X64_FRAME}, %rsp"]
 
 
-def _x64_advance(loop: str) -> list[str]:
-    return ["add $64, %rsi", f"decq {FRAME_BYTES['x86_64']}(%rsp)", f"jnz {loop}", f"add ${X64_FRAME}, %rsp",
-            *(f"pop {r}" for r in reversed(X64_SAVED))]
+def _x64_release() -> list[str]:
+    return [f"add ${X64_FRAME}, %rsp", *(f"pop {r}" for r in reversed(X64_SAVED))]
 
 
 def _i386_entry(done: str) -> list[str]:
@@ -144,22 +146,22 @@ def _i386_entry(done: str) -> list[str]:
     return out
 
 
-def _i386_advance(loop: str) -> list[str]:
-    return [f"addl $64, {I386_DATA_SLOT}(%esp)", f"decl {I386_COUNT_SLOT}(%esp)", f"jnz {loop}",
-            f"add ${I386_FRAME_BYTES}, %esp", *(f"pop {r}" for r in reversed(I386_SAVED))]
+def _i386_release() -> list[str]:
+    return [f"add ${I386_FRAME_BYTES}, %esp", *(f"pop {r}" for r in reversed(I386_SAVED))]
 
 
 @dataclass(frozen=True)
 class Frame:
     """One arch's frame around the body (module docstring): the lines before the body, given the label
-    ``nblocks == 0`` jumps to, and the lines after it (next block, loop branch, frame released), given
-    the loop label."""
+    ``nblocks == 0`` jumps to, and the lines releasing it after the loop. The loop control between them
+    (what it adds to the entry, the lines after the body) is the schedule's row of
+    ``search.space.loop_control`` (``Schedule.loop``)."""
 
     entry: Callable[[str], list[str]]
-    advance: Callable[[str], list[str]]
+    release: Callable[[], list[str]]
 
 
-FRAMES: dict[Arch, Frame] = {"x86_64": Frame(_x64_entry, _x64_advance), "i386": Frame(_i386_entry, _i386_advance)}
+FRAMES: dict[Arch, Frame] = {"x86_64": Frame(_x64_entry, _x64_release), "i386": Frame(_i386_entry, _i386_release)}
 
 
 def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | None = None) -> str:
@@ -175,10 +177,10 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
     if arch not in FRAMES:
         raise Sha1optError(f"unknown arch {arch!r}")
     frame = FRAMES[arch]
-    for t in frame.entry(done):
+    for t in frame.entry(done) + entry_lines(schedule):
         ins(t)
     starts = {s: t for t, s in enumerate(schedule.round_starts[:80])}
-    for k, i in enumerate(schedule.body):
+    for k, i in enumerate(loop_body(schedule)):
         if k == schedule.loop_start:
             out.append(f"{loop}:")
         if k in starts:
@@ -186,7 +188,7 @@ def function_text(schedule: Schedule, flavor: str = "elf", header: list[str] | N
         elif len(schedule.round_starts) > 80 and k == schedule.round_starts[80]:
             out.append("\t/* feed-forward into state */")
         ins(format_instr(i, arch))
-    for t in frame.advance(loop):
+    for t in advance_lines(schedule, loop) + frame.release():
         ins(t)
     out.append(f"{done}:")
     ins("ret")

@@ -34,6 +34,7 @@ from sha1opt import __version__
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.measure import block_loop, block_loop_items
 from sha1opt.search.space.frame import Schedule
+from sha1opt.search.space.loop_control import control
 from sha1opt.semantics.datafiles import atomic_write
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
@@ -76,7 +77,9 @@ def file_header(arch: Arch, uarch: str | None, code: str, middle: list[str], pro
 
 
 def header_lines(schedule: Schedule, uarch: str | None, prediction: str, proof: str, command: str) -> list[str]:
-    return file_header(schedule.arch, uarch, f"schedule: {schedule.name}", [f"cost model: {prediction}"], proof, command)
+    row = control(schedule.arch, schedule.loop)
+    return file_header(schedule.arch, uarch, f"schedule: {schedule.name}",
+                       [f"cost model: {prediction}", f"loop control: {row.name} ({row.what})"], proof, command)
 
 
 @dataclass(frozen=True)

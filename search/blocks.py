@@ -16,7 +16,7 @@ this uarch's or another's) replaces the mix when cheaper (one source line,
 
 Every choice here is made by the block-loop measure (``measure.block_loop_cycles``:
 ``body[loop_start:]`` and the emitter's loop control run back to back in steady
-state), the whole-block search's objective and the figure ``sha1opt analyze``
+state; each block under the loop control the model prices cheapest, ``loop_control.best_loop``), the whole-block search's objective and the figure ``sha1opt analyze``
 gives the exported code -- never by a row's stored cycles (a range's row holds
 the range's cycles inside the block, another measure). ``best_known`` gives
 one key's code with its stored figure as data (``Known``), what ``show`` prints.
@@ -39,6 +39,7 @@ from sha1opt.search.objective import model_version, objective
 from sha1opt.search.space.candidate import Candidate, Realized, block_schedule, realize, textbook
 from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.hybrid_caps import allows
+from sha1opt.search.space.loop_control import best_loop
 from sha1opt.search.space.recipe import TEXTBOOK, Recipe, isa_rank
 from sha1opt.search.store import Row, Store
 
@@ -180,9 +181,12 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
             opts.append((own.code, f"{STALE} {row.model_version}"))
         options.append(opts)
 
-    def score(choice):
-        sched = block_schedule([options[i][k][0] for i, k in enumerate(choice)], arch, f"sha1opt-{uarch}")
-        return block_loop_cycles(sched, model), sched
+    def price(sched: Schedule) -> float:
+        return block_loop_cycles(sched, model)
+
+    def score(choice):           # under the loop control the model prices cheapest for the block (``best_loop``)
+        return best_loop(block_schedule([options[i][k][0] for i, k in enumerate(choice)], arch, f"sha1opt-{uarch}"),
+                         price)
 
     best = None
     for mask in product(*(range(min(2, len(o))) for o in options)):
@@ -211,8 +215,7 @@ def best_block(uarch: str, arch: Arch, db: str | Path | None = None) -> tuple[Sc
     whole += [(o.code, f"0-79: {STALE} {row.model_version}")
               for o, row in stale_rows(rows, uarch, arch, 0, 79, isa, model_version(model, 0, 79))]
     for code, where in whole:
-        sched_w = block_schedule([code], arch, f"sha1opt-{uarch}")
-        cyc_w = block_loop_cycles(sched_w, model)
+        cyc_w, sched_w = best_loop(block_schedule([code], arch, f"sha1opt-{uarch}"), price)
         if cyc_w < cyc:
             cyc, sched, sources = cyc_w, sched_w, [where]
     return sched, sources

@@ -64,6 +64,7 @@ from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import simulator_for
 from sha1opt.search.objective import LOOP_CONTROL, range_context, range_cost
 from sha1opt.search.space.frame import LOOP_CARRIES_STATE, state_regs
+from sha1opt.search.space.loop_control import controls_for
 from sha1opt.search.space.recipe import KINDS, TEXTBOOK, Recipe, epilogue, options_for, prologue, range_ops
 from sha1opt.search.space.regalloc import TEMPS
 
@@ -121,11 +122,15 @@ def round_choices(t: int, arch: Arch, isa: str) -> dict[str, tuple[tuple[Instr, 
     out: dict[str, set] = {g: set() for g in GROUPS}
     lo = max(16, t - 3) if t >= 16 else t
     hi = min(79, t + 3)
-    groups_fields = dict(_GROUP_FIELDS, f=(_f_field(t),))
+    # ``rol5=inplace`` reaches across rounds: round t-1's copy of a is round t's f's first operand, and
+    # round t's b holds rol5 (ror 7): the f and b groups are listed with it, spans taking a neighbour in
+    groups_fields = dict(_GROUP_FIELDS, f=(_f_field(t), "rol5"), b=("brot", "rol5"))
     for g, names in groups_fields.items():
         for r in _variants(names, isa):
             spans = {(t, t), (lo, t), (t, hi), (lo, hi), (max(0, t - 3), t), (max(0, t - 3), hi)} \
                 if r.wsrc in ("reg3", "inplace") else {(t, t)}
+            if r.rol5 == "inplace":
+                spans |= {(max(0, t - 1), t), (t, min(79, t + 1)), (max(0, t - 1), min(79, t + 1))}
             for span in spans:
                 ops = range_ops(span[0], span[1], r, arch)
                 out[g].add(tuple(op.ins for op in ops if op.round == t and _GROUP_OF[op.chain] == g))
@@ -291,11 +296,12 @@ def _temp(arch: Arch) -> Reg:
 
 # -- the block loop ----------------------------------------------------------------------------------
 
-def _loop_fixed(arch: Arch) -> tuple[list, list]:
+def _loop_fixed(arch: Arch, control: tuple = ()) -> tuple[list, list]:
     """The fixed code of one iteration of the block loop: the part of the prologue inside the loop
-    (all of it on i386, none on x86-64: ``LOOP_CARRIES_STATE``), the feed-forward and ``LOOP_CONTROL``."""
+    (all of it on i386, none on x86-64: ``LOOP_CARRIES_STATE``), the feed-forward and the loop control
+    (``control``'s items; default ``LOOP_CONTROL``)."""
     head = [] if LOOP_CARRIES_STATE[arch] else prologue(arch)
-    return head, epilogue(arch, _temp(arch)) + list(LOOP_CONTROL[arch])
+    return head, epilogue(arch, _temp(arch)) + list(control or LOOP_CONTROL[arch])
 
 
 def _carried_ticks(model: Model, arch: Arch, isa: str, head: list, tail: list) -> float:
@@ -365,9 +371,16 @@ def loop_bound(model: Model, arch: Arch | None = None) -> Bound:
     block loop of the search goes below on skylake; ``context`` is 0.
     """
     arch = arch or model.arch
+    # a block runs under any usable loop control (``loop_control``): the bound is the least over the rows
+    return min((_loop_bound(model, arch, row.items(Reg(TEMPS[arch][-1], 64))) for row in controls_for(arch)),
+               key=lambda b: b.cycles)
+
+
+def _loop_bound(model: Model, arch: Arch, control: tuple) -> Bound:
+    """``loop_bound`` with the loop control ``control`` (its items)."""
     isa = model.isa
     tpc = model.ticks_per_cycle
-    head, tail = _loop_fixed(arch)
+    head, tail = _loop_fixed(arch, control)
     sim = simulator_for(model)
     sets = unit_sets(model)
     in_order = model.in_order

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace, field
 from pathlib import Path
 from typing import Callable
 
@@ -179,10 +179,12 @@ def _extra_starts(s: _Setup, store: Store, should_stop: Callable[[], bool] = lam
     # Good recipes for this ISA as extra starting points (selection matters most), each also with
     # its message schedule formed 1-3 groups ahead in every round (a software-pipelined W, as
     # OpenSSL's integer code runs it: one stretch of the annealer's moves, taken at once).
+    # Each also with a rotated in place by 5 (``rol5=inplace``: one mov less a round where it applies).
     extra = [r for r in recipes_for(s.isa) if r.rol5 == ("rorx" if s.isa == "bmi2" else "mov-rol")][:8]
     for r in extra:
         c = Candidate(s.first, s.last, s.arch, r)
         starts += [c] + [c.with_offsets({(t, "W"): k for t in range(s.first, s.last + 1)}) for k in W_AHEAD]
+        starts += [Candidate(s.first, s.last, s.arch, replace(r, rol5="inplace"))]
     # In-order models: orders built by the model's own clock on floating registers.
     starts += greedy_starts(s.model, s.first, s.last, s.arch, should_stop=should_stop)
     return [c for c in starts if realize(c) is not None]

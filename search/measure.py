@@ -21,7 +21,8 @@ loop from its head to its back edge: the same instructions), what the
 whole-block search minimises, what the store keeps for a whole block, what
 the export header, ``show``, the dispatch order and the families' reports
 print. Each family gives its items: ``block_loop_items`` (a ``Schedule``:
-``body[loop_start:]`` and ``LOOP_CONTROL``), ``hybrid_loop_items`` (a
+``body[loop_start:]`` and its loop control, ``space.loop_control``'s row ``Schedule.loop``:
+``LOOP_CONTROL`` for ``count``), ``hybrid_loop_items`` (a
 ``HybridBlock``), ``engines.shani.loop_items`` (a SHA-NI point: its
 ``Parts.head``/``tail`` are its loop control).
 
@@ -40,20 +41,15 @@ from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg
 from sha1opt.search.cost.classes import Item
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulation, simulator_for
-from sha1opt.search.space.frame import FRAME_BYTES, I386_COUNT_SLOT, I386_DATA_SLOT, Schedule
+from sha1opt.search.space.frame import Schedule
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.search.space.hybrid_pair import NEXT_HIGH, NEXT_LOW, PAIR_COUNT, PAIR_PTR
+from sha1opt.search.space.loop_control import DEFAULT, control, control_items, loop_body
 
-# The loop control emit/assembly.py puts after a scalar body, as the lifter gives it to the cost model
-# (tests/search/test_blocks.py checks it against an exported, lifted loop).
-LOOP_CONTROL: dict[str, tuple[Item, ...]] = {
-    "x86_64": (Instr("add", (Imm(64), Reg("esi", 64))),
-               Opaque("decq", (Mem(Reg("esp", 64), None, 1, FRAME_BYTES["x86_64"]),), 0, "counter"),
-               Opaque("jne", (Label("loop"),), 0, "branch")),
-    "i386": (Instr("add", (Imm(64), Mem(Reg("esp", 32), None, 1, I386_DATA_SLOT))),
-             Opaque("decl", (Mem(Reg("esp", 32), None, 1, I386_COUNT_SLOT),), 0, "counter"),
-             Opaque("jne", (Label("loop"),), 0, "branch")),
-}
+# The default loop control emit/assembly.py puts after a scalar body (``loop_control``'s ``count`` rows), as the
+# lifter gives it to the cost model (tests/search/test_blocks.py checks it against an exported, lifted loop);
+# the i386 hybrid frame runs the same.
+LOOP_CONTROL: dict[str, tuple[Item, ...]] = {arch: control(arch, DEFAULT).items(None) for arch in ("x86_64", "i386")}
 # The x86-64 hybrid frame's block count (``emit.hybrid_frame.COUNT``); its i386 frame uses the scalar slots.
 HYBRID_COUNT = 64
 
@@ -93,8 +89,8 @@ def measures_kept() -> int:
 
 def block_loop_items(sched: Schedule) -> list:
     """A scalar block's loop: ``sched``'s code after its loop start (the a..e loads run once, before the
-    loop) and the emitter's loop control (``LOOP_CONTROL``)."""
-    return list(sched.body[sched.loop_start:]) + list(LOOP_CONTROL[sched.arch])
+    loop) as its loop control emits it, and that loop control (``loop_control``: ``sched.loop``'s row)."""
+    return list(loop_body(sched)[sched.loop_start:]) + list(control_items(sched))
 
 
 def block_loop_cycles(sched: Schedule, model: Model) -> float:

@@ -36,11 +36,12 @@ from typing import Callable, Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.sha1 import k_const
-from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem
+from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
 from sha1opt.search.cost import fingerprint, simulate
 from sha1opt.search.cost.model import Model
 from sha1opt.search.measure import LOOP_CONTROL, block_loop_cycles, block_loop_items
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
+from sha1opt.search.space.loop_control import LOOP_CONTROLS, best_loop
 from sha1opt.search.space.recipe import TEXTBOOK
 
 CONTEXT_ROUNDS = 4  # default-schedule rounds simulated on each side of a range
@@ -70,8 +71,11 @@ def range_context(first: int, last: int, arch: Arch) -> tuple[list, list]:
 
 
 def block_loop_cost(model: Model, arch: Arch) -> Callable[[list], float]:
-    """The whole block's objective: rounds 0-79's code -> ``block_loop_cycles`` of the block it makes."""
-    return lambda code: block_loop_cycles(block_schedule([list(code)], arch, "objective"), model)
+    """The whole block's objective: rounds 0-79's code -> ``block_loop_cycles`` of the block it makes, under
+    the loop control the model prices cheapest for it (``loop_control.best_loop``: the search ranks code as
+    its best loop runs it)."""
+    price = lambda s: block_loop_cycles(s, model)  # noqa: E731
+    return lambda code: best_loop(block_schedule([list(code)], arch, "objective"), price)[0]
 
 
 @dataclass(frozen=True)
@@ -173,11 +177,13 @@ def model_version(model, first: int | None = None, last: int | None = None) -> s
     a latency in the TOML, or the simulator's code, or ``CONTEXT_ROUNDS``,
     gives a new one (results stored under the old key are then not used);
     ``model_version(m, 0, 79)`` differs from ``model_version(m, 20, 39)``
-    (another measure), and changes with ``LOOP_MEASURE`` or ``LOOP_CONTROL``.
+    (another measure), and changes with ``LOOP_MEASURE``, ``LOOP_CONTROL`` or the loop-control rows
+    (``loop_control.LOOP_CONTROLS``: the objective takes the cheapest).
     Without a range: the ranges' key.
     """
     if is_whole_block(first, last):
-        loop = hashlib.sha256(repr(sorted((a, tuple(map(str, c))) for a, c in LOOP_CONTROL.items())).encode())
+        rows = [(r.arch, r.name, r.entry, r.advance, tuple(map(str, r.items(Reg("r15d", 64))))) for r in LOOP_CONTROLS]
+        loop = hashlib.sha256(repr((sorted((a, tuple(map(str, c))) for a, c in LOOP_CONTROL.items()), rows)).encode())
         what = f"loop={LOOP_MEASURE}:{loop.hexdigest()[:12]}"
     else:
         what = f"context={CONTEXT_ROUNDS}"

@@ -209,8 +209,9 @@ def realize(c: Candidate) -> Realized | None:
     return Realized(c, ops, order, code, graph)
 
 
-def block_schedule(parts: list[list[Instr]], arch: Arch, name: str, round_starts=None) -> Schedule:
-    """A whole-block body from per-range code covering rounds 0..79 in order."""
+def block_schedule(parts: list[list[Instr]], arch: Arch, name: str, round_starts=None, loop: str = "count") -> Schedule:
+    """A whole-block body from per-range code covering rounds 0..79 in order, its block loop run by the
+    loop control ``loop`` (``loop_control``; the model's pick is ``loop_control.best_loop``)."""
     body: list[Instr] = list(prologue(arch))
     loop_start = len(body) if LOOP_CARRIES_STATE[arch] else 0
     for p in parts:
@@ -218,7 +219,7 @@ def block_schedule(parts: list[list[Instr]], arch: Arch, name: str, round_starts
     body += epilogue(arch, Reg(TEMPS[arch][0]))
     inputs, outputs, pointers = block_bindings(arch)
     return Schedule(arch, name, tuple(body), inputs, outputs, pointers, tuple(round_starts or ()) or (),
-                    loop_start)
+                    loop_start, loop)
 
 
 def textbook(arch: Arch) -> Schedule:

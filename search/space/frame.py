@@ -68,6 +68,9 @@ class Schedule:
     # ``block_schedule`` puts the loads of a..e there where ``LOOP_CARRIES_STATE``: the feed-forward
     # leaves the new state in ``state_regs(80) == state_regs(0)``, where the next block's loads put it.
     loop_start: int = 0
+    # The block loop's control (``search.space.loop_control``: a row name, ``count`` or ``index``); the
+    # model's pick is ``loop_control.best_loop``. The body is the same under every row.
+    loop: str = "count"
 
 
 def block_bindings(arch: Arch) -> tuple[dict, dict, dict]:

@@ -10,7 +10,12 @@ by ``sha1opt prove --corpus``) named in ``JUSTIFIED_BY``:
 * ``f2``: parity, with the first xor operand chosen (``bc`` / ``cd`` / ``bd``).
 * ``f3``: ``or`` -- (b & c) | (d & (b | c)), two temporaries;
   ``sum`` -- (b & c) + (d & (b ^ c)) as two additions into e, one temporary.
-* ``rol5``: ``mov-rol``, ``mov-ror`` (ror 27), ``rorx`` (BMI2, no mov).
+* ``rol5``: ``mov-rol``, ``mov-ror`` (ror 27), ``rorx`` (BMI2, no mov), ``inplace`` (OpenSSL's SSSE3
+  rounds: ``rol $5, a; add a, e`` with no copy, where the next round's f starts from a copy of its b --
+  f2 ``bc``/``bd``, f3 -- that copy is taken from a before the rotate, and the next round's rotate of b
+  is ``ror 7`` / ``rol 25`` (rol5 then ror7 is rol30): one ``mov`` less per such round, a rounds-only
+  ALU uop on the CPUs without move elimination (Core 2, Nehalem); elsewhere, and in a range's last
+  round, ``mov-rol``).
 * ``brot``: ``ror`` 2 or ``rol`` 30.
 * ``kw`` (how K and W reach e): ``lea`` K(e,w) / ``add`` of w then K /
   ``wk``: K added into the W temporary first, then one add into e (keeps
@@ -58,7 +63,7 @@ NAMED_OPTIONS: dict[str, tuple[str, ...]] = {
     "f1": ("select", "andn", "ands-xor"),
     "f2": ("bc", "cd", "bd"),
     "f3": ("or", "sum"),
-    "rol5": ("mov-rol", "mov-ror", "rorx"),
+    "rol5": ("mov-rol", "mov-ror", "rorx", "inplace"),
     "brot": ("ror", "rol"),
     "kw": ("lea", "add", "wk"),
     "wsrc": ("mem", "late", "load", "reg3", "inplace"),
@@ -79,6 +84,7 @@ JUSTIFIED_BY: dict[tuple[str, str], str] = {
     ("rol5", "mov-rol"): "rol5-is-ror27",
     ("rol5", "mov-ror"): "rol5-is-ror27",
     ("rol5", "rorx"): "rol5-is-ror27",
+    ("rol5", "inplace"): "rol5-then-ror7-is-rol30",
     ("brot", "ror"): "rol30-is-ror2",
     ("brot", "rol"): "rol30-is-ror2",
     ("kw", "lea"): "lea-reassociation",
@@ -211,6 +217,19 @@ def ring_read_later(t: int, recipe: Recipe, last: int) -> bool:
     return t + 3 <= 79 and not keeps_for_next(t, recipe, last)
 
 
+def hoists_copy(t: int, recipe: Recipe, last: int) -> bool:
+    """Whether round t rotates a in place (``rol5=inplace``): round t+1 is in the range and its f starts
+    from a copy of its b (a_t), which round t then takes before the rotate -- f2 ``bc``/``bd`` (b read
+    once) or a named f3 (b read twice: the second copy is made from the first). Synthesized f rows and
+    f1 never: their reads of b are not one leading copy."""
+    if recipe.rol5 != "inplace" or t >= last:
+        return False
+    k1 = kind(t + 1)
+    if SYNTHESIZED[k1].get(getattr(recipe, k1)) is not None:
+        return False
+    return k1 == "f3" or (k1 == "f2" and recipe.f2 in ("bc", "bd"))
+
+
 def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
     """Operations of rounds first..last (inclusive) in generation (textbook) order.
 
@@ -222,6 +241,7 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
         raise Sha1optError(f"round range {first}-{last} is not within 0-79")
     g = _Gen(arch)
     wreg: dict[int, Reg] = {}   # W words kept in registers (wsrc="reg3")
+    pre: Reg | None = None      # round t-1's copy of a_{t-1} (this round's b) taken before its in-place rol5
     for t in range(first, last + 1):
         a, b, c, d, e = state_regs(t)
         k = kind(t)
@@ -300,11 +320,28 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
                 g.emit(t, "f", "add", y, e)
         elif k == "f2":
             first_two = {"bc": (b, c, d), "cd": (c, d, b), "bd": (b, d, c)}[recipe.f2]
-            f = g.v()
-            g.emit(t, "f", "mov", first_two[0], f)
+            if pre is not None:          # b's copy from before round t-1's rotate (``hoists_copy``)
+                f = pre
+            else:
+                f = g.v()
+                g.emit(t, "f", "mov", first_two[0], f)
             g.emit(t, "f", "xor", first_two[1], f)
             g.emit(t, "f", "xor", first_two[2], f)
             g.emit(t, "f", "add", f, e)
+        elif pre is not None:            # f3 from b's copy taken before round t-1's rotate: the second copy from it
+            x, y = pre, g.v()
+            g.emit(t, "f", "mov", x, y)
+            g.emit(t, "f", "and", c, x)
+            if recipe.f3 == "or":
+                g.emit(t, "f", "or", c, y)
+                g.emit(t, "f", "and", d, y)
+                g.emit(t, "f", "or", x, y)
+                g.emit(t, "f", "add", y, e)
+            else:
+                g.emit(t, "f", "add", x, e)
+                g.emit(t, "f", "xor", c, y)
+                g.emit(t, "f", "and", d, y)
+                g.emit(t, "f", "add", y, e)
         else:
             if recipe.f3 == "or":
                 x, y = g.v(), g.v()
@@ -325,17 +362,33 @@ def range_ops(first: int, last: int, recipe: Recipe, arch: Arch) -> list[Op]:
                 g.emit(t, "f", "and", d, y)
                 g.emit(t, "f", "add", y, e)
         # -- rol(a, 5) into e --------------------------------------------------
+        rotated = pre is not None       # b holds rol5(b): round t-1 rotated it in place
+        pre = None
+        if hoists_copy(t, recipe, last):
+            pre = g.v()
+            g.emit(t, "a5", "mov", a, pre)          # round t+1's copy of its b, before a is rotated
+            g.emit(t, "a5", "rol", Imm(5), a)
+            g.emit(t, "a5", "add", a, e)
+            g.emit(t, "b", *_brot(recipe, rotated), b)
+            continue
         r = g.v()
         if recipe.rol5 == "rorx":
             g.emit(t, "a5", "rorx", Imm(27), a, r)
         else:
             g.emit(t, "a5", "mov", a, r)
-            g.emit(t, "a5", "rol" if recipe.rol5 == "mov-rol" else "ror",
-                   Imm(5 if recipe.rol5 == "mov-rol" else 27), r)
+            left = recipe.rol5 != "mov-ror"         # mov-rol, and inplace where it does not apply
+            g.emit(t, "a5", "rol" if left else "ror", Imm(5 if left else 27), r)
         g.emit(t, "a5", "add", r, e)
-        # -- b <- rol(b, 30) ---------------------------------------------------
-        g.emit(t, "b", "ror" if recipe.brot == "ror" else "rol", Imm(2 if recipe.brot == "ror" else 30), b)
+        # -- b <- rol(b, 30) (rol5 already in it: ror 7 / rol 25) -------------------------------------------
+        g.emit(t, "b", *_brot(recipe, rotated), b)
     return g.ops
+
+
+def _brot(recipe: Recipe, rotated: bool) -> tuple[str, Imm]:
+    """b's rotate to rol30(b): ``ror 2`` / ``rol 30``; when b holds rol5(b) (``rol5=inplace``) ``ror 7`` / ``rol 25``."""
+    if recipe.brot == "ror":
+        return "ror", Imm(7 if rotated else 2)
+    return "rol", Imm(25 if rotated else 30)
 
 
 def prologue(arch: Arch) -> list[Instr]:

@@ -132,12 +132,25 @@ def restored(ctx: Ctx, st: State) -> str | None:
 
 
 def block_offset(template: dict, ctx: Ctx, kabs) -> z3.BitVecRef:
-    """Where block ``kabs`` starts: its index times the data pointer's step (64 bytes a block)."""
+    """Where block ``kabs`` starts: its index times the data pointer's step (64 bytes a block).
+
+    A loop whose data pointer stays put and whose reads are indexed by a count moving one block per
+    iteration (``mov 4(%rsi,%r15)`` with ``%rsi`` the end of the data and ``%r15`` counting -64n up to 0:
+    sha1opt's ``index`` loop control, ``search.space.loop_control``) has no moving data pointer: the
+    block then starts at that count's step times ``kabs``. The choice is only the hypothesis the
+    induction checks (the caller requires ``64 * kabs``; every read is then proved against that block),
+    so a wrong pick fails the proof, never passes it.
+    """
+    moving = []
     for tv, _ in template.values():
-        if isinstance(tv, Ptr) and tv.region == "data":
-            step = z3.simplify(z3.substitute(tv.off, (ctx.k, ctx.k + 1)) - tv.off)
+        if isinstance(tv, Ptr) and tv.region == "data" or isinstance(tv, Int):
+            step = z3.simplify(z3.substitute(tv.off if isinstance(tv, Ptr) else tv.v, (ctx.k, ctx.k + 1))
+                               - (tv.off if isinstance(tv, Ptr) else tv.v))
             if z3.is_bv_value(step) and step.as_long() != 0:
-                return z3.simplify(step * kabs)
+                moving.append((isinstance(tv, Int), step.as_long(), step))
+    for is_int, value, step in sorted(moving, key=lambda m: m[0]):     # a data pointer's step first
+        if not is_int or value == 64:           # else a count moving one block
+            return z3.simplify(step * kabs)
     return ctx.bv(0)
 
 
