@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.support.engine_digest import digest  # noqa: E402
 
-FULL_DIGEST = "to be recorded"
+FULL_DIGEST = "dabb96aa8bf9f46d2e6bc91dfcd59c81b1f7a9dc00e3c2c90ee9834bd3a53645"
 
 
 def main() -> int:
