@@ -85,7 +85,7 @@ class PortBinder:
         self.queued: list[list[int]] = [[] for _ in range(nunits)]     # per unit: dispatch ticks (heaps)
         self.usage = [0] * nunits
         self.cycle = -1
-        self.chosen: dict[tuple, int] = {}       # (alternatives, odd slot?) -> unit, this clock
+        self.chosen: tuple[dict, dict] = ({}, {})   # per slot parity (even, odd): alternatives -> unit, this clock
 
     def choose(self, alts: tuple, alloc: int, slot: int) -> int:
         """The unit of ``alts`` a uop allocated at tick ``alloc`` in issue slot ``slot`` is bound to."""
@@ -97,11 +97,11 @@ class PortBinder:
                     heappop(q)
             self.usage = [len(q) for q in self.queued]
             self.cycle = c
-            self.chosen = {}
-        key = (alts, slot & 1)
-        u = self.chosen.get(key)          # the counts are fixed within a clock: so is the choice
+            self.chosen = ({}, {})
+        chosen = self.chosen[slot & 1]
+        u = chosen.get(alts)              # the counts are fixed within a clock: so is the choice
         if u is None:
-            u = self.chosen[key] = self._pick(alts, slot & 1)
+            u = chosen[alts] = self._pick(alts, slot & 1)
         return u
 
     def _pick(self, alts: tuple, odd: int) -> int:
@@ -122,11 +122,12 @@ class PortBinder:
         heappush(self.queued[u], t)
 
     def state(self) -> tuple:
-        return self.cycle, list(self.usage), [list(q) for q in self.queued], dict(self.chosen)
+        even, odd = self.chosen
+        return self.cycle, list(self.usage), [list(q) for q in self.queued], (dict(even), dict(odd))
 
     def restore(self, state: tuple) -> None:
         self.cycle, self.usage, self.queued = state[0], list(state[1]), [list(q) for q in state[2]]
-        self.chosen = dict(state[3])
+        self.chosen = (dict(state[3][0]), dict(state[3][1]))
 
 
 class MoveEliminator:
