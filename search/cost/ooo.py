@@ -45,29 +45,53 @@ from sha1opt.search.cost.model import VECTOR_CLASSES, Model
 class Ports:
     """Execute-stage resources: which ticks each unit is busy (a bytearray per unit, grown on demand).
 
-    Invariant: ``occ[u][t]`` is 1 iff unit ``u`` is taken at tick ``t``; past an array's end every tick is
-    free (arrays grow with zeros), so the first free tick is found by ``bytearray.find`` -- the same tick
-    a scan from ``t`` upward finds.
+    Invariant: ``occ[u][t]`` is 1 iff unit ``u`` is taken at tick ``t``; every array is ``size`` long and
+    every tick past the end is free (arrays grow with zeros), so the first free tick is ``bytearray.find``'s
+    -- the tick a scan from ``t`` upward finds.
     """
 
-    __slots__ = ("occ", "used")
+    __slots__ = ("occ", "used", "size")
 
     def __init__(self, nunits: int) -> None:
-        self.occ = [bytearray(4096) for _ in range(nunits)]
+        self.size = 4096
+        self.occ = [bytearray(self.size) for _ in range(nunits)]
         self.used = [0] * nunits
+
+    def restore(self, occ: list[bytearray], used: list[int]) -> None:
+        """Take copies of a saved state's arrays (``occ``, all one size) and counts (``used``)."""
+        self.occ = [bytearray(o) for o in occ]
+        self.used = list(used)
+        self.size = len(occ[0]) if occ else 0
+
+    def grow(self, need: int) -> None:
+        """Make every array at least ``need`` ticks long (zeros: free)."""
+        size = max(2 * self.size, need) + 4096
+        for o in self.occ:
+            o.extend(bytearray(size - len(o)))
+        self.size = size
 
     def place(self, alts: tuple, t: int, busy: int) -> tuple[int, int]:
         """The first tick >= ``t`` one of ``alts`` is free for ``busy`` ticks, and that unit (least used wins:
         of the units free at that tick, the first in ``alts`` with the fewest uops placed so far)."""
         occ, used = self.occ, self.used
+        if t + busy > self.size:
+            self.grow(t + busy)
+        if busy == 1:
+            best = -1
+            for u in alts:                      # free at ``t`` itself (the common case)
+                if not occ[u][t] and (best < 0 or used[u] < used[best]):
+                    best = u
+            if best >= 0:
+                occ[best][t] = 1
+                used[best] += 1
+                return t, best
         want = 0 if busy == 1 else bytes(busy)
         best, best_t = -1, -1
         for u in alts:
-            o = occ[u]
-            f = o.find(want, t)
+            f = occ[u].find(want, t)
             while f < 0:                        # no room before the end: every tick past it is free
-                o.extend(bytearray(len(o) + busy + 4096))
-                f = o.find(want, t)
+                self.grow(self.size + busy)
+                f = occ[u].find(want, t)
             if best < 0 or f < best_t or (f == best_t and used[u] < used[best]):
                 best, best_t = u, f
         o = occ[best]
@@ -264,31 +288,8 @@ class Execute:
             comp_d, comp_wait, comp_late, last_unit = -1, 0, 0, -1
             nth = 0                                  # compute uops bound so far (rules.port_binding)
             for role, alts, busy in d[UOPS]:
-                if role == "load":
-                    r0 = r_addr if r_addr > start else start
-                    if late and (r_addr == start or r_addr == wake):
-                        r0 = r_addr + tpc
-                    t, u = place(alts, r0, busy)
-                    mem_ready = t + self.load_lat
-                    mem_pred = 2 * p_addr if r_addr >= start and p_addr >= 0 else 2 * i + 1
-                    mem_extra, replayed = t - r0, False
-                    if fwd is not None:
-                        mem_ready, replayed, mem_pred, mem_extra = self._forward(fwd, t, mem_ready, mem_pred,
-                                                                                 mem_extra)
-                elif role == "sta":
-                    r0 = r_addr if r_addr > start else start
-                    if late and (r_addr == start or r_addr == wake):
-                        r0 = r_addr + tpc
-                    t, u = place(alts, r0, busy)
-                elif role == "std":
-                    v = comp_d + d[LAT] if comp_d >= 0 else r_data
-                    r0 = v if v > start else start
-                    if late and (v == start or v == wake):
-                        r0 = v + tpc
-                    t, u = place(alts, r0, busy)
-                    std_d = t
-                else:
-                    # lea computes from its address registers (no load uop to wait for them)
+                if not role:
+                    # compute; lea computes from its address registers (no load uop to wait for them)
                     inp = r_data
                     if mem_ready > inp:
                         inp = mem_ready
@@ -307,6 +308,29 @@ class Execute:
                         binder.record(u, t)
                     if t > comp_d:
                         comp_d, comp_wait, comp_late, last_unit = t, t - r0, bump, u
+                elif role == "load":
+                    r0 = r_addr if r_addr > start else start
+                    if late and (r_addr == start or r_addr == wake):
+                        r0 = r_addr + tpc
+                    t, u = place(alts, r0, busy)
+                    mem_ready = t + self.load_lat
+                    mem_pred = 2 * p_addr if r_addr >= start and p_addr >= 0 else 2 * i + 1
+                    mem_extra, replayed = t - r0, False
+                    if fwd is not None:
+                        mem_ready, replayed, mem_pred, mem_extra = self._forward(fwd, t, mem_ready, mem_pred,
+                                                                                 mem_extra)
+                elif role == "sta":
+                    r0 = r_addr if r_addr > start else start
+                    if late and (r_addr == start or r_addr == wake):
+                        r0 = r_addr + tpc
+                    t, u = place(alts, r0, busy)
+                else:                                    # std: the data of a store
+                    v = comp_d + d[LAT] if comp_d >= 0 else r_data
+                    r0 = v if v > start else start
+                    if late and (v == start or v == wake):
+                        r0 = v + tpc
+                    t, u = place(alts, r0, busy)
+                    std_d = t
                 if first_d < 0 or t < first_d:
                     first_d = t
                 dispatched.append(t)
@@ -457,8 +481,7 @@ def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex
     if mover is not None:
         mover.restore(moves)
     rob.slots, rob.owner = memo.slots[:nslots], memo.owner[:nslots]
-    ex.ports.occ = [bytearray(o) for o in occ]
-    ex.ports.used = list(used)
+    ex.ports.restore(occ, used)
     ex.regs, ex.gen, ex.stores = dict(regs), dict(gen), dict(stores)
     old = memo.trace
     ex.issue[:i], ex.complete[:i], ex.units_used[:i] = old.issue[:i], old.complete[:i], old.units[:i]
