@@ -550,6 +550,7 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
             if retired is not None:
                 retired[:start] = memo.retired[:start]
     read_ports = front.read_ports
+    binding = ex.binder is not None
     step = Resume.STEP
     last_point = len(seq) if horizon is None else min(len(seq), horizon)
     next_point = (start // step + 1) * step if saving else len(seq)
@@ -567,8 +568,9 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
             alloc = rs.admit(i, len(d[UOPS]), k, alloc, front, nodes)
         if retired is not None:                    # ... reading at most so many retired registers per clock
             alloc = read_ports(i, k, d, alloc, ex, retired, reads, rstate, nodes)
-        slot = front.count - k
-        ex.slot = slot if slot > 0 else 0
+        if binding:                                # ... the issue slot it took (rules.port_binding)
+            slot = front.count - k
+            ex.slot = slot if slot > 0 else 0
         result, std_d = execute(i, d, alloc)       # 2. issue / execute / write back
         if rs is not None:
             rs.hold(ex.dispatched)
