@@ -10,7 +10,8 @@ Workloads (the searches' own, ``tests/support/engine_digest.py``'s sequences):
   loop    a seeded walk of the scalar search's moves over the whole block, each candidate's block
           loop (``loop_window``'s 9 iterations), one after the other with a resume memo (a search);
   range   the same walk over rounds 20-39 between their context rounds, straight-line, with a memo;
-  hybrid  the default hybrid block loop of each vector dialect the model runs.
+  hybrid  the default hybrid block loop of each vector dialect the model runs;
+  record  two of the loops with ``record=True`` (the attribution nodes: a report's details).
 
 Usage: python bench/engine_ab.py [--commit 27949d2] [--models zen3,core2,skylake] [--rounds 5]
 """
@@ -59,34 +60,38 @@ def distinct(codes: list[list]) -> list[list]:
     return out
 
 
-def workloads(model) -> dict[str, list[list[tuple]]]:
-    """name -> the decoded sequences the engine runs for it, in order."""
+def workloads(model) -> dict[str, list[tuple[list[tuple], int | None]]]:
+    """name -> the decoded sequences the engine runs for it, in order, each with the resume horizon
+    ``Simulator.simulate`` gives it (a loop's body length + 1; None: straight-line)."""
     sim = Simulator(model)
     arch = "x86_64"
 
-    def loop_seq(items: list) -> list[tuple]:
+    def loop_seq(items: list) -> tuple[list[tuple], int]:
         dec = sim.decode(items)
         warm, span = loop_window(len(dec))
-        return dec * (warm + span)
+        return dec * (warm + span), len(dec) + 1
 
     loops = [loop_seq(block_loop_items(block_schedule([c], arch, "ab")))
              for c in distinct(walk(0, 79, arch, model.isa, 1, 10))[:6]]
     before, after = range_context(20, 39, arch)
-    ranges = [sim.decode(before + c + after) for c in distinct(walk(20, 39, arch, model.isa, 2, 30))[:20]]
+    ranges = [(sim.decode(before + c + after), None) for c in distinct(walk(20, 39, arch, model.isa, 2, 30))[:20]]
     hybrids = []
     for items in hybrid_items(arch):
         try:
             hybrids.append(loop_seq(items))
         except Exception:                   # a dialect the model has no rows for
             continue
-    return {"loop": loops, "range": ranges, "hybrid": hybrids}
+    return {"loop": loops, "range": ranges, "hybrid": hybrids, "record": loops[:2]}
 
 
-def timed(engine: types.ModuleType, model, seqs: list[list[tuple]]) -> tuple[float, list]:
-    memo = engine.Resume()
+def timed(engine: types.ModuleType, model, seqs: list, record: bool) -> tuple[float, list]:
+    """Run ``seqs`` in order (with one resume memo unless ``record``): CPU seconds and the outputs."""
+    memo = None if record else engine.Resume()
+    run = engine.run_out_of_order
+    horizons = "horizon" in run.__code__.co_varnames       # the old engine has none
     t0 = time.process_time()
-    out = [engine.run_out_of_order(s, model, False, memo) for s in seqs]
-    return time.process_time() - t0, [t.complete for t in out]
+    out = [run(s, model, record, memo, horizon=h) if horizons else run(s, model, record, memo) for s, h in seqs]
+    return time.process_time() - t0, [(t.complete, t.nodes) for t in out]
 
 
 def main() -> int:
@@ -109,7 +114,7 @@ def main() -> int:
                 order = (("old", old), ("new", new_ooo)) if r % 2 == 0 else (("new", new_ooo), ("old", old))
                 results = {}
                 for label, eng in order:
-                    dt, results[label] = timed(eng, model, seqs)
+                    dt, results[label] = timed(eng, model, seqs, wname == "record")
                     times[label].append(dt)
                 assert results["old"] == results["new"], (name, wname)
             o, n = statistics.median(times["old"]), statistics.median(times["new"])
