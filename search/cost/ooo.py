@@ -45,7 +45,8 @@ from sha1opt.search.cost.model import VECTOR_CLASSES, Model
 class Ports:
     """Execute-stage resources: which ticks each unit is busy (a bytearray per unit, grown on demand).
 
-    Invariant: ``occ[u][t]`` is 1 iff unit ``u`` is taken at tick ``t``; every array is ``size`` long and
+    Invariant: ``occ[u][t]`` is 1 iff unit ``u`` is taken at tick ``t`` (for every tick a uop may still be
+    placed at: ``restore`` drops the ticks before a saved state's base); every array is ``size`` long and
     every tick past the end is free (arrays grow with zeros), so the first free tick is ``bytearray.find``'s
     -- the tick a scan from ``t`` upward finds.
     """
@@ -57,11 +58,26 @@ class Ports:
         self.occ = [bytearray(self.size) for _ in range(nunits)]
         self.used = [0] * nunits
 
-    def restore(self, occ: list[bytearray], used: list[int]) -> None:
-        """Take copies of a saved state's arrays (``occ``, all one size) and counts (``used``)."""
-        self.occ = [bytearray(o) for o in occ]
-        self.used = list(used)
-        self.size = len(occ[0]) if occ else 0
+    def state(self, base: int) -> tuple:
+        """A copy of the state for ticks >= ``base``: (array size, per unit (first tick kept, its busy ticks
+        up to its last taken one), uops placed per unit). ``base`` must be a tick no uop is placed before
+        from now on (the front end's clock: every uop dispatches after its allocation), so the ticks
+        before it are never read again and are not kept."""
+        segs = []
+        for o in self.occ:
+            end = o.rfind(1) + 1
+            segs.append(bytes(o[base:end]) if end > base else b"")
+        return self.size, base, segs, list(self.used)
+
+    def restore(self, state: tuple) -> None:
+        """Back to a ``state()``: its ticks from its base on (the earlier ones, never read again, free)."""
+        size, base, segs, used = state
+        occ = []
+        for seg in segs:
+            o = bytearray(size)
+            o[base:base + len(seg)] = seg
+            occ.append(o)
+        self.occ, self.used, self.size = occ, list(used), size
 
     def grow(self, need: int) -> None:
         """Make every array at least ``need`` ticks long (zeros: free)."""
@@ -436,8 +452,12 @@ class Resume:
     shared prefix is exactly a run of the same instructions. The result is
     the same as a run from the start: the engine is deterministic and every
     piece of state it reads is restored (front end and reorder buffer
-    counters, the retire slots so far, unit occupancy, register and store
-    tables, the per-instruction times so far).
+    counters, the retire slots so far, unit occupancy from the front end's
+    clock on -- no uop is placed before it again --, register and store
+    tables, the per-instruction times so far). A memo serves one model.
+
+    Checks: ``tests/search/test_engine_digest.py`` (every output the same as
+    the engine's before the speed work, with and without a memo).
     """
 
     STEP = 32
@@ -464,14 +484,14 @@ class Resume:
 def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,
           rstate: list, mover: MoveEliminator | None) -> tuple:
     return (i, rstate[0], set(rstate[1]), front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
-            [bytearray(o) for o in ex.ports.occ], list(ex.ports.used), dict(ex.regs), dict(ex.gen), dict(ex.stores),
+            ex.ports.state(front.cycle * front.tpc), dict(ex.regs), dict(ex.gen), dict(ex.stores),
             rs.state() if rs else None,
             ex.binder.state() if ex.binder else None, mover.state() if mover else None)
 
 
 def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute,
              rs: ReservationStation | None, rstate: list, mover: MoveEliminator | None) -> int:
-    (i, rcycle, rset, front.cycle, front.count, rob.cycle, rob.count, nslots, occ, used, regs, gen, stores, held,
+    (i, rcycle, rset, front.cycle, front.count, rob.cycle, rob.count, nslots, ports, regs, gen, stores, held,
      bound, moves) = point
     rstate[0], rstate[1] = rcycle, set(rset)
     if rs is not None:
@@ -481,7 +501,7 @@ def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex
     if mover is not None:
         mover.restore(moves)
     rob.slots, rob.owner = memo.slots[:nslots], memo.owner[:nslots]
-    ex.ports.restore(occ, used)
+    ex.ports.restore(ports)
     ex.regs, ex.gen, ex.stores = dict(regs), dict(gen), dict(stores)
     old = memo.trace
     ex.issue[:i], ex.complete[:i], ex.units_used[:i] = old.issue[:i], old.complete[:i], old.units[:i]
