@@ -63,10 +63,7 @@ class Ports:
         up to its last taken one), uops placed per unit). ``base`` must be a tick no uop is placed before
         from now on (the front end's clock: every uop dispatches after its allocation), so the ticks
         before it are never read again and are not kept."""
-        segs = []
-        for o in self.occ:
-            end = o.rfind(1) + 1
-            segs.append(bytes(o[base:end]) if end > base else b"")
+        segs = [bytes(o[base:o.rfind(1) + 1]) for o in self.occ]     # (empty when nothing is taken from base on)
         return self.size, base, segs, list(self.used)
 
     def restore(self, state: tuple) -> None:
@@ -110,11 +107,7 @@ class Ports:
                 f = occ[u].find(want, t)
             if best < 0 or f < best_t or (f == best_t and used[u] < used[best]):
                 best, best_t = u, f
-        o = occ[best]
-        if busy == 1:
-            o[best_t] = 1
-        else:
-            o[best_t:best_t + busy] = b"\x01" * busy
+        occ[best][best_t:best_t + busy] = b"\x01" * busy
         used[best] += 1
         return best_t, best
 
