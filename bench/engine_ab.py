@@ -10,6 +10,7 @@ Workloads (the searches' own, ``tests/support/engine_digest.py``'s sequences):
   loop    a seeded walk of the scalar search's moves over the whole block, each candidate's block
           loop (``loop_window``'s 9 iterations), one after the other with a resume memo (a search);
   range   the same walk over rounds 20-39 between their context rounds, straight-line, with a memo;
+  small   the same over rounds 40-44 (the tests' ranges);
   hybrid  the default hybrid block loop of each vector dialect the model runs;
   record  two of the loops with ``record=True`` (the attribution nodes: a report's details).
 
@@ -75,13 +76,15 @@ def workloads(model) -> dict[str, list[tuple[list[tuple], int | None]]]:
              for c in distinct(walk(0, 79, arch, model.isa, 1, 10))[:6]]
     before, after = range_context(20, 39, arch)
     ranges = [(sim.decode(before + c + after), None) for c in distinct(walk(20, 39, arch, model.isa, 2, 30))[:20]]
+    before, after = range_context(40, 44, arch)
+    small = [(sim.decode(before + c + after), None) for c in distinct(walk(40, 44, arch, model.isa, 3, 40))[:20]]
     hybrids = []
     for items in hybrid_items(arch):
         try:
             hybrids.append(loop_seq(items))
         except Exception:                   # a dialect the model has no rows for
             continue
-    return {"loop": loops, "range": ranges, "hybrid": hybrids, "record": loops[:2]}
+    return {"loop": loops, "range": ranges, "small": small, "hybrid": hybrids, "record": loops[:2]}
 
 
 def timed(engine: types.ModuleType, model, seqs: list, record: bool) -> tuple[float, list]:

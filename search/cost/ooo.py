@@ -215,14 +215,14 @@ class FrontEnd:
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+    __slots__ = ("tpc", "unit_ports", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "regs", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
                  "start_segs", "late", "delay_name", "rmw_fwd_lat")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
-        self.unit_names = [u.name for u in model.units]
+        self.unit_ports = [unit_port(u.name) for u in model.units]     # each unit's cause name
         self.load_lat = int(round(model.load_latency * tpc))
         self.fwd_lat = int(round(model.rules.store_forward_latency * tpc))
         vfwd = model.rules.vector_store_forwarding
@@ -351,7 +351,7 @@ class Execute:
                     (std_d if std_d > first_d else first_d) + tpc
             elif comp_d >= 0:
                 result = comp_d + d[LAT]
-                head = ((CRITICAL, d[LAT]), (unit_port(self.unit_names[last_unit]), comp_wait))
+                head = ((CRITICAL, d[LAT]), (self.unit_ports[last_unit], comp_wait))
                 if comp_late:           # rules.dispatch_delay: its last input was seen a clock late
                     head += ((self.delay_name, comp_late),)
                 if mem_ready >= 0 and mem_ready >= r_data and mem_ready >= start:
@@ -369,7 +369,7 @@ class Execute:
                 else:
                     base = nodes[mem_pred][0] if mem_pred >= 0 and nodes[mem_pred] else 0
                     segs = ((CRITICAL, result - base - mem_extra),
-                            (unit_port(self.unit_names[used_units[0]]), mem_extra))
+                            (self.unit_ports[used_units[0]], mem_extra))
                 cause = (mem_pred, segs)
             else:                         # a pure store / push: done when its data is written
                 result = max(std_d, first_d) + tpc
