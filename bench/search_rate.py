@@ -2,7 +2,7 @@
 
 Runs, in this process, the searches' own evaluation loops with a fixed budget and seed (so two
 versions of the engine do exactly the same evaluations) and prints seconds and evaluations per
-second for each:
+second (of this process's CPU time: on a shared machine wall time says more about the load) for each:
 
   scalar  ``anneal.anneal`` over rounds FIRST..LAST on a model, the key's objective
           (``objective.objective``: the block loop for 0-79, context rounds each side otherwise);
@@ -68,13 +68,14 @@ def main() -> int:
         if args.profile:
             prof = cProfile.Profile()
             prof.enable()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         n = fn()
-        dt = time.perf_counter() - t0
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         if args.profile:
             prof.disable()
             prof.dump_stats(f"{args.profile}.{name}")
-        print(f"{name} {args.uarch} {args.rounds} {args.arch}: {n} evaluations in {dt:.2f} s, {n / dt:.1f}/s")
+        print(f"{name} {args.uarch} {args.rounds} {args.arch}: {n} evaluations in {dt:.2f} s ({cpu:.2f} s CPU), "
+              f"{n / cpu:.1f}/s of CPU")
     return 0
 
 

@@ -98,25 +98,25 @@ class PortBinder:
             self.usage = [len(q) for q in self.queued]
             self.cycle = c
             self.chosen = ({}, {})
-        chosen = self.chosen[slot & 1]
+        odd = slot & 1
+        chosen = self.chosen[odd]
         u = chosen.get(alts)              # the counts are fixed within a clock: so is the choice
-        if u is None:
-            u = chosen[alts] = self._pick(alts, slot & 1)
-        return u
-
-    def _pick(self, alts: tuple, odd: int) -> int:
+        if u is not None:
+            return u
         usage = self.usage
         best = alts[0]
         for u in alts:
             if usage[u] <= usage[best]:
                 best = u
-        if not odd or len(alts) == 1:
-            return best
-        second = -1
-        for u in alts:
-            if u != best and (second < 0 or usage[u] <= usage[second]):
-                second = u
-        return best if usage[second] >= usage[best] + 3 else second
+        if odd and len(alts) > 1:
+            second = -1
+            for u in alts:
+                if u != best and (second < 0 or usage[u] <= usage[second]):
+                    second = u
+            if usage[second] < usage[best] + 3:
+                best = second
+        chosen[alts] = best
+        return best
 
     def record(self, u: int, t: int) -> None:
         heappush(self.queued[u], t)

@@ -191,8 +191,17 @@ class FrontEnd:
         """
         tpc, regs = self.tpc, ex.regs
         cyc = alloc // tpc
-        perm = {r for r in d[DATA] + d[ADDR] if r != FLAGS and ((e := regs.get(r)) is None or retired[e[2]] <= cyc)}
-        if not perm:
+        perm = None
+        for regs_read in (d[DATA], d[ADDR]):
+            for r in regs_read:
+                if r != FLAGS:
+                    e = regs.get(r)
+                    if e is None or retired[e[2]] <= cyc:
+                        if perm is None:
+                            perm = {r}
+                        else:
+                            perm.add(r)
+        if perm is None:
             return alloc
         if cyc == state[0] and len(state[1] | perm) <= rule.per_clock:
             state[1] |= perm
