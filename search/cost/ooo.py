@@ -191,16 +191,11 @@ class FrontEnd:
         """
         tpc, regs = self.tpc, ex.regs
         cyc = alloc // tpc
-        perm = None
+        perm = None                               # (a set only when some register comes from the file)
         for regs_read in (d[DATA], d[ADDR]):
             for r in regs_read:
-                if r != FLAGS:
-                    e = regs.get(r)
-                    if e is None or retired[e[2]] <= cyc:
-                        if perm is None:
-                            perm = {r}
-                        else:
-                            perm.add(r)
+                if r != FLAGS and ((e := regs.get(r)) is None or retired[e[2]] <= cyc):
+                    perm = {r} if perm is None else perm | {r}
         if perm is None:
             return alloc
         if cyc == state[0] and len(state[1] | perm) <= rule.per_clock:
