@@ -3,7 +3,8 @@ seeded set of sequences on every model (``tests/support/engine_digest.py`` says 
 
 ``FULL_DIGEST`` is the digest the engine gave at commit 27949d2 (before the speed work of issue 27):
 a change that makes the engine faster must leave it unchanged. To re-derive it: ``git worktree add
-/tmp/orig 27949d2`` and run this script there (copying in ``tests/support/engine_digest.py``); it
+/tmp/orig 27949d2`` and run this script there (copying in ``tests/support/engine_digest.py``, the package
+imported from that tree); it
 changes only when the sequences change (the search space, the models' data), never for the engine.
 
 Usage: python bench/sim_digest.py [--quick] [--verbose]   (prints the digest; exit 1 if the full set's

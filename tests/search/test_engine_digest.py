@@ -6,7 +6,8 @@ timeline, with ``record`` and ``loop`` on and off, with and without the resume m
 ``tests/support/engine_digest.py`` hashes all of them over a fixed, seeded set of sequences (the
 search's own moves, realized); ``QUICK`` is that digest of the reduced set as the engine of commit
 27949d2 computed it. To re-derive it: check out 27949d2 in a worktree, copy
-``tests/support/engine_digest.py`` in, and run ``python bench/sim_digest.py --quick`` there. It
+``tests/support/engine_digest.py`` and ``bench/sim_digest.py`` in, and run ``python bench/sim_digest.py
+--quick`` there (the package imported from that tree). It
 changes when the sequences do (the search space or a model's data change), never for an engine
 optimisation. The full set (every model, whole blocks, hybrid loops) is ``bench/sim_digest.py``.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from tests.support.engine_digest import digest
 
-QUICK = "112584cc79bfb59ff7ddc28ff460f7e5e3eae9aaa358a92b89026de414f87475"
+QUICK = "f0a31ea1d72c20be955a2a1a3002321de402d10b13ad48629dfe7614f89e4f49"
 
 
 def test_engine_outputs_unchanged_by_speed_work():
