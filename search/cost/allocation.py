@@ -85,7 +85,7 @@ class PortBinder:
         self.queued: list[list[int]] = [[] for _ in range(nunits)]     # per unit: dispatch ticks (heaps)
         self.usage = [0] * nunits
         self.cycle = -1
-        self.chosen: dict[tuple, int] = {}       # (alternatives, odd slot?) -> unit, this clock
+        self.chosen: tuple[dict, dict] = ({}, {})   # per slot parity (even, odd): alternatives -> unit, this clock
 
     def choose(self, alts: tuple, alloc: int, slot: int) -> int:
         """The unit of ``alts`` a uop allocated at tick ``alloc`` in issue slot ``slot`` is bound to."""
@@ -97,36 +97,37 @@ class PortBinder:
                     heappop(q)
             self.usage = [len(q) for q in self.queued]
             self.cycle = c
-            self.chosen = {}
-        key = (alts, slot & 1)
-        u = self.chosen.get(key)          # the counts are fixed within a clock: so is the choice
-        if u is None:
-            u = self.chosen[key] = self._pick(alts, slot & 1)
-        return u
-
-    def _pick(self, alts: tuple, odd: int) -> int:
+            self.chosen = ({}, {})
+        odd = slot & 1
+        chosen = self.chosen[odd]
+        u = chosen.get(alts)              # the counts are fixed within a clock: so is the choice
+        if u is not None:
+            return u
         usage = self.usage
         best = alts[0]
         for u in alts:
             if usage[u] <= usage[best]:
                 best = u
-        if not odd or len(alts) == 1:
-            return best
-        second = -1
-        for u in alts:
-            if u != best and (second < 0 or usage[u] <= usage[second]):
-                second = u
-        return best if usage[second] >= usage[best] + 3 else second
+        if odd and len(alts) > 1:
+            second = -1
+            for u in alts:
+                if u != best and (second < 0 or usage[u] <= usage[second]):
+                    second = u
+            if usage[second] < usage[best] + 3:
+                best = second
+        chosen[alts] = best
+        return best
 
     def record(self, u: int, t: int) -> None:
         heappush(self.queued[u], t)
 
     def state(self) -> tuple:
-        return self.cycle, list(self.usage), [list(q) for q in self.queued], dict(self.chosen)
+        even, odd = self.chosen
+        return self.cycle, list(self.usage), [list(q) for q in self.queued], (dict(even), dict(odd))
 
     def restore(self, state: tuple) -> None:
         self.cycle, self.usage, self.queued = state[0], list(state[1]), [list(q) for q in state[2]]
-        self.chosen = dict(state[3])
+        self.chosen = (dict(state[3][0]), dict(state[3][1]))
 
 
 class MoveEliminator:

@@ -117,11 +117,13 @@ def split_stall(segs: tuple, stalled: int, name: str) -> tuple:
 
 def fit(segs: tuple, total: int) -> tuple:
     """Make the segments add up to ``total`` ticks (clip the tail, or put the rest on the first cause)."""
+    if len(segs) == 1 and segs[0][1] == total > 0:
+        return segs                  # (the common case: one cause, exactly the ticks)
     out = []
     left = total
     for cause, ticks in segs:
-        take = max(0, min(ticks, left))
-        if take:
+        take = ticks if ticks < left else left
+        if take > 0:
             out.append((cause, take))
             left -= take
     if left > 0:

@@ -38,44 +38,78 @@ from __future__ import annotations
 from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
 from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
-                                        WIDTH, WRITES, mem_key, stored_keys)
+                                        WIDTH, WRITES, FLAGS, mem_key, stored_keys)
 from sha1opt.search.cost.model import VECTOR_CLASSES, Model
 
 
 class Ports:
-    """Execute-stage resources: which ticks each unit is busy (a bytearray per unit, grown on demand)."""
+    """Execute-stage resources: which ticks each unit is busy (a bytearray per unit, grown on demand).
 
-    __slots__ = ("occ", "used")
+    Invariant: ``occ[u][t]`` is 1 iff unit ``u`` is taken at tick ``t`` (for every tick a uop may still be
+    placed at: ``restore`` drops the ticks before a saved state's base); every array is ``size`` long and
+    every tick past the end is free (arrays grow with zeros), so the first free tick is ``bytearray.find``'s
+    -- the tick a scan from ``t`` upward finds.
+    """
+
+    __slots__ = ("occ", "used", "size")
 
     def __init__(self, nunits: int) -> None:
-        self.occ = [bytearray(4096) for _ in range(nunits)]
+        self.size = 4096
+        self.occ = [bytearray(self.size) for _ in range(nunits)]
         self.used = [0] * nunits
 
+    def state(self, base: int) -> tuple:
+        """A copy of the state for ticks >= ``base``: (array size, per unit (first tick kept, its busy ticks
+        up to its last taken one), uops placed per unit). ``base`` must be a tick no uop is placed before
+        from now on (the front end's clock: every uop dispatches after its allocation), so the ticks
+        before it are never read again and are not kept."""
+        segs = [bytes(o[base:o.rfind(1) + 1]) for o in self.occ]     # (empty when nothing is taken from base on)
+        return self.size, base, segs, list(self.used)
+
+    def restore(self, state: tuple) -> None:
+        """Back to a ``state()``: its ticks from its base on (the earlier ones, never read again, free)."""
+        size, base, segs, used = state
+        occ = []
+        for seg in segs:
+            o = bytearray(size)
+            o[base:base + len(seg)] = seg
+            occ.append(o)
+        self.occ, self.used, self.size = occ, list(used), size
+
+    def grow(self, need: int) -> None:
+        """Make every array at least ``need`` ticks long (zeros: free)."""
+        size = max(2 * self.size, need) + 4096
+        for o in self.occ:
+            o.extend(bytearray(size - len(o)))
+        self.size = size
+
     def place(self, alts: tuple, t: int, busy: int) -> tuple[int, int]:
-        """The first tick >= ``t`` one of ``alts`` is free for ``busy`` ticks, and that unit (least used wins)."""
+        """The first tick >= ``t`` one of ``alts`` is free for ``busy`` ticks, and that unit (least used wins:
+        of the units free at that tick, the first in ``alts`` with the fewest uops placed so far)."""
         occ, used = self.occ, self.used
-        while True:
+        if t + busy > self.size:
+            self.grow(t + busy)
+        if busy == 1:
             best = -1
-            for u in alts:
-                o = occ[u]
-                if t + busy > len(o):
-                    o.extend(bytearray(len(o) + busy + 4096))
-                if busy == 1:
-                    free = not o[t]
-                else:
-                    free = not any(o[t:t + busy])
-                if free and (best < 0 or used[u] < used[best]):
+            for u in alts:                      # free at ``t`` itself (the common case)
+                if not occ[u][t] and (best < 0 or used[u] < used[best]):
                     best = u
             if best >= 0:
-                o = occ[best]
-                if busy == 1:
-                    o[t] = 1
-                else:
-                    for k in range(t, t + busy):
-                        o[k] = 1
+                occ[best][t] = 1
                 used[best] += 1
                 return t, best
-            t += 1
+        want = 0 if busy == 1 else bytes(busy)
+        best, best_t = -1, -1
+        for u in alts:
+            f = occ[u].find(want, t)
+            while f < 0:                        # no room before the end: every tick past it is free
+                self.grow(self.size + busy)
+                f = occ[u].find(want, t)
+            if best < 0 or f < best_t or (f == best_t and used[u] < used[best]):
+                best, best_t = u, f
+        occ[best][best_t:best_t + busy] = b"\x01" * busy
+        used[best] += 1
+        return best_t, best
 
 
 class ReorderBuffer:
@@ -93,16 +127,24 @@ class ReorderBuffer:
     def retire(self, i: int, k: int, result: int, std_d: int) -> None:
         """Retire instruction ``i`` (``k`` fused uops), done at tick ``result`` (a store: its data at ``std_d``)."""
         tpc = self.tpc
-        cycle, count = self.cycle, self.count
-        c = -(-max(result, std_d + tpc if std_d else 0) // tpc)
+        if std_d and std_d + tpc > result:
+            result = std_d + tpc
+        c = -(-result // tpc)                # result >= 0: every tick is
+        cycle = self.cycle
         if c > cycle:
             cycle, count = c, 0
+        else:
+            count = self.count
         if count >= self.width:
             cycle += 1
             count = 0
         self.cycle, self.count = cycle, count + 1
-        self.slots.extend([cycle] * k)
-        self.owner.extend([i] * k)
+        if k == 1:
+            self.slots.append(cycle)
+            self.owner.append(i)
+        else:
+            self.slots.extend([cycle] * k)
+            self.owner.extend([i] * k)
 
 
 class FrontEnd:
@@ -118,15 +160,14 @@ class FrontEnd:
     def allocate(self, i: int, k: int, rob: ReorderBuffer, nodes: list) -> int:
         """The tick instruction ``i`` (``k`` fused uops) is allocated; records its allocation node."""
         width, cycle, count = self.width, self.cycle, self.count
-        a_pred, a_cause = (2 * i - 1 if i else -1), FRONT_END
         if count >= width:
             cycle += 1
             count = 0
         slots = rob.slots
         slot = len(slots) + k - 1 - self.window
-        if slot >= 0 and slots[slot] > cycle:
+        windowed = slot >= 0 and slots[slot] > cycle
+        if windowed:
             cycle, count = slots[slot], 0
-            a_pred, a_cause = 2 * rob.owner[slot], WINDOW
         count += k
         while count > width:
             cycle += 1
@@ -134,8 +175,9 @@ class FrontEnd:
         self.cycle, self.count = cycle, count
         alloc = cycle * self.tpc
         if nodes is not None:
-            prev_t = nodes[a_pred][0] if a_pred >= 0 else 0
-            nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, max(0, alloc - prev_t)),))
+            a_pred, a_cause = (2 * rob.owner[slot], WINDOW) if windowed else ((2 * i - 1 if i else -1), FRONT_END)
+            wait = alloc - nodes[a_pred][0] if a_pred >= 0 else alloc
+            nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, wait if wait > 0 else 0),))
         return alloc
 
     def read_ports(self, i: int, k: int, d: tuple, alloc: int, ex: "Execute", retired: list, rule, state: list,
@@ -147,10 +189,14 @@ class FrontEnd:
         ``state`` is ``[clock, registers read from the file in that clock]``. Example (core2, 3 per
         clock): four instructions each reading two different long-retired registers take 3 clocks.
         """
-        tpc, producer = self.tpc, ex.producer
+        tpc, regs = self.tpc, ex.regs
         cyc = alloc // tpc
-        perm = {r for r in d[DATA] + d[ADDR] if r != "flags" and (r not in producer or retired[producer[r]] <= cyc)}
-        if not perm:
+        perm = None                               # (a set only when some register comes from the file)
+        for regs_read in (d[DATA], d[ADDR]):
+            for r in regs_read:
+                if r != FLAGS and ((e := regs.get(r)) is None or retired[e[2]] <= cyc):
+                    perm = {r} if perm is None else perm | {r}
+        if perm is None:
             return alloc
         if cyc == state[0] and len(state[1] | perm) <= rule.per_clock:
             state[1] |= perm
@@ -173,14 +219,14 @@ class FrontEnd:
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_names", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
-                 "stall_ticks", "stall_name", "ports", "place", "ready", "ready_addr", "producer", "prod_lat", "gen",
+    __slots__ = ("tpc", "unit_ports", "load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+                 "stall_ticks", "stall_name", "ports", "place", "regs", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
                  "start_segs", "late", "delay_name", "rmw_fwd_lat")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
-        self.unit_names = [u.name for u in model.units]
+        self.unit_ports = [unit_port(u.name) for u in model.units]     # each unit's cause name
         self.load_lat = int(round(model.load_latency * tpc))
         self.fwd_lat = int(round(model.rules.store_forward_latency * tpc))
         vfwd = model.rules.vector_store_forwarding
@@ -206,10 +252,9 @@ class Execute:
         self.delay_name = dd.name if dd is not None else ""
         self.start_segs = (((dd.name, self.delay - tpc),) if self.delay > tpc else ()) + ((FRONT_END, tpc),)
         self.slot = 0                            # the issue slot (0..width-1) of the instruction being run
-        self.ready: dict[str, int] = {}          # register -> tick its value is ready
-        self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
-        self.producer: dict[str, int] = {}       # register -> index of its last writer
-        self.prod_lat: dict[str, int] = {}       # register -> latency of its last writer (replay rule)
+        # register -> (tick its value is ready, tick it may be used in an address, index of its last writer,
+        # latency of that writer (the replay rule)): one entry, written whole by ``write_back``
+        self.regs: dict[str, tuple[int, int, int, int]] = {}
         self.gen: dict[str, int] = {}            # register -> writes so far (address identity)
         self.stores: dict[tuple, tuple] = {}     # address key -> (data tick, producer latency, store index,
         #                                          forwarding ticks: rules.vector_store_forwarding for a vector store)
@@ -221,22 +266,21 @@ class Execute:
 
     def run(self, i: int, d: tuple, alloc: int) -> tuple[int, int]:
         """Execute instruction ``i`` allocated at ``alloc``: (result tick, store-data tick or 0)."""
-        tpc, nodes, complete = self.tpc, self.nodes, self.complete
-        ready, ready_addr, producer = self.ready, self.ready_addr, self.producer
+        tpc, nodes, complete, regs = self.tpc, self.nodes, self.complete, self.regs
         start = alloc + self.delay
 
         # -- inputs: register data, address registers, a forwarded store --
         r_data, p_data = 0, -1
         for r in d[DATA]:
-            t = ready.get(r, 0)
-            if t > r_data:
-                r_data, p_data = t, producer[r]
+            e = regs.get(r)
+            if e is not None and e[0] > r_data:
+                r_data, p_data = e[0], e[2]
         r_addr, p_addr, addr_stalled = 0, -1, 0
         for r in d[ADDR]:
-            t = ready_addr.get(r, 0)
-            if t > r_addr:
-                r_addr, p_addr = t, producer[r]
-                addr_stalled = t - ready.get(r, 0)
+            e = regs.get(r)
+            if e is not None and e[1] > r_addr:
+                r_addr, p_addr = e[1], e[2]
+                addr_stalled = r_addr - e[0]
         fwd = self.stores.get(mem_key(d[MREAD], self.gen)) if d[MREAD] is not None else None
 
         # -- dispatch the uops to units --
@@ -246,19 +290,39 @@ class Execute:
         cause = None
         dispatched = self.dispatched = []
         if d[ELIM]:
-            result = max(r_data, alloc)
+            result = r_data if r_data > alloc else alloc
             if nodes is not None:
                 cause = (2 * p_data, ((CRITICAL, 0),)) if r_data >= alloc and p_data >= 0 else \
                     (2 * i + 1, ((FRONT_END, 0),))
         else:
-            place = self.place
+            place, binder = self.place, self.binder
             late, wake = self.late, start + tpc
             mem_ready, replayed, mem_pred, mem_extra = -1, False, -1, 0
             comp_d, comp_wait, comp_late, last_unit = -1, 0, 0, -1
             nth = 0                                  # compute uops bound so far (rules.port_binding)
             for role, alts, busy in d[UOPS]:
-                if role == "load":
-                    r0 = max(start, r_addr)
+                if not role:
+                    # compute; lea computes from its address registers (no load uop to wait for them)
+                    inp = r_data
+                    if mem_ready > inp:
+                        inp = mem_ready
+                    elif mem_ready < 0 and r_addr > inp:
+                        inp = r_addr
+                    r0, bump = (inp if inp > start else start), 0
+                    if late and (inp == start or inp == wake):
+                        r0, bump = inp + tpc, tpc
+                    if binder is not None:               # rules.port_binding: the port is chosen at allocation,
+                        # by the issue slot of the uop's own fused uop: the two uops of ``roll $1`` (2 fused
+                        # uops) sit in slots s and s+1 and so are bound to two ports, not both to one
+                        alts = (binder.choose(alts, alloc, self.slot + (nth if nth < d[FE] else d[FE] - 1)),)
+                        nth += 1
+                    t, u = place(alts, r0, busy)
+                    if binder is not None:
+                        binder.record(u, t)
+                    if t > comp_d:
+                        comp_d, comp_wait, comp_late, last_unit = t, t - r0, bump, u
+                elif role == "load":
+                    r0 = r_addr if r_addr > start else start
                     if late and (r_addr == start or r_addr == wake):
                         r0 = r_addr + tpc
                     t, u = place(alts, r0, busy)
@@ -269,34 +333,17 @@ class Execute:
                         mem_ready, replayed, mem_pred, mem_extra = self._forward(fwd, t, mem_ready, mem_pred,
                                                                                  mem_extra)
                 elif role == "sta":
-                    r0 = max(start, r_addr)
+                    r0 = r_addr if r_addr > start else start
                     if late and (r_addr == start or r_addr == wake):
                         r0 = r_addr + tpc
                     t, u = place(alts, r0, busy)
-                elif role == "std":
+                else:                                    # std: the data of a store
                     v = comp_d + d[LAT] if comp_d >= 0 else r_data
-                    r0 = max(start, v)
+                    r0 = v if v > start else start
                     if late and (v == start or v == wake):
                         r0 = v + tpc
                     t, u = place(alts, r0, busy)
                     std_d = t
-                else:
-                    # lea computes from its address registers (no load uop to wait for them)
-                    inp = max(r_data, mem_ready, r_addr if mem_ready < 0 else 0)
-                    r0, bump = max(start, inp), 0
-                    if late and (inp == start or inp == wake):
-                        r0, bump = inp + tpc, tpc
-                    binder = self.binder
-                    if binder is not None:               # rules.port_binding: the port is chosen at allocation,
-                        # by the issue slot of the uop's own fused uop: the two uops of ``roll $1`` (2 fused
-                        # uops) sit in slots s and s+1 and so are bound to two ports, not both to one
-                        alts = (binder.choose(alts, alloc, self.slot + min(nth, d[FE] - 1)),)
-                        nth += 1
-                    t, u = place(alts, r0, busy)
-                    if binder is not None:
-                        binder.record(u, t)
-                    if t > comp_d:
-                        comp_d, comp_wait, comp_late, last_unit = t, t - r0, bump, u
                 if first_d < 0 or t < first_d:
                     first_d = t
                 dispatched.append(t)
@@ -304,10 +351,11 @@ class Execute:
 
             # -- what bound the result: memory data, register data, address, or allocation --
             if nodes is None:
-                result = comp_d + d[LAT] if comp_d >= 0 else mem_ready if mem_ready >= 0 else max(std_d, first_d) + tpc
+                result = comp_d + d[LAT] if comp_d >= 0 else mem_ready if mem_ready >= 0 else \
+                    (std_d if std_d > first_d else first_d) + tpc
             elif comp_d >= 0:
                 result = comp_d + d[LAT]
-                head = ((CRITICAL, d[LAT]), (unit_port(self.unit_names[last_unit]), comp_wait))
+                head = ((CRITICAL, d[LAT]), (self.unit_ports[last_unit], comp_wait))
                 if comp_late:           # rules.dispatch_delay: its last input was seen a clock late
                     head += ((self.delay_name, comp_late),)
                 if mem_ready >= 0 and mem_ready >= r_data and mem_ready >= start:
@@ -325,7 +373,7 @@ class Execute:
                 else:
                     base = nodes[mem_pred][0] if mem_pred >= 0 and nodes[mem_pred] else 0
                     segs = ((CRITICAL, result - base - mem_extra),
-                            (unit_port(self.unit_names[used_units[0]]), mem_extra))
+                            (self.unit_ports[used_units[0]], mem_extra))
                 cause = (mem_pred, segs)
             else:                         # a pure store / push: done when its data is written
                 result = max(std_d, first_d) + tpc
@@ -366,27 +414,28 @@ class Execute:
 
     def write_back(self, i: int, d: tuple, result: int, std_d: int) -> None:
         """Publish instruction ``i``'s results: the stored value (for forwarding) and the renamed registers."""
-        ready, gen, prod_lat = self.ready, self.gen, self.prod_lat
+        regs, gen = self.regs, self.gen
         if d[MWRITE] is not None:
             if d[STDREG] is not None:
-                plat = prod_lat.get(d[STDREG], 0)
-                sdata = max(std_d, ready.get(d[STDREG], 0))
+                e = regs.get(d[STDREG])
+                plat, sdata = (0, std_d) if e is None else (e[3], std_d if std_d > e[0] else e[0])
             else:
-                plat, sdata = d[LAT], max(std_d, result)
+                plat, sdata = d[LAT], (std_d if std_d > result else result)
             # a vector store forwards to a load of any of its 4-byte lanes, after its own latency; the store
             # of a read-modify-write with a register operand (``xorl %eax, 8(%rsp)``) after rules.rmw_forwarding
             lat = self.vec_fwd_lat if d[WIDTH] > 4 else \
                 self.rmw_fwd_lat if d[MREAD] is not None and d[DATA] else self.fwd_lat
             for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
                 self.stores[key] = (sdata, plat, i, lat)
-        ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks
-        for r in d[WRITES]:
-            ready[r] = result
-            self.ready_addr[r] = ready_at_addr
-            self.producer[r] = i
-            # an eliminated move passes its source's producer latency on
-            prod_lat[r] = d[LAT] if not d[ELIM] else prod_lat.get(d[DATA][0], 0) if d[DATA] else 0
-            gen[r] = gen.get(r, 0) + 1
+        if d[WRITES]:
+            plat = d[LAT]
+            if d[ELIM]:                  # an eliminated move passes its source's producer latency on
+                e = regs.get(d[DATA][0]) if d[DATA] else None
+                plat = e[3] if e is not None else 0
+            entry = (result, result if d[EXEMPT] else result + self.stall_ticks, i, plat)
+            for r in d[WRITES]:
+                regs[r] = entry
+                gen[r] = gen.get(r, 0) + 1
 
 
 class Resume:
@@ -400,8 +449,12 @@ class Resume:
     shared prefix is exactly a run of the same instructions. The result is
     the same as a run from the start: the engine is deterministic and every
     piece of state it reads is restored (front end and reorder buffer
-    counters, the retire slots so far, unit occupancy, register and store
-    tables, the per-instruction times so far).
+    counters, the retire slots so far, unit occupancy from the front end's
+    clock on -- no uop is placed before it again --, register and store
+    tables, the per-instruction times so far). A memo serves one model.
+
+    Checks: ``tests/search/test_engine_digest.py`` (every output the same as
+    the engine's before the speed work, with and without a memo).
     """
 
     STEP = 32
@@ -428,15 +481,15 @@ class Resume:
 def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,
           rstate: list, mover: MoveEliminator | None) -> tuple:
     return (i, rstate[0], set(rstate[1]), front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
-            [bytearray(o) for o in ex.ports.occ], list(ex.ports.used), dict(ex.ready), dict(ex.ready_addr),
-            dict(ex.producer), dict(ex.prod_lat), dict(ex.gen), dict(ex.stores), rs.state() if rs else None,
+            ex.ports.state(front.cycle * front.tpc), dict(ex.regs), dict(ex.gen), dict(ex.stores),
+            rs.state() if rs else None,
             ex.binder.state() if ex.binder else None, mover.state() if mover else None)
 
 
 def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute,
              rs: ReservationStation | None, rstate: list, mover: MoveEliminator | None) -> int:
-    (i, rcycle, rset, front.cycle, front.count, rob.cycle, rob.count, nslots, occ, used, ready, ready_addr, producer,
-     prod_lat, gen, stores, held, bound, moves) = point
+    (i, rcycle, rset, front.cycle, front.count, rob.cycle, rob.count, nslots, ports, regs, gen, stores, held,
+     bound, moves) = point
     rstate[0], rstate[1] = rcycle, set(rset)
     if rs is not None:
         rs.restore(held)
@@ -445,10 +498,8 @@ def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex
     if mover is not None:
         mover.restore(moves)
     rob.slots, rob.owner = memo.slots[:nslots], memo.owner[:nslots]
-    ex.ports.occ = [bytearray(o) for o in occ]
-    ex.ports.used = list(used)
-    ex.ready, ex.ready_addr, ex.producer = dict(ready), dict(ready_addr), dict(producer)
-    ex.prod_lat, ex.gen, ex.stores = dict(prod_lat), dict(gen), dict(stores)
+    ex.ports.restore(ports)
+    ex.regs, ex.gen, ex.stores = dict(regs), dict(gen), dict(stores)
     old = memo.trace
     ex.issue[:i], ex.complete[:i], ex.units_used[:i] = old.issue[:i], old.complete[:i], old.units[:i]
     return i
@@ -478,13 +529,20 @@ def _renamed(d: tuple, mover: MoveEliminator, clock: int) -> tuple:
     return e[1]
 
 
-def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: Resume | None = None) -> Trace:
+def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: Resume | None = None,
+                     horizon: int | None = None) -> Trace:
     """Schedule the decoded ``seq`` on the out-of-order ``model``: dispatch -> execute -> retire per instruction.
 
     ``record=False`` skips the attribution nodes (``Trace.nodes`` is None); every time is the same.
-    ``memo`` (without ``record``): resume from the last run's state where ``seq`` stops sharing its prefix.
+    ``memo`` (without ``record``; one memo per model): resume from the last run's state where ``seq`` stops
+    sharing its prefix; the very sequence again is the last run's trace. ``horizon``: resume points are
+    kept only before that instruction (a loop's ``seq`` repeats its body: a later sequence that shares
+    more than the first body is that same loop, whose trace is kept whole) -- it changes only the time.
     """
     tpc = model.ticks_per_cycle
+    if memo is not None and not record and memo.trace is not None and len(memo.seq) == len(seq) and \
+            memo.shared(seq) == len(seq):
+        return memo.trace
     rob = ReorderBuffer(model.retire_width, tpc)
     front = FrontEnd(model.issue_width, model.window, tpc)
     ex = Execute(model, len(seq), record)
@@ -500,7 +558,8 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
     rstate: list = [-1, set()]
     start = 0
     points: list[tuple] = []
-    if memo is not None and not record:
+    saving = memo is not None and not record
+    if saving:
         shared = memo.shared(seq)
         points = [p for p in memo.points if p[0] <= shared]
         if points:
@@ -508,10 +567,15 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
             if retired is not None:
                 retired[:start] = memo.retired[:start]
     read_ports = front.read_ports
+    binding = ex.binder is not None
     step = Resume.STEP
+    last_point = len(seq) if horizon is None else min(len(seq), horizon)
+    next_point = (start // step + 1) * step if saving else len(seq)
     for i in range(start, len(seq)):
-        if memo is not None and not record and i % step == 0 and i > start:
-            points.append(_save(i, front, rob, ex, rs, rstate, mover))
+        if i == next_point:
+            if i < last_point:
+                points.append(_save(i, front, rob, ex, rs, rstate, mover))
+            next_point += step
         d = seq[i]
         k = d[FE]
         alloc = allocate(i, k, rob, nodes)         # 1. dispatch
@@ -521,7 +585,9 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
             alloc = rs.admit(i, len(d[UOPS]), k, alloc, front, nodes)
         if retired is not None:                    # ... reading at most so many retired registers per clock
             alloc = read_ports(i, k, d, alloc, ex, retired, reads, rstate, nodes)
-        ex.slot = max(0, front.count - k)
+        if binding:                                # ... the issue slot it took (rules.port_binding)
+            slot = front.count - k
+            ex.slot = slot if slot > 0 else 0
         result, std_d = execute(i, d, alloc)       # 2. issue / execute / write back
         if rs is not None:
             rs.hold(ex.dispatched)
@@ -529,7 +595,7 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
         if retired is not None:
             retired[i] = rob.cycle
     trace = Trace(ex.issue, ex.complete, ex.units_used, nodes)
-    if memo is not None and not record:
+    if saving:
         memo.seq, memo.points, memo.trace, memo.slots, memo.owner = seq, points, trace, rob.slots, rob.owner
         memo.retired = retired
     return trace

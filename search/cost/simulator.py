@@ -230,8 +230,9 @@ class Simulator:
         warm, span = loop_window(n) if loop else (0, 1)
         iters = warm + span
         seq = dec * iters
+        # (a loop's later iterations repeat the first: resume points past it would serve only this same loop)
         trace = run_in_order(seq, model, False) if self._resume is None else \
-            run_out_of_order(seq, model, False, self._resume)
+            run_out_of_order(seq, model, False, self._resume, horizon=n + 1 if loop else None)
         complete = trace.complete
         tpc = self._tpc
         ends = [max(complete[k * n:(k + 1) * n]) for k in range(iters)]
