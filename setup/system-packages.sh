@@ -8,7 +8,8 @@
 # tests/semantics/lift/test_lift_libraries.py and test_lift_{got_flags,stack_address,known_calls}.py,
 # bench/other_libraries.py, `sha1opt scan`): nettle-dev, libgcrypt20-dev, libcrypto++-dev, libmbedtls-dev,
 # libwolfssl-dev; and the i386 shared libcrypto.so.3 (libssl3:i386, tests/semantics/lift/test_lift_linked_data.py),
-# which libssl-dev:i386 depends on.
+# which libssl-dev:i386 depends on; gcc-multilib (gcc -m32 and libc6-dev-i386: the native harness of i386
+# objects and shared objects, emit/confirm.py, emit/csrc/dlopen_main.c).
 # Called by `make test`. Installs only what is missing, with apt-get as root; anywhere else
 # (no root, no apt) it says so and exits 0: the tests that need a package skip with a reason.
 set -u
@@ -25,6 +26,12 @@ command -v qemu-x86_64 >/dev/null 2>&1 || missing="$missing qemu-user"
 [ -e /usr/lib/x86_64-linux-gnu/libcryptopp.a ] || missing="$missing libcrypto++-dev"
 [ -e /usr/lib/x86_64-linux-gnu/libmbedcrypto.a ] || missing="$missing libmbedtls-dev"
 [ -e /usr/lib/x86_64-linux-gnu/libwolfssl.so ] || missing="$missing libwolfssl-dev"
+if command -v gcc >/dev/null 2>&1; then
+    m32=$(mktemp -d)
+    printf 'int main(void){return 0;}\n' > "$m32/t.c"
+    gcc -m32 "$m32/t.c" -o "$m32/t" >/dev/null 2>&1 || missing="$missing gcc-multilib"
+    rm -rf "$m32"
+fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "setup: not installing$missing (needs root and apt-get); the tests that need them will skip" >&2

@@ -5,7 +5,7 @@ control that leaves the function's own code:
 
 * **a known external function** (``KNOWN``: ``memcpy``, ``memset``,
   ``explicit_bzero``, mbedTLS's ``mbedtls_platform_zeroize``; ``getenv``, ``strlen``,
-  ``memcmp``, ``strchr``, ``fwrite``, ... whose contracts write no caller memory), named by the
+  ``memcmp``, ``strchr``, ``fwrite``, ``fprintf``, ... whose contracts write no caller memory), named by the
   call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``, a -fno-plt GOT slot), is run by
   its contract, not its code (``Known``: its effect and result): the copy or fill of a length that must be a
   constant at the call (else refused by name); its return value (``dst``, nothing, an unknown integer, or
@@ -46,6 +46,7 @@ which the code may only overwrite.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -56,7 +57,7 @@ from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Ref
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
 from sha1opt.semantics.lift.statics import decoded_functions
-from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, memory_key
+from sha1opt.semantics.lift.values import RESULT_REGION, Int, Opq, Ptr, Refused, Violation, memory_key
 from sha1opt.semantics.lift.vectors import vector_registers
 from sha1opt.semantics.x86 import Imm, Mem, Reg
 
@@ -70,9 +71,11 @@ class Known:
     bytes at ``dst``, each 32-bit word an integer the proof does not know; ``reads`` reads what
     its arguments point to and writes nothing; ``globals`` writes no memory the caller can name (no argument
     buffer, no stack above the call) but may change global data -- a stdio stream, a library's feature flags --
-    so every word of external data (``ext:``) is read anew after it. Returns: ``dst``; ``nothing`` (the result
-    register clobbered); ``integer`` (an unknown integer, a fresh value at each call); ``string or null`` (a
-    path each: NULL, or a pointer to an object of its own that is not the caller's, ``RESULT_REGION``)."""
+    so every word of external data (``ext:``) is read anew after it; a ``format`` argument must be a constant
+    string of the object without ``%n`` (the one conversion that writes). Returns: ``dst``; ``nothing`` (the
+    result register clobbered); ``integer`` (an unknown integer, a fresh value at each call); ``string or
+    null`` (a path each: NULL, or a pointer to an object of its own that is not the caller's,
+    ``RESULT_REGION``)."""
 
     name: str
     effect: Literal["copy", "fill", "out", "reads", "globals"]
@@ -106,6 +109,11 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer"),
     Known("fwrite", "globals", ("ptr", "size", "nmemb", "stream"), "integer",
           "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count"),
+    Known("fprintf", "globals", ("stream", "format"), "integer",
+          "ISO C11 7.21.6.1: writes to the stream under control of format (no %n: checked), returns a count"),
+    Known("__fprintf_chk", "globals", ("stream", "flag", "format"), "integer",
+          "Linux Standard Base 5.0 __fprintf_chk: fprintf(stream, format, ...) with a check of the stack before "
+          "it formats (no %n: checked); returns fprintf's count"),
     Known("_nettle_cpuid", "out", ("leaf", "dst"), "nothing",
           "nettle x86_64/fat/cpuid.asm, fat-x86_64.c: void _nettle_cpuid(unsigned input, unsigned regs[4]) stores "
           "cpuid's eax, ebx, ecx, edx for leaf input into regs[0..3]", size=16),
@@ -114,9 +122,6 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "feature flags and g_x86DetectionDone; no arguments, no result"),
 )}
 
-# The region of an object a known function returns (``string or null``: a path for the non-null pointer):
-# not the caller's state, data or stack, never null; reading it or writing it is not modelled.
-RESULT_REGION = "result:"
 
 # Registers a callee may change (the vector registers too, both ABIs): SysV psABI 3.2.1 table 3.4; i386 psABI 2.2.
 CALLER_SAVED = {64: ("eax", "ecx", "edx", "esi", "edi", "r8d", "r9d", "r10d", "r11d"), 32: ("eax", "ecx", "edx")}
@@ -137,6 +142,12 @@ class Outside(Refused):
         super().__init__(d, why, "control flow")
         self.symbol = symbol
         self.tail = tail
+
+
+def left_by_call(reg: str, lane: int, name: str, address: int) -> str:
+    """The name of what lane ``lane`` of vector register ``reg`` holds after the call to ``name`` at ``address``:
+    an unknown of its own."""
+    return f"{reg}.{lane} after {name} at 0x{address:x}"
 
 
 def clobbered(reg: str, why: str) -> Opq:
@@ -198,6 +209,8 @@ class Calls:
                 word = z3.BitVec(f"{name}() at 0x{d.address:x} (#{self.s.results}) word {pos // 4}", 32)
                 self.store(Ptr(dst.region, dst.off + self.bv(pos)), Int(z3.ZeroExt(self.bits - 32, word)), 4, d)
         elif known.effect == "globals":
+            if "format" in args:
+                self._format(d, name, args["format"])
             # external data may have changed: its words read anew (a later read names a new unknown)
             self.s.mem = {k: v for k, v in self.s.mem.items() if not k[0].startswith("ext:")}
             self.s.calls += 1
@@ -206,7 +219,7 @@ class Calls:
             self.s.regs[r] = clobbered(r, why)
         for v in vector_registers(self.bits):
             # (lanes are data: an unknown value of its own, never the entry value, whatever a row computes on)
-            self.s.regs[v] = tuple(self.initial_reg(f"{v}.{j} after {name} at 0x{d.address:x}") for j in range(8))
+            self.s.regs[v] = tuple(self.initial_reg(left_by_call(v, j, name, d.address)) for j in range(8))
         if known.returns == "dst":
             self.s.regs["eax"] = dst
         elif known.returns != "nothing" and not tail:
@@ -229,6 +242,19 @@ class Calls:
         if decide is not None:
             self.alternative = (_RESULT_REG[self.bits], obj if taken else Int(self.bv(0)), self.bits // 8)
         return Int(self.bv(0)) if taken else obj
+
+    def _format(self, d: Decoded, name: str, fmt) -> None:
+        """A format argument: a constant string of this object's data without ``%n`` (which writes through a
+        pointer argument), else refused by name."""
+        off = z3.simplify(fmt.off) if isinstance(fmt, Ptr) and fmt.region.startswith("sec:") else None
+        if off is None or not z3.is_bv_value(off):
+            raise Refused(d, f"{name}'s format is not a constant string of the object", "untracked value")
+        text, at = b"", off.as_long()
+        while (c := self.p.obj.read(fmt.region[4:], at + len(text), 1)) not in (None, b"\0"):
+            text += c
+        if c is None or re.search(rb"%[-+ #0-9.*'hlLqjzt]*n", text.replace(b"%%", b"")):
+            raise Refused(d, f"{name}'s format {text[:40]!r} {'is not terminated' if c is None else 'has %n'} "
+                             "(a write the contract does not model)", "untracked value")
 
     def _arguments(self, d: Decoded, at_call, count: int) -> list:
         if self.bits == 64:
@@ -509,7 +535,7 @@ def _target(obj: ObjectFile, section: str | None, off: int, symbol: str) -> Targ
 
 
 # Instructions that write registers no operand names (a value between its definition and its store is lost).
-_IMPLICIT = frozenset({"cpuid", "rdtsc", "rdtscp", "xgetbv", "mul", "div", "idiv", "imul", "xchg", "xadd", "cmpxchg",
+IMPLICIT = frozenset({"cpuid", "rdtsc", "rdtscp", "xgetbv", "mul", "div", "idiv", "imul", "xchg", "xadd", "cmpxchg",
                        "cdq", "cqo", "cdqe", "cwde", "syscall", "rdrand", "rdseed", "call", "leave", "pop", "push"})
 
 
@@ -522,7 +548,7 @@ def _stored(obj: ObjectFile, fn, before: list[int], src) -> Target | str:
     joins = {d.target for d in fn.instructions.values() if d.target is not None}
     for a in reversed(before):
         d = fn.instructions[a]
-        if d.next in joins or d.mnemonic in ("jmp", "ret") or d.mnemonic in _IMPLICIT or d.mnemonic.startswith("j"):
+        if d.next in joins or d.mnemonic in ("jmp", "ret") or d.mnemonic in IMPLICIT or d.mnemonic.startswith("j"):
             break
         ops = d.ins.operands
         last = ops[-1] if ops else None
@@ -546,5 +572,5 @@ def _stored(obj: ObjectFile, fn, before: list[int], src) -> Target | str:
     return f"%{src.name}, whose value is set outside its straight-line stretch"
 
 
-__all__ = ["CALLER_SAVED", "KNOWN", "Known", "MAX_CALL_DEPTH", "Calls", "Outside", "Target", "clobbered",
-           "pointer_targets"]
+__all__ = ["CALLER_SAVED", "IMPLICIT", "KNOWN", "Known", "MAX_CALL_DEPTH", "Calls", "Outside", "Target", "clobbered",
+           "left_by_call", "pointer_targets"]

@@ -32,7 +32,7 @@ import z3
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
-from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
 
@@ -142,6 +142,11 @@ class MemoryModel:
             return dom.apply("and", v, dom.const((1 << (8 * size)) - 1))
         if key in self.s.mem:
             v, sz = self.s.mem[key]
+            if sz == 4 and 8 * size == self.bits == 64 and is_data(v) and \
+                    is_data(self.s.mem.get((key[0], key[1], key[2] + 4), (None, 0))[0]):
+                # two 32-bit data words (vector lanes stored whole) read as one 64-bit value: not tracked, a value
+                # the code may only move or overwrite (``[`` in the name), never compute on
+                return Opq(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]")
             if sz != size and not (sz == 8 and size == 4 and is_data(v)):
                 # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
                 raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
@@ -194,7 +199,7 @@ class MemoryModel:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
             v = Int(guard_value(self.bits))
-        elif region.startswith("result:"):
+        elif region.startswith(RESULT_REGION):
             raise Refused(d, f"reads the object {region[7:]} returned (a string whose contents are not modelled)",
                           "address")
         else:

@@ -32,6 +32,12 @@ from sha1opt.semantics.lift.decode import Decoded
 MASK32 = 0xFFFFFFFF
 
 
+# The region of an object a known function returns (``calls.Known``, ``string or null``: a path for the
+# non-null pointer): not the caller's state, data or stack, never null, never written; its bytes read as new
+# unknowns (``memory``).
+RESULT_REGION = "result:"
+
+
 @dataclass(frozen=True)
 class Ptr:
     region: str

@@ -31,7 +31,10 @@ is ``initial_reg("xmmN.j")`` -- and runs each row through the one shared
   64-bit register written the two halves of one entry value, in order, holds
   that entry value again, so the restore check sees ``%rbx`` restored (any
   other pair of halves is an entry value of its own, ``%rbx[31:0]:%rbx[63:32]``,
-  restoring nothing). A
+  restoring nothing). A string's address (a constant of the object's data, or a
+  string a known function returned: fprintf's arguments gathered in xmm
+  registers) moved whole into a vector register becomes two data lanes of their
+  own (the pointer untracked, so never used as an address again); any other
   64-bit register's data (the lifter tracks 32 bits of it), a pointer or a
   count moved whole into a vector register is refused as an untracked value;
   a 64-bit register takes a data lane when the upper lane is the constant 0;
@@ -63,7 +66,7 @@ from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.ir import MASK32, Term
 from sha1opt.semantics.lift.decode import Decoded
-from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, Int, Opq, Ptr, Refused, is_data
 from sha1opt.semantics.machine import vector_value
 from sha1opt.semantics.vector import lane_name
 from sha1opt.semantics.x86 import Mem, Reg
@@ -164,6 +167,11 @@ class VectorUnit:
         if isinstance(v, Int) and z3.is_bv_value(z3.simplify(v.v)):
             c = z3.simplify(v.v).as_long()
             return self.domain.const(c & 0xFFFFFFFF), self.domain.const(c >> 32 & 0xFFFFFFFF)
+        if isinstance(v, Ptr) and v.region.startswith(RESULT_REGION) or \
+                isinstance(v, Ptr) and v.region.startswith("sec:") and v.region[4:] not in self.p.obj.executable:
+            # (fprintf's varargs gathered in a vector register: data of their own, never an address again)
+            return tuple(self.initial_reg(f"{r.name} [a pointer into {v.region}] at 0x{d.address:x}.{j}")
+                         for j in range(2))
         what = ("a 32-bit data value (its upper half is not tracked)" if is_data(v) else
                 f"the caller's {v.name}" if isinstance(v, Opq) else
                 f"a pointer into {v.region}" if isinstance(v, Ptr) else "a count")
