@@ -20,9 +20,11 @@ Usage: python bench/engine_ab.py [--commit 27949d2] [--models zen3,core2,skylake
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import types
 from pathlib import Path
@@ -40,17 +42,20 @@ from tests.support.engine_digest import hybrid_items, walk  # noqa: E402
 
 
 def old_engine(commit: str) -> types.ModuleType:
-    """``ooo.py`` (and its ``allocation.py``) at ``commit``, as modules of their own."""
+    """``ooo.py`` (and its ``allocation.py``) at ``commit``, as modules of their own (``old_ooo``,
+    ``old_allocation``), written to a temporary folder and imported from there."""
     def source(name: str) -> str:
         return subprocess.run(["git", "show", f"{commit}:search/cost/{name}.py"], cwd=ROOT, check=True,
                               capture_output=True, text=True, timeout=60).stdout
-    alloc = types.ModuleType("old_allocation")
-    exec(compile(source("allocation"), "old_allocation", "exec"), alloc.__dict__)
-    sys.modules["old_allocation"] = alloc
-    ooo = types.ModuleType("old_ooo")
-    text = source("ooo").replace("from sha1opt.search.cost.allocation import", "from old_allocation import")
-    exec(compile(text, "old_ooo", "exec"), ooo.__dict__)
-    return ooo
+    folder = Path(tempfile.mkdtemp(prefix="sha1opt-old-engine-"))
+    (folder / "old_allocation.py").write_text(source("allocation"))
+    (folder / "old_ooo.py").write_text(
+        source("ooo").replace("from sha1opt.search.cost.allocation import", "from old_allocation import"))
+    sys.path.insert(0, str(folder))
+    try:
+        return importlib.import_module("old_ooo")
+    finally:
+        sys.path.remove(str(folder))
 
 
 def distinct(codes: list[list]) -> list[list]:
