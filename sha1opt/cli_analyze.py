@@ -137,7 +137,8 @@ def scan(paths, uarch, time_limit, as_json):
     """Find the SHA-1 compression functions in files, ar archives and folders (recursively), and prove each.
 
     One row per function: file (member), function, interface, verdict, paths, time, predicted c/B. Exit 0 when
-    every function found is proved, 1 when one has a counterexample, 3 otherwise, 2 when no file could be read;
+    every function found is proved, 1 when one has a counterexample (said only under a catalogued interface: under
+    a guessed one the row is "interface unknown"), 3 otherwise, 2 when no file could be read;
     Ctrl-C prints what it has (130).
     """
     found, unread, done, code = [], [], None, None

@@ -24,9 +24,14 @@ member). A name with "sha1" alone is not taken:
 an HMAC-SHA1 or ``SHA1_Update`` wrapper calls the compression function, it
 is not one. The interface is the catalogue's for that symbol, else
 the two standard ones in turn, ``(state, data, nblocks)`` then ``(state,
-data)``: the row names the interface proved under, or the first one's
-verdict when neither proves (the interface is a declaration: a proof under
-either is a true statement about the code, and nothing else is tried).
+data)``: the row names the interface proved under (the interface is a
+declaration: a proof under either is a true statement about the code, and
+nothing else is tried). When neither proves, a counterexample under a guess
+says nothing about the code -- the guess may be wrong (LLVM's
+``SHA1::hashBlock(this)``, stripped helpers of glib or libdbus die natively
+when handed ``(state, data, nblocks)``) -- so the row is "interface unknown"
+when both guesses gave one, else the undecided guess's verdict (refused,
+unknown); "counterexample" is said only under a catalogued interface.
 
 Fast on what cannot hold SHA-1 (``may_hold``, on the raw bytes before any
 ELF parsing; objects of other architectures are passed over): a file is
@@ -61,6 +66,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from sha1opt.analyze import ObjectProof, price, prove_loaded
+from sha1opt.emit.confirm import Finding
 from sha1opt.emit.objfile import UserObject
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.progress import Progress, ProgressFn, ignore
@@ -74,6 +80,7 @@ from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS, Interface
 
 TIME_LIMIT = 60.0               # seconds of wall time per function (``--time-limit``)
+INTERFACE_UNKNOWN = "interface unknown"     # the verdict when every guessed interface gave a counterexample
 _ELF = b"\x7fELF"
 _NAMES = (b"sha1", b"SHA1", b"Sha1")
 _IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$")
@@ -90,7 +97,8 @@ class Found:
     evidence: str               # ``lift.candidates.Candidate.evidence``, or "catalogue"
     interface: str              # e.g. "(state, data, nblocks)"
     catalogued: bool            # the interface is the catalogue's (else the default, or one-block when unread)
-    verdict: str                # proved | partial | counterexample | unknown | refused | time limit | error
+    verdict: str                # proved | partial | counterexample | unknown | refused | interface unknown
+                                # | time limit | error (counterexample: only under a catalogued interface)
     paths: int                  # dispatch paths the proof reported (0: none, e.g. refused before any)
     proved_paths: int
     seconds: float
@@ -312,8 +320,9 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     uo = UserObject(job.disk, obj, kind, f"{Path(job.file).name}({job.member})" if job.member else job.file)
     sub = work / f"fn{os.getpid()}"
     sub.mkdir(exist_ok=True)
-    tried = [iface] if _interface(job)[1] == "catalogue" else [DEFAULT, KEYWORDS["one-block"]]
-    first: tuple[ObjectProof | None, str, Interface] | None = None
+    catalogued = _interface(job)[1] == "catalogue"
+    tried = [iface] if catalogued else [DEFAULT, KEYWORDS["one-block"]]
+    results: list[tuple[ObjectProof | None, str, Interface]] = []
     for each in tried:
         try:
             proof = prove_loaded(uo, job.cand.name, sub, native=native, interface=each,
@@ -324,9 +333,44 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
             why = proof.summary()
         if proof is not None and proof.proved:
             return _row(job, proof, model, time.perf_counter() - t0, proof.outcome, why, each)
-        first = first or (proof, why, each)
-    proof, why, each = first
-    return _row(job, proof, model, time.perf_counter() - t0, proof.outcome if proof else "refused", why, each)
+        results.append((proof, why, each))
+    seconds = time.perf_counter() - t0
+    if not catalogued:
+        return _guessed(job, results, model, seconds)
+    proof, why, each = results[0]
+    return _row(job, proof, model, seconds, proof.outcome if proof else "refused", why, each)
+
+
+def _guessed(job: _Job, results: list[tuple[ObjectProof | None, str, Interface]], model,
+             seconds: float) -> Found:
+    """The row of a function proved under neither standard interface (``INTERFACE_UNKNOWN``).
+
+    A counterexample under an interface that was guessed, not declared, refutes
+    the guess as much as the code: LLVM's ``SHA1::hashBlock`` takes only
+    ``this`` and dies natively when handed ``(state, data, nblocks)``. So a
+    counterexample under every guess is "interface unknown", never
+    "counterexample"; a guess the prover could not decide (refused, unknown)
+    is reported as such, the others' verdicts named in the detail.
+    """
+    undecided = [r for r in results if r[0] is None or r[0].outcome != "counterexample"]
+    shown = [f"under {str(replace(each, name=None))}: {_brief(proof, why)}" for proof, why, each in results]
+    if undecided:
+        proof, why, each = undecided[0]
+        others = [s for r, s in zip(results, shown) if r is not undecided[0]]
+        detail = "; ".join([why, *others])
+        return _row(job, proof, model, seconds, proof.outcome if proof else "refused", detail, each)
+    detail = ("guessed interfaces, each refuted (declare the real one, `analyze --interface`, to prove or refute "
+              "the code): " + "; ".join(shown))
+    return _row(job, None, model, seconds, INTERFACE_UNKNOWN, detail, DEFAULT)
+
+
+def _brief(proof: ObjectProof | None, why: str) -> str:
+    """One guess's result in a few words: what the machine did with the counterexample, else the summary."""
+    found = proof.native if proof is not None else None
+    if isinstance(found, Finding):
+        did = found.problem if found.got is None else "a state other than SHA-1's"
+        return f"counterexample, run natively with nblocks {found.nblocks}: {clip(did, 100)}"
+    return clip(" ".join(why.split()), 150)
 
 
 def _child(job: _Job, model, native: bool, work: Path, send) -> None:

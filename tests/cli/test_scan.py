@@ -260,3 +260,66 @@ def test_nettle_archive_rows_use_the_catalogue_and_skip_its_hmac_sha1():
     for name in ("_nettle_sha1_compress_x86_64", "_nettle_sha1_compress_sha_ni"):
         assert by[name].verdict == "proved" and by[name].interface == "(state, data)" and by[name].catalogued
     assert not any("hmac" in r.member or r.member == "sha1.o" for r in rows), [(r.member, r.function) for r in rows]
+
+
+HASHER_C = """#include <stdint.h>
+/* SHA-1 of a block held in the object itself, as a C++ method on `this` does: no (state, data) arguments */
+struct hasher { uint32_t words[16]; uint32_t state[5]; uint64_t length; };
+#define ROL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
+void hasher_block(struct hasher *h) {
+    uint32_t w[80], a = h->state[0], b = h->state[1], c = h->state[2], d = h->state[3], e = h->state[4];
+    for (int i = 0; i < 16; i++) w[i] = h->words[i];
+    for (int i = 16; i < 80; i++) w[i] = ROL(w[i-3] ^ w[i-8] ^ w[i-14] ^ w[i-16], 1);
+    for (int i = 0; i < 80; i++) {
+        uint32_t f, k;
+        if (i < 20) { f = (b & c) | (~b & d); k = 0x5A827999u; }
+        else if (i < 40) { f = b ^ c ^ d; k = 0x6ED9EBA1u; }
+        else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8F1BBCDCu; }
+        else { f = b ^ c ^ d; k = 0xCA62C1D6u; }
+        uint32_t t = ROL(a, 5) + f + e + k + w[i];
+        e = d; d = c; c = ROL(b, 30); b = a; a = t;
+    }
+    h->state[0] += a; h->state[1] += b; h->state[2] += c; h->state[3] += d; h->state[4] += e;
+    h->length += 64;
+}
+"""
+
+
+def test_regression_correct_code_under_a_guessed_interface_was_called_counterexample(tmp_path):
+    """The bug (Debian's /usr/lib/x86_64-linux-gnu, 11 rows: LLVM's ``SHA1::hashBlock``, stripped code of glib,
+    libdbus, libk5crypto): correct SHA-1 whose interface is not the standard one was reported "counterexample
+    (confirmed natively)" and exit 1 -- the guessed ``(state, data, nblocks)`` handed to code that takes only
+    ``this`` makes it die natively, which refutes the guess, not the code. The rule (``scan._guessed``): under
+    guessed interfaces a counterexample under each is "interface unknown" (exit 3), its detail naming both
+    guesses' results and how to declare the interface; "counterexample" is said only under a catalogued one."""
+    (tmp_path / "hasher.c").write_text(HASHER_C)
+    obj = _gcc(tmp_path / "hasher.c", tmp_path / "hasher.o")
+    (row,) = [e for e in scan_paths([obj], uarch="zen3") if isinstance(e, Found)]
+    assert row.function == "hasher_block" and not row.catalogued
+    assert row.verdict == "interface unknown", row.detail
+    assert "under (state, data, nblocks):" in row.detail and "under (state, data):" in row.detail, row.detail
+    r = CliRunner().invoke(scan, [str(obj), "--uarch", "zen3"])
+    assert r.exit_code == 3 and "interface unknown" in r.output and "Traceback" not in r.output, r.output
+
+
+def test_a_catalogued_interface_keeps_its_counterexample(tmp_path, monkeypatch):
+    """The other side of the rule: under the catalogue's interface (a declaration, ``lift.catalogue``) a wrong
+    function is a counterexample, exit 1 -- here our textbook export with one round constant changed, its name
+    given the catalogue row ``(state, data, nblocks)`` through a patched ``lookup``."""
+    from sha1opt import scan as scan_module
+    from sha1opt.semantics.lift.interface import DEFAULT
+
+    text = function_text(textbook("x86_64"))
+    assert "0x5a827999" in text.lower()
+    (tmp_path / "wrong.S").write_text(text.replace("0x5a827999", "0x5a827998").replace("0x5A827999", "0x5A827998"))
+    obj = _gcc(tmp_path / "wrong.S", tmp_path / "wrong.o")
+
+    class Row:
+        interface = DEFAULT
+
+    real = scan_module.lookup
+    monkeypatch.setattr(scan_module, "lookup",
+                        lambda name, member=None: Row() if name == "sha1_block_data_order" else real(name, member))
+    events = list(scan_paths([obj], uarch="zen3"))
+    (row,) = [e for e in events if isinstance(e, Found)]
+    assert row.catalogued and row.verdict == "counterexample", row.detail
