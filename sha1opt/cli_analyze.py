@@ -122,7 +122,7 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, mi
 def _scan_line(f: Found) -> str:
     cpb = f"{f.cycles_per_byte:.2f}" if f.cycles_per_byte is not None else "-"
     paths = f"{f.proved_paths}/{f.paths} proved" if f.paths else "-"
-    iface = f"{f.interface} ({'catalogue' if f.catalogued else 'standard'})"
+    iface = f"{f.interface} ({'catalogue' if f.catalogued else 'guessed'})"
     return (f"{f.where}  {f.function} @0x{f.address:x}  {iface} [{f.evidence}]  {f.verdict}  {paths}  "
             f"{f.seconds:.1f} s  {cpb} c/B {f.uarch}" + ("" if f.verdict == "proved" else f"\n    {f.detail}"))
 

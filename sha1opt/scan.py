@@ -24,14 +24,14 @@ member). A name with "sha1" alone is not taken:
 an HMAC-SHA1 or ``SHA1_Update`` wrapper calls the compression function, it
 is not one. The interface is the catalogue's for that symbol, else
 the two standard ones in turn, ``(state, data, nblocks)`` then ``(state,
-data)``: the row names the interface proved under (the interface is a
-declaration: a proof under either is a true statement about the code, and
-nothing else is tried). When neither proves, a counterexample under a guess
-says nothing about the code -- the guess may be wrong (LLVM's
-``SHA1::hashBlock(this)``, stripped helpers of glib or libdbus die natively
-when handed ``(state, data, nblocks)``) -- so the row is "interface unknown"
-when both guesses gave one, else the undecided guess's verdict (refused,
-unknown); "counterexample" is said only under a catalogued interface.
+data)``, then every other interface the catalogue lists (``guesses``): the
+row names the first interface proved under (an interface is a declaration:
+a proof under any is a true statement about the code). When none proves, a
+counterexample under a guess says nothing about the code -- the guess may be
+wrong (LLVM's ``SHA1::hashBlock(this)`` dies natively when handed
+``(state, data, nblocks)``) -- so the row is "interface unknown" when every
+guess gave one, else the first undecided guess's verdict (refused, unknown);
+"counterexample" is said only under a catalogued interface.
 
 Fast on what cannot hold SHA-1 (``may_hold``, on the raw bytes before any
 ELF parsing; objects of other architectures are passed over): a file is
@@ -75,6 +75,7 @@ from sha1opt.semantics.limits import clip
 from sha1opt.semantics.lift.archive import MAGIC as AR_MAGIC
 from sha1opt.semantics.lift.archive import members
 from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, holds_all_constants, holds_sha_ni
+from sha1opt.semantics.lift.catalogue import interfaces as catalogue_interfaces
 from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS, Interface
@@ -321,7 +322,7 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     sub = work / f"fn{os.getpid()}"
     sub.mkdir(exist_ok=True)
     catalogued = _interface(job)[1] == "catalogue"
-    tried = [iface] if catalogued else [DEFAULT, KEYWORDS["one-block"]]
+    tried = [iface] if catalogued else guesses()
     results: list[tuple[ObjectProof | None, str, Interface]] = []
     for each in tried:
         try:
@@ -341,23 +342,34 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     return _row(job, proof, model, seconds, proof.outcome if proof else "refused", why, each)
 
 
+def guesses() -> list[Interface]:
+    """The interfaces tried, in order, on a function the catalogue does not name: the two standard ones, then
+    every other interface the catalogue lists (``catalogue.interfaces``: state in a struct, host-order words,
+    a byte length; "nblocks even" last), so glib's or libdbus's stripped ``(digest, host-order words)``
+    functions can prove."""
+    first = [DEFAULT, KEYWORDS["one-block"]]
+    rest = [i for i in catalogue_interfaces() if i not in first]
+    return first + sorted(rest, key=lambda i: i.block_multiple > 1)     # "nblocks even", a weaker claim, last
+
+
 def _guessed(job: _Job, results: list[tuple[ObjectProof | None, str, Interface]], model,
              seconds: float) -> Found:
-    """The row of a function proved under neither standard interface (``INTERFACE_UNKNOWN``).
+    """The row of a function proved under none of the ``guesses`` (``INTERFACE_UNKNOWN``).
 
     A counterexample under an interface that was guessed, not declared, refutes
     the guess as much as the code: LLVM's ``SHA1::hashBlock`` takes only
     ``this`` and dies natively when handed ``(state, data, nblocks)``. So a
     counterexample under every guess is "interface unknown", never
-    "counterexample"; a guess the prover could not decide (refused, unknown)
-    is reported as such, the others' verdicts named in the detail.
+    "counterexample"; else the first guess the prover could not decide
+    (refused, unknown) is reported, its detail naming the guess.
     """
     undecided = [r for r in results if r[0] is None or r[0].outcome != "counterexample"]
-    shown = [f"under {str(replace(each, name=None))}: {_brief(proof, why)}" for proof, why, each in results]
+    shown = [f"under {str(replace(each, name=None))}: {_brief(proof, why)}" for proof, why, each in results[:2]]
+    if len(results) > 2:
+        shown.append(f"and likewise under the catalogue's {len(results) - 2} other interface(s)")
     if undecided:
         proof, why, each = undecided[0]
-        others = [s for r, s in zip(results, shown) if r is not undecided[0]]
-        detail = "; ".join([why, *others])
+        detail = f"under {str(replace(each, name=None))}: {why}"
         return _row(job, proof, model, seconds, proof.outcome if proof else "refused", detail, each)
     detail = ("guessed interfaces, each refuted (declare the real one, `analyze --interface`, to prove or refute "
               "the code): " + "; ".join(shown))

@@ -95,3 +95,18 @@ def interface_for(symbol: str) -> Interface | None:
     """The catalogued interface of the function ``symbol`` (named ``symbol``), or None."""
     row = lookup(symbol)
     return row.interface if row is not None else None
+
+
+def interfaces() -> tuple[Interface, ...]:
+    """The catalogue's distinct interfaces, unnamed, in the file's order: the shapes SHA-1 block functions
+    are known to take, which ``scan`` tries on a function the catalogue does not name.
+
+    Example: the rows of ``sha1_block_data_order`` and ``_gcry_sha1_transform_amd64_ssse3`` both give
+    ``(state, data, nblocks)``, listed once."""
+    out: list[Interface] = []
+    for r in _rows():
+        itf = replace(r.interface, name=None)
+        if itf not in out:
+            out.append(itf)
+    return tuple(out)
+
