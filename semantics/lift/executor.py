@@ -409,7 +409,33 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(x.region, x.off + y.v)
         if isinstance(x, Int) and isinstance(y, Ptr):
             return Ptr(y.region, y.off + x.v)
+        low = self._low_halves(x, y, d)
+        if low is not None:
+            return self.domain.apply("add", *low)
         raise Refused(d, "addition of a pointer and a non-integer", "untracked value")
+
+    def _low_halves(self, x, y, d: Decoded):
+        """The low 32-bit halves of a 64-bit ``add``/``sub`` of data and data or a numeral, else None.
+
+        Data in a 64-bit register is tracked in its low 32 bits only (its upper
+        half is never read: used as an address, a count or moved whole into a
+        vector register it is refused), and the low half of a 64-bit sum or
+        difference is the 32-bit sum or difference of the low halves, so the
+        result is data again. Example (gcc's SHA-1 in libdbus): ``mov
+        $0xca62c1d6, %r12d; mov %ebp, %ebp; add %r12, %rbp`` -- %rbp's low half
+        is ebp + 0xca62c1d6. The flags of the 64-bit result are not tracked."""
+        if self.bits != 64 or d.width != 8 or not (is_data(x) or is_data(y)):
+            return None
+        halves = []
+        for v in (x, y):
+            if is_data(v):
+                halves.append(v)
+                continue
+            c = z3.simplify(v.v) if isinstance(v, Int) else None
+            if c is None or not z3.is_bv_value(c):
+                return None
+            halves.append(self.domain.const(c.as_long() & 0xFFFFFFFF))
+        return tuple(halves)
 
     def _sub(self, x, y, d: Decoded):
         if isinstance(x, Int) and isinstance(y, Int):
@@ -418,6 +444,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(x.region, x.off - y.v)
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             return Int(x.off - y.off)
+        low = self._low_halves(x, y, d)
+        if low is not None:
+            return self.domain.apply("sub", *low)
         if any(isinstance(v, Ptr) and v.region.startswith(RESULT_REGION) for v in (x, y)):
             # (strchr's result points into its argument: where is not modelled)
             raise Refused(d, "subtraction of pointers a known function returned (where one points into the "
