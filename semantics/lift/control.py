@@ -4,9 +4,10 @@
 ``semantics.control.CONTROL``: the four flags branches need (ZF SF CF OF) as z3 booleans
 after a count or pointer instruction, a branch condition from them
 (``condition("jne")``), and ``push``/``pop``/``leave``/``call``/``ret``/
-``jmp``/``j<cc>`` on the stack and the program counter, and ``cmov<cc>`` on
+``jmp``/``j<cc>`` on the stack and the program counter, ``cmov<cc>`` on
 counts and pointers (a fork, as a branch; the two may point into different objects: a
-data pointer and a constant table's end, the loop-exit sentinel of libgcrypt-style code).
+data pointer and a constant table's end, the loop-exit sentinel of libgcrypt-style code), and
+``set<cc>`` (a fork where the path does not decide the condition: each path a constant 0 or 1).
 Calls and jumps out of the function are ``calls.Calls``: a known external
 function by its contract, a local function followed, a function pointer's every
 value (forks). Pointers into two objects (the caller's buffers, the stack, this
@@ -206,7 +207,7 @@ class ControlFlow(Calls):
                     self.s.pc_addr = (t.section, t.offset)
             return
         if CONTROL[m].kind == "flag":
-            self._setcc(d, m, ops[0])
+            self._setcc(d, m, ops[0], decide)
             return
         if m in BRANCHES:
             c = self.condition(m, d)
@@ -220,15 +221,31 @@ class ControlFlow(Calls):
             return
         raise Refused(d, f"unsupported instruction {m}", "instruction")  # pragma: no cover - CONTROL is closed
 
-    def _setcc(self, d: Decoded, m: str, dst) -> None:
-        """``set<cc>`` into the low byte of a register holding an integer: the condition as 0 or 1 (a count)."""
+    def _setcc(self, d: Decoded, m: str, dst, decide) -> None:
+        """``set<cc>`` into the low byte of a register holding an integer: the condition as 0 or 1 (a count).
+
+        Exploring, a condition the path condition does not decide forks as a branch (and ``cmov``) does:
+        ``decide(c)`` records ``c`` on this path and its negation on the fork, whose byte (the other of 0
+        and 1) is left in ``alternative`` for ``paths.explore``. Each path so holds a constant 0 or 1, and an
+        index or offset computed from it (nettle's ``sete %r12b; add %r12d,%r12d`` indexing a stack table)
+        is a constant address. On replay (``decide`` None) the path condition decides it; where it does
+        not, the byte is the condition's value as a term (0 or 1).
+        """
         c = self.condition(m, d)
         old = self.s.regs.get(dst.name) if isinstance(dst, Reg) and dst.width == 8 else None
         if not isinstance(old, Int):
             raise Refused(d, f"{m} into {'memory' if isinstance(dst, Mem) else 'a register'} not holding an "
                              "integer", "untracked value")
-        bit = z3.If(c, self.bv(1), self.bv(0))
-        self.s.regs[dst.name] = Int((old.v & self.bv(((1 << self.bits) - 1) ^ 0xFF)) | bit)
+        high = old.v & self.bv(((1 << self.bits) - 1) ^ 0xFF)
+        w = self.bits // 8
+        if decide is not None:
+            taken = decide(c)
+            self._write(dst, Int(high | self.bv(int(taken))), w, d)
+            self.alternative = (dst, Int(high | self.bv(int(not taken))), w)
+            return
+        bit = (self.bv(1) if self.implies(c) else self.bv(0) if self.implies(z3.Not(c))
+               else z3.If(c, self.bv(1), self.bv(0)))
+        self._write(dst, Int(high | bit), w, d)
 
     def _indirect(self, d: Decoded, decide):
         """The target of an indirect jump or call: a register holding a code address (one function pointer value

@@ -7,7 +7,8 @@ the step limit (``limit``) -- each of these three with its ``category``
 (``values.CATEGORIES``: the refusal's, ``"contract"``, ``"limit"``); at a
 conditional branch both of whose directions are possible under the path
 condition (z3), the path forks -- and so does a
-``cmov`` on counts or pointers, whose fork gets the other value, and a jump through a
+``cmov`` on counts or pointers, whose fork gets the other value, a ``set<cc>`` on an undecided condition, whose
+fork gets the other of 0 and 1, and a jump through a
 function pointer, whose fork runs the jump again for the pointer's next value. A forked path may
 stop at its very first address (the loop head right after the back edge).
 
@@ -137,7 +138,7 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                             f.trace = list(pm.s.trace[:-1])
                             f.steps = pm.s.steps - 1
                 for f in forks[n_forks:] if not pm.refetch else ():
-                    if d.target is None:          # a cmov: same next address, the other value
+                    if d.target is None:          # a cmov or set<cc>: same next address, the other value
                         f.pc_addr = pm.s.pc_addr
                     else:
                         f.pc_addr = (sec, d.next) if pm.s.pc_addr == (sec, d.target) else (sec, d.target)
