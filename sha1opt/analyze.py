@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -141,9 +142,10 @@ class ObjectProof:
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
                    next(p for p in self.proof.paths if p.outcome != "proved"))
         if self.outcome == "refused":
-            n = sum(1 for p in self.proof.paths if p.outcome == "refused")
-            ok = sum(1 for p in self.proof.paths if p.outcome == "proved")
-            return (f"NOT proved: {ok} path(s) proved, {n} refused (first: {bad.detail}){unchecked}; "
+            counts = Counter(p.outcome for p in self.proof.paths if p.outcome != "not checked")
+            ok = counts.pop("proved", 0)
+            rest = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+            return (f"NOT proved: {ok} path(s) proved, {rest} (first {bad.outcome}: {bad.detail}){unchecked}; "
                     "the function is proved only when every path is")
         if self.outcome == "counterexample":
             return (f"NOT proved: counterexample (confirmed natively): {self.native.describe()}; prover: "
