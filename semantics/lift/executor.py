@@ -55,7 +55,7 @@ from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.memory import MemoryModel
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
-from sha1opt.semantics.lift.values import (MASK32, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed,
+from sha1opt.semantics.lift.values import (MASK32, Flags, Int, Lanes, Opq, Ptr, Refused, Violation, is_data, signed,
                                            stack_base)
 from sha1opt.semantics.lift.vectors import VectorUnit
 from sha1opt.semantics.control import CONTROL
@@ -159,6 +159,8 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             raise Refused(d, f"{what} holds a count ({s}) but is used as data", "untracked value")
         if isinstance(v, Ptr):
             raise Refused(d, f"{what} holds a pointer into {v.region} but is used as data", "untracked value")
+        if isinstance(v, Lanes):
+            return v.lo                 # (a 32-bit read of a 64-bit register: its low half)
         if isinstance(v, Opq):
             raise Refused(d, f"{what} holds the caller's {v.name} but is used as data", "untracked value")
         return v
@@ -182,6 +184,8 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                 self.s.regs[name] = v
             if width == 4 and self.bits == 64 and isinstance(v, Int):
                 return Int(z3.ZeroExt(32, z3.Extract(31, 0, v.v)))
+            if width == 4 and isinstance(v, Lanes):
+                return v.lo             # (a 32-bit read of two data words held whole: the low one)
             if op == CL and isinstance(v, Int):
                 return Int(v.v & self.bv(0xFF))
             return v

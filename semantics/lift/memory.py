@@ -32,7 +32,7 @@ import z3
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
-from sha1opt.semantics.lift.values import RESULT_REGION, Int, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, Int, Lanes, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
 
@@ -142,11 +142,11 @@ class MemoryModel:
             return dom.apply("and", v, dom.const((1 << (8 * size)) - 1))
         if key in self.s.mem:
             v, sz = self.s.mem[key]
-            if sz == 4 and 8 * size == self.bits == 64 and is_data(v) and \
-                    is_data(self.s.mem.get((key[0], key[1], key[2] + 4), (None, 0))[0]):
-                # two 32-bit data words (vector lanes stored whole) read as one 64-bit value: not tracked, a value
-                # the code may only move or overwrite (``[`` in the name), never compute on
-                return Opq(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]")
+            hi = self.s.mem.get((key[0], key[1], key[2] + 4), (None, 0))
+            if sz == 4 and 8 * size == self.bits == 64 and is_data(v) and hi[1] == 4 and is_data(hi[0]):
+                # two 32-bit data words (vector lanes stored whole) read as one 64-bit value: a value the code
+                # may only move, store or take apart (``values.Lanes``), never compute on
+                return Lanes(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]", v, hi[0])
             if sz != size and not (sz == 8 and size == 4 and is_data(v)):
                 # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
                 raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
@@ -170,6 +170,12 @@ class MemoryModel:
             else:
                 v = self.initial_mem("state", c)
         elif region == "data":
+            if not rest and size == 8 == self.bits // 8 and c % 4 == 0:
+                # two message words in one 64-bit register (gcc's vectorized copies): ``values.Lanes``
+                if not 0 <= c <= 56:
+                    self._inside_buffer(c, size, d)
+                return Lanes(f"data{c:+d} [two message words read as one 64-bit value]",
+                             self.initial_mem("data", c), self.initial_mem("data", c + 4))
             if rest or size != 4:
                 raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word",
                               "untracked value")
@@ -244,6 +250,10 @@ class MemoryModel:
         raise Violation(d, f"reads past the end of the data (block{c:+d}) on this path")
 
     def store(self, p: Ptr, v, size: int, d: Decoded) -> None:
+        if isinstance(v, Lanes) and size == 8:          # two data words: stored as the two words they are
+            self.store(p, v.lo, 4, d)
+            self.store(Ptr(p.region, p.off + 4), v.hi, 4, d)
+            return
         key = self._key(p)
         region, rest, c = key
         if region == "stack":

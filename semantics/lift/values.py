@@ -54,6 +54,23 @@ class Opq:
     name: str
 
 
+@dataclass(frozen=True, eq=False)
+class Lanes(Opq):
+    """Two 32-bit data values in one 64-bit general register: (``lo``, ``hi``), bits 0-31 and 32-63, exact.
+
+    gcc's vectorized copies move message words two at a time through a general
+    register (``movq %xmm2, %rsi; mov %rsi, %rcx; movq %rcx, %xmm1``, or
+    ``mov 0x10(%rsi), %rcx``). Such a value is only moved: as an ``Opq`` (its
+    name holds "[") every rule that refuses computing on an opaque value
+    refuses it; it is taken apart exactly where the bits are known -- into a
+    vector register (two lanes), stored (two words), read as 32 bits (``lo``).
+    Example: ``mov (%rsi), %rcx`` with %rsi = data gives ``Lanes(.., m0, m1)``;
+    ``mov %ecx, %eax`` then reads m0."""
+
+    lo: object = None
+    hi: object = None
+
+
 Category = Literal["untracked value", "instruction", "address", "control flow", "loop shape", "contract", "limit"]
 # Why the executor (or the loop proof) stopped a path, one word for each kind of raise site:
 CATEGORIES: dict[str, str] = {

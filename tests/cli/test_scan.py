@@ -329,16 +329,12 @@ def test_a_function_the_catalogue_does_not_name_is_tried_under_its_other_interfa
     """``scan.guesses``: after the two standard interfaces, every other interface ``corpus/interfaces.toml``
     lists is tried (the issue: "infers the interface from a catalogue of known interfaces"). A digest and
     host-order words, as glib's and libdbus's stripped ``sha_transform(digest, words)`` take them, proves
-    under ``(state, words)``, said to be guessed (not the catalogue's row). Built with -fno-tree-vectorize:
-    gcc's vectorized copy of the 16 words moves two words at once through a 64-bit register, a value the
-    lifter does not track (refused by name, a limit of its own)."""
+    under ``(state, words)``, said to be guessed (not the catalogue's row)."""
     words = HASHER_C.replace("struct hasher { uint32_t words[16]; uint32_t state[5]; uint64_t length; };", "")
     words = words.replace("void hasher_block(struct hasher *h) {",
                           "void digest_words(uint32_t *state, const uint32_t *words) {")
     words = words.replace("h->state", "state").replace("h->words", "words").replace("    h->length += 64;\n", "")
     (tmp_path / "words.c").write_text(words)
-    obj = tmp_path / "words.o"
-    subprocess.run(["gcc", "-O2", "-fno-tree-vectorize", "-c", "-o", str(obj), str(tmp_path / "words.c")],
-                   check=True, timeout=120)
+    obj = _gcc(tmp_path / "words.c", tmp_path / "words.o")
     (row,) = [e for e in scan_paths([obj], uarch="zen3") if isinstance(e, Found)]
     assert row.verdict == "proved" and row.interface == "(state, words)" and not row.catalogued, row.detail
