@@ -17,7 +17,7 @@ at an offset in a context (``state@OFFSET``) is copied into the adapter's
 zeroed context before the call and back after it (the harness's canaries then
 guard the adapter's copy, not the context's other bytes); host-order words
 (``words``) are the block byte-swapped into the adapter's buffer, one call per
-block; a byte length is ``64 * nblocks`` plus the record's trailing bytes
+block, and a clobbered block (``data clobbered``) is copied there as it is; a byte length is ``64 * nblocks`` plus the record's trailing bytes
 (``sha1opt_tail``, 0..63, set by the harness per record: in the buffer after the
 blocks, never hashed under the contract), or ``64`` plus them per block; a
 constant is passed as declared.
@@ -63,10 +63,11 @@ def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
         for j in range(0, 20, 4):
             before += [f"\tmov {j}({ptr}), {tmp}", f"\tmov {tmp}, sha1opt_ctx+{off + j}{rip}"]
             after += [f"\tmov sha1opt_ctx+{off + j}{rip}, {tmp}", f"\tmov {tmp}, {j}({ptr})"]
-    if "words" in interface.roles:
+    if "words" in interface.roles or interface.data_clobbered:
+        swap = ["\tbswap " + tmp] if "words" in interface.roles else []
         before.append(f"\tmov sha1opt_data{rip}, {ptr}")
         for j in range(0, 64, 4):
-            before += [f"\tmov {j}({ptr}), {tmp}", f"\tbswap {tmp}", f"\tmov {tmp}, sha1opt_words+{j}{rip}"]
+            before += [f"\tmov {j}({ptr}), {tmp}", *swap, f"\tmov {tmp}, sha1opt_words+{j}{rip}"]
     return before, after
 
 
@@ -75,6 +76,8 @@ def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
     rip = "(%rip)" if arch == "x86_64" else ""
     once = _once(interface)
     address = {"workspace": "sha1opt_workspace", "words": "sha1opt_words"}
+    if interface.data_clobbered:
+        address["data"] = "sha1opt_words"           # (a copy of the block: the harness's data stays unchanged)
     if role == "state" and interface.state_offset:
         address["state"] = "sha1opt_ctx"
     if arch == "x86_64":

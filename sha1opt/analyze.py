@@ -76,6 +76,7 @@ from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.candidates import compression_candidates
 from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import NoFunction
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
@@ -172,7 +173,7 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
     """
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
-        uo = load_object(path, work, arch=arch, member=member, cpp=cpp)
+        uo = with_stripped_name(load_object(path, work, arch=arch, member=member, cpp=cpp), function)
         archive = Path(path) if uo.kind == "archive member" else None
         chosen, origin = choose_interface(uo, function, member, interface)
         try:
@@ -191,6 +192,16 @@ def declared_by_user(origin: str) -> bool:
 
 
 DECLARED = "declared (--interface)"
+
+
+def with_stripped_name(uo: UserObject, function: str | None) -> UserObject:
+    """``uo`` with a symbol for ``function`` when it is a name ``scan`` gives a stripped function,
+    ``sub_<hex address>`` (``lift.candidates``: an unwind extent or code a SHA-1-named function enters, holding
+    the four round constants), so what a scan row names can be proved under a declared interface."""
+    if function is None or not function.startswith("sub_") or any(s.name == function for s in uo.obj.symbols):
+        return uo
+    hit = next((c.symbol for c in compression_candidates(uo.obj) if c.name == function), None)
+    return uo if hit is None else replace(uo, obj=replace(uo.obj, symbols=[*uo.obj.symbols, hit]))
 
 
 def choose_interface(uo: UserObject, function: str | None, member: str | None,

@@ -49,7 +49,8 @@ def _fail(message: str) -> None:
 @click.option("--all-uarchs", is_flag=True, help="Predict for every model.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="For text input: default guessed from the registers used.")
-@click.option("--function", default=None, help="Default: sha1_block_data_order, else the only global function.")
+@click.option("--function", default=None, help="Default: sha1_block_data_order, else the only global function; a stripped "
+              "function as scan names it, sub_<hex address>.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="Default: sysv on x86-64, cdecl on i386.")
 @click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,

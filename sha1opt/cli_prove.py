@@ -71,7 +71,8 @@ def _parse_map(text: str) -> dict[str, str]:
 @click.option("--map", "mapping", default="", help="With --asm: variables to registers, e.g. b=ebx,c=ecx,d=edx.")
 @click.option("--object", "object_file", type=click.Path(dir_okay=False),
               help="A whole block function: .s/.S (assembled), .o, .a (with --member) or shared object.")
-@click.option("--function", default=None, help="With --object: default sha1_block_data_order, else the only global function.")
+@click.option("--function", default=None, help="With --object: default sha1_block_data_order, else the only global function; a stripped "
+              "function as scan names it, sub_<hex address>.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="With --object: default by arch.")
 @click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,

@@ -29,9 +29,10 @@ row names the first interface proved under (an interface is a declaration:
 a proof under any is a true statement about the code). When none proves, a
 counterexample under a guess says nothing about the code -- the guess may be
 wrong (LLVM's ``SHA1::hashBlock(this)`` dies natively when handed
-``(state, data, nblocks)``) -- so the row is "interface unknown" when every
-guess gave one, else the first undecided guess's verdict (refused, unknown);
-"counterexample" is said only under a catalogued interface.
+``(state, data, nblocks)``) -- so the row is the first guess left "unknown"
+(the machine agreed with SHA-1), else "refused" when every guess was
+refused, else "interface unknown"; "counterexample" is said only under a
+catalogued interface.
 
 Fast on what cannot hold SHA-1 (``may_hold``, on the raw bytes before any
 ELF parsing; objects of other architectures are passed over): a file is
@@ -81,7 +82,7 @@ from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS, Interface
 
 TIME_LIMIT = 60.0               # seconds of wall time per function (``--time-limit``)
-INTERFACE_UNKNOWN = "interface unknown"     # the verdict when every guessed interface gave a counterexample
+INTERFACE_UNKNOWN = "interface unknown"     # no guessed interface proved, one gave a counterexample (``_guessed``)
 _ELF = b"\x7fELF"
 _NAMES = (b"sha1", b"SHA1", b"Sha1")
 _IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$")
@@ -345,11 +346,14 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
 def guesses() -> list[Interface]:
     """The interfaces tried, in order, on a function the catalogue does not name: the two standard ones, then
     every other interface the catalogue lists (``catalogue.interfaces``: state in a struct, host-order words,
-    a byte length; "nblocks even" last), so glib's or libdbus's stripped ``(digest, host-order words)``
-    functions can prove."""
+    a byte length), then the weaker claims: each one-block interface with its buffer ``clobbered`` (glib's
+    stripped ``sha1_transform`` computes W in the caller's words), "nblocks even" last."""
     first = [DEFAULT, KEYWORDS["one-block"]]
     rest = [i for i in catalogue_interfaces() if i not in first]
-    return first + sorted(rest, key=lambda i: i.block_multiple > 1)     # "nblocks even", a weaker claim, last
+    whole = [i for i in first + rest if i.block_multiple == 1]
+    clobbered = [replace(i, data_clobbered=True) for i in whole if i.one_block and not i.data_clobbered]
+    weaker = [i for i in clobbered + rest if i not in whole]
+    return whole + weaker
 
 
 def _guessed(job: _Job, results: list[tuple[ObjectProof | None, str, Interface]], model,
@@ -359,11 +363,16 @@ def _guessed(job: _Job, results: list[tuple[ObjectProof | None, str, Interface]]
     A counterexample under an interface that was guessed, not declared, refutes
     the guess as much as the code: LLVM's ``SHA1::hashBlock`` takes only
     ``this`` and dies natively when handed ``(state, data, nblocks)``. So a
-    counterexample under every guess is "interface unknown", never
-    "counterexample"; else the first guess the prover could not decide
-    (refused, unknown) is reported, its detail naming the guess.
+    counterexample under a guess is never "counterexample" here: the row is
+    the first guess the prover left undecided ("unknown": the machine agreed
+    with SHA-1), else the first refusal when every guess was refused (a
+    limit of the prover's, whatever the interface), else "interface unknown".
     """
-    undecided = [r for r in results if r[0] is None or r[0].outcome != "counterexample"]
+    outcomes = [proof.outcome if proof is not None else "refused" for proof, _, _ in results]
+    # the machine agreed with SHA-1 where the prover could not finish: the guess is likely right, say so;
+    # refused under every guess: a limit of the prover's whatever the interface (an unmodelled instruction)
+    undecided = [r for r, o in zip(results, outcomes) if o not in ("counterexample", "refused")] or \
+        (results if all(o == "refused" for o in outcomes) else [])
     shown = [f"under {str(replace(each, name=None))}: {_brief(proof, why)}" for proof, why, each in results[:2]]
     if len(results) > 2:
         shown.append(f"and likewise under the catalogue's {len(results) - 2} other interface(s)")
@@ -371,8 +380,8 @@ def _guessed(job: _Job, results: list[tuple[ObjectProof | None, str, Interface]]
         proof, why, each = undecided[0]
         detail = f"under {str(replace(each, name=None))}: {why}"
         return _row(job, proof, model, seconds, proof.outcome if proof else "refused", detail, each)
-    detail = ("guessed interfaces, each refuted (declare the real one, `analyze --interface`, to prove or refute "
-              "the code): " + "; ".join(shown))
+    detail = (f"guessed interfaces, each refuted (declare the real one to prove or refute the code: `sha1opt prove "
+              f"--object FILE --function {job.cand.name} --interface '(...)'`): " + "; ".join(shown))
     return _row(job, None, model, seconds, INTERFACE_UNKNOWN, detail, DEFAULT)
 
 

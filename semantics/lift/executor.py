@@ -55,7 +55,7 @@ from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.memory import MemoryModel
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
-from sha1opt.semantics.lift.values import (MASK32, Flags, Int, Lanes, Opq, Ptr, Refused, Violation, is_data, signed,
+from sha1opt.semantics.lift.values import (MASK32, Flags, Int, DataPair, Opq, Ptr, Refused, Violation, is_data, signed,
                                            stack_base)
 from sha1opt.semantics.lift.vectors import VectorUnit
 from sha1opt.semantics.control import CONTROL
@@ -82,8 +82,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     def __init__(self, program: Program, domain, initial_reg, initial_mem, state: State, *,
                  bits: int, block: z3.BitVecRef | None = None, axioms: list | None = None,
                  stack_writable: Callable[[int], bool] | None = None,
-                 data_size: z3.BitVecRef | None = None) -> None:
+                 data_size: z3.BitVecRef | None = None, data_writable: bool = False) -> None:
         self.p = program
+        self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written
         self.domain = domain
         self.initial_reg = initial_reg
         self.initial_mem = initial_mem
@@ -159,7 +160,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             raise Refused(d, f"{what} holds a count ({s}) but is used as data", "untracked value")
         if isinstance(v, Ptr):
             raise Refused(d, f"{what} holds a pointer into {v.region} but is used as data", "untracked value")
-        if isinstance(v, Lanes):
+        if isinstance(v, DataPair):
             return v.lo                 # (a 32-bit read of a 64-bit register: its low half)
         if isinstance(v, Opq):
             raise Refused(d, f"{what} holds the caller's {v.name} but is used as data", "untracked value")
@@ -184,7 +185,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                 self.s.regs[name] = v
             if width == 4 and self.bits == 64 and isinstance(v, Int):
                 return Int(z3.ZeroExt(32, z3.Extract(31, 0, v.v)))
-            if width == 4 and isinstance(v, Lanes):
+            if width == 4 and isinstance(v, DataPair):
                 return v.lo             # (a 32-bit read of two data words held whole: the low one)
             if op == CL and isinstance(v, Int):
                 return Int(v.v & self.bv(0xFF))

@@ -92,7 +92,8 @@ class Ctx:
         if self.contract.host_words:
             init_mem = host_words(domain, init_mem)
         return PathMachine(self.program, domain, init_reg, init_mem, st, bits=self.bits, block=block,
-                           axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size)
+                           axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size,
+                           data_writable=self.contract.data_clobbered)
 
 
 def host_words(domain, init_mem):

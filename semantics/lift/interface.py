@@ -20,7 +20,7 @@ in a small grammar read by ``parse_interface`` (a hand-written scanner;
 nothing is evaluated)::
 
     interface := "blocks" | "one-block" | [NAME] "(" role ("," role)* ")"
-    role      := "state" ["[5]"] ["@" OFFSET] | "data" ["[64]"] | "words" ["[16]"]
+    role      := "state" ["[5]"] ["@" OFFSET] | ("data" ["[64]"] | "words" ["[16]"]) ["clobbered"]
                | "nblocks" ["even"] | "bytes" | "workspace" "[" WORDS "]" | NUMBER
 
 Roles are named by what the argument *is*, in argument order; a state and
@@ -35,6 +35,9 @@ once, at most one count (``nblocks`` or ``bytes``). Numbers are decimal or
 * ``data`` -- the block as 64 bytes, W[i] the big-endian word i (FIPS 180-4);
   ``words`` -- the block as 16 host-order (little-endian) 32-bit words the
   caller has already byte-swapped: W[i] is host word i.
+  ``clobbered`` after either (one block only) -- the function may overwrite
+  the buffer (glib's ``sha1_transform`` computes W in place, pam_timestamp
+  wipes the block after use); a read after a write gives what was written.
 * ``nblocks`` -- the function hashes that many blocks (the loop proof);
   ``bytes`` -- a byte length: the function hashes its floor(length/64)
   whole blocks; the contract allows any length = 64*nblocks + r with
@@ -119,6 +122,7 @@ class Contract:
     state_offset: int = 0
     constants: tuple[tuple[int, int], ...] = ()
     block_multiple: int = 1
+    data_clobbered: bool = False     # ``data clobbered``: the one block's buffer may be overwritten
 
     @property
     def one_block(self) -> bool:
@@ -150,6 +154,7 @@ class Contract:
         return [f"workspace[{self.workspace_words}]" if a == "workspace" else
                 f"state@{self.state_offset:#x}" if a == "state" and self.state_offset else
                 "nblocks even" if a == "nblocks" and self.block_multiple == 2 else
+                f"{a} clobbered" if a in DATA_ROLES and self.data_clobbered else
                 str(consts[i]) if a == CONST else a for i, a in enumerate(self.args)]
 
     def arg_text(self) -> str:
@@ -178,6 +183,8 @@ class Contract:
                      "points to: its other bytes may be read, never written")
         if self.host_words:
             more += "; data: 16 host-order (little-endian) words a block, already byte-swapped (W[i] = word i)"
+        if self.data_clobbered:
+            more += "; the data buffer may be overwritten (its 64 bytes after the call are not specified)"
         return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({self.arg_text()}); {count}; "
                 f"{disjoint} disjoint, none null{entry}{more}; callee-saved {saved} and the stack pointer checked")
 
@@ -220,6 +227,7 @@ class Interface:
     state_offset: int = 0
     constants: tuple[tuple[int, int], ...] = ()
     block_multiple: int = 1          # 2: ``nblocks even``
+    data_clobbered: bool = False     # ``data clobbered`` / ``words clobbered`` (one block only)
 
     @property
     def one_block(self) -> bool:
@@ -229,7 +237,7 @@ class Interface:
         """The ``Contract`` the proof runs under (one block: nblocks fixed at 1)."""
         least = 1 if self.one_block else max(min_blocks, 1 if self.block_multiple > 1 else 0)
         return Contract(abi, least, self.roles, self.workspace_words, self.state_offset, self.constants,
-                        self.block_multiple)
+                        self.block_multiple, self.data_clobbered)
 
     def __str__(self) -> str:
         return f"{self.name or ''}({', '.join(self.contract('sysv').arg_names())})"
@@ -289,6 +297,7 @@ def parse_interface(text: str) -> Interface:
     constants: list[tuple[int, int]] = []
     words = offset = 0
     multiple = 1
+    clobbered = False
     while True:
         if peek()[0] == "num":
             _, num, col = expect("num")
@@ -306,6 +315,9 @@ def parse_interface(text: str) -> Interface:
             elif role == "nblocks" and peek()[:2] == ("name", "even"):
                 expect("name")
                 multiple = 2
+            elif role in DATA_ROLES and peek()[:2] == ("name", "clobbered"):
+                expect("name")
+                clobbered = True
             roles.append(role)
         if peek()[1] == ",":
             expect("punct", ",")
@@ -319,7 +331,10 @@ def parse_interface(text: str) -> Interface:
         raise ParseError("--interface: no state argument (state and data are required)")
     if not any(r in DATA_ROLES for r in roles):
         raise ParseError("--interface: no data argument (state and data are required; words: host-order data)")
-    return Interface(tuple(roles), words, name, offset, tuple(constants), multiple)
+    if clobbered and any(r in COUNT_ROLES for r in roles):
+        raise ParseError("--interface: a clobbered data buffer is modelled for one block only (no nblocks or "
+                         "bytes argument)")
+    return Interface(tuple(roles), words, name, offset, tuple(constants), multiple, clobbered)
 
 
 def _role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[str, int]:

@@ -9,8 +9,10 @@ Example: with ``%rsi = Ptr("data", 64*k)``, ``movl 8(%rsi), %eax`` reads key
 writes ``("stack", "", -4)``. Two keys whose constant parts overlap without
 being equal are refused (a partial overlap); stack keys with different
 symbolic parts (a realigned frame) are asked of z3. Writes are allowed only
-to the stack below the entry stack pointer (``stack_writable``) and to the
-5 state words; anything else is a ``Violation``, never ignored. A read past
+to the stack below the entry stack pointer (``stack_writable``), to the
+5 state words and, under ``data clobbered`` (``data_writable``, one block),
+to the block's 16 words -- a read after such a write gives what was
+written; anything else is a ``Violation``, never ignored. A read past
 the current block (read-ahead) is allowed only where the path condition
 keeps it inside the data buffer (``data_size``). The stack guard (``canary``)
 is a read-only region of one word, the same opaque constant at every read.
@@ -32,7 +34,7 @@ import z3
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
-from sha1opt.semantics.lift.values import RESULT_REGION, Int, Lanes, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, Int, DataPair, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
 
@@ -40,7 +42,7 @@ from sha1opt.semantics.x86 import Mem
 class MemoryModel:
     """Addresses and memory of a ``PathMachine`` (module docstring); needs its ``s``, ``p``, ``bv``,
     ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
-    ``stack_writable``, ``replaying`` and ``on_write``."""
+    ``stack_writable``, ``data_writable``, ``replaying`` and ``on_write``."""
 
     def got_value(self, m: Mem, d: Decoded, size: int) -> Ptr:
         """What a ``mov`` from a GOT slot loads: the symbol's address (``decode.got_address``). i386's slot is
@@ -130,8 +132,10 @@ class MemoryModel:
     def load(self, p: Ptr, size: int, d: Decoded):
         key = self._key(p)
         if key[0] == "data" and size in (1, 2) and not key[1]:
-            # bytes of the (read-only) block: a shifted, masked message word
+            # bytes of the block: a shifted, masked message word (of the caller's, never one the code wrote)
             c = key[2]
+            if ("data", "", c - c % 4) in self.s.mem:
+                raise Refused(d, "a byte read of a data word the code overwrote", "untracked value")
             if not 0 <= c < 64:
                 self._inside_buffer(c, size, d)
             if c // 4 != (c + size - 1) // 4:
@@ -145,8 +149,8 @@ class MemoryModel:
             hi = self.s.mem.get((key[0], key[1], key[2] + 4), (None, 0))
             if sz == 4 and 8 * size == self.bits == 64 and is_data(v) and hi[1] == 4 and is_data(hi[0]):
                 # two 32-bit data words (vector lanes stored whole) read as one 64-bit value: a value the code
-                # may only move, store or take apart (``values.Lanes``), never compute on
-                return Lanes(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]", v, hi[0])
+                # may only move, store or take apart (``values.DataPair``), never compute on
+                return DataPair(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]", v, hi[0])
             if sz != size and not (sz == 8 and size == 4 and is_data(v)):
                 # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
                 raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
@@ -171,10 +175,10 @@ class MemoryModel:
                 v = self.initial_mem("state", c)
         elif region == "data":
             if not rest and size == 8 == self.bits // 8 and c % 4 == 0:
-                # two message words in one 64-bit register (gcc's vectorized copies): ``values.Lanes``
+                # two message words in one 64-bit register (gcc's vectorized copies): ``values.DataPair``
                 if not 0 <= c <= 56:
                     self._inside_buffer(c, size, d)
-                return Lanes(f"data{c:+d} [two message words read as one 64-bit value]",
+                return DataPair(f"data{c:+d} [two message words read as one 64-bit value]",
                              self.initial_mem("data", c), self.initial_mem("data", c + 4))
             if rest or size != 4:
                 raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word",
@@ -250,7 +254,7 @@ class MemoryModel:
         raise Violation(d, f"reads past the end of the data (block{c:+d}) on this path")
 
     def store(self, p: Ptr, v, size: int, d: Decoded) -> None:
-        if isinstance(v, Lanes) and size == 8:          # two data words: stored as the two words they are
+        if isinstance(v, DataPair) and size == 8:          # two data words: stored as the two words they are
             self.store(p, v.lo, 4, d)
             self.store(Ptr(p.region, p.off + 4), v.hi, 4, d)
             return
@@ -264,6 +268,9 @@ class MemoryModel:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
         elif region.startswith("sec:") and not rest and region[4:] in self.p.obj.writable:
             self.store_pointer(region[4:], c, v, size, d)     # (a function pointer of the object, or a violation)
+        elif region == "data" and self.data_writable:
+            if rest or not (0 <= c <= 60) or c % 4 or size != 4:
+                raise Violation(d, f"writes the data buffer outside its 16 words or not as a 32-bit word (block{c:+d})")
         else:
             raise Violation(d, f"writes {region[4:] if ':' in region else region} memory")
         if key not in self.s.mem:

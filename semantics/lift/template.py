@@ -45,7 +45,7 @@ import z3
 from sha1opt.semantics.domain import NumpyDomain, TermDomain
 from sha1opt.semantics.ir import Term, evaluate, variables
 from sha1opt.semantics.lift.paths import State
-from sha1opt.semantics.lift.values import Int, Opq, Ptr, is_data
+from sha1opt.semantics.lift.values import DataPair, Int, Opq, Ptr, is_data
 from sha1opt.semantics.sha1 import compress
 
 FREE = "free"
@@ -219,7 +219,7 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None, blocks: int = 1
         elif isinstance(v0, Int) and isinstance(v1, Int):
             delta = z3.simplify(v1.v - v0.v)
             out[loc] = Int(v0.v + delta * k) if z3.is_bv_value(delta) else FREE
-        elif isinstance(v0, Opq):
+        elif isinstance(v0, Opq) and not isinstance(v0, DataPair):     # (a pair of data words is not carried)
             out[loc] = v0 if (isinstance(v1, Opq) and v1.name == v0.name) else FREE
         elif is_data(v0):
             out[loc] = _data_kind(probe, s0, v0, v1, state_word, blocks)

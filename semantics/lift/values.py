@@ -55,7 +55,7 @@ class Opq:
 
 
 @dataclass(frozen=True, eq=False)
-class Lanes(Opq):
+class DataPair(Opq):
     """Two 32-bit data values in one 64-bit general register: (``lo``, ``hi``), bits 0-31 and 32-63, exact.
 
     gcc's vectorized copies move message words two at a time through a general
@@ -64,7 +64,7 @@ class Lanes(Opq):
     name holds "[") every rule that refuses computing on an opaque value
     refuses it; it is taken apart exactly where the bits are known -- into a
     vector register (two lanes), stored (two words), read as 32 bits (``lo``).
-    Example: ``mov (%rsi), %rcx`` with %rsi = data gives ``Lanes(.., m0, m1)``;
+    Example: ``mov (%rsi), %rcx`` with %rsi = data gives ``DataPair(.., m0, m1)``;
     ``mov %ecx, %eax`` then reads m0."""
 
     lo: object = None

@@ -38,7 +38,7 @@ is ``initial_reg("xmmN.j")`` -- and runs each row through the one shared
   64-bit register's data (the lifter tracks 32 bits of it), a pointer or a
   count moved whole into a vector register is refused as an untracked value;
   a 64-bit register takes a data lane when the upper lane is the constant 0,
-  and two data lanes otherwise as ``values.Lanes`` (only moved, stored as two
+  and two data lanes otherwise as ``values.DataPair`` (only moved, stored as two
   words, read back into lanes);
 * lanes fold (``LaneFold``): a vector row computes in the executor's domain
   seen through exact identities, so a lane that is a constant by the row's
@@ -68,7 +68,7 @@ from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.ir import MASK32, Term
 from sha1opt.semantics.lift.decode import Decoded
-from sha1opt.semantics.lift.values import RESULT_REGION, Int, Lanes, Opq, Ptr, Refused, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, Int, DataPair, Opq, Ptr, Refused, is_data
 from sha1opt.semantics.machine import vector_value
 from sha1opt.semantics.vector import lane_name
 from sha1opt.semantics.x86 import Mem, Reg
@@ -164,7 +164,7 @@ class VectorUnit:
             return self.read_data(r, d)
         if v is None:
             v = self.s.regs[r.name] = self.initial_reg(r.name)
-        if isinstance(v, Lanes):
+        if isinstance(v, DataPair):
             return v.lo, v.hi
         if isinstance(v, Opq) and "[" not in v.name:
             return _halves(v)
@@ -194,7 +194,7 @@ class VectorUnit:
                 return lo
             if clo is not None and chi is not None:
                 return Int(self.bv(chi << 32 | clo))
-            return Lanes(f"[two data lanes in a 64-bit register at 0x{d.address:x}]", lo, hi)
+            return DataPair(f"[two data lanes in a 64-bit register at 0x{d.address:x}]", lo, hi)
         raise Refused(d, f"a 64-bit register written lanes {_lane_text(lo)}, {_lane_text(hi)}: not one value the "
                          "lifter tracks", "untracked value")
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sha1opt.analyze import analyze_file
+from sha1opt.analyze import analyze_file, prove_object
 from sha1opt.cli_analyze import scan
 from sha1opt.emit.assembly import function_text
 from sha1opt.scan import Found, may_hold
@@ -239,6 +239,8 @@ def test_a_stripped_shared_object_is_found_by_its_constants(folder, tmp_path, si
         assert len(row.dispatch) == 1 and row.dispatch[0].startswith("sub_")
     else:
         assert row.function == f"sub_{row.address:x}" and row.evidence == "stripped"
+        # the name scan gives is one prove --function takes (``ObjectFile.find_function``: the unwind extent)
+        assert prove_object(lib, function=row.function, workdir=tmp_path).proved
     assert row.verdict == "proved" and row.paths == row.proved_paths == 2, row.detail
 
 

@@ -1,4 +1,4 @@
-"""Two data words in one 64-bit general register (``values.Lanes``): moved, stored, taken apart -- never computed on.
+"""Two data words in one 64-bit general register (``values.DataPair``): moved, stored, taken apart -- never computed on.
 
 The rule (``semantics/lift/vectors.py``, ``memory.py``): a 64-bit register
 written two data lanes (``movq %xmm2, %rsi``) or loaded with two message or
