@@ -140,6 +140,16 @@ def got_address(obj: ObjectFile, r: Reloc) -> Ref:
     return Ref(f"ext:{r.symbol or r.section}", r.target if not r.symbol else 0)
 
 
+def linked_got_address(obj: ObjectFile, symbol: str) -> Ref:
+    """``got_address`` for a linked object's GOT slot the loader fills with ``symbol``'s address
+    (``ObjectFile.got_slots``): the symbol's bytes when this object defines it in a read-only section, else an
+    input named by the symbol (another object's, or a writable flag: Crypto++'s ``g_hasSHA``)."""
+    sym = next((s for s in obj.symbols if s.name == symbol and s.section), None)
+    if sym is not None and sym.section not in obj.writable:
+        return Ref(f"sec:{sym.section}", sym.value)
+    return Ref(f"ext:{symbol}", 0)
+
+
 _LINKED_WORD = re.compile(r"mem_([0-9a-f]+)")
 
 
@@ -287,6 +297,8 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                 if reloc is not None:
                     target = None
                     imm_ref = _ref_of(obj, reloc, next_ip - (i.address + i.imm_offset))
+                elif mnem in ("jmp", "call") and (plt := obj.plt_names.get(base + v)) is not None:
+                    target, imm_ref = None, Ref(f"ext:{plt}", 0)    # (a linked object's PLT entry: the symbol)
             ops.append(Imm(v))
         elif o.type == cx.X86_OP_MEM:
             msize = o.size
@@ -308,6 +320,8 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     got_slot, mem_ref = True, got_address(obj, reloc)
                 elif reloc is not None:
                     mem_ref = _ref_of(obj, reloc, next_ip - (i.address + i.disp_offset))
+                elif base and (slot := obj.got_slots.get(next_ip + m.disp + base)) is not None:
+                    got_slot, mem_ref = True, linked_got_address(obj, slot)
                 else:
                     addr = next_ip + m.disp + base
                     hit = obj.section_at(addr) if base else (sec, next_ip + m.disp)

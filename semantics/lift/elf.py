@@ -184,6 +184,48 @@ class ObjectFile:
         return out
 
     @cached_property
+    def got_slots(self) -> dict[int, str]:
+        """Linked address of each x86-64 GOT slot the loader fills with a symbol's address
+        (``R_X86_64_GLOB_DAT`` / ``R_X86_64_JUMP_SLOT``) -> the symbol. Empty for a ``.o`` and i386."""
+        if self.relocatable or self.arch != "x86_64":
+            return {}
+        slots: dict[int, str] = {}
+        elf = ELFFile(io.BytesIO(self.elf_bytes))
+        for rs in elf.iter_sections():
+            if not isinstance(rs, RelocationSection) or rs["sh_link"] == 0:
+                continue
+            tab = elf.get_section(rs["sh_link"])
+            if not isinstance(tab, SymbolTableSection):
+                continue
+            for r in rs.iter_relocations():
+                if r["r_info_type"] in (6, 7) and r["r_info_sym"]:     # R_X86_64_GLOB_DAT, R_X86_64_JUMP_SLOT
+                    name = tab.get_symbol(r["r_info_sym"]).name
+                    if name:
+                        slots[r["r_offset"]] = name
+        return slots
+
+    @cached_property
+    def plt_names(self) -> dict[int, str]:
+        """Linked address of each x86-64 PLT entry (``.plt``, ``.plt.sec``, ``.plt.got``) -> the symbol it jumps
+        to: the entry's ``jmp *slot(%rip)`` (after ``endbr64``/``bnd``) reads a GOT slot, and the dynamic
+        relocation at that slot (``R_X86_64_JUMP_SLOT`` / ``GLOB_DAT``) names the symbol. Empty for a ``.o``,
+        i386 and an entry of any other shape. Example: mbedTLS's ``libmbedcrypto.so`` calls
+        ``mbedtls_platform_zeroize`` at its ``.plt`` entry 0x16090."""
+        slots = self.got_slots
+        out: dict[int, str] = {}
+        for sec, step in ((".plt", 16), (".plt.sec", 16), (".plt.got", 8)):
+            code, base = self.sections.get(sec), self.addresses.get(sec, 0)
+            for at in range(0, len(code or b""), step):
+                entry = code[at:at + step]
+                k = entry.find(b"\xff\x25")
+                if k < 0 or k + 6 > len(entry):
+                    continue
+                slot = base + at + k + 6 + struct.unpack("<i", entry[k + 2:k + 6])[0]
+                if slot in slots:
+                    out[base + at] = slots[slot]
+        return out
+
+    @cached_property
     def writable(self) -> frozenset[str]:
         """Sections written at run time (SHF_WRITE: ``.data``, ``.bss``, ``.got``): in a linked object their
         bytes are what the loader or the program put there, not what the file holds."""
