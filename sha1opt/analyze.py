@@ -257,7 +257,7 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work, proof)}"
                              for f in dict.fromkeys(findings))
-    proof = untracked_as_unknown(_follow_outside(archive, proof, work, uo))
+    proof = untracked_as_unknown(_follow_outside(archive, proof, work))
     if proof.outcome == "refused":
         if not any((p.outcome == "proved" and p.kind in ("loop", "one block"))
                    or p.outcome in ("counterexample", "unknown") for p in proof.paths):
@@ -278,27 +278,18 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)
 
 
-SELF = ""          # ``_follow_outside``: the function is defined in the object itself, not another member
-
-
-def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path, here: UserObject) -> FunctionProof:
-    """Each path that jumps to a function outside the function with the caller's arguments intact
+def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path) -> FunctionProof:
+    """Each path that jumps to a function outside the object with the caller's arguments intact
     (``PathReport.outside``: a function pointer's value, nettle's fat entry) takes that function's own proof
-    under the same contract, from the archive member defining it, or -- a linked object's jump through its
-    PLT to a function it defines itself (mbedTLS's ``mbedtls_sha1_process`` into
-    ``mbedtls_internal_sha1_process``) -- from the object itself (the definition a run without symbol
-    interposition binds); one nothing here defines stays refused, saying so. Example: nettle's
-    ``nettle_sha1_compress`` (``fat-x86_64.o``) through ``_nettle_sha1_compress_x86_64`` is proved in
-    ``sha1-compress.o``."""
+    under the same contract, from the archive member defining it; one no member defines (or outside an
+    archive) stays refused, saying so. Example: nettle's ``nettle_sha1_compress`` (``fat-x86_64.o``) through
+    ``_nettle_sha1_compress_x86_64`` is proved in ``sha1-compress.o``."""
     wanted = {p.outside for p in proof.paths if p.outside}
     if not wanted:
         return proof
     where = defining_members(archive, wanted) if archive is not None else {}
-    if archive is None and not here.obj.relocatable:
-        own = {s.name for s in here.obj.functions() if s.section in here.obj.executable}
-        where = {name: SELF for name in wanted & own}
     done: dict[tuple[str, Contract], tuple[str, FunctionProof]] = {}
-    loaded: dict[str, object] = {SELF: here}
+    loaded: dict[str, object] = {}
     for p in proof.paths:
         callee = p.callee or proof.contract
         if p.outside in where and (p.outside, callee) not in done:
@@ -319,7 +310,7 @@ def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path, here
             said = "; ".join(f"{q.name}: {q.outcome}" for q in sub.paths)
             extra = callee.arg_names()[len(proof.contract.args):]
             detail = (f"jumps to {p.outside} with the caller's arguments" + (f" and {', '.join(extra)}" if extra else "")
-                      + (f"; {p.outside} (member {member}) " if member != SELF else f"; {p.outside} (this object) ")
+                      + f"; {p.outside} (member {member}) "
                       + (f"proved: {said}" if bad is None else f"not proved: {bad.name}: {bad.detail}"))
             paths.append(replace(p, kind="one block" if proof.contract.one_block and bad is None else p.kind,
                                  outcome=sub.outcome, detail=detail, cuts=sum(q.cuts for q in sub.paths),

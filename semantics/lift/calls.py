@@ -17,7 +17,10 @@ control that leaves the function's own code:
   (``%rsp`` = 0 mod 16 before the ``call``, from ``interface.ENTRY_ALIGNMENT``) is
   proved, else the path is a violation. A copy whose source and destination
   overlap is a violation (C11 7.24.2.1). A tail call (``jmp memcpy``) runs the
-  contract and returns to the caller. Any other external callee is refused by name.
+  contract and returns to the caller. In a linked object a call through the PLT
+  (``ObjectFile.plt_names``) is of the entry's symbol: a contract's, else -- when the
+  object defines it -- its own code, followed as a local function (``control._own_code``).
+  Any other external callee is refused by name.
 * **a local function** of the same object (a direct ``call`` into its code): followed
   -- the return address pushed, the callee executed, its ``ret`` back -- at most
   ``MAX_CALL_DEPTH`` calls deep; a call to a function already on the path's call

@@ -142,11 +142,12 @@ def got_address(obj: ObjectFile, r: Reloc) -> Ref:
 
 def linked_got_address(obj: ObjectFile, symbol: str) -> Ref:
     """``got_address`` for a linked object's GOT slot the loader fills with ``symbol``'s address
-    (``ObjectFile.got_slots``): the symbol's bytes when this object defines it in a read-only section, else an
-    input named by the symbol (another object's, or a writable flag: Crypto++'s ``g_hasSHA``)."""
+    (``ObjectFile.got_slots``): where this object defines it, its address as ``linked_ref`` gives it (a
+    read-only section's bytes; a writable word an input named by its address, which a native run can set);
+    else an input named by the symbol (another object's: Crypto++'s ``g_hasSHA`` from its own library)."""
     sym = next((s for s in obj.symbols if s.name == symbol and s.section), None)
-    if sym is not None and sym.section not in obj.writable:
-        return Ref(f"sec:{sym.section}", sym.value)
+    if sym is not None:
+        return linked_ref(obj, (sym.section, sym.value), obj.addresses.get(sym.section, 0) + sym.value)
     return Ref(f"ext:{symbol}", 0)
 
 
@@ -298,7 +299,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     target = None
                     imm_ref = _ref_of(obj, reloc, next_ip - (i.address + i.imm_offset))
                 elif mnem in ("jmp", "call") and (plt := obj.plt_names.get(base + v)) is not None:
-                    target, imm_ref = None, Ref(f"ext:{plt}", 0)    # (a linked object's PLT entry: the symbol)
+                    target, imm_ref = None, Ref(f"ext:{plt}", 0)    # (a linked object's PLT entry: its symbol)
             ops.append(Imm(v))
         elif o.type == cx.X86_OP_MEM:
             msize = o.size

@@ -1,9 +1,9 @@
 """A shared object's PLT and GOT (x86-64): calls, tail jumps and flags a linked object reaches only through them.
 
-The rules (``ObjectFile.plt_names`` / ``got_slots``, ``decode.linked_got_address``, ``analyze._follow_outside``):
+The rules (``ObjectFile.plt_names`` / ``got_slots``, ``decode.linked_got_address``, ``control._own_code``):
 a ``call``/``jmp`` to a PLT entry is a call of the symbol the entry's GOT slot is relocated to (``memset@plt``
-runs by its contract, as ``memset`` does in a ``.o``); a jump through the PLT to a function the object itself
-defines, with the caller's arguments, is that function's own proof in this object; a ``mov`` of a GOT slot
+runs by its contract, as ``memset`` does in a ``.o``); a call or jump through the PLT to a function with no
+contract that the object itself defines follows its code here; a ``mov`` of a GOT slot
 holds the symbol's address, so a global flag read through it is an input each value of which is a path. Before,
 each was "execution leaves the code" or "address base %rax does not hold a pointer" -- mbedTLS's
 ``libmbedcrypto.so`` and Crypto++'s ``SHA1::Transform`` in ``libcrypto++.so``. The C (csrc/sha1_linked.c) is
@@ -42,10 +42,10 @@ def test_a_call_through_the_plt_runs_the_callees_contract(libs, tmp_path):
     assert res.proved, res.summary()
 
 
-def test_a_tail_jump_through_the_plt_to_the_objects_own_function_is_its_proof(libs, tmp_path):
+def test_a_tail_jump_through_the_plt_to_the_objects_own_function_follows_it(libs, tmp_path):
     res = prove_object(libs["right"], function="sha1_wrap", interface=ONE, workdir=tmp_path)
     assert res.proved, res.summary()
-    assert "sha1_block (this object) proved" in res.proof.paths[0].detail
+    assert "via sha1_block" in res.proof.paths[0].name, res.proof.paths[0].name
 
 
 def test_a_flag_read_through_the_got_forks_and_each_side_is_proved(libs, tmp_path):
@@ -55,8 +55,8 @@ def test_a_flag_read_through_the_got_forks_and_each_side_is_proved(libs, tmp_pat
 
 def test_the_wrong_side_of_a_got_flag_is_not_proved(libs, tmp_path):
     """The flag's other value reaches a wrong copy (rounds 60-79's constant changed): that path is a
-    counterexample of the prover's, so the function is not proved (natively the flag is 0: the right copy)."""
+    counterexample, confirmed natively with the flag's word (``mem_<address>``) set as the path says."""
     res = prove_object(libs["wrong"], function="sha1_flagged", interface=ONE, workdir=tmp_path)
-    assert not res.proved, res.summary()
+    assert res.outcome == "counterexample", res.summary()
     bad = [p for p in res.proof.paths if p.outcome != "proved"]
-    assert len(bad) == 1 and "sha1_second" in bad[0].detail, res.summary()
+    assert len(bad) == 1 and "sha1_second" in bad[0].name and "!= 0" in bad[0].condition, res.summary()
