@@ -189,7 +189,12 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
         fn.instructions[i.address] = _convert(obj, sec, base, i, att_text.get(i.address, i.mnemonic),
                                               (lines or {}).get(i.address, 0))
         pos = i.address + i.size
-    if pos < sym.value + sym.size:
+    cut = next(md.disasm(obj.sections[sec][pos:pos + 16], pos), None) if pos < sym.value + sym.size else None
+    if cut is not None and pos + cut.size > sym.value + sym.size:
+        # an instruction straddles the extent's end: the extent is not the code's own (a window ``candidates``
+        # gave code no symbol names), so the code goes on, read along its branches
+        fn.instructions.update(decode_reachable(obj, sec, {pos}, lines, fn.instructions))
+    elif pos < sym.value + sym.size:
         # capstone stops at undecodable bytes: the first one is refused when reached
         fn.instructions[pos] = Decoded(pos, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
                                        problem=f"undecodable bytes {code[pos - sym.value:pos - sym.value + 4].hex()}",
