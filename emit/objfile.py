@@ -51,6 +51,7 @@ class UserObject:
     obj: ObjectFile
     kind: str             # "assembled" | "object" | "archive member" | "shared object" | "executable"
     source: str           # one line: what was done ("e.S assembled with gcc -m64 -c -g")
+    member: str | None = None   # the archive member it was read from ("sha1dgst.o"), for kind "archive member"
 
     @property
     def arch(self) -> Arch:
@@ -100,6 +101,36 @@ def defining_members(path: Path, symbols: set[str]) -> dict[str, str]:
     return out
 
 
+_CALL_RELOCS = frozenset({"R_X86_64_PLT32", "R_X86_64_PC32", "R_386_PLT32", "R_386_PC32"})
+
+
+def with_called_members(uo: UserObject, archive: Path, member: str, workdir: Path,
+                        contracts: frozenset[str]) -> UserObject:
+    """``uo`` (the archive's ``member``) linked (``ld -r``) with the members defining the functions its code
+    calls directly (``call rel32`` against an undefined symbol) that have no contract (``contracts``), so a
+    path that calls one runs its code as a local function; ``uo`` itself when it calls none. Example: i386
+    OpenSSL's ``sha1dgst.o`` ``SHA1_Transform`` calls ``sha1_block_data_order`` of ``sha1-586.o``."""
+    obj = uo.obj
+    called = {r.symbol for sec, relocs in obj.relocs.items() if sec in obj.executable
+              for off, r in relocs.items()
+              if r.section is None and r.symbol and r.kind in _CALL_RELOCS and off >= 1
+              and obj.sections[sec][off - 1] == 0xE8 and r.symbol not in contracts}
+    others = sorted(set(defining_members(archive, called).values()) - {member}) if called else []
+    if not others:
+        return uo
+    paths = []
+    for name in others:
+        raw, _ = _member(archive, name, workdir)
+        paths.append(workdir / f"called_{Path(name).name}")
+        paths[-1].write_bytes(raw)
+    out = workdir / f"linked_{Path(member).name}"
+    emu = "elf_i386" if obj.arch == "i386" else "elf_x86_64"
+    run([which("ld"), "-m", emu, "-r", "-o", str(out), str(uo.path), *map(str, paths)],
+        f"linking {member} with the members it calls", timeout=TOOL_SECONDS)
+    return UserObject(out, ObjectFile.parse(out.read_bytes()), uo.kind,
+                      f"{uo.source} linked (ld -r) with {', '.join(others)}", member)
+
+
 def _member(path: Path, member: str | None, workdir: Path) -> tuple[bytes, str]:
     names = archive_members(path)
     if member is None:     # MEMBER_HELP: the one member whose name contains "sha1", else a refusal
@@ -133,7 +164,8 @@ def load_object(path: str | Path, workdir: Path, arch: Arch | None = None, membe
     data = _read(p)
     if data[:8] == b"!<arch>\n":
         raw, name = _member(p, member, workdir)
-        return UserObject(workdir / Path(name).name, ObjectFile.parse(raw), "archive member", f"{p.name}({name})")
+        return UserObject(workdir / Path(name).name, ObjectFile.parse(raw), "archive member", f"{p.name}({name})",
+                          name)
     if data[:4] == b"\x7fELF":
         obj = ObjectFile.parse(data)
         kind = "object" if obj.relocatable else ("shared object" if _is_shared(data) else "executable")

@@ -77,6 +77,7 @@ from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.candidates import compression_candidates
+from sha1opt.semantics.lift.calls import KNOWN
 from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import NoFunction
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
@@ -86,7 +87,7 @@ from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
-from sha1opt.emit.objfile import UserObject, defining_members, load_object
+from sha1opt.emit.objfile import UserObject, defining_members, load_object, with_called_members
 from sha1opt.emit.toolchain import Preprocessor
 
 BLOCK_BYTES = 64
@@ -237,6 +238,8 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     abi = abi or ABI_OF[uo.arch]
     if abi != ABI_OF[uo.arch]:
         raise LiftRefusal(f"ABI {abi} does not exist on {uo.arch}")
+    if archive is not None and uo.member is not None:
+        uo = with_called_members(uo, archive, uo.member, work, frozenset(KNOWN))
     if function and interface.name and function != interface.name:
         raise LiftRefusal(f"--function {function} and the interface's function {interface.name} differ")
     function = function or interface.name

@@ -319,7 +319,8 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     if job.cand.evidence == "stripped":         # a name the prover can be given: the unwind extent as a symbol
         obj = replace(obj, symbols=[*obj.symbols, job.cand.symbol])
     kind = "archive member" if job.member else ("object" if obj.relocatable else "shared object")
-    uo = UserObject(job.disk, obj, kind, f"{Path(job.file).name}({job.member})" if job.member else job.file)
+    uo = UserObject(job.disk, obj, kind, f"{Path(job.file).name}({job.member})" if job.member else job.file,
+                    job.member)
     sub = work / f"fn{os.getpid()}"
     sub.mkdir(exist_ok=True)
     catalogued = _interface(job)[1] == "catalogue"
