@@ -14,6 +14,11 @@ is a local symbol whose name other libraries may use too (wolfSSL's static
 ``Transform``): ``interface_for`` never answers it; ``lookup(symbol,
 member)`` does, for that archive member.
 
+``[[shape]]`` rows (interface, library, source) are interfaces seen only in
+stripped code, where no symbol names the function (Perl's Digest::SHA
+``SHA.so``): ``interfaces()`` lists them with the functions' for ``scan``
+to try; no symbol lookup ever answers one.
+
 Example: ``interface_for("mbedtls_internal_sha1_process")`` is
 ``Interface(("state", "data"), name="mbedtls_internal_sha1_process",
 state_offset=8)``; ``interface_for("memcpy")`` is None.
@@ -31,6 +36,7 @@ from sha1opt.semantics.lift.interface import Interface, parse_interface
 
 REQUIRED = {"symbol", "interface", "library", "source"}
 OPTIONAL = {"member", "demangled", "note"}
+SHAPE_KEYS = {"interface", "library", "source"}
 
 
 @dataclass(frozen=True)
@@ -50,9 +56,9 @@ def load(path: Path | None = None) -> tuple[Row, ...]:
     """The rows of ``path`` (default ``corpus/interfaces.toml``), checked (module docstring)."""
     path = path or corpus_dir() / "interfaces.toml"
     raw = load_toml(path)
-    extra = sorted(set(raw) - {"function"})
+    extra = sorted(set(raw) - {"function", "shape"})
     if extra:
-        raise CorpusError(f"{path}: unknown table {extra[0]!r} (rows are [[function]])")
+        raise CorpusError(f"{path}: unknown table {extra[0]!r} (rows are [[function]] and [[shape]])")
     rows: list[Row] = []
     seen: set[tuple[str, str | None]] = set()
     for i, row in enumerate(raw.get("function", [])):
@@ -76,9 +82,34 @@ def load(path: Path | None = None) -> tuple[Row, ...]:
     return tuple(rows)
 
 
+def load_shapes(path: Path | None = None) -> tuple[Interface, ...]:
+    """The ``[[shape]]`` rows' interfaces of ``path`` (default ``corpus/interfaces.toml``), checked alike."""
+    path = path or corpus_dir() / "interfaces.toml"
+    out: list[Interface] = []
+    for i, row in enumerate(load_toml(path).get("shape", [])):
+        where = f"{path.name}: shape {i + 1}"
+        check_keys(row, where, SHAPE_KEYS, set())
+        for k, v in row.items():
+            if not isinstance(v, str) or not v.strip():
+                raise CorpusError(f"{where}: {k} must be a non-empty string")
+        try:
+            itf = parse_interface(row["interface"])
+        except ParseError as e:
+            raise CorpusError(f"{where}: {e}") from None
+        if itf.name is not None:
+            raise CorpusError(f"{where}: a shape names no function (the interface names {itf.name!r})")
+        out.append(itf)
+    return tuple(out)
+
+
 @lru_cache(maxsize=1)
 def _rows() -> tuple[Row, ...]:
     return load()
+
+
+@lru_cache(maxsize=1)
+def _shapes() -> tuple[Interface, ...]:
+    return load_shapes()
 
 
 def lookup(symbol: str, member: str | None = None) -> Row | None:
@@ -98,14 +129,15 @@ def interface_for(symbol: str) -> Interface | None:
 
 
 def interfaces() -> tuple[Interface, ...]:
-    """The catalogue's distinct interfaces, unnamed, in the file's order: the shapes SHA-1 block functions
-    are known to take, which ``scan`` tries on a function the catalogue does not name.
+    """The catalogue's distinct interfaces, unnamed, in the file's order (functions' rows, then shapes): the
+    shapes SHA-1 block functions are known to take, which ``scan`` tries on a function the catalogue does not
+    name.
 
     Example: the rows of ``sha1_block_data_order`` and ``_gcry_sha1_transform_amd64_ssse3`` both give
     ``(state, data, nblocks)``, listed once."""
     out: list[Interface] = []
-    for r in _rows():
-        itf = replace(r.interface, name=None)
+    for itf in [r.interface for r in _rows()] + list(_shapes()):
+        itf = replace(itf, name=None)
         if itf not in out:
             out.append(itf)
     return tuple(out)

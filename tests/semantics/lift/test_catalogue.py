@@ -70,3 +70,18 @@ def test_the_loader_refuses_a_bad_row_in_one_line(tmp_path, text, message):
 def test_the_loader_refuses_an_unknown_table(tmp_path):
     with pytest.raises(CorpusError, match="unknown table 'functions'"):
         _load(tmp_path, "[[functions]]\n" + ROW)
+
+
+def test_shapes_are_listed_for_scan_and_never_answer_a_symbol(tmp_path):
+    """``[[shape]]`` rows (stripped code's interfaces, no symbol) load checked, join ``interfaces()`` after
+    the functions' rows, and no ``lookup`` answers them."""
+    from sha1opt.semantics.lift.catalogue import interfaces, load_shapes
+
+    shapes = load_shapes()
+    assert shapes and all(s.name is None for s in shapes)
+    listed = interfaces()
+    assert all(s in listed for s in shapes)
+    p = tmp_path / "interfaces.toml"
+    p.write_text('[[shape]]\ninterface = "(state@0x10, data)"\nlibrary = "x"\nsource = "y"\nsymbol = "z"\n')
+    with pytest.raises(CorpusError, match="unknown key"):
+        load_shapes(p)
