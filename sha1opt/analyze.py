@@ -139,8 +139,10 @@ class ObjectProof:
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.kind == "loop")
             count = self.contract.covers()
+            assumes = (f"; assuming no other object interposes {', '.join(self.proof.assumes)} (this object's "
+                       "own, reached through its PLT or GOT)" if self.proof.assumes else "")
             return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
-                    f"{count}; {self.seconds:.2f} s)")
+                    f"{count}{assumes}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
                    next(p for p in self.proof.paths if p.outcome != "proved"))
         if self.outcome == "refused":

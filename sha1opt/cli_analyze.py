@@ -124,8 +124,9 @@ def _scan_line(f: Found) -> str:
     cpb = f"{f.cycles_per_byte:.2f}" if f.cycles_per_byte is not None else "-"
     paths = f"{f.proved_paths}/{f.paths} proved" if f.paths else "-"
     iface = f"{f.interface} ({'catalogue' if f.catalogued else 'guessed'})"
+    assumes = f"\n    assuming no other object interposes {', '.join(f.assumes)}" if f.assumes else ""
     return (f"{f.where}  {f.function} @0x{f.address:x}  {iface} [{f.evidence}]  {f.verdict}  {paths}  "
-            f"{f.seconds:.1f} s  {cpb} c/B {f.uarch}" + ("" if f.verdict == "proved" else f"\n    {f.detail}"))
+            f"{f.seconds:.1f} s  {cpb} c/B {f.uarch}" + (assumes if f.verdict == "proved" else f"\n    {f.detail}"))
 
 
 @click.command("scan")

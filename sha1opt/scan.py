@@ -108,6 +108,7 @@ class Found:
     cycles_per_byte: float | None
     detail: str                 # one line: the proof's summary, the refusal, the limit
     dispatch: tuple[str, ...] = ()   # local functions proved as this one's dispatch paths
+    assumes: tuple[str, ...] = ()    # the object's own globals the proof took its PLT or GOT to (no interposition)
 
     @property
     def where(self) -> str:
@@ -308,7 +309,7 @@ def _row(job: _Job, proof: ObjectProof | None, model, seconds: float, verdict: s
     return Found(job.file, job.member, proof.function, address, job.cand.evidence, str(replace(used, name=None)),
                  catalogued, proof.outcome,
                  len(paths), sum(p.outcome == "proved" for p in paths), seconds, model.name, cpb,
-                 detail, job.dispatch)
+                 detail, job.dispatch, proof.proof.assumes)
 
 
 def _prove(job: _Job, model, native: bool, work: Path) -> Found:

@@ -18,8 +18,9 @@ control that leaves the function's own code:
   proved, else the path is a violation. A copy whose source and destination
   overlap is a violation (C11 7.24.2.1). A tail call (``jmp memcpy``) runs the
   contract and returns to the caller. In a linked object a call through the PLT
-  (``ObjectFile.plt_names``) is of the entry's symbol: a contract's, else -- when the
-  object defines it -- its own code, followed as a local function (``control._own_code``).
+  (``ObjectFile.plt_names``) is of the entry's symbol: undefined in the object, an external
+  function (its contract, if known); defined in it, its own code, followed as a local function
+  (``decode``: ``Decoded.bound``, an assumption the proof states: no other object interposes it).
   Any other external callee is refused by name.
 * **a local function** of the same object (a direct ``call`` into its code): followed
   -- the return address pushed, the callee executed, its ``ret`` back -- at most
@@ -86,6 +87,10 @@ class Known:
     returns: Literal["dst", "nothing", "integer", "string or null"]
     source: str
     size: int = 0            # ``out``: the bytes it stores at ``dst``, 32-bit words the proof does not know
+    # the library whose own function the contract models (mbedTLS's zeroize): it stands for that library's
+    # definition wherever it is; None, the C library's, which a linked object's own definition of the name
+    # replaces (its code is followed then, never this contract)
+    library: str | None = None
 
 
 KNOWN: dict[str, Known] = {k.name: k for k in (
@@ -96,7 +101,8 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
     Known("explicit_bzero", "fill", ("dst", "length"), "nothing",
           "glibc manual 'Erasing Sensitive Data' (glibc 2.25): writes length zero bytes at dst, never elided"),
     Known("mbedtls_platform_zeroize", "fill", ("dst", "length"), "nothing",
-          "mbedTLS include/mbedtls/platform_util.h: mbedtls_platform_zeroize(buf, len) sets len bytes of buf to 0"),
+          "mbedTLS include/mbedtls/platform_util.h: mbedtls_platform_zeroize(buf, len) sets len bytes of buf to 0",
+          library="mbedTLS"),
     Known("getenv", "reads", ("name",), "string or null",
           "ISO C11 7.22.4.6: returns a pointer to the environment string, or a null pointer; the program shall "
           "not modify the string"),
@@ -119,10 +125,10 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "it formats (no %n: checked); returns fprintf's count"),
     Known("_nettle_cpuid", "out", ("leaf", "dst"), "nothing",
           "nettle x86_64/fat/cpuid.asm, fat-x86_64.c: void _nettle_cpuid(unsigned input, unsigned regs[4]) stores "
-          "cpuid's eax, ebx, ecx, edx for leaf input into regs[0..3]", size=16),
+          "cpuid's eax, ebx, ecx, edx for leaf input into regs[0..3]", size=16, library="nettle"),
     Known("_ZN8CryptoPP17DetectX86FeaturesEv", "globals", (), "nothing",
           "Crypto++ cpu.h/cpu.cpp: void CryptoPP::DetectX86Features() queries cpuid and sets the library's g_has* "
-          "feature flags and g_x86DetectionDone; no arguments, no result"),
+          "feature flags and g_x86DetectionDone; no arguments, no result", library="Crypto++"),
 )}
 
 

@@ -179,11 +179,8 @@ class ControlFlow(Calls):
                     self._pointer_to_external(d, t.name, var, count, tail=False)
                     return
                 tgt = (t.section, t.offset)
-            elif d.imm_ref is not None and not d.imm_ref.region.startswith("sec:") and \
-                    (tgt := self._own_code(d.imm_ref.region[4:])) is not None:
-                pass
-            elif d.imm_ref is not None and not d.imm_ref.region.startswith("sec:"):
-                self.call_external(d, d.imm_ref.region[4:], tail=False, decide=decide)
+            elif d.imm_ref is not None and not d.imm_ref.region.startswith("sec:") or _library_own(d.bound):
+                self.call_external(d, d.bound or d.imm_ref.region[4:], tail=False, decide=decide)
                 return
             else:
                 tgt = (sec, d.target) if d.target is not None else (d.imm_ref.region[4:], d.imm_ref.offset)
@@ -198,12 +195,10 @@ class ControlFlow(Calls):
         if m == "jmp":
             if d.target is not None:
                 self.s.pc_addr = (sec, d.target)
-            elif d.imm_ref is not None and d.imm_ref.region.startswith("sec:"):
+            elif d.imm_ref is not None and d.imm_ref.region.startswith("sec:") and not _library_own(d.bound):
                 self.s.pc_addr = (d.imm_ref.region[4:], d.imm_ref.offset)      # a relocated jump into this object
-            elif d.imm_ref is not None and (own := self._own_code(d.imm_ref.region[4:])) is not None:
-                self.s.pc_addr = own
             elif d.imm_ref is not None:
-                self.call_external(d, d.imm_ref.region[4:], tail=True)        # a tail call
+                self.call_external(d, d.bound or d.imm_ref.region[4:], tail=True)        # a tail call
             else:
                 t, var, count = self._indirect(d, decide)
                 if t.section is None:
@@ -282,17 +277,6 @@ class ControlFlow(Calls):
             raise Violation(d, f"ret does not return to the caller (it pops the saved {v.name}: the stack is unbalanced)")
         raise Refused(d, "returns to a computed address", "control flow")
 
-    def _own_code(self, name: str) -> tuple[str, int] | None:
-        """Where a linked object defines ``name``, a function with no contract (``KNOWN``) its PLT entry leads
-        to: its code, followed as a local call or jump (the definition a run without symbol interposition
-        binds: mbedTLS's ``mbedtls_sha1_process`` jumps to ``mbedtls_internal_sha1_process`` so); None for a
-        ``.o`` (another member's symbol) and a function the object does not define."""
-        obj = self.p.obj
-        if name in KNOWN or obj.relocatable:
-            return None
-        f = next((s for s in obj.functions() if s.name == name and s.section in obj.executable), None)
-        return (f.section, f.value) if f is not None else None
-
     def _pointer_to_external(self, d: Decoded, name: str, var: str, count: int, tail: bool) -> None:
         """One value of a function pointer is an external function: its contract if known, else refused naming it."""
         if name in KNOWN:
@@ -332,3 +316,13 @@ class ControlFlow(Calls):
             taken = decide(c)
         self._write(ops[1], a if taken else b, w, d)
         self.alternative = (ops[1], b if taken else a, w)
+
+
+def _library_own(name: str | None) -> bool:
+    """A linked object's own function reached through its PLT (``Decoded.bound``) that a library's contract
+    models (``calls.Known.library``: mbedTLS's ``mbedtls_platform_zeroize`` in ``libmbedcrypto.so``): run by
+    the contract, as where another member defines it; a C library name the object defines (its own
+    ``memcpy``) is its code, followed."""
+    known = KNOWN.get(name) if name is not None else None
+    return known is not None and known.library is not None
+

@@ -68,6 +68,8 @@ class Decoded:
     pcrel_at: int = 0             # section offset of the relocated field (the P of S + A - P)
     got_slot: bool = False        # the memory operand is a GOT slot (``sym@GOTPCREL(%rip)``, ``sym@GOT(%ebx)``):
     #                               its value is the address ``mem_ref`` (``got_address``), read only by ``mov``
+    bound: str | None = None      # a linked object's PLT call or GOT slot taken to this object's own global
+    #                               definition: proved assuming no other object interposes one of that name
 
     @property
     def next(self) -> int:
@@ -140,15 +142,14 @@ def got_address(obj: ObjectFile, r: Reloc) -> Ref:
     return Ref(f"ext:{r.symbol or r.section}", r.target if not r.symbol else 0)
 
 
-def linked_got_address(obj: ObjectFile, symbol: str) -> Ref:
-    """``got_address`` for a linked object's GOT slot the loader fills with ``symbol``'s address
-    (``ObjectFile.got_slots``): where this object defines it, its address as ``linked_ref`` gives it (a
-    read-only section's bytes; a writable word an input named by its address, which a native run can set);
-    else an input named by the symbol (another object's: Crypto++'s ``g_hasSHA`` from its own library)."""
-    sym = next((s for s in obj.symbols if s.name == symbol and s.section), None)
-    if sym is not None:
+def linked_got_address(obj: ObjectFile, sym: Symbol) -> Ref:
+    """``got_address`` for a linked object's GOT slot the loader fills with ``sym``'s address (the slot's
+    relocation's own entry, ``ObjectFile.got_slots``): where this object defines it, its address as
+    ``linked_ref`` gives it (a read-only section's bytes; a writable word an input named by its address,
+    which a native run can set); undefined here, an input named by the symbol (another object's)."""
+    if sym.section is not None:
         return linked_ref(obj, (sym.section, sym.value), obj.addresses.get(sym.section, 0) + sym.value)
-    return Ref(f"ext:{symbol}", 0)
+    return Ref(f"ext:{sym.name}", 0)
 
 
 _LINKED_WORD = re.compile(r"mem_([0-9a-f]+)")
@@ -277,7 +278,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
     pcrel, pcrel_at = None, 0
     mem_ref = imm_ref = None
     gotpc = gotoff = got_slot = False
-    target = None
+    target = bound = None
     next_ip = i.address + i.size
     for o in i.operands:
         width = max(width, o.size)
@@ -304,7 +305,13 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     target = None
                     imm_ref = _ref_of(obj, reloc, next_ip - (i.address + i.imm_offset))
                 elif mnem in ("jmp", "call") and (plt := obj.plt_names.get(base + v)) is not None:
-                    target, imm_ref = None, Ref(f"ext:{plt}", 0)    # (a linked object's PLT entry: its symbol)
+                    # a linked object's PLT entry: its symbol -- undefined here, an external function (its
+                    # contract, if known); defined here, this object's own code (bound: no interposition)
+                    target = None
+                    if plt.section is None or plt.section not in obj.executable:
+                        imm_ref = Ref(f"ext:{plt.name}", 0)
+                    else:
+                        imm_ref, bound = Ref(f"sec:{plt.section}", plt.value), plt.name
             ops.append(Imm(v))
         elif o.type == cx.X86_OP_MEM:
             msize = o.size
@@ -328,6 +335,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
                     mem_ref = _ref_of(obj, reloc, next_ip - (i.address + i.disp_offset))
                 elif base and (slot := obj.got_slots.get(next_ip + m.disp + base)) is not None:
                     got_slot, mem_ref = True, linked_got_address(obj, slot)
+                    bound = slot.name if slot.section is not None else bound
                 else:
                     addr = next_ip + m.disp + base
                     hit = obj.section_at(addr) if base else (sec, next_ip + m.disp)
@@ -364,7 +372,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
     if got_slot and mnem != "mov":
         problem = problem or f"a GOT slot is read by {mnem} (only a mov of the address it holds is modelled)"
     return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
-                   msize, pcrel, pcrel_at, got_slot)
+                   msize, pcrel, pcrel_at, got_slot, bound)
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:

@@ -184,14 +184,18 @@ class ObjectFile:
         return out
 
     @cached_property
-    def got_slots(self) -> dict[int, str]:
+    def got_slots(self) -> dict[int, Symbol]:
         """Linked address of each x86-64 GOT slot the loader fills with a symbol's address
-        (``R_X86_64_GLOB_DAT`` / ``R_X86_64_JUMP_SLOT``) -> the symbol. Empty for a ``.o`` and i386."""
+        (``R_X86_64_GLOB_DAT`` / ``R_X86_64_JUMP_SLOT``) -> the relocation's own ``.dynsym`` entry: its
+        section None when it is undefined here (another object's), else where this object defines it (a
+        global the loader binds here unless another object interposes one of the same name). Never looked
+        up by name: a local symbol of the same name is another thing. Empty for a ``.o`` and i386."""
         if self.relocatable or self.arch != "x86_64":
             return {}
-        slots: dict[int, str] = {}
+        slots: dict[int, Symbol] = {}
         elf = ELFFile(io.BytesIO(self.elf_bytes))
-        for rs in elf.iter_sections():
+        secs = list(elf.iter_sections())
+        for rs in secs:
             if not isinstance(rs, RelocationSection) or rs["sh_link"] == 0:
                 continue
             tab = elf.get_section(rs["sh_link"])
@@ -199,20 +203,24 @@ class ObjectFile:
                 continue
             for r in rs.iter_relocations():
                 if r["r_info_type"] in (6, 7) and r["r_info_sym"]:     # R_X86_64_GLOB_DAT, R_X86_64_JUMP_SLOT
-                    name = tab.get_symbol(r["r_info_sym"]).name
-                    if name:
-                        slots[r["r_offset"]] = name
+                    sym = tab.get_symbol(r["r_info_sym"])
+                    shndx = sym["st_shndx"]
+                    sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
+                    if sym.name:
+                        slots[r["r_offset"]] = Symbol(
+                            sym.name, sec, sym["st_value"] - (self.addresses.get(sec, 0) if sec else 0),
+                            sym["st_size"], sym["st_info"]["type"], sym["st_info"]["bind"])
         return slots
 
     @cached_property
-    def plt_names(self) -> dict[int, str]:
+    def plt_names(self) -> dict[int, Symbol]:
         """Linked address of each x86-64 PLT entry (``.plt``, ``.plt.sec``, ``.plt.got``) -> the symbol it jumps
         to: the entry's ``jmp *slot(%rip)`` (after ``endbr64``/``bnd``) reads a GOT slot, and the dynamic
-        relocation at that slot (``R_X86_64_JUMP_SLOT`` / ``GLOB_DAT``) names the symbol. Empty for a ``.o``,
-        i386 and an entry of any other shape. Example: mbedTLS's ``libmbedcrypto.so`` calls
-        ``mbedtls_platform_zeroize`` at its ``.plt`` entry 0x16090."""
+        relocation at that slot names the symbol (``got_slots``). Empty for a ``.o``, i386 and an entry of any
+        other shape. Example: mbedTLS's ``libmbedcrypto.so`` calls ``mbedtls_platform_zeroize`` at its ``.plt``
+        entry 0x16090."""
         slots = self.got_slots
-        out: dict[int, str] = {}
+        out: dict[int, Symbol] = {}
         for sec, step in ((".plt", 16), (".plt.sec", 16), (".plt.got", 8)):
             code, base = self.sections.get(sec), self.addresses.get(sec, 0)
             for at in range(0, len(code or b""), step):

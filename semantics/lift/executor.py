@@ -294,6 +294,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                 v = Int(z3.ZeroExt(32, z3.Extract(31, 0, v.v)))
             if isinstance(v, Ptr) and w == 4 and self.bits == 64:
                 raise Refused(d, "a pointer truncated to 32 bits", "untracked value")
+            if isinstance(v, Opq) and w == 4 and self.bits == 64:
+                # a 32-bit write zero-extends: two data words keep the low one; any other opaque value (an entry
+                # value: ``mov %ebx, %ebx`` is not %rbx restored) becomes its low half, a value of its own
+                v = v.lo if isinstance(v, DataPair) else Opq(v.name + ("[31:0]" if "[" not in v.name else
+                                                                         " [low 32 bits]"))
             self.set_reg(dst, v, d)
         else:
             self.store(self.address(dst, d), v, w, d)

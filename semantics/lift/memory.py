@@ -254,10 +254,15 @@ class MemoryModel:
         raise Violation(d, f"reads past the end of the data (block{c:+d}) on this path")
 
     def store(self, p: Ptr, v, size: int, d: Decoded) -> None:
-        if isinstance(v, DataPair) and size == 8:          # two data words: stored as the two words they are
-            self.store(p, v.lo, 4, d)
-            self.store(Ptr(p.region, p.off + 4), v.hi, 4, d)
-            return
+        if isinstance(v, DataPair):         # two data words: stored as the words they are, or the low one
+            if size == 4:
+                v = v.lo
+            elif size == 8:
+                self.store(p, v.lo, 4, d)
+                self.store(Ptr(p.region, p.off + 4), v.hi, 4, d)
+                return
+            else:
+                raise Refused(d, f"a {size}-byte store of two data words held whole", "untracked value")
         key = self._key(p)
         region, rest, c = key
         if region == "stack":

@@ -208,7 +208,8 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None, blocks: int = 1
             out[loc] = FREE
         elif isinstance(v0, tuple) or isinstance(v1, tuple):
             if isinstance(v0, tuple) and isinstance(v1, tuple):
-                out[loc] = Lanes(tuple((a if isinstance(b, Opq) and b.name == a.name else FREE)
+                out[loc] = Lanes(tuple((a if isinstance(b, Opq) and b.name == a.name and not isinstance(a, DataPair)
+                                        else FREE)
                                        if isinstance(a, Opq) else _data_kind(probe, s0, a, b, None, blocks)
                                        for a, b in zip(v0, v1)))
             else:

@@ -159,6 +159,8 @@ class VectorUnit:
         """A general register as a vector row reads it: a 32-bit one's value, a 64-bit one's two lanes."""
         v = self.s.regs.get(r.name)
         if r.width != 64:
+            if isinstance(v, DataPair):
+                return v.lo             # (a 32-bit register of two data words: the low one)
             if moves and isinstance(v, Opq):
                 return v if self.bits == 32 or "[" in v.name else _halves(v)[0]
             return self.read_data(r, d)
