@@ -48,6 +48,7 @@ from sha1opt.semantics.x86 import SEMANTICS
 
 SIZE = 64                                      # proofs kept (the least recently used dropped first)
 WATCHED = ("sha1opt.semantics", "z3")          # the packages whose names the prover reads at run time
+_SUBMODULES = tuple(w + "." for w in WATCHED)
 
 _memo: OrderedDict[tuple, tuple[FunctionProof, tuple]] = OrderedDict()
 
@@ -92,15 +93,15 @@ def semantics_key() -> str:
 
 def bindings() -> list:
     """Every module-level value of the ``WATCHED`` packages' loaded modules, and every attribute of the classes
-    they define, in a fixed order: a name rebound anywhere changes the identities of this list."""
+    they define, in the modules' own order: a name rebound anywhere changes the identities of this list."""
     z3.main_ctx()          # (made lazily by z3: a first proof would otherwise change the key it is kept under)
     out: list = []
-    for mod_name in sorted(n for n in sys.modules if any(n == w or n.startswith(w + ".") for w in WATCHED)):
-        mod = sys.modules[mod_name]
-        for attr, value in sorted(vars(mod).items()):
-            out.append(value)
-            if isinstance(value, type) and value.__module__ == mod_name:
-                out.extend(v for _, v in sorted(vars(value).items()))
+    for mod_name, mod in list(sys.modules.items()):          # (insertion order: a name added or moved is a miss)
+        if mod_name.startswith(WATCHED) and (mod_name in WATCHED or mod_name.startswith(_SUBMODULES)):
+            for value in list(vars(mod).values()):
+                out.append(value)
+                if isinstance(value, type) and value.__module__ == mod_name:
+                    out.extend(vars(value).values())
     return out
 
 
