@@ -8,9 +8,9 @@ process, else calls ``prove(obj, name, contract, paths=paths)`` and keeps its re
 
 The key is everything the verdict depends on (``key``):
 
-* the object: every field of the ``ObjectFile`` (its ELF bytes as sha256, sections, symbols,
-  relocations ...; ``object_key``): a symbol added to a parsed object (``scan``'s stripped functions)
-  is another key;
+* the object: every field of the ``ObjectFile`` (sections, symbols, relocations, line table ...;
+  ``object_key``; not the DWARF sections, which name the temporary folder a source was assembled in):
+  a symbol added to a parsed object (``scan``'s stripped functions) is another key;
 * the function's name, the contract (ABI, arguments, nblocks range) and the paths asked for;
 * the prover function called (``prove``: a wrapper around ``prove_function`` is another key);
 * the semantics table's content (``semantics_key``): every row of ``x86.SEMANTICS`` with its value
@@ -82,8 +82,27 @@ def clear() -> None:
 
 
 def object_key(obj: ObjectFile) -> str:
-    """sha256 of every field of ``obj`` (bytes as their own sha256), in a form the same in every process."""
-    return _digest({f.name: _frozen(getattr(obj, f.name)) for f in dataclasses.fields(obj)})
+    """sha256 of every field of ``obj`` (bytes as their own sha256), in a form the same in every process.
+
+    A relocatable object's DWARF sections are left out, and its raw ELF bytes with them: they name the
+    temporary file and folder the source was assembled in (``analyze`` of one ``.S`` twice gives two
+    ``.debug_str``), which no verdict reads. What the prover reads of them, the line table
+    (``ObjectFile.lines``), is in the key. A linked object's raw bytes stay in (its segments are read).
+    """
+    fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    if obj.relocatable:
+        del fields["elf_bytes"]
+        for name in ("sections", "addresses", "alignments", "relocs"):
+            fields[name] = {k: v for k, v in fields[name].items() if not _debug(k)}
+        fields["executable"] = {k for k in fields["executable"] if not _debug(k)}
+        fields["headers"] = [h for h in fields["headers"] if not _debug(h.name)]
+        fields["lines"] = obj.lines
+    return _digest({k: _frozen(v) for k, v in fields.items()})
+
+
+def _debug(section: str) -> bool:
+    """A DWARF section or its relocations (``.debug_info``, ``.rela.debug_line``)."""
+    return section.startswith((".debug_", ".rel.debug_", ".rela.debug_"))
 
 
 def semantics_key() -> str:

@@ -17,6 +17,7 @@ import sha1opt.emit.validate as validate_module
 import sha1opt.semantics.lift.function as function_module
 from sha1opt.emit import proof_memo
 from sha1opt.emit.assembly import function_text
+from sha1opt.emit.objfile import load_object
 from sha1opt.emit.validate import validate
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics import x86
@@ -86,3 +87,18 @@ def test_the_key_names_the_objects_symbols_and_the_table_rows_code(tmp_path):
         mp.setitem(x86.SEMANTICS, "sub", replace(x86.SEMANTICS["sub"], fn=x86.SEMANTICS["add"].fn))
         assert proof_memo.semantics_key() != before
     assert proof_memo.semantics_key() == before
+
+
+def test_one_source_assembled_in_two_folders_is_one_key_and_its_line_numbers_are_in_it(tmp_path):
+    """``analyze`` assembles a ``.S`` with -g in a temporary folder, which ``.debug_str`` names: not a verdict's
+    input (the same file analyzed twice is proved once); the line table the prover's messages cite is."""
+    src, moved = tmp_path / "t.S", tmp_path / "moved.S"
+    src.write_text(function_text(textbook("i386")))
+    moved.write_text("\n" + src.read_text())               # every line one further down, the same machine code
+    keys = []
+    for name, path in (("a", src), ("b", src), ("c", moved)):
+        (tmp_path / name).mkdir()
+        obj = load_object(path, tmp_path / name).obj
+        assert obj.lines                                    # (assembled with its line table)
+        keys.append(proof_memo.object_key(obj))
+    assert keys[0] == keys[1] != keys[2]
