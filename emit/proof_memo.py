@@ -36,7 +36,9 @@ import dataclasses
 import hashlib
 import json
 import sys
+import threading
 import types
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
@@ -50,35 +52,39 @@ SIZE = 64                                      # proofs kept (the least recently
 WATCHED = ("sha1opt.semantics", "z3")          # the packages whose names the prover reads at run time
 _SUBMODULES = tuple(w + "." for w in WATCHED)
 
-_memo: OrderedDict[tuple, tuple[FunctionProof, tuple]] = OrderedDict()
+_memo: OrderedDict[tuple, tuple[FunctionProof, Callable, tuple]] = OrderedDict()
+_snapshots: dict[str, tuple] = {}              # digest of the bindings' identities -> those values (held)
+_lock = threading.Lock()                       # (a proof runs outside it: two threads may prove one object)
 
 
 def remembered(prove: Callable[..., FunctionProof], obj: ObjectFile, name: str | None, contract: Contract,
                paths: frozenset[str] | None = None) -> FunctionProof:
     """``prove(obj, name, contract, paths=paths)``, or the proof an equal call already proved (module docstring)."""
-    k, held = key(prove, obj, name, contract, paths)
-    hit = _memo.get(k)
-    if hit is not None:
-        _memo.move_to_end(k)
-        return hit[0]
+    k, values = key(prove, obj, name, contract, paths)
+    with _lock:
+        hit = _memo.get(k)
+        if hit is not None:
+            _memo.move_to_end(k)
+            return hit[0]
     proof = prove(obj, name, contract, paths=paths)
     if proof.proved:
-        _memo[k] = (proof, held)
-        while len(_memo) > SIZE:
-            _memo.popitem(last=False)
+        with _lock:
+            held = _snapshots.setdefault(k[-1], tuple(values))     # (one tuple per state of the bindings)
+            _memo[k] = (proof, prove, held)
+            while len(_memo) > SIZE:
+                _memo.popitem(last=False)
+            live = {kept[-1] for kept in _memo}
+            for gone in [d for d in _snapshots if d not in live]:
+                del _snapshots[gone]
     return proof
 
 
 def key(prove: Callable, obj: ObjectFile, name: str | None, contract: Contract,
-        paths: frozenset[str] | None) -> tuple[tuple, tuple]:
-    """(the key, the objects whose identities it names: held with the entry)."""
-    held = (prove, *bindings())
-    return (id(prove), object_key(obj), name, contract, paths, semantics_key(), tuple(map(id, held[1:]))), held
-
-
-def clear() -> None:
-    """Forget every proof (tests that count the prover's calls start from here)."""
-    _memo.clear()
+        paths: frozenset[str] | None) -> tuple[tuple, list]:
+    """(the key, the values whose identities its last part digests: held with the entry, with ``prove``)."""
+    values = bindings()
+    ids = hashlib.sha256(array("Q", map(id, values)).tobytes()).hexdigest()
+    return (id(prove), object_key(obj), name, contract, paths, semantics_key(), ids), values
 
 
 def object_key(obj: ObjectFile) -> str:
