@@ -78,6 +78,7 @@ from sha1opt.emit.assembly import SYMBOL
 from sha1opt.emit.execution import NATIVE, NOT_RUN, Execution, execution_for
 from sha1opt.emit.harness import FLAG_TEXT, BlockHarness, Record, RunFailure
 from sha1opt.emit.image import read_object, runnable_problem
+from sha1opt.emit.proof_memo import remembered
 from sha1opt.emit.toolchain import Preprocessor, ToolchainError, assemble, compile_source, host_is_x86_64
 from sha1opt.emit.vectors import all_vectors
 
@@ -289,8 +290,9 @@ def lift_functions(obj: ObjectFile, names: Sequence[str]) -> list[Function] | st
 def prove_export(v: Validation, obj: ObjectFile, arch: Arch) -> tuple[bool, str]:
     """The ``prove`` check of every export: ``SYMBOL`` of ``obj`` proved whole under sha1opt's contract
     (the arch's ABI, nblocks >= 0; ``lift.function.prove_function``), recorded in ``v.proof``;
-    ``proof_detail`` of it."""
-    v.proof = prove_function(obj, SYMBOL, Contract(ABI_OF[arch], 0))
+    ``proof_detail`` of it. An object this process already proved so (the same bytes, contract, semantics
+    table and prover) is not proved again (``proof_memo``)."""
+    v.proof = remembered(prove_function, obj, SYMBOL, Contract(ABI_OF[arch], 0))
     return proof_detail(v.proof)
 
 

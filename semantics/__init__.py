@@ -25,6 +25,8 @@ What lives here (one concept per module):
 - ``composition`` the compositional checker: cut at round values, prove each.
 - ``block``       ``prove_block`` (the whole-block proof every caller uses) and
                   ``describe_failure``.
+- ``verdict_memo``  proofs kept for the process under their whole key (inputs, the
+                  table's content, the names the prover reads); only what proved.
 - ``datafiles``   locating and reading the corpus data files; every output file
                   (``atomic_output``: regular files only, umask honoured).
 - ``errors``      ``Sha1optError`` and its subclasses, the only exceptions raised.

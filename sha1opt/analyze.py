@@ -5,7 +5,8 @@ text is assembled by the system toolchain, a ``.o``, an archive member or a
 shared object is read as is; then ``semantics.lift`` decodes the function,
 and ``prove_object`` proves the *whole* function -- prologue, loop control,
 every exit, callee-saved restores and stack discipline -- for every nblocks
-its contract allows (``lift.function.prove_function``).
+its contract allows (``lift.function.prove_function``; an object this process
+already proved the same way is not proved again: ``emit.proof_memo``).
 
 Invariant: ``ObjectProof.proved`` is True only when every path of the
 function proved. ``prove_object(..., paths={"_ssse3_shortcut"})`` proves
@@ -88,6 +89,7 @@ from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
 from sha1opt.emit.objfile import UserObject, defining_members, load_object, with_called_members
+from sha1opt.emit.proof_memo import remembered
 from sha1opt.emit.toolchain import Preprocessor
 
 BLOCK_BYTES = 64
@@ -248,17 +250,17 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     paths = frozenset(paths) if paths is not None else None
     if paths is not None and not paths:
         raise LiftRefusal("no path selected (give at least one path label)")
-    proof = prove_function(uo.obj, function, interface.contract(abi, min_blocks or 0), paths=paths)
+    proof = remembered(prove_function, uo.obj, function, interface.contract(abi, min_blocks or 0), paths)
     if proof.nblocks_unread and not proof.proved and replace(interface, name=None) == DEFAULT:
         # the code sets its count itself (SHA1_Transform: ``mov $1, %edx; jmp`` into the block function):
         # nblocks is a fixed argument, and the function compresses one block
         interface = ONE_BLOCK
-        proof = prove_function(uo.obj, function, interface.contract(abi), paths=paths)
+        proof = remembered(prove_function, uo.obj, function, interface.contract(abi), paths)
         proof = replace(proof, findings=(*proof.findings, "the nblocks argument is never read (the code sets the "
                                          "count itself): proved as a one-block function (state, data)"))
     findings = proof.findings
     if min_blocks is None and findings and not interface.one_block:
-        proof = prove_function(uo.obj, function, interface.contract(abi, 1), paths=paths)
+        proof = remembered(prove_function, uo.obj, function, interface.contract(abi, 1), paths)
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work, proof)}"
                              for f in dict.fromkeys(findings))

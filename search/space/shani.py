@@ -59,6 +59,7 @@ from sha1opt.semantics.prove import Proved, Prover
 from sha1opt.semantics.sha1 import Definition, range_spec
 from sha1opt.semantics.opaque import Label, Opaque
 from sha1opt.semantics.vector import VECTOR_ROWS
+from sha1opt.semantics.verdict_memo import PROVER, VerdictMemo
 from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg
 from sha1opt.search.space.frame import block_bindings
 from sha1opt.search.space.lane_machine import lane_machine
@@ -453,7 +454,18 @@ def prove_shani(params: ShaniParams, arch: Arch, timeout: float = 10.0) -> Compo
 
 
 def prove_code(code: list[Instr], arch: Arch, timeout: float = 10.0) -> CompositionResult:
-    """``code`` (a SHA-NI unit, possibly edited) against the spec; only ``Proved`` is ``ok``."""
+    """``code`` (a SHA-NI unit, possibly edited) against the spec; only ``Proved`` is ``ok``. A unit this process
+    already proved (the same instructions, arch and timeout, table and code: ``semantics.verdict_memo``) is not
+    proved again: the search, the export and the dispatch plan prove the same points."""
+    return _PROOFS.remembered((tuple(code), arch, timeout), lambda: _prove_code(code, arch, timeout),
+                              lambda res: res.ok)
+
+
+# (the names it reads: the semantics, z3, this module, the lane machine and the frame's bindings)
+_PROOFS = VerdictMemo((*PROVER, __name__, "sha1opt.search.space.lane_machine", "sha1opt.search.space.frame"))
+
+
+def _prove_code(code: list[Instr], arch: Arch, timeout: float) -> CompositionResult:
     b = Builder()
     spec = shani_spec(b)
     inputs, outputs, pointers = bindings(arch)

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.cpu import needs
+from tests.support.one_cluster import module_clusters, searches_share_one_cluster
 from sha1opt.cli import main
 from sha1opt.search.engines.anneal import anneal
 from sha1opt.search.space.candidate import Candidate, block_schedule, realize
@@ -19,6 +20,17 @@ from sha1opt.search.synth.discovered import load_discovered
 from sha1opt.semantics import identities
 from sha1opt.semantics.block import prove_block
 from sha1opt.semantics.errors import Sha1optError
+
+
+@pytest.fixture(scope="module")
+def clusters():
+    yield from module_clusters()
+
+
+@pytest.fixture(autouse=True)
+def _one_cluster(clusters, monkeypatch):
+    """The module's searches (five) run on one local cluster (tests/support/one_cluster.py)."""
+    searches_share_one_cluster(clusters, monkeypatch)
 
 
 def test_every_choice_rests_on_a_corpus_identity():
