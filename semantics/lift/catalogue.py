@@ -63,20 +63,11 @@ def load(path: Path | None = None) -> tuple[Row, ...]:
     seen: set[tuple[str, str | None]] = set()
     for i, row in enumerate(raw.get("function", [])):
         where = f"{path.name}: function {i + 1}" + (f" ({row['symbol']})" if isinstance(row.get("symbol"), str) else "")
-        check_keys(row, where, REQUIRED, OPTIONAL)
-        for k, v in row.items():
-            if not isinstance(v, str) or not v.strip():
-                raise CorpusError(f"{where}: {k} must be a non-empty string")
+        itf = _interface(row, where, REQUIRED, OPTIONAL, "the row's symbol is the name")
         key = (row["symbol"], row.get("member"))
         if key in seen:
             raise CorpusError(f"{where}: symbol {row['symbol']!r} given twice")
         seen.add(key)
-        try:
-            itf = parse_interface(row["interface"])
-        except ParseError as e:
-            raise CorpusError(f"{where}: {e}") from None
-        if itf.name is not None:
-            raise CorpusError(f"{where}: the interface names {itf.name!r}; the row's symbol is the name")
         rows.append(Row(row["symbol"], replace(itf, name=row["symbol"]), row["library"], row["source"],
                         row.get("member"), row.get("demangled"), row.get("note")))
     return tuple(rows)
@@ -85,21 +76,23 @@ def load(path: Path | None = None) -> tuple[Row, ...]:
 def load_shapes(path: Path | None = None) -> tuple[Interface, ...]:
     """The ``[[shape]]`` rows' interfaces of ``path`` (default ``corpus/interfaces.toml``), checked alike."""
     path = path or corpus_dir() / "interfaces.toml"
-    out: list[Interface] = []
-    for i, row in enumerate(load_toml(path).get("shape", [])):
-        where = f"{path.name}: shape {i + 1}"
-        check_keys(row, where, SHAPE_KEYS, set())
-        for k, v in row.items():
-            if not isinstance(v, str) or not v.strip():
-                raise CorpusError(f"{where}: {k} must be a non-empty string")
-        try:
-            itf = parse_interface(row["interface"])
-        except ParseError as e:
-            raise CorpusError(f"{where}: {e}") from None
-        if itf.name is not None:
-            raise CorpusError(f"{where}: a shape names no function (the interface names {itf.name!r})")
-        out.append(itf)
-    return tuple(out)
+    return tuple(_interface(row, f"{path.name}: shape {i + 1}", SHAPE_KEYS, set(), "a shape names no function")
+                 for i, row in enumerate(load_toml(path).get("shape", [])))
+
+
+def _interface(row: dict, where: str, required: set[str], optional: set[str], unnamed: str) -> Interface:
+    """One row's keys and strings checked and its interface parsed (it must name no function: ``unnamed``)."""
+    check_keys(row, where, required, optional)
+    for k, v in row.items():
+        if not isinstance(v, str) or not v.strip():
+            raise CorpusError(f"{where}: {k} must be a non-empty string")
+    try:
+        itf = parse_interface(row["interface"])
+    except ParseError as e:
+        raise CorpusError(f"{where}: {e}") from None
+    if itf.name is not None:
+        raise CorpusError(f"{where}: the interface names {itf.name!r}; {unnamed}")
+    return itf
 
 
 @lru_cache(maxsize=1)

@@ -272,26 +272,12 @@ def test_nettle_archive_rows_use_the_catalogue_and_skip_its_hmac_sha1():
     assert not any("hmac" in r.member or r.member == "sha1.o" for r in rows), [(r.member, r.function) for r in rows]
 
 
-HASHER_C = """#include <stdint.h>
+WORDS_C = Path(__file__).resolve().parents[1] / "semantics" / "lift" / "csrc" / "sha1_words_pairs.c"
+HASHER_C = f"""#define WORDS_INLINE
+#include "{WORDS_C}"
 /* SHA-1 of a block held in the object itself, as a C++ method on `this` does: no (state, data) arguments */
-struct hasher { uint32_t words[16]; uint32_t state[5]; uint64_t length; };
-#define ROL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
-void hasher_block(struct hasher *h) {
-    uint32_t w[80], a = h->state[0], b = h->state[1], c = h->state[2], d = h->state[3], e = h->state[4];
-    for (int i = 0; i < 16; i++) w[i] = h->words[i];
-    for (int i = 16; i < 80; i++) w[i] = ROL(w[i-3] ^ w[i-8] ^ w[i-14] ^ w[i-16], 1);
-    for (int i = 0; i < 80; i++) {
-        uint32_t f, k;
-        if (i < 20) { f = (b & c) | (~b & d); k = 0x5A827999u; }
-        else if (i < 40) { f = b ^ c ^ d; k = 0x6ED9EBA1u; }
-        else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8F1BBCDCu; }
-        else { f = b ^ c ^ d; k = 0xCA62C1D6u; }
-        uint32_t t = ROL(a, 5) + f + e + k + w[i];
-        e = d; d = c; c = ROL(b, 30); b = a; a = t;
-    }
-    h->state[0] += a; h->state[1] += b; h->state[2] += c; h->state[3] += d; h->state[4] += e;
-    h->length += 64;
-}
+struct hasher {{ u32 words[16]; u32 state[5]; unsigned long length; }};
+void hasher_block(struct hasher *h) {{ sha1_words_pairs(h->state, h->words); h->length += 64; }}
 """
 
 
@@ -340,11 +326,6 @@ def test_a_function_the_catalogue_does_not_name_is_tried_under_its_other_interfa
     lists is tried (the issue: "infers the interface from a catalogue of known interfaces"). A digest and
     host-order words, as glib's and libdbus's stripped ``sha_transform(digest, words)`` take them, proves
     under ``(state, words)``, said to be guessed (not the catalogue's row)."""
-    words = HASHER_C.replace("struct hasher { uint32_t words[16]; uint32_t state[5]; uint64_t length; };", "")
-    words = words.replace("void hasher_block(struct hasher *h) {",
-                          "void digest_words(uint32_t *state, const uint32_t *words) {")
-    words = words.replace("h->state", "state").replace("h->words", "words").replace("    h->length += 64;\n", "")
-    (tmp_path / "words.c").write_text(words)
-    obj = _gcc(tmp_path / "words.c", tmp_path / "words.o")
+    obj = _gcc(WORDS_C, tmp_path / "words.o")
     (row,) = [e for e in scan_paths([obj], uarch="zen3") if isinstance(e, Found)]
     assert row.verdict == "proved" and row.interface == "(state, words)" and not row.catalogued, row.detail

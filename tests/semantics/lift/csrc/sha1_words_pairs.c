@@ -5,7 +5,8 @@
  * time through 64-bit general registers (movq %xmm2, %rsi; mov 0x10(%rsi),
  * %rcx; movq %rcx, %xmm1) -- values.Lanes.
  *
- * -DSCHED_ROT=2 rotates the schedule by 2 instead of 1 (a mutant).
+ * -DSCHED_ROT=2 rotates the schedule by 2 instead of 1 (a mutant); -DWORDS_INLINE makes the function a
+ * static always-inline one, for a file that #includes this one to wrap it (tests/cli/test_scan.py).
  */
 typedef unsigned int u32;
 
@@ -15,6 +16,9 @@ typedef unsigned int u32;
 
 #define ROL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
 
+#ifdef WORDS_INLINE
+static inline __attribute__((always_inline))
+#endif
 void sha1_words_pairs(u32 *state, const u32 *words) {
     u32 w[80], a = state[0], b = state[1], c = state[2], d = state[3], e = state[4];
     for (int i = 0; i < 16; i++) w[i] = words[i];
