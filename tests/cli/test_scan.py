@@ -281,13 +281,18 @@ void hasher_block(struct hasher *h) {{ sha1_words_pairs(h->state, h->words); h->
 """
 
 
-def test_regression_correct_code_under_a_guessed_interface_was_called_counterexample(tmp_path):
+def test_regression_correct_code_under_a_guessed_interface_was_called_counterexample(tmp_path, monkeypatch):
     """The bug (Debian's /usr/lib/x86_64-linux-gnu, 11 rows: LLVM's ``SHA1::hashBlock``, stripped code of glib,
     libdbus, libk5crypto): correct SHA-1 whose interface is not the standard one was reported "counterexample
     (confirmed natively)" and exit 1 -- the guessed ``(state, data, nblocks)`` handed to code that takes only
     ``this`` makes it die natively, which refutes the guess, not the code. The rule (``scan._guessed``): under
     guessed interfaces a counterexample under each is "interface unknown" (exit 3), its detail naming both
-    guesses' results and how to declare the interface; "counterexample" is said only under a catalogued one."""
+    guesses' results and how to declare the interface; "counterexample" is said only under a catalogued one.
+    (The two standard guesses only: the rule does not depend on how many there are, each costs a proof.)"""
+    from sha1opt import scan as scan_module
+    from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS
+
+    monkeypatch.setattr(scan_module, "guesses", lambda: [DEFAULT, KEYWORDS["one-block"]])
     (tmp_path / "hasher.c").write_text(HASHER_C)
     obj = _gcc(tmp_path / "hasher.c", tmp_path / "hasher.o")
     r = CliRunner().invoke(scan, [str(obj), "--uarch", "zen3", "--json"])
@@ -321,11 +326,24 @@ def test_a_catalogued_interface_keeps_its_counterexample(tmp_path, monkeypatch):
     assert row.catalogued and row.verdict == "counterexample", row.detail
 
 
-def test_a_function_the_catalogue_does_not_name_is_tried_under_its_other_interfaces(tmp_path):
+def test_a_function_the_catalogue_does_not_name_is_tried_under_its_other_interfaces(tmp_path, monkeypatch):
     """``scan.guesses``: after the two standard interfaces, every other interface ``corpus/interfaces.toml``
-    lists is tried (the issue: "infers the interface from a catalogue of known interfaces"). A digest and
-    host-order words, as glib's and libdbus's stripped ``sha_transform(digest, words)`` take them, proves
-    under ``(state, words)``, said to be guessed (not the catalogue's row)."""
+    lists is tried (the issue: "infers the interface from a catalogue of known interfaces"), each one-block
+    one also ``clobbered``, ``nblocks even`` last. A digest and host-order words, as glib's and libdbus's
+    stripped ``sha_transform(digest, words)`` take them, proves under ``(state, words)``, said to be guessed
+    (not the catalogue's row) -- scanned with the guesses up to that one (each costs a proof)."""
+    from dataclasses import replace
+
+    from sha1opt import scan as scan_module
+    from sha1opt.semantics.lift.catalogue import interfaces
+    from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS, parse_interface
+
+    every = scan_module.guesses()
+    assert every[:2] == [DEFAULT, KEYWORDS["one-block"]] and every[-1].block_multiple == 2
+    assert set(interfaces()) <= set(every)
+    assert all(replace(i, data_clobbered=True) in every for i in interfaces() if i.one_block)
+    words = parse_interface("(state, words)")
+    monkeypatch.setattr(scan_module, "guesses", lambda: every[:every.index(words) + 1])
     obj = _gcc(WORDS_C, tmp_path / "words.o")
     (row,) = [e for e in scan_paths([obj], uarch="zen3") if isinstance(e, Found)]
     assert row.verdict == "proved" and row.interface == "(state, words)" and not row.catalogued, row.detail
