@@ -137,4 +137,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Sha1optError as e:               # bad input (e.g. a --db that does not exist): one line, no traceback
+        print(f"simd_i386.py: {e}", file=sys.stderr)
+        sys.exit(2)
