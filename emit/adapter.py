@@ -17,7 +17,8 @@ at an offset in a context (``state@OFFSET``) is copied into the adapter's
 zeroed context before the call and back after it (the harness's canaries then
 guard the adapter's copy, not the context's other bytes); host-order words
 (``words``) are the block byte-swapped into the adapter's buffer, one call per
-block, and a clobbered block (``data clobbered``) is copied there as it is; a byte length is ``64 * nblocks`` plus the record's trailing bytes
+block, and a clobbered block (``data clobbered``) is copied there as it is; a
+byte length is ``64 * nblocks`` plus the record's trailing bytes
 (``sha1opt_tail``, 0..63, set by the harness per record: in the buffer after the
 blocks, never hashed under the contract), or ``64`` plus them per block; a
 constant is passed as declared.

@@ -6,7 +6,7 @@ when ``kept(result)``. The whole key is the caller's ``key`` (what the proof is 
 a unit's instructions, the contract ...) and what every verdict also depends on:
 
 * the semantics table's content (``semantics_key``): every row of ``x86.SEMANTICS`` with its value
-  function's code, constants and closure, hashed as ``search.cost.content_key`` hashes a model -- a row
+  function's bytecode, constants and closure (``_canonical``) -- a row
   replaced (a test's ``sub`` computed as ``add``) is another key;
 * what the prover reads by name at run time (``bindings``): every module-level name of the ``watched``
   packages' loaded modules (``sha1opt.semantics``, ``z3``, and the caller's own modules) and their

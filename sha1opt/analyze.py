@@ -180,6 +180,8 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
         work = Path(workdir or tmp)
         uo = with_stripped_name(load_object(path, work, arch=arch, member=member, cpp=cpp), function)
         archive = Path(path) if uo.kind == "archive member" else None
+        if archive is not None:
+            uo = with_called_members(uo, archive, uo.member, work, frozenset(KNOWN))
         chosen, origin = choose_interface(uo, function, member, interface)
         try:
             res = _prove(uo, function, abi, min_blocks, work, native, chosen, paths, archive)
@@ -242,8 +244,6 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     abi = abi or ABI_OF[uo.arch]
     if abi != ABI_OF[uo.arch]:
         raise LiftRefusal(f"ABI {abi} does not exist on {uo.arch}")
-    if archive is not None and uo.member is not None:
-        uo = with_called_members(uo, archive, uo.member, work, frozenset(KNOWN))
     if function and interface.name and function != interface.name:
         raise LiftRefusal(f"--function {function} and the interface's function {interface.name} differ")
     function = function or interface.name

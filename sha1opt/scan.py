@@ -68,13 +68,14 @@ from typing import Iterable, Iterator
 
 from sha1opt.analyze import ObjectProof, price, prove_loaded
 from sha1opt.emit.confirm import Finding
-from sha1opt.emit.objfile import UserObject
+from sha1opt.emit.objfile import UserObject, with_called_members
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import clip
 from sha1opt.semantics.lift.archive import MAGIC as AR_MAGIC
 from sha1opt.semantics.lift.archive import members
+from sha1opt.semantics.lift.calls import KNOWN
 from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, holds_all_constants, holds_sha_ni
 from sha1opt.semantics.lift.catalogue import interfaces as catalogue_interfaces
 from sha1opt.semantics.lift.catalogue import lookup
@@ -315,7 +316,7 @@ def _row(job: _Job, proof: ObjectProof | None, model, seconds: float, verdict: s
 def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     """The proof of one function, as a row (in the child)."""
     t0 = time.perf_counter()
-    iface, _ = _interface(job)
+    iface, origin = _interface(job)
     obj = job.obj
     if job.cand.evidence == "stripped":         # a name the prover can be given: the unwind extent as a symbol
         obj = replace(obj, symbols=[*obj.symbols, job.cand.symbol])
@@ -324,7 +325,9 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
                     job.member)
     sub = work / f"fn{os.getpid()}"
     sub.mkdir(exist_ok=True)
-    catalogued = _interface(job)[1] == "catalogue"
+    if job.member is not None:              # linked once with the members it calls, for every guess below
+        uo = with_called_members(uo, Path(job.file), job.member, sub, frozenset(KNOWN))
+    catalogued = origin == "catalogue"
     tried = [iface] if catalogued else guesses()
     results: list[tuple[ObjectProof | None, str, Interface]] = []
     for each in tried:
@@ -377,7 +380,7 @@ def _guessed(job: _Job, results: list[tuple[ObjectProof | None, str, Interface]]
         (results if all(o == "refused" for o in outcomes) else [])
     shown = [f"under {str(replace(each, name=None))}: {_brief(proof, why)}" for proof, why, each in results[:2]]
     if len(results) > 2:
-        shown.append(f"and likewise under the catalogue's {len(results) - 2} other interface(s)")
+        shown.append(f"and {len(results) - 2} other guess(es), none proved")
     if undecided:
         proof, why, each = undecided[0]
         detail = f"under {str(replace(each, name=None))}: {why}"

@@ -179,7 +179,7 @@ class ControlFlow(Calls):
                     self._pointer_to_external(d, t.name, var, count, tail=False)
                     return
                 tgt = (t.section, t.offset)
-            elif d.imm_ref is not None and not d.imm_ref.region.startswith("sec:") or _library_own(d.bound):
+            elif (d.imm_ref is not None and not d.imm_ref.region.startswith("sec:")) or _library_own(d.bound):
                 self.call_external(d, d.bound or d.imm_ref.region[4:], tail=False, decide=decide)
                 return
             else:

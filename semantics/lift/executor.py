@@ -55,7 +55,7 @@ from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.memory import MemoryModel
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
-from sha1opt.semantics.lift.values import (MASK32, Flags, Int, DataPair, Opq, Ptr, Refused, Violation, is_data, signed,
+from sha1opt.semantics.lift.values import (MASK32, DataPair, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed,
                                            stack_base)
 from sha1opt.semantics.lift.vectors import VectorUnit
 from sha1opt.semantics.control import CONTROL

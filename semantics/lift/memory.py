@@ -34,7 +34,7 @@ import z3
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
-from sha1opt.semantics.lift.values import RESULT_REGION, Int, DataPair, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, DataPair, Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
 
@@ -179,7 +179,7 @@ class MemoryModel:
                 if not 0 <= c <= 56:
                     self._inside_buffer(c, size, d)
                 return DataPair(f"data{c:+d} [two message words read as one 64-bit value]",
-                             self.initial_mem("data", c), self.initial_mem("data", c + 4))
+                                self.initial_mem("data", c), self.initial_mem("data", c + 4))
             if rest or size != 4:
                 raise Refused(d, "data read at an address that is not block + constant, or not as a 32-bit word",
                               "untracked value")

@@ -68,7 +68,7 @@ from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.ir import MASK32, Term
 from sha1opt.semantics.lift.decode import Decoded
-from sha1opt.semantics.lift.values import RESULT_REGION, Int, DataPair, Opq, Ptr, Refused, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, DataPair, Int, Opq, Ptr, Refused, is_data
 from sha1opt.semantics.machine import vector_value
 from sha1opt.semantics.vector import lane_name
 from sha1opt.semantics.x86 import Mem, Reg
