@@ -18,6 +18,7 @@ unit set's time, and the skylake blocks, bound by the issue width, read at or ab
 """
 
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -39,14 +40,19 @@ RECIPES = [replace(TEXTBOOK, wsrc="inplace"), replace(TEXTBOOK, f2="cd"), replac
 DATA = Path(__file__).parent / "data"
 
 
+@cache
+def _bound(uarch: str, arch: str) -> float:
+    """``loop_bound`` of one pair, computed once per process (0.2-2 s each; two tests read every pair)."""
+    return loop_bound(load_model(uarch), arch).cycles
+
+
 def test_the_pairs_are_every_model_and_arch():
     assert len(PAIRS) == 26      # 16 models: 10 of x86-64 CPUs (both arches), 6 i386-only
 
 
 @pytest.mark.parametrize("uarch,arch", PAIRS)
 def test_the_loop_bound_is_at_most_the_default_block_loop(uarch, arch):
-    model = load_model(uarch)
-    assert loop_bound(model, arch).cycles <= block_loop_cycles(textbook(arch), model)
+    assert _bound(uarch, arch) <= block_loop_cycles(textbook(arch), load_model(uarch))
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +74,8 @@ def small_store(tmp_path_factory):
 
 @pytest.mark.parametrize("uarch,arch", PAIRS)
 def test_the_loop_bound_is_at_most_the_best_stored_block_loop(small_store, uarch, arch):
-    model = load_model(uarch)
     sched, _ = best_block(uarch, arch, small_store)
-    assert loop_bound(model, arch).cycles <= block_loop_cycles(sched, model)
+    assert _bound(uarch, arch) <= block_loop_cycles(sched, load_model(uarch))
 
 
 def test_the_issue_width_part_is_the_iterations_slots_with_no_ramp_up_term():

@@ -276,7 +276,7 @@ def test_fuzz_prove_asm_generated_text(tmp_path_factory, text):
 _BLOCK = {arch: function_text(textbook(arch)).splitlines() for arch in ("x86_64", "i386")}
 
 
-@fuzz(6)
+@fuzz(3)
 @given(ARCHES, st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["delete", "duplicate", "replace"]),
                                   LINES), min_size=1, max_size=3))
 def test_fuzz_analyze_damaged_block_function(tmp_path_factory, arch, edits):
