@@ -276,10 +276,11 @@ def test_fuzz_prove_asm_generated_text(tmp_path_factory, text):
 _BLOCK = {arch: function_text(textbook(arch)).splitlines() for arch in ("x86_64", "i386")}
 
 
-@fuzz(3)
-@given(ARCHES, st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["delete", "duplicate", "replace"]),
-                                  LINES), min_size=1, max_size=3))
-def test_fuzz_analyze_damaged_block_function(tmp_path_factory, arch, edits):
+DAMAGES = st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(["delete", "duplicate", "replace"]), LINES),
+                  min_size=1, max_size=3)
+
+
+def _analyze_damaged(tmp_path_factory, arch, edits) -> None:
     """A real block function with a few lines deleted, doubled or replaced: parsed, simulated, proved or not."""
     lines = list(_BLOCK[arch])
     for pos, how, new in edits:
@@ -296,6 +297,21 @@ def test_fuzz_analyze_damaged_block_function(tmp_path_factory, arch, edits):
     # a whole function's proof: seconds, not the sub-second of the other calls -- 20 s was a false "hang" on a
     # loaded 2-core machine (load 6: analyze of a damaged x86_64 block took longer, then passed on the re-run)
     run_cli(["analyze", str(f), "--uarch", "zen3", "--arch", arch], limit=90)
+
+
+@fuzz(3)
+@given(ARCHES, DAMAGES)
+def test_fuzz_analyze_damaged_block_function(tmp_path_factory, arch, edits):
+    """A damaged block function (``_analyze_damaged``): no traceback, no hang; 3 examples in ``make test``."""
+    _analyze_damaged(tmp_path_factory, arch, edits)
+
+
+@pytest.mark.slow         # bench/slow_checks.py: the same rule on more examples than make test's 3
+@fuzz(12)
+@given(ARCHES, DAMAGES)
+def test_fuzz_analyze_damaged_block_function_deeper(tmp_path_factory, arch, edits):
+    """The same rule as ``test_fuzz_analyze_damaged_block_function`` over 12 examples."""
+    _analyze_damaged(tmp_path_factory, arch, edits)
 
 
 # --- found while writing this file ---------------------------------------------------------------
