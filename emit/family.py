@@ -68,6 +68,7 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.model import Model
 from sha1opt.search.measure import block_loop
 from sha1opt.search.progress import ProgressFn
+from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.emit.export import Exportable, ExportResult, export_text
 
 
@@ -173,6 +174,17 @@ class Family(Protocol):
                            flavor)
 
     def stored(self, db, model: Model, arch: Arch, variant: str): ...
+
+
+def model_has_under(family: Family, model: Model, level: str) -> bool:
+    """Whether the model's CPU has ``family``'s code at some level the cap ``level`` allows (``level`` itself or
+    one below it that the family admits): ``--isa`` is a cap, so ``export --uarch zen3 --isa avx512`` is the
+    hybrid family's code for zen3 at what zen3 has (its AVX2 dialects), not no hybrid code at all.
+    ``model_has`` itself stays exact (the dispatcher makes one path per level the CPU has).
+
+    Example: ``model_has_under(HYBRID, load_model("zen3"), "avx512")`` is True, ``HYBRID.model_has(zen3,
+    "avx512")`` False; for ``p6`` (no SSSE3) both are False."""
+    return any(family.model_has(model, lv) for lv in LEVELS[:LEVELS.index(level) + 1] if family.admits(lv))
 
 
 def cycles(choice: Choice, model: Model) -> float:
