@@ -42,7 +42,7 @@ from sha1opt.search.cost.model import Model
 from sha1opt.search.driver import default_arch
 from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import LEVELS, check_level
-from sha1opt.emit.family import Choice, Family, Passed, Shown, model_has_under
+from sha1opt.emit.family import Choice, Family, Passed, Shown, model_level
 from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family_shani import SHANI
@@ -63,10 +63,10 @@ def levels_of(family: Family) -> tuple[str, ...]:
 
 def tune_families(model: Model, level: str) -> tuple[Family, ...]:
     """The families ``export --tune`` draws candidates from under ``--isa level`` (``emit.tuning.pool``): those
-    admitting the level whose code the model's CPU has at the level or below it (``family.model_has_under``),
+    admitting the level whose code the model's CPU has at the level or below it (``family.model_level``),
     lowest first (the scalar family always)."""
     check_level(level)
-    return tuple(f for f in FAMILIES if f.admits(level) and model_has_under(f, model, level))
+    return tuple(f for f in FAMILIES if f.admits(level) and model_level(f, model, level) is not None)
 
 
 def shown_levels() -> tuple[str, ...]:

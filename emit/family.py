@@ -176,15 +176,17 @@ class Family(Protocol):
     def stored(self, db, model: Model, arch: Arch, variant: str): ...
 
 
-def model_has_under(family: Family, model: Model, level: str) -> bool:
-    """Whether the model's CPU has ``family``'s code at some level the cap ``level`` allows (``level`` itself or
-    one below it that the family admits): ``--isa`` is a cap, so ``export --uarch zen3 --isa avx512`` is the
-    hybrid family's code for zen3 at what zen3 has (its AVX2 dialects), not no hybrid code at all.
-    ``model_has`` itself stays exact (the dispatcher makes one path per level the CPU has).
+def model_level(family: Family, model: Model, level: str) -> str | None:
+    """The highest level at or below the cap ``level`` that ``family`` admits and whose code the model's CPU has
+    (``Family.model_has``), or None. ``--isa`` is a cap: under ``--isa avx512`` zen3 (no AVX-512) gets the
+    hybrid family's code at what it has, its ``avx2`` level, not no hybrid code at all; ``model_has`` itself
+    stays exact (the dispatcher makes one path per level the CPU has).
 
-    Example: ``model_has_under(HYBRID, load_model("zen3"), "avx512")`` is True, ``HYBRID.model_has(zen3,
-    "avx512")`` False; for ``p6`` (no SSSE3) both are False."""
-    return any(family.model_has(model, lv) for lv in LEVELS[:LEVELS.index(level) + 1] if family.admits(lv))
+    Example: ``model_level(HYBRID, load_model("zen3"), "avx512")`` is ``"avx2"`` (``HYBRID.model_has(zen3,
+    "avx512")`` is False); ``model_level(SCALAR, zen3, "avx512")`` is ``"avx512"``; for ``p6`` (no SSSE3)
+    ``model_level(HYBRID, p6, "shani")`` is None."""
+    own = [lv for lv in LEVELS[:LEVELS.index(level) + 1] if family.admits(lv) and family.model_has(model, lv)]
+    return own[-1] if own else None
 
 
 def cycles(choice: Choice, model: Model) -> float:

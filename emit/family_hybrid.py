@@ -44,7 +44,7 @@ from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
-from sha1opt.emit.family import Choice, Family, Passed, Shown, model_has_under
+from sha1opt.emit.family import Choice, Family, Passed, Shown
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.export import Exportable
 from sha1opt.emit.hybrid_export import hybrid_exportable
@@ -224,7 +224,7 @@ class HybridFamily(Family):
         Example: goldencove, x86_64, avx512, 2 gives the export's block (rotate-bmi-leanch-early) and the next
         shape (pin-bmi-early at the same interleaving)."""
         model = load_model(uarch)
-        if not model_has_under(self, model, level):     # (a cap above the model's ISA: its own dialects)
+        if not self.model_has(model, level):
             return []
         progress(Progress(f"hybrid search on {uarch} (--isa {level}{ARCHES[arch].shown}) for --tune", 0))
         found = ARCHES[arch].engine(model, cap=level, evaluations=EXPORT_EVALUATIONS, seed=0)

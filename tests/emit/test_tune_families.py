@@ -1,8 +1,8 @@
 """Which families ``export --tune`` draws candidates from (``emit.families.tune_families``, ``emit.tuning.pool``).
 
 Rule: ``--isa`` is a cap. A family is in the tuning pool when the model's CPU has the family's code at the cap or
-at a level below it that the family admits (``emit.family.model_has_under``); the dispatcher's per-level fact
-``Family.model_has`` stays exact.
+at a level below it that the family admits, and it is asked at the highest such level (``emit.family.model_level``);
+the dispatcher's per-level fact ``Family.model_has`` stays exact.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from types import SimpleNamespace
 
 from sha1opt.emit import family_hybrid
 from sha1opt.emit.families import tune_families
-from sha1opt.emit.family import model_has_under
+from sha1opt.emit.family import model_level
 from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family_shani import SHANI
+from sha1opt.emit.tuning import pool
 from sha1opt.search.cost.model import load_model
 
 
@@ -26,7 +27,8 @@ def test_regression_tune_at_a_cap_above_the_models_isa_dropped_the_hybrid_family
     ``HYBRID.model_has(zen3, "avx512")`` (the whole cap) instead of whether zen3 has hybrid code under it."""
     zen3 = load_model("zen3")
     assert not HYBRID.model_has(zen3, "avx512")              # exact: no avx512 dispatch path for zen3
-    assert model_has_under(HYBRID, zen3, "avx512") and model_has_under(HYBRID, zen3, "shani")
+    assert model_level(HYBRID, zen3, "avx512") == model_level(HYBRID, zen3, "shani") == "avx2"
+    assert model_level(SCALAR, zen3, "avx512") == "avx512"
     assert tune_families(zen3, "avx512") == (SCALAR, HYBRID)
     assert tune_families(zen3, "shani") == (SCALAR, HYBRID, SHANI)
 
@@ -34,13 +36,14 @@ def test_regression_tune_at_a_cap_above_the_models_isa_dropped_the_hybrid_family
 def test_a_model_without_any_level_of_a_family_gets_none_of_its_candidates():
     """p6 (Pentium Pro to III) has no SSSE3, the hybrid family's lowest level: under any cap only scalar code."""
     p6 = load_model("p6")
-    assert not model_has_under(HYBRID, p6, "shani")
+    assert model_level(HYBRID, p6, "shani") is None
     assert tune_families(p6, "avx512") == (SCALAR,)
 
 
-def test_hybrid_ranked_searches_under_a_cap_above_the_models_isa(monkeypatch):
-    """``HYBRID.ranked`` at ``--isa avx512`` on zen3 runs the hybrid engine with that cap (the engine keeps to
-    the model's own dialects: ``export --uarch zen3 --isa avx512`` writes an AVX block), not an empty list."""
+def test_the_pool_asks_the_hybrid_family_at_the_models_level_under_the_cap(monkeypatch):
+    """``tuning.pool`` at ``--isa avx512`` on zen3: the hybrid default and the hybrid engine at ``avx2`` (the
+    second run of the regression above died pricing the cap's AVX-512 default block on zen3: "vpternlogd ...
+    needs AVX512VL, which zen3 does not have"); every entry priced on zen3."""
     calls = []
 
     def engine(model, *, cap, evaluations, seed):
@@ -49,6 +52,7 @@ def test_hybrid_ranked_searches_under_a_cap_above_the_models_isa(monkeypatch):
 
     monkeypatch.setitem(family_hybrid.ARCHES, "x86_64",
                         dataclasses.replace(family_hybrid.ARCHES["x86_64"], engine=engine))
-    assert HYBRID.ranked("zen3", "x86_64", "avx512", 3) == []
-    assert calls == [("zen3", "avx512")]
-    assert HYBRID.ranked("p6", "x86_64", "avx512", 3) == [] and len(calls) == 1     # p6: nothing to search
+    entries = pool("zen3", "x86_64", "avx512", 1)
+    assert calls == [("zen3", "avx2")]
+    hybrid = [e for e in entries if e.choice.family is HYBRID]
+    assert len(hybrid) == 1 and hybrid[0].default and hybrid[0].predicted > 0
