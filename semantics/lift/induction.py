@@ -93,7 +93,13 @@ class Ctx:
             init_mem = host_words(domain, init_mem)
         return PathMachine(self.program, domain, init_reg, init_mem, st, bits=self.bits, block=block,
                            axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size,
-                           data_writable=self.contract.data_clobbered)
+                           data_writable=self.contract.data_clobbered, counter=self.counter)
+
+    @property
+    def counter(self) -> int | None:
+        """``state counter@OFFSET``: the counter's low word as an offset from the state words, or None."""
+        c = self.contract
+        return None if c.counter_offset is None else c.counter_offset - c.state_offset
 
 
 def host_words(domain, init_mem):
@@ -120,7 +126,8 @@ def names(b: Builder):
 
 
 def restored(ctx: Ctx, st: State) -> str | None:
-    """Why the exit state breaks the ABI (callee-saved registers, stack pointer), or None."""
+    """Why the exit state breaks the ABI (callee-saved registers, stack pointer) or the contract's byte counter
+    (``counted``), or None. Every exit's proof asks it: one-block, nblocks = 0 and every loop exit."""
     for r in SAVED[ctx.contract.abi]:
         v = st.regs.get(r)
         if not (isinstance(v, Opq) and v.name == f"%{r}"):
@@ -129,6 +136,35 @@ def restored(ctx: Ctx, st: State) -> str | None:
     w = ctx.bits // 8
     if not (isinstance(sp, Ptr) and sp.region == "stack" and ctx.implies(st.cond, sp.off == ctx.bv(w))):
         return "the stack pointer is not restored at ret"
+    return counted(ctx, st)
+
+
+def counter_word(half: int) -> z3.BitVecRef:
+    """The caller's counter word (``half`` 0: low, 4: high) as the executor reads it: one 32-bit z3 constant."""
+    return z3.BitVec(f"counter+{half}", 32)
+
+
+def counted(ctx: Ctx, st: State) -> str | None:
+    """``state counter@OFFSET``: why the exit state's 64-bit counter is not the caller's plus the byte length
+    (64*n, mod 2^64), or None. Example: a build adding the length without the carry leaves
+    ``counter+4`` unchanged when the low word wraps: "the byte counter is not its entry value + bytes"."""
+    off = ctx.counter
+    if off is None:
+        return None
+    words = []
+    for half in (0, 4):
+        got = st.mem.get(("state", "", off + half))
+        if got is None:
+            words.append(counter_word(half))
+        elif isinstance(got[0], Int) and got[1] == 4:
+            words.append(z3.Extract(31, 0, got[0].v))
+        else:
+            return f"the byte counter's word at +{half} holds other than an integer at ret"
+    final = z3.Concat(words[1], words[0])
+    entry = z3.Concat(counter_word(4), counter_word(0))
+    length = z3.ZeroExt(64 - ctx.bits, ctx.data_size) if ctx.bits < 64 else ctx.data_size
+    if not ctx.implies(st.cond, final == entry + length):
+        return "the byte counter is not its entry value + bytes (mod 2^64) at ret"
     return None
 
 

@@ -9,7 +9,7 @@
  *                                       ctx->state (byte 0), ctx->total[2] at byte 20
  *
  * Built with -D: COUNTER (also adds len to the 64-bit byte counter total with a carry),
- * WRITE_BUFLEN (also writes ctx->buflen).
+ * NO_CARRY (with COUNTER: the low word's carry is dropped), WRITE_BUFLEN (also writes ctx->buflen).
  */
 #include "sha1_ifaces.c"
 
@@ -21,7 +21,11 @@ void process_block(const void *buffer, size_t len, struct pctx *ctx) {
     int i;
 #ifdef COUNTER
     ctx->total[0] += len;
+#ifdef NO_CARRY
+    ctx->total[1] += len >> 31 >> 1;
+#else
     ctx->total[1] += (len >> 31 >> 1) + (ctx->total[0] < len);
+#endif
 #endif
 #ifdef WRITE_BUFLEN
     ctx->buflen = 0;
