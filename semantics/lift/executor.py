@@ -355,8 +355,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if m == "adc":
             # add with carry, on integers only (a byte counter's high word: ``state counter@OFFSET``): x + y + CF
             cf = self.s.flags.cf if self.s.flags is not None and not self.s.flags.data else None
-            if cf is None or not (isinstance(x, Int) and isinstance(y, Int)):
-                raise Refused(d, "adc of other than two integers after a modelled carry", "untracked value")
+            if not (isinstance(x, Int) and isinstance(y, Int)):
+                raise Refused(d, "adc is modelled on integers only (a counter's carry), not on data or pointers",
+                              "instruction")
+            if cf is None:
+                raise Refused(d, "adc after flags no instruction has set (or set from data)", "untracked value")
             self._write(dst, Int(x.v + y.v + z3.If(cf, self.bv(1), self.bv(0))), w, d)
             self.s.flags = None             # (its flags are not modelled: a branch on them is refused)
             return
