@@ -23,7 +23,8 @@ from sha1opt.semantics.lift.catalogue import load_shapes, lookup
 
 LIB = Path("/usr/lib/x86_64-linux-gnu")
 PACKAGE = {"libwolfssl.a": "libwolfssl-dev", "libcryptopp.a": "libcrypto++-dev", "libmbedcrypto.a": "libmbedtls-dev",
-           "libnettle.a": "nettle-dev", "libgcrypt.a": "libgcrypt20-dev", "libctf.so.0": "libctf0 (binutils)"}
+           "libnettle.a": "nettle-dev", "libgcrypt.a": "libgcrypt20-dev", "libctf.so.0": "libctf0 (binutils)",
+           "libiberty.a": "libiberty-dev"}
 SHANI = "_ZN8CryptoPP29SHA1_HashMultipleBlocks_SHANIEPjPKjmNS_9ByteOrderE"
 CXX = "_ZN8CryptoPP12_GLOBAL__N_118SHA1_HashBlock_CXXEPjPKj"
 
@@ -45,6 +46,8 @@ def _lib(name: str) -> Path:
     ("libcryptopp.a", "sha_simd.o", SHANI, ["entry -> ret, loop not entered", "loop"]),
     ("libnettle.a", "sha1-compress.o", "_nettle_sha1_compress_x86_64", ["entry -> ret, one block"]),
     ("libgcrypt.a", "sha1-ssse3-amd64.o", "_gcry_sha1_transform_amd64_ssse3", ["entry -> ret, loop not entered", "loop"]),
+    # (data, bytes whole, state counter@0x14): the state and the 64-bit byte counter total, add / cmp / adc
+    ("libiberty.a", "sha1.o", "sha1_process_block", ["entry -> ret, loop not entered", "loop"]),
 ])
 def test_library_function_proves_under_its_catalogued_interface(lib, member, function, paths):
     res = prove_object(_lib(lib), member=member, function=function, native=False)
