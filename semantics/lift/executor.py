@@ -309,6 +309,8 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         """Integer and pointer arithmetic, at the operand width."""
         if m in ("mov", "movzx", "movsxd"):
             src_size = w if m == "mov" else (4 if m == "movsxd" else (d.msize or d.width))
+            if m == "movzx" and isinstance(ops[0], Reg) and ops[0].width < 8 * src_size:
+                src_size = ops[0].width // 8        # (``movzbl %cl, %ecx``: the byte register's width, not the 32-bit)
             v = self.operand_value(ops[0], d, src_size)
             if m == "movzx" and isinstance(v, Int) and src_size < self.bits // 8:
                 v = Int(v.v & self.bv((1 << (8 * src_size)) - 1))

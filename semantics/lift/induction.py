@@ -125,9 +125,10 @@ def names(b: Builder):
     return init_reg, init_mem
 
 
-def restored(ctx: Ctx, st: State) -> str | None:
-    """Why the exit state breaks the ABI (callee-saved registers, stack pointer) or the contract's byte counter
-    (``counted``), or None. Every exit's proof asks it: one-block, nblocks = 0 and every loop exit."""
+def restored(ctx: Ctx, st: State, counter: bool = True) -> str | None:
+    """Why the exit state breaks the ABI (callee-saved registers, stack pointer) or, with ``counter``, the
+    contract's byte counter (``counted``), or None. Every exit's proof asks it: one-block and nblocks = 0 exits
+    whole; a loop's exits ask the counter apart (``loop_counted``: an invariant may have lost it)."""
     for r in SAVED[ctx.contract.abi]:
         v = st.regs.get(r)
         if not (isinstance(v, Opq) and v.name == f"%{r}"):
@@ -136,12 +137,35 @@ def restored(ctx: Ctx, st: State) -> str | None:
     w = ctx.bits // 8
     if not (isinstance(sp, Ptr) and sp.region == "stack" and ctx.implies(st.cond, sp.off == ctx.bv(w))):
         return "the stack pointer is not restored at ret"
-    return counted(ctx, st)
+    return counted(ctx, st) if counter else None
+
+
+def loop_counted(ctx: Ctx, st: State, exact: bool) -> Verdict | None:
+    """A loop exit's byte counter (``counted``): a counterexample from an ``exact`` head state (the entry's own
+    values, the first iteration), else unknown -- a guessed invariant keeps each counter word apart (a constant
+    step), so a per-block carry into the high word is lost there, not wrong -- or None when it holds."""
+    why = counter_lost(ctx, st) or counted(ctx, st)
+    if why is None:
+        return None
+    if exact and not counter_lost(ctx, st):
+        return Verdict("counterexample", why)
+    return Verdict("unknown", f"{why} (under the loop invariant, which keeps each counter word by a constant step)")
 
 
 def counter_word(half: int) -> z3.BitVecRef:
     """The caller's counter word (``half`` 0: low, 4: high) as the executor reads it: one 32-bit z3 constant."""
     return z3.BitVec(f"counter+{half}", 32)
+
+
+def counter_lost(ctx: Ctx, st: State) -> str | None:
+    """Why a loop exit's counter words are no integers (the invariant did not keep them: ``template`` keeps an
+    integer only when it moves by a constant an iteration) -- an unknown, not a counterexample -- or None."""
+    off = ctx.counter
+    for half in (0, 4) if off is not None else ():
+        got = st.mem.get(("state", "", off + half))
+        if got is not None and not (isinstance(got[0], Int) and got[1] == 4):
+            return f"the loop invariant does not keep the byte counter's word at +{half} (no constant step)"
+    return None
 
 
 def counted(ctx: Ctx, st: State) -> str | None:
@@ -287,9 +311,12 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
             if not ctx.implies(st.cond, kabs + 1 == ctx.n):
                 return Verdict("counterexample", f"the loop exits before the last block "
                                f"({ctx.model_n(st.cond, kabs + 1 == ctx.n)}, i.e. after k+1 of n blocks)"), st.trace
-            why = restored(ctx, st)
+            why = restored(ctx, st, counter=False)
             if why:
                 return Verdict("counterexample", why), st.trace
+            bad = loop_counted(ctx, st, z3.is_bv_value(z3.simplify(kabs)))     # (kabs a constant: the exact head)
+            if bad is not None:
+                return bad, st.trace
     # The paths share the iteration up to the loop branch: prove compress once on that prefix, then
     # check each path's suffix leaves the state words and H locations as the prefix did (same terms).
     n_common = common_prefix([p.state.trace for p in paths])

@@ -277,7 +277,9 @@ class MemoryModel:
         elif region == "state" and not rest and size == 4 and self.counter is not None \
                 and c in (self.counter, self.counter + 4):
             if not isinstance(v, Int):
-                raise Violation(d, f"writes other than an integer into the byte counter (state{c:+d})")
+                # (not a violation: a value an invariant havocked is not the code's own)
+                raise Refused(d, f"writes a value not tracked as an integer into the byte counter (state{c:+d})",
+                              "untracked value")
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")

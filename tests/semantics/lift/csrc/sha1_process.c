@@ -9,7 +9,9 @@
  *                                       ctx->state (byte 0), ctx->total[2] at byte 20
  *
  * Built with -D: COUNTER (also adds len to the 64-bit byte counter total with a carry),
- * NO_CARRY (with COUNTER: the low word's carry is dropped), WRITE_BUFLEN (also writes ctx->buflen).
+ * NO_CARRY (with COUNTER: the low word's carry is dropped), WRITE_BUFLEN (also writes ctx->buflen),
+ * GROWING (adds the offset of each block to total[0] in the loop: a step that is no constant),
+ * PER_BLOCK (counts 64 bytes, with the carry, after each block instead of len up front: also right).
  */
 #include "sha1_ifaces.c"
 
@@ -34,5 +36,12 @@ void process_block(const void *buffer, size_t len, struct pctx *ctx) {
         for (i = 0; i < 16; i++)
             W[i] = be32(p + 4 * i);
         compress(ctx->state, W);
+#ifdef PER_BLOCK
+        ctx->total[0] += 64;
+        ctx->total[1] += ctx->total[0] < 64;
+#endif
+#ifdef GROWING
+        ctx->total[0] += (u32)(p - (const unsigned char *)buffer);
+#endif
     }
 }
