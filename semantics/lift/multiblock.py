@@ -58,8 +58,9 @@ import z3
 
 from sha1opt.semantics.domain import NumpyDomain, TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
-from sha1opt.semantics.lift.induction import (Ctx, compress_holds, establishes, head_terms_hold, loop_counted, names,
-                                              restored, template_holds)
+from sha1opt.semantics.lift.counter import loop_counted
+from sha1opt.semantics.lift.induction import (Ctx, compress_holds, establishes, head_terms_hold, names, restored,
+                                              template_holds)
 from sha1opt.semantics.lift.paths import State, explore
 from sha1opt.semantics.lift.template import (FREE, Const, H, HeadTerm, Lanes, build_template,
                                              flat_locations, materialize, read, word_name, word_offset)
