@@ -17,7 +17,7 @@ is a walk over this tuple, never a comparison of names (the architecture test,
   level`` takes and draws: the report of the highest family admitting the
   level that has one for the model (``Family.shown``; SHA-NI on a model
   without it: the hybrid block at the same cap);
-* ``tune_families(model, level)`` -- the families ``export --tune`` times
+* ``tune_families(model, level)`` -- the families (and the level each is asked at) ``export --tune`` times
   candidates of (``emit.tuning``);
 * ``dispatch_levels(model)`` / ``preference()`` -- the dispatcher's levels (one
   path per level of a ``per_level`` family the model's CPU has) and the tie
@@ -42,7 +42,7 @@ from sha1opt.search.cost.model import Model
 from sha1opt.search.driver import default_arch
 from sha1opt.search.progress import ProgressFn, ignore
 from sha1opt.search.space.hybrid_caps import LEVELS, check_level
-from sha1opt.emit.family import Choice, Family, Passed, Shown, model_level
+from sha1opt.emit.family import Choice, Family, Passed, Shown, family_level
 from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family_shani import SHANI
@@ -61,12 +61,15 @@ def levels_of(family: Family) -> tuple[str, ...]:
     return tuple(lv for lv in LEVELS if family_of(lv) is family)
 
 
-def tune_families(model: Model, level: str) -> tuple[Family, ...]:
-    """The families ``export --tune`` draws candidates from under ``--isa level`` (``emit.tuning.pool``): those
-    admitting the level whose code the model's CPU has at the level or below it (``family.model_level``),
-    lowest first (the scalar family always)."""
+def tune_families(model: Model, level: str) -> tuple[tuple[Family, str], ...]:
+    """The families ``export --tune`` draws candidates from under ``--isa level`` (``emit.tuning.pool``), each with
+    the level it is asked at: those admitting the level whose code the model's CPU has at the level or below it,
+    at the highest such level (``family.family_level``), lowest family first (the scalar family always).
+
+    Example: ``tune_families(load_model("zen3"), "avx512")`` is ``((SCALAR, "avx512"), (HYBRID, "avx2"))``."""
     check_level(level)
-    return tuple(f for f in FAMILIES if f.admits(level) and model_level(f, model, level) is not None)
+    pairs = ((f, family_level(f, model, level)) for f in FAMILIES if f.admits(level))
+    return tuple((f, lv) for f, lv in pairs if lv is not None)
 
 
 def shown_levels() -> tuple[str, ...]:

@@ -176,15 +176,15 @@ class Family(Protocol):
     def stored(self, db, model: Model, arch: Arch, variant: str): ...
 
 
-def model_level(family: Family, model: Model, level: str) -> str | None:
+def family_level(family: Family, model: Model, level: str) -> str | None:
     """The highest level at or below the cap ``level`` that ``family`` admits and whose code the model's CPU has
     (``Family.model_has``), or None. ``--isa`` is a cap: under ``--isa avx512`` zen3 (no AVX-512) gets the
     hybrid family's code at what it has, its ``avx2`` level, not no hybrid code at all; ``model_has`` itself
     stays exact (the dispatcher makes one path per level the CPU has).
 
-    Example: ``model_level(HYBRID, load_model("zen3"), "avx512")`` is ``"avx2"`` (``HYBRID.model_has(zen3,
-    "avx512")`` is False); ``model_level(SCALAR, zen3, "avx512")`` is ``"avx512"``; for ``p6`` (no SSSE3)
-    ``model_level(HYBRID, p6, "shani")`` is None."""
+    Example: ``family_level(HYBRID, load_model("zen3"), "avx512")`` is ``"avx2"`` (``HYBRID.model_has(zen3,
+    "avx512")`` is False); ``family_level(SCALAR, zen3, "avx512")`` is ``"avx512"``; for ``p6`` (no SSSE3)
+    ``family_level(HYBRID, p6, "shani")`` is None."""
     own = [lv for lv in LEVELS[:LEVELS.index(level) + 1] if family.admits(lv) and family.model_has(model, lv)]
     return own[-1] if own else None
 

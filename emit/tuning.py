@@ -55,7 +55,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.uncertainty import Spread
 from sha1opt.emit.families import family_of, tune_families
-from sha1opt.emit.family import Choice, cycles, model_level
+from sha1opt.emit.family import Choice, cycles
 from sha1opt.emit.hybrid_bench_i386 import PEER
 from sha1opt.emit.measurements import Measured, cpu_key, digest, record
 from sha1opt.emit.host_cpu import HostCpu, lacking, lacks_text, levels
@@ -161,7 +161,7 @@ Order = Callable[[list[Entry]], list[Entry]]
 def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: None, flavor: str = "elf",
          order: Order | None = None) -> list[Entry]:
     """The candidates ``export --tune n`` validates and times (module docstring, 1): per family the cap admits
-    and the model's CPU has code of at the cap or below it (``family.model_level``: that level is the one the
+    and the model's CPU has code of at the cap or below it (``families.tune_families``: that level is the one the
     family is asked at; and that writes ``flavor``), its default then its ``n`` ranked choices, distinct
     code; the scalar default first. ``order`` (``emit.robust_choice.worst_case_order``) reorders the entries
     after the reference (each priced, the reference too): the measure stays the judge, the order is only the
@@ -171,10 +171,9 @@ def pool(uarch: str, arch: str, level: str, n: int, db=None, progress=lambda _: 
     model = load_model(uarch)
     out: list[Entry] = []
     texts: set[str] = set()
-    for fam in tune_families(model, level):
+    for fam, own in tune_families(model, level):     # (own: the cap, or the highest level under it the CPU has)
         if fam.flavor_refusal(flavor, predicted=True):
             continue
-        own = model_level(fam, model, level)     # the cap, or the highest level under it the model's CPU has
         default = fam.choose(None, arch, own, db, progress)
         ranked = fam.ranked(uarch, arch, own, n, db, progress)
         for k, choice in enumerate([default, *ranked]):

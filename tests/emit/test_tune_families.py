@@ -1,7 +1,7 @@
 """Which families ``export --tune`` draws candidates from (``emit.families.tune_families``, ``emit.tuning.pool``).
 
 Rule: ``--isa`` is a cap. A family is in the tuning pool when the model's CPU has the family's code at the cap or
-at a level below it that the family admits, and it is asked at the highest such level (``emit.family.model_level``);
+at a level below it that the family admits, and it is asked at the highest such level (``emit.family.family_level``);
 the dispatcher's per-level fact ``Family.model_has`` stays exact.
 """
 
@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 from sha1opt.emit import family_hybrid
 from sha1opt.emit.families import tune_families
-from sha1opt.emit.family import model_level
+from sha1opt.emit.family import family_level
 from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.family_shani import SHANI
@@ -27,17 +27,17 @@ def test_regression_tune_at_a_cap_above_the_models_isa_dropped_the_hybrid_family
     ``HYBRID.model_has(zen3, "avx512")`` (the whole cap) instead of whether zen3 has hybrid code under it."""
     zen3 = load_model("zen3")
     assert not HYBRID.model_has(zen3, "avx512")              # exact: no avx512 dispatch path for zen3
-    assert model_level(HYBRID, zen3, "avx512") == model_level(HYBRID, zen3, "shani") == "avx2"
-    assert model_level(SCALAR, zen3, "avx512") == "avx512"
-    assert tune_families(zen3, "avx512") == (SCALAR, HYBRID)
-    assert tune_families(zen3, "shani") == (SCALAR, HYBRID, SHANI)
+    assert family_level(HYBRID, zen3, "avx512") == family_level(HYBRID, zen3, "shani") == "avx2"
+    assert family_level(SCALAR, zen3, "avx512") == "avx512"
+    assert tune_families(zen3, "avx512") == ((SCALAR, "avx512"), (HYBRID, "avx2"))
+    assert tune_families(zen3, "shani") == ((SCALAR, "shani"), (HYBRID, "avx2"), (SHANI, "shani"))
 
 
 def test_a_model_without_any_level_of_a_family_gets_none_of_its_candidates():
     """p6 (Pentium Pro to III) has no SSSE3, the hybrid family's lowest level: under any cap only scalar code."""
     p6 = load_model("p6")
-    assert model_level(HYBRID, p6, "shani") is None
-    assert tune_families(p6, "avx512") == (SCALAR,)
+    assert family_level(HYBRID, p6, "shani") is None
+    assert tune_families(p6, "avx512") == ((SCALAR, "avx512"),)
 
 
 def test_the_pool_asks_the_hybrid_family_at_the_models_level_under_the_cap(monkeypatch):

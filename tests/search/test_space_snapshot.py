@@ -81,9 +81,9 @@ def snapshot(uarch: str, specs: list[dict] | None = None) -> list[dict]:
 FAST = 4        # candidates per model `make test` re-checks (one per range kind); all ten: the slow check
 
 
-def _check(uarch: str, first: slice) -> None:
+def _check(uarch: str, which: slice) -> None:
     expected = json.loads(DATA.read_text())[uarch]
-    rows = expected[:-1][first] + expected[-1:]          # (the last row: the textbook, always checked)
+    rows = expected[:-1][which] + expected[-1:]          # (the last row: the textbook, always checked)
     assert snapshot(uarch, [row["candidate"] for row in rows[:-1]]) == rows
 
 
