@@ -18,6 +18,9 @@ zeroed context before the call and back after it (the harness's canaries then
 guard the adapter's copy, not the context's other bytes); host-order words
 (``words``) are the block byte-swapped into the adapter's buffer, one call per
 block, and a clobbered block (``data clobbered``) is copied there as it is; a
+block inside the state's context (``state@0x40 + words@0``) is copied into
+the adapter's context at its byte (byte-swapped for ``words``) beside the
+state, and the one argument is the context; a
 byte length is ``64 * nblocks`` plus the record's trailing bytes
 (``sha1opt_tail``, 0..63, set by the harness per record: in the buffer after the
 blocks, never hashed under the contract), or ``64`` plus them per block; a
@@ -58,18 +61,26 @@ def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
     before: list[str] = []
     after: list[str] = []
     off = interface.state_offset
-    if off:
+    if off or interface.shared_data:
         before.append(f"\tmov sha1opt_state{rip}, {ptr}")
         after.append(f"\tmov sha1opt_state{rip}, {ptr}")
         for j in range(0, 20, 4):
             before += [f"\tmov {j}({ptr}), {tmp}", f"\tmov {tmp}, sha1opt_ctx+{off + j}{rip}"]
             after += [f"\tmov sha1opt_ctx+{off + j}{rip}, {tmp}", f"\tmov {tmp}, {j}({ptr})"]
-    if "words" in interface.roles or interface.data_clobbered:
-        swap = ["\tbswap " + tmp] if "words" in interface.roles else []
+    words = "words" in interface.roles or interface.shared_data == "words"
+    if words or interface.data_clobbered or interface.shared_data:
+        swap = ["\tbswap " + tmp] if words else []
+        into = f"sha1opt_ctx+{interface.data_offset}" if interface.shared_data else "sha1opt_words"
         before.append(f"\tmov sha1opt_data{rip}, {ptr}")
         for j in range(0, 64, 4):
-            before += [f"\tmov {j}({ptr}), {tmp}", *swap, f"\tmov {tmp}, sha1opt_words+{j}{rip}"]
+            before += [f"\tmov {j}({ptr}), {tmp}", *swap, f"\tmov {tmp}, {into}+{j}{rip}"]
     return before, after
+
+
+def _context_bytes(interface: Interface) -> int:
+    """The adapter's context: the state words (and a block inside it) at their bytes, 64 bytes to spare."""
+    block = interface.data_offset + 64 if interface.shared_data else 0
+    return max(interface.state_offset + 20, block) + 64
 
 
 def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
@@ -79,7 +90,7 @@ def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
     address = {"workspace": "sha1opt_workspace", "words": "sha1opt_words"}
     if interface.data_clobbered:
         address["data"] = "sha1opt_words"           # (a copy of the block: the harness's data stays unchanged)
-    if role == "state" and interface.state_offset:
+    if role == "state" and (interface.state_offset or interface.shared_data):
         address["state"] = "sha1opt_ctx"
     if arch == "x86_64":
         reg, reg32 = _ARG_REGS_64[i], _ARG_REGS_32[i]
@@ -139,7 +150,7 @@ def adapter_text(arch: Arch, interface: Interface, callee: str) -> str:
     out += ["\tret", f"\t.size {SYMBOL}, .-{SYMBOL}", "\t.bss", "\t.p2align 6"]
     out += [f"sha1opt_{n}:\t{word} 0" for n in ("state", "data", "count")]
     out += ["\t.p2align 6", f"sha1opt_workspace:\t.zero {4 * words}", "\t.p2align 6", "sha1opt_words:\t.zero 64",
-            "\t.p2align 6", f"sha1opt_ctx:\t.zero {interface.state_offset + 20 + 64}",
+            "\t.p2align 6", f"sha1opt_ctx:\t.zero {_context_bytes(interface)}",
             '\t.section .note.GNU-stack,"",@progbits']
     return "\n".join(out) + "\n"
 

@@ -9,7 +9,8 @@
 # bench/other_libraries.py, `sha1opt scan`): nettle-dev, libgcrypt20-dev, libcrypto++-dev, libmbedtls-dev,
 # libwolfssl-dev; and the i386 shared libcrypto.so.3 (libssl3:i386, tests/semantics/lift/test_lift_linked_data.py),
 # which libssl-dev:i386 depends on; gcc-multilib (gcc -m32 and libc6-dev-i386: the native harness of i386
-# objects and shared objects, emit/confirm.py, emit/csrc/dlopen_main.c).
+# objects and shared objects, emit/confirm.py, emit/csrc/dlopen_main.c); libllvm19 (libLLVM-19.so, whose
+# llvm::SHA1::hashBlock() tests/semantics/lift/test_lift_context_block.py proves; llvm-19 depends on it).
 # Called by `make test`. Installs only what is missing, with apt-get as root; anywhere else
 # (no root, no apt) it says so and exits 0: the tests that need a package skip with a reason.
 set -u
@@ -26,6 +27,7 @@ command -v qemu-x86_64 >/dev/null 2>&1 || missing="$missing qemu-user"
 [ -e /usr/lib/x86_64-linux-gnu/libcryptopp.a ] || missing="$missing libcrypto++-dev"
 [ -e /usr/lib/x86_64-linux-gnu/libmbedcrypto.a ] || missing="$missing libmbedtls-dev"
 [ -e /usr/lib/x86_64-linux-gnu/libwolfssl.so ] || missing="$missing libwolfssl-dev"
+[ -e /usr/lib/x86_64-linux-gnu/libLLVM-19.so ] || missing="$missing libllvm19"
 if command -v gcc >/dev/null 2>&1; then
     m32=$(mktemp -d)
     printf 'int main(void){return 0;}\n' > "$m32/t.c"

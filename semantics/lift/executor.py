@@ -82,9 +82,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     def __init__(self, program: Program, domain, initial_reg, initial_mem, state: State, *,
                  bits: int, block: z3.BitVecRef | None = None, axioms: list | None = None,
                  stack_writable: Callable[[int], bool] | None = None,
-                 data_size: z3.BitVecRef | None = None, data_writable: bool = False) -> None:
+                 data_size: z3.BitVecRef | None = None, data_writable: bool = False,
+                 block_in_context: int | None = None) -> None:
         self.p = program
         self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written
+        self.block_in_context = block_in_context    # ``state@S + words@D``: the block at state + (D - S)
         self.domain = domain
         self.initial_reg = initial_reg
         self.initial_mem = initial_mem
