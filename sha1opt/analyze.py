@@ -293,7 +293,7 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
         if native:
             findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work, proof)}"
                              for f in dict.fromkeys(findings))
-    proof = untracked_as_unknown(_follow_outside(archive, proof, work))
+    proof = untracked_as_unknown(_follow_outside(archive, proof, work, uo))
     if proof.outcome == "refused":
         if not any((p.outcome == "proved" and p.kind in ("loop", "one block"))
                    or p.outcome in ("counterexample", "unknown") for p in proof.paths):
@@ -314,18 +314,26 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     return ObjectProof(uo.source, proof.function, uo.arch, outcome, proof, found, findings, time.perf_counter() - t0)
 
 
-def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path) -> FunctionProof:
+def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path, here: UserObject) -> FunctionProof:
     """Each path that jumps to a function outside the object with the caller's arguments intact
     (``PathReport.outside``: a function pointer's value, nettle's fat entry) takes that function's own proof
-    under the same contract, from the archive member defining it; one no member defines (or outside an
-    archive) stays refused, saying so. Example: nettle's ``nettle_sha1_compress`` (``fat-x86_64.o``) through
-    ``_nettle_sha1_compress_x86_64`` is proved in ``sha1-compress.o``."""
+    under the same contract, from the archive member defining it -- or, from a linked object, to one of its own
+    global functions (``control``: libnettle.so's init paths), from that object, proved once; one no member
+    defines (or outside an archive) stays refused, saying so. The proofs' assumptions are the result's too.
+    Example: nettle's ``nettle_sha1_compress`` (``fat-x86_64.o``) through ``_nettle_sha1_compress_x86_64`` is
+    proved in ``sha1-compress.o``."""
     wanted = {p.outside for p in proof.paths if p.outside}
     if not wanted:
         return proof
-    where = defining_members(archive, wanted) if archive is not None else {}
+    if archive is not None:
+        where = defining_members(archive, wanted)
+    elif not here.obj.relocatable:
+        own = {s.name for s in here.obj.functions() if s.section in here.obj.executable}
+        where = {name: "this object" for name in wanted if name in own}
+    else:
+        where = {}
     done: dict[tuple[str, Contract], tuple[str, FunctionProof]] = {}
-    loaded: dict[str, object] = {}
+    loaded: dict[str, object] = {"this object": here}
     for p in proof.paths:
         callee = p.callee or proof.contract
         if p.outside in where and (p.outside, callee) not in done:
@@ -346,13 +354,14 @@ def _follow_outside(archive: Path | None, proof: FunctionProof, work: Path) -> F
             said = "; ".join(f"{q.name}: {q.outcome}" for q in sub.paths)
             extra = callee.arg_names()[len(proof.contract.args):]
             detail = (f"jumps to {p.outside} with the caller's arguments" + (f" and {', '.join(extra)}" if extra else "")
-                      + f"; {p.outside} (member {member}) "
+                      + f"; {p.outside} ({member if member == 'this object' else f'member {member}'}) "
                       + (f"proved: {said}" if bad is None else f"not proved: {bad.name}: {bad.detail}"))
             paths.append(replace(p, kind="one block" if proof.contract.one_block and bad is None else p.kind,
                                  outcome=sub.outcome, detail=detail, cuts=sum(q.cuts for q in sub.paths),
                                  category=None if bad is None else bad.category, first_wrong=sub.paths[0].first_wrong
                                  if len(sub.paths) == 1 else None))
-    return replace(proof, paths=tuple(paths))
+    assumes = {a for _, sub in done.values() for a in sub.assumes}
+    return replace(proof, paths=tuple(paths), assumes=tuple(sorted(set(proof.assumes) | assumes)))
 
 
 def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface: Interface) -> Finding | Unavailable | None:

@@ -10,6 +10,8 @@
 - ``calls``      calls out of the function: known functions by contract (memcpy, memset, getenv, strlen, ...), local
                  functions followed (depth limit, no recursion), function pointers' every value (a path each),
                  the object's own function pointers loaded, stored (code addresses) and jumped through
+- ``pointers``   which values a function pointer of the object may hold: its relocation and the code's stores
+                 (a ``.o``'s relocations; a linked object's loader relocations and rip-relative references)
 - ``vectors``    xmm/ymm state: vector rows through ``machine.vector_value``, alignment discharged
 - ``memory``     addresses, regions, loads and stores of a path (refused/violations by name)
 - ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain

@@ -34,8 +34,9 @@ control that leaves the function's own code:
   target, each fork taking one (a path condition on one selector constant per pointer,
   so the forks are disjoint), and each is proved on its own, the target named.
   A pointer whose values cannot be bounded so -- a global symbol (another object may
-  store to it), its address taken (also through a GOT slot), a store of a value not a symbol's address, a
-  linked object (whose relocations are gone) -- is refused by name. A load of such a pointer
+  store to it), its address taken (also through a GOT slot), a store of a value not a symbol's address -- is
+  refused by name. A linked x86-64 object's pointer is bounded the same way from the loader's relocations and
+  the rip-relative references of its code (``pointers``: nettle's fat ``libnettle.so``). A load of such a pointer
   (``load_pointer``: nettle's init reloading the pointer it came through) takes its value the same way (the
   same selector: one value on a path until the path stores another); a store (``store_pointer``) is allowed
   only of a code address into a pointer of the object's own; a jump or call through a register holding a
@@ -52,18 +53,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 import z3
 
-from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Ref
-from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.decode import Decoded, linked_word
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
-from sha1opt.semantics.lift.statics import decoded_functions
+from sha1opt.semantics.lift.pointers import IMPLICIT, Target, pointer_name, pointer_targets, target_at
 from sha1opt.semantics.lift.values import RESULT_REGION, Int, Opq, Ptr, Refused, Violation, memory_key
 from sha1opt.semantics.lift.vectors import vector_registers
-from sha1opt.semantics.x86 import Imm, Mem, Reg
+from sha1opt.semantics.x86 import Mem, Reg
 
 
 @dataclass(frozen=True)
@@ -163,16 +162,6 @@ def clobbered(reg: str, why: str) -> Opq:
     """What a register holds after a call changed it: a value the code may only overwrite (``[`` in the name:
     never read back as an entry value)."""
     return Opq(f"%{reg} [clobbered by {why}]")
-
-
-@dataclass(frozen=True)
-class Target:
-    """One value a function pointer may hold: this object's code (``section``, ``offset``) or an external symbol
-    (``section`` None), and its name for messages."""
-
-    name: str
-    section: str | None
-    offset: int = 0
 
 
 class Calls:
@@ -363,19 +352,27 @@ class Calls:
         """The target of ``jmp``/``call`` through a function pointer in the object's data, the pointer's name and
         how many values it may hold: one of ``pointer_targets``, chosen by forking (exploring: the fork runs
         the instruction again, ``refetch``) or by the path condition (replay). Stores to the object's data
-        are violations of the contract, so the pointer holds one value on a path: one selector per pointer."""
+        are violations of the contract, so the pointer holds one value on a path: one selector per pointer.
+        The pointer's address is the operand's (``jmp *vec(%rip)``) or a register's holding the object's data
+        address (``mov vec@GOTPCREL(%rip), %rax; jmp *(%rax)``: a global pointer, refused naming it)."""
         op = d.ins.operands[0]
-        if not (isinstance(op, Mem) and d.mem_ref is not None and d.mem_ref.region.startswith("sec:")
-                and op.index is None):
+        base = self.s.regs.get(op.base.name) if isinstance(op, Mem) and op.base is not None else None
+        if isinstance(op, Mem) and op.index is None and d.mem_ref is not None and d.mem_ref.region.startswith("sec:"):
+            self.address(op, d)         # (i386 @GOTOFF: the base register must hold the GOT pointer)
+            section, offset = d.mem_ref.region[4:], d.mem_ref.offset
+        elif isinstance(op, Mem) and op.index is None and d.mem_ref is None and d.pcrel is None and \
+                isinstance(base, Ptr) and base.region.startswith("sec:") and \
+                z3.is_bv_value(off := z3.simplify(self.address(op, d).off)):
+            section, offset = base.region[4:], off.as_long()
+        else:
             # (through a register or a computed address: no pointer in the object's data to bound it by)
             raise Refused(d, f"indirect {'jump' if d.mnemonic == 'jmp' else 'call'}", "control flow")
-        self.address(op, d)             # (i386 @GOTOFF: the base register must hold the GOT pointer)
-        var = _variable_name(self.p.obj, d.mem_ref)
-        targets = pointer_targets(self.p.obj, d.mem_ref.region[4:], d.mem_ref.offset, self.bits)
+        var = pointer_name(self.p.obj, section, offset)
+        targets = pointer_targets(self.p.obj, section, offset, self.bits)
         if isinstance(targets, str):
             kind = "jump" if d.mnemonic == "jmp" else "call"
             raise Refused(d, f"indirect {kind} through {var}: {targets}", "control flow")
-        held = self.s.mem.get((d.mem_ref.region, "", d.mem_ref.offset))
+        held = self.s.mem.get((f"sec:{section}", "", offset))
         if held is not None:             # (stored on this path: ``store_pointer``)
             return self._target_of(held[0], d), var, len(targets)
         return self._choose(var, targets, decide), var, len(targets)
@@ -387,12 +384,16 @@ class Calls:
         v = self.s.regs.get(op.name) if isinstance(op, Reg) else None
         return self._target_of(v, d) if isinstance(v, Ptr) else None
 
-    def load_pointer(self, section: str, offset: int, d: Decoded) -> Ptr:
+    def load_pointer(self, section: str, offset: int, d: Decoded) -> Ptr | Int:
         """A load of the function pointer at ``section + offset`` (a relocated word of the object's data): one
         of its ``pointer_targets`` as a code address, chosen as a jump through it chooses (one selector per
-        pointer: the same value at every read on a path, until the path stores another, ``store_pointer``)."""
-        var = _variable_name(self.p.obj, Ref(f"sec:{section}", offset))
+        pointer: the same value at every read on a path, until the path stores another, ``store_pointer``).
+        A linked object's word whose values are not bounded is an input named by its address, as its other
+        writable words are (``decode.linked_ref``): an unknown, not a code address."""
+        var = pointer_name(self.p.obj, section, offset)
         targets = pointer_targets(self.p.obj, section, offset, self.bits)
+        if isinstance(targets, str) and not self.p.obj.relocatable:
+            return self._input(f"{linked_word(self.p.obj.addresses[section] + offset)}+0", self.bits // 8)
         if isinstance(targets, str):
             raise Refused(d, f"reads a relocated word of {section} ({var}: {targets})", "address")
         t = self._choose(var, targets, self.decide)
@@ -404,7 +405,7 @@ class Calls:
         choosing the implementations) -- and, where the pointer's values are bounded (``pointer_targets``), one
         of them; any other store is a violation."""
         obj = self.p.obj
-        var = _variable_name(obj, Ref(f"sec:{section}", offset))
+        var = pointer_name(obj, section, offset)
         why = None
         if 8 * size != self.bits or obj.relocation_at(section, offset) is None:
             why = "not a function pointer"
@@ -415,7 +416,7 @@ class Calls:
             why = "a value that is not a code address"
         else:
             targets = pointer_targets(obj, section, offset, self.bits)
-            if not isinstance(targets, str) and self._target_of(v, d) not in targets:
+            if not isinstance(targets, str) and all(self._target_of(v, d).key != t.key for t in targets):
                 why = "a value that is not one of its targets"
         if why is not None:
             raise Violation(d, f"writes {section} memory ({var}: {why})")
@@ -427,7 +428,7 @@ class Calls:
         if v.region.startswith("ext:") and off.as_long() == 0:
             return Target(v.region[4:], None, 0)
         if v.region.startswith("sec:") and v.region[4:] in self.p.obj.executable:
-            return _target(self.p.obj, v.region[4:], off.as_long(), "")
+            return target_at(self.p.obj, v.region[4:], off.as_long(), "")
         raise Refused(d, f"indirect jump or call into {v.region}", "control flow")
 
     def _choose(self, var: str, targets: tuple[Target, ...], decide) -> Target:
@@ -444,141 +445,9 @@ class Calls:
                 self.s.cond.append(sel == len(targets) - 1)
         if (var, chosen.name) not in self.s.pointers:
             self.s.pointers = self.s.pointers + ((var, chosen.name),)
+        if chosen.bound and chosen.bound not in self.s.bound:
+            self.s.bound = self.s.bound + (chosen.bound,)      # (a value a GOT slot gave: not interposed)
         return chosen
-
-
-def _variable_name(obj: ObjectFile, ref: Ref) -> str:
-    sec, off = ref.region[4:], ref.offset
-    for s in obj.symbols:
-        if s.section == sec and s.name and s.value <= off < s.value + max(s.size, 1) and s.kind == "STT_OBJECT":
-            return s.name if s.value == off else f"{s.name}+{off - s.value}"
-    return f"{sec}+0x{off:x}"
-
-
-def pointer_targets(obj: ObjectFile, section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
-    """Every value the function pointer at ``section + offset`` may hold, from the object's relocations (module
-    docstring), in order (the initial value first); or why they cannot be bounded."""
-    return _pointer_targets(id(obj), _Obj(obj), section, offset, bits)
-
-
-class _Obj:
-    """Hashable by identity: one object's pointer analysis is done once."""
-
-    def __init__(self, obj: ObjectFile) -> None:
-        self.obj = obj
-
-    def __hash__(self) -> int:
-        return id(self.obj)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _Obj) and other.obj is self.obj
-
-
-@lru_cache(maxsize=1024)
-def _pointer_targets(_id: int, key: "_Obj", section: str, offset: int, bits: int) -> tuple[Target, ...] | str:
-    obj = key.obj
-    w = bits // 8
-    if not obj.relocatable:
-        return "a linked object keeps no relocations to find the values stored to it"
-    for s in obj.symbols:
-        if s.section == section and s.name and s.value <= offset < s.value + max(s.size, 1) \
-                and s.bind != "STB_LOCAL":
-            return f"{s.name} is a global symbol (code in other objects may store to it)"
-    # data relocations: the initial value, and no other pointer to it
-    out: list[Target] = []
-    init = obj.relocation_at(section, offset)
-    if init is None or init.kind not in ("R_X86_64_64", "R_386_32"):
-        return "its initial value is not a relocated address"
-    out.append(_target(obj, init.section, init.target + init.addend, init.symbol))
-    for sec, relocs in obj.relocs.items():
-        for r in relocs.values() if sec in obj.executable else ():
-            if r.kind in GOT_SLOT_KINDS and r.section == section and offset - w < r.target < offset + w:
-                return f"its address is taken through a GOT slot ({sec}+0x{r.target:x})"
-        if sec in obj.executable or sec.startswith((".debug", ".eh_frame", ".rela")):
-            continue
-        for r in relocs.values():
-            if r.section == section and offset - w < r.target + r.addend < offset + w:
-                return f"its address is stored in {sec} (it may be written through that pointer)"
-    # code: every instruction that refers to it (and no relocation in code no function symbol covers)
-    covered: set[tuple[str, int]] = set()
-    for fsym, fn, ins in decoded_functions(obj):
-        covered.update((fsym.section, b) for b in range(fsym.value, fsym.value + obj.sized(fsym).size))
-        for pos, a in enumerate(ins):
-            d = fn.instructions[a]
-            for ref in (d.mem_ref, d.imm_ref):
-                if ref is None or ref.region != f"sec:{section}" or not offset - w < ref.offset < offset + w:
-                    continue
-                where = f"{fsym.name}+0x{a - fsym.value:x}"
-                if ref.offset != offset:
-                    return f"{where} (`{d.text}`) refers to part of it"
-                if ref is d.imm_ref or d.mnemonic == "lea":
-                    return f"its address is taken at {where} (`{d.text}`)"
-                ops = d.ins.operands
-                if not (isinstance(ops[-1], Mem) and len(ops) == 2) or d.mnemonic in ("cmp", "test"):
-                    continue               # a read
-                if d.mnemonic != "mov":
-                    return f"{where} (`{d.text}`) changes it"
-                if isinstance(ops[0], Imm) and d.imm_ref is not None:
-                    got = _target(obj, d.imm_ref.region[4:] if d.imm_ref.region.startswith("sec:") else None,
-                                  d.imm_ref.offset, d.imm_ref.region[4:])
-                else:
-                    got = _stored(obj, fn, ins[:pos], ops[0])
-                if isinstance(got, str):
-                    return f"{where} (`{d.text}`) stores {got}"
-                if got not in out:
-                    out.append(got)
-    for sec in obj.executable:
-        for field, r in obj.relocs.get(sec, {}).items():
-            if (sec, field) not in covered and r.section == section and \
-                    offset - w - 16 < r.target + r.addend < offset + w:
-                return f"code no function symbol covers refers to it ({sec}+0x{field:x})"
-    return tuple(out)
-
-
-def _target(obj: ObjectFile, section: str | None, off: int, symbol: str) -> Target:
-    if section is None:
-        return Target(symbol, None, 0)
-    sym = obj.covering(section, off)
-    name = sym.name if sym is not None and sym.value == off else f"{section}+0x{off:x}"
-    return Target(name, section, off)
-
-
-# Instructions that write registers no operand names (a value between its definition and its store is lost).
-IMPLICIT = frozenset({"cpuid", "rdtsc", "rdtscp", "xgetbv", "mul", "div", "idiv", "imul", "xchg", "xadd", "cmpxchg",
-                       "cdq", "cqo", "cdqe", "cwde", "syscall", "rdrand", "rdseed", "call", "leave", "pop", "push"})
-
-
-def _stored(obj: ObjectFile, fn, before: list[int], src) -> Target | str:
-    """The address a ``mov src, var`` stores: a register the nearest earlier instruction of the same straight
-    stretch (no branch target, call or implicit register write between) sets to a symbol's address
-    (``lea sym(%rip)``, ``mov sym@GOTPCREL(%rip)``, ``mov $sym``); else why not."""
-    if not isinstance(src, Reg):
-        return "a value that is not a register"
-    joins = {d.target for d in fn.instructions.values() if d.target is not None}
-    for a in reversed(before):
-        d = fn.instructions[a]
-        if d.next in joins or d.mnemonic in ("jmp", "ret") or d.mnemonic in IMPLICIT or d.mnemonic.startswith("j"):
-            break
-        ops = d.ins.operands
-        last = ops[-1] if ops else None
-        if not (isinstance(last, Reg) and last.name == src.name):
-            continue
-        relocs = [(off, r) for off, r in obj.relocs.get(fn.section, {}).items() if d.address <= off < d.next]
-        if last == src and d.mnemonic == "lea" and d.mem_ref is not None and not relocs \
-                and d.mem_ref.region.startswith("sec:"):
-            return _target(obj, d.mem_ref.region[4:], d.mem_ref.offset, "")     # resolved by the assembler
-        if last == src and len(relocs) == 1:
-            field, r = relocs[0]
-            if "GOTPCREL" in r.kind and d.mnemonic == "mov":
-                return _target(obj, r.section, r.target, r.symbol)
-            if r.kind == "R_386_GOTOFF" and d.mnemonic == "lea":
-                return _target(obj, r.section, r.target + r.addend, r.symbol)
-            if r.kind in ("R_X86_64_PC32", "R_386_PC32") and d.mnemonic == "lea":
-                return _target(obj, r.section, r.target + r.addend + d.next - field, r.symbol)
-            if r.kind in ("R_X86_64_32S", "R_X86_64_32", "R_386_32") and d.mnemonic == "mov" and d.imm_ref:
-                return _target(obj, r.section, r.target + r.addend, r.symbol)
-        return f"%{src.name}, set at 0x{d.address:x} (`{d.text}`) to a value that is not a symbol's address"
-    return f"%{src.name}, whose value is set outside its straight-line stretch"
 
 
 __all__ = ["CALLER_SAVED", "IMPLICIT", "KNOWN", "Known", "MAX_CALL_DEPTH", "Calls", "Outside", "Target", "clobbered",

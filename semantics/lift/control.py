@@ -203,6 +203,9 @@ class ControlFlow(Calls):
                 t, var, count = self._indirect(d, decide)
                 if t.section is None:
                     self._pointer_to_external(d, t.name, var, count, tail=True)
+                elif (own := self._own_global(t)) is not None:
+                    raise Outside(d, f"jmp through {var} to {own} (one of its {count} values), a global function of "
+                                     "this linked object: its own proof", own, tail=True)
                 else:
                     self.s.pc_addr = (t.section, t.offset)
             return
@@ -284,6 +287,16 @@ class ControlFlow(Calls):
             return
         raise Outside(d, f"{d.mnemonic} through {var} to {name} (one of its {count} values), a function outside "
                          "this object: not followed here", name, tail)
+
+    def _own_global(self, t) -> str | None:
+        """The global function of a linked object whose entry a function pointer's value ``t`` is (a tail jump
+        there is that function's own proof, ``analyze``: proved once, not on every path that reaches it;
+        libnettle.so's init paths into ``_nettle_sha1_compress_x86_64``), else None."""
+        obj = self.p.obj
+        if obj.relocatable:
+            return None
+        return next((s.name for s in obj.functions() if s.section == t.section and s.value == t.offset
+                     and s.bind in ("STB_GLOBAL", "STB_WEAK") and s.name), None)
 
     def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
         """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does.

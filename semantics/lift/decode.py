@@ -70,13 +70,17 @@ class Decoded:
     #                               its value is the address ``mem_ref`` (``got_address``), read only by ``mov``
     bound: str | None = None      # a linked object's PLT call or GOT slot taken to this object's own global
     #                               definition: proved assuming no other object interposes one of that name
+    base: int = 0                 # the section's linked address (0 in a .o): ``where`` adds it
 
     @property
     def next(self) -> int:
         return self.address + self.size
 
     def where(self) -> str:
-        return f"0x{self.address:x}" + (f" (line {self.line})" if self.line else "")
+        """The instruction's address for messages: the linked address in an executable or shared object (what
+        ``objdump`` and ``scan``'s ``@0x...`` show; ``address`` is the section offset), the section offset in a
+        ``.o``. Example: libnettle.so's ``nettle_sha1_compress`` at 0x31cd0 is ``.text`` offset 0x24030."""
+        return f"0x{self.address + self.base:x}" + (f" (line {self.line})" if self.line else "")
 
 
 @dataclass
@@ -170,10 +174,13 @@ def linked_ref(obj: ObjectFile, hit: tuple[str, int] | None, addr: int) -> Ref:
     """An address with no relocation: a section's bytes -- except a writable section's in a linked object
     (``.bss``, ``.data``, ``.got``), whose word at run time is not the file's: an input named by its
     address, ``ext:mem_4895a0`` (the capability words of a shared object, OpenSSL's hidden
-    ``OPENSSL_ia32cap_P``, read as zero from the file, would decide the dispatch)."""
+    ``OPENSSL_ia32cap_P``, read as zero from the file, would decide the dispatch) -- but for a function pointer
+    the loader initialises to the object's code (``ObjectFile.loader_code_pointer``), a word of its section as a
+    ``.o``'s pointer is (``pointers.pointer_targets`` bounds its values; where it cannot, a read is an input
+    named as any other writable word, ``calls.load_pointer``)."""
     if hit is None:
         return Ref("unmapped", addr)
-    if not obj.relocatable and hit[0] in obj.writable:
+    if not obj.relocatable and hit[0] in obj.writable and obj.loader_code_pointer(addr) is None:
         return Ref(f"ext:{linked_word(addr)}", 0)
     return Ref(f"sec:{hit[0]}", hit[1])
 
@@ -199,7 +206,7 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
         # capstone stops at undecodable bytes: the first one is refused when reached
         fn.instructions[pos] = Decoded(pos, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
                                        problem=f"undecodable bytes {code[pos - sym.value:pos - sym.value + 4].hex()}",
-                                       line=(lines or {}).get(pos, 0))
+                                       line=(lines or {}).get(pos, 0), base=base)
     return fn
 
 
@@ -250,7 +257,7 @@ def decode_reachable(obj: ObjectFile, section: str, entries: set[int], lines: di
             elif end < len(code):
                 out[end] = Decoded(end, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
                                    problem=f"undecodable bytes {code[end:end + 4].hex()}",
-                                   line=(lines or {}).get(end, 0))
+                                   line=(lines or {}).get(end, 0), base=base)
     return out
 
 
@@ -272,7 +279,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
         _, mnem = mnem.split(" ", 1)
         if i.mnemonic.startswith(("rep ", "repz ", "repe ")) and mnem != "ret":   # "repz ret": AMD's 2-byte ret
             return Decoded(i.address, i.size, i.mnemonic, Instr(i.mnemonic, ()), text, 0,
-                           problem="string instructions are not modelled", line=line)
+                           problem="string instructions are not modelled", line=line, base=base)
     mnem = {"sal": "shl"}.get(mnem, mnem)
     ops, problem, width, msize = [], None, 0, 0
     pcrel, pcrel_at = None, 0
@@ -372,7 +379,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
     if got_slot and mnem != "mov":
         problem = problem or f"a GOT slot is read by {mnem} (only a mov of the address it holds is modelled)"
     return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
-                   msize, pcrel, pcrel_at, got_slot, bound)
+                   msize, pcrel, pcrel_at, got_slot, bound, base)
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:

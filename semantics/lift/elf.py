@@ -338,7 +338,53 @@ class ObjectFile:
             raise ObjectError(f"not a readable ELF file ({e})") from None
 
     def relocation_at(self, section: str, offset: int) -> Reloc | None:
-        return self.relocs.get(section, {}).get(offset)
+        """The relocation of the field at ``section + offset``: a ``.o``'s; in a linked object, a writable
+        section's word the loader relocates (``dynamic_relocations``)."""
+        hit = self.relocs.get(section, {}).get(offset)
+        if hit is None and not self.relocatable and section in self.writable and section in self.addresses:
+            hit = self.dynamic_relocations.get(self.addresses[section] + offset)
+        return hit
+
+    @cached_property
+    def dynamic_relocations(self) -> dict[int, Reloc]:
+        """Linked address -> the loader's relocation of the word there (``.rela.dyn``, ``.rela.plt``), resolved
+        as a ``.o``'s: ``R_X86_64_RELATIVE`` (the load base plus the addend, an address of this object) gives the
+        section and offset the addend falls in, ``section`` None when it falls in none; a symbol's relocation its
+        ``.dynsym`` entry (``section`` None: undefined here). Empty for a ``.o`` and i386 (REL: not read).
+        Example: libnettle.so's ``.data`` word 0x4d020 (``_nettle_sha1_compress_vec``) has
+        ``Reloc("R_X86_64_RELATIVE", "", ".text", 0x23930, 0, 8)``: the init stub at 0x315d0."""
+        if self.relocatable or self.arch != "x86_64":
+            return {}
+        out: dict[int, Reloc] = {}
+        elf = ELFFile(io.BytesIO(self.elf_bytes))
+        secs = list(elf.iter_sections())
+        for rs in secs:
+            if not isinstance(rs, RelocationSection) or not rs.is_RELA():
+                continue
+            tab = elf.get_section(rs["sh_link"]) if rs["sh_link"] else None
+            for r in rs.iter_relocations():
+                kind = _reloc_kind(self.arch, r["r_info_type"])
+                if r["r_info_sym"] and isinstance(tab, SymbolTableSection):
+                    sym = tab.get_symbol(r["r_info_sym"])
+                    shndx = sym["st_shndx"]
+                    sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
+                    target = sym["st_value"] - self.addresses.get(sec, 0) if sec else 0
+                    out[r["r_offset"]] = Reloc(kind, sym.name, sec, target, r["r_addend"], 8)
+                else:
+                    hit = self.section_at(r["r_addend"])
+                    out[r["r_offset"]] = Reloc(kind, "", hit[0] if hit else None, hit[1] if hit else r["r_addend"],
+                                               0, 8)
+        return out
+
+    def loader_code_pointer(self, address: int) -> Reloc | None:
+        """The ``R_X86_64_RELATIVE`` relocation of a linked object's writable word at ``address`` when it holds
+        an address of the object's own code (a function pointer the loader initialises: nettle's
+        ``_nettle_sha1_compress_vec``), outside the segments made read-only after relocation; else None."""
+        r = self.dynamic_relocations.get(address)
+        if r is None or r.kind != "R_X86_64_RELATIVE" or r.section not in self.executable or address % 8 or \
+                any(lo <= address < hi for lo, hi in self.read_only_after_relocation):
+            return None
+        return r
 
     def aligned(self, section: str, offset: int, size: int) -> bool:
         """Whether ``section + offset`` is a multiple of ``size`` wherever the section is placed."""
@@ -358,8 +404,9 @@ def _few(names: list[str], most: int = 8) -> str:
     return ", ".join(names) if len(names) <= most else f"{len(names):,} of them"
 
 
-_X64 = {1: "R_X86_64_64", 2: "R_X86_64_PC32", 4: "R_X86_64_PLT32", 9: "R_X86_64_GOTPCREL", 10: "R_X86_64_32",
-        11: "R_X86_64_32S", 41: "R_X86_64_GOTPCRELX", 42: "R_X86_64_REX_GOTPCRELX"}
+_X64 = {1: "R_X86_64_64", 2: "R_X86_64_PC32", 4: "R_X86_64_PLT32", 6: "R_X86_64_GLOB_DAT", 7: "R_X86_64_JUMP_SLOT",
+        8: "R_X86_64_RELATIVE", 9: "R_X86_64_GOTPCREL", 10: "R_X86_64_32", 11: "R_X86_64_32S",
+        41: "R_X86_64_GOTPCRELX", 42: "R_X86_64_REX_GOTPCRELX"}
 _I386 = {1: "R_386_32", 2: "R_386_PC32", 3: "R_386_GOT32", 4: "R_386_PLT32", 9: "R_386_GOTOFF",
          10: "R_386_GOTPC", 43: "R_386_GOT32X"}
 

@@ -191,8 +191,8 @@ class FunctionProof:
     # Every path reached its loop head with nblocks neither tested nor held anywhere (and some did): the code
     # overwrote the argument, a constant (``SHA1_Transform``: ``mov $1, %edx``): a one-block function.
     nblocks_unread: bool = False
-    # The object's own globals a PLT call or GOT slot was taken to (``Decoded.bound``): the proof holds where
-    # no other object interposes a definition of those names.
+    # The object's own globals a PLT call or GOT slot was taken to (``Decoded.bound``), or a function pointer's
+    # value was (``pointers.Target.bound``): the proof holds where no other object interposes those names.
     assumes: tuple[str, ...] = ()
 
     @property
@@ -393,7 +393,8 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     # one report per path end, in order: each gets the capability words that take it
     reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
     bound = tuple(sorted({d.bound for end in ends for d in end.state.trace if d.bound} |
-                         {d.bound for r in reports for d in r.trace if d.bound}))
+                         {d.bound for r in reports for d in r.trace if d.bound} |
+                         {b for end in ends for b in end.state.bound}))
     arrivals = [e.state for e in ends if e.kind == "head"]
     unread = not contract.one_block and bool(arrivals) and not any(_holds_n(st) for st in arrivals)
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,

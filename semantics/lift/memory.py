@@ -28,6 +28,8 @@ object defines or a writable one), whose words are then inputs (``ext:``, new un
 change global data). A linked object's read past the section its address was computed from is of the section
 holding it (``_relocated``). The object's own function pointers read as one of their values and may be stored
 with a code address (``calls.load_pointer`` / ``store_pointer``); any other write to the object is a violation.
+A linked object's function pointer (a word the loader relocates to its code, ``decode.linked_ref``) is one too;
+where its values are not bounded a read of it is an input named by its address, as before.
 """
 
 from __future__ import annotations
@@ -216,7 +218,8 @@ class MemoryModel:
                 raise Refused(d, f"read outside the object's section {region[4:]}", "address")
             if self.p.obj.relocation_at(region[4:], c) is not None and 8 * size == self.bits:
                 v = self.load_pointer(region[4:], c, d)        # (a function pointer: one of its values)
-                self.s.mem[key] = (v, size)
+                if isinstance(v, Ptr):      # (else a linked object's unbounded one: an input, read anew after calls)
+                    self.s.mem[key] = (v, size)
                 return v
             if any(self.p.obj.relocation_at(region[4:], c + i) for i in range(size)):
                 raise Refused(d, f"reads a relocated word of {region[4:]} (an address, not a constant)", "address")

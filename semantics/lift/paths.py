@@ -43,10 +43,11 @@ class State:
     pointers: tuple[tuple[str, str], ...] = ()     # (function pointer, the value this path took), ``calls``
     calls: int = 0                                 # calls that may change external data (``calls.Known``)
     results: int = 0                               # known calls whose result or output is a new unknown
+    bound: tuple[str, ...] = ()                    # globals a pointer's value took (``pointers.Target.bound``)
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps, self.frames, self.pointers, self.calls, self.results)
+                     self.steps, self.frames, self.pointers, self.calls, self.results, self.bound)
 
 
 class Program:

@@ -9,7 +9,7 @@ symbol and offset (``g_flag+0``), as an undefined symbol's word is (``memory``: 
 it as its initial value would decide a dispatch by the file and leave the other paths unproved. (A
 linked object's writable words are inputs already: ``decode.linked_ref``.)
 
-``decoded_functions(obj)`` decodes every function of an object once (``calls.pointer_targets`` scans them
+``decoded_functions(obj)`` decodes every function of an object once (``pointers.pointer_targets`` scans them
 too).
 
 Example: ``int has_fast;`` (global, ``.bss``) read by ``cmpl $0, has_fast(%rip)`` is the input
@@ -25,8 +25,8 @@ from sha1opt.semantics.lift.elf import ObjectFile, Symbol
 from sha1opt.semantics.x86 import Mem
 
 
-class _Key:
-    """Hashable by identity: one object's analysis is done once."""
+class ByIdentity:
+    """An object hashable by identity (an ``lru_cache`` key): one object's analysis is done once."""
 
     def __init__(self, obj: ObjectFile) -> None:
         self.obj = obj
@@ -35,16 +35,16 @@ class _Key:
         return id(self.obj)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, _Key) and other.obj is self.obj
+        return isinstance(other, ByIdentity) and other.obj is self.obj
 
 
 def decoded_functions(obj: ObjectFile) -> tuple:
     """Every function of the object decoded: (symbol, decoded function, its addresses in order)."""
-    return _decoded(_Key(obj))
+    return _decoded(ByIdentity(obj))
 
 
 @lru_cache(maxsize=4)
-def _decoded(key: _Key) -> tuple:
+def _decoded(key: ByIdentity) -> tuple:
     obj = key.obj
     out = []
     for fsym in obj.functions():
@@ -59,11 +59,11 @@ def run_time_name(obj: ObjectFile, section: str, offset: int) -> str | None:
     hold at run time other than the file's bytes (module docstring), else None."""
     if not obj.relocatable or section not in obj.writable:
         return None
-    return _run_time_name(_Key(obj), section, offset)
+    return _run_time_name(ByIdentity(obj), section, offset)
 
 
 @lru_cache(maxsize=256)
-def _run_time_name(key: _Key, section: str, offset: int) -> str | None:
+def _run_time_name(key: ByIdentity, section: str, offset: int) -> str | None:
     obj = key.obj
     var = _variable(obj, section, offset)
     lo, hi = (var.value, var.value + max(var.size, 1)) if var is not None else (0, len(obj.sections[section]))
@@ -99,4 +99,4 @@ def _variable(obj: ObjectFile, section: str, offset: int) -> Symbol | None:
     return next((s for s in sorted(held, key=lambda s: -s.value) if offset < s.value + max(s.size, 1)), None)
 
 
-__all__ = ["decoded_functions", "run_time_name"]
+__all__ = ["ByIdentity", "decoded_functions", "run_time_name"]
