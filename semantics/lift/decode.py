@@ -111,7 +111,8 @@ def _reg(name: str) -> Reg | None:
     return None
 
 
-def _md(arch: str, syntax_att: bool) -> capstone.Cs:
+def disassembler(arch: str, syntax_att: bool) -> capstone.Cs:
+    """A capstone disassembler for ``arch``: with instruction details (Intel syntax), or AT&T text only."""
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64 if arch == "x86_64" else capstone.CS_MODE_32)
     md.detail = not syntax_att
     if syntax_att:
@@ -190,7 +191,7 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
     code = obj.sections[sec][sym.value:sym.value + sym.size]
     base = obj.addresses.get(sec, 0)
     fn = Function(obj, sym)
-    md, att = _md(obj.arch, False), _md(obj.arch, True)
+    md, att = disassembler(obj.arch, False), disassembler(obj.arch, True)
     att_text = {i.address: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(code, sym.value)}
     pos = sym.value
     for i in md.disasm(code, sym.value):
@@ -230,7 +231,7 @@ def decode_reachable(obj: ObjectFile, section: str, entries: set[int], lines: di
     """
     code = obj.sections[section]
     base = obj.addresses.get(section, 0)
-    md, att = _md(obj.arch, False), _md(obj.arch, True)
+    md, att = disassembler(obj.arch, False), disassembler(obj.arch, True)
     known = known or {}
     out: dict[int, Decoded] = {}
     work = sorted(entries, reverse=True)

@@ -39,7 +39,7 @@ import struct
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Function, _md, decode_function
+from sha1opt.semantics.lift.decode import GOT_SLOT_KINDS, Decoded, Function, decode_function, disassembler
 from sha1opt.semantics.lift.elf import ObjectFile, Symbol
 from sha1opt.semantics.lift.statics import ByIdentity, decoded_functions
 from sha1opt.semantics.x86 import Imm, Mem, Reg
@@ -248,7 +248,7 @@ def _linked_use(obj: ObjectFile, section: str, q: int, addr: int, w: int) -> lis
     if found:
         return next((u for u in uses if isinstance(u, str)), [u for u in uses if u is not None])
     code = obj.sections[section]
-    md = _md(obj.arch, False)
+    md = disassembler(obj.arch, False)
     for k in range(1, 12):
         i = next(md.disasm(code[q - k:q - k + 15], q - k), None) if q >= k else None
         if i is not None and i.disp_offset == k and i.address + i.size >= q + 4 and \
@@ -261,7 +261,7 @@ def _linked_use(obj: ObjectFile, section: str, q: int, addr: int, w: int) -> lis
 def _rip_reach(obj: ObjectFile, section: str, d: Decoded, q: int) -> int | None:
     """The linked address ``d``'s rip-relative memory operand reaches, when its displacement is at ``q``."""
     code = obj.sections[section]
-    i = next(_md(obj.arch, False).disasm(code[d.address:d.next], d.address), None)
+    i = next(disassembler(obj.arch, False).disasm(code[d.address:d.next], d.address), None)
     if i is None or i.disp_offset != q - d.address or "rip" not in i.op_str:
         return None
     return obj.addresses.get(section, 0) + d.next + i.disp
