@@ -70,13 +70,15 @@ class Decoded:
     #                               its value is the address ``mem_ref`` (``got_address``), read only by ``mov``
     bound: str | None = None      # a linked object's PLT call or GOT slot taken to this object's own global
     #                               definition: proved assuming no other object interposes one of that name
+    base: int = 0                 # the section's address (a linked object's; 0 in a .o): messages name
+    #                               ``base + address``, the address objdump shows (``text`` too)
 
     @property
     def next(self) -> int:
         return self.address + self.size
 
     def where(self) -> str:
-        return f"0x{self.address:x}" + (f" (line {self.line})" if self.line else "")
+        return f"0x{self.base + self.address:x}" + (f" (line {self.line})" if self.line else "")
 
 
 @dataclass
@@ -184,7 +186,7 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
     base = obj.addresses.get(sec, 0)
     fn = Function(obj, sym)
     md, att = _md(obj.arch, False), _md(obj.arch, True)
-    att_text = {i.address: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(code, sym.value)}
+    att_text = {i.address - base: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(code, base + sym.value)}
     pos = sym.value
     for i in md.disasm(code, sym.value):
         fn.instructions[i.address] = _convert(obj, sec, base, i, att_text.get(i.address, i.mnemonic),
@@ -197,7 +199,7 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
         fn.instructions.update(decode_reachable(obj, sec, {pos}, lines, fn.instructions))
     elif pos < sym.value + sym.size:
         # capstone stops at undecodable bytes: the first one is refused when reached
-        fn.instructions[pos] = Decoded(pos, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
+        fn.instructions[pos] = Decoded(pos, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0, base=base,
                                        problem=f"undecodable bytes {code[pos - sym.value:pos - sym.value + 4].hex()}",
                                        line=(lines or {}).get(pos, 0))
     return fn
@@ -232,7 +234,7 @@ def decode_reachable(obj: ObjectFile, section: str, entries: set[int], lines: di
         if pos in out or pos in known or not 0 <= pos < len(code):
             continue
         stretch = code[pos:pos + 4096]
-        texts = {i.address: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(stretch, pos)}
+        texts = {i.address - base: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(stretch, base + pos)}
         end = pos
         for i in md.disasm(stretch, pos):
             if i.address != end or (i.address in out or i.address in known):
@@ -248,7 +250,7 @@ def decode_reachable(obj: ObjectFile, section: str, entries: set[int], lines: di
             if len(stretch) == 4096 and end > pos + 4096 - 16:
                 work.append(end)       # the stretch ran to the end of the 4 KB window: go on from there
             elif end < len(code):
-                out[end] = Decoded(end, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0,
+                out[end] = Decoded(end, 1, "(bad)", Instr("(bad)", ()), "(bad)", 0, base=base,
                                    problem=f"undecodable bytes {code[end:end + 4].hex()}",
                                    line=(lines or {}).get(end, 0))
     return out
@@ -272,7 +274,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
         _, mnem = mnem.split(" ", 1)
         if i.mnemonic.startswith(("rep ", "repz ", "repe ")) and mnem != "ret":   # "repz ret": AMD's 2-byte ret
             return Decoded(i.address, i.size, i.mnemonic, Instr(i.mnemonic, ()), text, 0,
-                           problem="string instructions are not modelled", line=line)
+                           problem="string instructions are not modelled", line=line, base=base)
     mnem = {"sal": "shl"}.get(mnem, mnem)
     ops, problem, width, msize = [], None, 0, 0
     pcrel, pcrel_at = None, 0
@@ -372,7 +374,7 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
     if got_slot and mnem != "mov":
         problem = problem or f"a GOT slot is read by {mnem} (only a mov of the address it holds is modelled)"
     return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
-                   msize, pcrel, pcrel_at, got_slot, bound)
+                   msize, pcrel, pcrel_at, got_slot, bound, base)
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:
