@@ -182,13 +182,11 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
         return Unavailable(f"a {uo.kind} cannot be linked into the harness")
     undefined = {s.name for s in uo.obj.symbols if s.section is None and s.name}
     defined = {s.name for s in uo.obj.symbols if s.section and s.kind == "STT_OBJECT" and s.bind != "STB_LOCAL"}
-    statics = sorted(n for n in set(symbols) - undefined - defined
-                     if any(s.name == n and s.section and s.bind == "STB_LOCAL" for s in uo.obj.symbols))
-    if statics:
-        # (a static's value is what this object's code stores there -- Berkeley DB-style ``static int is_reverse
-        # = -1`` set on first use -- so a value the proof assumed need not be one it can hold)
-        return Unavailable(f"{statics[0]} is a static of the object (a local symbol): its values are what the "
-                           "object's code stores there, not an input a run may preset")
+    # A static of the object (a local symbol: ``static int is_reverse = -1`` set on first use) is not preset: the
+    # run starts from the file's value and the function sets it as a program's calls do, so a disagreement is
+    # one a caller meets; a value a path assumed need not be one the object stores.
+    symbols = {n: b for n, b in symbols.items() if n in undefined or n in defined
+               or not any(s.name == n and s.section and s.bind == "STB_LOCAL" for s in uo.obj.symbols)}
     unknown = sorted(set(symbols) - undefined - defined)
     if unknown:
         raise ConfirmError(f"{unknown[0]} is not an undefined or global data symbol of the object")

@@ -10,10 +10,13 @@ Rules (issue 24, "prove the SHA-1 code people ship"):
   loaded, alone -- not SHA-1 ("abc" gives c8afef54..., not a9993e36...).
 * A branch on a value the code computes from constants (an is-big-endian function writing a long 1 through a
   union, called on every block) is decided by the path: the function proves.
-* A static the code sets on first use (``static int is_reverse = -1``) is an input of the proof, whatever
-  value; a native run cannot preset a local symbol, so a path failed under one of its values is not confirmed
-  ("unknown", naming the static) -- not an error (``sha1opt prove`` stopped with "is_reverse.0 is not an
-  undefined or global data symbol of the object").
+* A static only the function reads and writes, set on first use (``static int is_reverse = -1``,
+  ``lift.statics.own_static``), holds at entry its initial value or a constant the function stores there
+  (``lift.paths.Program.widen``: explored again with each stored value, every store checked against them),
+  assuming no other thread or reentrant call runs the function meanwhile: the right code proves, a wrong stored
+  value is a counterexample a native run confirms from the file's initial value (a local symbol is never
+  preset: ``sha1opt prove`` once stopped with "is_reverse.0 is not an undefined or global data symbol"). A
+  static another function also writes is not bounded so: an input of any value.
 * A refusal in a shared object names the address objdump shows (section address + offset): the libdb
   refusal once read "at 0x135692 (`jne 0x1356a8`)", offsets in .text, for 0x164b12 (`jne 0x164b28`).
 
@@ -31,31 +34,36 @@ from pathlib import Path
 import pytest
 
 from sha1opt.analyze import prove_object
-from sha1opt.emit.confirm import Unavailable, harness_for
-from sha1opt.emit.objfile import load_object
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import parse_interface
+from sha1opt.semantics.lift.statics import own_static
 
 C_SOURCE = Path(__file__).parent / "csrc" / "sha1_runtime_order.c"
 FUNCTION = "sha1_runtime_order"
 ONE_BLOCK = parse_interface("(state, data)")
 LIBDB = Path("/usr/lib/x86_64-linux-gnu/libdb-5.3.so")
 VARIANTS = {"right": (), "db_precedence": ("DB_PRECEDENCE",), "short_copy": ("SHORT_COPY",),
-            "lazy_static": ("LAZY_STATIC",)}
+            "lazy_static": ("LAZY_STATIC",), "lazy_wrong": ("LAZY_STATIC", "LAZY_WRONG"),
+            "shared_flag": ("LAZY_STATIC", "SHARED_FLAG")}
 
 
 @pytest.fixture(scope="module")
-def objects(tmp_path_factory) -> dict[str, Path]:
+def objects(tmp_path_factory):
+    """``objects[variant]``: the C compiled with that variant's defines, once, when a test first asks."""
     gcc = shutil.which("gcc")
     if gcc is None:
         pytest.skip("gcc is not installed (setup/system-packages.sh installs it as root)")
     out = tmp_path_factory.mktemp("runtime_order")
-    built = {}
-    for name, defines in VARIANTS.items():
-        built[name] = out / f"{name}.o"
-        subprocess.run([gcc, "-O2", *(f"-D{d}" for d in defines), "-c", "-o", str(built[name]), str(C_SOURCE)],
-                       check=True, timeout=120)
-    return built
+
+    class Built(dict):
+        def __missing__(self, name: str) -> Path:
+            path = out / f"{name}.o"
+            subprocess.run([gcc, "-O2", *(f"-D{d}" for d in VARIANTS[name]), "-c", "-o", str(path), str(C_SOURCE)],
+                           check=True, timeout=120)
+            self[name] = path
+            return path
+
+    return Built()
 
 
 def test_byte_order_computed_from_constants_decides_its_branches_and_proves(objects):
@@ -76,13 +84,32 @@ def test_workspace_word_read_before_it_is_written_is_refuted(objects):
     assert [p.outcome for p in res.proof.paths] == ["counterexample"], res.summary()
 
 
-def test_lazily_set_static_is_no_input_a_native_run_presets(objects, tmp_path):
-    """The proof takes ``is_reverse.0`` as an input (paths on -1, 0 and other values); a run to confirm a path
-    that failed under one of its values cannot preset a local symbol: no confirmation (so "unknown")."""
-    uo = load_object(objects["lazy_static"], tmp_path)
-    got = harness_for(uo, FUNCTION, tmp_path, ONE_BLOCK, {"is_reverse.0": (2).to_bytes(4, "little")})
-    assert isinstance(got, Unavailable), got
-    assert got.reason.startswith("is_reverse.0 is a static of the object"), got.reason
+def test_static_set_on_first_use_proves_for_the_values_it_can_hold(objects):
+    res = prove_object(objects["lazy_static"], function=FUNCTION, interface=ONE_BLOCK, native=False)
+    assert res.proved, res.summary()
+    assert [p.outcome for p in res.proof.paths] == ["proved", "proved"]      # is_reverse -1 (set now), and 0
+    assert any("is_reverse.0 is a static only this function reads and writes" in f and "(0x0, 0xffffffff)" in f
+               for f in res.findings), res.findings
+
+
+def test_static_set_on_first_use_to_a_wrong_value_is_a_native_counterexample(objects):
+    """The static takes 1 (``!is_bigendian()``): both paths are counterexamples, and the run, which starts from
+    the file's -1 as a program does (a local symbol is not preset), confirms it."""
+    res = prove_object(objects["lazy_wrong"], function=FUNCTION, interface=ONE_BLOCK)
+    assert res.outcome == "counterexample", res.summary()
+    assert [p.outcome for p in res.proof.paths] == ["counterexample", "counterexample"]
+
+
+def test_a_static_another_function_writes_is_not_the_functions_own(objects):
+    """``own_static`` bounds a static's values only when every reference is the function's: with
+    ``sha1opt_set_order(v)`` storing any v, ``is_reverse`` is an input of any value (``run_time_name``)."""
+    def own(name: str):
+        obj = ObjectFile.parse(objects[name].read_bytes())
+        var = next(s for s in obj.symbols if s.name.startswith("is_reverse"))
+        return own_static(obj, obj.find_function(FUNCTION), var.section, var.value, 4)
+
+    assert own("lazy_static") == ("is_reverse.0", 0xFFFFFFFF)
+    assert own("shared_flag") is None
 
 
 def test_berkeley_db_sha1_transform_is_refuted_natively_at_objdump_addresses():

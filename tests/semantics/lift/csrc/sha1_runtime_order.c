@@ -12,8 +12,10 @@
  *   -DSHORT_COPY      only 60 bytes are copied to the workspace: round 15 reads a stack word nothing wrote
  * and with
  *   -DLAZY_STATIC     the byte order is kept in a static set on first use (`static int is_reverse = -1`), as
- *                     other copies of the same public-domain code do: still SHA-1, but the values the static
- *                     holds are what the code stores there, which sha1opt does not bound (a write to .data)
+ *                     other copies of the same public-domain code do: still SHA-1 (the static holds -1 or 0)
+ * unless also
+ *   -DLAZY_WRONG      the static is set to the negated test (1 on a little-endian machine): words unswapped
+ *   -DSHARED_FLAG     the static is at file scope and sha1opt_set_order(v) stores any v there
  *
  * Built with gcc -O2 -c for x86-64.
  */
@@ -29,6 +31,12 @@ __attribute__((noipa, used)) int sha1opt_isbigendian(void) {
     u.l = 1;
     return u.c[sizeof(long) - 1] == 1;
 }
+
+#ifdef SHARED_FLAG
+/* the static at file scope, which another function sets to any value: not the block function's own */
+static int is_reverse = -1;
+__attribute__((noipa, used)) void sha1opt_set_order(int v) { is_reverse = v; }
+#endif
 
 #define SWAP(x) ((rol((x), 24) & 0xFF00FF00u) | (rol((x), 8) & 0x00FF00FFu))
 #ifdef DB_PRECEDENCE
@@ -48,9 +56,15 @@ void sha1_runtime_order(u32 *state, const unsigned char *data) {
     int is_big;
     memcpy(w, data, COPIED);
 #ifdef LAZY_STATIC
+#ifndef SHARED_FLAG
     static int is_reverse = -1;
+#endif
     if (is_reverse == -1)
+#ifdef LAZY_WRONG
+        is_reverse = !sha1opt_isbigendian();
+#else
         is_reverse = sha1opt_isbigendian();
+#endif
     is_big = is_reverse;
 #else
     is_big = sha1opt_isbigendian();
