@@ -24,7 +24,8 @@ data region: an access wholly inside its 64 bytes is one of the data region (``s
 ``("data", "", 4)``), one straddling its edge is refused (``_in_context``).
 A relocatable object's writable word another object or the object's own code may change is an input too
 (``statics.run_time_name``) -- except the function's own static set on first use (``Program.own_static``), one
-of the values it can hold, each store of it checked to be one of them (``_store_static``). A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
+of the values it can hold, each store of it checked to be one of them (``_store_static``) -- and the function's
+own static buffer (``Program.own_scratch``), which it may write, a word not yet written on the path an input. A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
 object defines or a writable one), whose words are then inputs (``ext:``, new unknowns after a call that may
 change global data). A linked object's read past the section its address was computed from is of the section
 holding it (``_relocated``). The object's own function pointers read as one of their values and may be stored
@@ -298,6 +299,9 @@ class MemoryModel:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
         elif region.startswith("sec:") and not rest and (own := self.p.own_static(region[4:], c, size)) is not None:
             self._store_static(region[4:], c, own, v, size, d)
+        elif region.startswith("sec:") and not rest and self.p.own_scratch(region[4:], c) is not None \
+                and self.p.own_scratch(region[4:], c + size - 1) == self.p.own_scratch(region[4:], c):
+            pass                                # (the function's own static buffer: its words are the call's)
         elif region.startswith("sec:") and not rest and region[4:] in self.p.obj.writable:
             self.store_pointer(region[4:], c, v, size, d)     # (a function pointer of the object, or a violation)
         elif region == "data" and self.data_writable:

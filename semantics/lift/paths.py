@@ -27,7 +27,7 @@ from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.lift.calls import Outside
 from sha1opt.semantics.lift.decode import Decoded, Function, decode_reachable
 from sha1opt.semantics.lift.elf import ObjectFile
-from sha1opt.semantics.lift.statics import own_static
+from sha1opt.semantics.lift.statics import own_scratch, own_static
 from sha1opt.semantics.lift.values import Category, Flags, Refused, Violation
 
 # The most values a function's own static may be found to hold (``Program.widen``): a flag set on first use has 2.
@@ -67,6 +67,7 @@ class Program:
         # assumed at entry, grown by ``widen`` with each constant a path stored that was not among them
         self.statics: dict[tuple[str, int], tuple[str, frozenset[int]]] | None = {} if statics else None
         self._stored: dict[tuple[str, int], set[int]] = {}
+        self.scratch: set[str] = set()         # the function's own static buffers a path stored to
 
     def own_static(self, section: str, offset: int, size: int) -> tuple[str, frozenset[int]] | None:
         """The function's own static at ``section + offset`` -- a word only its code reads and writes, set on
@@ -82,6 +83,16 @@ class Program:
                 return None
             self.statics[section, offset] = (own[0], frozenset({own[1]}))
         return self.statics[section, offset]
+
+    def own_scratch(self, section: str, offset: int) -> str | None:
+        """The function's own static buffer holding ``section + offset`` (``statics.own_scratch``) in a one-block
+        proof -- stores to it allowed, a word not yet stored on the path an input of any value -- else None."""
+        if self.statics is None:
+            return None
+        name = own_scratch(self.obj, self.fn.symbol, section, offset)
+        if name is not None:
+            self.scratch.add(name)
+        return name
 
     def stored(self, section: str, offset: int, value: int) -> None:
         """A path stored ``value``, not among the values assumed at entry: ``widen`` adds it."""
@@ -105,7 +116,10 @@ class Program:
         return [f"{name} is a static only this function reads and writes, set on first use: at entry its "
                 f"initial value or one the function stores ({', '.join(f'0x{v:x}' for v in sorted(values))}), "
                 "assuming no other thread or reentrant call runs the function meanwhile"
-                for name, values in (self.statics or {}).values()]
+                for name, values in (self.statics or {}).values()] + [
+            f"{name} is a static buffer only this function uses: a word it reads before writing in the call is "
+            "any value, assuming no other thread or reentrant call runs the function meanwhile"
+            for name in sorted(self.scratch)]
 
     def fetch(self, section: str, addr: int) -> Decoded | None:
         got = self._by_section.get(section, {}).get(addr)

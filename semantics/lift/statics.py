@@ -12,7 +12,9 @@ linked object's writable words are inputs already: ``decode.linked_ref``.)
 A static only one function reads and writes (``own_static``: local, its address never taken, every
 reference in that function, stores whole-word ``mov``s) is, in a one-block proof of that function, not any
 input but one of the values it can hold: its initial value and the constants the function stores there
-(``paths.Program.own_static``), by induction over calls made one at a time.
+(``paths.Program.own_static``), by induction over calls made one at a time. A static buffer only that
+function refers to (``own_scratch``, its address taken there too) may be written by it: a scratch copy whose
+words the call reads after writing them -- one read before is an input, as above.
 
 ``decoded_functions(obj)`` decodes every function of an object once (``calls.pointer_targets`` scans them
 too).
@@ -143,6 +145,41 @@ def _own_static(key: _Key, fname: str, fsec: str, start: int, length: int, secti
     return None if raw is None else (var.name, int.from_bytes(raw, "little"))
 
 
+def own_scratch(obj: ObjectFile, fsym: Symbol, section: str, offset: int) -> str | None:
+    """The name of the static buffer holding ``section + offset`` when only ``fsym``'s own code refers to it --
+    a local data symbol of a relocatable object's writable section, no relocation in it, its address held in
+    no data and taken (``lea``) only by that code -- else None. Berkeley DB-style ``static unsigned char
+    workspace[64]``, a scratch copy of the block: written and read within a call, a word read before the call
+    writes it an input of any value (``run_time_name``), never the file's bytes."""
+    if not obj.relocatable or section not in obj.writable or fsym.section not in obj.executable:
+        return None
+    var = _variable(obj, section, offset)
+    if var is None:
+        return None
+    return _own_scratch(_Key(obj), fsym.section, fsym.value, obj.sized(fsym).size, section, var)
+
+
+@lru_cache(maxsize=256)
+def _own_scratch(key: _Key, fsec: str, start: int, length: int, section: str, var: Symbol) -> str | None:
+    obj = key.obj
+    lo, hi = var.value, var.value + var.size
+    if var.bind != "STB_LOCAL" or var.kind != "STT_OBJECT" or not var.size \
+            or any(obj.relocation_at(section, a) for a in range(lo, hi)):
+        return None
+    for sec, relocs in obj.relocs.items():
+        if sec.startswith((".debug", ".eh_frame")):
+            continue
+        for field, r in relocs.items():
+            if r.section != section:
+                continue
+            if sec in obj.executable and lo - 16 < r.target + r.addend < hi + 8 \
+                    and not (sec == fsec and start <= field < start + length):
+                return None                          # (code outside the function -- or no symbol's -- refers to it)
+            if sec not in obj.executable and lo <= r.target + r.addend < hi:
+                return None                          # (its address is held in data)
+    return var.name
+
+
 def _variable(obj: ObjectFile, section: str, offset: int) -> Symbol | None:
     """The data symbol whose extent holds ``section + offset`` (hand-written ``.globl`` labels have no type or
     size: to the next symbol, ``ObjectFile.sized``)."""
@@ -151,4 +188,4 @@ def _variable(obj: ObjectFile, section: str, offset: int) -> Symbol | None:
     return next((s for s in sorted(held, key=lambda s: -s.value) if offset < s.value + max(s.size, 1)), None)
 
 
-__all__ = ["decoded_functions", "own_static", "run_time_name"]
+__all__ = ["decoded_functions", "own_scratch", "own_static", "run_time_name"]

@@ -17,6 +17,10 @@ Rules (issue 24, "prove the SHA-1 code people ship"):
   value is a counterexample a native run confirms from the file's initial value (a local symbol is never
   preset: ``sha1opt prove`` once stopped with "is_reverse.0 is not an undefined or global data symbol"). A
   static another function also writes is not bounded so: an input of any value.
+* A static buffer only the function uses (``static u32 w[16]``, ``lift.statics.own_scratch``) may be written;
+  a word the call reads before writing it is any value (never the file's bytes), under the same assumption: the
+  workspace idiom proves, a read of a word the call did not write is refuted natively, a write past its end
+  is not proved.
 * A refusal in a shared object names the address objdump shows (section address + offset): the libdb
   refusal once read "at 0x135692 (`jne 0x1356a8`)", offsets in .text, for 0x164b12 (`jne 0x164b28`).
 
@@ -44,7 +48,8 @@ ONE_BLOCK = parse_interface("(state, data)")
 LIBDB = Path("/usr/lib/x86_64-linux-gnu/libdb-5.3.so")
 VARIANTS = {"right": (), "db_precedence": ("DB_PRECEDENCE",), "short_copy": ("SHORT_COPY",),
             "lazy_static": ("LAZY_STATIC",), "lazy_wrong": ("LAZY_STATIC", "LAZY_WRONG"),
-            "shared_flag": ("LAZY_STATIC", "SHARED_FLAG")}
+            "shared_flag": ("LAZY_STATIC", "SHARED_FLAG"), "static_workspace": ("STATIC_WORKSPACE",),
+            "static_short_copy": ("STATIC_WORKSPACE", "SHORT_COPY"), "static_past_end": ("STATIC_WORKSPACE", "PAST_END")}
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +115,25 @@ def test_a_static_another_function_writes_is_not_the_functions_own(objects):
 
     assert own("lazy_static") == ("is_reverse.0", 0xFFFFFFFF)
     assert own("shared_flag") is None
+
+
+def test_static_workspace_only_the_function_uses_proves(objects):
+    res = prove_object(objects["static_workspace"], function=FUNCTION, interface=ONE_BLOCK, native=False)
+    assert res.proved, res.summary()
+    assert any(f.startswith("w.0 is a static buffer only this function uses") for f in res.findings), res.findings
+
+
+def test_static_workspace_read_before_the_call_writes_it_is_a_native_counterexample(objects):
+    """Word 15 is never copied: the proof takes it as any value (not the file's zeros) and fails; the run
+    confirms it."""
+    res = prove_object(objects["static_short_copy"], function=FUNCTION, interface=ONE_BLOCK)
+    assert res.outcome == "counterexample", res.summary()
+
+
+def test_static_workspace_written_past_its_end_is_not_proved(objects):
+    res = prove_object(objects["static_past_end"], function=FUNCTION, interface=ONE_BLOCK, native=False)
+    assert not res.proved
+    assert "writes .bss memory (.bss+0x40" in res.proof.paths[0].detail, res.summary()
 
 
 def test_berkeley_db_sha1_transform_is_refuted_natively_at_objdump_addresses():

@@ -9,7 +9,11 @@
  *                     5.3 writes its blk0: in `e += f + BLK0(t) + K + rol(a, 5)` the `?:` then takes
  *                     `f + is_big` as its condition, so on a little-endian machine a round whose f is not 0
  *                     adds the unswapped word alone -- gcc compiles a branch on the sum (add; jne): not SHA-1
- *   -DSHORT_COPY      only 60 bytes are copied to the workspace: round 15 reads a stack word nothing wrote
+ *   -DSHORT_COPY      only 60 bytes are copied to the workspace: round 15 reads a word nothing wrote
+ *   -DPAST_END        a zero is written one word past the workspace's end
+ * and, on any of these,
+ *   -DSTATIC_WORKSPACE   the workspace is a static buffer (in .bss), not on the stack, as in other copies of
+ *                        the same public-domain code (Berkeley DB 5.3 keeps it on the stack)
  * and with
  *   -DLAZY_STATIC     the byte order is kept in a static set on first use (`static int is_reverse = -1`), as
  *                     other copies of the same public-domain code do: still SHA-1 (the static holds -1 or 0)
@@ -51,10 +55,17 @@ __attribute__((noipa, used)) void sha1opt_set_order(int v) { is_reverse = v; }
 #endif
 
 void sha1_runtime_order(u32 *state, const unsigned char *data) {
+#ifdef STATIC_WORKSPACE
+    static u32 w[16];
+#else
     u32 w[16];
+#endif
     u32 a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], t;
     int is_big;
     memcpy(w, data, COPIED);
+#ifdef PAST_END
+    ((volatile u32 *)w)[16] = 0;
+#endif
 #ifdef LAZY_STATIC
 #ifndef SHARED_FLAG
     static int is_reverse = -1;
