@@ -182,6 +182,11 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
         return Unavailable(f"a {uo.kind} cannot be linked into the harness")
     undefined = {s.name for s in uo.obj.symbols if s.section is None and s.name}
     defined = {s.name for s in uo.obj.symbols if s.section and s.kind == "STT_OBJECT" and s.bind != "STB_LOCAL"}
+    # A static of the object (a local symbol: ``static int is_reverse = -1`` set on first use) is not preset: the
+    # run starts from the file's value and the function sets it as a program's calls do, so a disagreement is
+    # one a caller meets; a value a path assumed need not be one the object stores.
+    symbols = {n: b for n, b in symbols.items() if n in undefined or n in defined
+               or not any(s.name == n and s.section and s.bind == "STB_LOCAL" for s in uo.obj.symbols)}
     unknown = sorted(set(symbols) - undefined - defined)
     if unknown:
         raise ConfirmError(f"{unknown[0]} is not an undefined or global data symbol of the object")

@@ -28,7 +28,10 @@ A path the executor gives up on because the code mixes kinds of values --
 a pointer or count used as data, data used as an address, a stack slot read
 at an offset or size other than it was written (a refusal of category
 ``"untracked value"``, ``lift.values.CATEGORIES``: what a wrong register or
-displacement produces) -- is "unknown", not "refused": it is run natively
+displacement produces; and a branch on the flags of a data instruction, the
+message deciding the path: Berkeley DB's ``__db_SHA1Transform``, whose
+unparenthesised ``blk0`` makes ``f(b, c, d) + is_bigendian`` a condition) -- is
+"unknown", not "refused": it is run natively
 like any failed path, so a wrong function gets a concrete
 counterexample (e.g. the export with ``xorl 0x20(%rsp)`` changed to
 ``0x21(%rsp)``: "NOT proved: counterexample (confirmed natively)"), and a

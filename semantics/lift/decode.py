@@ -70,7 +70,8 @@ class Decoded:
     #                               its value is the address ``mem_ref`` (``got_address``), read only by ``mov``
     bound: str | None = None      # a linked object's PLT call or GOT slot taken to this object's own global
     #                               definition: proved assuming no other object interposes one of that name
-    base: int = 0                 # the section's linked address (0 in a .o): ``where`` adds it
+    base: int = 0                 # the section's address (a linked object's; 0 in a .o): messages name
+    #                               ``base + address``, the address objdump shows (``text`` too)
 
     @property
     def next(self) -> int:
@@ -192,7 +193,7 @@ def decode_function(obj: ObjectFile, sym: Symbol, lines: dict[int, int] | None =
     base = obj.addresses.get(sec, 0)
     fn = Function(obj, sym)
     md, att = disassembler(obj.arch, False), disassembler(obj.arch, True)
-    att_text = {i.address: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(code, sym.value)}
+    att_text = {i.address - base: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(code, base + sym.value)}
     pos = sym.value
     for i in md.disasm(code, sym.value):
         fn.instructions[i.address] = _convert(obj, sec, base, i, att_text.get(i.address, i.mnemonic),
@@ -240,7 +241,7 @@ def decode_reachable(obj: ObjectFile, section: str, entries: set[int], lines: di
         if pos in out or pos in known or not 0 <= pos < len(code):
             continue
         stretch = code[pos:pos + 4096]
-        texts = {i.address: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(stretch, pos)}
+        texts = {i.address - base: f"{i.mnemonic} {i.op_str}".strip() for i in att.disasm(stretch, base + pos)}
         end = pos
         for i in md.disasm(stretch, pos):
             if i.address != end or (i.address in out or i.address in known):

@@ -288,7 +288,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         else:
             self.store(self.address(dst, d), value, 4, d)
         if sem.writes_flags:
-            self.s.flags = Flags(None, None, None, None, data=True)
+            self.s.flags = Flags(None, None, None, None, data=True, computed=True)
 
     def _write(self, dst, v, w: int, d: Decoded) -> None:
         if isinstance(dst, Reg):

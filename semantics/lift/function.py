@@ -269,7 +269,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         raise ObjectError(f"{e}" + (f"; SHA-1 candidates: {', '.join(found)}" if found else "")) from None
     lines = line_table(obj)
     fn = decode_reach(obj, sym, lines)
-    program = Program(obj, fn, lambda o, s: decode_function(o, s, lines))
+    program = Program(obj, fn, lambda o, s: decode_function(o, s, lines), statics=contract.one_block)
     bits = 64 if obj.arch == "x86_64" else 32
     n, k = z3.BitVec("n", bits), z3.BitVec("k", bits)
     ctx = Ctx(obj, program, bits, contract, n, k)
@@ -308,10 +308,12 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         return ctx.machine(dom, init_reg, init_mem, st, block)
 
     reports: list[PathReport] = []
-    findings: list[str] = []
     loop_trace: tuple = ()
     straight: tuple = ()
     ends = explore(machine_for, entry_state(ctx, fn.section, fn.entry), heads)
+    while program.widen():        # a static set on first use took a value not yet assumed at entry
+        ends = explore(machine_for, entry_state(ctx, fn.section, fn.entry), heads)
+    findings: list[str] = program.static_findings()
 
     tails, entries = _stripped_entries(obj, fn, sym)
 

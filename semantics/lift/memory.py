@@ -23,7 +23,9 @@ A context that also holds the block (``state@0x40 + words@0``, ``block_in_contex
 data region: an access wholly inside its 64 bytes is one of the data region (``state-0x3c`` is
 ``("data", "", 4)``), one straddling its edge is refused (``_in_context``).
 A relocatable object's writable word another object or the object's own code may change is an input too
-(``statics.run_time_name``). A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
+(``statics.run_time_name``) -- except the function's own static set on first use (``Program.own_static``), one
+of the values it can hold, each store of it checked to be one of them (``_store_static``) -- and the function's
+own static buffer (``Program.own_scratch``), which it may write, a word not yet written on the path an input. A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
 object defines or a writable one), whose words are then inputs (``ext:``, new unknowns after a call that may
 change global data). A linked object's read past the section its address was computed from is of the section
 holding it (``_relocated``). The object's own function pointers read as one of their values and may be stored
@@ -208,6 +210,10 @@ class MemoryModel:
             if not 0 <= c <= 60:
                 self._inside_buffer(c, size, d)
             v = self.initial_mem("data", c)
+        elif region.startswith("sec:") and not rest and (own := self.p.own_static(region[4:], c, size)) is not None:
+            # (the function's own static, set on first use: one of the values it may hold, ``Program.own_static``)
+            v = self._input(own[0], size)
+            self.s.cond.append(z3.Or(*[v.v == self.bv(x) for x in sorted(own[1])]))
         elif region.startswith("sec:") and not rest and self.p.obj.relocation_at(region[4:], c) is None \
                 and (name := run_time_name(self.p.obj, region[4:], c)) is not None:
             # (a word of the object's writable data that may hold other than the file's bytes: an input)
@@ -294,6 +300,11 @@ class MemoryModel:
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
+        elif region.startswith("sec:") and not rest and (own := self.p.own_static(region[4:], c, size)) is not None:
+            self._store_static(region[4:], c, own, v, size, d)
+        elif region.startswith("sec:") and not rest and self.p.own_scratch(region[4:], c) is not None \
+                and self.p.own_scratch(region[4:], c + size - 1) == self.p.own_scratch(region[4:], c):
+            pass                                # (the function's own static buffer: its words are the call's)
         elif region.startswith("sec:") and not rest and region[4:] in self.p.obj.writable:
             self.store_pointer(region[4:], c, v, size, d)     # (a function pointer of the object, or a violation)
         elif region == "data" and self.data_writable:
@@ -322,6 +333,24 @@ class MemoryModel:
             if k2[:2] == (region, rest) and c <= k2[2] and k2[2] + size2 <= c + size:
                 del self.s.mem[k2]
         self._overlap(key, size, d)
+
+    def _store_static(self, section: str, c: int, own: tuple[str, frozenset[int]], v, size: int,
+                      d: Decoded) -> None:
+        """A store to the function's own static (``Program.own_static``): of one of the values assumed at entry;
+        a constant not among them is refused and given to ``Program.stored`` (the proof explores again with
+        it); any other value is a violation."""
+        name, values = own
+        if not isinstance(v, Int):
+            raise Violation(d, f"writes {name} (a static set on first use) with a value that is not an integer")
+        low = z3.Extract(8 * size - 1, 0, v.v) if 8 * size < self.bits else v.v
+        if self.implies(z3.Or(*[low == z3.BitVecVal(x, 8 * size) for x in sorted(values)])):
+            return
+        got = z3.simplify(low)
+        if not z3.is_bv_value(got):
+            raise Violation(d, f"writes {name} (a static set on first use) with a value that is not a constant")
+        self.p.stored(section, c, got.as_long())
+        raise Refused(d, f"stores 0x{got.as_long():x} to {name}, a value not among those assumed at entry "
+                      f"({', '.join(f'0x{x:x}' for x in sorted(values))})", "untracked value")
 
     def _written(self, loc, v, d: Decoded) -> None:
         if self.on_write is None or not is_data(v) or loc is None:

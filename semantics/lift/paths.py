@@ -27,7 +27,11 @@ from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.lift.calls import Outside
 from sha1opt.semantics.lift.decode import Decoded, Function, decode_reachable
 from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.statics import own_scratch, own_static
 from sha1opt.semantics.lift.values import Category, Flags, Refused, Violation
+
+# The most values a function's own static may be found to hold (``Program.widen``): a flag set on first use has 2.
+MAX_STATIC_VALUES = 4
 
 
 @dataclass
@@ -55,11 +59,68 @@ class Program:
     their symbol's extent, and code no symbol covers (a stripped function a direct jump or call enters) by
     what is reachable from the address (``decode.decode_reachable``)."""
 
-    def __init__(self, obj: ObjectFile, fn: Function, decode: Callable) -> None:
+    def __init__(self, obj: ObjectFile, fn: Function, decode: Callable, *, statics: bool = False) -> None:
         self.obj = obj
         self.fn = fn
         self._decode = decode
         self._by_section: dict[str, dict[int, Decoded]] = {fn.section: dict(fn.instructions)}
+        # ``statics`` (a one-block proof): the function's own statics (``statics.own_static``) -> the values
+        # assumed at entry, grown by ``widen`` with each constant a path stored that was not among them
+        self.statics: dict[tuple[str, int], tuple[str, frozenset[int]]] | None = {} if statics else None
+        self._stored: dict[tuple[str, int], set[int]] = {}
+        self.scratch: set[str] = set()         # the function's own static buffers a path stored to
+
+    def own_static(self, section: str, offset: int, size: int) -> tuple[str, frozenset[int]] | None:
+        """The function's own static at ``section + offset`` -- a word only its code reads and writes, set on
+        first use (Berkeley DB-style ``static int is_reverse = -1``) -- and the values it may hold at entry:
+        its initial value and every constant the function stores there (``widen``), which each store is
+        checked against (``memory``). By induction over calls, one at a time: no other thread or reentrant
+        call runs the function meanwhile. None: not such a static (an input, ``statics.run_time_name``)."""
+        if self.statics is None:
+            return None
+        if (section, offset) not in self.statics:
+            own = own_static(self.obj, self.fn.symbol, section, offset, size)
+            if own is None:
+                return None
+            self.statics[section, offset] = (own[0], frozenset({own[1]}))
+        return self.statics[section, offset]
+
+    def own_scratch(self, section: str, offset: int) -> str | None:
+        """The function's own static buffer holding ``section + offset`` (``statics.own_scratch``) in a one-block
+        proof -- stores to it allowed, a word not yet stored on the path an input of any value -- else None."""
+        if self.statics is None:
+            return None
+        name = own_scratch(self.obj, self.fn.symbol, section, offset)
+        if name is not None:
+            self.scratch.add(name)
+        return name
+
+    def stored(self, section: str, offset: int, value: int) -> None:
+        """A path stored ``value``, not among the values assumed at entry: ``widen`` adds it."""
+        self._stored.setdefault((section, offset), set()).add(value)
+
+    def widen(self) -> bool:
+        """Add the values paths stored (``stored``) to those assumed; True when some static gained one (explore
+        again), at most ``MAX_STATIC_VALUES`` values each (beyond, the stores stay refused)."""
+        grown = False
+        for key, new in self._stored.items():
+            name, values = self.statics[key]
+            if len(values | new) <= MAX_STATIC_VALUES:
+                self.statics[key] = (name, values | new)
+                grown = True
+        self._stored = {}
+        return grown
+
+    def static_findings(self) -> list[str]:
+        """One line per static of ``own_static``: the values the proof took it to hold at entry, and the
+        assumption that makes them all it can hold."""
+        return [f"{name} is a static only this function reads and writes, set on first use: at entry its "
+                f"initial value or one the function stores ({', '.join(f'0x{v:x}' for v in sorted(values))}), "
+                "assuming no other thread or reentrant call runs the function meanwhile"
+                for name, values in (self.statics or {}).values()] + [
+            f"{name} is a static buffer only this function uses: a word it reads before writing in the call is "
+            "any value, assuming no other thread or reentrant call runs the function meanwhile"
+            for name in sorted(self.scratch)]
 
     def fetch(self, section: str, addr: int) -> Decoded | None:
         got = self._by_section.get(section, {}).get(addr)

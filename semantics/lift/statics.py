@@ -9,6 +9,13 @@ symbol and offset (``g_flag+0``), as an undefined symbol's word is (``memory``: 
 it as its initial value would decide a dispatch by the file and leave the other paths unproved. (A
 linked object's writable words are inputs already: ``decode.linked_ref``.)
 
+A static only one function reads and writes (``own_static``: local, its address never taken, every
+reference in that function, stores whole-word ``mov``s) is, in a one-block proof of that function, not any
+input but one of the values it can hold: its initial value and the constants the function stores there
+(``paths.Program.own_static``), by induction over calls made one at a time. A static buffer only that
+function refers to (``own_scratch``, its address taken there too) may be written by it: a scratch copy whose
+words the call reads after writing them -- one read before is an input, as above.
+
 ``decoded_functions(obj)`` decodes every function of an object once (``pointers.pointer_targets`` scans them
 too).
 
@@ -91,6 +98,88 @@ def _run_time_name(key: ByIdentity, section: str, offset: int) -> str | None:
     return None
 
 
+def own_static(obj: ObjectFile, fsym: Symbol, section: str, offset: int, size: int) -> tuple[str, int] | None:
+    """``(name, initial value)`` when the word at ``section + offset`` is a static only ``fsym``'s own code reads
+    and writes -- a local data symbol of exactly ``size`` bytes in a relocatable object's writable section, every
+    instruction referring to it inside ``fsym``'s extent, each a read or a whole-word ``mov`` store, its address
+    never taken or held in data -- else None. Berkeley DB-style ``static int is_reverse = -1``, set on first use:
+    ``("is_reverse.0", 0xffffffff)``. Its values at entry are its initial value and what the function stores
+    (``paths.Program.own_static``)."""
+    if not obj.relocatable or section not in obj.writable or fsym.section not in obj.executable:
+        return None
+    return _own_static(_Key(obj), fsym.name, fsym.section, fsym.value, obj.sized(fsym).size, section, offset, size)
+
+
+@lru_cache(maxsize=256)
+def _own_static(key: _Key, fname: str, fsec: str, start: int, length: int, section: str, offset: int,
+                size: int) -> tuple[str, int] | None:
+    obj = key.obj
+    var = _variable(obj, section, offset)
+    if var is None or var.bind != "STB_LOCAL" or var.kind != "STT_OBJECT" or var.value != offset \
+            or var.size != size or any(obj.relocation_at(section, offset + i) for i in range(size)):
+        return None                                  # (a relocated word is a pointer: ``calls.pointer_targets``)
+    for sec, relocs in obj.relocs.items():
+        if sec.startswith((".debug", ".eh_frame")):
+            continue
+        if sec in obj.executable:
+            if any(r.section == section and offset - 16 < r.target + r.addend < offset + size + 8
+                   and not (sec == fsec and start <= field < start + length) for field, r in relocs.items()):
+                return None                          # (code outside the function -- or no symbol's -- refers to it)
+        elif any(r.section == section and offset <= r.target + r.addend < offset + size for r in relocs.values()):
+            return None                              # (its address is held in data)
+    here = f"sec:{section}"
+    for fsym, fn, _ in decoded_functions(obj):
+        for d in fn.instructions.values():
+            refs = [r for r in (d.mem_ref, d.imm_ref) if r is not None and r.region == here
+                    and offset - 8 < r.offset < offset + size]
+            if not refs:
+                continue
+            ops = d.ins.operands
+            inside = fsym.section == fsec and start <= d.address < start + length
+            whole = d.mem_ref is not None and d.mem_ref.offset == offset and d.imm_ref is None and not d.got_slot
+            store = bool(ops) and isinstance(ops[-1], Mem) and d.mnemonic not in ("cmp", "test")
+            if not (inside and whole and d.mnemonic != "lea" and (not store or d.mnemonic == "mov")
+                    and (d.msize in (0, size))):
+                return None
+    raw = obj.read(section, offset, size)
+    return None if raw is None else (var.name, int.from_bytes(raw, "little"))
+
+
+def own_scratch(obj: ObjectFile, fsym: Symbol, section: str, offset: int) -> str | None:
+    """The name of the static buffer holding ``section + offset`` when only ``fsym``'s own code refers to it --
+    a local data symbol of a relocatable object's writable section, no relocation in it, its address held in
+    no data and taken (``lea``) only by that code -- else None. Berkeley DB-style ``static unsigned char
+    workspace[64]``, a scratch copy of the block: written and read within a call, a word read before the call
+    writes it an input of any value (``run_time_name``), never the file's bytes."""
+    if not obj.relocatable or section not in obj.writable or fsym.section not in obj.executable:
+        return None
+    var = _variable(obj, section, offset)
+    if var is None:
+        return None
+    return _own_scratch(_Key(obj), fsym.section, fsym.value, obj.sized(fsym).size, section, var)
+
+
+@lru_cache(maxsize=256)
+def _own_scratch(key: _Key, fsec: str, start: int, length: int, section: str, var: Symbol) -> str | None:
+    obj = key.obj
+    lo, hi = var.value, var.value + var.size
+    if var.bind != "STB_LOCAL" or var.kind != "STT_OBJECT" or not var.size \
+            or any(obj.relocation_at(section, a) for a in range(lo, hi)):
+        return None
+    for sec, relocs in obj.relocs.items():
+        if sec.startswith((".debug", ".eh_frame")):
+            continue
+        for field, r in relocs.items():
+            if r.section != section:
+                continue
+            if sec in obj.executable and lo - 16 < r.target + r.addend < hi + 8 \
+                    and not (sec == fsec and start <= field < start + length):
+                return None                          # (code outside the function -- or no symbol's -- refers to it)
+            if sec not in obj.executable and lo <= r.target + r.addend < hi:
+                return None                          # (its address is held in data)
+    return var.name
+
+
 def _variable(obj: ObjectFile, section: str, offset: int) -> Symbol | None:
     """The data symbol whose extent holds ``section + offset`` (hand-written ``.globl`` labels have no type or
     size: to the next symbol, ``ObjectFile.sized``)."""
@@ -99,4 +188,4 @@ def _variable(obj: ObjectFile, section: str, offset: int) -> Symbol | None:
     return next((s for s in sorted(held, key=lambda s: -s.value) if offset < s.value + max(s.size, 1)), None)
 
 
-__all__ = ["ByIdentity", "decoded_functions", "run_time_name"]
+__all__ = ["ByIdentity", "decoded_functions", "own_scratch", "own_static", "run_time_name"]

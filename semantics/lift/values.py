@@ -74,9 +74,10 @@ class DataPair(Opq):
 Category = Literal["untracked value", "instruction", "address", "control flow", "loop shape", "contract", "limit"]
 # Why the executor (or the loop proof) stopped a path, one word for each kind of raise site:
 CATEGORIES: dict[str, str] = {
-    "untracked value": "the path mixes kinds of values: a pointer or count used as data, data used as an address "
-                       "or count, a slot read at an offset or size other than it was written, flags of no "
-                       "instruction -- what a wrong register or displacement produces, so the code may be wrong",
+    "untracked value": "the path mixes kinds of values: a pointer or count used as data, data used as an address, "
+                       "a count or (the flags of a data instruction) a branch condition, a slot read at an offset "
+                       "or size other than it was written, flags of no instruction -- what a wrong register, "
+                       "displacement or operator precedence produces, so the code may be wrong",
     "instruction": "an instruction, operand form or condition code the semantics does not model",
     "address": "an address or memory region the executor does not model (relocated, PC-relative, absolute, a "
                "computed offset into the state or a section, an alignment it cannot prove)",
@@ -115,7 +116,8 @@ class Flags:
     sf: z3.BoolRef | None
     cf: z3.BoolRef | None
     of: z3.BoolRef | None
-    data: bool = False
+    data: bool = False          # flags of data: not modelled, a branch on them ends the path
+    computed: bool = False      # (data) the flags of a data instruction (add, xor, ...), not a cmp/test of data
 
 
 def stack_base(bits: int) -> z3.BitVecRef:
