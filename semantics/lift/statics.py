@@ -107,11 +107,11 @@ def own_static(obj: ObjectFile, fsym: Symbol, section: str, offset: int, size: i
     (``paths.Program.own_static``)."""
     if not obj.relocatable or section not in obj.writable or fsym.section not in obj.executable:
         return None
-    return _own_static(_Key(obj), fsym.name, fsym.section, fsym.value, obj.sized(fsym).size, section, offset, size)
+    return _own_static(ByIdentity(obj), fsym.name, fsym.section, fsym.value, obj.sized(fsym).size, section, offset, size)
 
 
 @lru_cache(maxsize=256)
-def _own_static(key: _Key, fname: str, fsec: str, start: int, length: int, section: str, offset: int,
+def _own_static(key: ByIdentity, fname: str, fsec: str, start: int, length: int, section: str, offset: int,
                 size: int) -> tuple[str, int] | None:
     obj = key.obj
     var = _variable(obj, section, offset)
@@ -156,11 +156,11 @@ def own_scratch(obj: ObjectFile, fsym: Symbol, section: str, offset: int) -> str
     var = _variable(obj, section, offset)
     if var is None:
         return None
-    return _own_scratch(_Key(obj), fsym.section, fsym.value, obj.sized(fsym).size, section, var)
+    return _own_scratch(ByIdentity(obj), fsym.section, fsym.value, obj.sized(fsym).size, section, var)
 
 
 @lru_cache(maxsize=256)
-def _own_scratch(key: _Key, fsec: str, start: int, length: int, section: str, var: Symbol) -> str | None:
+def _own_scratch(key: ByIdentity, fsec: str, start: int, length: int, section: str, var: Symbol) -> str | None:
     obj = key.obj
     lo, hi = var.value, var.value + var.size
     if var.bind != "STB_LOCAL" or var.kind != "STT_OBJECT" or not var.size \
