@@ -81,7 +81,9 @@ from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
 from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
 from sha1opt.semantics.prove import Prover
 
-N_BOUND = {64: 58, 32: 26}     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
+N_BOUND = {64: 58, 32: 26}
+# ``state counter@OFFSET``: lengths below 2^32 (libiberty's carry test compares the 32-bit sum with the size_t length)
+COUNTER_BOUND = 26     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
 
 # What a path is, from where exploration ended it:
 #   "loop"              at a loop head: the induction (or the multi-block invariant) over the loop
@@ -232,10 +234,11 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     st.mem[("stack", "", 0)] = (Opq("return address"), w)
     c = ctx.contract
     # the state argument points state_offset bytes before the state words (its context); a byte length is
-    # 64*nblocks plus trailing bytes that are not a whole block (``trailing_bytes``, 0 <= r < 64)
+    # 64*nblocks plus trailing bytes that are not a whole block (``trailing_bytes``, 0 <= r < 64), or exactly
+    # 64*nblocks under ``bytes whole``
     values = {"state": Ptr("state", ctx.bv(-c.state_offset)), "data": Ptr("data", ctx.bv(0)),
               "words": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
-              "bytes": Int(ctx.bv(64) * ctx.n + trailing_bytes(ctx.bits)),
+              "bytes": Int(ctx.bv(64) * ctx.n + (ctx.bv(0) if c.whole_bytes else trailing_bytes(ctx.bits))),
               "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT))}
     consts = dict(c.constants)
     for i, role in enumerate(c.args):
@@ -275,6 +278,10 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     ctx = Ctx(obj, program, bits, contract, n, k)
     ctx.axioms += [z3.ULT(n, ctx.bv(1 << N_BOUND[bits])), z3.UGE(n, ctx.bv(contract.min_blocks)),
                    z3.ULT(trailing_bytes(bits), ctx.bv(64))]
+    if contract.counter_offset is not None:
+        # ``state counter@OFFSET``: bytes = 64*nblocks < 2^32 (``Contract.describe``); every exit's counter is
+        # proved entry + bytes (``induction.counted``, from ``restored``)
+        ctx.axioms.append(z3.ULT(n, ctx.bv(1 << COUNTER_BOUND)))
     if contract.block_multiple > 1:
         # ``nblocks even``: the caller passes pairs of blocks (libgcrypt's AVX2 code)
         ctx.axioms.append(n & ctx.bv(contract.block_multiple - 1) == ctx.bv(0))
@@ -429,8 +436,9 @@ def _prove_noloop_exit(ctx: Ctx, end: PathEnd) -> Verdict:
     st = end.state
     if not ctx.implies(st.cond, ctx.n == ctx.bv(0)):
         return Verdict("counterexample", f"returns without the loop when {ctx.model_n(st.cond, ctx.n == ctx.bv(0))}")
+    # (the state words; outside them only a byte counter is written, proved by ``restored``)
     for key, (v, _) in st.mem.items():
-        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
+        if key[0] == "state" and 0 <= key[2] < 20 and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
             return Verdict("counterexample", f"nblocks = 0 changes state word {key[2] // 4}")
     why = restored(ctx, st)
     if why:

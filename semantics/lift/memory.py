@@ -11,8 +11,10 @@ being equal are refused (a partial overlap); stack keys with different
 symbolic parts (a realigned frame) are asked of z3. Writes are allowed only
 to the stack below the entry stack pointer (``stack_writable``), to the
 5 state words and, under ``data clobbered`` (``data_writable``, one block),
-to the block's 16 words -- a read after such a write gives what was
-written; anything else is a ``Violation``, never ignored. A read past
+to the block's 16 words, under ``state counter@OFFSET`` (``counter``) to the
+counter's two words as integers (read as ``counter+0`` / ``counter+4``, 32-bit
+constants; their final value is ``induction.counted``'s) -- a read after such a
+write gives what was written; anything else is a ``Violation``, never ignored. A read past
 the current block (read-ahead) is allowed only where the path condition
 keeps it inside the data buffer (``data_size``). The stack guard (``canary``)
 is a read-only region of one word, the same opaque constant at every read.
@@ -163,6 +165,10 @@ class MemoryModel:
             if rest:
                 raise Refused(d, "read of an unwritten realigned stack slot", "untracked value")
             v = self.initial_mem("stack", c) if size == 4 else Opq(f"stack{c:+d}")
+        elif region == "state" and not rest and size == 4 and self.counter is not None \
+                and c in (self.counter, self.counter + 4):
+            # ``state counter@OFFSET``: the caller's byte counter words, integers (``induction.counted``)
+            v = Int(z3.ZeroExt(self.bits - 32, z3.BitVec(f"counter+{c - self.counter}", 32)))
         elif region == "state":
             if not rest and size != 4 and (c + size <= 0 or c >= 20):
                 # a byte, half-word or quad-word of the state's context outside the state words (``state@OFFSET``:
@@ -268,6 +274,12 @@ class MemoryModel:
         if region == "stack":
             if not rest and not self.stack_writable(c):
                 raise Violation(d, f"writes the caller's stack frame (entry stack pointer {c:+d})")
+        elif region == "state" and not rest and size == 4 and self.counter is not None \
+                and c in (self.counter, self.counter + 4):
+            if not isinstance(v, Int):
+                # (not a violation: a value an invariant havocked is not the code's own)
+                raise Refused(d, f"writes a value not tracked as an integer into the byte counter (state{c:+d})",
+                              "untracked value")
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
