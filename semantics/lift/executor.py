@@ -312,6 +312,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             if m == "movzx" and isinstance(ops[0], Reg) and ops[0].width < 8 * src_size:
                 src_size = ops[0].width // 8        # (``movzbl %cl, %ecx``: the byte register's width, not the 32-bit)
             v = self.operand_value(ops[0], d, src_size)
+            if m == "movzx" and isinstance(ops[0], Reg) and not isinstance(v, Int):
+                # (a register's low byte of data, a pointer or an entry value: none is modelled as a byte)
+                raise Refused(d, f"movzx of the low byte of {ops[0]}, which holds no integer", "untracked value")
             if m == "movzx" and isinstance(v, Int) and src_size < self.bits // 8:
                 v = Int(v.v & self.bv((1 << (8 * src_size)) - 1))
             if m == "movsxd" and isinstance(v, Int):

@@ -67,6 +67,7 @@ from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.condition import words
+from sha1opt.semantics.lift.counter import COUNTER_BOUND, entry_words
 from sha1opt.semantics.lift.decode import Decoded, decode_function, decode_reach, line_table
 from sha1opt.semantics.lift.candidates import sha1_candidates
 from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
@@ -81,9 +82,7 @@ from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
 from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
 from sha1opt.semantics.prove import Prover
 
-N_BOUND = {64: 58, 32: 26}
-# ``state counter@OFFSET``: lengths below 2^32 (libiberty's carry test compares the 32-bit sum with the size_t length)
-COUNTER_BOUND = 26     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
+N_BOUND = {64: 58, 32: 26}     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
 
 # What a path is, from where exploration ended it:
 #   "loop"              at a loop head: the induction (or the multi-block invariant) over the loop
@@ -249,6 +248,7 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
             st.mem[("stack", "", 4 + 4 * i)] = (v, 4)
     for r in SAVED[ctx.contract.abi]:
         st.regs[r] = Opq(f"%{r}")
+    st.mem.update(entry_words(ctx))       # (``state counter@OFFSET``: its words, carried by every invariant)
     return st
 
 
@@ -280,7 +280,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                    z3.ULT(trailing_bytes(bits), ctx.bv(64))]
     if contract.counter_offset is not None:
         # ``state counter@OFFSET``: bytes = 64*nblocks < 2^32 (``Contract.describe``); every exit's counter is
-        # proved entry + bytes (``induction.counted``, from ``restored``)
+        # proved entry + bytes (``counter.counted``, from ``restored``)
         ctx.axioms.append(z3.ULT(n, ctx.bv(1 << COUNTER_BOUND)))
     if contract.block_multiple > 1:
         # ``nblocks even``: the caller passes pairs of blocks (libgcrypt's AVX2 code)
@@ -438,7 +438,8 @@ def _prove_noloop_exit(ctx: Ctx, end: PathEnd) -> Verdict:
         return Verdict("counterexample", f"returns without the loop when {ctx.model_n(st.cond, ctx.n == ctx.bv(0))}")
     # (the state words; outside them only a byte counter is written, proved by ``restored``)
     for key, (v, _) in st.mem.items():
-        if key[0] == "state" and 0 <= key[2] < 20 and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
+        if key[0] == "state" and 0 <= key[2] < 20 and not (
+                isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
             return Verdict("counterexample", f"nblocks = 0 changes state word {key[2] // 4}")
     why = restored(ctx, st)
     if why:

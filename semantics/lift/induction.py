@@ -556,8 +556,11 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
     for key, (v, _) in st0.mem.items():
         got = st.mem.get(key)
         if got is not None and not _same(got[0], v):
-            return f"the caller's stack slot {key[2]:+d} is not its entry value"
+            return (f"the byte counter's word at state{key[2]:+d} is not its entry value" if key[0] == "state" else
+                    f"the caller's stack slot {key[2]:+d} is not its entry value")
     for key, (v, _) in st.mem.items():
+        if key[0] == "state" and key in st0.mem:
+            continue            # (``state counter@OFFSET``: its words at their entry values, just checked)
         if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
             return f"state word {key[2] // 4} was written"
         if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:

@@ -59,7 +59,7 @@ once, at most one count (``nblocks`` or ``bytes``). Numbers are decimal or
   ``if (total[0] < len) ++total[1]`` compares the 32-bit sum with the size_t
   length, a carry only for lengths below 2^32, so the contract restricts the
   length to below 2^32: at 2^32 and above it adds one too many). Every exit's
-  proof proves the counter's final value (``induction.counted``); nothing
+  proof proves the counter's final value (``counter.counted``); nothing
   else of the context is written.
 * ``workspace[N]`` -- a caller-owned region of N 32-bit words (1..80),
   disjoint from the state, the data and the stack, that the function may

@@ -11,7 +11,9 @@
  * Built with -D: COUNTER (also adds len to the 64-bit byte counter total with a carry),
  * NO_CARRY (with COUNTER: the low word's carry is dropped), WRITE_BUFLEN (also writes ctx->buflen),
  * GROWING (adds the offset of each block to total[0] in the loop: a step that is no constant),
- * PER_BLOCK (counts 64 bytes, with the carry, after each block instead of len up front: also right).
+ * PER_BLOCK (counts 64 bytes, with the carry, after each block instead of len up front: also right),
+ * LATE (counts len in the last block's iteration, right, but also 64 more in the second of three or more
+ * blocks: wrong from three blocks on, and the first iteration never touches the counter).
  */
 #include "sha1_ifaces.c"
 
@@ -39,6 +41,14 @@ void process_block(const void *buffer, size_t len, struct pctx *ctx) {
 #ifdef PER_BLOCK
         ctx->total[0] += 64;
         ctx->total[1] += ctx->total[0] < 64;
+#endif
+#ifdef LATE
+        if (p == (const unsigned char *)buffer + 64 && p + 64 < end)
+            ctx->total[0] += 64;
+        if (p + 64 >= end) {
+            ctx->total[0] += len;
+            ctx->total[1] += ctx->total[0] < len;
+        }
 #endif
 #ifdef GROWING
         ctx->total[0] += (u32)(p - (const unsigned char *)buffer);
