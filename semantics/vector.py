@@ -7,7 +7,11 @@ domains (a Z3 bit-vector, a numpy ``uint32`` array, an IR term). So the Z3,
 numpy and term domains need no new op: every vector operation below is
 written once with ``d.apply`` of the IR ops (``add xor and or not shl shr rol
 bswap``) and *constant* lane selection. Byte-level operations are 32-bit
-shifts, masks and ors of lanes: byte k of lane j is ``(x_j >> 8k) & 0xff``.
+shifts, masks and ors of lanes: byte k of lane j is ``(x_j >> 8k) & 0xff``;
+16-bit-word operations mask the bits that cross between a lane's two words
+(``psrlw $8``: ``(x_j >> 8) & 0x00ff00ff``), and ``packuswb``'s saturation is
+computed with the same ops, exactly, for every input. The byte and word
+value functions live in ``vector_bytes.py``; this module holds the rows.
 
 Worked example: ``psrldq $1, %xmm0`` with xmm0 = (x0, x1, x2, x3) gives
 ``((x0 >> 8) | (x1 << 24), (x1 >> 8) | (x2 << 24), (x2 >> 8) | (x3 << 24), x3 >> 8)``
@@ -74,8 +78,9 @@ the arithmetic flags.
 
 Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
 "Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
-PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD,
-PSRLDQ/PSLLDQ, PUNPCKLDQ/PUNPCKHDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
+PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD, PSRLW/PSLLW,
+PSRLDQ/PSLLDQ, PACKUSWB, PUNPCKLBW/PUNPCKHBW/PUNPCKLWD/PUNPCKHWD,
+PUNPCKLDQ/PUNPCKHDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
 VMOVD/VMOVQ, VPEXTRD/VPINSRD/VPEXTRQ/VPINSRQ, SHLD/SHRD, and
 SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode ``sha_ni.py``
 transcribes line by line); vol. 2C §5.1 for VINSERTI128, VEXTRACTI128,
@@ -91,6 +96,10 @@ from typing import Callable, Literal
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.ir import MASK32
 from sha1opt.semantics.sha_ni import sha1msg1, sha1msg2, sha1nexte, sha1rnds4
+from sha1opt.semantics.vector_bytes import apply as _op
+from sha1opt.semantics.vector_bytes import byte_shift as _byte_shift, halves as _halves
+from sha1opt.semantics.vector_bytes import packuswb as _packuswb, palignr as _palignr, pshufb as _pshufb
+from sha1opt.semantics.vector_bytes import unpack as _unpack, word_shift as _word_shift
 
 Enc = Literal["sse", "vex", "evex"]
 LANES = {128: 4, 256: 8}
@@ -234,70 +243,6 @@ def shape(mnemonic: str, row: VectorRow, kinds: tuple[str, ...]) -> Shape:
 
 # --- lane helpers ---------------------------------------------------------------
 
-def _op(d, op, *args):
-    return d.apply(op, *args)
-
-
-def _is_zero(d, x) -> bool:
-    return d.constant(x) == 0
-
-
-def _gather(d, sources, picks):
-    """One lane from bytes: ``picks[k]`` is ``(source lane, byte)`` or None (zero) for result byte k.
-
-    Runs of bytes that come from one source lane at one distance become one
-    shift and (when the shift leaves other bytes) one mask; a whole lane is
-    that lane, a reversed whole lane is ``bswap``.
-    """
-    if all(p is not None for p in picks) and len({p[0] for p in picks}) == 1:
-        lane = picks[0][0]
-        if [p[1] for p in picks] == [0, 1, 2, 3]:
-            return sources[lane]
-        if [p[1] for p in picks] == [3, 2, 1, 0]:
-            return _op(d, "bswap", sources[lane])
-    groups: dict[tuple[int, int], list[int]] = {}
-    for k, p in enumerate(picks):
-        if p is not None and not _is_zero(d, sources[p[0]]):
-            groups.setdefault((p[0], k - p[1]), []).append(k)
-    parts = []
-    for (lane, delta), ks in groups.items():
-        x = sources[lane]
-        if delta > 0:
-            x = _op(d, "shl", x, d.const(8 * delta))
-            live = set(range(delta, 4))
-        elif delta < 0:
-            x = _op(d, "shr", x, d.const(-8 * delta))
-            live = set(range(0, 4 + delta))
-        else:
-            live = set(range(4))
-        if not live <= set(ks):
-            x = _op(d, "and", x, d.const(sum(0xFF << (8 * k) for k in ks)))
-        parts.append(x)
-    if not parts:
-        return d.const(0)
-    out = parts[0]
-    for p in parts[1:]:
-        out = _op(d, "or", out, p)
-    return out
-
-
-def _bytes_to_lanes(d, sources, picks):
-    """Lanes from a byte pick list (4 picks per result lane)."""
-    return tuple(_gather(d, sources, picks[4 * j:4 * j + 4]) for j in range(len(picks) // 4))
-
-
-def _halves(fn):
-    """Apply a 4-lane function to each 128-bit half (AVX2 in-lane semantics)."""
-    def run(d, *args):
-        vecs = [a for a in args if isinstance(a, tuple)]
-        n = len(vecs[0])
-        out = ()
-        for h in range(0, n, 4):
-            out += fn(d, *((a[h:h + 4] if isinstance(a, tuple) else a) for a in args))
-        return out
-    return run
-
-
 def _lanewise(op):
     return lambda d, x, y: tuple(_op(d, op, a, b) for a, b in zip(x, y))
 
@@ -312,37 +257,6 @@ def _shift_lanes(op):
             return tuple(d.const(0) for _ in x)
         return tuple(_op(d, op, a, d.const(n)) if n else a for a in x)
     return run
-
-
-def _byte_shift(right: bool):
-    @_halves
-    def run(d, x, n):
-        picks = []
-        for k in range(16):
-            s = k + n if right else k - n
-            picks.append((s // 4, s % 4) if 0 <= s < 16 else None)
-        return _bytes_to_lanes(d, x, picks)
-    return run
-
-
-@_halves
-def _palignr(d, dst, src, n):
-    cat = src + dst            # bytes 0-15 from src, 16-31 from dst
-    picks = [((k + n) // 4, (k + n) % 4) if k + n < 32 else None for k in range(16)]
-    return _bytes_to_lanes(d, cat, picks)
-
-
-@_halves
-def _pshufb(d, x, mask):
-    picks = []
-    for lane in mask:
-        m = d.constant(lane)
-        if m is None:
-            raise UnsupportedError("pshufb with a mask that is not a constant is not modelled")
-        for k in range(4):
-            b = (m >> (8 * k)) & 0xFF
-            picks.append(None if b & 0x80 else ((b & 15) // 4, b % 4))
-    return _bytes_to_lanes(d, x, picks)
 
 
 @_halves
@@ -507,6 +421,7 @@ def _move(d, x):
 _ADD, _SUB, _XOR, _OR, _AND = (_lanewise(op) for op in ("add", "sub", "xor", "or", "and"))
 _SRL, _SLL = _shift_lanes("shr"), _shift_lanes("shl")
 _SRLDQ, _SLLDQ = _byte_shift(True), _byte_shift(False)
+_SRLW, _SLLW = _word_shift("shr"), _word_shift("shl")
 
 VECTOR_ROWS: dict[str, VectorRow] = {
     # SSE2 / SSSE3 / SSE4.1 (legacy encodings: an xmm write keeps ymm lanes 4-7)
@@ -525,6 +440,8 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "pshufb":     VectorRow("binary", _pshufb, _SSSE3, "sse", aligned=True),
     "psrld":      VectorRow("shift", _SRL, _SSE2, "sse"),
     "pslld":      VectorRow("shift", _SLL, _SSE2, "sse"),
+    "psrlw":      VectorRow("shift", _SRLW, _SSE2, "sse"),
+    "psllw":      VectorRow("shift", _SLLW, _SSE2, "sse"),
     "psrldq":     VectorRow("shift", _SRLDQ, _SSE2, "sse"),
     "pslldq":     VectorRow("shift", _SLLDQ, _SSE2, "sse"),
     "palignr":    VectorRow("binary_imm", _palignr, _SSSE3, "sse", aligned=True),
@@ -533,6 +450,11 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "punpckhqdq": VectorRow("binary", _punpckhqdq, _SSE2, "sse", aligned=True),
     "punpckldq":  VectorRow("binary", _punpckldq, _SSE2, "sse", aligned=True),   # gcc -m64's state store
     "punpckhdq":  VectorRow("binary", _punpckhdq, _SSE2, "sse", aligned=True),
+    "packuswb":   VectorRow("binary", _packuswb, _SSE2, "sse", aligned=True),   # gcc's vectorized byte loads
+    "punpcklbw":  VectorRow("binary", _unpack(1, False), _SSE2, "sse", aligned=True),
+    "punpckhbw":  VectorRow("binary", _unpack(1, True), _SSE2, "sse", aligned=True),
+    "punpcklwd":  VectorRow("binary", _unpack(2, False), _SSE2, "sse", aligned=True),
+    "punpckhwd":  VectorRow("binary", _unpack(2, True), _SSE2, "sse", aligned=True),
     "pextrd":     VectorRow("extract", _pextrd, ((128, "sse4.1"),), "sse"),
     "pinsrd":     VectorRow("insert32", _pinsrd, ((128, "sse4.1"),), "sse"),
     "pextrq":     VectorRow("extract64", _pextrq, ((128, "sse4.1"),), "sse"),
@@ -555,6 +477,8 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "vpshufb":    VectorRow("vex3", _pshufb, _AVX_AVX2, "vex"),
     "vpsrld":     VectorRow("shift_reg", _SRL, _AVX_AVX2, "vex"),
     "vpslld":     VectorRow("shift_reg", _SLL, _AVX_AVX2, "vex"),
+    "vpsrlw":     VectorRow("shift_reg", _SRLW, _AVX_AVX2, "vex"),
+    "vpsllw":     VectorRow("shift_reg", _SLLW, _AVX_AVX2, "vex"),
     "vpsrldq":    VectorRow("shift_reg", _SRLDQ, _AVX_AVX2, "vex"),
     "vpslldq":    VectorRow("shift_reg", _SLLDQ, _AVX_AVX2, "vex"),
     "vpalignr":   VectorRow("vex3_imm", _palignr, _AVX_AVX2, "vex"),

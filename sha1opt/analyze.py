@@ -122,6 +122,9 @@ class ObjectProof:
     # library (``lift.catalogue``), or the default (state, data, nblocks)
     interface: str = ""
     interface_origin: str = ""
+    # how the function was chosen when none was named: "" (named, ``sha1_block_data_order`` or the only global
+    # function) or why this one (``sole_function``: the one SHA-1 compression function ``scan`` finds)
+    function_origin: str = ""
 
     @property
     def proved(self) -> bool:
@@ -178,7 +181,11 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
     """
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
-        uo = with_stripped_name(load_object(path, work, arch=arch, member=member, cpp=cpp), function)
+        uo = load_object(path, work, arch=arch, member=member, cpp=cpp)
+        found_by = ""
+        if function is None and (interface is None or interface.name is None):
+            function, found_by = sole_function(uo, member)
+        uo = with_stripped_name(uo, function)
         archive = Path(path) if uo.kind == "archive member" else None
         if archive is not None:
             uo = with_called_members(uo, archive, uo.member, work, frozenset(KNOWN))
@@ -191,7 +198,29 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
             raise LiftRefusal(f"{e} (interface {chosen}, from {origin})") from None
         # (the interface as proved: the contract's arguments, after any one-block fallback said as a finding)
         return replace(res, interface=f"{res.function}({', '.join(res.contract.arg_names())})",
-                       interface_origin=origin)
+                       interface_origin=origin, function_origin=found_by)
+
+
+def sole_function(uo: UserObject, member: str | None) -> tuple[str | None, str]:
+    """The function to prove when none is named: ``(None, "")`` where the object's own rule picks one
+    (``sha1_block_data_order``, else the only global function: ``ObjectFile.find_function``) or where it does
+    not hold exactly one SHA-1 compression function; else that function's name (``sub_<address>`` when
+    stripped) and why it was chosen. The functions are ``scan``'s (``lift.candidates.compression_candidates``,
+    the catalogue's names taken whatever their code holds), less those another one enters (its dispatch paths).
+
+    Example: libcrypto.so.3 (5,363 global functions) holds one, ``SHA1_Transform``, whose ``jmp`` enters the
+    stripped block function: ``("SHA1_Transform", "the file's one SHA-1 compression function; evidence: tail jump")``.
+    """
+    try:
+        uo.obj.find_function(None)
+        return None, ""
+    except NoFunction:
+        pass
+    named = frozenset(s.name for s in uo.obj.functions() if lookup(s.name, member) is not None)
+    found = [c for c in compression_candidates(uo.obj, named) if not c.entered_by]
+    if len(found) != 1:
+        return None, ""             # (prove_function's refusal names the SHA-1 candidates)
+    return found[0].name, f"the file's one SHA-1 compression function; evidence: {found[0].evidence}"
 
 
 def declared_by_user(origin: str) -> bool:

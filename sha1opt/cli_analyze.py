@@ -49,8 +49,8 @@ def _fail(message: str) -> None:
 @click.option("--all-uarchs", is_flag=True, help="Predict for every model.")
 @click.option("--arch", type=click.Choice(["x86_64", "i386"]), default=None,
               help="For text input: default guessed from the registers used.")
-@click.option("--function", default=None, help="Default: sha1_block_data_order, else the only global function; a stripped "
-              "function as scan names it, sub_<hex address>.")
+@click.option("--function", default=None, help="Default: sha1_block_data_order, else the only global function, else "
+              "the one SHA-1 function scan finds; a stripped function as scan names it, sub_<hex address>.")
 @click.option("--abi", type=click.Choice(["sysv", "cdecl"]), default=None, help="Default: sysv on x86-64, cdecl on i386.")
 @click.option("--member", default=None, help=MEMBER_HELP)
 @click.option("--interface", default=None,
@@ -89,6 +89,8 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, mi
                                "outcome": results[0].proof.outcome, "contract": results[0].proof.contract.describe(),
                                "interface": results[0].proof.interface,
                                "interface_origin": results[0].proof.interface_origin,
+                               "function": results[0].proof.function,
+                               "function_origin": results[0].proof.function_origin,
                                "results": rows, "paths": [vars(c) for c in paths]}, indent=1))
         sys.exit(EXIT_CODES[results[0].proof.outcome])
     first = results[0]
@@ -99,7 +101,8 @@ def analyze(file, uarchs, all_uarchs, arch, function, abi, member, interface, mi
             else f"{first.instructions} instructions once (the function has no loop)")
     if first.path and len({c.path for c in paths}) > 1:
         what += f"; priced below: {first.path}"
-    click.echo(f"{file}: {first.proof.source}, function {first.proof.function}, {first.arch}, {what}")
+    chosen = f" ({first.proof.function_origin})" if first.proof.function_origin else ""
+    click.echo(f"{file}: {first.proof.source}, function {first.proof.function}{chosen}, {first.arch}, {what}")
     click.echo(f"  {'uarch':12s} {'cycles':>9s} {'c/byte':>7s}  bottleneck")
     for a in results:
         if a.error:

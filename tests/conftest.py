@@ -139,35 +139,25 @@ def spy(mp: pytest.MonkeyPatch, module, name: str) -> list:
 
 @dataclass(frozen=True)
 class DispatchRun:
-    """``sha1opt export --dispatch [--arch A] -o F`` then (i386) ``sha1opt prove --object F``, run once.
+    """``sha1opt export --dispatch [--arch A] -o F``, run once.
 
-    ``path``: F; ``export`` / ``prove``: the two CLI results; ``plan`` / ``result``: what the export command's
-    ``export_dispatch(plan, F)`` got and returned; ``proof``: what ``prove --object``'s ``prove_object(F)``
-    returned (``prove`` and ``proof`` None where it is not run: ``REPROVED``).
+    ``path``: F; ``export``: the CLI result; ``plan`` / ``result``: what the export command's
+    ``export_dispatch(plan, F)`` got and returned.
     """
 
     path: Path
     export: Result
-    prove: Result | None
     plan: DispatchPlan
     result: ExportResult
-    proof: ObjectProof | None
-
-
-# The archs whose dispatching file ``prove --object`` proves again. Not x86-64: its export's own ``prove`` check
-# is the same prover on the same machine code (``export.write_checked``: the written file re-assembles to the
-# validated object) and already requires every path to be reached by a proved loop path
-# (``dispatch_export.validate_dispatch``); a second whole proof of the five paths (~4 CPU-s) adds no rule.
-# ``prove --object`` on a dispatching file stays checked on i386 (cdecl, the hybrid i386 path).
-REPROVED = ("i386",)
 
 
 @pytest.fixture(scope="session")
 def dispatch_runs(tmp_path_factory) -> dict[str, DispatchRun]:
-    """The model-free dispatching export of each arch (x86-64: the CLI's default arch, no ``--arch``),
-    made (and, for ``REPROVED``, proved again from the written file) once per session: each export assembles, proves every
-    path whole, runs the constructor and the vectors once per path (tests/cli/test_export_dispatch.py and
-    tests/emit/test_dispatch_export.py check the same runs)."""
+    """The model-free dispatching export of each arch (x86-64: the CLI's default arch, no ``--arch``), made once
+    per session: each export assembles, proves every path whole, runs the constructor and the vectors once per
+    path (tests/cli/test_export_dispatch.py and tests/emit/test_dispatch_export.py check the same runs).
+    ``prove --object`` on the written file is ``dispatch_reproof`` (slow checks only: the export's own ``prove``
+    check is the same prover on the object the written file re-assembles to, ``export.write_checked``)."""
     if (reason := not_run_here()) is not None:          # the fallback path runs on any x86-64
         pytest.skip(reason)
     d = tmp_path_factory.mktemp("dispatch")
@@ -176,13 +166,22 @@ def dispatch_runs(tmp_path_factory) -> dict[str, DispatchRun]:
         out = d / f"dispatch_{arch}.S"
         with pytest.MonkeyPatch.context() as mp:
             exported = spy(mp, cli_emit, "export_dispatch")
-            proved = spy(mp, cli_prove, "prove_object")
             ex = CliRunner().invoke(main, ["export", "--dispatch", *flags, "-o", str(out)])
-            pr = CliRunner().invoke(main, ["prove", "--object", str(out)]) if arch in REPROVED else None
-        assert len(exported) == 1 and len(proved) == (arch in REPROVED), (ex.output, pr and pr.output)
+        assert len(exported) == 1, ex.output
         (plan, _), _, result = exported[0]
-        runs[arch] = DispatchRun(out, ex, pr, plan, result, proved[0][2] if proved else None)
+        runs[arch] = DispatchRun(out, ex, plan, result)
     return runs
+
+
+@pytest.fixture(scope="session")
+def dispatch_reproof(dispatch_runs) -> tuple[Result, ObjectProof]:
+    """``sha1opt prove --object F`` on the i386 dispatching file ``dispatch_runs`` wrote (cdecl, the hybrid i386
+    path): the CLI result and what its ``prove_object(F)`` returned."""
+    with pytest.MonkeyPatch.context() as mp:
+        proved = spy(mp, cli_prove, "prove_object")
+        pr = CliRunner().invoke(main, ["prove", "--object", str(dispatch_runs["i386"].path)])
+    assert len(proved) == 1, pr.output
+    return pr, proved[0][2]
 
 
 @dataclass(frozen=True)

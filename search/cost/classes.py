@@ -43,11 +43,11 @@ VECTOR_FAMILY: dict[str, str] = {
     **{m: "vec_alu" for m in ("paddd", "psubd", "pxor", "pand", "por", "pandn",
                               "vpaddd", "vpsubd", "vpxor", "vpand", "vpor", "vpandn", "vpternlogd")},
     **{m: "vec_shift" for m in ("pslld", "psrld", "pslldq", "psrldq", "vpslld", "vpsrld", "vpslldq", "vpsrldq",
-                                "vprold")},
+                                "vprold", "psrlw", "psllw", "vpsrlw", "vpsllw")},
     **{m: "vec_shuffle" for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "punpckhdq", "pshufd", "pshufb",
                                   "palignr", "vpshufb", "vpalignr", "vpshufd", "vpunpcklqdq", "vpunpckhqdq",
                                   "vpunpckldq", "vpunpckhdq", "vinserti128", "vextracti128", "vperm2i128", "vpermq",
-                                  "vpbroadcastd")},
+                                  "vpbroadcastd", "packuswb", "punpcklbw", "punpckhbw", "punpcklwd", "punpckhwd")},
     **{m: "vec_mov" for m in ("movdqa", "movdqu", "movaps", "movups", "movd", "movq",
                               "vmovdqa", "vmovdqu", "vmovd", "vmovq", "vbroadcasti128")},   # a load only
     **{m: "vec_lane" for m in ("pextrd", "pinsrd", "pextrq", "pinsrq", "vpextrd", "vpinsrd", "vpextrq", "vpinsrq")},

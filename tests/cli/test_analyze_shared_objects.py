@@ -1,14 +1,16 @@
-"""``analyze`` on shared objects (issue 24): a short refusal naming SHA-1 candidates, and a function that
-tail-jumps into a stripped block function proved and priced as one function.
+"""``analyze`` on shared objects (issue 24): with no function named, the one SHA-1 function proved (or a short
+refusal naming the candidates), and a function that tail-jumps into a stripped block function proved and
+priced as one function.
 
 The stripped case is built here: the textbook export's body made a local label, an exported
 ``SHA1_Transform`` that is ``mov $1, %edx; jmp`` into it (OpenSSL's shape), linked with ``gcc -shared``
-and stripped, so the block function has no symbol and no size. The real ``libcrypto.so.3`` is used only
-for the refusal (parsing it takes about a second); skipped with the reason when it is absent.
+and stripped, so the block function has no symbol and no size. The real ``libcrypto.so.3`` is analysed in
+the slow checks only (tests/slow.toml); skipped with the reason when it is absent.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -44,16 +46,48 @@ def _transform_text(name: str = "SHA1_Transform") -> str:
     return wrapper + body
 
 
+OTHER = "\n\t.text\n\t.globl other\n\t.type other, @function\nother:\n\tret\n\t.size other, .-other\n"
+
+
 @pytest.mark.skipif(not os.path.exists(LIBCRYPTO_SO), reason="libcrypto.so.3 not installed (libssl3)")
-def test_shared_object_without_a_function_named_is_one_short_line_naming_sha1_candidates():
+def test_libcrypto_so_without_a_function_named_prints_the_paths_by_models_table():
     """Issue 24: `analyze libcrypto.so.3` exited 2 after printing one 117 KB line listing every exported
-    function. Now one short line: how many functions, and the SHA-1 candidates (SHA1_Transform first: its
-    jump enters code holding the round constants)."""
-    r = CliRunner().invoke(analyze, [LIBCRYPTO_SO, "--uarch", "zen5"])
+    function (then, one short line naming SHA-1 candidates). Now the one SHA-1 compression function scan
+    finds, SHA1_Transform (its jump enters the stripped block function), is proved and priced: the paths x
+    models table of its five dispatch paths. (Slow: tests/slow.toml; the rule's fast test is below.)"""
+    r = CliRunner().invoke(analyze, [LIBCRYPTO_SO, "--uarch", "zen5", "--uarch", "skylake"])
+    assert r.exit_code == 0, r.output
+    head = r.output.splitlines()[0]
+    assert "function SHA1_Transform (the file's one SHA-1 compression function; evidence: tail jump)" in head, head
+    assert "paths x models, c/B" in r.output and "proved SHA-1 (whole function SHA1_Transform: 5 path(s)" in r.output
+
+
+@needs_gcc
+def test_regression_shared_object_with_one_sha1_function_and_no_function_named_was_refused(tmp_path):
+    """Issue 24: with no --function, a shared object of several global functions was refused ("name one with
+    --function") even when it holds exactly one SHA-1 compression function. That one (scan's candidates, less
+    those another enters) is now proved, and the header says why it was chosen; --json names it too."""
+    so = _shared(tmp_path, _transform_text() + OTHER)
+    r = CliRunner().invoke(analyze, [str(so), "--uarch", "zen5"])
+    assert r.exit_code == 0, r.output
+    assert "function SHA1_Transform (the file's one SHA-1 compression function; evidence: tail jump)" in r.output
+    assert "SHA-1: proved SHA-1 (whole function SHA1_Transform: 1 path(s), 0 loop(s), one block" in r.output
+    r = CliRunner().invoke(analyze, [str(so), "--uarch", "zen5", "--json"])
+    got = json.loads(r.stdout)
+    assert got["function"] == "SHA1_Transform" and "tail jump" in got["function_origin"] and got["proved"]
+
+
+@needs_gcc
+def test_shared_object_with_two_sha1_functions_and_none_named_is_one_line_naming_both(tmp_path):
+    """Two exported functions each jumping into their own stripped block function: no one function to choose,
+    so one short line names both SHA-1 candidates (nothing proved, exit 2)."""
+    second = _transform_text("SHA1_Other").replace("sha1_block_data_order", "block_two").replace(".L", ".Ltwo")
+    so = _shared(tmp_path, _transform_text() + "\n" + second + OTHER)
+    r = CliRunner().invoke(analyze, [str(so), "--uarch", "zen5"])
     assert r.exit_code == 2
     line = r.stderr.strip()
     assert "\n" not in line and len(line) < 300, line
-    assert "name one with --function" in line and "SHA-1 candidates: SHA1_Transform," in line
+    assert "name one with --function" in line and "SHA1_Transform" in line and "SHA1_Other" in line
 
 
 @needs_gcc

@@ -24,7 +24,6 @@ from sha1opt.search.space.hybrid import HybridParams, build
 from sha1opt.emit.shani_frame import shani_function_text
 from sha1opt.search.space.shani import default_params
 from sha1opt.semantics.sha1 import IV, pad
-from tests.conftest import REPROVED
 from tests.support.cpu import needs
 
 pytestmark = needs()
@@ -67,12 +66,12 @@ def test_every_path_this_cpu_has_is_forced_and_run(exported, arch):
             assert f"not run here: " in detail and p.name in detail.split("not run here: ")[1]
 
 
-@pytest.mark.parametrize("arch", REPROVED)
-def test_prove_object_on_the_written_file_proves_every_path(dispatch_runs, arch):
-    """(x86-64's file is not proved again: its export's ``prove`` check is this rule on the validated object,
-    which the written file re-assembles to; tests/conftest.py ``REPROVED``.)"""
-    run = dispatch_runs[arch]
-    plan, got = run.plan, run.proof     # prove_object(F) on the written file, as `prove --object F` called it
+def test_prove_object_on_the_written_file_proves_every_path(dispatch_runs, dispatch_reproof):
+    """``prove_object(F)`` on the i386 dispatching file F, as ``prove --object F`` called it: every path of the
+    plan is a proved loop path. (Slow: the export's ``prove`` check is this rule on the validated object, which
+    the written file re-assembles to.)"""
+    run = dispatch_runs["i386"]
+    plan, got = run.plan, dispatch_reproof[1]
     assert run.result.path == run.path
     assert got.proved, got.summary()
     labels = {p.label for p in got.proof.paths if p.kind == "loop" and p.outcome == "proved"}

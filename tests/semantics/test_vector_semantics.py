@@ -44,6 +44,8 @@ Z3_LANES = 4        # of those, also through Z3 and terms
 MASK_REG = 15       # %xmm15 / %ymm15 hold a constant (pshufb masks)
 MASK_WORDS = range(12, 16)   # so do buffer words 12..15 (48(%rsi))
 BSWAP_MASK = [0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F] * 2
+# packuswb's saturation edges as %xmm15's words: 0, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x80, 0x7f00
+PACK_EDGES = [0x00FF0000, 0x7FFF0100, 0xFFFF8000, 0x7F000080] * 2
 
 # mnemonic -> snippets (AT&T; %rsi points at the 16-word buffer). A snippet may be
 # (text, mask words for ymm15); its first instruction is the row it tests.
@@ -65,6 +67,14 @@ FORMS: dict[str, list] = {
     "pshufb": ["pshufb %xmm15, %xmm0", "pshufb 48(%rsi), %xmm3", ("pshufb %xmm15, %xmm7", BSWAP_MASK)],
     "psrld": ["psrld $30, %xmm0", "psrld $0, %xmm1", "psrld $32, %xmm2", "psrld $200, %xmm3"],
     "pslld": ["pslld $5, %xmm4", "pslld $31, %xmm5", "pslld $40, %xmm6"],
+    "psrlw": ["psrlw $8, %xmm4", "psrlw $1, %xmm0", "psrlw $15, %xmm1", "psrlw $0, %xmm2", "psrlw $16, %xmm3",
+              "psrlw $200, %xmm5", "psrlw $9, %xmm1\npackuswb %xmm1, %xmm6"],
+    "psllw": ["psllw $8, %xmm7", "psllw $3, %xmm0", "psllw $15, %xmm1", "psllw $16, %xmm2", "psllw $255, %xmm3"],
+    "packuswb": ["packuswb %xmm1, %xmm0", "packuswb 16(%rsi), %xmm2", ("packuswb %xmm15, %xmm3", PACK_EDGES)],
+    "punpcklbw": ["punpcklbw %xmm1, %xmm0", "punpcklbw 32(%rsi), %xmm2"],
+    "punpckhbw": ["punpckhbw %xmm3, %xmm4", "punpckhbw 16(%rsi), %xmm5"],
+    "punpcklwd": ["punpcklwd %xmm6, %xmm7", "punpcklwd (%rsi), %xmm8"],
+    "punpckhwd": ["punpckhwd %xmm9, %xmm10", "punpckhwd 32(%rsi), %xmm11"],
     "psrldq": ["psrldq $1, %xmm0", "psrldq $4, %xmm1", "psrldq $7, %xmm2", "psrldq $15, %xmm3", "psrldq $16, %xmm4"],
     "pslldq": ["pslldq $1, %xmm5", "pslldq $4, %xmm6", "pslldq $12, %xmm10", "pslldq $17, %xmm7"],
     "palignr": ["palignr $8, %xmm1, %xmm0", "palignr $3, 16(%rsi), %xmm2", "palignr $0, %xmm3, %xmm4",
@@ -104,6 +114,8 @@ FORMS: dict[str, list] = {
                 ("vpshufb %ymm15, %ymm6, %ymm6", BSWAP_MASK)],
     "vpsrld": ["vpsrld $30, %ymm10, %ymm9", "vpsrld $31, %xmm1, %xmm2", "vpsrld $33, %ymm3, %ymm4"],
     "vpslld": ["vpslld $2, %ymm5, %ymm6", "vpslld $1, %xmm7, %xmm7", "vpslld $32, %ymm8, %ymm9"],
+    "vpsrlw": ["vpsrlw $8, %xmm1, %xmm2", "vpsrlw $5, %ymm3, %ymm4", "vpsrlw $16, %ymm5, %ymm6"],
+    "vpsllw": ["vpsllw $8, %ymm7, %ymm8", "vpsllw $15, %xmm9, %xmm9", "vpsllw $17, %xmm10, %xmm11"],
     "vpsrldq": ["vpsrldq $4, %ymm6, %ymm8", "vpsrldq $3, %xmm1, %xmm2", "vpsrldq $16, %ymm1, %ymm2"],
     "vpslldq": ["vpslldq $12, %ymm7, %ymm10", "vpslldq $5, %xmm1, %xmm2", "vpslldq $9, %ymm3, %ymm4"],
     "vpalignr": ["vpalignr $8, %ymm7, %ymm0, %ymm8", "vpalignr $4, %xmm1, %xmm2, %xmm3",
@@ -561,3 +573,31 @@ def test_the_docstring_examples_hold():
         f"(({x[0]} >> 8) | ({x[1]} << 0x18))", f"(({x[1]} >> 8) | ({x[2]} << 0x18))",
         f"(({x[2]} >> 8) | ({x[3]} << 0x18))", f"({x[3]} >> 8)"]
     assert [to_text(v) for v in m.get(("reg", "xmm1"))[:4]] == [f"bswap({v})" for v in x]
+
+
+WORD_SHIFTS = ("psrlw", "psllw", "vpsrlw", "vpsllw")
+
+
+@pytest.mark.parametrize("mnemonic", WORD_SHIFTS)
+def test_word_shift_by_16_or_more_clears_every_lane_in_every_domain(mnemonic):
+    """SDM PSRLW/PSLLW: a count above 15 gives 0 in every word, as constant lanes (not a shift of x)."""
+    fn = VECTOR_ROWS[mnemonic].fn
+    numpy = NumpyDomain(1)
+    z3d, terms = Z3Domain(), TermDomain()
+    for d, lanes in ((numpy, (numpy.const(0xFFFFFFFF),) * 4), (z3d, tuple(z3d.var(f"x{j}") for j in range(4))),
+                     (terms, tuple(terms.var(f"x{j}") for j in range(4)))):
+        for n in (16, 17, 31, 32, 255):
+            assert [d.constant(v) for v in fn(d, lanes, n)] == [0, 0, 0, 0], (d.name, n)
+
+
+def test_word_shifts_and_packuswb_match_hand_computed_sdm_examples():
+    """psrlw/psllw $8 of 0x12345678 are 0x00120056 / 0x34007800; packuswb saturates signed words:
+    0, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x80, 0x7f00 give bytes 00 ff ff ff 00 00 80 ff."""
+    d = NumpyDomain(1)
+    one = lambda v: d.const(v)  # noqa: E731
+    val = lambda lanes: [int(v[0]) for v in lanes]  # noqa: E731
+    x = (one(0x12345678),) * 4
+    assert val(VECTOR_ROWS["psrlw"].fn(d, x, 8)) == [0x00120056] * 4
+    assert val(VECTOR_ROWS["psllw"].fn(d, x, 8)) == [0x34007800] * 4
+    edges = tuple(one(w) for w in PACK_EDGES[:4])
+    assert val(VECTOR_ROWS["packuswb"].fn(d, edges, edges)) == [0xFFFFFF00, 0xFF800000] * 2

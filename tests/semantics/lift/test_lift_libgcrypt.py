@@ -20,15 +20,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import capstone
 import pytest
 from click.testing import CliRunner
-from elftools.elf.elffile import ELFFile
 
 from tests.support.cpu import not_run_here
 from sha1opt import cli_analyze
 from sha1opt.analyze import analyze_file, prove_object
 from tests.support.archives import member_file
+from tests.support.mutants import instruction_mutant
 from sha1opt.semantics.lift.interface import KEYWORDS, parse_interface
 
 LIB = Path("/usr/lib/x86_64-linux-gnu/libgcrypt.a")
@@ -45,20 +44,8 @@ def avx2_object(tmp_path_factory) -> Path:
 def _mutant(obj: Path, tmp_path: Path, mnemonic: str, operands: str, imm: int) -> Path:
     """``obj`` with the immediate (the last byte) of the first ``mnemonic operands...`` of the function
     changed to ``imm``: a one-instruction mutant, found by decoding the object at test time."""
-    raw = bytearray(obj.read_bytes())
-    with open(obj, "rb") as fh:
-        elf = ELFFile(fh)
-        text = elf.get_section_by_name(".text")
-        start = elf.get_section_by_name(".symtab").get_symbol_by_name(FUNCTION)[0]["st_value"]
-        offset, code = text["sh_offset"], text.data()
-    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-    md.syntax = capstone.CS_OPT_SYNTAX_ATT
-    ins = next(i for i in md.disasm(code[start:], start) if i.mnemonic == mnemonic and i.op_str.startswith(operands))
-    assert raw[offset + ins.address + ins.size - 1] != imm
-    raw[offset + ins.address + ins.size - 1] = imm
-    out = tmp_path / "mutant.o"
-    out.write_bytes(raw)
-    return out
+    return instruction_mutant(obj, FUNCTION, mnemonic, operands, lambda b: b[:-1] + bytes([imm]),
+                              tmp_path / "mutant.o")
 
 
 @pytest.fixture(scope="module")
