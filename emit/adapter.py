@@ -18,6 +18,9 @@ zeroed context before the call and back after it (the harness's canaries then
 guard the adapter's copy, not the context's other bytes); host-order words
 (``words``) are the block byte-swapped into the adapter's buffer, one call per
 block, and a clobbered block (``data clobbered``) is copied there as it is; a
+block inside the state's context (``state@0x40 + words@0``) is copied into
+the adapter's context at its byte (byte-swapped for ``words``) beside the
+state, and the one argument is the context; a
 byte length is ``64 * nblocks`` plus the record's trailing bytes
 (``sha1opt_tail``, 0..63, set by the harness per record: in the buffer after the
 blocks, never hashed under the contract; always 0 under ``bytes whole``), or
@@ -53,15 +56,18 @@ def _once(interface: Interface) -> bool:
 
 
 def _in_context(interface: Interface) -> bool:
-    """The state is passed inside the adapter's context: at an offset, or beside a byte counter the callee
-    writes (``state counter@OFFSET``: the counter's words are the adapter's, never the harness's canaries)."""
-    return bool(interface.state_offset) or interface.counter_offset is not None
+    """The state is passed inside the adapter's context: at an offset, beside a block inside it (``state@S +
+    words@D``), or beside a byte counter the callee writes (``state counter@OFFSET``: the counter's words are the
+    adapter's, never the harness's canaries)."""
+    return bool(interface.state_offset) or interface.counter_offset is not None or bool(interface.shared_data)
 
 
 def _context_bytes(interface: Interface) -> int:
-    """The adapter's context: the state words and the counter (when declared), and 64 bytes more."""
+    """The adapter's context: the state words, a block inside it and the counter (when declared) at their
+    bytes, 64 bytes to spare."""
+    block = interface.data_offset + 64 if interface.shared_data else 0
     counter = interface.counter_offset + 8 if interface.counter_offset is not None else 0
-    return max(interface.state_offset + 20, counter) + 64
+    return max(interface.state_offset + 20, block, counter) + 64
 
 
 def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
@@ -78,11 +84,13 @@ def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
         for j in range(0, 20, 4):
             before += [f"\tmov {j}({ptr}), {tmp}", f"\tmov {tmp}, sha1opt_ctx+{off + j}{rip}"]
             after += [f"\tmov sha1opt_ctx+{off + j}{rip}, {tmp}", f"\tmov {tmp}, {j}({ptr})"]
-    if "words" in interface.roles or interface.data_clobbered:
-        swap = ["\tbswap " + tmp] if "words" in interface.roles else []
+    words = "words" in interface.roles or interface.shared_data == "words"
+    if words or interface.data_clobbered or interface.shared_data:
+        swap = ["\tbswap " + tmp] if words else []
+        into = f"sha1opt_ctx+{interface.data_offset}" if interface.shared_data else "sha1opt_words"
         before.append(f"\tmov sha1opt_data{rip}, {ptr}")
         for j in range(0, 64, 4):
-            before += [f"\tmov {j}({ptr}), {tmp}", *swap, f"\tmov {tmp}, sha1opt_words+{j}{rip}"]
+            before += [f"\tmov {j}({ptr}), {tmp}", *swap, f"\tmov {tmp}, {into}+{j}{rip}"]
     return before, after
 
 

@@ -279,7 +279,7 @@ class Calls:
         raise Refused(d, f"{what} is not a constant at the call", "untracked value")
 
     def _range(self, d: Decoded, p: Ptr, length: int, name: str) -> tuple[str, str, int]:
-        key = self._key(p)
+        key = self._key(self._in_context(p, length, d))
         if key[1] and key[0] != "stack":
             raise Refused(d, f"{name}'s buffer in {p.region} is at a computed offset", "address")
         return key

@@ -83,10 +83,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  bits: int, block: z3.BitVecRef | None = None, axioms: list | None = None,
                  stack_writable: Callable[[int], bool] | None = None,
                  data_size: z3.BitVecRef | None = None, data_writable: bool = False,
-                 counter: int | None = None) -> None:
+                 counter: int | None = None, block_in_context: int | None = None) -> None:
         self.p = program
         self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written
         self.counter = counter      # ``state counter@OFFSET``: the counter's low word's offset from the state words
+        self.block_in_context = block_in_context    # ``state@S + words@D``: the block at state + (D - S)
         self.domain = domain
         self.initial_reg = initial_reg
         self.initial_mem = initial_mem

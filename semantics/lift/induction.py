@@ -94,7 +94,8 @@ class Ctx:
             init_mem = host_words(domain, init_mem)
         return PathMachine(self.program, domain, init_reg, init_mem, st, bits=self.bits, block=block,
                            axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size,
-                           data_writable=self.contract.data_clobbered, counter=self.counter)
+                           data_writable=self.contract.data_clobbered, counter=self.counter,
+                           block_in_context=self.contract.block_in_context)
 
     @property
     def counter(self) -> int | None:
@@ -548,7 +549,7 @@ def _same(a, b) -> bool:
 def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
     """Why a jump out of the function at ``st`` is not the same call of its target as the caller's call of the
     function (entry state ``st0``): an argument, a callee-saved register, the stack pointer or the return
-    address changed, or the state words or the caller's stack written; or None: what the target computes from
+    address changed, or the state words, the caller's stack or a clobbered block written; or None: what the target computes from
     here is what it computes called by our caller (``calls.Outside``)."""
     for r, v in st0.regs.items():
         if not _same(st.regs.get(r), v):
@@ -565,7 +566,21 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
             return f"state word {key[2] // 4} was written"
         if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:
             return f"the caller's stack (entry stack pointer {key[2]:+d}) was written"
+        if key[0] == "data" and ctx.contract.data_clobbered and not _entry_word(v, key, ctx.contract.host_words):
+            # (a clobbered block written before the jump: the target would hash other words than the caller's)
+            return f"block word {key[2] // 4} was written"
     return None
+
+
+def _entry_word(v, key, host: bool) -> bool:
+    """Whether ``v`` at data ``key`` is the block's word as the caller passed it (``names``: m_j, bswapped for
+    host-order words), i.e. read, never written."""
+    if key[1] or not (isinstance(v, Term) and 0 <= key[2] < 64 and key[2] % 4 == 0):
+        return False
+    want = v.builder.var(f"m{key[2] // 4}")
+    if host:
+        want = v.builder.node("bswap", [want])
+    return v.id == want.id
 
 
 def passed_contract(ctx: Ctx, st: State) -> Contract:

@@ -19,10 +19,12 @@ length, a byte-order constant) and ``SHA1_HashBlock_CXX(state, data)``
 in a small grammar read by ``parse_interface`` (a hand-written scanner;
 nothing is evaluated)::
 
-    interface := "blocks" | "one-block" | [NAME] "(" role ("," role)* ")"
-    role      := "state" ["[5]"] ["@" OFFSET] ["counter" "@" OFFSET]
-               | ("data" ["[64]"] | "words" ["[16]"]) ["clobbered"]
+    interface := "blocks" | "one-block" | [NAME] "(" arg ("," arg)* ")"
+    arg       := role | state "+" block "@" OFFSET ["clobbered"] | block "@" OFFSET ["clobbered"] "+" state
+    role      := state ["counter" "@" OFFSET] | block ["clobbered"]
                | "nblocks" ["even"] | "bytes" ["whole"] | "workspace" "[" WORDS "]" | NUMBER
+    state     := "state" ["[5]"] ["@" OFFSET]
+    block     := "data" ["[64]"] | "words" ["[16]"]
 
 Roles are named by what the argument *is*, in argument order; a state and
 one data role (``data`` or ``words``) are required, each named role at most
@@ -66,6 +68,12 @@ once, at most one count (``nblocks`` or ``bytes``). Numbers are decimal or
   read back after writing and may leave changed.
 * NUMBER -- the caller always passes this constant (0 .. 2^32-1), e.g.
   Crypto++'s byte order argument.
+* ``state@S + words@D`` (or ``data@D``; either order) -- one argument points
+  to a context holding both the 5 state words at byte S and the one block
+  at byte D, two disjoint regions (LLVM's ``SHA1::hashBlock()``: ``this``
+  with the block words at +0 and the state at +0x40, declared
+  ``(state@0x40 + words@0 clobbered)``). One block only (no count); the
+  context's other bytes may be read, never written, as for ``state@S``.
 
 The state, data and workspace arguments point to objects: they are never
 null, so a ``test %rdi,%rdi; je`` to an error return is a path no caller
@@ -81,7 +89,9 @@ state in %rdi, the data in %rsi, the workspace pointer in %rdx, one block.
 "words", "bytes", "const")`` and ``constants == ((3, 1),)``;
 ``parse_interface("sha1_process_block(data, bytes whole, state counter@20)")``
 has ``roles == ("data", "bytes", "state")``, ``whole_bytes`` and
-``counter_offset == 20``.
+``counter_offset == 20``; ``parse_interface("(state@0x40 + words@0 clobbered)")``
+has ``roles == ("state",)``, ``shared_data == "words"``, ``data_offset == 0``,
+``state_offset == 0x40`` and ``data_clobbered``.
 """
 
 from __future__ import annotations
@@ -140,6 +150,8 @@ class Contract:
     constants: tuple[tuple[int, int], ...] = ()
     block_multiple: int = 1
     data_clobbered: bool = False     # ``data clobbered``: the one block's buffer may be overwritten
+    shared_data: str = ""            # ``state@S + words@D``: the data role inside the state's context ("" if none)
+    data_offset: int = 0             # ... and the block's byte in that context
     whole_bytes: bool = False        # ``bytes whole``: the byte length is 64*nblocks, no trailing bytes
     counter_offset: int | None = None    # ``state counter@OFFSET``: the 64-bit byte counter's byte in the context
 
@@ -150,7 +162,13 @@ class Contract:
     @property
     def host_words(self) -> bool:
         """The data is 16 host-order words a block (role ``words``), not 64 big-endian bytes."""
-        return "words" in self.args
+        return "words" in self.args or self.shared_data == "words"
+
+    @property
+    def block_in_context(self) -> int | None:
+        """Where the block starts relative to the state words when both are in one context (``state@0x40 +
+        words@0``: -0x40), else None."""
+        return self.data_offset - self.state_offset if self.shared_data else None
 
     def covers(self) -> str:
         """The inputs a proof under this contract covers, in words: ``one block``, ``every nblocks >= 0``."""
@@ -173,6 +191,10 @@ class Contract:
     def arg_names(self) -> list[str]:
         """Each argument as the grammar writes it (``state@0x4c``, ``workspace[16]``, ``1``)."""
         consts = dict(self.constants)
+        if self.shared_data:
+            block = f"{self.shared_data}@{_hex(self.data_offset)}" + (" clobbered" if self.data_clobbered else "")
+            return [f"state@{_hex(self.state_offset)} + {block}" if a == "state" else
+                    str(consts[i]) if a == CONST else a for i, a in enumerate(self.args)]
         counter = f" counter@{self.counter_offset:#x}" if self.counter_offset is not None else ""
         return [f"workspace[{self.workspace_words}]" if a == "workspace" else
                 f"state@{self.state_offset:#x}{counter}" if a == "state" and self.state_offset else
@@ -212,6 +234,9 @@ class Contract:
         if self.counter_offset is not None:
             more += (f"; the 64-bit byte counter at byte {self.counter_offset:#x} of the context (low word first) "
                      "ends increased by bytes mod 2^64")
+        if self.shared_data:
+            more += (f"; the block is the 64 bytes at byte {self.data_offset:#x} of the same context, disjoint from "
+                     "the state words")
         if self.host_words:
             more += "; data: 16 host-order (little-endian) words a block, already byte-swapped (W[i] = word i)"
         if self.data_clobbered:
@@ -230,7 +255,7 @@ class Contract:
         def context(m: re.Match) -> str:
             return f"(byte {int(m.group(1)) + self.state_offset:#x} of the context)"
         reason = re.sub(r"the caller's stack frame \(entry stack pointer \+(\d+)\)", name, reason)
-        if self.state_offset:
+        if self.state_offset or self.shared_data:
             reason = re.sub(r"\(state([+-]\d+)\)", context, reason)
         return reason
 
@@ -243,8 +268,13 @@ MAX_WORKSPACE_WORDS = 80
 MAX_STATE_OFFSET = 4096
 MAX_CONSTANT = (1 << 32) - 1
 MAX_TEXT = 200
+CONTEXT_BLOCK = 64              # the bytes of the one block inside a context (``state@S + words@D``)
 _FIXED_SIZE = {"state": (5, "words"), "data": (64, "bytes"), "words": (16, "words")}
-_TOKEN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<num>0[xX][0-9a-fA-F]+|[0-9]+)|(?P<punct>[(),\[\]@])")
+_TOKEN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<num>0[xX][0-9a-fA-F]+|[0-9]+)|(?P<punct>[(),\[\]@+])")
+
+
+def _hex(v: int) -> str:
+    return f"{v:#x}" if v else "0"
 
 
 @dataclass(frozen=True)
@@ -259,6 +289,8 @@ class Interface:
     constants: tuple[tuple[int, int], ...] = ()
     block_multiple: int = 1          # 2: ``nblocks even``
     data_clobbered: bool = False     # ``data clobbered`` / ``words clobbered`` (one block only)
+    shared_data: str = ""            # ``state@S + words@D``: the data role inside the state's context
+    data_offset: int = 0             # ... at this byte of it
     whole_bytes: bool = False        # ``bytes whole``
     counter_offset: int | None = None    # ``state counter@OFFSET``
 
@@ -270,7 +302,8 @@ class Interface:
         """The ``Contract`` the proof runs under (one block: nblocks fixed at 1)."""
         least = 1 if self.one_block else max(min_blocks, 1 if self.block_multiple > 1 else 0)
         return Contract(abi, least, self.roles, self.workspace_words, self.state_offset, self.constants,
-                        self.block_multiple, self.data_clobbered, self.whole_bytes, self.counter_offset)
+                        self.block_multiple, self.data_clobbered, self.shared_data, self.data_offset,
+                        self.whole_bytes, self.counter_offset)
 
     def __str__(self) -> str:
         return f"{self.name or ''}({', '.join(self.contract('sysv').arg_names())})"
@@ -322,16 +355,27 @@ def parse_interface(text: str) -> Interface:
         i += 1
         return t
 
+    def role_of() -> tuple[str, int, int | None]:
+        """One role, its number and the column of its ``@`` (None: no offset); ``clobbered`` after a block."""
+        nonlocal clobbered
+        role, num, at = _role(expect("name"), expect, peek, roles + [r for r in (shared, pending) if r])
+        if role in DATA_ROLES and peek()[:2] == ("name", "clobbered"):
+            expect("name")
+            clobbered = True
+        return role, num, at
+
     name = None
     if peek()[0] == "name":
         name = expect("name")[1]
     expect("punct", "(")
     roles: list[str] = []
     constants: list[tuple[int, int]] = []
-    words = offset = 0
+    words = offset = data_offset = 0
     multiple = 1
     clobbered = whole = False
     counter = None
+    shared = ""
+    pending = ""                        # the first role of a joined pair, while its second is read
     while True:
         if peek()[0] == "num":
             _, num, col = expect("num")
@@ -341,23 +385,44 @@ def parse_interface(text: str) -> Interface:
             constants.append((len(roles), value))
             roles.append(CONST)
         else:
-            role, off = _role(expect("name"), expect, peek, roles)
-            if role == "workspace":
-                words = off
-            elif role == "state":
-                offset = off
-                if peek()[:2] == ("name", "counter"):
-                    counter = _counter(expect, offset)
-            elif role == "bytes" and peek()[:2] == ("name", "whole"):
-                expect("name")
-                whole = True
-            elif role == "nblocks" and peek()[:2] == ("name", "even"):
-                expect("name")
-                multiple = 2
-            elif role in DATA_ROLES and peek()[:2] == ("name", "clobbered"):
-                expect("name")
-                clobbered = True
-            roles.append(role)
+            role, num, at = role_of()
+            if peek()[1] == "+":
+                # one argument, two regions: the state words and the block of one context
+                _, _, pcol = expect("punct", "+")
+                pending = role
+                other, other_num, other_at = role_of()
+                pending = ""
+                pair = {role: (num, at), other: (other_num, other_at)}
+                block = next((r for r in pair if r in DATA_ROLES), "")
+                if "state" not in pair or not block:
+                    raise ParseError(f"--interface: column {pcol}: '+' joins the state and the block of one "
+                                     "context (state@S + words@D, or data@D)")
+                if pair[block][1] is None:
+                    raise ParseError(f"--interface: column {pcol}: the block joined to the state needs its byte "
+                                     f"in the context ({block}@OFFSET)")
+                offset, data_offset, shared = pair["state"][0], pair[block][0], block
+                if data_offset < offset + 20 and offset < data_offset + CONTEXT_BLOCK:
+                    raise ParseError(f"--interface: column {pcol}: the block (bytes {data_offset:#x}.."
+                                     f"{data_offset + CONTEXT_BLOCK - 1:#x}) overlaps the state words (bytes "
+                                     f"{offset:#x}..{offset + 19:#x})")
+                roles.append("state")       # (the block is no argument of its own)
+            else:
+                if role in DATA_ROLES and at is not None:
+                    raise ParseError(f"--interface: column {at}: only the state has an offset (state@OFFSET), "
+                                     "or a block joined to it (state@S + words@D)")
+                if role == "workspace":
+                    words = num
+                elif role == "state":
+                    offset = num
+                    if peek()[:2] == ("name", "counter"):
+                        counter = _counter(expect, offset)
+                elif role == "bytes" and peek()[:2] == ("name", "whole"):
+                    expect("name")
+                    whole = True
+                elif role == "nblocks" and peek()[:2] == ("name", "even"):
+                    expect("name")
+                    multiple = 2
+                roles.append(role)
         if peek()[1] == ",":
             expect("punct", ",")
             continue
@@ -368,15 +433,19 @@ def parse_interface(text: str) -> Interface:
         raise ParseError(clip(f"--interface: column {t[2]}: unexpected {t[1]!r} after the closing parenthesis"))
     if "state" not in roles:
         raise ParseError("--interface: no state argument (state and data are required)")
-    if not any(r in DATA_ROLES for r in roles):
+    if not shared and not any(r in DATA_ROLES for r in roles):
         raise ParseError("--interface: no data argument (state and data are required; words: host-order data)")
     if clobbered and any(r in COUNT_ROLES for r in roles):
         raise ParseError("--interface: a clobbered data buffer is modelled for one block only (no nblocks or "
                          "bytes argument)")
+    if shared and any(r in COUNT_ROLES for r in roles):
+        raise ParseError("--interface: a block inside the state's context is one block (no nblocks or bytes "
+                         "argument)")
     if counter is not None and not whole:
         raise ParseError("--interface: a byte counter (state counter@OFFSET) is increased by a byte length: it needs "
                          "a 'bytes whole' argument")
-    return Interface(tuple(roles), words, name, offset, tuple(constants), multiple, clobbered, whole, counter)
+    return Interface(tuple(roles), words, name, offset, tuple(constants), multiple, clobbered, shared, data_offset,
+                     whole, counter)
 
 
 def _counter(expect, state_offset: int) -> int:
@@ -395,8 +464,9 @@ def _counter(expect, state_offset: int) -> int:
     return off
 
 
-def _role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[str, int]:
-    """One named role and its number (a workspace's size, the state's offset; else 0)."""
+def _role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[str, int, int | None]:
+    """One named role, its number (a workspace's size, the state's or a block's offset; else 0) and the column
+    of its ``@`` (None when it has no offset)."""
     _, role, col = tok
     if role not in ROLES:
         raise ParseError(clip(f"--interface: column {col}: unknown role {role!r} (roles: state[@OFFSET], data, "
@@ -423,15 +493,15 @@ def _role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[st
     if role == "workspace":
         if size is None:
             raise ParseError(f"--interface: column {col}: workspace needs its size in 32-bit words, e.g. workspace[16]")
-        return role, size
+        return role, size, None
     if peek()[1] == "@":
         _, _, acol = expect("punct", "@")
-        if role != "state":
+        if role != "state" and role not in DATA_ROLES:
             raise ParseError(f"--interface: column {acol}: only the state has an offset (state@OFFSET)")
         _, num, ncol = expect("num")
         off = _number(num)
         if off % 4 or off > MAX_STATE_OFFSET:
-            raise ParseError(f"--interface: column {ncol}: state offset {num} is not a multiple of 4 within "
+            raise ParseError(f"--interface: column {ncol}: {role} offset {num} is not a multiple of 4 within "
                              f"0..{MAX_STATE_OFFSET}")
-        return role, off
-    return role, 0
+        return role, off, acol
+    return role, 0, None

@@ -23,6 +23,9 @@ is a read-only region of one word, the same opaque constant at every read.
 The state's context (``interface``: ``state@OFFSET``) outside the 5 state words is
 the caller's: a 32-bit word there reads as a data value, a byte, half-word or
 quad-word as an integer the proof does not know; writes there are violations.
+A context that also holds the block (``state@0x40 + words@0``, ``block_in_context`` = -0x40) has it as the
+data region: an access wholly inside its 64 bytes is one of the data region (``state-0x3c`` is
+``("data", "", 4)``), one straddling its edge is refused (``_in_context``).
 A relocatable object's writable word another object or the object's own code may change is an input too
 (``statics.run_time_name``). A GOT slot's ``mov`` loads the symbol's address (``got_value``; an input region ``ext:SYM`` for a flag another
 object defines or a writable one), whose words are then inputs (``ext:``, new unknowns after a call that may
@@ -46,7 +49,24 @@ from sha1opt.semantics.x86 import Mem
 class MemoryModel:
     """Addresses and memory of a ``PathMachine`` (module docstring); needs its ``s``, ``p``, ``bv``,
     ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
-    ``stack_writable``, ``data_writable``, ``replaying`` and ``on_write``."""
+    ``stack_writable``, ``data_writable``, ``block_in_context``, ``replaying`` and ``on_write``."""
+
+    def _in_context(self, p: Ptr, size: int, d: Decoded) -> Ptr:
+        """``p`` as the data region's address when the state's context holds the block and the ``size`` bytes
+        at ``p`` are inside it; else ``p``. Bytes both in and out of the block are refused: the two regions
+        are modelled apart, so such an access has no one value."""
+        lo = self.block_in_context
+        if lo is None or p.region != "state":
+            return p
+        rest, c = _split(p.off)
+        if rest:
+            return p            # (a computed offset into the state's context: refused where it is used)
+        if lo <= c and c + size <= lo + 64:
+            return Ptr("data", self.block + self.bv(c - lo))
+        if c < lo + 64 and lo < c + size:
+            raise Refused(d, f"a {size}-byte access at state{c:+d} straddles the edge of the block in the context",
+                          "address")
+        return p
 
     def got_value(self, m: Mem, d: Decoded, size: int) -> Ptr:
         """What a ``mov`` from a GOT slot loads: the symbol's address (``decode.got_address``). i386's slot is
@@ -134,7 +154,7 @@ class MemoryModel:
         return self._so
 
     def load(self, p: Ptr, size: int, d: Decoded):
-        key = self._key(p)
+        key = self._key(self._in_context(p, size, d))
         if key[0] == "data" and size in (1, 2) and not key[1]:
             # bytes of the block: a shifted, masked message word (of the caller's, never one the code wrote)
             c = key[2]
@@ -279,7 +299,7 @@ class MemoryModel:
                 return
             else:
                 raise Refused(d, f"a {size}-byte store of two data words held whole", "untracked value")
-        key = self._key(p)
+        key = self._key(self._in_context(p, size, d))
         region, rest, c = key
         if region == "stack":
             if not rest and not self.stack_writable(c):
@@ -306,11 +326,24 @@ class MemoryModel:
         if key not in self.s.mem:
             self._overlap(key, size, d)
         elif self.s.mem[key][1] < size:
-            raise Refused(d, f"{size}-byte write over a {self.s.mem[key][1]}-byte slot", "untracked value")
+            if region != "stack" or rest:
+                raise Refused(d, f"{size}-byte write over a {self.s.mem[key][1]}-byte slot", "untracked value")
+            self._widen(key, size, d)
         self.s.mem[key] = (v, size)
         if region == "stack":
             self._stack_offsets[key] = p.off
         self._written(("mem", region, c) if not rest else None, v, d)
+
+    def _widen(self, key, size: int, d: Decoded) -> None:
+        """A wider write over a stack slot (a spill slot reused for a 64-bit value, clang's libLLVM-15
+        ``SHA1::hashBlock``: ``mov %ebp,-0x40(%rsp)`` then ``mov %rbx,-0x40(%rsp)``): every slot wholly inside
+        the written bytes is dropped (its bytes are the new value's); one only partly inside is refused
+        (``_overlap``)."""
+        region, rest, c = key
+        for k2, (_, size2) in list(self.s.mem.items()):
+            if k2[:2] == (region, rest) and c <= k2[2] and k2[2] + size2 <= c + size:
+                del self.s.mem[k2]
+        self._overlap(key, size, d)
 
     def _written(self, loc, v, d: Decoded) -> None:
         if self.on_write is None or not is_data(v) or loc is None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sha1opt.analyze import prove_object
+from sha1opt.analyze import LiftRefusal, prove_object
 from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.lift.interface import parse_interface
 
@@ -30,7 +30,7 @@ SRC = Path(__file__).parent / "csrc" / "sha1_clobber.c"
 def objects(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("clobber")
     out = {}
-    for name, flags in (("right", []), ("wrong", ["-DWRONG_K2"])):
+    for name, flags in (("right", []), ("wrong", ["-DWRONG_K2"]), ("tail_jump", ["-DTAIL_JUMP"])):
         out[name] = d / f"{name}.o"
         subprocess.run(["gcc", "-O2", "-c", *flags, "-o", str(out[name]), str(SRC)], check=True, timeout=120)
     return out
@@ -64,3 +64,10 @@ def test_clobbered_is_one_block_only():
     assert str(parse_interface("(state, data clobbered)")) == "(state, data clobbered)"
     with pytest.raises(ParseError, match="one block only"):
         parse_interface("(state, data clobbered, nblocks)")
+
+
+def test_a_block_written_before_a_tail_jump_is_not_the_targets_own_proof(objects, tmp_path):
+    """A jump out of the function is the target's own proof only when the target is called as the caller called
+    the function (``induction.entry_changed``): a clobbered block already changed would be hashed changed."""
+    with pytest.raises(LiftRefusal, match="not external_block's own proof: block word 0 was written"):
+        _prove(objects["tail_jump"], "flip_then_jump", "(state, words clobbered)", tmp_path)

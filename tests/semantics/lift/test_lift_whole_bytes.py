@@ -62,7 +62,7 @@ def build(tmp_path_factory):
 def test_grammar_reads_whole_bytes_and_a_counter_in_argument_order():
     """Data first, the length second, the context last: roles in argument order; printed back, the same."""
     got = parse_interface(COUNTED)
-    assert got == Interface(("data", "bytes", "state"), 0, "process_block", 0, (), 1, False, True, 20)
+    assert got == Interface(("data", "bytes", "state"), 0, "process_block", whole_bytes=True, counter_offset=20)
     assert parse_interface(str(got)) == got
     assert str(got) == "process_block(data, bytes whole, state counter@0x14)"
     text = got.contract("sysv").describe()

@@ -6,7 +6,8 @@
  * pam_timestamp's does). Under "data clobbered" / "words clobbered" both
  * are SHA-1; under the plain roles the writes are violations.
  *
- * -DWRONG_K2 changes the constant of rounds 20-39 (a mutant).
+ * -DWRONG_K2 changes the constant of rounds 20-39 (a mutant); -DTAIL_JUMP adds
+ * flip_then_jump (below).
  */
 typedef unsigned int u32;
 typedef unsigned char u8;
@@ -47,3 +48,13 @@ __attribute__((noinline, optimize("no-tree-vectorize"))) void sha1_wipe(u32 *sta
     for (int i = 0; i < 16; i++)
         ((volatile u32 *)data)[i] = 0;
 }
+
+#ifdef TAIL_JUMP
+/* -DTAIL_JUMP: a wrapper that changes the block, then tail-jumps to a block function of another object. */
+void external_block(u32 *state, u32 *words);
+
+void flip_then_jump(u32 *state, u32 *words) {
+    words[0] ^= 1;
+    external_block(state, words);
+}
+#endif
