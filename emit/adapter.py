@@ -23,8 +23,10 @@ the adapter's context at its byte (byte-swapped for ``words``) beside the
 state, and the one argument is the context; a
 byte length is ``64 * nblocks`` plus the record's trailing bytes
 (``sha1opt_tail``, 0..63, set by the harness per record: in the buffer after the
-blocks, never hashed under the contract), or ``64`` plus them per block; a
-constant is passed as declared.
+blocks, never hashed under the contract; always 0 under ``bytes whole``), or
+``64`` plus them per block; a constant is passed as declared. A byte counter
+(``state counter@OFFSET``) lives in the adapter's zeroed context beside the
+state copy: the callee increases it there, the harness checks the state.
 
 Example: for ``sha_transform(state, data, workspace[16])`` on x86-64 the
 loop body is ``mov sha1opt_state(%rip), %rdi; mov sha1opt_data(%rip), %rsi;
@@ -53,6 +55,21 @@ def _once(interface: Interface) -> bool:
     return not interface.one_block and "words" not in interface.roles
 
 
+def _in_context(interface: Interface) -> bool:
+    """The state is passed inside the adapter's context: at an offset, beside a block inside it (``state@S +
+    words@D``), or beside a byte counter the callee writes (``state counter@OFFSET``: the counter's words are the
+    adapter's, never the harness's canaries)."""
+    return bool(interface.state_offset) or interface.counter_offset is not None or bool(interface.shared_data)
+
+
+def _context_bytes(interface: Interface) -> int:
+    """The adapter's context: the state words, a block inside it and the counter (when declared) at their
+    bytes, 64 bytes to spare."""
+    block = interface.data_offset + 64 if interface.shared_data else 0
+    counter = interface.counter_offset + 8 if interface.counter_offset is not None else 0
+    return max(interface.state_offset + 20, block, counter) + 64
+
+
 def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
     """The instructions before the call (the state into the adapter's context at its offset, the block
     byte-swapped into host-order words) and after it (the state back), in caller-saved scratch only."""
@@ -61,7 +78,7 @@ def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
     before: list[str] = []
     after: list[str] = []
     off = interface.state_offset
-    if off or interface.shared_data:
+    if _in_context(interface):
         before.append(f"\tmov sha1opt_state{rip}, {ptr}")
         after.append(f"\tmov sha1opt_state{rip}, {ptr}")
         for j in range(0, 20, 4):
@@ -77,12 +94,6 @@ def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
     return before, after
 
 
-def _context_bytes(interface: Interface) -> int:
-    """The adapter's context: the state words (and a block inside it) at their bytes, 64 bytes to spare."""
-    block = interface.data_offset + 64 if interface.shared_data else 0
-    return max(interface.state_offset + 20, block) + 64
-
-
 def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
     """The instructions that put argument ``i`` in its register (x86-64) or push it (i386)."""
     rip = "(%rip)" if arch == "x86_64" else ""
@@ -90,7 +101,7 @@ def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
     address = {"workspace": "sha1opt_workspace", "words": "sha1opt_words"}
     if interface.data_clobbered:
         address["data"] = "sha1opt_words"           # (a copy of the block: the harness's data stays unchanged)
-    if role == "state" and (interface.state_offset or interface.shared_data):
+    if role == "state" and _in_context(interface):
         address["state"] = "sha1opt_ctx"
     if arch == "x86_64":
         reg, reg32 = _ARG_REGS_64[i], _ARG_REGS_32[i]

@@ -287,7 +287,7 @@ def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed:
     records, wants = [], []
     m = interface.block_multiple
     # a byte length: every other record 1..63 bytes longer than its blocks (the contract hashes whole blocks only)
-    tails = "bytes" in interface.roles
+    tails = "bytes" in interface.roles and not interface.whole_bytes      # (``bytes whole``: no trailing bytes)
     for nb in range(min_blocks, 3 * m + 1):
         if nb % m:
             continue        # a count outside the contract (``nblocks even``: 2, 4, 6, never 3)

@@ -7,7 +7,8 @@
 # corpus/emulators.toml; tests/emit/test_cross_export.py), and other libraries' SHA-1 (issue 24:
 # tests/semantics/lift/test_lift_libraries.py and test_lift_{got_flags,stack_address,known_calls}.py,
 # bench/other_libraries.py, `sha1opt scan`): nettle-dev, libgcrypt20-dev, libcrypto++-dev, libmbedtls-dev,
-# libwolfssl-dev; and the i386 shared libcrypto.so.3 (libssl3:i386, tests/semantics/lift/test_lift_linked_data.py),
+# libwolfssl-dev, libiberty-dev (libiberty.a: sha1_process_block) and libctf0 (the same code linked into
+# stripped libctf.so.0 / libctf-nobfd.so.0); and the i386 shared libcrypto.so.3 (libssl3:i386, tests/semantics/lift/test_lift_linked_data.py),
 # which libssl-dev:i386 depends on; gcc-multilib (gcc -m32 and libc6-dev-i386: the native harness of i386
 # objects and shared objects, emit/confirm.py, emit/csrc/dlopen_main.c); libllvm19 (libLLVM-19.so, whose
 # llvm::SHA1::hashBlock() tests/semantics/lift/test_lift_context_block.py proves; llvm-19 depends on it).
@@ -27,6 +28,8 @@ command -v qemu-x86_64 >/dev/null 2>&1 || missing="$missing qemu-user"
 [ -e /usr/lib/x86_64-linux-gnu/libcryptopp.a ] || missing="$missing libcrypto++-dev"
 [ -e /usr/lib/x86_64-linux-gnu/libmbedcrypto.a ] || missing="$missing libmbedtls-dev"
 [ -e /usr/lib/x86_64-linux-gnu/libwolfssl.so ] || missing="$missing libwolfssl-dev"
+[ -e /usr/lib/x86_64-linux-gnu/libiberty.a ] || missing="$missing libiberty-dev"
+[ -e /usr/lib/x86_64-linux-gnu/libctf.so.0 ] || missing="$missing libctf0"
 [ -e /usr/lib/x86_64-linux-gnu/libLLVM-19.so ] || missing="$missing libllvm19"
 if command -v gcc >/dev/null 2>&1; then
     m32=$(mktemp -d)

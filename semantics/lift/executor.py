@@ -62,7 +62,7 @@ from sha1opt.semantics.control import CONTROL
 from sha1opt.semantics.x86 import CL, SEMANTICS, Imm, Mem, Reg, value_of
 
 # Mnemonics the lifter models on counts and pointers only (not in the data table).
-_INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar")
+_INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar", "adc")
 # Mnemonics the lifter can execute on integers (everything else on constants goes to the data table).
 _WIDE = frozenset(("mov", "lea", "add", "sub", "and", "or", "xor", "shl", "shr", "not") + _INT_ONLY)
 
@@ -83,9 +83,10 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  bits: int, block: z3.BitVecRef | None = None, axioms: list | None = None,
                  stack_writable: Callable[[int], bool] | None = None,
                  data_size: z3.BitVecRef | None = None, data_writable: bool = False,
-                 block_in_context: int | None = None) -> None:
+                 counter: int | None = None, block_in_context: int | None = None) -> None:
         self.p = program
         self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written
+        self.counter = counter      # ``state counter@OFFSET``: the counter's low word's offset from the state words
         self.block_in_context = block_in_context    # ``state@S + words@D``: the block at state + (D - S)
         self.domain = domain
         self.initial_reg = initial_reg
@@ -309,7 +310,12 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         """Integer and pointer arithmetic, at the operand width."""
         if m in ("mov", "movzx", "movsxd"):
             src_size = w if m == "mov" else (4 if m == "movsxd" else (d.msize or d.width))
+            if m == "movzx" and isinstance(ops[0], Reg) and ops[0].width < 8 * src_size:
+                src_size = ops[0].width // 8        # (``movzbl %cl, %ecx``: the byte register's width, not the 32-bit)
             v = self.operand_value(ops[0], d, src_size)
+            if m == "movzx" and isinstance(ops[0], Reg) and not isinstance(v, Int):
+                # (a register's low byte of data, a pointer or an entry value: none is modelled as a byte)
+                raise Refused(d, f"movzx of the low byte of {ops[0]}, which holds no integer", "untracked value")
             if m == "movzx" and isinstance(v, Int) and src_size < self.bits // 8:
                 v = Int(v.v & self.bv((1 << (8 * src_size)) - 1))
             if m == "movsxd" and isinstance(v, Int):
@@ -352,6 +358,17 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             self._write(dst, Int(r), w, d)
             return
         y = self.operand_value(ops[0], d, w) if len(ops) == 2 else Int(self.bv(1))
+        if m == "adc":
+            # add with carry, on integers only (a byte counter's high word: ``state counter@OFFSET``): x + y + CF
+            cf = self.s.flags.cf if self.s.flags is not None and not self.s.flags.data else None
+            if not (isinstance(x, Int) and isinstance(y, Int)):
+                raise Refused(d, "adc is modelled on integers only (a counter's carry), not on data or pointers",
+                              "instruction")
+            if cf is None:
+                raise Refused(d, "adc after flags no instruction has set (or set from data)", "untracked value")
+            self._write(dst, Int(x.v + y.v + z3.If(cf, self.bv(1), self.bv(0))), w, d)
+            self.s.flags = None             # (its flags are not modelled: a branch on them is refused)
+            return
         if m in ("add", "sub", "cmp"):
             r = self._add(x, y, d) if m == "add" else self._sub(x, y, d)
             a = self._flag_view(x)

@@ -67,6 +67,7 @@ from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.condition import words
+from sha1opt.semantics.lift.counter import COUNTER_BOUND, entry_words
 from sha1opt.semantics.lift.decode import Decoded, decode_function, decode_reach, line_table
 from sha1opt.semantics.lift.candidates import sha1_candidates
 from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
@@ -232,10 +233,11 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     st.mem[("stack", "", 0)] = (Opq("return address"), w)
     c = ctx.contract
     # the state argument points state_offset bytes before the state words (its context); a byte length is
-    # 64*nblocks plus trailing bytes that are not a whole block (``trailing_bytes``, 0 <= r < 64)
+    # 64*nblocks plus trailing bytes that are not a whole block (``trailing_bytes``, 0 <= r < 64), or exactly
+    # 64*nblocks under ``bytes whole``
     values = {"state": Ptr("state", ctx.bv(-c.state_offset)), "data": Ptr("data", ctx.bv(0)),
               "words": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
-              "bytes": Int(ctx.bv(64) * ctx.n + trailing_bytes(ctx.bits)),
+              "bytes": Int(ctx.bv(64) * ctx.n + (ctx.bv(0) if c.whole_bytes else trailing_bytes(ctx.bits))),
               "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT))}
     consts = dict(c.constants)
     for i, role in enumerate(c.args):
@@ -246,6 +248,7 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
             st.mem[("stack", "", 4 + 4 * i)] = (v, 4)
     for r in SAVED[ctx.contract.abi]:
         st.regs[r] = Opq(f"%{r}")
+    st.mem.update(entry_words(ctx))       # (``state counter@OFFSET``: its words, carried by every invariant)
     return st
 
 
@@ -275,6 +278,10 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     ctx = Ctx(obj, program, bits, contract, n, k)
     ctx.axioms += [z3.ULT(n, ctx.bv(1 << N_BOUND[bits])), z3.UGE(n, ctx.bv(contract.min_blocks)),
                    z3.ULT(trailing_bytes(bits), ctx.bv(64))]
+    if contract.counter_offset is not None:
+        # ``state counter@OFFSET``: bytes = 64*nblocks < 2^32 (``Contract.describe``); every exit's counter is
+        # proved entry + bytes (``counter.counted``, from ``restored``)
+        ctx.axioms.append(z3.ULT(n, ctx.bv(1 << COUNTER_BOUND)))
     if contract.block_multiple > 1:
         # ``nblocks even``: the caller passes pairs of blocks (libgcrypt's AVX2 code)
         ctx.axioms.append(n & ctx.bv(contract.block_multiple - 1) == ctx.bv(0))
@@ -432,8 +439,10 @@ def _prove_noloop_exit(ctx: Ctx, end: PathEnd) -> Verdict:
     st = end.state
     if not ctx.implies(st.cond, ctx.n == ctx.bv(0)):
         return Verdict("counterexample", f"returns without the loop when {ctx.model_n(st.cond, ctx.n == ctx.bv(0))}")
+    # (the state words; outside them only a byte counter is written, proved by ``restored``)
     for key, (v, _) in st.mem.items():
-        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
+        if key[0] == "state" and 0 <= key[2] < 20 and not (
+                isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
             return Verdict("counterexample", f"nblocks = 0 changes state word {key[2] // 4}")
     why = restored(ctx, st)
     if why:

@@ -35,6 +35,7 @@ from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
+from sha1opt.semantics.lift.counter import counted, loop_counted
 from sha1opt.semantics.lift.executor import Int, Opq, PathMachine, Program, Ptr, State, explore, is_data
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.schedule import ScheduleProver
@@ -93,8 +94,14 @@ class Ctx:
             init_mem = host_words(domain, init_mem)
         return PathMachine(self.program, domain, init_reg, init_mem, st, bits=self.bits, block=block,
                            axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size,
-                           data_writable=self.contract.data_clobbered,
+                           data_writable=self.contract.data_clobbered, counter=self.counter,
                            block_in_context=self.contract.block_in_context)
+
+    @property
+    def counter(self) -> int | None:
+        """``state counter@OFFSET``: the counter's low word as an offset from the state words, or None."""
+        c = self.contract
+        return None if c.counter_offset is None else c.counter_offset - c.state_offset
 
 
 def host_words(domain, init_mem):
@@ -120,8 +127,10 @@ def names(b: Builder):
     return init_reg, init_mem
 
 
-def restored(ctx: Ctx, st: State) -> str | None:
-    """Why the exit state breaks the ABI (callee-saved registers, stack pointer), or None."""
+def restored(ctx: Ctx, st: State, counter: bool = True) -> str | None:
+    """Why the exit state breaks the ABI (callee-saved registers, stack pointer) or, with ``counter``, the
+    contract's byte counter (``counted``), or None. Every exit's proof asks it: one-block and nblocks = 0 exits
+    whole; a loop's exits ask the counter apart (``loop_counted``: an invariant may have lost it)."""
     for r in SAVED[ctx.contract.abi]:
         v = st.regs.get(r)
         if not (isinstance(v, Opq) and v.name == f"%{r}"):
@@ -130,7 +139,7 @@ def restored(ctx: Ctx, st: State) -> str | None:
     w = ctx.bits // 8
     if not (isinstance(sp, Ptr) and sp.region == "stack" and ctx.implies(st.cond, sp.off == ctx.bv(w))):
         return "the stack pointer is not restored at ret"
-    return None
+    return counted(ctx, st) if counter else None
 
 
 def block_offset(template: dict, ctx: Ctx, kabs) -> z3.BitVecRef:
@@ -252,9 +261,12 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
             if not ctx.implies(st.cond, kabs + 1 == ctx.n):
                 return Verdict("counterexample", f"the loop exits before the last block "
                                f"({ctx.model_n(st.cond, kabs + 1 == ctx.n)}, i.e. after k+1 of n blocks)"), st.trace
-            why = restored(ctx, st)
+            why = restored(ctx, st, counter=False)
             if why:
                 return Verdict("counterexample", why), st.trace
+            bad = loop_counted(ctx, st, z3.is_bv_value(z3.simplify(kabs)))     # (kabs a constant: the exact head)
+            if bad is not None:
+                return bad, st.trace
     # The paths share the iteration up to the loop branch: prove compress once on that prefix, then
     # check each path's suffix leaves the state words and H locations as the prefix did (same terms).
     n_common = common_prefix([p.state.trace for p in paths])
@@ -545,8 +557,11 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
     for key, (v, _) in st0.mem.items():
         got = st.mem.get(key)
         if got is not None and not _same(got[0], v):
-            return f"the caller's stack slot {key[2]:+d} is not its entry value"
+            return (f"the byte counter's word at state{key[2]:+d} is not its entry value" if key[0] == "state" else
+                    f"the caller's stack slot {key[2]:+d} is not its entry value")
     for key, (v, _) in st.mem.items():
+        if key[0] == "state" and key in st0.mem:
+            continue            # (``state counter@OFFSET``: its words at their entry values, just checked)
         if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
             return f"state word {key[2] // 4} was written"
         if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:

@@ -21,8 +21,8 @@ nothing is evaluated)::
 
     interface := "blocks" | "one-block" | [NAME] "(" arg ("," arg)* ")"
     arg       := role | state "+" block "@" OFFSET ["clobbered"] | block "@" OFFSET ["clobbered"] "+" state
-    role      := state | block ["clobbered"]
-               | "nblocks" ["even"] | "bytes" | "workspace" "[" WORDS "]" | NUMBER
+    role      := state ["counter" "@" OFFSET] | block ["clobbered"]
+               | "nblocks" ["even"] | "bytes" ["whole"] | "workspace" "[" WORDS "]" | NUMBER
     state     := "state" ["[5]"] ["@" OFFSET]
     block     := "data" ["[64]"] | "words" ["[16]"]
 
@@ -47,9 +47,22 @@ once, at most one count (``nblocks`` or ``bytes``). Numbers are decimal or
   0 <= r < 64, and the r trailing bytes are neither read nor hashed.
   Without either, exactly one block (no block loop: nblocks is fixed at 1,
   any inner loop has a constant trip count and is unrolled).
+  ``bytes whole`` -- a byte length that is always a multiple of 64 (length =
+  64*nblocks, no trailing bytes): code that loops ``while (p < data + len)``
+  (libiberty's ``sha1_process_block``) would hash a partial trailing block
+  as a whole one, so its contract excludes them.
   ``nblocks even`` -- the caller passes only even counts, never 0 (libgcrypt's
   ``_gcry_sha1_transform_amd64_avx2_bmi2`` hashes pairs of blocks; its C
   wrapper hashes an odd block first with the AVX code).
+* ``state counter@OFFSET`` (with ``bytes whole`` only) -- the context also
+  holds a 64-bit byte counter, two 32-bit words (low word first) at byte
+  OFFSET of it, outside the state words, that the function must increase by
+  the byte length modulo 2^64 (libiberty's ``total[0]``/``total[1]``: its
+  ``if (total[0] < len) ++total[1]`` compares the 32-bit sum with the size_t
+  length, a carry only for lengths below 2^32, so the contract restricts the
+  length to below 2^32: at 2^32 and above it adds one too many). Every exit's
+  proof proves the counter's final value (``counter.counted``); nothing
+  else of the context is written.
 * ``workspace[N]`` -- a caller-owned region of N 32-bit words (1..80),
   disjoint from the state, the data and the stack, that the function may
   read back after writing and may leave changed.
@@ -73,9 +86,11 @@ is ``Interface(name="sha_transform", roles=("state", "data", "workspace"),
 workspace_words=16)``; its ``contract("sysv")`` is a ``Contract`` with the
 state in %rdi, the data in %rsi, the workspace pointer in %rdx, one block.
 ``parse_interface("f(state, words, bytes, 1)")`` has ``roles == ("state",
-"words", "bytes", "const")`` and ``constants == ((3, 1),)``.
-``parse_interface("(state@0x40 + words@0 clobbered)")`` has ``roles ==
-("state",)``, ``shared_data == "words"``, ``data_offset == 0``,
+"words", "bytes", "const")`` and ``constants == ((3, 1),)``;
+``parse_interface("sha1_process_block(data, bytes whole, state counter@20)")``
+has ``roles == ("data", "bytes", "state")``, ``whole_bytes`` and
+``counter_offset == 20``; ``parse_interface("(state@0x40 + words@0 clobbered)")``
+has ``roles == ("state",)``, ``shared_data == "words"``, ``data_offset == 0``,
 ``state_offset == 0x40`` and ``data_clobbered``.
 """
 
@@ -137,6 +152,8 @@ class Contract:
     data_clobbered: bool = False     # ``data clobbered``: the one block's buffer may be overwritten
     shared_data: str = ""            # ``state@S + words@D``: the data role inside the state's context ("" if none)
     data_offset: int = 0             # ... and the block's byte in that context
+    whole_bytes: bool = False        # ``bytes whole``: the byte length is 64*nblocks, no trailing bytes
+    counter_offset: int | None = None    # ``state counter@OFFSET``: the 64-bit byte counter's byte in the context
 
     @property
     def one_block(self) -> bool:
@@ -157,6 +174,9 @@ class Contract:
         """The inputs a proof under this contract covers, in words: ``one block``, ``every nblocks >= 0``."""
         if self.one_block:
             return "one block"
+        if "bytes" in self.args and self.whole_bytes:
+            return f"every byte length 64*nblocks with nblocks >= {self.min_blocks}" + (
+                " and length < 2^32" if self.counter_offset is not None else "")
         if "bytes" in self.args:
             return f"every byte length with floor(length/64) >= {self.min_blocks}"
         return f"every {self.counts()}"
@@ -175,8 +195,11 @@ class Contract:
             block = f"{self.shared_data}@{_hex(self.data_offset)}" + (" clobbered" if self.data_clobbered else "")
             return [f"state@{_hex(self.state_offset)} + {block}" if a == "state" else
                     str(consts[i]) if a == CONST else a for i, a in enumerate(self.args)]
+        counter = f" counter@{self.counter_offset:#x}" if self.counter_offset is not None else ""
         return [f"workspace[{self.workspace_words}]" if a == "workspace" else
-                f"state@{self.state_offset:#x}" if a == "state" and self.state_offset else
+                f"state@{self.state_offset:#x}{counter}" if a == "state" and self.state_offset else
+                f"state{counter}" if a == "state" else
+                "bytes whole" if a == "bytes" and self.whole_bytes else
                 "nblocks even" if a == "nblocks" and self.block_multiple == 2 else
                 f"{a} clobbered" if a in DATA_ROLES and self.data_clobbered else
                 str(consts[i]) if a == CONST else a for i, a in enumerate(self.args)]
@@ -191,6 +214,9 @@ class Contract:
         saved = ", ".join("%" + r for r in SAVED[self.abi])
         if self.one_block:
             count = "one block (no nblocks argument)"
+        elif "bytes" in self.args and self.whole_bytes:
+            count = (f"bytes = 64*nblocks (a multiple of 64); nblocks >= {self.min_blocks}, "
+                     f"64*nblocks < 2^{32 if self.counter_offset is not None else 58 if self.abi == 'sysv' else 26}")
         elif "bytes" in self.args:
             count = (f"bytes = 64*nblocks + r, any 0 <= r < 64: floor(bytes/64) blocks hashed, the r trailing bytes "
                      f"neither read nor hashed; nblocks >= {self.min_blocks}, "
@@ -205,6 +231,9 @@ class Contract:
         if self.state_offset:
             more += (f"; the state is the 5 words at byte {self.state_offset:#x} of the context the state argument "
                      "points to: its other bytes may be read, never written")
+        if self.counter_offset is not None:
+            more += (f"; the 64-bit byte counter at byte {self.counter_offset:#x} of the context (low word first) "
+                     "ends increased by bytes mod 2^64")
         if self.shared_data:
             more += (f"; the block is the 64 bytes at byte {self.data_offset:#x} of the same context, disjoint from "
                      "the state words")
@@ -262,6 +291,8 @@ class Interface:
     data_clobbered: bool = False     # ``data clobbered`` / ``words clobbered`` (one block only)
     shared_data: str = ""            # ``state@S + words@D``: the data role inside the state's context
     data_offset: int = 0             # ... at this byte of it
+    whole_bytes: bool = False        # ``bytes whole``
+    counter_offset: int | None = None    # ``state counter@OFFSET``
 
     @property
     def one_block(self) -> bool:
@@ -271,7 +302,8 @@ class Interface:
         """The ``Contract`` the proof runs under (one block: nblocks fixed at 1)."""
         least = 1 if self.one_block else max(min_blocks, 1 if self.block_multiple > 1 else 0)
         return Contract(abi, least, self.roles, self.workspace_words, self.state_offset, self.constants,
-                        self.block_multiple, self.data_clobbered, self.shared_data, self.data_offset)
+                        self.block_multiple, self.data_clobbered, self.shared_data, self.data_offset,
+                        self.whole_bytes, self.counter_offset)
 
     def __str__(self) -> str:
         return f"{self.name or ''}({', '.join(self.contract('sysv').arg_names())})"
@@ -340,7 +372,8 @@ def parse_interface(text: str) -> Interface:
     constants: list[tuple[int, int]] = []
     words = offset = data_offset = 0
     multiple = 1
-    clobbered = False
+    clobbered = whole = False
+    counter = None
     shared = ""
     pending = ""                        # the first role of a joined pair, while its second is read
     while True:
@@ -381,6 +414,11 @@ def parse_interface(text: str) -> Interface:
                     words = num
                 elif role == "state":
                     offset = num
+                    if peek()[:2] == ("name", "counter"):
+                        counter = _counter(expect, offset)
+                elif role == "bytes" and peek()[:2] == ("name", "whole"):
+                    expect("name")
+                    whole = True
                 elif role == "nblocks" and peek()[:2] == ("name", "even"):
                     expect("name")
                     multiple = 2
@@ -403,7 +441,27 @@ def parse_interface(text: str) -> Interface:
     if shared and any(r in COUNT_ROLES for r in roles):
         raise ParseError("--interface: a block inside the state's context is one block (no nblocks or bytes "
                          "argument)")
-    return Interface(tuple(roles), words, name, offset, tuple(constants), multiple, clobbered, shared, data_offset)
+    if counter is not None and not whole:
+        raise ParseError("--interface: a byte counter (state counter@OFFSET) is increased by a byte length: it needs "
+                         "a 'bytes whole' argument")
+    return Interface(tuple(roles), words, name, offset, tuple(constants), multiple, clobbered, shared, data_offset,
+                     whole, counter)
+
+
+def _counter(expect, state_offset: int) -> int:
+    """``counter@OFFSET`` after the state role: the counter's byte in the context, 8 bytes outside the state
+    words, a multiple of 4 within 0..MAX_STATE_OFFSET."""
+    expect("name", "counter")
+    expect("punct", "@")
+    _, num, col = expect("num")
+    off = _number(num)
+    if off % 4 or off > MAX_STATE_OFFSET:
+        raise ParseError(f"--interface: column {col}: counter offset {num} is not a multiple of 4 within "
+                         f"0..{MAX_STATE_OFFSET}")
+    if off + 8 > state_offset and off < state_offset + 20:
+        raise ParseError(f"--interface: column {col}: the counter's 8 bytes at {num} overlap the 5 state words "
+                         f"at {state_offset}")
+    return off
 
 
 def _role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[str, int, int | None]:

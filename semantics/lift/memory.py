@@ -11,8 +11,12 @@ being equal are refused (a partial overlap); stack keys with different
 symbolic parts (a realigned frame) are asked of z3. Writes are allowed only
 to the stack below the entry stack pointer (``stack_writable``), to the
 5 state words and, under ``data clobbered`` (``data_writable``, one block),
-to the block's 16 words -- a read after such a write gives what was
-written; anything else is a ``Violation``, never ignored. A read past
+to the block's 16 words, under ``state counter@OFFSET`` (``counter``) to the
+counter's two words as integers (the entry state holds them, ``counter+0`` /
+``counter+4``, 32-bit constants, and every state carries them on: an absent
+one is refused, never assumed the caller's; any other access of the counter's
+8 bytes is refused; their final value is ``counter.counted``'s) -- a read after such a
+write gives what was written; anything else is a ``Violation``, never ignored. A read past
 the current block (read-ahead) is allowed only where the path condition
 keeps it inside the data buffer (``data_size``). The stack guard (``canary``)
 is a read-only region of one word, the same opaque constant at every read.
@@ -187,6 +191,14 @@ class MemoryModel:
             if rest:
                 raise Refused(d, "read of an unwritten realigned stack slot", "untracked value")
             v = self.initial_mem("stack", c) if size == 4 else Opq(f"stack{c:+d}")
+        elif region == "state" and not rest and self._in_counter(c, size):
+            # ``state counter@OFFSET``: the entry state holds the counter's two words (``function.entry_state``)
+            # and every state derived from it carries them: one absent is a value no proof tracked, never
+            # assumed to be the caller's (an invariant that dropped it would claim so unchecked)
+            raise Refused(d, f"reads the byte counter (state{c:+d}) where its value is not tracked"
+                          if size == 4 and (c - self.counter) % 4 == 0 else
+                          f"reads the byte counter other than as its two 32-bit words ({size} bytes at state{c:+d})",
+                          "untracked value")
         elif region == "state":
             if not rest and size != 4 and (c + size <= 0 or c >= 20):
                 # a byte, half-word or quad-word of the state's context outside the state words (``state@OFFSET``:
@@ -248,6 +260,10 @@ class MemoryModel:
             self._stack_offsets[key] = p.off
         return v
 
+    def _in_counter(self, c: int, size: int) -> bool:
+        """Whether ``size`` bytes at state offset ``c`` touch the declared byte counter's 8 bytes."""
+        return self.counter is not None and c < self.counter + 8 and self.counter < c + size
+
     def _input(self, name: str, size: int) -> Int:
         """A word the proof does not know, named ``SYM+offset`` (after a call that may change external data,
         ``calls.Known``: a new unknown)."""
@@ -297,6 +313,15 @@ class MemoryModel:
         if region == "stack":
             if not rest and not self.stack_writable(c):
                 raise Violation(d, f"writes the caller's stack frame (entry stack pointer {c:+d})")
+        elif region == "state" and not rest and self._in_counter(c, size):
+            if size != 4 or (c - self.counter) % 4:
+                # (a 64-bit ``addq`` of the whole counter may well be right: not modelled, so never a violation)
+                raise Refused(d, f"writes the byte counter other than as its two 32-bit words ({size} bytes at "
+                              f"state{c:+d})", "untracked value")
+            if not isinstance(v, Int):
+                # (not a violation: a value an invariant havocked is not the code's own)
+                raise Refused(d, f"writes a value not tracked as an integer into the byte counter (state{c:+d})",
+                              "untracked value")
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")

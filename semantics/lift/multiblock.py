@@ -58,6 +58,7 @@ import z3
 
 from sha1opt.semantics.domain import NumpyDomain, TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
+from sha1opt.semantics.lift.counter import loop_counted
 from sha1opt.semantics.lift.induction import (Ctx, compress_holds, establishes, head_terms_hold, names, restored,
                                               template_holds)
 from sha1opt.semantics.lift.paths import State, explore
@@ -212,9 +213,12 @@ def _verify_case(ctx: Ctx, full: dict, m: int, r: int, tmpl: dict, case_cond, se
             if not ctx.implies(st.cond, n == done):
                 return Verdict("counterexample", f"{what}: the loop exits after {count} block(s) of the iteration "
                                f"when that is not the last ({ctx.model_n(st.cond, n == done)})"), st.trace
-            why = restored(ctx, st)
+            why = restored(ctx, st, counter=False)
             if why:
                 return Verdict("counterexample", why), st.trace
+            bad = loop_counted(ctx, st, False)
+            if bad is not None:
+                return bad, st.trace
             target = None
             outs = [(("mem", ("state", "", 4 * i)), i) for i in range(5)]
         if all(isinstance(read(st, loc), Term) and read(st, loc).id in proved[i] for loc, i in outs):

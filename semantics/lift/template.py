@@ -197,13 +197,17 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None, blocks: int = 1
             if loc[1][0] == "state":
                 region, rest, c = loc[1]
                 if rest or c % 4 or not 0 <= c < 20:
-                    out[loc] = FREE
-                    continue
-                state_word = c // 4
-                if v0 is None:
-                    v0 = _h_var(s1, state_word)
+                    # outside the state words only a byte counter's integers are written (``state counter@``):
+                    # kept as any integer is, the rest free
+                    if not (isinstance(v0, Int) and isinstance(v1, Int)):
+                        out[loc] = FREE
+                        continue
+                else:
+                    state_word = c // 4
                     if v0 is None:
-                        continue        # untouched at S0 and S1: holds H_k (read as h_i)
+                        v0 = _h_var(s1, state_word)
+                        if v0 is None:
+                            continue        # untouched at S0 and S1: holds H_k (read as h_i)
         if v0 is None:
             out[loc] = FREE
         elif isinstance(v0, tuple) or isinstance(v1, tuple):

@@ -19,13 +19,15 @@ from sha1opt.search.space.candidate import textbook
 
 SNIPPET = "\tmov %ebx, %eax\n{line}\n\tadd %ecx, %eax\n"
 SNIPPET_REFUSALS = {
-    "unknown instruction": ("\tadc %ecx, %eax", ":2: unsupported instruction 'adc' at 0x2"),
+    "unknown instruction": ("\tpopcnt %ecx, %eax", ":2: unsupported instruction 'popcnt' at 0x2"),
     "unresolved symbol": ("\tadd K_00_19(%rip), %eax", ":2: unresolved symbol 'K_00_19' at 0x2"),
     "indirect jump": ("\tjmp *%rdx", ":2: indirect jump in straight-line code at 0x2"),
 }
-# Added right after the entry's "jz .Lsha1_done" (the unknown instruction: before round 0's first bswap).
+# Added right after the entry's "jz .Lsha1_done" (the unknown instruction: before round 0's first bswap). The
+# unknown instruction is one no table models (``popcnt``: not ``adc``, which the lifter adds on integers).
 FUNCTION_REFUSALS = {
-    "unknown instruction": ("\tbswap %r8d\n", "\tadc %ecx, %r8d\n\tbswap %r8d\n", "unsupported instruction adc at 0x"),
+    "unknown instruction": ("\tbswap %r8d\n", "\tpopcnt %ecx, %r8d\n\tbswap %r8d\n",
+                            "unsupported instruction popcnt at 0x"),
     "unresolved symbol": ("\tjz .Lsha1_done\n", "\tjz .Lsha1_done\n\tcall sha1_hook\n",
                           "calls an external function (sha1_hook)"),
     "indirect jump": ("\tjz .Lsha1_done\n", "\tjz .Lsha1_done\n\tjmp *%rax\n", "indirect jump at 0x9 (line 8)"),

@@ -11,6 +11,7 @@ library is missing.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,12 @@ import pytest
 from sha1opt.analyze import LiftRefusal, prove_object
 from sha1opt.emit.confirm import Unavailable, confirm
 from sha1opt.emit.objfile import load_object
-from sha1opt.semantics.lift.catalogue import lookup
+from sha1opt.semantics.lift.catalogue import load_shapes, lookup
 
 LIB = Path("/usr/lib/x86_64-linux-gnu")
 PACKAGE = {"libwolfssl.a": "libwolfssl-dev", "libcryptopp.a": "libcrypto++-dev", "libmbedcrypto.a": "libmbedtls-dev",
-           "libnettle.a": "nettle-dev", "libgcrypt.a": "libgcrypt20-dev", "libpython3.11.a": "libpython3.11-dev"}
+           "libnettle.a": "nettle-dev", "libgcrypt.a": "libgcrypt20-dev", "libctf.so.0": "libctf0 (binutils)",
+           "libiberty.a": "libiberty-dev", "libpython3.11.a": "libpython3.11-dev"}
 SHANI = "_ZN8CryptoPP29SHA1_HashMultipleBlocks_SHANIEPjPKjmNS_9ByteOrderE"
 CXX = "_ZN8CryptoPP12_GLOBAL__N_118SHA1_HashBlock_CXXEPjPKj"
 
@@ -44,6 +46,8 @@ def _lib(name: str) -> Path:
     ("libcryptopp.a", "sha_simd.o", SHANI, ["entry -> ret, loop not entered", "loop"]),
     ("libnettle.a", "sha1-compress.o", "_nettle_sha1_compress_x86_64", ["entry -> ret, one block"]),
     ("libgcrypt.a", "sha1-ssse3-amd64.o", "_gcry_sha1_transform_amd64_ssse3", ["entry -> ret, loop not entered", "loop"]),
+    # (data, bytes whole, state counter@0x14): the state and the 64-bit byte counter total, add / cmp / adc
+    ("libiberty.a", "sha1.o", "sha1_process_block", ["entry -> ret, loop not entered", "loop"]),
     # CPython's static sha1_compress (state@0x8): gcc's 16-bit-lane byte gathering and vectorized W expansion
     ("libpython3.11.a", "sha1module.o", "sha1_compress", ["entry -> ret, one block"]),
 ])
@@ -76,3 +80,17 @@ def test_native_crash_at_a_stubbed_call_is_no_counterexample(tmp_path):
     found = confirm(uo, "_ZN8CryptoPP4SHA19TransformEPjPKj", 0, tmp_path, interface=row.interface)
     assert isinstance(found, Unavailable), found
     assert "stubs as data" in found.reason and "DetectX86Features" in found.reason, found.reason
+
+
+def test_libiberty_process_block_in_libctf_proves_under_its_shape_with_the_byte_counter():
+    """libiberty's ``sha1_process_block(buffer, len, ctx)`` linked into Debian's stripped libctf.so.0 (``sub_23bb0``,
+    found by its constants): under the catalogue's shape row ``(data, bytes whole, state counter@0x14)`` the
+    state and the 64-bit byte counter ``total`` (add / cmp / adc) are both proved; with the counter undeclared
+    its writes are outside the state and nothing is proved."""
+    lib = _lib("libctf.so.0")
+    shape = next(s for s in load_shapes() if s.counter_offset is not None)
+    res = prove_object(lib, function="sub_23bb0", interface=shape, native=False)
+    assert res.proved, res.summary()
+    assert "length < 2^32" in res.summary()
+    bare = prove_object(lib, function="sub_23bb0", interface=replace(shape, counter_offset=None), native=False)
+    assert not bare.proved, bare.summary()

@@ -69,6 +69,13 @@ def test_grammar_reads_offsets_words_bytes_and_constants(text, want):
     ("f(state, data, 0x100000000)", "column 16: constant 0x100000000 is not within 0..0xffffffff"),
     ("f(state, bytes, 1)", "no data argument"),
     ("f(1, data)", "no state argument"),
+    # ``bytes whole`` and ``state counter@OFFSET`` (test_lift_whole_bytes.py)
+    ("f(data, bytes, state counter@20)", "needs a 'bytes whole' argument"),
+    ("f(data, bytes whole, state counter@16)", "column 36: the counter's 8 bytes at 16 overlap the 5 state words"),
+    ("f(data, bytes whole, state@8 counter@4)", "overlap the 5 state words at 8"),
+    ("f(data, bytes whole, state counter@22)", "counter offset 22 is not a multiple of 4"),
+    ("f(data, bytes whole, state counter)", "expected '@', found ')'"),
+    ("f(data whole, state)", "expected ')', found 'whole'"),
 ])
 def test_grammar_errors_are_one_line_naming_the_problem(text, message):
     with pytest.raises(ParseError) as e:
