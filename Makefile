@@ -5,6 +5,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# Bytecode is written on first import (pip installs with --no-compile). A host that sets PYTHONDONTWRITEBYTECODE
+# would have every process of the suite (its workers, the CLI and Dask subprocesses) compile z3, numpy, dask
+# and the project from source again: about 2 CPU-s per process. tests/test_suite_setup.py checks it is unset.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: demo test clean
 
 $(STAMP): pyproject.toml

@@ -89,3 +89,16 @@ def test_the_slow_list_loader_refuses_unknown_keys_and_rows_without_a_reason(tmp
     bad.write_text('[[check]]\ntest = "tests/x.py::t"\nfast = ["tests/x.py::u"]\n')
     with pytest.raises(ValueError, match="needs test, why and fast"):
         load_slow_list(bad)
+
+
+def test_regression_every_process_of_the_suite_compiled_its_imports_again():
+    """On a host that sets PYTHONDONTWRITEBYTECODE (these VMs do), ``pip install --no-compile`` meant no process
+    ever wrote bytecode: each of the suite's workers and subprocesses compiled z3, numpy, dask and the project
+    from source (3.3 s of CPU to import the four heavy packages, 1.2 s with bytecode), about 60 CPU-s of a
+    fresh-clone ``make test``. The Makefile unexports the variable, so under make (``MAKELEVEL`` set) the suite
+    writes bytecode on first import."""
+    import os
+    import sys
+    if "MAKELEVEL" not in os.environ:
+        pytest.skip("not run by make (make test runs so)")
+    assert not sys.flags.dont_write_bytecode and not os.environ.get("PYTHONDONTWRITEBYTECODE")
