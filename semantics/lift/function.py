@@ -55,7 +55,6 @@ block): "not proved".
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -80,6 +79,7 @@ from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, pr
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
 from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
+from sha1opt.semantics.lift.witness import witness
 from sha1opt.semantics.prove import Prover
 
 N_BOUND = {64: 58, 32: 26}     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
@@ -150,33 +150,6 @@ class PathReport:
         if self.kind == "stopped":
             return self.label + through
         return f"entry -> ret, {self.kind}" + (f" (via {self.via})" if self.via else "") + through
-
-
-def witness(cond: list, axioms: list) -> tuple[tuple[str, bytes], ...]:
-    """The first bytes of each undefined data symbol a path condition reads, from a model of it.
-
-    The executor names a loaded word of ``ext:SYM`` at byte offset c ``SYM+c`` (8*size bits);
-    unconstrained bits come out 0. Example: the SSSE3 dispatch condition of OpenSSL's x86-64
-    code gives ``(("OPENSSL_ia32cap_P", b"\\x00...\\x02..."),)`` with bit 9 of word 1 set.
-    """
-    s = z3.Solver()
-    s.set("timeout", 5000)
-    s.add(*axioms, *cond)
-    if s.check() != z3.sat:
-        return ()
-    m = s.model()
-    out: dict[str, bytearray] = {}
-    for d in m.decls():
-        hit = re.fullmatch(r"([A-Za-z_][\w.]*)\+(\d+)", d.name())
-        if not hit or d.arity() != 0 or not z3.is_bv_sort(d.range()):
-            continue
-        name, off = hit[1], int(hit[2])
-        width = d.range().size() // 8
-        buf = out.setdefault(name, bytearray())
-        if len(buf) < off + width:
-            buf.extend(b"\0" * (off + width - len(buf)))
-        buf[off:off + width] = m[d].as_long().to_bytes(width, "little")
-    return tuple((k, bytes(v)) for k, v in sorted(out.items()))
 
 
 @dataclass(frozen=True)
