@@ -13,6 +13,7 @@ CLI's own arguments; the fixture only keeps its arguments and result. Nothing is
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,16 +28,21 @@ from sha1opt.cli import main
 from sha1opt.emit.dispatch_plan import DispatchPlan
 from sha1opt.emit.export import ExportResult, export
 from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.function import FunctionProof, prove_function
+from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.semantics.prove import Prover
 from tests.support.cpu import not_run_here
 from tests.support.slow_list import load as load_slow_list
 
 OPENSSL_X86_64 = (Path("/usr/lib/x86_64-linux-gnu/libcrypto.a"), "libcrypto-lib-sha1-x86_64.o")
+NETTLE_FAT = (Path("/usr/lib/x86_64-linux-gnu/libnettle.a"), "fat-x86_64.o")
 
 
 COLLECTED = pytest.StashKey[dict]()   # every collected node id (before -m deselects) -> decorated slow
 
-SHARED = ("textbook_exports", "dispatch_runs", "openssl_x86_64_analysis")   # session fixtures made once per run
+SHARED = ("textbook_exports", "dispatch_runs", "openssl_x86_64_analysis",   # session fixtures made once per run
+          "nettle_fat_proof")
 
 # The groups that take longest (pytest --durations on 2 cores, 2026-12-03), handed out first. ``--dist loadgroup``
 # gives groups to the workers in collection order (``make test`` passes ``--no-loadscope-reorder``: xdist would
@@ -211,3 +217,15 @@ def openssl_x86_64_analysis() -> OpensslAnalysis:
     assert Path(args[0]) == lib and kwargs["member"] == member, (args, kwargs)
     assert all(kwargs[k] is None for k in ("function", "abi", "arch", "interface")), kwargs
     return OpensslAnalysis(r, proof)
+
+
+@pytest.fixture(scope="session")
+def nettle_fat_proof() -> FunctionProof:
+    """nettle's fat-build ``nettle_sha1_compress`` (Debian's ``libnettle.a`` member ``fat-x86_64.o``, nettle-dev)
+    proved once per session under one-block SysV: its init paths through getenv, fprintf and the ``sete`` index
+    (tests/semantics/lift/test_lift_known_calls.py, test_lift_setcc_fork.py, test_lift_fprintf_contract.py)."""
+    lib, member = NETTLE_FAT
+    if not lib.exists():
+        pytest.skip(f"{lib} missing: nettle-dev (setup/system-packages.sh installs it as root)")
+    raw = subprocess.run(["ar", "p", str(lib), member], capture_output=True, check=True, timeout=60).stdout
+    return prove_function(ObjectFile.parse(raw), "nettle_sha1_compress", parse_interface("one-block").contract("sysv"))

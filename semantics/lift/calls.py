@@ -9,7 +9,7 @@ control that leaves the function's own code:
   call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``, a -fno-plt GOT slot), is run by
   its contract, not its code (``Known``: its effect and result): the copy or fill of a length that must be a
   constant at the call (else refused by name); its return value (``dst``, nothing, an unknown integer, or
-  NULL and a pointer to an object of its own: a path each); every caller-saved register (``CALLER_SAVED``, and every vector
+  NULL and a pointer to an object of its own: a path each; getenv's a read-only string whose bytes are unknowns); every caller-saved register (``CALLER_SAVED``, and every vector
   register) and every stack slot below the stack pointer (the callee's frame, the
   red zone) clobbered: a general register or slot so that a later read of it is refused, a vector
   lane an unknown value of its own; callee-saved
@@ -60,7 +60,7 @@ import z3
 from sha1opt.semantics.lift.decode import Decoded, linked_word
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
 from sha1opt.semantics.lift.pointers import IMPLICIT, Target, pointer_name, pointer_targets, target_at
-from sha1opt.semantics.lift.values import RESULT_REGION, Int, Opq, Ptr, Refused, Violation, memory_key
+from sha1opt.semantics.lift.values import RESULT_REGION, STRING_MARK, Int, Opq, Ptr, Refused, Violation, memory_key
 from sha1opt.semantics.lift.vectors import vector_registers
 from sha1opt.semantics.x86 import Mem, Reg
 
@@ -77,13 +77,14 @@ class Known:
     so every word of external data (``ext:``) is read anew after it; a ``format`` argument must be a constant
     string of the object without ``%n`` (the one conversion that writes). Returns: ``dst``; ``nothing`` (the
     result register clobbered); ``integer`` (an unknown integer, a fresh value at each call); ``string or
-    null`` (a path each: NULL, or a pointer to an object of its own that is not the caller's,
-    ``RESULT_REGION``)."""
+    null`` (a path each: NULL, or a pointer to a read-only string of its own that is not the caller's,
+    ``RESULT_REGION``, whose bytes read as unknowns, ``memory``); ``pointer or null`` (the same, its contents not
+    modelled: strchr's result points into its argument)."""
 
     name: str
     effect: Literal["copy", "fill", "out", "reads", "globals"]
     args: tuple[str, ...]
-    returns: Literal["dst", "nothing", "integer", "string or null"]
+    returns: Literal["dst", "nothing", "integer", "string or null", "pointer or null"]
     source: str
     size: int = 0            # ``out``: the bytes it stores at ``dst``, 32-bit words the proof does not know
     # the library whose own function the contract models (mbedTLS's zeroize): it stands for that library's
@@ -113,7 +114,7 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "ISO C11 7.24.4.4: compares at most n characters of two strings, returns an integer"),
     Known("memcmp", "reads", ("s1", "s2", "n"), "integer",
           "ISO C11 7.24.4.1: compares n characters of two objects, returns an integer"),
-    Known("strchr", "reads", ("s", "c"), "string or null",
+    Known("strchr", "reads", ("s", "c"), "pointer or null",
           "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer"),
     Known("fwrite", "globals", ("ptr", "size", "nmemb", "stream"), "integer",
           "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count"),
@@ -236,7 +237,8 @@ class Calls:
             return Int(z3.BitVec(f"{at} result", self.bits))
         null = z3.Bool(f"{at} returns NULL")
         taken = decide(null) if decide is not None else self.implies(null)
-        obj = Ptr(f"{RESULT_REGION}{name}@0x{d.address:x}", self.bv(0))
+        mark = f"{STRING_MARK}{self.s.results}" if returns == "string or null" else ""
+        obj = Ptr(f"{RESULT_REGION}{name}@0x{d.address:x}{mark}", self.bv(0))
         if decide is not None:
             self.alternative = (_RESULT_REG[self.bits], obj if taken else Int(self.bv(0)), self.bits // 8)
         return Int(self.bv(0)) if taken else obj

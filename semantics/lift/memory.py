@@ -35,7 +35,9 @@ change global data). A linked object's read past the section its address was com
 holding it (``_relocated``). The object's own function pointers read as one of their values and may be stored
 with a code address (``calls.load_pointer`` / ``store_pointer``); any other write to the object is a violation.
 A linked object's function pointer (a word the loader relocates to its code, ``decode.linked_ref``) is one too;
-where its values are not bounded a read of it is an input named by its address, as before.
+where its values are not bounded a read of it is an input named by its address, as before. getenv's string
+(``calls.Known``, ``string or null``) reads as unknown bytes at constant offsets and is never written
+(``_returned_string``).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ import z3
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
-from sha1opt.semantics.lift.values import RESULT_REGION, DataPair, Int, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.lift.values import RESULT_REGION, STRING_MARK, DataPair, Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
 
@@ -159,6 +161,8 @@ class MemoryModel:
 
     def load(self, p: Ptr, size: int, d: Decoded):
         key = self._key(self._in_context(p, size, d))
+        if key[0].startswith(RESULT_REGION):
+            return self._returned_string(key, size, d)
         if key[0] == "data" and size in (1, 2) and not key[1]:
             # bytes of the block: a shifted, masked message word (of the caller's, never one the code wrote)
             c = key[2]
@@ -250,15 +254,34 @@ class MemoryModel:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
             v = Int(guard_value(self.bits))
-        elif region.startswith(RESULT_REGION):
-            raise Refused(d, f"reads the object {region[7:]} returned (a string whose contents are not modelled)",
-                          "address")
         else:
             raise Refused(d, f"read from {region}", "address")
         self.s.mem[key] = (v, size)
         if region == "stack":
             self._stack_offsets[key] = p.off
         return v
+
+    def _returned_string(self, key: tuple[str, str, int], size: int, d: Decoded) -> Int:
+        """A read of the string a known function returned (``calls.Known.returns`` "string or null": getenv's
+        environment string, which the program shall not modify, C11 7.22.4.6): byte ``i`` at a constant offset is
+        an integer the proof does not know, ``getenv@0x25#1[i]``, the same at every read on the path (the string
+        is read-only: ``store`` refuses a write as a violation), never data of the message; a wider read is its
+        bytes, little-endian. Example: ``cmpl $0x6e736561, (%r15)`` compares ``[3]..[0]`` with the constant, a
+        branch forking on it like any integer condition. A read at an offset that is not a constant relative to
+        the returned pointer (a loop walking the characters) is refused by name; so is a read of another known
+        function's result (strchr's points into its argument: where is not modelled). Whether the bytes read lie
+        before the string's NUL is not modelled: every value of them is covered, so no outcome is assumed."""
+        region, rest, c = key
+        name = region[len(RESULT_REGION):]
+        if STRING_MARK not in name:
+            raise Refused(d, f"reads the object {name} returned (a string whose contents are not modelled)",
+                          "address")
+        if rest:
+            raise Refused(d, f"reads the string {name} returned at an offset that is not a constant (a walk over its "
+                             "characters: not modelled)", "address")
+        v = z3.Concat(*[z3.BitVec(f"{name}[{c + i}]", 8) for i in reversed(range(size))]) if size > 1 else \
+            z3.BitVec(f"{name}[{c}]", 8)
+        return Int(z3.ZeroExt(self.bits - 8 * size, v) if 8 * size < self.bits else v)
 
     def _in_counter(self, c: int, size: int) -> bool:
         """Whether ``size`` bytes at state offset ``c`` touch the declared byte counter's 8 bytes."""
@@ -335,6 +358,8 @@ class MemoryModel:
         elif region == "data" and self.data_writable:
             if rest or not (0 <= c <= 60) or c % 4 or size != 4:
                 raise Violation(d, f"writes the data buffer outside its 16 words or not as a 32-bit word (block{c:+d})")
+        elif region.startswith(RESULT_REGION):
+            raise Violation(d, f"writes the string {region[len(RESULT_REGION):]} returned (read-only: C11 7.22.4.6)")
         else:
             raise Violation(d, f"writes {region[4:] if ':' in region else region} memory")
         if key not in self.s.mem:

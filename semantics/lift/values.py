@@ -32,10 +32,13 @@ from sha1opt.semantics.lift.decode import Decoded
 MASK32 = 0xFFFFFFFF
 
 
-# The region of an object a known function returns (``calls.Known``, ``string or null``: a path for the
-# non-null pointer): not the caller's state, data or stack, never null, never written; its bytes read as new
-# unknowns (``memory``).
+# The region of an object a known function returns (``calls.Known``, ``string or null`` / ``pointer or null``: a
+# path for the non-null pointer): not the caller's state, data or stack, never null, never written. A read-only
+# string's region (getenv's) names the call and its count after ``STRING_MARK`` (``result:getenv@0x25#1``): its
+# bytes read as unknowns of their own, the same at each read on the path (``memory``); any other's contents are
+# not modelled (strchr's result points into its argument).
 RESULT_REGION = "result:"
+STRING_MARK = "#"
 
 
 @dataclass(frozen=True)

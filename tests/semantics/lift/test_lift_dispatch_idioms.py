@@ -18,6 +18,7 @@ Only exploration runs here (the targets are outside the object): each check is w
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -131,3 +132,57 @@ def test_frame_rounded_up_to_16_takes_aligned_stores(tmp_path):
 def test_frame_slot_off_by_8_is_refused_as_misaligned(tmp_path):
     paths = prove_function(_asm(tmp_path, REALIGN.format(disp=24)), "f", ONE_BLOCK).paths
     assert [p.outside for p in paths] == [None] and "align" in paths[0].detail, [p.detail for p in paths]
+
+
+GETENV_STRING = """
+        subq $8, %rsp
+        leaq name(%rip), %rdi
+        call getenv@PLT
+        addq $8, %rsp
+        testq %rax, %rax
+        je 1f
+{body}
+1:      jmp impl_plain@PLT
+        .section .rodata
+name:   .string "SHA1_IMPL"
+        .text
+"""
+
+
+def test_getenv_string_reads_the_same_bytes_at_the_same_offset(tmp_path):
+    """A byte compare and a 32-bit compare of the same string agree: byte 0 not 'f' and the word "fast" is no path
+    (``lift.memory``: byte i of getenv's string is one unknown on the path, whatever width reads it)."""
+    obj = _asm(tmp_path, GETENV_STRING.format(body="""
+        cmpb $0x66, (%rax)
+        je 2f
+        cmpl $0x74736166, (%rax)
+        jne 1f
+        jmp impl_impossible@PLT
+2:      cmpl $0x74736166, (%rax)
+        jne 1f
+        jmp impl_fast@PLT"""))
+    paths = prove_function(obj, "f", ONE_BLOCK).paths
+    # (the arguments are not kept across the call: each path ends at its jump, naming the callee)
+    reached = {m.group(1) for p in paths if (m := re.match(r"jumps to an external function \((\w+)\)", p.detail))}
+    assert reached == {"impl_plain", "impl_fast"}, [p.detail for p in paths]
+
+
+def test_getenv_string_read_at_a_computed_offset_is_refused_by_name(tmp_path):
+    """A walk over the string's characters (an offset not constant from the returned pointer) is not modelled."""
+    obj = _asm(tmp_path, GETENV_STRING.format(body="""
+        movzbl (%rax), %ecx
+        cmpb $0, (%rax,%rcx)
+        jne 1f
+        jmp impl_fast@PLT"""))
+    refused = [p.detail for p in prove_function(obj, "f", ONE_BLOCK).paths if p.outcome == "refused"]
+    assert any("at an offset that is not a constant (a walk over its characters" in r for r in refused), refused
+
+
+def test_getenv_string_write_is_a_violation(tmp_path):
+    """The environment string is read-only (C11 7.22.4.6: the program shall not modify it)."""
+    obj = _asm(tmp_path, GETENV_STRING.format(body="""
+        movb $0, (%rax)
+        jmp impl_fast@PLT"""))
+    paths = prove_function(obj, "f", ONE_BLOCK).paths
+    assert any(p.outcome == "counterexample" and "writes the string getenv@" in p.detail for p in paths), \
+        [(p.outcome, p.detail) for p in paths]

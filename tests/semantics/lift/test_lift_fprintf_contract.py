@@ -22,8 +22,6 @@ from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import prove_function
 from sha1opt.semantics.lift.interface import parse_interface
 
-LIB = Path("/usr/lib/x86_64-linux-gnu/libnettle.a")
-
 _CALLER = """\
 	.section .rodata.str1.1,"aMS",@progbits,1
 .LCs:	.string "sha_ni"
@@ -44,14 +42,6 @@ f:	sub $8, %rsp
 """
 
 
-@pytest.fixture(scope="module")
-def nettle_proof():
-    if not LIB.exists():
-        pytest.skip(f"{LIB} missing: nettle-dev (setup/system-packages.sh installs it as root)")
-    raw = subprocess.run(["ar", "p", str(LIB), "fat-x86_64.o"], capture_output=True, check=True, timeout=60).stdout
-    return prove_function(ObjectFile.parse(raw), "nettle_sha1_compress", parse_interface("one-block").contract("sysv"))
-
-
 def _caller(tmp_path: Path, fmt: str):
     if shutil.which("gcc") is None:
         pytest.skip("gcc missing (needed to assemble the caller)")
@@ -62,7 +52,8 @@ def _caller(tmp_path: Path, fmt: str):
     return prove_function(obj, "f", parse_interface("one-block").contract("sysv")).paths
 
 
-def test_nettle_verbose_paths_print_through_fprintf_and_prove(nettle_proof):
+def test_nettle_verbose_paths_print_through_fprintf_and_prove(nettle_fat_proof):
+    nettle_proof = nettle_fat_proof
     verbose = [p for p in nettle_proof.paths if "not (getenv() at 0x25" in p.condition]
     assert verbose
     assert not any("__fprintf_chk" in p.detail or "moved whole into a vector register" in p.detail

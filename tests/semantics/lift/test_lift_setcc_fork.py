@@ -17,31 +17,20 @@ setup/system-packages.sh) at test time, skipped when missing.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
-from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import prove_function
 from sha1opt.semantics.lift.interface import parse_interface
+from tests.support.csrc import compile_c
 
 C_SOURCE = Path(__file__).parent / "csrc" / "sha1_setcc_index.c"
 CONTRACT = parse_interface("one-block").contract("sysv")
-NETTLE = Path("/usr/lib/x86_64-linux-gnu/libnettle.a")
 # the strlen result the entry's ``seta`` tests, in a path condition's words
 _STRLEN = re.compile(r"strlen\(\) at 0x[0-9a-f]+ \(#\d+\) result")
 
 
 def _proof(tmp_path_factory, *defines: str):
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        pytest.skip("gcc is not installed (setup/system-packages.sh installs it as root)")
-    out = tmp_path_factory.mktemp("setcc") / "setcc.o"
-    subprocess.run([gcc, "-O2", *(f"-D{d}" for d in defines), "-c", "-o", str(out), str(C_SOURCE)],
-                   check=True, timeout=120)
-    return prove_function(ObjectFile.parse(out.read_bytes()), "sha1_setcc", CONTRACT)
+    return prove_function(compile_c(C_SOURCE, tmp_path_factory.mktemp("setcc"), *defines), "sha1_setcc", CONTRACT)
 
 
 def _forks(proof):
@@ -65,14 +54,11 @@ def test_setcc_index_with_a_wrong_fork_is_a_counterexample(tmp_path_factory):
     assert outcomes == ["counterexample", "proved"], [(p.outcome, p.condition) for p in _forks(proof)]
 
 
-def test_nettle_fat_sete_indexed_paths_are_not_unknown():
+def test_nettle_fat_sete_indexed_paths_are_not_unknown(nettle_fat_proof):
     """nettle's fat ``fat_init`` (NETTLE_FAT_VERBOSE set, NETTLE_FAT_OVERRIDE absent) indexes a stack table of
     names by a ``sete`` of a ``memcmp`` result, doubled: with the fork no path stops at that read as unknown (the
     member alone: every implementation is reached by a tail call into another member, refused here by name)."""
-    if not NETTLE.exists():
-        pytest.skip(f"{NETTLE} missing: nettle-dev (setup/system-packages.sh installs it as root)")
-    raw = subprocess.run(["ar", "p", str(NETTLE), "fat-x86_64.o"], capture_output=True, check=True, timeout=60).stdout
-    proof = prove_function(ObjectFile.parse(raw), "nettle_sha1_compress", CONTRACT)
+    proof = nettle_fat_proof
     stuck = [(p.outcome, p.detail[:200]) for p in proof.paths
              if p.outcome == "unknown" or "unwritten realigned stack slot" in p.detail]
     assert not stuck, stuck

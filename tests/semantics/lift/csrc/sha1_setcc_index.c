@@ -12,40 +12,8 @@
  *
  * Built with gcc -O2 -c (x86-64 only: the entry is SysV assembly).
  */
-typedef unsigned int u32;
-#define NOINLINE __attribute__((noinline, used))
+#include "sha1_one_two.h"
 
-#ifndef K3_TWO
-#define K3_TWO 0x8f1bbcdcu
-#endif
-
-static u32 rol(u32 x, int n) { return (x << n) | (x >> (32 - n)); }
-
-/* The 80 rounds over a 16-word ring holding the block's big-endian words; k3 is rounds 40-59's constant. */
-static inline void block(u32 *state, const unsigned char *data, u32 k3) {
-    u32 w[16];
-    u32 a = state[0], b = state[1], c = state[2], d = state[3], e = state[4];
-    for (int t = 0; t < 80; t++) {
-        u32 wt;
-        if (t < 16) {
-            wt = (u32)data[4 * t] << 24 | (u32)data[4 * t + 1] << 16 | (u32)data[4 * t + 2] << 8 | data[4 * t + 3];
-        } else {
-            wt = rol(w[(t - 3) & 15] ^ w[(t - 8) & 15] ^ w[(t - 14) & 15] ^ w[t & 15], 1);
-        }
-        w[t & 15] = wt;
-        u32 f, k;
-        if (t < 20) { f = d ^ (b & (c ^ d)); k = 0x5a827999u; }
-        else if (t < 40) { f = b ^ c ^ d; k = 0x6ed9eba1u; }
-        else if (t < 60) { f = (b & c) | (d & (b | c)); k = k3; }
-        else { f = b ^ c ^ d; k = 0xca62c1d6u; }
-        u32 tmp = rol(a, 5) + f + e + k + wt;
-        e = d; d = c; c = rol(b, 30); b = a; a = tmp;
-    }
-    state[0] += a; state[1] += b; state[2] += c; state[3] += d; state[4] += e;
-}
-
-NOINLINE void sha1_one(u32 *state, const void *data) { block(state, data, 0x8f1bbcdcu); }
-NOINLINE void sha1_two(u32 *state, const void *data) { block(state, data, K3_TWO); }
 
 __asm__(
     "	.section .rodata.str1.1,\"aMS\",@progbits,1\n"
