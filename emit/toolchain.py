@@ -21,6 +21,7 @@ i.e. ``gcc -m32 -O2 -ffreestanding ... -c -o obj harness.c``.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import math
 import os
 import platform
@@ -276,11 +277,26 @@ def cflags(arch: Arch) -> list[str]:
 
 
 def compile_source(src: Path, arch: Arch, obj: Path, what: str, flags: Sequence[str] = ()) -> Path:
-    """``gcc -m32|-m64 <flags> -c -o obj src``: a C file, or a ``.S`` (through cpp) / ``.s`` file."""
+    """``gcc -m32|-m64 <flags> -c -o obj src``: a C file, or a ``.S`` (through cpp) / ``.s`` file.
+
+    A C file that includes no file of its own (``#include "..."``) is compiled once per process for each
+    (compiler, arch, flags, content): the harness is built for every validation, the same bytes each time
+    (``_COMPILED``; a changed file is another key)."""
     # An absolute path: a file named "-v" or "-fplugin=x.so" must never reach gcc as an option.
-    run([which("gcc"), arch_flag(arch), *flags, "-c", "-o", str(obj), str(Path(src).resolve())], what,
-        env=tool_env(obj.parent))
+    path = Path(src).resolve()
+    text = path.read_bytes() if path.suffix == ".c" else None
+    key = None if text is None or b'#include "' in text else \
+        (which("gcc"), arch, tuple(flags), path.name, hashlib.sha256(text).hexdigest())
+    if key is not None and key in _COMPILED:
+        obj.write_bytes(_COMPILED[key])
+        return obj
+    run([which("gcc"), arch_flag(arch), *flags, "-c", "-o", str(obj), str(path)], what, env=tool_env(obj.parent))
+    if key is not None:
+        _COMPILED[key] = obj.read_bytes()
     return obj
+
+
+_COMPILED: dict[tuple, bytes] = {}      # compile_source's objects of this process, by (gcc, arch, flags, file)
 
 
 def c_assembly(src: Path, arch: Arch, flags: Sequence[str] = ()) -> str:
