@@ -80,7 +80,7 @@ from pathlib import Path
 from typing import Sequence
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.lift.candidates import compression_candidates
+from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, found_functions
 from sha1opt.semantics.lift.calls import KNOWN
 from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import NoFunction
@@ -185,10 +185,15 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
     with tempfile.TemporaryDirectory(prefix="sha1opt-lift-") as tmp:
         work = Path(workdir or tmp)
         uo = load_object(path, work, arch=arch, member=member, cpp=cpp)
-        found_by = ""
+        found, found_by = None, ""
         if function is None and (interface is None or interface.name is None):
-            function, found_by = sole_function(uo, member)
-        uo = with_stripped_name(uo, function)
+            found, found_by = sole_function(uo, member)
+        if found is not None:
+            function = found.name
+            if not any(s.name == function for s in uo.obj.symbols):     # (stripped: its symbol, as scan made it)
+                uo = replace(uo, obj=replace(uo.obj, symbols=[*uo.obj.symbols, found.symbol]))
+        else:
+            uo = with_stripped_name(uo, function)
         archive = Path(path) if uo.kind == "archive member" else None
         if archive is not None:
             uo = with_called_members(uo, archive, uo.member, work, frozenset(KNOWN))
@@ -204,26 +209,24 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
                        interface_origin=origin, function_origin=found_by)
 
 
-def sole_function(uo: UserObject, member: str | None) -> tuple[str | None, str]:
+def sole_function(uo: UserObject, member: str | None) -> tuple[Candidate | None, str]:
     """The function to prove when none is named: ``(None, "")`` where the object's own rule picks one
     (``sha1_block_data_order``, else the only global function: ``ObjectFile.find_function``) or where it does
-    not hold exactly one SHA-1 compression function; else that function's name (``sub_<address>`` when
-    stripped) and why it was chosen. The functions are ``scan``'s (``lift.candidates.compression_candidates``,
-    the catalogue's names taken whatever their code holds), less those another one enters (its dispatch paths).
+    not hold exactly one SHA-1 compression function; else that function (named ``sub_<address>`` when
+    stripped) and why it was chosen. The functions are ``scan``'s (``lift.candidates.found_functions``).
 
     Example: libcrypto.so.3 (5,363 global functions) holds one, ``SHA1_Transform``, whose ``jmp`` enters the
-    stripped block function: ``("SHA1_Transform", "the file's one SHA-1 compression function; evidence: tail jump")``.
+    stripped block function: its candidate and "the file's one SHA-1 compression function; evidence: tail jump".
     """
     try:
         uo.obj.find_function(None)
         return None, ""
     except NoFunction:
         pass
-    named = frozenset(s.name for s in uo.obj.functions() if lookup(s.name, member) is not None)
-    found = [c for c in compression_candidates(uo.obj, named) if not c.entered_by]
+    _, found = found_functions(uo.obj, member)
     if len(found) != 1:
         return None, ""             # (prove_function's refusal names the SHA-1 candidates)
-    return found[0].name, f"the file's one SHA-1 compression function; evidence: {found[0].evidence}"
+    return found[0], f"the file's one SHA-1 compression function; evidence: {found[0].evidence}"
 
 
 def declared_by_user(origin: str) -> bool:

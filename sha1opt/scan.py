@@ -76,7 +76,7 @@ from sha1opt.semantics.limits import clip
 from sha1opt.semantics.lift.archive import MAGIC as AR_MAGIC
 from sha1opt.semantics.lift.archive import members
 from sha1opt.semantics.lift.calls import KNOWN
-from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, holds_all_constants, holds_sha_ni
+from sha1opt.semantics.lift.candidates import Candidate, found_functions, holds_all_constants, holds_sha_ni
 from sha1opt.semantics.lift.catalogue import interfaces as catalogue_interfaces
 from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import ObjectFile
@@ -249,8 +249,7 @@ def scan(paths: Iterable[str | Path], *, uarch: str, time_limit: float = TIME_LI
                 parsed += 1
                 try:
                     obj = ObjectFile.parse(data)
-                    named = frozenset(s.name for s in obj.functions() if lookup(s.name, member) is not None)
-                    every = compression_candidates(obj, named)
+                    every, found = found_functions(obj, member)
                 except Sha1optError as e:
                     yield Unreadable(f"{item}({member})" if member else str(item), str(e))
                     continue
@@ -258,7 +257,6 @@ def scan(paths: Iterable[str | Path], *, uarch: str, time_limit: float = TIME_LI
                     yield Unreadable(f"{item}({member})" if member else str(item),
                                      f"cannot be analysed ({type(e).__name__}: {e})")
                     continue
-                found = [c for c in every if not c.entered_by]
                 if not found:
                     continue
                 disk = item
@@ -269,7 +267,7 @@ def scan(paths: Iterable[str | Path], *, uarch: str, time_limit: float = TIME_LI
                     progress(Progress(f"{item.name}{f'({member})' if member else ''}: proving {cand.name}",
                                       i, len(found)))
                     dispatch = tuple(c.name for c in every if cand.name in c.entered_by)
-                    yield _prove_in_child(_Job(str(item), member, disk, obj, cand, named, dispatch),
+                    yield _prove_in_child(_Job(str(item), member, disk, obj, cand, dispatch),
                                           model, time_limit, native, work)
     yield Done(files, parsed, time.perf_counter() - t0)
 
@@ -281,7 +279,6 @@ class _Job:
     disk: Path
     obj: ObjectFile
     cand: Candidate
-    named: frozenset[str]
     dispatch: tuple[str, ...]
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.decode import decode_function, decode_reach
 from sha1opt.semantics.lift.elf import ObjectFile, Symbol
 
@@ -223,6 +224,16 @@ def _find_all(data: bytes, pattern: bytes) -> list[int]:
         out.append(i)
         i = data.find(pattern, i + 1)
     return out
+
+
+def found_functions(obj: ObjectFile, member: str | None = None) -> tuple[list[Candidate], list[Candidate]]:
+    """What ``scan`` finds in ``obj`` (an archive's ``member``): every candidate (``compression_candidates``, the
+    interface catalogue's names taken whatever their code holds), and those no other candidate enters -- the
+    functions; an entered one is a dispatch path of the one that enters it. ``analyze`` without a function
+    takes the only function found (``sha1opt.analyze.sole_function``)."""
+    named = frozenset(s.name for s in obj.functions() if lookup(s.name, member) is not None)
+    every = compression_candidates(obj, named)
+    return every, [c for c in every if not c.entered_by]
 
 
 def compression_candidates(obj: ObjectFile, named: frozenset[str] = frozenset()) -> list[Candidate]:

@@ -190,27 +190,8 @@ class ObjectFile:
         section None when it is undefined here (another object's), else where this object defines it (a
         global the loader binds here unless another object interposes one of the same name). Never looked
         up by name: a local symbol of the same name is another thing. Empty for a ``.o`` and i386."""
-        if self.relocatable or self.arch != "x86_64":
-            return {}
-        slots: dict[int, Symbol] = {}
-        elf = ELFFile(io.BytesIO(self.elf_bytes))
-        secs = list(elf.iter_sections())
-        for rs in secs:
-            if not isinstance(rs, RelocationSection) or rs["sh_link"] == 0:
-                continue
-            tab = elf.get_section(rs["sh_link"])
-            if not isinstance(tab, SymbolTableSection):
-                continue
-            for r in rs.iter_relocations():
-                if r["r_info_type"] in (6, 7) and r["r_info_sym"]:     # R_X86_64_GLOB_DAT, R_X86_64_JUMP_SLOT
-                    sym = tab.get_symbol(r["r_info_sym"])
-                    shndx = sym["st_shndx"]
-                    sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
-                    if sym.name:
-                        slots[r["r_offset"]] = Symbol(
-                            sym.name, sec, sym["st_value"] - (self.addresses.get(sec, 0) if sec else 0),
-                            sym["st_size"], sym["st_info"]["type"], sym["st_info"]["bind"])
-        return slots
+        return {at: sym for at, kind, sym, _ in self._dynamic_entries
+                if kind in (6, 7) and sym is not None and sym.name}     # R_X86_64_GLOB_DAT, R_X86_64_JUMP_SLOT
 
     @cached_property
     def plt_names(self) -> dict[int, Symbol]:
@@ -353,9 +334,25 @@ class ObjectFile:
         ``.dynsym`` entry (``section`` None: undefined here). Empty for a ``.o`` and i386 (REL: not read).
         Example: libnettle.so's ``.data`` word 0x4d020 (``_nettle_sha1_compress_vec``) has
         ``Reloc("R_X86_64_RELATIVE", "", ".text", 0x23930, 0, 8)``: the init stub at 0x315d0."""
-        if self.relocatable or self.arch != "x86_64":
-            return {}
         out: dict[int, Reloc] = {}
+        for at, kind, sym, addend in self._dynamic_entries:
+            if sym is not None:
+                out[at] = Reloc(_reloc_kind(self.arch, kind), sym.name, sym.section, sym.value if sym.section else 0,
+                                addend, 8)
+            else:
+                hit = self.section_at(addend)
+                out[at] = Reloc(_reloc_kind(self.arch, kind), "", hit[0] if hit else None,
+                                hit[1] if hit else addend, 0, 8)
+        return out
+
+    @cached_property
+    def _dynamic_entries(self) -> list[tuple[int, int, Symbol | None, int]]:
+        """Each RELA relocation of a linked x86-64 object, read once for ``got_slots`` and
+        ``dynamic_relocations``: (linked address, type, its ``.dynsym`` entry -- section None when undefined
+        here, value its section offset -- or None, addend). Empty for a ``.o`` and i386 (REL: not read)."""
+        if self.relocatable or self.arch != "x86_64":
+            return []
+        out = []
         elf = ELFFile(io.BytesIO(self.elf_bytes))
         secs = list(elf.iter_sections())
         for rs in secs:
@@ -363,17 +360,14 @@ class ObjectFile:
                 continue
             tab = elf.get_section(rs["sh_link"]) if rs["sh_link"] else None
             for r in rs.iter_relocations():
-                kind = _reloc_kind(self.arch, r["r_info_type"])
+                sym = None
                 if r["r_info_sym"] and isinstance(tab, SymbolTableSection):
-                    sym = tab.get_symbol(r["r_info_sym"])
-                    shndx = sym["st_shndx"]
+                    e = tab.get_symbol(r["r_info_sym"])
+                    shndx = e["st_shndx"]
                     sec = secs[shndx].name if isinstance(shndx, int) and 0 < shndx < len(secs) else None
-                    target = sym["st_value"] - self.addresses.get(sec, 0) if sec else 0
-                    out[r["r_offset"]] = Reloc(kind, sym.name, sec, target, r["r_addend"], 8)
-                else:
-                    hit = self.section_at(r["r_addend"])
-                    out[r["r_offset"]] = Reloc(kind, "", hit[0] if hit else None, hit[1] if hit else r["r_addend"],
-                                               0, 8)
+                    sym = Symbol(e.name, sec, e["st_value"] - (self.addresses.get(sec, 0) if sec else 0),
+                                 e["st_size"], e["st_info"]["type"], e["st_info"]["bind"])
+                out.append((r["r_offset"], r["r_info_type"], sym, r["r_addend"]))
         return out
 
     def loader_code_pointer(self, address: int) -> Reloc | None:

@@ -350,8 +350,8 @@ class MemoryModel:
                 raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
         elif region.startswith("sec:") and not rest and (own := self.p.own_static(region[4:], c, size)) is not None:
             self._store_static(region[4:], c, own, v, size, d)
-        elif region.startswith("sec:") and not rest and self.p.own_scratch(region[4:], c) is not None \
-                and self.p.own_scratch(region[4:], c + size - 1) == self.p.own_scratch(region[4:], c):
+        elif region.startswith("sec:") and not rest and (buf := self.p.own_scratch(region[4:], c)) is not None \
+                and self.p.own_scratch(region[4:], c + size - 1) == buf:
             pass                                # (the function's own static buffer: its words are the call's)
         elif region.startswith("sec:") and not rest and region[4:] in self.p.obj.writable:
             self.store_pointer(region[4:], c, v, size, d)     # (a function pointer of the object, or a violation)

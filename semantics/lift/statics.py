@@ -118,15 +118,8 @@ def _own_static(key: ByIdentity, fname: str, fsec: str, start: int, length: int,
     if var is None or var.bind != "STB_LOCAL" or var.kind != "STT_OBJECT" or var.value != offset \
             or var.size != size or any(obj.relocation_at(section, offset + i) for i in range(size)):
         return None                                  # (a relocated word is a pointer: ``calls.pointer_targets``)
-    for sec, relocs in obj.relocs.items():
-        if sec.startswith((".debug", ".eh_frame")):
-            continue
-        if sec in obj.executable:
-            if any(r.section == section and offset - 16 < r.target + r.addend < offset + size + 8
-                   and not (sec == fsec and start <= field < start + length) for field, r in relocs.items()):
-                return None                          # (code outside the function -- or no symbol's -- refers to it)
-        elif any(r.section == section and offset <= r.target + r.addend < offset + size for r in relocs.values()):
-            return None                              # (its address is held in data)
+    if not _only_this_code_refers_to(obj, fsec, start, length, section, offset, offset + size):
+        return None
     here = f"sec:{section}"
     for fsym, fn, _ in decoded_functions(obj):
         for d in fn.instructions.values():
@@ -166,6 +159,14 @@ def _own_scratch(key: ByIdentity, fsec: str, start: int, length: int, section: s
     if var.bind != "STB_LOCAL" or var.kind != "STT_OBJECT" or not var.size \
             or any(obj.relocation_at(section, a) for a in range(lo, hi)):
         return None
+    return var.name if _only_this_code_refers_to(obj, fsec, start, length, section, lo, hi) else None
+
+
+def _only_this_code_refers_to(obj: ObjectFile, fsec: str, start: int, length: int, section: str, lo: int,
+                              hi: int) -> bool:
+    """Whether no relocation but those inside the function at ``fsec + start`` (``length`` bytes) refers to
+    ``section`` bytes ``lo..hi``: none from other code (or code no symbol covers; a reference a few bytes
+    around counts, ``x+16(%rip)`` addressing) and none from data (its address is never held)."""
     for sec, relocs in obj.relocs.items():
         if sec.startswith((".debug", ".eh_frame")):
             continue
@@ -174,10 +175,10 @@ def _own_scratch(key: ByIdentity, fsec: str, start: int, length: int, section: s
                 continue
             if sec in obj.executable and lo - 16 < r.target + r.addend < hi + 8 \
                     and not (sec == fsec and start <= field < start + length):
-                return None                          # (code outside the function -- or no symbol's -- refers to it)
+                return False
             if sec not in obj.executable and lo <= r.target + r.addend < hi:
-                return None                          # (its address is held in data)
-    return var.name
+                return False
+    return True
 
 
 def _variable(obj: ObjectFile, section: str, offset: int) -> Symbol | None:
