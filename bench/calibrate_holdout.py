@@ -6,8 +6,10 @@
    already written for this CPU instead of calibrating (the hold-out alone).
 2. The hold-out -- codes no fit has seen, disjoint from the training loops by code digest (a searched block
    equal to a training code is dropped and said):
-   * OpenSSL's five x86-64 paths in Debian's libcrypto, each forced with ``OPENSSL_ia32cap`` (``MASKS``, as
-     bench/cost_fidelity_host.py), their loops cut as bench/cost_fidelity.py cuts them;
+   * OpenSSL's x86-64 paths in Debian's libcrypto that this CPU runs (``emit.peers.openssl_path_note``: its
+     AVX path only on an Intel CPU -- OpenSSL takes it nowhere else, and the mask would time the SSSE3 code
+     under its name), each forced with ``OPENSSL_ia32cap`` (``MASKS``, as bench/cost_fidelity_host.py), their
+     loops cut as bench/cost_fidelity.py cuts them;
    * gcc (-O2, -O1, -O3, -Os, -O2 -fno-tree-vectorize, -O2 -mtune / -march=<the model's CPU>) and clang (-O2,
      -O1, -O2 -march=<the model's CPU>) builds of ``emit/csrc/sha1_ref.c`` (unrolled; checked by the NIST
      vectors); a build whose loop is another's (gcc -O3 is often -O2) is dropped and said;
@@ -51,8 +53,7 @@ from sha1opt.emit.export import export
 from sha1opt.emit.family import Choice
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.measurements import digest
-from sha1opt.emit.host_cpu import lacking, lacks_text
-from sha1opt.emit.peers import libcrypto
+from sha1opt.emit.peers import libcrypto, openssl_path_note
 from sha1opt.emit.timing import clock_around, hosted_program, run_program
 from sha1opt.emit.toolchain import compile_text, run
 from sha1opt.emit.training_loops import entries
@@ -68,13 +69,11 @@ from sha1opt.semantics.opaque import Opaque
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cost_fidelity  # noqa: E402  (OpenSSL's loops, cut)
-from cost_fidelity_host import MASKS, clang_variant, mca_text  # noqa: E402
+from cost_fidelity_host import MASKS, PEER_PATH, clang_variant, mca_text  # noqa: E402
 
 SEED = 1                     # the hold-out searches' seed (the training's hybrid candidates: seed 0)
 EVALUATIONS = 400            # per range and model
 OTHER_MODELS = ("zen2", "zen1", "skylake", "goldencove", "core2")
-NEEDS = {"integer": (), "ssse3": ("ssse3",), "avx": ("avx",), "avx2": ("avx2", "bmi1", "bmi2"),
-         "shaext": ("ssse3", "sha")}      # what each forced path needs (a mask only clears bits)
 GOALS = (0.05, 0.85, 0.80)   # MAPE, tau, scalar tau (issue 25)
 
 
@@ -99,9 +98,9 @@ def vector_free(items) -> bool:
 def holdout(model, cpu, work: Path, training: set[str], notes: list[str]) -> list[Code]:
     codes: list[Code] = []
     for path, trace in cost_fidelity.openssl_loops().items():
-        missing = lacking(frozenset(NEEDS[path]), cpu)
-        if missing:
-            notes.append(f"# OpenSSL {path}: not timed: {lacks_text(missing)}")
+        timed, note = openssl_path_note(PEER_PATH[path], cpu)
+        if not timed:               # a mask only clears bits: OpenSSL would run another path under this name
+            notes.append(f"# {note}")
             continue
         mca = "\n".join("\t" + d.text for d in trace if not d.mnemonic.startswith("j")) + "\n"
         items = cost_items(trace)

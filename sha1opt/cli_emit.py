@@ -195,9 +195,9 @@ def export(output, arch, uarch, db, flavor, isa, dispatch, tune, robust):
 @click.option("--sizes", type=Sizes(), default="64,1024,16384,1048576", show_default=True,
               help="Bytes per call (multiples of 64).")
 @click.option("--openssl", "paths", default="integer,ssse3,avx2,default", show_default=True,
-              help="OpenSSL code paths to compare with (x86-64 only): integer, ssse3, avx2, shani, default (the "
-                   "one OpenSSL picks here, named in the output); a path this CPU cannot run is not timed; "
-                   "'none' for none.")
+              help="OpenSSL code paths to compare with (x86-64 only): integer, ssse3, avx (Intel CPUs only), avx2, "
+                   "shani, default (the one OpenSSL picks here, named in the output); a path this CPU cannot run "
+                   "is not timed; 'none' for none.")
 @click.option("--time-limit", type=Seconds(0.1, BENCH_SECONDS), default=BENCH_SECONDS,
               show_default=True, help="Wall seconds per timing process (it is killed past them).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output: the report as JSON on stdout.")
