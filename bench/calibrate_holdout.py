@@ -24,7 +24,9 @@
    model's and llvm-mca's (the newest installed, ``calibration.newest_llvm_mca``, ``-mcpu`` the model's
    ``gcc_mtune``) prediction and error; MAPE, Kendall tau-b, and tau-b over the scalar codes alone (no vector
    instruction: OpenSSL integer, the C builds, the searched scalar blocks), against the issue's targets
-   (MAPE <= 5 %, tau >= 0.85, scalar tau >= 0.8).
+   (MAPE <= 5 %, tau >= 0.85, scalar tau >= 0.8); beside them the measurement against itself
+   (``repeatability``: each timing round's medians against another round's), the best any model can be shown
+   to reach on these codes with this many pairs.
 5. ``--check``: ``sha1opt calibrate --check`` (a second full run, compared with the stored rows within noise)
    and its wall time.
 
@@ -89,6 +91,21 @@ class Code:
         self.name, self.scalar, self.items, self.nbytes, self.mca = name, scalar, items, nbytes, mca
         self.obj, self.mask, self.key = obj, mask, key
         self.ratios: list[float] = []
+        self.rounds: list[list[float]] = []     # the same ratios, one list per timing round
+
+
+def repeatability(codes: list[Code], keep) -> tuple[float, float, int]:
+    """How well the machine agrees with itself: over every two timing rounds, the MAPE and Kendall tau of one
+    round's medians against the other's (the codes ``keep`` selects), the median over the round pairs. No model
+    can be shown to rank the codes better than the tau here, nor to price them closer than this MAPE."""
+    ok = [c for c, k in zip(codes, keep) if k and len(c.rounds) >= 2]
+    if len(ok) < 2:
+        return math.nan, math.nan, len(ok)
+    n = min(len(c.rounds) for c in ok)
+    med = [[float(np.median(c.rounds[r])) for c in ok] for r in range(n)]
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    return (float(np.median([mape(med[a], med[b]) for a, b in pairs])),
+            float(np.median([kendall_tau(med[a], med[b]) for a, b in pairs])), len(ok))
 
 
 def vector_free(items) -> bool:
@@ -178,13 +195,15 @@ def measure(codes: list[Code], work: Path, pairs: int, rounds: int) -> float:
         for code in codes:
             if code.obj is not None:
                 t = timer(code.obj, ref_obj, "x86_64", per)
-                code.ratios += [float(x) for x in t.ratios]
+                code.rounds.append([float(x) for x in t.ratios])
+                code.ratios += code.rounds[-1]
                 ref_cpb.append(t.reference_cpb)
             elif lib is not None:
                 env = {"OPENSSL_ia32cap": code.mask} if code.mask else {}
                 timings, tick = clock_around(work, lambda: run_program(ossl, [SIZE], per, MIN_BYTES, env=env, lib=lib))
                 pp = timings.per_pair()[0]
-                code.ratios += list(pp[2] / pp[0])
+                code.rounds.append([float(x) for x in pp[2] / pp[0]])
+                code.ratios += code.rounds[-1]
                 ref_cpb.append(float(np.median(pp[0])) * float(np.median(tick)))
         say(f"hold-out timing: round {r + 1}/{rounds} done")
     return float(np.nanmedian(ref_cpb))
@@ -294,6 +313,10 @@ def main() -> int:
             met = [e <= GOALS[0], tau >= GOALS[1], stau >= GOALS[2]]
             verdict = "  -- " + ", ".join(f"{w} {'met' if ok else 'MISSED'}" for w, ok in zip(("MAPE", "tau", "scalar tau"), met))
         print(f"  {k:<11} MAPE {100 * e:5.1f} %  tau {tau:5.2f} ({n} codes)  scalar tau {stau:5.2f} ({ns} codes){verdict}")
+    e, tau, n = repeatability(codes, everything)
+    _, stau, ns = repeatability(codes, scalar)
+    print(f"  {'round vs round':<11} MAPE {100 * e:5.1f} %  tau {tau:5.2f} ({n} codes)  scalar tau {stau:5.2f} ({ns} codes)"
+          f"  -- the measurement against itself: one round's medians against another's, median over round pairs")
     print(f"# wall: calibrate {t1 - t0:.0f} s, hold-out build + search + timing {t2 - t1:.0f} s")
     if args.check:
         t3 = time.monotonic()
