@@ -6,10 +6,10 @@
    already written for this CPU instead of calibrating (the hold-out alone).
 2. The hold-out -- codes no fit has seen, disjoint from the training loops by code digest (a searched block
    equal to a training code is dropped and said):
-   * OpenSSL's x86-64 paths in Debian's libcrypto that this CPU runs (``emit.peers.openssl_path_note``: its
-     AVX path only on an Intel CPU -- OpenSSL takes it nowhere else, and the mask would time the SSSE3 code
-     under its name), each forced with ``OPENSSL_ia32cap`` (``MASKS``, as bench/cost_fidelity_host.py), their
-     loops cut as bench/cost_fidelity.py cuts them;
+   * OpenSSL's five x86-64 paths in Debian's libcrypto where this CPU runs them (``emit.peers.openssl_path_note``),
+     each forced with ``OPENSSL_ia32cap`` (``MASKS``, as bench/cost_fidelity_host.py; the AVX path by a whole
+     capability vector with the "Intel CPU" bit, which OpenSSL needs for it -- a mask on an AMD CPU timed
+     the SSSE3 loop under its name), their loops cut as bench/cost_fidelity.py cuts them;
    * gcc (-O2, -O1, -O3, -Os, -O2 -fno-tree-vectorize, -O2 -mtune / -march=<the model's CPU>) and clang (-O2,
      -O1, -O2 -march=<the model's CPU>) builds of ``emit/csrc/sha1_ref.c`` (unrolled; checked by the NIST
      vectors); a build whose loop is another's (gcc -O3 is often -O2) is dropped and said;
@@ -119,6 +119,8 @@ def holdout(model, cpu, work: Path, training: set[str], notes: list[str]) -> lis
         if not timed:               # a mask only clears bits: OpenSSL would run another path under this name
             notes.append(f"# {note}")
             continue
+        if note:                    # forced where OpenSSL would not take it by itself (its AVX path off Intel)
+            notes.append(f"# {note}")
         mca = "\n".join("\t" + d.text for d in trace if not d.mnemonic.startswith("j")) + "\n"
         items = cost_items(trace)
         codes.append(Code(f"OpenSSL {path}", path == "integer", items, cost_fidelity.BYTES[path], mca,

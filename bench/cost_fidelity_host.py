@@ -307,8 +307,9 @@ def main() -> int:
         codes: list[tuple[str, str | None, list, str, int]] = []   # name, text, items, mca text, bytes
         for path, trace in cost_fidelity.openssl_loops().items():
             timed, note = openssl_path_note(PEER_PATH[path], host())
-            if not timed:           # the mask would time another path under this one's name
+            if note:                # not timed (the mask would time another path under this name), or forced
                 print(f"# {note}")
+            if not timed:
                 continue
             mca = "\n".join("\t" + d.text for d in trace if not d.mnemonic.startswith("j")) + "\n"
             codes.append((f"OpenSSL {path}", None, cost_items(trace), mca, cost_fidelity.BYTES[path]))
