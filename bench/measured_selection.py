@@ -13,8 +13,9 @@ against the OpenSSL path the issue names:
 * **scalar** -- the highest scalar level this CPU runs (``bmi2`` or ``base``) against OpenSSL's integer
   path; goal <= 0.95;
 * **no SHA-NI** -- the highest level below ``shani`` this CPU runs, against OpenSSL's vector paths this CPU
-  runs (``ssse3``, ``avx2``), the goal against the fastest of them (the one with the fewest ticks/byte);
-  goal <= 0.95;
+  runs (``ssse3``, ``avx2``), the goal against the fastest of them -- the one our ratio is highest against,
+  each ratio taken in its own process of interleaved pairs (ticks/byte of separate processes drift with the
+  host's phase and once named the slower path); goals <= 0.95 (issue 25) and <= 0.93 (issue 26);
 * **overall** -- the highest level this CPU runs, against OpenSSL's default path (what it picks here);
   goal <= 1.00.
 
@@ -42,30 +43,32 @@ VECTOR_PATHS = ("ssse3", "avx2")
 RESULTS = Path(__file__).parent / "results" / "measured_selection.txt"
 
 
-def targets(cpu) -> list[tuple[str, str, tuple[str, ...], float]]:
-    """(name, --isa level, OpenSSL paths, goal) for this CPU (module docstring): the levels all of whose code
+def targets(cpu) -> list[tuple[str, str, tuple[str, ...], tuple[float, ...]]]:
+    """(name, --isa level, OpenSSL paths, goals) for this CPU (module docstring): the levels all of whose code
     runs here (``host_cpu.levels``), and for the overall best the level ``export --tune`` takes by default."""
     runs = levels(cpu)
     scalar = [lv for lv in ("base", "bmi2") if lv in runs]
     below = [lv for lv in runs if lv not in ("base", "bmi2", "shani")]
-    out = [("scalar", scalar[-1], ("integer",), 0.95)]
+    out = [("scalar", scalar[-1], ("integer",), (0.95,))]
     if below:
-        out.append(("no SHA-NI", below[-1], VECTOR_PATHS, 0.95))
-    out.append(("overall", host_level(cpu), ("default",), 1.00))
+        out.append(("no SHA-NI", below[-1], VECTOR_PATHS, (0.95, 0.93)))
+    out.append(("overall", host_level(cpu), ("default",), (1.00,)))
     return out
 
 
-def verdict(rep, goal: float, paths: tuple[str, ...]) -> list[str]:
-    """Per size: the ratio against the fastest of ``paths`` (fewest OpenSSL ticks/byte) and the goal."""
+def verdict(rep, goals: tuple[float, ...], paths: tuple[str, ...]) -> list[str]:
+    """Per size: the ratio against the fastest of ``paths`` -- the highest median ratio of ours to it, each from
+    its own interleaved pairs -- and each goal."""
     lines = []
     for size in SIZES:
         stats = [st for st in rep.stats if st.size == size and st.peer.startswith("OpenSSL")]
         if not stats:
             continue
-        st = min(stats, key=lambda s: s.peer_ticks_per_byte)
-        ok = "meets" if st.ratio_median <= goal else f"misses by {100 * (st.ratio_median / goal - 1):.1f} %"
+        st = max(stats, key=lambda s: s.ratio_median)
+        ok = "; ".join(f"goal <= {g:.2f}: " + ("meets" if st.ratio_median <= g else
+                                              f"misses by {100 * (st.ratio_median / g - 1):.1f} %") for g in goals)
         lines.append(f"    {size:8d} B vs {st.peer} (the fastest named): {st.ratio_median:.3f} "
-                     f"[{st.ratio_p10:.3f}, {st.ratio_p90:.3f}]; goal <= {goal:.2f}: {ok}")
+                     f"[{st.ratio_p10:.3f}, {st.ratio_p90:.3f}]; {ok}")
     return lines
 
 
@@ -91,7 +94,7 @@ def main() -> int:
 
     for line in lines:
         print(line)
-    for name, level, paths, goal in targets(cpu):
+    for name, level, paths, goals in targets(cpu):
         timed = tuple(p for p in paths if openssl_path_note(p, cpu)[0])
         say(f"## {name}: export --uarch host --isa {level} --tune {args.tune}")
         t = tune(uarch, "x86_64", level, args.tune)
@@ -109,7 +112,7 @@ def main() -> int:
         for line in report_lines(f"{name:12s}", 12, rep):
             say("  " + line)
         if not isinstance(rep, BenchRefusal):
-            for line in verdict(rep, goal, timed):
+            for line in verdict(rep, goals, timed):
                 say(line)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(args.out, "\n".join(lines) + "\n")
