@@ -233,6 +233,8 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=600.0, help="calibrate's budget, seconds")
     ap.add_argument("--stored", action="store_true", help="score the stored calibrated model; do not calibrate")
     ap.add_argument("--check", action="store_true", help="then run calibrate --check and print its agreement")
+    ap.add_argument("--mca-cpu", default=None, help="llvm-mca's -mcpu (default: the base model's gcc_mtune; name "
+                    "the newest LLVM model of this CPU where GCC's is older, e.g. znver4 for a Zen 4)")
     args = ap.parse_args()
     cpu, base_name = host_base()
     base = load_model(base_name)
@@ -272,7 +274,7 @@ def main() -> int:
     t2 = time.monotonic()
     tool = newest_llvm_mca()
     ver = re.search(r"LLVM version ([\d.]+)", run([tool, "--version"], "llvm-mca").stdout)
-    cpu_mca = base.gcc_mtune
+    cpu_mca = args.mca_cpu or base.gcc_mtune
     print(f"## training: {len(training)} distinct codes of sha1opt's own (stage 2); the hold-out shares none")
     print(f"## hold-out: {len(codes)} codes no fit saw; core c/B at {SIZE} B per call, {args.pairs} pairs each in "
           f"{args.rounds} rounds against the textbook (textbook {T:.3f} c/B, add-chain clock)")
