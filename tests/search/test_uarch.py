@@ -106,8 +106,8 @@ def test_arch_and_gcc_mtune_are_data():
     arch = {n: load_model(n).arch for n in EXPECTED}
     assert arch == {"atom": "i386", "core2": "x86_64", "k10": "x86_64", "k7": "i386", "k8": "x86_64",
                     "nehalem": "x86_64", "p4": "i386", "p4-prescott": "i386", "p6": "i386",
-                    "pentium": "i386", "skylake": "x86_64", "zen1": "x86_64", "zen2": "x86_64", "zen3": "x86_64", "zen4": "x86_64",
-                    "zen5": "x86_64"}
+                    "pentium": "i386", "skylake": "x86_64", "zen1": "x86_64", "zen2": "x86_64", "zen3": "x86_64",
+                    "zen4": "x86_64", "zen5": "x86_64"}
     tune = {n: load_model(n).gcc_mtune for n in EXPECTED}
     assert tune == {"atom": "bonnell", "core2": "core2", "k10": "amdfam10", "k7": "athlon-xp", "k8": "k8",
                     "nehalem": "nehalem", "p4": "pentium4", "p4-prescott": "prescott", "p6": "pentium3",
@@ -130,7 +130,8 @@ def test_isa_level_of_each_model():
 
 def test_vector_isa_of_each_model():
     """``vector_isa`` lists the CPU's SIMD/crypto extensions: SSSE3 from Core 2 and Atom on, never on K10
-    (Phenom has SSE4a but no SSSE3), AVX2 on Skylake/Zen, AVX-512VL on zen4 and zen5 (goldencove: its own test file), SHA-NI on the Zen models."""
+    (Phenom has SSE4a but no SSSE3), AVX2 on Skylake/Zen, AVX-512VL on zen4 and zen5 (goldencove: its own test
+    file), SHA-NI on the Zen models."""
     has = lambda ext: sorted(n for n in EXPECTED if load_model(n).has_vector(ext))
     assert has("ssse3") == ["atom", "core2", "nehalem", "skylake", "zen1", "zen2", "zen3", "zen4", "zen5"]
     assert has("avx2") == ["skylake", "zen1", "zen2", "zen3", "zen4", "zen5"]
