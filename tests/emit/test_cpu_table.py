@@ -129,11 +129,15 @@ def test_family_19h_model_30h_is_zen3():
     _is(CpuId(AMD, 0x19, 0x30), "zen3", "exact")
 
 
-def test_zen4_maps_to_zen3_nearest():
-    """Zen 4 (Genoa, family 19h model 0x11; Raphael 0x61): Linux amd.c sets X86_FEATURE_ZEN4 for 0x10-0x1f
-    and 0x60-0xaf. No model of its own: zen3 (same 6-wide dispatch and four ALUs), stated as nearest."""
-    _is(CpuId(AMD, 0x19, 0x11), "zen3", "nearest")
-    _is(CpuId(AMD, 0x19, 0x61), "zen3", "nearest")
+def test_zen4_is_zen4_exactly_and_zen3_stays_zen3():
+    """Linux amd.c sets X86_FEATURE_ZEN4 for family 19h models 0x10-0x1f and 0x60-0xaf: Genoa (0x11), Raphael
+    (0x61), Phoenix (0x74) and Bergamo (0xA0, Zen 4c; LLVM Host.cpp: Stones-Dense -> znver4) are zen4, exact
+    (the model written for the core, not zen3 as nearest); the Zen 3 ranges on either side (0x01 Milan, 0x21
+    Vermeer, 0x50 Cezanne) stay zen3."""
+    for m in (0x11, 0x61, 0x74, 0xA0):
+        _is(CpuId(AMD, 0x19, m), "zen4", "exact")
+    for m in (0x01, 0x21, 0x50):
+        _is(CpuId(AMD, 0x19, m), "zen3", "exact")
 
 
 def test_emerald_rapids_is_goldencove():

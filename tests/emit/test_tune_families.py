@@ -21,7 +21,7 @@ from sha1opt.search.cost.model import load_model
 
 
 def test_regression_tune_at_a_cap_above_the_models_isa_dropped_the_hybrid_family():
-    """On a Zen 4 (AuthenticAMD family 25 model 17; its model is zen3, the nearest, which has no AVX-512),
+    """On a Zen 4 (AuthenticAMD family 25 model 17; its model was then zen3, the nearest, which has no AVX-512),
     bench/measured_selection.py's ``export --uarch host --isa avx512 --tune 3`` timed four scalar candidates
     and no hybrid one, and exported scalar code at 1.344x OpenSSL's AVX2 path (16 KiB): the pool asked
     ``HYBRID.model_has(zen3, "avx512")`` (the whole cap) instead of whether zen3 has hybrid code under it."""

@@ -23,7 +23,8 @@ from sha1opt.semantics.att import parse_text
 
 DATA = Path(__file__).parent / "data"
 REGS = ("eax", "ebx", "ecx", "edx", "esi", "edi", "r8d", "r9d")
-OUT_OF_ORDER = ["p6", "p4", "core2", "nehalem", "skylake", "goldencove", "k7", "k8", "k10", "zen1", "zen2", "zen3", "zen5"]
+OUT_OF_ORDER = ["p6", "p4", "core2", "nehalem", "skylake", "goldencove", "k7", "k8", "k10", "zen1", "zen2", "zen3",
+                "zen4", "zen5"]
 
 
 def _dec(model, text: str):

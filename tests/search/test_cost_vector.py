@@ -84,8 +84,9 @@ def test_isa_features_are_the_rows_at_the_operand_width():
 
 
 def test_avx512_forms_need_avx512vl():
-    """vprold / vpternlogd (the AVX-512VL rotate and 3-input logic) run on zen5 only; vpternlogd reads its
-    destination (it is one of the three inputs)."""
+    """vprold / vpternlogd (the AVX-512VL rotate and 3-input logic) run on the AVX-512 models (zen5 here; zen4:
+    tests/search/test_uarch_zen4.py), not on zen3; vpternlogd reads its destination (it is one of the three
+    inputs)."""
     rot, tern = vec_items("vprold $5, %xmm1, %xmm2\nvpternlogd $0x96, %xmm3, %xmm4, %xmm5\n")
     assert classify(rot, load_model("zen5")) == "vec_shift" and classify(tern, load_model("zen5")) == "vec_alu"
     with pytest.raises(UarchError, match="needs AVX512VL"):

@@ -15,8 +15,8 @@ from sha1opt.semantics.x86 import ISA_LEVELS
 from sha1opt.views import uarch_notes
 
 EXPECTED = ["atom", "core2", "k10", "k7", "k8", "nehalem", "p4", "p4-prescott", "p6", "pentium", "skylake",
-            "zen1", "zen2", "zen3", "zen5"]
-BMI = ("skylake", "zen1", "zen2", "zen3", "zen5")
+            "zen1", "zen2", "zen3", "zen4", "zen5"]
+BMI = ("skylake", "zen1", "zen2", "zen3", "zen4", "zen5")
 ALL = sorted(EXPECTED + ["goldencove"])     # every model file; goldencove's rows: tests/search/test_uarch_goldencove.py
 
 
@@ -45,8 +45,9 @@ def test_engines_and_widths():
     assert load_model("pentium").in_order and load_model("atom").in_order
     widths = {n: load_model(n).issue_width for n in EXPECTED}
     assert widths == {"atom": 2, "core2": 4, "k10": 3, "k7": 3, "k8": 3, "nehalem": 4, "p4": 3, "p4-prescott": 3,
-                      "p6": 3, "pentium": 2, "skylake": 4, "zen1": 4, "zen2": 4, "zen3": 6, "zen5": 8}
-    for n in ("core2", "k7", "k8", "k10", "nehalem", "p4", "p6", "skylake", "zen1", "zen2", "zen3", "zen5"):
+                      "p6": 3, "pentium": 2, "skylake": 4, "zen1": 4, "zen2": 4, "zen3": 6, "zen4": 6, "zen5": 8}
+    for n in ("core2", "k7", "k8", "k10", "nehalem", "p4", "p6", "skylake", "zen1", "zen2", "zen3", "zen4",
+              "zen5"):
         assert load_model(n).window > 0
 
 
@@ -105,12 +106,13 @@ def test_arch_and_gcc_mtune_are_data():
     arch = {n: load_model(n).arch for n in EXPECTED}
     assert arch == {"atom": "i386", "core2": "x86_64", "k10": "x86_64", "k7": "i386", "k8": "x86_64",
                     "nehalem": "x86_64", "p4": "i386", "p4-prescott": "i386", "p6": "i386",
-                    "pentium": "i386", "skylake": "x86_64", "zen1": "x86_64", "zen2": "x86_64", "zen3": "x86_64", "zen5": "x86_64"}
+                    "pentium": "i386", "skylake": "x86_64", "zen1": "x86_64", "zen2": "x86_64", "zen3": "x86_64",
+                    "zen4": "x86_64", "zen5": "x86_64"}
     tune = {n: load_model(n).gcc_mtune for n in EXPECTED}
     assert tune == {"atom": "bonnell", "core2": "core2", "k10": "amdfam10", "k7": "athlon-xp", "k8": "k8",
                     "nehalem": "nehalem", "p4": "pentium4", "p4-prescott": "prescott", "p6": "pentium3",
                     "pentium": "pentium", "skylake": "skylake", "zen1": "znver1", "zen2": "znver2", "zen3": "znver3",
-                    "zen5": "znver3"}
+                    "zen4": "znver3", "zen5": "znver3"}
 
 
 def test_isa_level_of_each_model():
@@ -128,11 +130,12 @@ def test_isa_level_of_each_model():
 
 def test_vector_isa_of_each_model():
     """``vector_isa`` lists the CPU's SIMD/crypto extensions: SSSE3 from Core 2 and Atom on, never on K10
-    (Phenom has SSE4a but no SSSE3), AVX2 on Skylake/Zen, AVX-512VL only on zen5, SHA-NI on the Zen models."""
+    (Phenom has SSE4a but no SSSE3), AVX2 on Skylake/Zen, AVX-512VL on zen4 and zen5 (goldencove: its own test
+    file), SHA-NI on the Zen models."""
     has = lambda ext: sorted(n for n in EXPECTED if load_model(n).has_vector(ext))
-    assert has("ssse3") == ["atom", "core2", "nehalem", "skylake", "zen1", "zen2", "zen3", "zen5"]
-    assert has("avx2") == ["skylake", "zen1", "zen2", "zen3", "zen5"]
-    assert has("avx512vl") == ["zen5"] and has("sha") == ["zen1", "zen2", "zen3", "zen5"]
+    assert has("ssse3") == ["atom", "core2", "nehalem", "skylake", "zen1", "zen2", "zen3", "zen4", "zen5"]
+    assert has("avx2") == ["skylake", "zen1", "zen2", "zen3", "zen4", "zen5"]
+    assert has("avx512vl") == ["zen4", "zen5"] and has("sha") == ["zen1", "zen2", "zen3", "zen4", "zen5"]
     assert has("sse2") == sorted(set(EXPECTED) - {"k7", "p6", "pentium"})
     with pytest.raises(UarchError, match="unknown vector extension"):
         load_model("zen5").has_vector("avx10")
