@@ -36,8 +36,9 @@ holding it (``_relocated``). The object's own function pointers read as one of t
 with a code address (``calls.load_pointer`` / ``store_pointer``); any other write to the object is a violation.
 A linked object's function pointer (a word the loader relocates to its code, ``decode.linked_ref``) is one too;
 where its values are not bounded a read of it is an input named by its address, as before. getenv's string
-(``calls.Known``, ``string or null``) reads as unknown bytes at constant offsets and is never written
-(``_returned_string``).
+(``calls.Known``, ``string or null``) reads as unknown bytes at constant offsets -- at a computed one (strchr's
+``s + k``, a loop summary's pointer) as new unknowns -- and is never written (``_returned_string``); a computed
+offset into any other region stays refused.
 """
 
 from __future__ import annotations

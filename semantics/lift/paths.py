@@ -10,7 +10,9 @@ condition (z3), the path forks -- and so does a
 ``cmov`` on counts or pointers, whose fork gets the other value, a ``set<cc>`` on an undecided condition, whose
 fork gets the other of 0 and 1, and a jump through a
 function pointer, whose fork runs the jump again for the pointer's next value. A forked path may
-stop at its very first address (the loop head right after the back edge).
+stop at its very first address (the loop head right after the back edge). A path entering a cycle that calls
+a known function (a walk over an environment string, ``summary``) goes on from the loop's summary: the states
+leaving it, each covering every trip count.
 
 Example: the project's own export explored from its entry with the loop head
 as stop gives two ends: ``exit`` under ``n == 0`` and ``head`` under ``n != 0``.
@@ -196,7 +198,8 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                     break
                 if started and (loop := pm.p.loop_at(sec, addr, pm.s.frames)) is not None and not (
                         within is not None and within.section == sec and addr in within.body
-                        and within.frames == pm.s.frames):
+                        and within.frames == pm.s.frames) and not (sec == pm.p.fn.section and loop.body & stops):
+                    # (a block loop's head in the cycle: its induction proves it, never a summary)
                     leaves, inside = summarize(explore, machine_for, pm.s, loop, stops, limit, pm.p.read_only)
                     ends.extend(inside)
                     forks.extend(leaves)

@@ -12,42 +12,54 @@ executor unrolls every loop of constant trip count) never ends. Such a loop is *
 * **the invariant** ``H`` (``summarize``): rounds of exploration of the body alone (``paths.explore`` with
   ``within``: a path ends ``back`` on reaching the head again in the same frame, ``leave`` on leaving the
   cycle). Round 0 starts from the arrival state ``S0`` itself; each later round from ``H``, ``S0`` with every
-  location some ``back`` state did not match *widened* (``widen``): an integer to a new unknown integer (its
-  upper half kept zero when both values' were), a pointer into a read-only string (``values.read_only_string``)
-  to the same string at a new unknown offset, anything else -- a pointer elsewhere, data, a saved register, a
-  stack slot -- to a value the code may only overwrite (an ``Opq`` named ``[loop@0x...]``: used as data, an
-  address or a restored register it is refused or fails its check); a word of external data to unread (read
-  again, a new input: ``calls`` counts past every name used). Flags are undefined at ``H``. When every
-  ``back`` state of a round is covered by the round's start (``covered``), that start is an invariant: the
-  round's ``leave`` states (and its exits, refusals) continue the path; the ``back`` ones are covered and end.
-  No invariant after ``MAX_ROUNDS`` rounds: the path is refused by name.
+  location some ``back`` state did not match *widened* (``_Invariant.widen``): an integer to a new unknown
+  integer (its upper half kept zero when both values' were) -- one of at most ``MAX_VALUES`` constants when
+  both values were constants (a flag the loop sets: the membership a fact of ``H``'s path condition) --, a
+  pointer into a read-only string (``values.read_only_string``) to the same string at a new unknown offset,
+  anything else -- a pointer elsewhere, data, a saved register, a stack slot -- to a value the code may only
+  overwrite (an ``Opq`` named ``[loop@0x...]``: used as data, an address or a restored register it is refused
+  or fails its check); a word of external data to unread (read again, a new input: ``calls`` counts past every
+  name used). Flags are undefined at ``H``. When every ``back`` state of a round is covered by the round's
+  start (``_Invariant.covered``: the same value, or one the widened location stands for -- a constant of its
+  set, or a value the path condition keeps in it), that start is an invariant: the round's ``leave`` states go
+  on (``_exits``), its exits and refusals are paths, and the ``back`` ones end, covered. No invariant after
+  ``MAX_ROUNDS`` rounds: the path is refused by name.
+* **the exits** (``_exits``): the ``leave`` states at one address of the loop's function are joined into one,
+  the invariant widened until it covers each (the last iteration's path conditions dropped: facts of its own
+  unknowns), so what follows the loop is explored once per exit, not once per way the last iteration went.
+  An index register holding a widened integer of a few values (``one_value``) forks once per value.
 * **why it is sound**: ``S0`` is covered by ``H`` (``H`` is ``S0`` with locations widened), and every path of
   the body from ``H`` back to the head ends in a state ``H`` covers; so by induction on the iteration count
   the state at every arrival of every real run is one ``H`` covers, and each run's last iteration is one of
-  the paths explored from ``H`` -- the paths after the loop cover all the real ones, whatever the trip count.
-  ``H``'s path condition is ``S0``'s (facts of values made before the loop, which the loop cannot change: its
-  unknowns are new names). The widened values are unconstrained, so every proof made after the loop holds for
-  every value the loop may leave; a proof that needed a value the loop changes fails (refused, or a
-  counterexample), never succeeds on a value assumed. Stores the loop makes are checked by the memory model as
-  any store is (to the environment string: a violation; through a widened pointer: refused).
-* **replay** (``composition.check_program`` re-runs a path's trace): the widening is one pseudo-instruction
-  ``Havoc`` in the trace at the head, applied by the executor (``apply``) the same way exploring and replaying,
-  so a replayed path sees the same unknowns.
+  the paths explored from ``H``, whose state on leaving the joined exit state covers -- the paths after the
+  loop cover all the real ones, whatever the trip count. ``H``'s path condition is ``S0``'s (facts of values
+  made before the loop, which the loop cannot change: its unknowns are new names) and the sets' memberships,
+  which every ``back`` state was proved to keep. The widened values are otherwise unconstrained, so every proof
+  made after the loop holds for every value the loop may leave; a proof that needed a value the loop changes
+  fails (refused, or a counterexample), never succeeds on a value assumed. Stores the loop makes are checked by
+  the memory model as any store is (to the environment string: a violation; through a widened pointer:
+  refused). Only a cycle that calls the C library is summarized, and only values of a read-only string are
+  read at a computed offset, so nothing the SHA-1 proof relies on (state, data, the caller's frame) is read
+  through a widened pointer.
+* **replay** (``composition.check_program`` re-runs a path's trace): each summary state is one
+  pseudo-instruction ``Havoc`` in the trace, applied by the executor (``apply``) the same way exploring and
+  replaying from ``S0``, so a replayed path sees the same unknowns.
 
 Worked example (nettle's ``fat_init``, the head at 0xcd, ``S0`` after ``xor %ebp,%ebp`` etc.): round 0 from
 ``S0`` (%r15 = the override string + 0, %ebp = %r14d = %r12d = 0, 0xc(%rsp) = 0) ends ``back`` at 0xcd with
-%r15 = string + (strchr's offset k + 1), %ebp 0 or 1, %r13 = the string + k, ...; ``H`` widens %r15 to
-string + ``loop@0xcd#1``, %ebp, %r14d, %r12d and the slot to unknown integers, %r13, %rax, %rsi, %rdi and the
-clobbered slots below %rsp to overwrite-only values; round 1 from ``H`` ends ``back`` only in states ``H``
-covers, so its ``leave`` states at 0x200 (strchr returned NULL: the last token) continue to the choice of the
-implementations, with the flags any integers -- every choice the environment can make is a path.
+%r15 = string + (strchr's offset k + 1), %ebp 0 or 1, %r12d 0, 1 or 2, %r13 = the string + k, ...; ``H``
+widens %r15 to string + ``loop@0xcd#1``, %ebp, %r14d and the slot to one of 0 and 1, %r12d to one of 0, 1
+and 2, %r13, %rax, %rsi, %rdi and the clobbered slots below %rsp to overwrite-only values; round 1 from ``H``
+ends ``back`` only in states ``H`` covers, so its ``leave`` states at 0x200 (strchr returned NULL: the last
+token), joined, continue to the choice of the implementations (``mov 0x10(%rsp,%rdx,8)`` with %edx = %r12d:
+three paths) -- every choice the environment can make is a path.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import z3
 
@@ -55,9 +67,6 @@ from sha1opt.semantics.lift.calls import KNOWN
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.values import Int, Opq, Ptr, Refused, read_only_string
 from sha1opt.semantics.x86 import Instr
-
-if TYPE_CHECKING:       # (paths imports this module)
-    from sha1opt.semantics.lift.paths import State
 
 MAX_ROUNDS = 4          # widenings of a loop's summary before the path is refused
 MAX_VALUES = 4          # constants a widened integer may be one of (a flag's values); beyond, any integer
@@ -69,14 +78,14 @@ _FRESH = itertools.count(1)
 @dataclass(frozen=True)
 class Loop:
     """A summarized loop: its cycle's instructions (``body``) in ``section``, where the path entered it (``head``)
-    and the local calls it runs in (``frames``, ``State.frames``)."""
+    and the local calls it runs in (``frames``, ``paths.State.frames``; states are ``paths.State``s throughout)."""
 
     section: str
     head: int
     body: frozenset[int]
     frames: tuple
 
-    def where(self, st: "State") -> str | None:
+    def where(self, st) -> str | None:
         """``back`` (at the head again, same frame), ``leave`` (out of the cycle, or returned from its
         function), else None (in the body, or in a function it calls)."""
         frames, (sec, addr) = st.frames, st.pc_addr
@@ -238,7 +247,7 @@ class _Invariant:
     values (``sets``: a few constants, e.g. a flag the loop sets to 0, 1 or 2) and the facts they add to ``S0``'s
     path condition (``facts``)."""
 
-    def __init__(self, s0: "State", head: int, bits: int, read_only: Callable) -> None:
+    def __init__(self, s0, head: int, bits: int, read_only: Callable) -> None:
         self.at: dict[tuple, object] = {("reg", r): v for r, v in s0.regs.items()}
         self.at.update({("mem", k): v for k, (v, _) in s0.mem.items()})
         self.sizes = {k: size for k, (_, size) in s0.mem.items()}
@@ -301,7 +310,7 @@ class _Invariant:
             return tuple(f"{name}.{j}" for j in range(len(v)))
         return Opq(f"{what} [{name}: any value the loop leaves]")
 
-    def grow(self, st: "State", machine_for: Callable) -> bool:
+    def grow(self, st, machine_for: Callable) -> bool:
         """Widen every location ``st`` (a ``back`` state) leaves uncovered; True when one was."""
         here = {("reg", r): v for r, v in st.regs.items()}
         here.update({("mem", k): v for k, (v, _) in st.mem.items()})
@@ -335,7 +344,7 @@ def _fresh_name(e) -> str:
     return e.decl().name()
 
 
-def summarize(explore: Callable, machine_for: Callable, s0: "State", loop: Loop, stops: set[int], limit: int,
+def summarize(explore: Callable, machine_for: Callable, s0, loop: Loop, stops: set[int], limit: int,
               read_only: Callable) -> tuple[list, list]:
     """The loop entered at ``s0``'s address, summarized (module docstring): the states leaving it (to be
     explored on) and the paths that ended inside it (exits, refusals). No invariant: refused by name."""
@@ -357,7 +366,7 @@ def summarize(explore: Callable, machine_for: Callable, s0: "State", loop: Loop,
                         f"gives) and no summary of it holds after {MAX_ROUNDS} widenings", "loop shape")
 
 
-def _summary_state(s0: "State", inv: _Invariant, counts: tuple, at: int, machine_for: Callable) -> "State":
+def _summary_state(s0, inv: _Invariant, counts: tuple, at: int, machine_for: Callable):
     """``S0`` made the state ``inv`` describes at address ``at`` (of ``S0``'s section): a ``Havoc`` in its trace."""
     hv = _havoc(s0, inv, counts, at)
     st = s0.copy()
@@ -369,7 +378,7 @@ def _summary_state(s0: "State", inv: _Invariant, counts: tuple, at: int, machine
     return st
 
 
-def _exits(s0: "State", inv: _Invariant, leaves: list, loop: Loop, machine_for: Callable) -> list:
+def _exits(s0, inv: _Invariant, leaves: list, loop: Loop, machine_for: Callable) -> list:
     """The states leaving the loop, those at one address of its function joined into one (the invariant widened
     until it covers each, as ``back`` states are covered): the last iteration's paths differ in what they
     compared (nettle: which token the last one was), and each would be a path of everything after the loop.
@@ -418,7 +427,7 @@ def one_value(pm, e: z3.BitVecRef) -> z3.BitVecRef:
     return z3.BitVecVal(values[-1], e.size())
 
 
-def _havoc(s0: "State", inv: _Invariant, counts: tuple, head: int) -> Havoc:
+def _havoc(s0, inv: _Invariant, counts: tuple, head: int) -> Havoc:
     regs, mem, drop = [], [], []
     for loc, v in inv.at.items():
         if loc[0] == "reg":
