@@ -155,50 +155,29 @@ def _calls_known(d: Decoded) -> bool:
 
 
 def _cycles(code: dict[int, Decoded]) -> dict[int, frozenset[int]]:
-    """Each instruction of a strongly connected component (Tarjan, iteratively) of more than one instruction that
-    holds a call to a known function with an unknown result -> the component."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    stack: list[int] = []
-    on: set[int] = set()
+    """Each instruction of a cycle through a call to a known function with an unknown result -> the cycle's
+    instructions: the call's strongly connected component, what it reaches that reaches it back."""
+    succ = {a: _successors(d, code) for a, d in code.items()}
+    pred: dict[int, list[int]] = {}
+    for a, ss in succ.items():
+        for b in ss:
+            pred.setdefault(b, []).append(a)
     out: dict[int, frozenset[int]] = {}
-    counter = 0
-    for root in code:
-        if root in index:
-            continue
-        work = [(root, iter(_successors(code[root], code)))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            node, it = work[-1]
-            nxt = next(it, None)
-            if nxt is not None:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on.add(nxt)
-                    work.append((nxt, iter(_successors(code[nxt], code))))
-                elif nxt in on:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    x = stack.pop()
-                    on.discard(x)
-                    comp.append(x)
-                    if x == node:
-                        break
-                if len(comp) > 1 and any(_calls_known(code[a]) for a in comp):
-                    body = frozenset(comp)
-                    out.update((a, body) for a in comp)
+    for call in (a for a, d in code.items() if _calls_known(d) and a not in out):
+        body = _reach(call, succ) & _reach(call, pred)
+        if len(body) > 1:
+            out.update((a, frozenset(body)) for a in body)
     return out
+
+
+def _reach(start: int, edges: dict[int, list[int]]) -> set[int]:
+    seen, work = {start}, [start]
+    while work:
+        for b in edges.get(work.pop(), ()):
+            if b not in seen:
+                seen.add(b)
+                work.append(b)
+    return seen
 
 
 # -- the invariant --------------------------------------------------------------------------------------------
@@ -360,7 +339,12 @@ def summarize(explore: Callable, machine_for: Callable, s0, loop: Loop, stops: s
                 grown = inv.grow(e.state, machine_for) or grown
         if not grown:
             leaves = [e.state for e in ends if e.kind == "leave"]
-            return _exits(s0, inv, leaves, loop, machine_for), [e for e in ends if e.kind not in ("back", "leave")]
+            out = _exits(s0, inv, leaves, loop, machine_for)
+            # (a PLT call in the body taken to this object's own definition: an assumption every exit states)
+            bound = {d.bound for e in ends for d in e.state.trace if d.bound} | {b for e in ends for b in e.state.bound}
+            for st in out:
+                st.bound = tuple(sorted(set(st.bound) | bound))
+            return out, [e for e in ends if e.kind not in ("back", "leave")]
         start = _summary_state(s0, inv, counts, loop.head, machine_for)
     raise Refused(None, f"the loop at 0x{loop.head:x} calls a known function (a walk over input the environment "
                         f"gives) and no summary of it holds after {MAX_ROUNDS} widenings", "loop shape")
