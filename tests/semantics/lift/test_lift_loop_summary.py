@@ -14,14 +14,24 @@ set only before a comma (never by the last token), so ``impl_fast`` is reached o
 summary covers: a summary that kept the flag's entry value would miss that path. Each mutant must not prove: a
 store through the string (a violation), a loop that moves the state pointer (the jump's arguments are not the
 caller's: not the target's own proof), a read of the state or the message data at a computed offset (refused).
-Only exploration runs (the targets are outside the object): each check is well under a second.
+A path's replay (the compression proof's) applies the summary as exploring did. Only exploration and replay run
+(the targets are outside the object): each check is well under a second.
 """
 
 from __future__ import annotations
 
 import pytest
+import z3
 
-from sha1opt.semantics.lift.function import prove_function
+from sha1opt.semantics.domain import TermDomain
+from sha1opt.semantics.ir import Builder
+from sha1opt.semantics.lift.decode import decode_function, decode_reach, line_table
+from sha1opt.semantics.lift.function import entry_state, prove_function
+from sha1opt.semantics.lift.induction import Ctx, names
+from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
+from sha1opt.semantics.lift.paths import Program, explore
+from sha1opt.semantics.lift.summary import Havoc
+from sha1opt.semantics.lift.values import stack_base
 from tests.semantics.lift.test_lift_dispatch_idioms import ONE_BLOCK, _asm
 
 TOKENS = """
@@ -119,3 +129,28 @@ def test_token_loop_reading_the_state_or_data_at_a_computed_offset_is_refused(tm
     paths = _paths(tmp_path, body)
     assert any(p.outcome == "refused" and why in p.detail for p in paths), [(p.outcome, p.detail) for p in paths]
     assert not any(p.outcome == "proved" for p in paths)
+
+
+def test_token_loop_path_replays_to_the_state_it_was_explored_to(tmp_path):
+    """Replay (``PathMachine.run``, what ``composition.check_program`` drives over a path's trace) applies the
+    summary's ``Havoc`` as exploring did: each path replayed from the entry, under its path condition, ends with
+    the same registers -- the flag the loop left, the state and data pointers, the stack pointer."""
+    obj = _asm(tmp_path, TOKENS.format(body=""))
+    sym = obj.find_function("f")
+    fn = decode_reach(obj, sym, line_table(obj))
+    ctx = Ctx(obj, Program(obj, fn, lambda o, s: decode_function(o, s, line_table(o)), statics=True), 64,
+              ONE_BLOCK, z3.BitVec("n", 64), z3.BitVec("k", 64))
+    mod, residue = ENTRY_ALIGNMENT["sysv"]
+    ctx.axioms += [ctx.n == ctx.bv(1), stack_base(64) & ctx.bv(mod - 1) == ctx.bv(residue)]
+    b = Builder()
+    init_reg, init_mem = names(b)
+    dom = TermDomain(b)
+    ends = explore(lambda st: ctx.machine(dom, init_reg, init_mem, st), entry_state(ctx, fn.section, fn.entry), set())
+    looped = [e for e in ends if any(isinstance(d, Havoc) for d in e.state.trace)]
+    assert len(looped) == 2, [(e.kind, e.reason) for e in ends]
+    for end in looped:
+        pm = ctx.machine(dom, init_reg, init_mem, entry_state(ctx, fn.section, fn.entry))
+        pm.s.cond = list(end.state.cond)
+        pm.run(end.state.trace[:-1])            # (the last: the tail jump, which ends the path)
+        for r in ("esp", "ebp", "r12d", "r13d", "edi", "esi", "eax"):
+            assert repr(pm.s.regs.get(r)) == repr(end.state.regs.get(r)), r
