@@ -242,6 +242,8 @@ class _Invariant:
 
     def covered(self, v, h, key, cond: list) -> bool:
         """Whether the value ``v`` a ``back`` state (path condition ``cond``) leaves is one ``h`` stands for."""
+        if v is h:                      # (what the iteration left untouched: most locations)
+            return True
         if h is _ABSENT:
             # (an unread word of external data is a new input; a read-only word is the file's constant)
             return v is _ABSENT or (key is not None and (key[0].startswith("ext:") or self.read_only(key)))
