@@ -27,6 +27,7 @@ import z3
 
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.lift.calls import Outside
+from sha1opt.semantics.lift.canary import CANARY_REGION
 from sha1opt.semantics.lift.decode import Decoded, Function, decode_reachable
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.statics import own_scratch, own_static
@@ -79,10 +80,10 @@ class Program:
         return self._loops.at(section, self._by_section.get(section, {}), addr, frames)
 
     def read_only(self, key: tuple[str, str, int]) -> bool:
-        """Whether memory ``key`` is a constant of the object's read-only data (never written: a store there is a
-        violation), so a word not yet read stands for its value as well as one read."""
+        """Whether memory ``key`` is a constant of the object's read-only data or the stack guard (never written: a
+        store there is a violation), so a word not yet read stands for its value as well as one read."""
         region, rest, _ = key
-        return region.startswith("sec:") and not rest and region[4:] not in self.obj.writable
+        return region == CANARY_REGION or region.startswith("sec:") and not rest and region[4:] not in self.obj.writable
 
     def own_static(self, section: str, offset: int, size: int) -> tuple[str, frozenset[int]] | None:
         """The function's own static at ``section + offset`` -- a word only its code reads and writes, set on
