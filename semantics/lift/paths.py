@@ -74,6 +74,7 @@ class Program:
         self._stored: dict[tuple[str, int], set[int]] = {}
         self.scratch: set[str] = set()         # the function's own static buffers a path stored to
         self._loops = Loops()
+        self.summary_hints: dict = {}          # (section, head) -> how its last summary widened (``summary``)
 
     def loop_at(self, section: str, addr: int, frames: tuple) -> Loop | None:
         """The loop to summarize (``summary``) whose cycle holds ``section + addr``, else None."""
@@ -201,7 +202,8 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                         within is not None and within.section == sec and addr in within.body
                         and within.frames == pm.s.frames) and not (sec == pm.p.fn.section and loop.body & stops):
                     # (a block loop's head in the cycle: its induction proves it, never a summary)
-                    leaves, inside = summarize(explore, machine_for, pm.s, loop, stops, limit, pm.p.read_only)
+                    leaves, inside = summarize(explore, machine_for, pm.s, loop, stops, limit, pm.p.read_only,
+                                               pm.p.summary_hints)
                     ends.extend(inside)
                     forks.extend(leaves)
                     break

@@ -23,7 +23,9 @@ executor unrolls every loop of constant trip count) never ends. Such a loop is *
   start (``_Invariant.covered``: the same value, or one the widened location stands for -- a constant of its
   set, or a value the path condition keeps in it), that start is an invariant: the round's ``leave`` states go
   on (``_exits``), its exits and refusals are paths, and the ``back`` ones end, covered. No invariant after
-  ``MAX_ROUNDS`` rounds: the path is refused by name.
+  ``MAX_ROUNDS`` rounds: the path is refused by name. A loop entered again on another path (nettle's: once per
+  way the two getenv before it went) starts from ``S0`` widened as its last summary widened (``prewiden``): a
+  start covering ``S0`` like any widening, checked by the same rounds -- one instead of two when it holds.
 * **the exits** (``_exits``): the ``leave`` states at one address of the loop's function are joined into one,
   the invariant widened until it covers each (the last iteration's path conditions dropped: facts of its own
   unknowns), so what follows the loop is explored once per exit, not once per way the last iteration went.
@@ -297,19 +299,63 @@ class _Invariant:
         here.update({("mem", k): v for k, (v, _) in st.mem.items()})
         grown = False
         for loc in sorted(set(self.at) | set(here), key=repr):
-            key = loc[1] if loc[0] == "mem" else None
-            h, v = self.at.get(loc, _ABSENT), here.get(loc, _ABSENT)
-            if self.covered(v, h, key, st.cond):
-                continue
-            new = self.widen(h, v, f"%{loc[1]}" if key is None else f"{key[0]}{key[2]:+d}", key)
-            grown = True
-            if isinstance(new, tuple):           # (lane names: the domain's unknowns of those names)
-                self.lanes[loc[1]] = new
-                new = tuple(machine_for(st).initial_reg(x) for x in new)
-            self.at[loc] = new
-            if key is not None and key in st.mem:
-                self.sizes[key] = st.mem[key][1]
+            v = here.get(loc, _ABSENT)
+            size = st.mem[loc[1]][1] if loc[0] == "mem" and loc[1] in st.mem else None
+            grown = self._widen_at(loc, v, st, machine_for, size) or grown
         return grown
+
+    def _widen_at(self, loc, v, st, machine_for: Callable, size: int | None) -> bool:
+        key = loc[1] if loc[0] == "mem" else None
+        h = self.at.get(loc, _ABSENT)
+        if self.covered(v, h, key, st.cond):
+            return False
+        new = self.widen(h, v, f"%{loc[1]}" if key is None else f"{key[0]}{key[2]:+d}", key)
+        if isinstance(new, tuple):           # (lane names: the domain's unknowns of those names)
+            self.lanes[loc[1]] = new
+            new = tuple(machine_for(st).initial_reg(x) for x in new)
+        self.at[loc] = new
+        if size is not None:
+            self.sizes[key] = size
+        return True
+
+    def shape(self, s0) -> tuple:
+        """How this invariant widened ``S0``: (location, kind, what else) per widened location -- the hint the
+        loop's next summary starts from (``prewiden``)."""
+        out = []
+        for loc, v in self.at.items():
+            old = s0.regs.get(loc[1], _ABSENT) if loc[0] == "reg" else s0.mem.get(loc[1], (_ABSENT, 0))[0]
+            size = self.sizes.get(loc[1]) if loc[0] == "mem" else None
+            if v is old:
+                continue
+            if loc[0] == "reg" and loc[1] in self.lanes:
+                out.append((loc, "lanes", len(v), size))
+            elif isinstance(v, Int) and (w := _fresh_width(v.v)) is not None:
+                out.append((loc, "int", (w, self.sets.get(_fresh_name(v.v))), size))
+            elif isinstance(v, Ptr) and _fresh_width(v.off) is not None:
+                out.append((loc, "ptr", None, size))
+            else:
+                out.append((loc, "absent" if v is _ABSENT else "top", None, size))
+        return tuple(out)
+
+    def prewiden(self, shape: tuple, s0, machine_for: Callable) -> None:
+        """Widen ``S0``'s locations as the loop's last summary widened its own (``shape``): a start that covers
+        ``S0`` as every widening does, which the rounds then check like any other -- a loop entered again on
+        another path is usually summarized in one round instead of two."""
+        for loc, kind, info, size in shape:
+            h = self.at.get(loc, _ABSENT)
+            if kind == "int" and isinstance(h, Int):
+                width, values = info
+                x = z3.BitVec(f"{HAVOC}hint", width)
+                reps = [Int(z3.BitVecVal(c, self.bits)) for c in sorted(values)] if values else \
+                    [Int(z3.ZeroExt(self.bits - width, x) if width < self.bits else x)]
+            elif kind == "ptr" and isinstance(h, Ptr):
+                reps = [Ptr(h.region, z3.BitVec(f"{HAVOC}hint", self.bits))]
+            elif kind == "lanes":
+                reps = [(None,) * info]
+            else:
+                reps = [_ABSENT if kind == "absent" else Opq(f"[{HAVOC}hint]")]
+            for v in reps:
+                self._widen_at(loc, v, s0, machine_for, size)
 
 
 def _constant(v) -> int | None:
@@ -326,12 +372,16 @@ def _fresh_name(e) -> str:
 
 
 def summarize(explore: Callable, machine_for: Callable, s0, loop: Loop, stops: set[int], limit: int,
-              read_only: Callable) -> tuple[list, list]:
+              read_only: Callable, hints: dict) -> tuple[list, list]:
     """The loop entered at ``s0``'s address, summarized (module docstring): the states leaving it (to be
-    explored on) and the paths that ended inside it (exits, refusals). No invariant: refused by name."""
+    explored on) and the paths that ended inside it (exits, refusals). No invariant: refused by name. ``hints``:
+    the shape of each loop's last summary (the proof's, ``paths.Program``), where the rounds start."""
     inv = _Invariant(s0, loop.head, machine_for(s0).bits, read_only)
     start = s0
     counts = (s0.results, s0.calls)
+    if (loop.section, loop.head) in hints:
+        inv.prewiden(hints[loop.section, loop.head], s0, machine_for)
+        start = _summary_state(s0, inv, counts, loop.head, machine_for)
     for _ in range(MAX_ROUNDS):
         ends = explore(machine_for, start.copy(), stops, limit=limit, within=loop)
         grown = False
@@ -340,6 +390,7 @@ def summarize(explore: Callable, machine_for: Callable, s0, loop: Loop, stops: s
                 counts = (max(counts[0], e.state.results), max(counts[1], e.state.calls))
                 grown = inv.grow(e.state, machine_for) or grown
         if not grown:
+            hints[loop.section, loop.head] = inv.shape(s0)
             leaves = [e.state for e in ends if e.kind == "leave"]
             out = _exits(s0, inv, leaves, loop, machine_for)
             # (a PLT call in the body taken to this object's own definition: an assumption every exit states)
