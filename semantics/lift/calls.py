@@ -60,7 +60,8 @@ import z3
 from sha1opt.semantics.lift.decode import Decoded, linked_word
 from sha1opt.semantics.lift.interface import ENTRY_ALIGNMENT
 from sha1opt.semantics.lift.pointers import IMPLICIT, Target, pointer_name, pointer_targets, target_at
-from sha1opt.semantics.lift.values import RESULT_REGION, STRING_MARK, Int, Opq, Ptr, Refused, Violation, memory_key
+from sha1opt.semantics.lift.values import (RESULT_REGION, STRING_MARK, Int, Opq, Ptr, Refused, Violation, memory_key,
+                                           read_only_string)
 from sha1opt.semantics.lift.vectors import vector_registers
 from sha1opt.semantics.x86 import Mem, Reg
 
@@ -79,12 +80,14 @@ class Known:
     result register clobbered); ``integer`` (an unknown integer, a fresh value at each call); ``string or
     null`` (a path each: NULL, or a pointer to a read-only string of its own that is not the caller's,
     ``RESULT_REGION``, whose bytes read as unknowns, ``memory``); ``pointer or null`` (the same, its contents not
-    modelled: strchr's result points into its argument)."""
+    modelled); ``pointer into s or null`` (strchr: NULL, or ``s + k`` for a new unknown offset k when ``s``
+    points into a read-only string -- ``result - s`` is then the integer k and the bytes there read as unknowns,
+    ``memory``; any other ``s``, an object of its own as ``pointer or null``)."""
 
     name: str
     effect: Literal["copy", "fill", "out", "reads", "globals"]
     args: tuple[str, ...]
-    returns: Literal["dst", "nothing", "integer", "string or null", "pointer or null"]
+    returns: Literal["dst", "nothing", "integer", "string or null", "pointer or null", "pointer into s or null"]
     source: str
     size: int = 0            # ``out``: the bytes it stores at ``dst``, 32-bit words the proof does not know
     # the library whose own function the contract models (mbedTLS's zeroize): it stands for that library's
@@ -114,7 +117,7 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           "ISO C11 7.24.4.4: compares at most n characters of two strings, returns an integer"),
     Known("memcmp", "reads", ("s1", "s2", "n"), "integer",
           "ISO C11 7.24.4.1: compares n characters of two objects, returns an integer"),
-    Known("strchr", "reads", ("s", "c"), "pointer or null",
+    Known("strchr", "reads", ("s", "c"), "pointer into s or null",
           "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer"),
     Known("fwrite", "globals", ("ptr", "size", "nmemb", "stream"), "integer",
           "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count"),
@@ -222,15 +225,18 @@ class Calls:
         if known.returns == "dst":
             self.s.regs["eax"] = dst
         elif known.returns != "nothing" and not tail:
-            self.s.regs["eax"] = self._result(d, name, known.returns, decide)
+            self.s.regs["eax"] = self._result(d, name, known.returns, decide, args.get("s"))
         self._clobber_frame(rsp, why)
         self.s.flags = None
         if tail:
             self._return(d)
 
-    def _result(self, d: Decoded, name: str, returns: str, decide):
+    def _result(self, d: Decoded, name: str, returns: str, decide, s=None):
         """A known function's result: an unknown integer (one of its own per call), or NULL on one path and
-        a pointer to an object of its own on the other (``decide`` forks; the fork gets ``alternative``)."""
+        a pointer to an object of its own on the other (``decide`` forks; the fork gets ``alternative``) --
+        strchr's (``pointer into s or null``) a pointer into ``s`` at an unknown offset k when ``s`` points into
+        a read-only string: ``strchr() at 0xd5 (#6) offset``, any 64-bit value (no bound on where the character
+        is: the string's length is unknown, so every k is covered)."""
         self.s.results += 1          # (the same count on replay: one per known call on the path, in order)
         at = f"{name}() at 0x{d.address:x} (#{self.s.results})"
         if returns == "integer":
@@ -239,6 +245,8 @@ class Calls:
         taken = decide(null) if decide is not None else self.implies(null)
         mark = f"{STRING_MARK}{self.s.results}" if returns == "string or null" else ""
         obj = Ptr(f"{RESULT_REGION}{name}@0x{d.address:x}{mark}", self.bv(0))
+        if returns == "pointer into s or null" and isinstance(s, Ptr) and read_only_string(s.region):
+            obj = Ptr(s.region, s.off + z3.BitVec(f"{at} offset", self.bits))
         if decide is not None:
             self.alternative = (_RESULT_REG[self.bits], obj if taken else Int(self.bv(0)), self.bits // 8)
         return Int(self.bv(0)) if taken else obj

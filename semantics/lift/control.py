@@ -36,7 +36,7 @@ import z3
 from sha1opt.semantics.lift.calls import KNOWN, RESULT_REGION, Calls, Outside
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
-from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data
+from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data, read_only_string
 from sha1opt.semantics.control import CONTROL
 from sha1opt.semantics.x86 import Imm, Mem, Reg
 
@@ -124,9 +124,11 @@ class ControlFlow(Calls):
         """``test %p, %p`` or ``cmp $0, %p`` of a pointer into an object the contract names (the state or its
         context, the data, the stack or workspace) at a constant offset: the contract's objects are never at
         address 0 (``interface``: none null), so ZF = 0 (CF = OF = 0; SF, the address's top bit, undefined)
-        and a ``je`` to a NULL-argument error path is a branch no caller under the contract takes."""
+        and a ``je`` to a NULL-argument error path is a branch no caller under the contract takes. A pointer into
+        a read-only string a known function returned is not NULL at any offset (strchr's ``s + k``, the summary's
+        ``s + loop@..``, ``summary``): C's pointer arithmetic keeps it inside the string or one past its end."""
         if not (isinstance(x, Ptr) and (x.region in NON_NULL or x.region.startswith(RESULT_REGION))
-                and z3.is_bv_value(z3.simplify(x.off))):
+                and (z3.is_bv_value(z3.simplify(x.off)) or read_only_string(x.region))):
             return False
         zero = isinstance(y, Int) and z3.is_bv_value(z3.simplify(y.v)) and z3.simplify(y.v).as_long() == 0
         if not ((m == "test" and ops[0] == ops[1]) or (m == "cmp" and zero)):

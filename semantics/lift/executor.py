@@ -55,6 +55,8 @@ from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
 from sha1opt.semantics.lift.memory import MemoryModel
 from sha1opt.semantics.lift.paths import PathEnd, Program, State, explore
+from sha1opt.semantics.lift.summary import Havoc
+from sha1opt.semantics.lift.summary import apply as apply_havoc
 from sha1opt.semantics.lift.values import (MASK32, DataPair, Flags, Int, Opq, Ptr, Refused, Violation, is_data, signed,
                                            stack_base)
 from sha1opt.semantics.lift.vectors import VectorUnit
@@ -216,6 +218,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         """Execute ``d``; ``decide(cond)`` picks a branch direction (exploration) or None (replay: trace order)."""
         m = d.mnemonic
         self.decide = decide
+        if isinstance(d, Havoc):              # (a loop's summary state: ``summary``)
+            apply_havoc(self, d)
+            return
         if m in ("nop", "endbr64", "endbr32"):
             self.s.pc_addr = (self.s.pc_addr[0], d.next)
             return
@@ -477,9 +482,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if low is not None:
             return self.domain.apply("sub", *low)
         if any(isinstance(v, Ptr) and v.region.startswith(RESULT_REGION) for v in (x, y)):
-            # (strchr's result points into its argument: where is not modelled)
-            raise Refused(d, "subtraction of pointers a known function returned (where one points into the "
-                             "other is not modelled)", "address")
+            # (strchr's result points into its argument when that is a read-only string, ``calls._result``)
+            raise Refused(d, "subtraction of pointers into different objects a known function returned",
+                          "address")
         raise Refused(d, "subtraction of unlike values", "untracked value")
 
     # -- replay: the interface composition.check_program drives -------------------------

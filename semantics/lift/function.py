@@ -76,6 +76,7 @@ from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Prog
 from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, entry_changed, establishes,
                                               exit_compression, names, passed_contract, restored, verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
+from sha1opt.semantics.lift.summary import Havoc
 from sha1opt.semantics.lift.template import build_template
 from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
 from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
@@ -350,9 +351,12 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
                                                   else f"; not {end.outside}'s own proof: {why}"))
             reports.append(report(end, cond, v, len(end.state.trace), t1, outside=outside, callee=callee))
         elif end.kind == "exit" and contract.one_block:
-            straight = tuple(end.state.trace)
+            # (a path through a loop's summary, ``summary.Havoc``, did not trace the loop: no cost is made of it)
+            whole = () if any(isinstance(d, Havoc) for d in end.state.trace) else tuple(end.state.trace)
+            straight = whole or straight
             reports.append(report(end, cond, _prove_one_block(ctx, end, fn.section, fn.entry, prover),
-                                  len(end.state.trace), t1, trace=tuple(end.state.trace)))
+                                  len(end.state.trace), t1, trace=whole, unlifted=None if whole else
+                                  "a loop over an environment string is summarized: its iterations are not traced"))
         elif end.kind == "exit":
             straight = tuple(end.state.trace)
             reports.append(report(end, cond, _prove_noloop_exit(ctx, end), len(end.state.trace), t1))

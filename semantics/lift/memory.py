@@ -36,8 +36,9 @@ holding it (``_relocated``). The object's own function pointers read as one of t
 with a code address (``calls.load_pointer`` / ``store_pointer``); any other write to the object is a violation.
 A linked object's function pointer (a word the loader relocates to its code, ``decode.linked_ref``) is one too;
 where its values are not bounded a read of it is an input named by its address, as before. getenv's string
-(``calls.Known``, ``string or null``) reads as unknown bytes at constant offsets and is never written
-(``_returned_string``).
+(``calls.Known``, ``string or null``) reads as unknown bytes at constant offsets -- at a computed one (strchr's
+``s + k``, a loop summary's pointer) as new unknowns -- and is never written (``_returned_string``); a computed
+offset into any other region stays refused.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ import z3
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
+from sha1opt.semantics.lift.summary import one_value
 from sha1opt.semantics.lift.values import RESULT_REGION, STRING_MARK, DataPair, Int, Opq, Ptr, Refused, Violation, is_data
 from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
@@ -115,6 +117,7 @@ class MemoryModel:
             if not isinstance(iv, Int):
                 raise Refused(d, f"index register {m.index} does not hold an integer", "untracked value")
             idx = iv.v if m.index.width == 64 or self.bits == 32 else z3.ZeroExt(self.bits - 32, z3.Extract(31, 0, iv.v))
+            idx = one_value(self, idx)          # (a loop summary's flag of a few values: one a path)
             p = Ptr(p.region, p.off + idx * self.bv(m.scale))
         return p
 
@@ -268,17 +271,23 @@ class MemoryModel:
         is read-only: ``store`` refuses a write as a violation), never data of the message; a wider read is its
         bytes, little-endian. Example: ``cmpl $0x6e736561, (%r15)`` compares ``[3]..[0]`` with the constant, a
         branch forking on it like any integer condition. A read at an offset that is not a constant relative to
-        the returned pointer (a loop walking the characters) is refused by name; so is a read of another known
-        function's result (strchr's points into its argument: where is not modelled). Whether the bytes read lie
-        before the string's NUL is not modelled: every value of them is covered, so no outcome is assumed."""
+        the returned pointer (strchr's result ``s + k``, a summarized loop's ``s + offset``, ``summary``) is bytes
+        of their own, new unknowns at each such read (``getenv@0x25#1[computed offset] (#7)[0]``, ``results``
+        counting them on the path as replay does): the string's contents are arbitrary input, so unknowns not
+        tied to the bytes at constant offsets over-approximate every value the read can give -- sound for this
+        read-only, unconstrained object only; a computed offset into the state, the data or the stack stays
+        refused (``load``). A read of another known function's object (not a string) is refused by name.
+        Whether the bytes read lie before the string's NUL is not modelled: every value of them is covered, so
+        no outcome is assumed."""
         region, rest, c = key
         name = region[len(RESULT_REGION):]
         if STRING_MARK not in name:
             raise Refused(d, f"reads the object {name} returned (a string whose contents are not modelled)",
                           "address")
         if rest:
-            raise Refused(d, f"reads the string {name} returned at an offset that is not a constant (a walk over its "
-                             "characters: not modelled)", "address")
+            self.s.results += 1
+            name = f"{name}[computed offset] (#{self.s.results})"
+            c = 0
         v = z3.Concat(*[z3.BitVec(f"{name}[{c + i}]", 8) for i in reversed(range(size))]) if size > 1 else \
             z3.BitVec(f"{name}[{c}]", 8)
         return Int(z3.ZeroExt(self.bits - 8 * size, v) if 8 * size < self.bits else v)

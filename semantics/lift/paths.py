@@ -10,7 +10,9 @@ condition (z3), the path forks -- and so does a
 ``cmov`` on counts or pointers, whose fork gets the other value, a ``set<cc>`` on an undecided condition, whose
 fork gets the other of 0 and 1, and a jump through a
 function pointer, whose fork runs the jump again for the pointer's next value. A forked path may
-stop at its very first address (the loop head right after the back edge).
+stop at its very first address (the loop head right after the back edge). A path entering a cycle that calls
+a known function (a walk over an environment string, ``summary``) goes on from the loop's summary: the states
+leaving it, each covering every trip count.
 
 Example: the project's own export explored from its entry with the loop head
 as stop gives two ends: ``exit`` under ``n == 0`` and ``head`` under ``n != 0``.
@@ -25,9 +27,11 @@ import z3
 
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.lift.calls import Outside
+from sha1opt.semantics.lift.canary import CANARY_REGION
 from sha1opt.semantics.lift.decode import Decoded, Function, decode_reachable
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.statics import own_scratch, own_static
+from sha1opt.semantics.lift.summary import Loop, Loops, summarize
 from sha1opt.semantics.lift.values import Category, Flags, Refused, Violation
 
 # The most values a function's own static may be found to hold (``Program.widen``): a flag set on first use has 2.
@@ -69,6 +73,18 @@ class Program:
         self.statics: dict[tuple[str, int], tuple[str, frozenset[int]]] | None = {} if statics else None
         self._stored: dict[tuple[str, int], set[int]] = {}
         self.scratch: set[str] = set()         # the function's own static buffers a path stored to
+        self._loops = Loops()
+        self.summary_hints: dict = {}          # (section, head) -> how its last summary widened (``summary``)
+
+    def loop_at(self, section: str, addr: int, frames: tuple) -> Loop | None:
+        """The loop to summarize (``summary``) whose cycle holds ``section + addr``, else None."""
+        return self._loops.at(section, self._by_section.get(section, {}), addr, frames)
+
+    def read_only(self, key: tuple[str, str, int]) -> bool:
+        """Whether memory ``key`` is a constant of the object's read-only data or the stack guard (never written: a
+        store there is a violation), so a word not yet read stands for its value as well as one read."""
+        region, rest, _ = key
+        return region == CANARY_REGION or region.startswith("sec:") and not rest and region[4:] not in self.obj.writable
 
     def own_static(self, section: str, offset: int, size: int) -> tuple[str, frozenset[int]] | None:
         """The function's own static at ``section + offset`` -- a word only its code reads and writes, set on
@@ -139,7 +155,7 @@ class Program:
 @dataclass
 class PathEnd:
     state: State
-    kind: str                 # "exit" | "head" | "refused" | "violation" | "limit"
+    kind: str                 # "exit" | "head" | "refused" | "violation" | "limit" (| "back" | "leave": ``within``)
     head: int | None = None
     reason: str = ""
     category: Category | None = None    # set exactly for "refused", "violation" and "limit"
@@ -147,8 +163,12 @@ class PathEnd:
 
 
 def explore(machine_for: Callable[[State], "object"], start: State, stops: set[int], *,
-            limit: int = 200_000, first_stop_ok: bool = False) -> list[PathEnd]:
-    """Every path from ``start`` to an exit, a stop address or a refusal (forking on undecided branches)."""
+            limit: int = 200_000, first_stop_ok: bool = False, within: Loop | None = None) -> list[PathEnd]:
+    """Every path from ``start`` to an exit, a stop address or a refusal (forking on undecided branches).
+
+    A path entering a loop that walks input the environment gives (``Program.loop_at``) goes on from the loop's
+    summary (``summary.summarize``): the states leaving it. ``within`` (the summary's rounds): a path in that
+    loop's body ends ``back`` at its head and ``leave`` out of its cycle."""
     ends: list[PathEnd] = []
     work = [(start, first_stop_ok)]
     while work:
@@ -172,8 +192,20 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
         try:
             while True:
                 sec, addr = st.pc_addr
+                if started and within is not None and (where := within.where(pm.s)) is not None:
+                    ends.append(PathEnd(pm.s, where))
+                    break
                 if started and sec == pm.p.fn.section and addr in stops:
                     ends.append(PathEnd(pm.s, "head", addr))
+                    break
+                if started and (loop := pm.p.loop_at(sec, addr, pm.s.frames)) is not None and not (
+                        within is not None and within.section == sec and addr in within.body
+                        and within.frames == pm.s.frames) and not (sec == pm.p.fn.section and loop.body & stops):
+                    # (a block loop's head in the cycle: its induction proves it, never a summary)
+                    leaves, inside = summarize(explore, machine_for, pm.s, loop, stops, limit, pm.p.read_only,
+                                               pm.p.summary_hints)
+                    ends.extend(inside)
+                    forks.extend(leaves)
                     break
                 started = True
                 d = pm.p.fetch(sec, addr)

@@ -36,9 +36,16 @@ MASK32 = 0xFFFFFFFF
 # path for the non-null pointer): not the caller's state, data or stack, never null, never written. A read-only
 # string's region (getenv's) names the call and its count after ``STRING_MARK`` (``result:getenv@0x25#1``): its
 # bytes read as unknowns of their own, the same at each read on the path (``memory``); any other's contents are
-# not modelled (strchr's result points into its argument).
+# not modelled. strchr's result points into its argument: a read-only string's region at an unknown offset.
 RESULT_REGION = "result:"
 STRING_MARK = "#"
+
+
+def read_only_string(region: str) -> bool:
+    """Whether ``region`` is a read-only string a known function returned (getenv's: ``result:getenv@0x25#1``):
+    input the environment gives, never written, whose bytes the proof never relies on -- the one kind of object
+    read at a computed offset (``memory``) and walked by a summarized loop (``summary``)."""
+    return region.startswith(RESULT_REGION) and STRING_MARK in region
 
 
 @dataclass(frozen=True)

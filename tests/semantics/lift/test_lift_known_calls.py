@@ -7,8 +7,9 @@ Rule (issue 24; ``lift.calls.KNOWN``): a function whose contract is known by nam
 An init function that reloads the function pointer it was reached through, calls the resolver (whose stores into
 the object's own function pointers are of code addresses, ``calls.store_pointer``) and jumps through the new
 value then proves on each path by the target's own proof; the environment string's bytes at constant offsets are
-unknowns a branch forks on (``lift.memory``), and a path that walks to its next token (strchr's result, a pointer
-into the string) stops there, naming it. The code is nettle's fat-build ``nettle_sha1_compress`` from Debian's ``libnettle.a``
+unknowns a branch forks on (``lift.memory``), and the loop that walks the override's tokens (strchr's result, a
+pointer into the string at an unknown offset) goes on from its summary (``lift.summary``): every path reaches an
+implementation, the fat entry's every path its target's own proof. The code is nettle's fat-build ``nettle_sha1_compress`` from Debian's ``libnettle.a``
 (nettle-dev, installed by setup/system-packages.sh), proved once per session (``nettle_fat_proof``, tests/conftest.py).
 """
 
@@ -29,10 +30,16 @@ def test_nettle_fat_init_paths_reach_the_implementations_through_getenv(nettle_f
     for null in (True, False):
         said = "not (getenv() at"
         assert any((said in p.condition) != null for p in tails), [p.condition for p in tails]
-    # NETTLE_FAT_OVERRIDE's first token is read byte by byte ("aesni" at 0x140: ``secure_getenv@0x59#..[0..4]``)
-    # and each outcome reaches an implementation; the paths that reach a second token (strchr found a comma: a
-    # walk over the string) stop there, refused by name, never a violation
-    assert any("secure_getenv@0x59#" in p.condition for p in tails), [p.condition for p in tails]
-    rest = [p for p in init if p.outside is None]
-    assert rest and all(p.outcome == "refused" and "subtraction of pointers a known function returned" in p.detail
-                        for p in rest), [(p.outcome, p.detail) for p in rest]
+    # NETTLE_FAT_OVERRIDE's tokens are walked by the loop at 0xcd (strchr, the token's length, its bytes: the
+    # summary's unknowns ``loop@0xcd#..``); after it the flags it set choose, each choice a path to an implementation
+    assert any("loop@0xcd#" in p.condition for p in tails), [p.condition for p in tails]
+
+
+def test_nettle_fat_entry_every_path_is_its_targets_own_proof(nettle_fat_proof):
+    """The bug: the 4 paths where strchr found a comma in NETTLE_FAT_OVERRIDE were refused (``sub %r15,%rax``:
+    strchr's result minus the string; then the next token read at a computed offset). Now every path of the fat
+    entry -- the init paths through the override loop's summary and the pointer's other values -- jumps to one
+    implementation with the caller's arguments intact: the target's own proof (``prove --object`` proves it)."""
+    paths = nettle_fat_proof.paths
+    assert all(p.outside in TARGETS and p.callee is not None for p in paths), \
+        [(p.outcome, p.detail[:160]) for p in paths if p.outside not in TARGETS or p.callee is None]
