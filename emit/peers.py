@@ -34,11 +34,22 @@ from sha1opt.search.objective import Reference
 REFERENCE_C = "sha1_ref.c"
 REFERENCE_SYMBOL = "sha1_ref_block_data_order"   # the function csrc/sha1_ref.c defines
 
+# OpenSSL takes its AVX path only where its ia32cap vector has the "Intel CPU" bit (word 0 bit 30, which
+# OPENSSL_ia32_cpuid sets from cpuid's vendor string): a mask only clears bits, so on any other vendor a
+# mask that leaves AVX runs the SSSE3 code. The "avx" entry therefore sets the whole vector: word 0 = FXSR
+# (bit 24) | "Intel CPU" (bit 30), word 1 = SSSE3 (bit 9) | AVX (bit 28), words 2-3 = 0 (no AVX2, BMI, SHA):
+# the bits sha1_block_data_order tests, so it runs the AVX loop on any CPU with AVX (as the i386 bench's
+# OPENSSL_ia32cap_P = 0x41000000, 0x10000200, 0, 0).
+AVX_PATH_VECTOR = ((1 << 24) | (1 << 30), (1 << 9) | (1 << 28))
+# The vendor a path is OpenSSL's own choice on -- cpuid's string, and as the notes name it (elsewhere the path
+# runs only when forced, as above).
+OPENSSL_VENDOR: dict[str, tuple[str, str]] = {"avx": ("GenuineIntel", "Intel")}
+
 # OPENSSL_ia32cap masks (OpenSSL 3.0): which path each forces.
 OPENSSL_PATHS: dict[str, str | None] = {
     "integer": "~0x20000000000",                       # no SSSE3/AVX/SHA: the integer code
     "ssse3": "~0x1000000000000000:~0x20000120",        # SSSE3, no AVX, no SHA extensions
-    "avx": "0x1000020041000000:0",                     # a whole vector, not a mask: AVX_PATH_VECTOR
+    "avx": f"{AVX_PATH_VECTOR[1] << 32 | AVX_PATH_VECTOR[0]:#x}:0",   # a whole vector, not a mask
     "avx2": ":~0x20000000",                            # everything but SHA extensions
     "shani": None,                                     # SHA-NI: what OpenSSL takes unmasked where the CPU has it
     "default": None,                                   # what the CPU selects (openssl_default)
@@ -49,13 +60,6 @@ OPENSSL_NEEDS: dict[str, frozenset[str]] = {
     "integer": frozenset(), "ssse3": frozenset({"ssse3"}), "avx": frozenset({"ssse3", "avx"}),
     "avx2": frozenset({"avx2", "bmi1", "bmi2"}), "shani": frozenset({"ssse3", "sha"}), "default": frozenset(),
 }
-# OpenSSL takes its AVX path only where its ia32cap vector has the "Intel CPU" bit (word 0 bit 30, which
-# OPENSSL_ia32_cpuid sets from cpuid's vendor string): a mask only clears bits, so on any other vendor a
-# mask that leaves AVX runs the SSSE3 code. The "avx" entry therefore sets the whole vector: word 0 = FXSR
-# (bit 24) | "Intel CPU" (bit 30), word 1 = SSSE3 (bit 9) | AVX (bit 28), words 2-3 = 0 (no AVX2, BMI, SHA):
-# the bits sha1_block_data_order tests, so it runs the AVX loop on any CPU with AVX (as the i386 bench's
-# OPENSSL_ia32cap_P = 0x41000000, 0x10000200, 0, 0).
-AVX_PATH_VECTOR = ((1 << 24) | (1 << 30), (1 << 9) | (1 << 28))
 
 
 def openssl_path_note(path: str, cpu) -> tuple[bool, str]:
@@ -66,9 +70,10 @@ def openssl_path_note(path: str, cpu) -> tuple[bool, str]:
     missing = lacking(OPENSSL_NEEDS[path], cpu)
     if missing:
         return False, f"OpenSSL {path}: not timed: {lacks_text(missing)}, so OpenSSL would run another path"
-    if path == "avx" and cpu is not None and cpu.id.vendor != "GenuineIntel":
-        return True, (f"OpenSSL avx: forced with the \"Intel CPU\" bit set: OpenSSL itself takes that path only on "
-                      f"Intel CPUs, not on this {cpu.id.vendor} one")
+    vendor, named = OPENSSL_VENDOR.get(path, (None, ""))
+    if vendor is not None and cpu is not None and cpu.id.vendor != vendor:
+        return True, (f"OpenSSL {path}: forced: OpenSSL itself takes that path only on {named} CPUs, not on this "
+                      f"{cpu.id.vendor} one")
     if path == "default" and cpu is not None:
         real = cpu.features | cpu.removed
         return True, f"OpenSSL default: its {openssl_default(real, cpu.id.vendor)} path on this CPU"
@@ -87,7 +92,7 @@ def openssl_default(features, vendor: str) -> str:
         return "SHA-NI"
     if {"avx2", "bmi1", "bmi2"} <= f:
         return "AVX2"
-    return "AVX" if "avx" in f and vendor == "GenuineIntel" else "SSSE3"
+    return "AVX" if "avx" in f and vendor == OPENSSL_VENDOR["avx"][0] else "SSSE3"
 
 
 def reference_assembly(arch: Arch, flags: Sequence[str] = ()) -> str:
