@@ -8,31 +8,12 @@
  *   -DKB3=...        a wrong constant for rounds 40-59 in sha1_so_bytes only
  *   -DEXPORTED_VEC   the pointer is exported (a .dynsym entry: another object may store to it)
  */
-typedef unsigned int u32;
+#include "sha1_rounds.h"
 char *getenv(const char *name);
 
 #ifndef KB3
 #define KB3 0x8f1bbcdcu
 #endif
-
-static u32 rol(u32 x, int n) { return (x << n) | (x >> (32 - n)); }
-
-/* The 80 rounds over a 16-word ring w holding the block's words (host order: already big-endian decoded). */
-static inline void rounds(u32 *state, u32 *w, u32 k3) {
-    u32 a = state[0], b = state[1], c = state[2], d = state[3], e = state[4];
-    _Pragma("GCC unroll 80") for (int t = 0; t < 80; t++) {     /* (straight code: the cheaper proof) */
-        u32 wt = t < 16 ? w[t] : rol(w[(t - 3) & 15] ^ w[(t - 8) & 15] ^ w[(t - 14) & 15] ^ w[t & 15], 1);
-        w[t & 15] = wt;
-        u32 f, k;
-        if (t < 20) { f = d ^ (b & (c ^ d)); k = 0x5a827999u; }
-        else if (t < 40) { f = b ^ c ^ d; k = 0x6ed9eba1u; }
-        else if (t < 60) { f = (b & c) | (d & (b | c)); k = k3; }
-        else { f = b ^ c ^ d; k = 0xca62c1d6u; }
-        u32 tmp = rol(a, 5) + f + e + k + wt;
-        e = d; d = c; c = rol(b, 30); b = a; a = tmp;
-    }
-    state[0] += a; state[1] += b; state[2] += c; state[3] += d; state[4] += e;
-}
 
 /* Two implementations: the words byte-swapped, or assembled from bytes. */
 void sha1_so_swapped(u32 *state, const void *data) {
@@ -44,10 +25,8 @@ void sha1_so_swapped(u32 *state, const void *data) {
 }
 
 void sha1_so_bytes(u32 *state, const void *data) {
-    const unsigned char *p = data;
     u32 w[16];
-    for (int i = 0; i < 16; i++)
-        w[i] = (u32)p[4 * i] << 24 | (u32)p[4 * i + 1] << 16 | (u32)p[4 * i + 2] << 8 | p[4 * i + 3];
+    load_words(w, data);
     rounds(state, w, KB3);
 }
 
