@@ -107,6 +107,7 @@ CHAINS: dict[str, str] = {
     "vec_alu_rm": "paddd 128(%rsp), %xmm0\n",
     "vec_to_gpr": "movd %xmm0, %eax\nmovd %eax, %xmm0\n", "gpr_to_vec": "movd %eax, %xmm0\nmovd %xmm0, %eax\n",
     "sha1rnds4": "sha1rnds4 $0, %xmm1, %xmm0\n",
+    "vec_shuffle": "pshufd $27, %xmm0, %xmm0\n",   # pshufd only writes its destination: read it back
 }
 # Classes a chain of class C may also contain (the other half of a round trip, the reload of a store).
 HELPERS: dict[str, frozenset[str]] = {

@@ -80,3 +80,42 @@ def test_kernel_items_include_the_loop_control():
     k = next(k for k in kernels(load_model("zen3"), pairs=False) if k.name == "lat.rot_imm")
     items = k.items()
     assert [str(i) for i in items[-2:]] == ["dec %rdi", "jnz 1b"]
+
+
+# Classes whose own latency no chain can show, and why (every other ``lat.`` kernel must show it).
+LATENCY_UNSEEN = {
+    "mov_ri": "no register input: a chain runs through its reader, never through it",
+    "store": "a reload sees the store-forwarding rule's latency, not the store's",
+    "vec_store": "a reload sees the vector store-forwarding rule's latency, not the store's",
+    "push": "a reload (pop) sees the store-forwarding rule's latency, not the push's",
+    "pop": "its data is its load uop's: the load row's latency",
+}
+
+
+@pytest.mark.parametrize("name", [n for n in model_names() if load_model(n).arch == "x86_64"])
+def test_regression_lat_vec_shuffle_was_no_chain(name):
+    """A latency kernel measures its class's latency: priced with that latency 4 clocks longer, it takes longer.
+
+    The bug: ``lat.vec_shuffle`` was ``pshufd $27, %xmm15, %xmm0`` repeated -- pshufd's destination is
+    write-only, so no copy read another's result: the kernel timed throughput (on the Zen 4 host
+    ``lat.`` and ``tput.vec_shuffle`` both measured 18.53 clocks), and the second stage was free to set the
+    latency to 7 (bench/results/calibrate_holdout_zen4.txt). And ``lat.vec_load`` showed nothing either:
+    the engine gave every load the integer ``load`` row's latency, so the ``vec_load`` row's (Zen: 7) was
+    never used. Every class with a ``lat.`` kernel, every x86-64 model, but ``LATENCY_UNSEEN`` and the
+    moves the model's renamer eliminates (``rules.move_elimination``: no latency at all).
+    """
+    from dataclasses import replace
+
+    from sha1opt.search.cost.simulator import Simulator
+    m = load_model(name)
+    blind = []
+    for k in kernels(m, pairs=False):
+        cls = k.name[4:]
+        if not k.name.startswith("lat.") or cls in LATENCY_UNSEEN or cls in m.rules.move_elimination:
+            continue
+        slower = replace(m, classes={**m.classes, cls: replace(m.classes[cls], latency=m.classes[cls].latency + 4)})
+        before = Simulator(m).simulate(k.items(), loop=True).cycles
+        after = Simulator(slower).simulate(k.items(), loop=True).cycles
+        if not after > before:
+            blind.append(f"{k.name}: {before} -> {after}")
+    assert blind == [], blind
