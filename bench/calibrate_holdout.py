@@ -19,7 +19,9 @@
 3. Timing -- the training loops' timing, the same definition: each code in interleaved pairs against the
    textbook export (``tuning.native_timer``; OpenSSL's paths as peer 2 of the same program, libcrypto
    loaded, the add-chain clock around the run, ``timing.clock_around``), ``--rounds`` rounds over every code;
-   a code's core c/B = its median ratio to the textbook x the median over runs of the textbook's c/B.
+   a code's core c/B = its median ratio to the textbook x the median over runs of the textbook's c/B. Every
+   pair ends with the core-share probes; a pair during which another hardware thread shared the core is left
+   out (``timing.Timings.shared``), and the count is printed.
 4. The table and the statistics on the hold-out only: measured c/B, the literature model's, the calibrated
    model's and llvm-mca's (the newest installed, ``calibration.newest_llvm_mca``, ``-mcpu`` the model's
    ``gcc_mtune``) prediction and error; MAPE, Kendall tau-b, and tau-b over the scalar codes alone (no vector
@@ -193,8 +195,10 @@ def holdout(model, cpu, work: Path, training: set[str], notes: list[str]) -> lis
     return codes
 
 
-def measure(codes: list[Code], work: Path, pairs: int, rounds: int) -> float:
-    """Every code's ratios to the textbook, ``rounds`` rounds of ``pairs / rounds`` pairs; the textbook's c/B."""
+def measure(codes: list[Code], work: Path, pairs: int, rounds: int) -> tuple[float, int, int]:
+    """Every code's ratios to the textbook, ``rounds`` rounds of ``pairs / rounds`` pairs; the textbook's c/B and
+    (pairs left out, pairs timed): the pairs during which another hardware thread shared the core."""
+    left_out = timed = 0
     ref = export(textbook("x86_64"), work / "textbook.S")
     ref_obj = compile_text(ref.text, "x86_64", work, "textbook")
     timer = native_timer(work)
@@ -208,18 +212,24 @@ def measure(codes: list[Code], work: Path, pairs: int, rounds: int) -> float:
         for code in codes:
             if code.obj is not None:
                 t = timer(code.obj, ref_obj, "x86_64", per)
+                left_out, timed = left_out + t.shared, timed + t.shared + len(t.ratios)
                 code.rounds.append([float(x) for x in t.ratios])
                 code.ratios += code.rounds[-1]
                 ref_cpb.append(t.reference_cpb)
             elif lib is not None:
                 env = {"OPENSSL_ia32cap": code.mask} if code.mask else {}
-                timings, tick = clock_around(work, lambda: run_program(ossl, [SIZE], per, MIN_BYTES, env=env, lib=lib))
-                pp = timings.per_pair()[0]
+                timings, tick = clock_around(work, lambda: run_program(ossl, [SIZE], per, MIN_BYTES, env=env, lib=lib,
+                                                                       probes=True))
+                keep = ~timings.shared()             # as tuning.native_timer: pairs of a shared core left out
+                if keep.sum() < 2:
+                    keep[:] = True
+                left_out, timed = left_out + int((~keep).sum()), timed + len(keep)
+                pp = {p: x[keep] for p, x in timings.per_pair()[0].items()}
                 code.rounds.append([float(x) for x in pp[2] / pp[0]])
                 code.ratios += code.rounds[-1]
                 ref_cpb.append(float(np.median(pp[0])) * float(np.median(tick)))
         say(f"hold-out timing: round {r + 1}/{rounds} done")
-    return float(np.nanmedian(ref_cpb))
+    return float(np.nanmedian(ref_cpb)), left_out, timed
 
 
 def predicted(items, model, nbytes: int) -> float:
@@ -281,7 +291,7 @@ def main() -> int:
         clock_library(work)
         codes = holdout(base, cpu, work, training, notes)
         say(f"{len(codes)} hold-out codes; timing them")
-        T = measure(codes, work, args.pairs, args.rounds)
+        T, left_out, all_pairs = measure(codes, work, args.pairs, args.rounds)
     t2 = time.monotonic()
     tool = newest_llvm_mca()
     ver = re.search(r"LLVM version ([\d.]+)", run([tool, "--version"], "llvm-mca").stdout)
@@ -289,6 +299,8 @@ def main() -> int:
     print(f"## training: {len(training)} distinct codes of sha1opt's own (stage 2); the hold-out shares none")
     print(f"## hold-out: {len(codes)} codes no fit saw; core c/B at {SIZE} B per call, {args.pairs} pairs each in "
           f"{args.rounds} rounds against the textbook (textbook {T:.3f} c/B, add-chain clock)")
+    print(f"## {left_out} of {all_pairs} pairs left out: another hardware thread shared the core during them "
+          "(the core-share probes after every pair, emit/timing.py)")
     print(f"## llvm-mca: {tool} (LLVM {ver.group(1) if ver else '?'}) -mcpu={cpu_mca}")
     print(f"{'code':<36} {'scalar':>6} {'meas':>6} {'[p10':>6} {'p90]':>6} {'lit':>6} {'err%':>6} {'cal':>6} "
           f"{'err%':>6} {'mca':>6} {'err%':>6}")

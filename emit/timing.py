@@ -16,6 +16,10 @@ bench scripts are its users):
   ``run_program`` with the same figures: one bounded child process, its
   records as a ``Timings`` value: ``tsc_hz``, the number of peers, and one row
   ``(peer, ticks, bytes)`` per call, pair after pair, size after size;
+* the core's share -- with ``probes`` every pair ends with two probes, a chain of
+  dependent adds and as many adds in four chains; ``Timings.shared()`` names the
+  pairs during which another hardware thread took part of the core (a vCPU is a
+  hardware thread; a tenant's sibling thread slows throughput-bound code, not a chain);
 * statistics -- ``Timings.per_pair()`` (per size: peer -> ticks/byte of each
   pair), ``Timings.stats(names)`` (``PeerStats``: median, p10 and p90 of the
   per-pair ratios ours / peer, the ratio of the minima), ``Timings.ratios()``
@@ -64,6 +68,8 @@ __all__ = ["PairPlan", "Timings", "PeerStats", "CoreClock", "band", "core_clock"
            "timing_program", "hosted_program", "freestanding_i386", "run_program", "tsc_hz"]
 
 T = TypeVar("T")
+PROBES = 0x100          # the flag in bench.c's nsizes word: run the core-share probes after every pair
+SHARED_SLACK = 0.05     # a pair whose four-chain probe ran this much slower (against its chain) than the run's best
 
 
 def band(values) -> tuple[float, float, float]:
@@ -124,6 +130,7 @@ class Timings:
     records: np.ndarray
     sizes: tuple[int, ...] = ()
     pairs: int = 0
+    probes: bool = False    # the last two peers are the core-share probes (chain, then four chains)
 
     def per_pair(self) -> list[dict[int, np.ndarray]]:
         """Per size: peer index -> ticks/byte of each pair, in pair order."""
@@ -142,6 +149,26 @@ class Timings:
         """Per pair, ``peer``'s ticks/byte over ``against``'s at ``sizes[size_index]``."""
         tpb = self.per_pair()[size_index]
         return tpb[peer] / tpb[against]
+
+    def probe_quotients(self, size_index: int = 0) -> np.ndarray:
+        """Per pair, the four-chain probe's ticks over the one-chain probe's (same adds; ``probes`` run)."""
+        if not self.probes:
+            raise Sha1optError("the core-share probes were not run (run_program(..., probes=True))")
+        tpb = self.per_pair()[size_index]
+        return tpb[self.peers - 1] / tpb[self.peers - 2]
+
+    def shared(self, size_index: int = 0, reference: float | None = None, slack: float = SHARED_SLACK) -> np.ndarray:
+        """Per pair, whether another hardware thread shared the core (``probe_quotients`` above the core's own).
+
+        The chain uses one ALU a clock, so a sibling thread barely slows it; the four chains want every
+        ALU and lose what the sibling takes. ``reference`` is the quotient of the core alone -- by default
+        the run's 10th percentile (not its least: a chain interrupted mid-probe gives a quotient below the
+        core's); a pair more than ``slack`` above it was shared. Example: quotients 0.26 (nine pairs) and
+        0.42 -> the tenth pair shared.
+        """
+        q = self.probe_quotients(size_index)
+        ref = float(np.percentile(q, 10)) if reference is None else reference
+        return q > ref * (1 + slack)
 
     def clock_samples(self, peer: int) -> np.ndarray:
         """Core cycles per tick of every record of the add-chain peer ``peer`` (``clock.ratio_of_record``)."""
@@ -179,6 +206,7 @@ class PairPlan:
     pairs: int
     min_bytes: int = 1 << 20
     time_limit: float = BENCH_SECONDS
+    probes: bool = False    # run the core-share probes after every pair (``Timings.shared``)
 
     def __post_init__(self):
         object.__setattr__(self, "sizes", tuple(self.sizes))
@@ -191,7 +219,7 @@ class PairPlan:
         """``run_program`` of ``exe`` with this plan; ``env`` is added to the environment, ``lib`` is the
         shared object the program loads as its dlopen peer (libcrypto, or the add-chain clock)."""
         return run_program(exe, self.sizes, self.pairs, self.min_bytes, dict(env) if env is not None else None,
-                           lib, time_limit=self.time_limit)
+                           lib, time_limit=self.time_limit, probes=self.probes)
 
 
 def c_peer(arch: Arch, work: Path) -> Path:
@@ -237,15 +265,16 @@ def freestanding_i386(work: Path) -> tuple[Path, Path]:
 
 
 def run_program(exe: Path, sizes: Sequence[int], pairs: int, min_bytes: int, env: dict[str, str] | None = None,
-                lib: str | None = None, time_limit: float | None = None) -> Timings:
+                lib: str | None = None, time_limit: float | None = None, probes: bool = False) -> Timings:
     """Run a timing program: ``pairs`` pairs per size, each call repeated to ``min_bytes``; ``lib`` is libcrypto.
 
     The program is a bounded child (``toolchain.run_child`` under
     ``NATIVE_LIMITS`` with ``time_limit`` seconds of wall time, by default
     ``limits.BENCH_SECONDS``): past it, or on SIGINT/SIGTERM, its process
-    group is killed and ``ToolchainError`` says why.
+    group is killed and ``ToolchainError`` says why. ``probes``: every pair ends with the core-share probes,
+    the program's last two peers (``Timings.shared``).
     """
-    payload = struct.pack(f"<3I{len(sizes)}I", pairs, min_bytes, len(sizes), *sizes)
+    payload = struct.pack(f"<3I{len(sizes)}I", pairs, min_bytes, len(sizes) | (PROBES if probes else 0), *sizes)
     args = [str(exe)] + ([lib] if lib else [])
     proc = run_child(args, "benchmark", NATIVE_LIMITS.with_seconds(time_limit or BENCH_SECONDS), input=payload,
                      env={**os.environ, **(env or {})})
@@ -257,7 +286,7 @@ def run_program(exe: Path, sizes: Sequence[int], pairs: int, min_bytes: int, env
         raise ToolchainError(f"benchmark: {len(proc.stdout)} bytes of output is not a timing report")
     tsc, npeers = struct.unpack_from("<2Q", proc.stdout)
     recs = np.frombuffer(proc.stdout[16:], dtype="<u8").reshape(-1, 3)
-    return Timings(float(tsc), int(npeers), recs, tuple(sizes), pairs)
+    return Timings(float(tsc), int(npeers), recs, tuple(sizes), pairs, probes)
 
 
 def clock_around(work: Path, timed: Callable[[], T], samples: int = 7) -> tuple[T, np.ndarray]:

@@ -24,7 +24,8 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
    timed against itself (the control: its p10 / p90 are the noise). The figure is the median of the
    paired ratios candidate / reference of ticks per byte, with p10 / p90; measured core cycles/byte are
    that ratio times the reference's c/B from the add-chain clock sampled around each run
-   (``timing.clock_around``).
+   (``timing.clock_around``). A pair during which another hardware thread shared the core is left out
+   and counted (``native_timer``; ``Tuning.shared``).
 3. The winner (``_winner``) is the candidate with the lowest median, with one rule over it: **a searched
    candidate is exported only when its median is at least ``MARGIN`` (1 %) below its own family's
    default's** -- so a block the model likes but the machine measures slower than the default schedule
@@ -77,6 +78,7 @@ class Timed:
 
     ratios: np.ndarray
     reference_cpb: float = math.nan
+    shared: int = 0          # pairs left out: another hardware thread shared the core (``timing.Timings.shared``)
 
 
 Timer = Callable[[Path, Path, str, int], Timed]
@@ -145,6 +147,7 @@ class Tuning:
     stop: str
     rounds: int
     notes: tuple[str, ...] = field(default=())
+    shared: tuple[int, int] = (0, 0)     # (pairs left out, pairs timed): the core was shared (``native_timer``)
 
     @property
     def best(self) -> Candidate:
@@ -216,9 +219,17 @@ def check_choice(choice: Choice, work: Path) -> Validation | str:
 def native_timer(work: Path) -> Timer:
     """Paired ratios of one timing process: peer 0 the candidate object, peer 1 the reference object
     (renamed ``sha1_ref_block_data_order``), the add-chain clock sampled around the run; each program is
-    built once and reused from round to round."""
+    built once and reused from round to round.
+
+    Every pair ends with the core-share probes (``timing.Timings.shared``): a pair during which another
+    hardware thread shared the core is left out (counted in ``Timed.shared``), its ratio and its
+    reference's ticks alike -- the models price a core of one's own, and a sibling slows codes unevenly.
+    The core-alone quotient is the least 10th percentile of the runs so far (a run shared throughout
+    has no pair of the core alone to set it); a run left with fewer than 2 pairs keeps them all.
+    """
     programs: dict[tuple[Path, Path], Path] = {}
     renamed: dict[Path, Path] = {}
+    alone = [math.inf]                   # the core-alone probe quotient, over the runs so far
 
     def program(cand: Path, ref: Path, arch: str) -> Path:
         if ref not in renamed:
@@ -232,9 +243,14 @@ def native_timer(work: Path) -> Timer:
 
     def timer(cand: Path, ref: Path, arch: str, pairs: int) -> Timed:
         exe = program(cand, ref, arch)
-        timings, per_tick = clock_around(work, lambda: PairPlan((SIZE,), pairs, MIN_BYTES).run(exe))
-        ref_tpb = timings.per_pair()[0][1]
-        return Timed(timings.ratios(), float(np.median(ref_tpb)) * float(np.median(per_tick)))
+        timings, per_tick = clock_around(work, lambda: PairPlan((SIZE,), pairs, MIN_BYTES, probes=True).run(exe))
+        alone[0] = min(alone[0], float(np.percentile(timings.probe_quotients(), 10)))
+        keep = ~timings.shared(reference=alone[0])
+        if keep.sum() < 2:
+            keep[:] = True
+        ref_tpb = timings.per_pair()[0][1][keep]
+        return Timed(timings.ratios()[keep], float(np.median(ref_tpb)) * float(np.median(per_tick)),
+                     int((~keep).sum()))
 
     return timer
 
@@ -294,7 +310,7 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
     per_round = max(2, math.ceil(pairs / rounds))
     ratios: list[list[float]] = [[] for _ in cands]
     ref_cpb: list[float] = []
-    stop, done = "done", 0
+    stop, done, left_out, timed = "done", 0, 0, 0
     for r in range(rounds if len(cands) > 1 else 0):
         for j in range(len(cands)):
             k = (j + r) % len(cands)
@@ -308,6 +324,7 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
                 break
             ratios[k].extend(float(x) for x in t.ratios)
             ref_cpb.append(t.reference_cpb)
+            left_out, timed = left_out + t.shared, timed + len(t.ratios) + t.shared
         if stop != "done":
             break
         done += 1
@@ -316,7 +333,7 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
     if stop == "interrupted":
         why = f"interrupted after {done} full round(s): best validated so far by the pairs measured; {why}"
     cpb = float(np.nanmedian(ref_cpb)) if ref_cpb and not all(math.isnan(x) for x in ref_cpb) else math.nan
-    return Tuning(tuple(cands), tuple(measured), cpb, winner, why, stop, done, tuple(notes))
+    return Tuning(tuple(cands), tuple(measured), cpb, winner, why, stop, done, tuple(notes), (left_out, timed))
 
 
 def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: int = 5, db=None,
@@ -353,6 +370,9 @@ def describe(t: Tuning) -> list[str]:
     lines = list(t.notes)
     cpb = "" if math.isnan(t.reference_cpb) else f"; reference {t.reference_cpb:.2f} c/B measured (add-chain clock)"
     lines.append(f"measured against {t.candidates[0].key}, {SIZE} bytes per call{cpb}")
+    if t.shared[0]:
+        lines.append(f"{t.shared[0]} of {t.shared[1]} pairs left out: another hardware thread shared the core "
+                     "during them (the core-share probes)")
     for k, (c, m) in enumerate(zip(t.candidates, t.measured)):
         what = "reference vs itself (noise)" if k == 0 else "vs reference"
         if not m.pairs:

@@ -4,10 +4,17 @@
  * OpenSSL's libcrypto with dlopen (OPENSSL_ia32cap is set by the parent
  * process before the library initialises, which picks its code path).
  *
- * stdin (little-endian u32): pairs, min_bytes, nsizes, sizes[nsizes]
+ * stdin (little-endian u32): pairs, min_bytes, nsizes | PROBES, sizes[nsizes]
  * stdout (u64): tsc_hz (0 when not measured), npeers, then for every size,
  * pair and peer (in a rotating order within each pair): peer index, ticks,
  * bytes. Ticks are TSC ticks (rdtsc after lfence), not core cycles.
+ *
+ * With the PROBES bit, every pair ends with two more records, the core-share
+ * probes (npeers counts them: they are the last two peers): PROBE_ADDS
+ * dependent adds (one ALU a clock), then PROBE_ADDS adds in four independent
+ * chains (every ALU); "bytes" is the number of adds. On a core of its own
+ * their quotient is the same every pair; a pair during which another hardware
+ * thread shared the core shows the second slower, the first not.
  *
  * Hosted on x86-64 (libc, dlopen); with -DSHA1OPT_FREESTANDING it is a
  * static i386 program with raw syscalls and no OpenSSL peer.
@@ -80,6 +87,21 @@ static int (*ossl_update)(sha_ctx *, const void *, usize);
 #define NPEERS 3
 #endif
 
+#define PROBES 0x100u          /* in the nsizes word: run the core-share probes after each pair */
+#define PROBE_ADDS 131072u     /* adds per probe (~130 k core cycles for the chain) */
+
+/* PROBE_ADDS adds: one dependent chain (ways 1) or four independent ones (ways 4), 32 adds an iteration. */
+static void probe(int ways) {
+    u32 n = PROBE_ADDS / 32, a = 0, b = 0, c = 0, d = 0;
+    if (ways == 1) {
+        __asm__ volatile("1:\n\t" ".rept 32\n\taddl $1, %0\n\t.endr\n\t" "decl %1\n\tjnz 1b"
+                         : "+r"(a), "+r"(n) :: "cc");
+    } else {
+        __asm__ volatile("1:\n\t" ".rept 8\n\taddl $1, %0\n\taddl $1, %1\n\taddl $1, %2\n\taddl $1, %3\n\t.endr\n\t"
+                         "decl %4\n\tjnz 1b" : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(n) :: "cc");
+    }
+}
+
 static void run_peer(int peer, const unsigned char *data, usize size, usize calls) {
     static u32 state[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
     if (peer == 0) {
@@ -104,8 +126,9 @@ int main(int argc, char **argv)
 {
     u32 head[3];
     u32 sizes[16];
-    if (!read_full(head, sizeof head) || head[2] > 16 || !read_full(sizes, 4 * head[2])) finish(2);
-    u32 pairs = head[0], min_bytes = head[1], nsizes = head[2];
+    if (!read_full(head, sizeof head) || (head[2] & ~PROBES) > 16 || !read_full(sizes, 4 * (head[2] & 0xffu)))
+        finish(2);
+    u32 pairs = head[0], min_bytes = head[1], nsizes = head[2] & 0xffu, probes = head[2] & PROBES;
     int npeers = NPEERS;
 #ifndef SHA1OPT_FREESTANDING
     const char *lib = argc > 1 ? argv[1] : 0;
@@ -122,7 +145,7 @@ int main(int argc, char **argv)
     /* Deterministic data (an LCG): the content does not change SHA-1's timing. */
     u32 x = 12345;
     for (usize i = 0; i < sizeof buffer; i++) { x = x * 1103515245u + 12345u; buffer[i] = (unsigned char)(x >> 16); }
-    u64 out[4] = {tsc_hz(), (u64)npeers, 0, 0};
+    u64 out[4] = {tsc_hz(), (u64)npeers + (probes ? 2 : 0), 0, 0};
     write_full(out, 2 * sizeof(u64));
     for (u32 s = 0; s < nsizes; s++) {
         usize size = sizes[s];
@@ -136,6 +159,13 @@ int main(int argc, char **argv)
                 run_peer(p, buffer, size, calls);
                 u64 t1 = ticks();
                 u64 rec[3] = {(u64)p, t1 - t0, (u64)(size * calls)};
+                write_full(rec, sizeof rec);
+            }
+            for (int w = 0; probes && w < 2; w++) {
+                u64 t0 = ticks();
+                probe(w ? 4 : 1);
+                u64 t1 = ticks();
+                u64 rec[3] = {(u64)(npeers + w), t1 - t0, (u64)PROBE_ADDS};
                 write_full(rec, sizeof rec);
             }
         }

@@ -33,12 +33,14 @@ def runs(monkeypatch):
     """``timing.run_program`` replaced: records in bench.c's layout, every pair at OURS / PEER; the calls made."""
     calls = []
 
-    def fake(exe, sizes, pairs, min_bytes, env=None, lib=None, time_limit=None):
+    def fake(exe, sizes, pairs, min_bytes, env=None, lib=None, time_limit=None, probes=False):
         calls.append(Path(exe).name)
         peers = 3 if lib else 2
-        rows = [(p, int((OURS if p == 0 else PEER) * size), size)
-                for size in sizes for _ in range(pairs) for p in range(peers)]
-        return timing.Timings(2.5e9, peers, np.array(rows, dtype=np.uint64).reshape(-1, 3), tuple(sizes), pairs)
+        probe = [(peers, 100_000, 100_000), (peers + 1, 26_000, 100_000)] if probes else []   # the core alone
+        rows = [row for size in sizes for _ in range(pairs)
+                for row in [(p, int((OURS if p == 0 else PEER) * size), size) for p in range(peers)] + probe]
+        return timing.Timings(2.5e9, peers + 2 * probes, np.array(rows, dtype=np.uint64).reshape(-1, 3),
+                              tuple(sizes), pairs, probes)
 
     monkeypatch.setattr(timing, "run_program", fake)
     return calls
