@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,3 +65,17 @@ def test_the_measurement_against_itself(bench_module):
         c.rounds = [[1.0 + 0.1 * k + 0.01 * r] * 3 for r in range(3)]
     assert ch.repeatability(codes, [True] * 3)[1] == pytest.approx(1.0)
     assert ch.repeatability(codes, [True, False, False])[2] == 1      # fewer than two codes: no figure
+
+
+def test_core_share_sums_up_chains_against_copies(bench_module):
+    """bench/core_share.py: latency kernels at 1.01 and throughput kernels at 1.10 of the model -> the copies got
+    1/1.089 of the core; per round, a round whose copies ran 1.3x against its chains is counted shared."""
+    cs = bench_module("core_share")
+    pred = {"lat.add_rr": 48.0, "tput.add_rr": 12.5}
+    samples = {"lat.add_rr": np.array([48.48] * 4), "tput.add_rr": np.array([12.5 * 1.01, 12.5 * 1.01, 12.5 * 1.3,
+                                                                              12.5 * 1.3])}
+    rs = cs.ratios(samples, pred)
+    lat, tput, q = cs.share(rs)
+    assert lat == pytest.approx(1.01) and tput == pytest.approx(1.155) and q == pytest.approx(1.155 / 1.01)
+    lo, mid, hi, frac = cs.shared_rounds(samples, pred)
+    assert frac == pytest.approx(0.5) and lo == pytest.approx(1.0)

@@ -120,6 +120,30 @@ def test_the_statistics_are_the_band_of_the_per_pair_ratios():
     assert st.ratio_of_minima == pytest.approx(0.5) and np.allclose(t.ratios(), r)
 
 
+def test_the_core_share_probes_name_the_shared_pairs():
+    """``Timings.shared``: nine pairs whose four-chain probe took 0.26 of the chain's ticks and one at 0.42 -> the
+    tenth was shared (its 10th percentile is the core alone); a reference given is used as it is; without the
+    probes run the question is refused."""
+    rows = []
+    for q in [0.26] * 9 + [0.42]:
+        rows += [(0, 200, 64), (1, 300, 64), (2, 100_000, 100_000), (3, int(q * 100_000), 100_000)]
+    t = timing.Timings(2.5e9, 4, np.array(rows, dtype=np.uint64), (64,), 10, True)
+    assert t.shared().tolist() == [False] * 9 + [True]
+    assert t.shared(reference=0.2).all()
+    with pytest.raises(Exception, match="probes were not run"):
+        timing.Timings(2.5e9, 2, np.array(rows[:2], dtype=np.uint64), (64,), 1).shared()
+
+
+@needs()
+def test_the_probes_run_in_the_timing_program(tmp_path):
+    """The real bench.c with the probes: two more peers per pair, the four chains faster than the one chain
+    (quotient under 1) on any core with two or more ALUs."""
+    exe = timing.hosted_program([_object("x86_64", tmp_path), timing.c_peer("x86_64", tmp_path)], tmp_path, "p")
+    t = timing.PairPlan((64,), 3, 64, probes=True).run(exe)
+    q = t.probe_quotients()
+    assert t.peers == 4 and len(q) == 3 and (q > 0.1).all() and (q < 1.0).all()
+
+
 def test_a_plan_with_fewer_than_two_pairs_is_refused():
     with pytest.raises(Exception, match="pairs must be at least 2"):
         timing.PairPlan((64,), 1)
