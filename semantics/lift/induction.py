@@ -92,10 +92,13 @@ class Ctx:
     def machine(self, domain, init_reg, init_mem, st: State, block=None) -> PathMachine:
         if self.contract.host_words:
             init_mem = host_words(domain, init_mem)
+        if self.contract.state_wide:
+            init_mem = wide_slots(init_mem)
         return PathMachine(self.program, domain, init_reg, init_mem, st, bits=self.bits, block=block,
                            axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size,
                            data_writable=self.contract.data_clobbered, counter=self.counter,
-                           block_in_context=self.contract.block_in_context)
+                           block_in_context=self.contract.block_in_context, state_wide=self.contract.state_wide,
+                           scratch=self.contract.scratch_in_context)
 
     @property
     def counter(self) -> int | None:
@@ -111,6 +114,23 @@ def host_words(domain, init_mem):
         v = init_mem(region, off)
         return domain.apply("bswap", v) if region == "data" and off % 4 == 0 else v
     return wrapped
+
+
+def wide_slots(init_mem):
+    """``init_mem`` for a wide state (``state@S wide``: 64-bit slots 8 bytes apart): the slot at state+8i holds
+    h_i in its low half (the entry value of state word i, ``init_mem("state", 4i)``, where every consumer --
+    ``names``, ``composition.check_program``'s inputs -- looks for it); its upper half at state+8i+4 is an unknown
+    of its own (region ``state upper``), so code whose result depends on it meets a free value: a counterexample.
+    Example: ``mov -0x58(%rdi), %rcx`` under ``state@-0x58 wide`` reads h0; ``mov -0x54(%rdi), %ecx`` reads
+    ``state upper[4]``."""
+    def wrapped(region: str, off: int):
+        if region == "state" and 0 <= off < 40 and off % 4 == 0:
+            return init_mem("state", off // 2) if off % 8 == 0 else init_mem(WIDE_UPPER, off)
+        return init_mem(region, off)
+    return wrapped
+
+
+WIDE_UPPER = "state upper"      # the region naming a wide state slot's upper half at entry (``wide_slots``)
 
 
 def names(b: Builder):
@@ -468,7 +488,8 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
         inputs.update({f"W{j}": ("mem", "W", 4 * j) for j in range(16)})
     else:
         inputs.update({f"m{j}": ("mem", "data", 4 * j) for j in range(16)})
-    homes = h_homes(target) if back else {i: ("mem", ("state", "", 4 * i)) for i in range(5)}
+    stride = ctx.contract.state_stride          # (``state@S wide``: the words are 64-bit slots' low halves)
+    homes = h_homes(target) if back else {i: ("mem", ("state", "", stride * i)) for i in range(5)}
     outputs = {f"h{i}": compress_location(loc) for i, loc in homes.items()}
     machines: list[PathMachine] = []
 
@@ -562,7 +583,8 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
     for key, (v, _) in st.mem.items():
         if key[0] == "state" and key in st0.mem:
             continue            # (``state counter@OFFSET``: its words at their entry values, just checked)
-        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
+        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and
+                                      v.node.payload == f"h{key[2] // ctx.contract.state_stride}"):
             return f"state word {key[2] // 4} was written"
         if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:
             return f"the caller's stack (entry stack pointer {key[2]:+d}) was written"

@@ -22,7 +22,12 @@ keeps it inside the data buffer (``data_size``). The stack guard (``canary``)
 is a read-only region of one word, the same opaque constant at every read.
 The state's context (``interface``: ``state@OFFSET``) outside the 5 state words is
 the caller's: a 32-bit word there reads as a data value, a byte, half-word or
-quad-word as an integer the proof does not know; writes there are violations.
+quad-word as an integer the proof does not know; writes there are violations --
+except inside a workspace declared in it (``state@S + workspace@W[N]``, ``scratch``: bytes relative to the
+state words), written at any width and read back as written. A wide state (``state@S wide``, ``state_wide``)
+is five 64-bit slots at 0, 8, .., 32: a slot read whole is h_i (its low half; a 64-bit value's upper half is
+never tracked), a 32-bit half read alone h_i or the upper half's own unknown, and a slot or either half may be
+written (upper halves are not checked on exit).
 A context that also holds the block (``state@0x40 + words@0``, ``block_in_context`` = -0x40) has it as the
 data region: an access wholly inside its 64 bytes is one of the data region (``state-0x3c`` is
 ``("data", "", 4)``), one straddling its edge is refused (``_in_context``).
@@ -57,7 +62,8 @@ from sha1opt.semantics.x86 import Mem
 class MemoryModel:
     """Addresses and memory of a ``PathMachine`` (module docstring); needs its ``s``, ``p``, ``bv``,
     ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
-    ``stack_writable``, ``data_writable``, ``block_in_context``, ``replaying`` and ``on_write``."""
+    ``stack_writable``, ``data_writable``, ``block_in_context``, ``state_wide``, ``scratch``, ``replaying`` and
+    ``on_write``."""
 
     def _in_context(self, p: Ptr, size: int, d: Decoded) -> Ptr:
         """``p`` as the data region's address when the state's context holds the block and the ``size`` bytes
@@ -206,6 +212,14 @@ class MemoryModel:
                           if size == 4 and (c - self.counter) % 4 == 0 else
                           f"reads the byte counter other than as its two 32-bit words ({size} bytes at state{c:+d})",
                           "untracked value")
+        elif region == "state" and not rest and self.state_wide and 0 <= c < 40:
+            # ``state@S wide``: slot i (8 bytes at 8i) read whole is h_i in its low half, its upper half never
+            # tracked (``interface``'s invariant); a 32-bit half read alone is h_i (low) or the slot's upper half,
+            # an unknown of its own (``induction.wide_slots``): code whose result depends on it is refuted
+            if not (size == 8 and c % 8 == 0 or size == 4 and c % 4 == 0):
+                raise Refused(d, f"a {size}-byte access at state{c:+d} of the 64-bit state slots (modelled: a slot "
+                              "whole or one 32-bit half)", "address")
+            v = self.initial_mem("state", c)
         elif region == "state":
             if not rest and size != 4 and (c + size <= 0 or c >= 20):
                 # a byte, half-word or quad-word of the state's context outside the state words (``state@OFFSET``:
@@ -354,9 +368,18 @@ class MemoryModel:
                 # (not a violation: a value an invariant havocked is not the code's own)
                 raise Refused(d, f"writes a value not tracked as an integer into the byte counter (state{c:+d})",
                               "untracked value")
+        elif region == "state" and not rest and self.scratch is not None and \
+                self.scratch[0] <= c and c + size <= self.scratch[1]:
+            pass                                # (the context's workspace: ``state@S + workspace@W[N]``)
+        elif region == "state" and self.state_wide:
+            # a slot whole, or one 32-bit half of it (the upper half: any value, not checked on exit)
+            if rest or not (0 <= c < 40) or size not in (4, 8) or c % size:
+                raise Violation(d, f"writes outside the 5 state slots{' and the workspace' if self.scratch else ''} "
+                                   f"(state{c:+d})")
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
-                raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
+                raise Violation(d, f"writes outside the 5 state words{' and the workspace' if self.scratch else ''} "
+                                   f"(state{c:+d})")
         elif region.startswith("sec:") and not rest and (own := self.p.own_static(region[4:], c, size)) is not None:
             self._store_static(region[4:], c, own, v, size, d)
         elif region.startswith("sec:") and not rest and (buf := self.p.own_scratch(region[4:], c)) is not None \
