@@ -192,7 +192,9 @@ class MemoryModel:
                 # two 32-bit data words (vector lanes stored whole) read as one 64-bit value: a value the code
                 # may only move, store or take apart (``values.DataPair``), never compute on
                 return DataPair(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]", v, hi[0])
-            if sz != size and not (sz == 8 and size == 4 and is_data(v)):
+            if sz != size and not (sz == 8 and size == 4 and is_data(v)) and not (
+                    sz == 4 and size == 8 and is_data(v) and self._wide_slot(key)):
+                # (a wide state slot whose low half was written 32-bit: read whole, its low half is what was written)
                 # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
                 raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
             return v
@@ -219,7 +221,9 @@ class MemoryModel:
             if not (size == 8 and c % 8 == 0 or size == 4 and c % 4 == 0):
                 raise Refused(d, f"a {size}-byte access at state{c:+d} of the 64-bit state slots (modelled: a slot "
                               "whole or one 32-bit half)", "address")
-            v = self.initial_mem("state", c)
+            # (not kept in ``s.mem``: a slot read whole and its halves read alone are the same entry values, and
+            # only writes there are checked for overlap, ``_overlap`` above)
+            return self.initial_mem("state", c)
         elif region == "state":
             if not rest and size != 4 and (c + size <= 0 or c >= 20):
                 # a byte, half-word or quad-word of the state's context outside the state words (``state@OFFSET``:
@@ -305,6 +309,10 @@ class MemoryModel:
         v = z3.Concat(*[z3.BitVec(f"{name}[{c + i}]", 8) for i in reversed(range(size))]) if size > 1 else \
             z3.BitVec(f"{name}[{c}]", 8)
         return Int(z3.ZeroExt(self.bits - 8 * size, v) if 8 * size < self.bits else v)
+
+    def _wide_slot(self, key) -> bool:
+        """Whether ``key`` is a wide state slot's (``state@S wide``: its low half at state+8i)."""
+        return self.state_wide and key[0] == "state" and not key[1] and 0 <= key[2] < 40 and key[2] % 8 == 0
 
     def _in_counter(self, c: int, size: int) -> bool:
         """Whether ``size`` bytes at state offset ``c`` touch the declared byte counter's 8 bytes."""
