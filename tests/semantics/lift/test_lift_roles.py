@@ -59,7 +59,7 @@ def test_grammar_reads_offsets_words_bytes_and_constants(text, want):
 
 @pytest.mark.parametrize("text, message", [
     ("f(state@3, data)", "column 9: state offset 3 is not a multiple of 4"),
-    ("f(state@0x2000, data)", "not a multiple of 4 within 0..4096"),
+    ("f(state@0x2000, data)", "not a multiple of 4 within -4096..4096"),
     ("f(state, data@4)", "column 14: only the state has an offset"),
     ("f(state@, data)", "column 9: expected a number, found ','"),
     ("f(state, data, words)", "column 16: a second data argument (words; one of data, words)"),

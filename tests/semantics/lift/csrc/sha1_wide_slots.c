@@ -7,13 +7,8 @@
  * 16 slots X[-6..9] of the same context, and the block is 64 big-endian bytes.
  * The working variables are 64-bit, so their upper halves carry garbage that
  * only the low 32 bits of each result may ignore. Under
- * "(state@-0x58 wide + workspace@-0x30[32], data)" it is SHA-1.
- *
- * Mutants (the tests make a one-instruction mutant by patching the object):
- *   -DUPPER_HALF  the first state word is the slot's low half XOR its upper
- *                 half (read as a 32-bit word): right only when the caller's
- *                 upper half is zero;
- *   -DPAST_SCHEDULE  also writes X[10], one slot past the schedule.
+ * "(state@-0x58 wide + workspace@-0x30[32], data)" it is SHA-1. The tests
+ * make its mutants by patching one instruction of the compiled object.
  */
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -28,11 +23,6 @@ struct context {
 
 __attribute__((noinline)) void wide_compress(u64 *X, const unsigned char *block) {
     u64 a = X[-11], b = X[-10], c = X[-9], d = X[-8], e = X[-7];
-#ifdef UPPER_HALF
-    u32 upper;
-    __builtin_memcpy(&upper, (const char *)&X[-11] + 4, 4);   /* (a 32-bit load of the slot's upper half) */
-    a ^= upper;
-#endif
     _Pragma("GCC unroll 80") for (int t = 0; t < 80; t++) {
         u64 *w = &X[-6 + (t & 15)];
         if (t < 16) {
@@ -50,9 +40,6 @@ __attribute__((noinline)) void wide_compress(u64 *X, const unsigned char *block)
         e = d; d = c; c = ROL32(b, 30); b = a; a = tmp;
     }
     X[-11] += a; X[-10] += b; X[-9] += c; X[-8] += d; X[-7] += e;
-#ifdef PAST_SCHEDULE
-    X[10] = 0;
-#endif
 }
 
 /* The caller's view: NSS-like, the pointer is &slots[11]. */
