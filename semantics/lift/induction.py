@@ -37,6 +37,7 @@ from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.lift.counter import counted, loop_counted
 from sha1opt.semantics.lift.executor import Int, Opq, PathMachine, Program, Ptr, State, explore, is_data
+from sha1opt.semantics.lift.memory import host_words, wide_slots
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.schedule import ScheduleProver
 from sha1opt.semantics.lift.template import (Const, H, HeadTerm, Lanes, WordDomain, compress_location, describe,
@@ -105,32 +106,6 @@ class Ctx:
         """``state counter@OFFSET``: the counter's low word as an offset from the state words, or None."""
         c = self.contract
         return None if c.counter_offset is None else c.counter_offset - c.state_offset
-
-
-def host_words(domain, init_mem):
-    """``init_mem`` for data passed as host-order words (role ``words``): the word at data+4j holds W_j itself,
-    i.e. ``bswap`` of the spec's little-endian load m_j, so a plain load meets the spec's W_j = bswap(m_j)."""
-    def wrapped(region: str, off: int):
-        v = init_mem(region, off)
-        return domain.apply("bswap", v) if region == "data" and off % 4 == 0 else v
-    return wrapped
-
-
-def wide_slots(init_mem):
-    """``init_mem`` for a wide state (``state@S wide``: 64-bit slots 8 bytes apart): the slot at state+8i holds
-    h_i in its low half (the entry value of state word i, ``init_mem("state", 4i)``, where every consumer --
-    ``names``, ``composition.check_program``'s inputs -- looks for it); its upper half at state+8i+4 is an unknown
-    of its own (region ``state upper``), so code whose result depends on it meets a free value: a counterexample.
-    Example: ``mov -0x58(%rdi), %rcx`` under ``state@-0x58 wide`` reads h0; ``mov -0x54(%rdi), %ecx`` reads
-    ``state upper[4]``."""
-    def wrapped(region: str, off: int):
-        if region == "state" and 0 <= off < 40 and off % 4 == 0:
-            return init_mem("state", off // 2) if off % 8 == 0 else init_mem(WIDE_UPPER, off)
-        return init_mem(region, off)
-    return wrapped
-
-
-WIDE_UPPER = "state upper"      # the region naming a wide state slot's upper half at entry (``wide_slots``)
 
 
 def names(b: Builder):

@@ -217,7 +217,7 @@ class MemoryModel:
         elif region == "state" and not rest and self.state_wide and 0 <= c < 40:
             # ``state@S wide``: slot i (8 bytes at 8i) read whole is h_i in its low half, its upper half never
             # tracked (``interface``'s invariant); a 32-bit half read alone is h_i (low) or the slot's upper half,
-            # an unknown of its own (``induction.wide_slots``): code whose result depends on it is refuted
+            # an unknown of its own (``wide_slots``): code whose result depends on it is refuted
             if not (size == 8 and c % 8 == 0 or size == 4 and c % 4 == 0):
                 raise Refused(d, f"a {size}-byte access at state{c:+d} of the 64-bit state slots (modelled: a slot "
                               "whole or one 32-bit half)", "address")
@@ -459,3 +459,29 @@ class MemoryModel:
             else:
                 key = next(k for k in self.s.mem if k[0] == loc[1] and k[1] == "" and k[2] == loc[2])
                 self.s.mem[key] = (new, self.s.mem[key][1])
+
+
+def host_words(domain, init_mem):
+    """``init_mem`` for data passed as host-order words (role ``words``): the word at data+4j holds W_j itself,
+    i.e. ``bswap`` of the spec's little-endian load m_j, so a plain load meets the spec's W_j = bswap(m_j)."""
+    def wrapped(region: str, off: int):
+        v = init_mem(region, off)
+        return domain.apply("bswap", v) if region == "data" and off % 4 == 0 else v
+    return wrapped
+
+
+def wide_slots(init_mem):
+    """``init_mem`` for a wide state (``state@S wide``: 64-bit slots 8 bytes apart): the slot at state+8i holds
+    h_i in its low half (the entry value of state word i, ``init_mem("state", 4i)``, where every consumer --
+    ``names``, ``composition.check_program``'s inputs -- looks for it); its upper half at state+8i+4 is an unknown
+    of its own (region ``state upper``), so code whose result depends on it meets a free value: a counterexample.
+    Example: ``mov -0x58(%rdi), %rcx`` under ``state@-0x58 wide`` reads h0; ``mov -0x54(%rdi), %ecx`` reads
+    ``state upper[4]``."""
+    def wrapped(region: str, off: int):
+        if region == "state" and 0 <= off < 40 and off % 4 == 0:
+            return init_mem("state", off // 2) if off % 8 == 0 else init_mem(WIDE_UPPER, off)
+        return init_mem(region, off)
+    return wrapped
+
+
+WIDE_UPPER = "state upper"      # the region naming a wide state slot's upper half at entry (``wide_slots``)
