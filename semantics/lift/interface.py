@@ -171,7 +171,9 @@ class Contract:
     ``WORKSPACE_AT``); ``state_offset`` where the state words start in the
     context the state argument points to; ``constants`` the fixed arguments
     as (argument index, value); ``block_multiple`` (1 or 2): nblocks is a
-    multiple of it (``nblocks even``).
+    multiple of it (``nblocks even``); ``state_wide`` the state words are the low halves of five 64-bit slots
+    (``state_stride`` 8), ``context_workspace`` a scratch region (byte, words) in the state's context
+    (``scratch_in_context``: its bytes relative to the state words).
     """
 
     abi: Abi
@@ -389,15 +391,14 @@ def parse_interface(text: str) -> Interface:
     def role_of() -> tuple[str, int, int | None]:
         """One role, its number and the column of its ``@`` (None: no offset); ``clobbered`` after a block,
         ``wide`` after the state."""
-        nonlocal clobbered, wide
+        nonlocal clobbered, wide_col
         role, num, at = read_role(expect("name"), expect, peek, roles + [r for r in (shared, pending) if r] +
                               (["workspace"] if scratch is not None else []))
         if role in DATA_ROLES and peek()[:2] == ("name", "clobbered"):
             expect("name")
             clobbered = True
         if role == "state" and peek()[:2] == ("name", "wide"):
-            expect("name")
-            wide = True
+            wide_col = expect("name")[2]
         return role, num, at
 
     name = None
@@ -408,7 +409,8 @@ def parse_interface(text: str) -> Interface:
     constants: list[tuple[int, int]] = []
     words = offset = data_offset = 0
     multiple = 1
-    clobbered = whole = wide = False
+    clobbered = whole = False
+    wide_col = scratch_col = 0                  # the columns of ``wide`` and of the '+' joining a workspace
     counter = None
     scratch: tuple[int, int] | None = None      # ``state@S + workspace@W[N]``: (W, N)
     shared = ""
@@ -434,7 +436,8 @@ def parse_interface(text: str) -> Interface:
                 if "state" in pair and "workspace" in pair:
                     # the state's context holds a scratch region too (NSS's message schedule)
                     offset = pair["state"][0]
-                    scratch = joined_workspace(pair["workspace"], pcol, offset, 8 if wide else 4)
+                    scratch = joined_workspace(pair["workspace"], pcol, offset, 8 if wide_col else 4)
+                    scratch_col = pcol
                     roles.append("state")
                 elif "state" not in pair or not block:
                     raise ParseError(f"--interface: column {pcol}: '+' joins the state and the block of one "
@@ -491,12 +494,13 @@ def parse_interface(text: str) -> Interface:
     if counter is not None and not whole:
         raise ParseError("--interface: a byte counter (state counter@OFFSET) is increased by a byte length: it needs "
                          "a 'bytes whole' argument")
-    for what, given in (("a wide state (state@S wide)", wide), ("a workspace in the state's context",
-                                                                 scratch is not None)):
-        if given and any(r in COUNT_ROLES for r in roles):
-            raise ParseError(f"--interface: {what} is modelled for one block only (no nblocks or bytes argument)")
-    if wide and shared:
-        raise ParseError("--interface: a wide state beside a block in its context (state@S wide + words@D) is not "
-                         "modelled")
+    for what, col in (("a wide state (state@S wide)", wide_col), ("a workspace in the state's context",
+                                                                  scratch_col)):
+        if col and any(r in COUNT_ROLES for r in roles):
+            raise ParseError(f"--interface: column {col}: {what} is modelled for one block only (no nblocks or bytes "
+                             "argument)")
+    if wide_col and shared:
+        raise ParseError(f"--interface: column {wide_col}: a wide state beside a block in its context (state@S wide "
+                         "+ words@D) is not modelled")
     return Interface(tuple(roles), words, name, offset, tuple(constants), multiple, clobbered, shared, data_offset,
-                     whole, counter, wide, scratch)
+                     whole, counter, bool(wide_col), scratch)

@@ -60,7 +60,9 @@ def test_the_grammar_reads_a_wide_state_before_the_argument_and_a_workspace_in_i
 @pytest.mark.parametrize("text, message", [
     ("(state@-0x58 wide + workspace@-0x40[32], data)",
      "column 19: the workspace (bytes -0x40..0x3f) overlaps the state (bytes -0x58..-0x31)"),
-    ("(state@-0x58 wide, data, nblocks)", "a wide state (state@S wide) is modelled for one block only"),
+    ("(state@-0x58 wide, data, nblocks)", "column 14: a wide state (state@S wide) is modelled for one block only"),
+    ("(state + workspace@0x20[4], data, nblocks)", "column 8: a workspace in the state's context is modelled for one"),
+    ("(state wide + words@64)", "column 8: a wide state beside a block in its context (state@S wide + words@D)"),
     ("(state, data, workspace@4[3])", "column 24: a workspace at an offset is in the state's context"),
     ("(state@-0x58 + workspace[4], data)", "column 14: the workspace joined to the state needs its byte"),
     ("(state@-0x5a, data)", "column 8: state offset -0x5a is not a multiple of 4 within -4096..4096"),
