@@ -10,6 +10,7 @@ depending on it is refuted), and the native run (``emit.adapter``) builds the sa
 it, the words in 64-bit slots whose upper halves differ per record.
 
 The C (csrc/sha1_wide_slots.c) is this project's own, in that shape; its mutants are one instruction patched.
+The spellings' parse errors are rows of test_lift_roles.py's grammar table.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import pytest
 
 from sha1opt.analyze import prove_object
 from sha1opt.emit.adapter import adapter_text
-from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.lift.interface import parse_interface
 from tests.support.mutants import instruction_mutant
 
@@ -55,25 +55,6 @@ def test_the_grammar_reads_a_wide_state_before_the_argument_and_a_workspace_in_i
     c = i.contract("sysv")
     assert c.one_block and c.state_stride == 8 and c.scratch_in_context == (0x28, 0xa8)
     assert "upper halves are unknown on entry and not checked on exit" in c.describe()
-
-
-@pytest.mark.parametrize("text, message", [
-    ("(state@-0x58 wide + workspace@-0x40[32], data)",
-     "column 19: the workspace (bytes -0x40..0x3f) overlaps the state (bytes -0x58..-0x31)"),
-    ("(state@-0x58 wide, data, nblocks)", "column 14: a wide state (state@S wide) is modelled for one block only"),
-    ("(state + workspace@0x20[4], data, nblocks)", "column 8: a workspace in the state's context is modelled for one"),
-    ("(state wide + words@64)", "column 8: a wide state beside a block in its context (state@S wide + words@D)"),
-    ("(state, data, workspace@4[3])", "column 24: a workspace at an offset is in the state's context"),
-    ("(state@-0x58 + workspace[4], data)", "column 14: the workspace joined to the state needs its byte"),
-    ("(state@-0x5a, data)", "column 8: state offset -0x5a is not a multiple of 4 within -4096..4096"),
-    ("(state, data, -1)", "column 15: constant -1 is not within 0..0xffffffff"),
-    ("(state + workspace@0x20[0], data)", "column 25: a workspace of 0 words in the context is not within 1..256"),
-    ("(state + workspace@0x20[4], data, workspace[3])", "column 35: workspace given twice"),
-])
-def test_a_wide_state_or_context_workspace_that_cannot_be_is_a_one_line_parse_error(text, message):
-    with pytest.raises(ParseError) as e:
-        parse_interface(text)
-    assert message in str(e.value) and "\n" not in str(e.value)
 
 
 def test_the_adapter_passes_a_pointer_into_a_context_of_64_bit_slots():
