@@ -379,6 +379,10 @@ class MemoryModel:
         elif region == "state" and not rest and self.scratch is not None and \
                 self.scratch[0] <= c and c + size <= self.scratch[1]:
             pass                                # (the context's workspace: ``state@S + workspace@W[N]``)
+        elif region == "state" and rest and self.scratch is not None:
+            # (it may well be inside the workspace -- a rolled loop's W[i & 15] -- so never a violation)
+            raise Refused(d, "writes the state's context at a computed offset (its workspace is modelled at "
+                          "constant offsets only)", "address")
         elif region == "state" and self.state_wide:
             # a slot whole, or one 32-bit half of it (the upper half: any value, not checked on exit)
             if rest or not (0 <= c < 40) or size not in (4, 8) or c % size:

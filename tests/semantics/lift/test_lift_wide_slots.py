@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from sha1opt.analyze import prove_object
+from sha1opt.analyze import LiftRefusal, prove_object
 from sha1opt.emit.adapter import adapter_text
 from sha1opt.semantics.lift.interface import parse_interface
 from tests.support.mutants import instruction_mutant
@@ -119,3 +119,14 @@ def test_scan_proves_nss_shacompress_in_the_installed_libfreebl():
     rows = [e for e in scan_paths([LIBFREEBL], uarch="zen3") if isinstance(e, Found)]
     assert [(r.function, r.interface, r.catalogued, r.verdict) for r in rows] == \
         [("sub_4a00", INTERFACE, False, "proved")], [r.detail for r in rows]
+
+
+def test_a_write_at_a_computed_offset_into_the_context_is_refused_not_a_violation(tmp_path):
+    """A store indexed by a byte of the context (unknown) may land inside the workspace or outside it: the proof
+    refuses it by name ("address"), never calls it a contract violation (a counterexample it cannot show)."""
+    src = tmp_path / "indexed.S"
+    src.write_text("\t.text\n\t.globl indexed\n\t.type indexed, @function\nindexed:\n"
+                   "\tmovzbl 0x100(%rdi), %ecx\n\tmov (%rsi), %eax\n\tmov %rax, -0x30(%rdi,%rcx,8)\n\tret\n"
+                   "\t.size indexed, .-indexed\n")
+    with pytest.raises(LiftRefusal, match="writes the state's context at a computed offset"):
+        _prove(src, tmp_path, native=False, function="indexed")
