@@ -20,7 +20,9 @@ argument (``state@-0x58``) has the argument point that far into the context;
 a wide state (``state@S wide``) is copied into the low halves of 64-bit slots
 whose upper halves are the block's words complemented -- values that differ
 from record to record, so code that reads them computes a wrong state; a
-workspace in the context (``+ workspace@W[N]``) is the context's bytes there; host-order words
+workspace in the context (``+ workspace@W[N]``) is the context's bytes there
+(NSS's ``(state@-0x58 wide + workspace@-0x30[32], data)``: the argument is
+``sha1opt_ctx+152``, state word 1 at ``sha1opt_ctx+72``); host-order words
 (``words``) are the block byte-swapped into the adapter's buffer, one call per
 block, and a clobbered block (``data clobbered``) is copied there as it is; a
 block inside the state's context (``state@0x40 + words@0``) is copied into

@@ -560,7 +560,7 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
             continue            # (``state counter@OFFSET``: its words at their entry values, just checked)
         if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and
                                       v.node.payload == f"h{key[2] // ctx.contract.state_stride}"):
-            return f"state word {key[2] // 4} was written"
+            return f"state word {key[2] // ctx.contract.state_stride} was written"
         if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:
             return f"the caller's stack (entry stack pointer {key[2]:+d}) was written"
         if key[0] == "data" and ctx.contract.data_clobbered and not _entry_word(v, key, ctx.contract.host_words):

@@ -192,10 +192,10 @@ class MemoryModel:
                 # two 32-bit data words (vector lanes stored whole) read as one 64-bit value: a value the code
                 # may only move, store or take apart (``values.DataPair``), never compute on
                 return DataPair(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]", v, hi[0])
+            # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself; a wide
+            # state slot whose low half was written 32-bit, read whole, has that value in its low half)
             if sz != size and not (sz == 8 and size == 4 and is_data(v)) and not (
                     sz == 4 and size == 8 and is_data(v) and self._wide_slot(key)):
-                # (a wide state slot whose low half was written 32-bit: read whole, its low half is what was written)
-                # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
                 raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
             return v
         self._overlap(key, size, d)
