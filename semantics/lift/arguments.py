@@ -85,7 +85,8 @@ def read_counter(expect, state_offset: int) -> int:
     return off
 
 
-def read_role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[str, int | tuple[int, int], int | None]:
+def read_role(tok: tuple[str, str, int], expect, peek,
+              roles: list[str]) -> tuple[str, int | tuple[int, int], int | None]:
     """One named role, its number (a workspace's size, the state's or a block's offset, (offset, size) of a
     ``workspace@W[N]``; else 0) and the column of its ``@`` (None when it has no offset)."""
     _, role, col = tok

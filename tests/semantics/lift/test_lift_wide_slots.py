@@ -1,4 +1,4 @@
-"""``state@S wide + workspace@W[N]``: the state words are 64-bit slots' low halves, the schedule a workspace in the context.
+"""``state@S wide + workspace@W[N]``: the state words are 64-bit slots' low halves, the schedule in the context.
 
 The rule (``semantics/lift/interface.py``, ``memory.py``, ``executor.py``, issue 24): NSS's ``shaCompress(X, data)``
 (libfreeblpriv3.so, stripped) is passed X = &H[11] of its context; the 5 state words are the LOW halves of the
