@@ -15,7 +15,14 @@ harness's checks (callee-saved registers and the stack pointer restored,
 canaries around the state) see exactly what the user's function did. A state
 at an offset in a context (``state@OFFSET``) is copied into the adapter's
 zeroed context before the call and back after it (the harness's canaries then
-guard the adapter's copy, not the context's other bytes); host-order words
+guard the adapter's copy, not the context's other bytes); a state before the
+argument (``state@-0x58``) has the argument point that far into the context;
+a wide state (``state@S wide``) is copied into the low halves of 64-bit slots
+whose upper halves are the block's words complemented -- values that differ
+from record to record, so code that reads them computes a wrong state; a
+workspace in the context (``+ workspace@W[N]``) is the context's bytes there
+(NSS's ``(state@-0x58 wide + workspace@-0x30[32], data)``: the argument is
+``sha1opt_ctx+152``, state word 1 at ``sha1opt_ctx+72``); host-order words
 (``words``) are the block byte-swapped into the adapter's buffer, one call per
 block, and a clobbered block (``data clobbered``) is copied there as it is; a
 block inside the state's context (``state@0x40 + words@0``) is copied into
@@ -58,16 +65,32 @@ def _once(interface: Interface) -> bool:
 def _in_context(interface: Interface) -> bool:
     """The state is passed inside the adapter's context: at an offset, beside a block inside it (``state@S +
     words@D``), or beside a byte counter the callee writes (``state counter@OFFSET``: the counter's words are the
-    adapter's, never the harness's canaries)."""
-    return bool(interface.state_offset) or interface.counter_offset is not None or bool(interface.shared_data)
+    adapter's, never the harness's canaries), in 64-bit slots (``wide``) or beside a workspace in the context."""
+    return bool(interface.state_offset) or interface.counter_offset is not None or bool(interface.shared_data) \
+        or interface.state_wide or interface.context_workspace is not None
+
+
+def _stride(interface: Interface) -> int:
+    return 8 if interface.state_wide else 4
+
+
+def _context_base(interface: Interface) -> int:
+    """The byte of the adapter's context the state argument points at: 0, or past every region declared before
+    the argument (NSS: ``state@-0x58``, the pointer 0x58 bytes into the context), 64 bytes to spare."""
+    least = min(interface.state_offset, interface.context_workspace[0] if interface.context_workspace else 0)
+    return -least + 64 if least < 0 else 0
 
 
 def _context_bytes(interface: Interface) -> int:
-    """The adapter's context: the state words, a block inside it and the counter (when declared) at their
-    bytes, 64 bytes to spare."""
+    """The adapter's context: the state words, a block inside it, the counter and a workspace (when declared) at
+    their bytes, 64 bytes to spare."""
     block = interface.data_offset + 64 if interface.shared_data else 0
     counter = interface.counter_offset + 8 if interface.counter_offset is not None else 0
-    return max(interface.state_offset + 20, block, counter) + 64
+    scratch = 0
+    if interface.context_workspace is not None:
+        scratch = interface.context_workspace[0] + 4 * interface.context_workspace[1]
+    return _context_base(interface) + max(interface.state_offset + 5 * _stride(interface), block, counter,
+                                          scratch) + 64
 
 
 def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
@@ -77,13 +100,20 @@ def _copies(arch: Arch, interface: Interface) -> tuple[list[str], list[str]]:
     ptr, tmp = ("%rax", "%ecx") if arch == "x86_64" else ("%eax", "%ecx")
     before: list[str] = []
     after: list[str] = []
-    off = interface.state_offset
+    off = _context_base(interface) + interface.state_offset
+    stride = _stride(interface)
     if _in_context(interface):
         before.append(f"\tmov sha1opt_state{rip}, {ptr}")
         after.append(f"\tmov sha1opt_state{rip}, {ptr}")
         for j in range(0, 20, 4):
-            before += [f"\tmov {j}({ptr}), {tmp}", f"\tmov {tmp}, sha1opt_ctx+{off + j}{rip}"]
-            after += [f"\tmov sha1opt_ctx+{off + j}{rip}, {tmp}", f"\tmov {tmp}, {j}({ptr})"]
+            slot = f"sha1opt_ctx+{off + j * stride // 4}{rip}"
+            before += [f"\tmov {j}({ptr}), {tmp}", f"\tmov {tmp}, {slot}"]
+            after += [f"\tmov {slot}, {tmp}", f"\tmov {tmp}, {j}({ptr})"]
+    if interface.state_wide:
+        # each slot's upper half: the block's word j complemented, a value of this record's (no proof may rely on it)
+        before.append(f"\tmov sha1opt_data{rip}, {ptr}")
+        for j in range(0, 20, 4):
+            before += [f"\tmov {j}({ptr}), {tmp}", f"\tnot {tmp}", f"\tmov {tmp}, sha1opt_ctx+{off + 2 * j + 4}{rip}"]
     words = "words" in interface.roles or interface.shared_data == "words"
     if words or interface.data_clobbered or interface.shared_data:
         swap = ["\tbswap " + tmp] if words else []
@@ -102,7 +132,7 @@ def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
     if interface.data_clobbered:
         address["data"] = "sha1opt_words"           # (a copy of the block: the harness's data stays unchanged)
     if role == "state" and _in_context(interface):
-        address["state"] = "sha1opt_ctx"
+        address["state"] = f"sha1opt_ctx+{_context_base(interface)}" if _context_base(interface) else "sha1opt_ctx"
     if arch == "x86_64":
         reg, reg32 = _ARG_REGS_64[i], _ARG_REGS_32[i]
         if role in address:

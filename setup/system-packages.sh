@@ -11,7 +11,8 @@
 # stripped libctf.so.0 / libctf-nobfd.so.0); and the i386 shared libcrypto.so.3 (libssl3:i386, tests/semantics/lift/test_lift_linked_data.py),
 # which libssl-dev:i386 depends on; gcc-multilib (gcc -m32 and libc6-dev-i386: the native harness of i386
 # objects and shared objects, emit/confirm.py, emit/csrc/dlopen_main.c); libllvm19 (libLLVM-19.so, whose
-# llvm::SHA1::hashBlock() tests/semantics/lift/test_lift_context_block.py proves; llvm-19 depends on it).
+# llvm::SHA1::hashBlock() tests/semantics/lift/test_lift_context_block.py proves; llvm-19 depends on it);
+# libnss3 (libfreeblpriv3.so, whose stripped shaCompress tests/semantics/lift/test_lift_wide_slots.py proves).
 # Called by `make test`. Installs only what is missing, with apt-get as root; anywhere else
 # (no root, no apt) it says so and exits 0: the tests that need a package skip with a reason.
 set -u
@@ -31,6 +32,7 @@ command -v qemu-x86_64 >/dev/null 2>&1 || missing="$missing qemu-user"
 [ -e /usr/lib/x86_64-linux-gnu/libiberty.a ] || missing="$missing libiberty-dev"
 [ -e /usr/lib/x86_64-linux-gnu/libctf.so.0 ] || missing="$missing libctf0"
 [ -e /usr/lib/x86_64-linux-gnu/libLLVM-19.so ] || missing="$missing libllvm19"
+[ -e /usr/lib/x86_64-linux-gnu/libfreeblpriv3.so ] || missing="$missing libnss3"
 if command -v gcc >/dev/null 2>&1; then
     m32=$(mktemp -d)
     printf 'int main(void){return 0;}\n' > "$m32/t.c"

@@ -16,6 +16,7 @@
 - ``memory``     addresses, regions, loads and stores of a path (refused/violations by name)
 - ``executor``   one instruction at a time: pointers and counts exact (z3), data in any domain
 - ``interface``  the contract proved under (``Contract``) and declared interfaces (``parse_interface``)
+- ``arguments``  one argument of a declared interface: the grammar's tokens, a role with its size or offset
 - ``catalogue``  other libraries' block functions and their interfaces (``corpus/interfaces.toml``, ``interface_for``)
 - ``template``   the loop-head template: pointers/counts by steps, H (also in lanes), head values
 - ``schedule``   cuts of SIMD message schedules and multi-round values (affine basis, inner rounds)

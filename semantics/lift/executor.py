@@ -85,8 +85,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  bits: int, block: z3.BitVecRef | None = None, axioms: list | None = None,
                  stack_writable: Callable[[int], bool] | None = None,
                  data_size: z3.BitVecRef | None = None, data_writable: bool = False,
-                 counter: int | None = None, block_in_context: int | None = None) -> None:
+                 counter: int | None = None, block_in_context: int | None = None, state_wide: bool = False,
+                 scratch: tuple[int, int] | None = None) -> None:
         self.p = program
+        self.state_wide = state_wide            # ``state@S wide``: the state words are 64-bit slots' low halves
+        self.scratch = scratch                  # ``state@S + workspace@W[N]``: its bytes [lo, hi) from the state
         self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written
         self.counter = counter      # ``state counter@OFFSET``: the counter's low word's offset from the state words
         self.block_in_context = block_in_context    # ``state@S + words@D``: the block at state + (D - S)
@@ -262,7 +265,10 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if m in _INT_ONLY or m.startswith("cmov"):
             wide = True
         if m == "lea":
-            wide = w == 8 or self._lea_is_pointer(ops[0], d)
+            # (a 64-bit lea of data -- base and index both data -- is its low half, the 32-bit lea: ``_data``)
+            mem = ops[0]
+            wide = self._lea_is_pointer(mem, d) or (w == 8 and (self.bits == 32 or mem.base is None and
+                                                                mem.index is None))
         if same_reg_zero:
             self.set_reg(ops[1], Int(self.bv(0)), d)
             self.set_flags_logic(self.bv(0), w)
@@ -401,6 +407,12 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                         self._write(dst, Ptr(x.region, x.off - a), w, d)
                         self.s.flags = None
                         return
+            low = self._low_halves(x, y, d)
+            if low is not None:             # (64-bit data: the low half is the 32-bit operation's)
+                if m != "test":
+                    self._write(dst, self.domain.apply(m, *low), w, d)
+                self.s.flags = Flags(None, None, None, None, data=True, computed=True)
+                return
             if isinstance(x, Ptr) and x.region != "stack" or isinstance(y, Ptr) and y.region != "stack":
                 raise Refused(d, "bit operation on a pointer", "untracked value")
             xv, yv = self._bits(x, d, str(dst)), self._bits(y, d, str(ops[0]))
@@ -449,15 +461,19 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         raise Refused(d, "addition of a pointer and a non-integer", "untracked value")
 
     def _low_halves(self, x, y, d: Decoded):
-        """The low 32-bit halves of a 64-bit ``add``/``sub`` of data and data or a numeral, else None.
+        """The low 32-bit halves of a 64-bit ``add``/``sub``/``and``/``or``/``xor`` of data and data or a numeral,
+        else None.
 
         Data in a 64-bit register is tracked in its low 32 bits only (its upper
-        half is never read: used as an address, a count or moved whole into a
-        vector register it is refused), and the low half of a 64-bit sum or
-        difference is the 32-bit sum or difference of the low halves, so the
-        result is data again. Example (gcc's SHA-1 in libdbus): ``mov
-        $0xca62c1d6, %r12d; mov %ebp, %ebp; add %r12, %rbp`` -- %rbp's low half
-        is ebp + 0xca62c1d6. The flags of the 64-bit result are not tracked."""
+        half is never read: used as an address, a count, shifted or rotated as
+        64 bits or moved whole into a vector register it is refused), and the
+        low half of a 64-bit sum, difference or bitwise operation (or ``lea``,
+        ``step``) is the 32-bit one of the low halves, so the result is data
+        again. Example (gcc's SHA-1 in libdbus): ``mov $0xca62c1d6, %r12d; mov
+        %ebp, %ebp; add %r12, %rbp`` -- %rbp's low half is ebp + 0xca62c1d6;
+        NSS's ``xor %r8, %rdx`` of two state slots' values is their low halves'
+        xor, whatever the upper halves hold. The flags of the 64-bit result are
+        not tracked."""
         if self.bits != 64 or d.width != 8 or not (is_data(x) or is_data(y)):
             return None
         halves = []

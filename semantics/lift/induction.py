@@ -37,6 +37,7 @@ from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.lift.counter import counted, loop_counted
 from sha1opt.semantics.lift.executor import Int, Opq, PathMachine, Program, Ptr, State, explore, is_data
+from sha1opt.semantics.lift.memory import host_words, wide_slots
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.schedule import ScheduleProver
 from sha1opt.semantics.lift.template import (Const, H, HeadTerm, Lanes, WordDomain, compress_location, describe,
@@ -92,25 +93,19 @@ class Ctx:
     def machine(self, domain, init_reg, init_mem, st: State, block=None) -> PathMachine:
         if self.contract.host_words:
             init_mem = host_words(domain, init_mem)
+        if self.contract.state_wide:
+            init_mem = wide_slots(init_mem)
         return PathMachine(self.program, domain, init_reg, init_mem, st, bits=self.bits, block=block,
                            axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size,
                            data_writable=self.contract.data_clobbered, counter=self.counter,
-                           block_in_context=self.contract.block_in_context)
+                           block_in_context=self.contract.block_in_context, state_wide=self.contract.state_wide,
+                           scratch=self.contract.scratch_in_context)
 
     @property
     def counter(self) -> int | None:
         """``state counter@OFFSET``: the counter's low word as an offset from the state words, or None."""
         c = self.contract
         return None if c.counter_offset is None else c.counter_offset - c.state_offset
-
-
-def host_words(domain, init_mem):
-    """``init_mem`` for data passed as host-order words (role ``words``): the word at data+4j holds W_j itself,
-    i.e. ``bswap`` of the spec's little-endian load m_j, so a plain load meets the spec's W_j = bswap(m_j)."""
-    def wrapped(region: str, off: int):
-        v = init_mem(region, off)
-        return domain.apply("bswap", v) if region == "data" and off % 4 == 0 else v
-    return wrapped
 
 
 def names(b: Builder):
@@ -468,7 +463,8 @@ def compress_holds(ctx: Ctx, template: dict, section: str, head: int, trace: lis
         inputs.update({f"W{j}": ("mem", "W", 4 * j) for j in range(16)})
     else:
         inputs.update({f"m{j}": ("mem", "data", 4 * j) for j in range(16)})
-    homes = h_homes(target) if back else {i: ("mem", ("state", "", 4 * i)) for i in range(5)}
+    stride = ctx.contract.state_stride          # (``state@S wide``: the words are 64-bit slots' low halves)
+    homes = h_homes(target) if back else {i: ("mem", ("state", "", stride * i)) for i in range(5)}
     outputs = {f"h{i}": compress_location(loc) for i, loc in homes.items()}
     machines: list[PathMachine] = []
 
@@ -562,8 +558,9 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
     for key, (v, _) in st.mem.items():
         if key[0] == "state" and key in st0.mem:
             continue            # (``state counter@OFFSET``: its words at their entry values, just checked)
-        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
-            return f"state word {key[2] // 4} was written"
+        if key[0] == "state" and not (isinstance(v, Term) and v.node.op == "var" and
+                                      v.node.payload == f"h{key[2] // ctx.contract.state_stride}"):
+            return f"state word {key[2] // ctx.contract.state_stride} was written"
         if key[0] == "stack" and (key[1] or key[2] >= 0) and key not in st0.mem:
             return f"the caller's stack (entry stack pointer {key[2]:+d}) was written"
         if key[0] == "data" and ctx.contract.data_clobbered and not _entry_word(v, key, ctx.contract.host_words):

@@ -21,20 +21,43 @@ nothing is evaluated)::
 
     interface := "blocks" | "one-block" | [NAME] "(" arg ("," arg)* ")"
     arg       := role | state "+" block "@" OFFSET ["clobbered"] | block "@" OFFSET ["clobbered"] "+" state
+               | state "+" scratch | scratch "+" state
     role      := state ["counter" "@" OFFSET] | block ["clobbered"]
                | "nblocks" ["even"] | "bytes" ["whole"] | "workspace" "[" WORDS "]" | NUMBER
-    state     := "state" ["[5]"] ["@" OFFSET]
+    state     := "state" ["[5]"] ["@" OFFSET] ["wide"]
     block     := "data" ["[64]"] | "words" ["[16]"]
+    scratch   := "workspace" "@" OFFSET "[" WORDS "]"
 
 Roles are named by what the argument *is*, in argument order; a state and
 one data role (``data`` or ``words``) are required, each named role at most
 once, at most one count (``nblocks`` or ``bytes``). Numbers are decimal or
-``0x`` hex.
+``0x`` hex; an OFFSET may be negative (``-0x58``): bytes before the address
+the argument holds.
 
-* ``state@OFFSET`` -- the argument points to a context whose 5 state words
-  start at byte OFFSET (a multiple of 4, at most ``MAX_STATE_OFFSET``); the
-  function may read the context's other bytes (values the proof does not
-  know) but never write them: only the 5 state words are written.
+* ``state@OFFSET`` -- the argument points into a context whose 5 state words
+  start at byte OFFSET of it (a multiple of 4 within +-``MAX_STATE_OFFSET``,
+  relative to the argument: NSS's ``shaCompress(&ctx->H[11], data)`` has
+  them 0x58 bytes before it); the function may read the context's other
+  bytes (values the proof does not know) but never write them: only the 5
+  state words are written.
+* ``state@OFFSET wide`` (one block only) -- the 5 state words are the LOW
+  halves of five 64-bit slots, 8 bytes apart (NSS's ``SHA_HW_t H[]`` on
+  x86-64, loaded and added whole with 64-bit moves): slot i's low half is
+  h_i; its upper half is an unknown of its own on entry (a 32-bit read of it
+  is a free value, so code whose result depends on it is refuted) and is not
+  checked on exit (any write to it is allowed). Invariant: a 64-bit value
+  in a register is tracked in its low 32 bits only -- every operation
+  modelled on it (mov, add, sub, and, or, xor, lea) has a low half that
+  depends on the operands' low halves alone -- and its upper half is never
+  read as the state (a shift or rotate of the whole 64 bits is refused).
+* ``state@S + workspace@W[N]`` (either order) -- a scratch region of N 32-bit
+  words (1..``MAX_CONTEXT_WORKSPACE_WORDS``) at byte W of the state's own context, disjoint from the state
+  words: the function may write it (any width, at constant offsets) and
+  read back what it wrote, and may leave it changed; a byte of it not yet
+  written reads as the caller's (unknown). Every other byte of the context
+  is still read-only. NSS keeps its message schedule in the context:
+  ``(state@-0x58 wide + workspace@-0x30[32], data)`` -- five 64-bit slots at
+  X-0x58..X-0x38, sixteen 64-bit W slots at X-0x30..X+0x48.
 * ``data`` -- the block as 64 bytes, W[i] the big-endian word i (FIPS 180-4);
   ``words`` -- the block as 16 host-order (little-endian) 32-bit words the
   caller has already byte-swapped: W[i] is host word i.
@@ -91,7 +114,13 @@ state in %rdi, the data in %rsi, the workspace pointer in %rdx, one block.
 has ``roles == ("data", "bytes", "state")``, ``whole_bytes`` and
 ``counter_offset == 20``; ``parse_interface("(state@0x40 + words@0 clobbered)")``
 has ``roles == ("state",)``, ``shared_data == "words"``, ``data_offset == 0``,
-``state_offset == 0x40`` and ``data_clobbered``.
+``state_offset == 0x40`` and ``data_clobbered``;
+``parse_interface("(state@-0x58 wide + workspace@-0x30[32], data)")`` has
+``roles == ("state", "data")``, ``state_offset == -0x58``, ``state_wide`` and
+``context_workspace == (-0x30, 32)``: its contract reads h_i from the low
+half of the 8 bytes at X-0x58+8i (X the first argument), allows writes to
+those 40 bytes and to X-0x30..X+0x4f, and refuses a write to X-0x60 as a
+violation "(byte -0x60 of the context)".
 """
 
 from __future__ import annotations
@@ -101,6 +130,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sha1opt.semantics.errors import ParseError
+from sha1opt.semantics.lift.arguments import (CONST, CONTEXT_BLOCK, COUNT_ROLES, DATA_ROLES, MAX_CONSTANT,  # noqa: F401
+                                            MAX_STATE_OFFSET, MAX_TEXT, MAX_WORKSPACE_WORDS, ROLES, joined_workspace,
+                                            number, read_counter, read_role, tokens)
 from sha1opt.semantics.limits import clip
 from sha1opt.semantics.x86 import R32_TO_R64, Arch
 
@@ -139,7 +171,9 @@ class Contract:
     ``WORKSPACE_AT``); ``state_offset`` where the state words start in the
     context the state argument points to; ``constants`` the fixed arguments
     as (argument index, value); ``block_multiple`` (1 or 2): nblocks is a
-    multiple of it (``nblocks even``).
+    multiple of it (``nblocks even``); ``state_wide`` the state words are the low halves of five 64-bit slots
+    (``state_stride`` 8), ``context_workspace`` a scratch region (byte, words) in the state's context
+    (``scratch_in_context``: its bytes relative to the state words).
     """
 
     abi: Abi
@@ -154,10 +188,26 @@ class Contract:
     data_offset: int = 0             # ... and the block's byte in that context
     whole_bytes: bool = False        # ``bytes whole``: the byte length is 64*nblocks, no trailing bytes
     counter_offset: int | None = None    # ``state counter@OFFSET``: the 64-bit byte counter's byte in the context
+    state_wide: bool = False         # ``state@S wide``: the state words are the low halves of 64-bit slots
+    context_workspace: tuple[int, int] | None = None    # ``state@S + workspace@W[N]``: (W, N) in the context
 
     @property
     def one_block(self) -> bool:
         return not any(a in COUNT_ROLES for a in self.args)
+
+    @property
+    def state_stride(self) -> int:
+        """Bytes from one state word to the next: 8 for ``wide`` slots, else 4."""
+        return 8 if self.state_wide else 4
+
+    @property
+    def scratch_in_context(self) -> tuple[int, int] | None:
+        """The context's workspace as bytes [lo, hi) relative to the state words (``+ workspace@-0x30[32]``
+        after ``state@-0x58``: (0x28, 0xa8)), else None."""
+        if self.context_workspace is None:
+            return None
+        lo = self.context_workspace[0] - self.state_offset
+        return lo, lo + 4 * self.context_workspace[1]
 
     @property
     def host_words(self) -> bool:
@@ -191,6 +241,12 @@ class Contract:
     def arg_names(self) -> list[str]:
         """Each argument as the grammar writes it (``state@0x4c``, ``workspace[16]``, ``1``)."""
         consts = dict(self.constants)
+        if self.state_wide or self.context_workspace is not None:
+            state = f"state@{_hex(self.state_offset)}" + (" wide" if self.state_wide else "")
+            if self.context_workspace is not None:
+                off, words = self.context_workspace
+                state += f" + workspace@{_hex(off)}[{words}]"
+            return [state if a == "state" else str(consts[i]) if a == CONST else a for i, a in enumerate(self.args)]
         if self.shared_data:
             block = f"{self.shared_data}@{_hex(self.data_offset)}" + (" clobbered" if self.data_clobbered else "")
             return [f"state@{_hex(self.state_offset)} + {block}" if a == "state" else
@@ -228,9 +284,17 @@ class Contract:
         sp = "%rsp" if self.abi == "sysv" else "%esp"
         entry = f"; entry {sp} = {align[1]} mod {align[0]}" if align else ""
         more = ""
-        if self.state_offset:
+        if self.state_offset and not self.state_wide:
             more += (f"; the state is the 5 words at byte {self.state_offset:#x} of the context the state argument "
                      "points to: its other bytes may be read, never written")
+        if self.state_wide:
+            more += (f"; each state word is the low 32 bits of a 64-bit slot (slots {self.state_offset:#x}, "
+                     f"{self.state_offset + 8:#x}, ... {self.state_offset + 32:#x} from the state argument): the "
+                     "slots' upper halves are unknown on entry and not checked on exit")
+        if self.context_workspace is not None:
+            off, words = self.context_workspace
+            more += (f"; the {4 * words} bytes at {off:#x} of the same context are a workspace the function may "
+                     "write and leave changed; its other bytes may be read, never written")
         if self.counter_offset is not None:
             more += (f"; the 64-bit byte counter at byte {self.counter_offset:#x} of the context (low word first) "
                      "ends increased by bytes mod 2^64")
@@ -255,22 +319,9 @@ class Contract:
         def context(m: re.Match) -> str:
             return f"(byte {int(m.group(1)) + self.state_offset:#x} of the context)"
         reason = re.sub(r"the caller's stack frame \(entry stack pointer \+(\d+)\)", name, reason)
-        if self.state_offset or self.shared_data:
+        if self.state_offset or self.shared_data or self.state_wide or self.context_workspace is not None:
             reason = re.sub(r"\(state([+-]\d+)\)", context, reason)
         return reason
-
-
-ROLES = ("state", "data", "words", "nblocks", "bytes", "workspace")
-DATA_ROLES = ("data", "words")
-COUNT_ROLES = ("nblocks", "bytes")
-CONST = "const"                 # the role of an integer literal: a fixed argument
-MAX_WORKSPACE_WORDS = 80
-MAX_STATE_OFFSET = 4096
-MAX_CONSTANT = (1 << 32) - 1
-MAX_TEXT = 200
-CONTEXT_BLOCK = 64              # the bytes of the one block inside a context (``state@S + words@D``)
-_FIXED_SIZE = {"state": (5, "words"), "data": (64, "bytes"), "words": (16, "words")}
-_TOKEN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<num>0[xX][0-9a-fA-F]+|[0-9]+)|(?P<punct>[(),\[\]@+])")
 
 
 def _hex(v: int) -> str:
@@ -293,6 +344,8 @@ class Interface:
     data_offset: int = 0             # ... at this byte of it
     whole_bytes: bool = False        # ``bytes whole``
     counter_offset: int | None = None    # ``state counter@OFFSET``
+    state_wide: bool = False         # ``state@S wide``
+    context_workspace: tuple[int, int] | None = None    # ``state@S + workspace@W[N]``: (W, N)
 
     @property
     def one_block(self) -> bool:
@@ -303,7 +356,7 @@ class Interface:
         least = 1 if self.one_block else max(min_blocks, 1 if self.block_multiple > 1 else 0)
         return Contract(abi, least, self.roles, self.workspace_words, self.state_offset, self.constants,
                         self.block_multiple, self.data_clobbered, self.shared_data, self.data_offset,
-                        self.whole_bytes, self.counter_offset)
+                        self.whole_bytes, self.counter_offset, self.state_wide, self.context_workspace)
 
     def __str__(self) -> str:
         return f"{self.name or ''}({', '.join(self.contract('sysv').arg_names())})"
@@ -313,26 +366,6 @@ DEFAULT = Interface(("state", "data", "nblocks"))
 KEYWORDS = {"blocks": DEFAULT, "one-block": Interface(("state", "data"))}
 
 
-def _tokens(text: str) -> list[tuple[str, str, int]]:
-    """(kind, text, column) of each token; anything else is a ParseError naming the column."""
-    out, pos = [], 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos == len(text):
-            return out
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise ParseError(clip(f"--interface: column {pos + 1}: unexpected character {text[pos]!r}"))
-        kind = m.lastgroup
-        out.append((kind, m.group(kind), m.start(kind) + 1))
-        pos = m.end()
-
-
-def _number(text: str) -> int:
-    return int(text, 16) if text[:2] in ("0x", "0X") else int(text, 10)
-
-
 def parse_interface(text: str) -> Interface:
     """Read a declared interface (see the module docstring); a ParseError is one line naming the problem."""
     if len(text) > MAX_TEXT:
@@ -340,7 +373,7 @@ def parse_interface(text: str) -> Interface:
     keyword = KEYWORDS.get(text.strip())
     if keyword is not None:
         return keyword
-    toks = _tokens(text)
+    toks = tokens(text)
     i = 0
 
     def peek() -> tuple[str, str, int]:
@@ -356,12 +389,16 @@ def parse_interface(text: str) -> Interface:
         return t
 
     def role_of() -> tuple[str, int, int | None]:
-        """One role, its number and the column of its ``@`` (None: no offset); ``clobbered`` after a block."""
-        nonlocal clobbered
-        role, num, at = _role(expect("name"), expect, peek, roles + [r for r in (shared, pending) if r])
+        """One role, its number and the column of its ``@`` (None: no offset); ``clobbered`` after a block,
+        ``wide`` after the state."""
+        nonlocal clobbered, wide_col
+        role, num, at = read_role(expect("name"), expect, peek, roles + [r for r in (shared, pending) if r] +
+                              (["workspace"] if scratch is not None else []))
         if role in DATA_ROLES and peek()[:2] == ("name", "clobbered"):
             expect("name")
             clobbered = True
+        if role == "state" and peek()[:2] == ("name", "wide"):
+            wide_col = expect("name")[2]
         return role, num, at
 
     name = None
@@ -373,14 +410,16 @@ def parse_interface(text: str) -> Interface:
     words = offset = data_offset = 0
     multiple = 1
     clobbered = whole = False
+    wide_col = scratch_col = 0                  # the columns of ``wide`` and of the '+' joining a workspace
     counter = None
+    scratch: tuple[int, int] | None = None      # ``state@S + workspace@W[N]``: (W, N)
     shared = ""
     pending = ""                        # the first role of a joined pair, while its second is read
     while True:
         if peek()[0] == "num":
             _, num, col = expect("num")
-            value = _number(num)
-            if value > MAX_CONSTANT:
+            value = number(num)
+            if not 0 <= value <= MAX_CONSTANT:
                 raise ParseError(f"--interface: column {col}: constant {num} is not within 0..{MAX_CONSTANT:#x}")
             constants.append((len(roles), value))
             roles.append(CONST)
@@ -394,28 +433,39 @@ def parse_interface(text: str) -> Interface:
                 pending = ""
                 pair = {role: (num, at), other: (other_num, other_at)}
                 block = next((r for r in pair if r in DATA_ROLES), "")
-                if "state" not in pair or not block:
+                if "state" in pair and "workspace" in pair:
+                    # the state's context holds a scratch region too (NSS's message schedule)
+                    offset = pair["state"][0]
+                    scratch = joined_workspace(pair["workspace"], pcol, offset, 8 if wide_col else 4)
+                    scratch_col = pcol
+                    roles.append("state")
+                elif "state" not in pair or not block:
                     raise ParseError(f"--interface: column {pcol}: '+' joins the state and the block of one "
-                                     "context (state@S + words@D, or data@D)")
-                if pair[block][1] is None:
+                                     "context (state@S + words@D, or data@D), or a workspace in it "
+                                     "(state@S + workspace@W[N])")
+                elif pair[block][1] is None:
                     raise ParseError(f"--interface: column {pcol}: the block joined to the state needs its byte "
                                      f"in the context ({block}@OFFSET)")
-                offset, data_offset, shared = pair["state"][0], pair[block][0], block
-                if data_offset < offset + 20 and offset < data_offset + CONTEXT_BLOCK:
-                    raise ParseError(f"--interface: column {pcol}: the block (bytes {data_offset:#x}.."
-                                     f"{data_offset + CONTEXT_BLOCK - 1:#x}) overlaps the state words (bytes "
-                                     f"{offset:#x}..{offset + 19:#x})")
-                roles.append("state")       # (the block is no argument of its own)
+                else:
+                    offset, data_offset, shared = pair["state"][0], pair[block][0], block
+                    if data_offset < offset + 20 and offset < data_offset + CONTEXT_BLOCK:
+                        raise ParseError(f"--interface: column {pcol}: the block (bytes {data_offset:#x}.."
+                                         f"{data_offset + CONTEXT_BLOCK - 1:#x}) overlaps the state words (bytes "
+                                         f"{offset:#x}..{offset + 19:#x})")
+                    roles.append("state")       # (the block is no argument of its own)
             else:
                 if role in DATA_ROLES and at is not None:
                     raise ParseError(f"--interface: column {at}: only the state has an offset (state@OFFSET), "
                                      "or a block joined to it (state@S + words@D)")
+                if role == "workspace" and at is not None:
+                    raise ParseError(f"--interface: column {at}: a workspace at an offset is in the state's "
+                                     "context: join it to the state (state@S + workspace@W[N])")
                 if role == "workspace":
                     words = num
                 elif role == "state":
                     offset = num
                     if peek()[:2] == ("name", "counter"):
-                        counter = _counter(expect, offset)
+                        counter = read_counter(expect, offset)
                 elif role == "bytes" and peek()[:2] == ("name", "whole"):
                     expect("name")
                     whole = True
@@ -444,64 +494,13 @@ def parse_interface(text: str) -> Interface:
     if counter is not None and not whole:
         raise ParseError("--interface: a byte counter (state counter@OFFSET) is increased by a byte length: it needs "
                          "a 'bytes whole' argument")
+    for what, col in (("a wide state (state@S wide)", wide_col), ("a workspace in the state's context",
+                                                                  scratch_col)):
+        if col and any(r in COUNT_ROLES for r in roles):
+            raise ParseError(f"--interface: column {col}: {what} is modelled for one block only (no nblocks or bytes "
+                             "argument)")
+    if wide_col and shared:
+        raise ParseError(f"--interface: column {wide_col}: a wide state beside a block in its context (state@S wide "
+                         "+ words@D) is not modelled")
     return Interface(tuple(roles), words, name, offset, tuple(constants), multiple, clobbered, shared, data_offset,
-                     whole, counter)
-
-
-def _counter(expect, state_offset: int) -> int:
-    """``counter@OFFSET`` after the state role: the counter's byte in the context, 8 bytes outside the state
-    words, a multiple of 4 within 0..MAX_STATE_OFFSET."""
-    expect("name", "counter")
-    expect("punct", "@")
-    _, num, col = expect("num")
-    off = _number(num)
-    if off % 4 or off > MAX_STATE_OFFSET:
-        raise ParseError(f"--interface: column {col}: counter offset {num} is not a multiple of 4 within "
-                         f"0..{MAX_STATE_OFFSET}")
-    if off + 8 > state_offset and off < state_offset + 20:
-        raise ParseError(f"--interface: column {col}: the counter's 8 bytes at {num} overlap the 5 state words "
-                         f"at {state_offset}")
-    return off
-
-
-def _role(tok: tuple[str, str, int], expect, peek, roles: list[str]) -> tuple[str, int, int | None]:
-    """One named role, its number (a workspace's size, the state's or a block's offset; else 0) and the column
-    of its ``@`` (None when it has no offset)."""
-    _, role, col = tok
-    if role not in ROLES:
-        raise ParseError(clip(f"--interface: column {col}: unknown role {role!r} (roles: state[@OFFSET], data, "
-                              "words, nblocks, bytes, workspace[N], a constant; or the keywords blocks, one-block)"))
-    if role in roles:
-        raise ParseError(f"--interface: column {col}: {role} given twice")
-    for group, what in ((DATA_ROLES, "data argument"), (COUNT_ROLES, "count")):
-        if role in group and any(r in group for r in roles):
-            raise ParseError(f"--interface: column {col}: a second {what} ({role}; one of {', '.join(group)})")
-    size = None
-    if peek()[1] == "[":
-        expect("punct", "[")
-        _, num, ncol = expect("num")
-        size = _number(num)
-        expect("punct", "]")
-        if role in COUNT_ROLES:
-            raise ParseError(f"--interface: column {ncol}: {role} is a count, not an array")
-        if role in _FIXED_SIZE and size != _FIXED_SIZE[role][0]:
-            raise ParseError(f"--interface: column {ncol}: {role} is {' '.join(map(str, _FIXED_SIZE[role]))}, "
-                             f"not {size}")
-        if role == "workspace" and not 1 <= size <= MAX_WORKSPACE_WORDS:
-            raise ParseError(f"--interface: column {ncol}: workspace of {size} words is not within "
-                             f"1..{MAX_WORKSPACE_WORDS}")
-    if role == "workspace":
-        if size is None:
-            raise ParseError(f"--interface: column {col}: workspace needs its size in 32-bit words, e.g. workspace[16]")
-        return role, size, None
-    if peek()[1] == "@":
-        _, _, acol = expect("punct", "@")
-        if role != "state" and role not in DATA_ROLES:
-            raise ParseError(f"--interface: column {acol}: only the state has an offset (state@OFFSET)")
-        _, num, ncol = expect("num")
-        off = _number(num)
-        if off % 4 or off > MAX_STATE_OFFSET:
-            raise ParseError(f"--interface: column {ncol}: {role} offset {num} is not a multiple of 4 within "
-                             f"0..{MAX_STATE_OFFSET}")
-        return role, off, acol
-    return role, 0, None
+                     whole, counter, bool(wide_col), scratch)

@@ -22,7 +22,12 @@ keeps it inside the data buffer (``data_size``). The stack guard (``canary``)
 is a read-only region of one word, the same opaque constant at every read.
 The state's context (``interface``: ``state@OFFSET``) outside the 5 state words is
 the caller's: a 32-bit word there reads as a data value, a byte, half-word or
-quad-word as an integer the proof does not know; writes there are violations.
+quad-word as an integer the proof does not know; writes there are violations --
+except inside a workspace declared in it (``state@S + workspace@W[N]``, ``scratch``: bytes relative to the
+state words), written at any width and read back as written. A wide state (``state@S wide``, ``state_wide``)
+is five 64-bit slots at 0, 8, .., 32: a slot read whole is h_i (its low half; a 64-bit value's upper half is
+never tracked), a 32-bit half read alone h_i or the upper half's own unknown, and a slot or either half may be
+written (upper halves are not checked on exit).
 A context that also holds the block (``state@0x40 + words@0``, ``block_in_context`` = -0x40) has it as the
 data region: an access wholly inside its 64 bytes is one of the data region (``state-0x3c`` is
 ``("data", "", 4)``), one straddling its edge is refused (``_in_context``).
@@ -57,7 +62,8 @@ from sha1opt.semantics.x86 import Mem
 class MemoryModel:
     """Addresses and memory of a ``PathMachine`` (module docstring); needs its ``s``, ``p``, ``bv``,
     ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
-    ``stack_writable``, ``data_writable``, ``block_in_context``, ``replaying`` and ``on_write``."""
+    ``stack_writable``, ``data_writable``, ``block_in_context``, ``state_wide``, ``scratch``, ``replaying`` and
+    ``on_write``."""
 
     def _in_context(self, p: Ptr, size: int, d: Decoded) -> Ptr:
         """``p`` as the data region's address when the state's context holds the block and the ``size`` bytes
@@ -186,8 +192,10 @@ class MemoryModel:
                 # two 32-bit data words (vector lanes stored whole) read as one 64-bit value: a value the code
                 # may only move, store or take apart (``values.DataPair``), never compute on
                 return DataPair(f"{key[0]}{key[2]:+d} [two 32-bit data words read as one 64-bit value]", v, hi[0])
-            if sz != size and not (sz == 8 and size == 4 and is_data(v)):
-                # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself)
+            # (a 32-bit data value spilled with a 64-bit move -- clang's red zone -- reads back as itself; a wide
+            # state slot whose low half was written 32-bit, read whole, has that value in its low half)
+            if sz != size and not (sz == 8 and size == 4 and is_data(v)) and not (
+                    sz == 4 and size == 8 and is_data(v) and self._wide_slot(key)):
                 raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
             return v
         self._overlap(key, size, d)
@@ -206,6 +214,16 @@ class MemoryModel:
                           if size == 4 and (c - self.counter) % 4 == 0 else
                           f"reads the byte counter other than as its two 32-bit words ({size} bytes at state{c:+d})",
                           "untracked value")
+        elif region == "state" and not rest and self.state_wide and 0 <= c < 40:
+            # ``state@S wide``: slot i (8 bytes at 8i) read whole is h_i in its low half, its upper half never
+            # tracked (``interface``'s invariant); a 32-bit half read alone is h_i (low) or the slot's upper half,
+            # an unknown of its own (``wide_slots``): code whose result depends on it is refuted
+            if not (size == 8 and c % 8 == 0 or size == 4 and c % 4 == 0):
+                raise Refused(d, f"a {size}-byte access at state{c:+d} of the 64-bit state slots (modelled: a slot "
+                              "whole or one 32-bit half)", "address")
+            # (not kept in ``s.mem``: a slot read whole and its halves read alone are the same entry values, and
+            # only writes there are checked for overlap, ``_overlap`` above)
+            return self.initial_mem("state", c)
         elif region == "state":
             if not rest and size != 4 and (c + size <= 0 or c >= 20):
                 # a byte, half-word or quad-word of the state's context outside the state words (``state@OFFSET``:
@@ -292,6 +310,10 @@ class MemoryModel:
             z3.BitVec(f"{name}[{c}]", 8)
         return Int(z3.ZeroExt(self.bits - 8 * size, v) if 8 * size < self.bits else v)
 
+    def _wide_slot(self, key) -> bool:
+        """Whether ``key`` is a wide state slot's (``state@S wide``: its low half at state+8i)."""
+        return self.state_wide and key[0] == "state" and not key[1] and 0 <= key[2] < 40 and key[2] % 8 == 0
+
     def _in_counter(self, c: int, size: int) -> bool:
         """Whether ``size`` bytes at state offset ``c`` touch the declared byte counter's 8 bytes."""
         return self.counter is not None and c < self.counter + 8 and self.counter < c + size
@@ -354,9 +376,22 @@ class MemoryModel:
                 # (not a violation: a value an invariant havocked is not the code's own)
                 raise Refused(d, f"writes a value not tracked as an integer into the byte counter (state{c:+d})",
                               "untracked value")
+        elif region == "state" and not rest and self.scratch is not None and \
+                self.scratch[0] <= c and c + size <= self.scratch[1]:
+            pass                                # (the context's workspace: ``state@S + workspace@W[N]``)
+        elif region == "state" and rest and self.scratch is not None:
+            # (it may well be inside the workspace -- a rolled loop's W[i & 15] -- so never a violation)
+            raise Refused(d, "writes the state's context at a computed offset (its workspace is modelled at "
+                          "constant offsets only)", "address")
+        elif region == "state" and self.state_wide:
+            # a slot whole, or one 32-bit half of it (the upper half: any value, not checked on exit)
+            if rest or not (0 <= c < 40) or size not in (4, 8) or c % size:
+                raise Violation(d, f"writes outside the 5 state slots{' and the workspace' if self.scratch else ''} "
+                                   f"(state{c:+d})")
         elif region == "state":
             if rest or not (0 <= c <= 16) or c % 4 or size != 4:
-                raise Violation(d, f"writes outside the 5 state words (state{c:+d})")
+                raise Violation(d, f"writes outside the 5 state words{' and the workspace' if self.scratch else ''} "
+                                   f"(state{c:+d})")
         elif region.startswith("sec:") and not rest and (own := self.p.own_static(region[4:], c, size)) is not None:
             self._store_static(region[4:], c, own, v, size, d)
         elif region.startswith("sec:") and not rest and (buf := self.p.own_scratch(region[4:], c)) is not None \
@@ -428,3 +463,29 @@ class MemoryModel:
             else:
                 key = next(k for k in self.s.mem if k[0] == loc[1] and k[1] == "" and k[2] == loc[2])
                 self.s.mem[key] = (new, self.s.mem[key][1])
+
+
+def host_words(domain, init_mem):
+    """``init_mem`` for data passed as host-order words (role ``words``): the word at data+4j holds W_j itself,
+    i.e. ``bswap`` of the spec's little-endian load m_j, so a plain load meets the spec's W_j = bswap(m_j)."""
+    def wrapped(region: str, off: int):
+        v = init_mem(region, off)
+        return domain.apply("bswap", v) if region == "data" and off % 4 == 0 else v
+    return wrapped
+
+
+def wide_slots(init_mem):
+    """``init_mem`` for a wide state (``state@S wide``: 64-bit slots 8 bytes apart): the slot at state+8i holds
+    h_i in its low half (the entry value of state word i, ``init_mem("state", 4i)``, where every consumer --
+    ``names``, ``composition.check_program``'s inputs -- looks for it); its upper half at state+8i+4 is an unknown
+    of its own (region ``state upper``), so code whose result depends on it meets a free value: a counterexample.
+    Example: ``mov -0x58(%rdi), %rcx`` under ``state@-0x58 wide`` reads h0; ``mov -0x54(%rdi), %ecx`` reads
+    ``state upper[4]``."""
+    def wrapped(region: str, off: int):
+        if region == "state" and 0 <= off < 40 and off % 4 == 0:
+            return init_mem("state", off // 2) if off % 8 == 0 else init_mem(WIDE_UPPER, off)
+        return init_mem(region, off)
+    return wrapped
+
+
+WIDE_UPPER = "state upper"      # the region naming a wide state slot's upper half at entry (``wide_slots``)

@@ -59,7 +59,7 @@ def test_grammar_reads_offsets_words_bytes_and_constants(text, want):
 
 @pytest.mark.parametrize("text, message", [
     ("f(state@3, data)", "column 9: state offset 3 is not a multiple of 4"),
-    ("f(state@0x2000, data)", "not a multiple of 4 within 0..4096"),
+    ("f(state@0x2000, data)", "not a multiple of 4 within -4096..4096"),
     ("f(state, data@4)", "column 14: only the state has an offset"),
     ("f(state@, data)", "column 9: expected a number, found ','"),
     ("f(state, data, words)", "column 16: a second data argument (words; one of data, words)"),
@@ -76,6 +76,18 @@ def test_grammar_reads_offsets_words_bytes_and_constants(text, want):
     ("f(data, bytes whole, state counter@22)", "counter offset 22 is not a multiple of 4"),
     ("f(data, bytes whole, state counter)", "expected '@', found ')'"),
     ("f(data whole, state)", "expected ')', found 'whole'"),
+    # ``state@-S wide`` and ``state@S + workspace@W[N]`` (test_lift_wide_slots.py)
+    ("(state@-0x58 wide + workspace@-0x40[32], data)",
+     "column 19: the workspace (bytes -0x40..0x3f) overlaps the state (bytes -0x58..-0x31)"),
+    ("(state@-0x58 wide, data, nblocks)", "column 14: a wide state (state@S wide) is modelled for one block only"),
+    ("(state + workspace@0x20[4], data, nblocks)", "column 8: a workspace in the state's context is modelled for one"),
+    ("(state wide + words@64)", "column 8: a wide state beside a block in its context (state@S wide + words@D)"),
+    ("(state, data, workspace@4[3])", "column 24: a workspace at an offset is in the state's context"),
+    ("(state@-0x58 + workspace[4], data)", "column 14: the workspace joined to the state needs its byte"),
+    ("(state@-0x5a, data)", "column 8: state offset -0x5a is not a multiple of 4 within -4096..4096"),
+    ("(state, data, -1)", "column 15: constant -1 is not within 0..0xffffffff"),
+    ("(state + workspace@0x20[0], data)", "column 25: a workspace of 0 words in the context is not within 1..256"),
+    ("(state + workspace@0x20[4], data, workspace[3])", "column 35: workspace given twice"),
 ])
 def test_grammar_errors_are_one_line_naming_the_problem(text, message):
     with pytest.raises(ParseError) as e:
