@@ -33,6 +33,7 @@ from sha1opt.emit.assembly import function_text
 from sha1opt.scan import Found, may_hold
 from sha1opt.scan import scan as scan_paths
 from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.errors import Sha1optError
 from tests.support.groups import SHA1OPT
 
 pytestmark = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("ar")), reason="gcc/ar not installed")
@@ -187,6 +188,24 @@ def test_time_limit_stops_a_proof_and_says_so(tmp_path):
     assert "1 s time limit" in row.detail
     assert row.dispatch == ("sha1_block_data_order_shaext", "sha1_block_data_order_ssse3",
                             "sha1_block_data_order_avx", "sha1_block_data_order_avx2")
+
+
+@pytest.mark.skipif(not LIBCRYPTO_A.exists(), reason="libcrypto.a not installed (setup/system-packages.sh: libssl-dev)")
+def test_an_unmodelled_function_is_named_not_guessed(tmp_path):
+    """OpenSSL's multi-buffer ``sha1_multi_block`` (independent hashes in SIMD lanes) is a catalogue
+    ``[[unmodelled]]`` row: scan's row says "not modelled" with the reason, no interface guessed or proof run
+    (the scan exits 3: not every function proved); ``prove --object`` without --interface refuses it in one line
+    naming the reason."""
+    name = "libcrypto-lib-sha1-mb-x86_64.o"
+    member = tmp_path / name
+    member.write_bytes(subprocess.run(["ar", "p", str(LIBCRYPTO_A), name], capture_output=True, check=True,
+                                      timeout=60).stdout)
+    r = CliRunner().invoke(scan, [str(member), "--uarch", "zen3"])
+    assert r.exit_code == 3, r.output
+    assert "sha1_multi_block @0x0  - (catalogue) [constants]  not modelled" in r.output
+    assert "multi-buffer function" in r.output and "1 function(s), 0 proved" in r.output
+    with pytest.raises(Sha1optError, match="sha1_multi_block is not modelled .*multi-buffer"):
+        prove_object(member, function="sha1_multi_block", workdir=tmp_path)
 
 
 def _as_from_a_shell() -> None:
