@@ -8,6 +8,7 @@ The run (``calibrate``):
 3. measurement in passes: every pass runs every kernel ``ROUNDS_PER_PASS`` times, ``BATCH`` kernels per
    bounded child program (``clock.loop_samples``: each sample beside its own add-chain clock sample, the
    kernels of a round interleaved), until ``passes`` passes or ``MEASURE_SHARE`` of the budget is spent;
+   a round during which another hardware thread shared the core is left out (``measure_kernels``);
 4. the training loops (``training_loops``: the textbook, its recipe variants, every family's ranked
    candidates under the base model), validated and timed here in interleaved pairs against the textbook,
    until ``LOOPS_SHARE`` of the budget (timing ends before any fitting starts: the fits would disturb it);
@@ -42,6 +43,7 @@ Hooks: ``measure_kernels`` returns plain (name -> samples); ``train_loops`` the 
 from __future__ import annotations
 
 import datetime
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +58,7 @@ from sha1opt.search.cost.calibrated import (Calibration, Change, Measured, calib
 from sha1opt.search.cost.fit import Fit, Observation, fit, parameters, predict
 from sha1opt.search.cost.model import Model, calibrated_dir, load_model
 from sha1opt.emit.clock import loop_samples
+from sha1opt.emit.timing import SHARED_SLACK
 from sha1opt.emit.host_cpu import HostCpu, HostError, host, identify, lacking, lacks_text
 from sha1opt.emit.loop_check import LoopCheck, check_loops, judge
 from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all
@@ -71,6 +74,7 @@ BATCH = 40                  # kernels per timing program
 ROUNDS_PER_PASS = 7         # samples of every kernel per pass
 PASSES = 3
 ITERATIONS = 400            # loop iterations per sample (48-instruction bodies: ~20-100 k cycles)
+SHARE_PROBES = ("lat.add_rr", "tput.add_rr")    # run in every batch: their quotient says whether the core was shared
 
 Progress = Callable[[str], None]
 
@@ -136,19 +140,49 @@ def measure_kernels(checked: list[Checked], *, passes: int = PASSES, rounds: int
                     deadline: float | None = None, progress: Progress | None = None,
                     into: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Core cycles per iteration, every sample, of each checked kernel (``into`` is filled as they come, so
-    an interrupted caller keeps them). Stops at ``deadline`` (``time.monotonic``) after a whole batch."""
+    an interrupted caller keeps them). Stops at ``deadline`` (``time.monotonic``) after a whole batch.
+
+    Rounds of a shared core are left out (``shared_rounds``): every batch also runs ``SHARE_PROBES`` (the
+    add chain and the independent adds, ``lat.add_rr`` and ``tput.add_rr`` when checked), and a round whose
+    independent adds ran more than ``timing.SHARED_SLACK`` slower against its chain than the least 10th
+    percentile of the passes so far loses every kernel's sample of that round. Without that, a sibling
+    hardware thread's share widened the throughput kernels' bands to p90 1.5-1.7x (the Zen 4 host,
+    bench/results/core_share.txt), and a band that wide refutes no unit set the fit tries."""
     out = into if into is not None else {}
+    probes = {c.kernel.name: c.kernel.body for c in checked if c.kernel.name in SHARE_PROBES}
     batches = [checked[i:i + BATCH] for i in range(0, len(checked), BATCH)]
+    alone = [math.inf]
+    dropped = total = 0
     for p in range(passes):
         for b, batch in enumerate(batches):
             if deadline is not None and time.monotonic() > deadline and p > 0:
                 return out
-            got = loop_samples({c.kernel.name: c.kernel.body for c in batch}, ITERATIONS, rounds, time_limit=120)
-            for name, x in got.items():
-                out[name] = np.concatenate([out[name], x]) if name in out else x
+            got = loop_samples({**probes, **{c.kernel.name: c.kernel.body for c in batch}}, ITERATIONS, rounds,
+                               time_limit=120)
+            keep = shared_rounds(got, alone)
+            dropped, total = dropped + int((~keep).sum()), total + len(keep)
+            for c in batch:
+                x = got[c.kernel.name][keep]
+                out[c.kernel.name] = np.concatenate([out[c.kernel.name], x]) if c.kernel.name in out else x
             if progress:
-                progress(f"measured pass {p + 1}/{passes}, batch {b + 1}/{len(batches)} ({len(out)} kernels)")
+                progress(f"measured pass {p + 1}/{passes}, batch {b + 1}/{len(batches)} ({len(out)} kernels; "
+                         f"{dropped} of {total} rounds left out: the core was shared)")
     return out
+
+
+def shared_rounds(got: dict[str, np.ndarray], alone: list[float]) -> np.ndarray:
+    """Which rounds of one ``loop_samples`` run to keep: those whose ``SHARE_PROBES`` quotient (independent adds
+    over the chain) is within ``timing.SHARED_SLACK`` of the core alone -- ``alone[0]``, updated to the least
+    10th percentile of the runs so far. Every round when the probes were not run, or fewer than 2 would stay.
+    Example: quotients 0.26 x 6 and 0.43 -> the seventh round left out."""
+    chain, copies = SHARE_PROBES
+    n = len(next(iter(got.values())))
+    if chain not in got or copies not in got:
+        return np.ones(n, dtype=bool)
+    q = got[copies] / got[chain]
+    alone[0] = min(alone[0], float(np.percentile(q, 10)))
+    keep = q <= alone[0] * (1 + SHARED_SLACK)
+    return keep if keep.sum() >= 2 else np.ones(n, dtype=bool)
 
 
 def observations(checked: list[Checked], samples: dict[str, np.ndarray]) -> list[Observation]:

@@ -4,9 +4,11 @@ Rule (issue 25): only checked kernels run; every kernel gets samples each clocke
 the fit and the file follow; the file's record reads back. Skipped where native running is impossible (not an
 x86-64 host, a CPU with no row in corpus/cpus.toml). Nothing is written into the corpus (``out_dir``)."""
 
+import math
+
 import pytest
 
-from sha1opt.emit.calibrate import calibrate, host_base
+from sha1opt.emit.calibrate import calibrate, host_base, runnable
 from sha1opt.emit.loop_check import Loop, LoopCheck
 from sha1opt.emit.host_cpu import HostError, host
 from sha1opt.emit.toolchain import host_is_x86_64
@@ -179,3 +181,32 @@ def test_the_whole_loop_check_compares_both_models_on_loops_timed_here(tmp_path,
     assert bad.calibrated_mape > bad.base_mape + 0.01 and not bad.passed
     same = [Loop(x.name, x.measured, x.base, x.base) for x in bad.loops]       # zen3 against itself, same loops
     assert LoopCheck(tuple(same), bad.base_mape, bad.base_mape).passed
+
+
+def test_rounds_of_a_shared_core_are_left_out():
+    """``shared_rounds``: six rounds whose independent adds took 0.26 of the chain's clocks and one at 0.43 -> the
+    seventh is left out, and the core-alone quotient kept for the next batch; without the probes, or when fewer
+    than two rounds would stay, every round is kept."""
+    from sha1opt.emit.calibrate import shared_rounds
+    alone = [math.inf]
+    got = {"lat.add_rr": np.full(7, 48.0), "tput.add_rr": np.array([12.5] * 6 + [20.6]), "lat.not": np.ones(7)}
+    assert shared_rounds(got, alone).tolist() == [True] * 6 + [False]
+    assert alone[0] == pytest.approx(12.5 / 48)
+    assert shared_rounds({"lat.not": np.ones(3)}, [math.inf]).all()
+    assert shared_rounds({"lat.add_rr": np.full(3, 48.0), "tput.add_rr": np.array([20.0, 12.5, 20.0])},
+                         [12.5 / 48]).all()
+
+
+def test_a_shared_round_loses_every_kernels_sample(monkeypatch):
+    """``measure_kernels``: the probes run with every batch, and the round they call shared is dropped from every
+    kernel of that batch, the probes' own kernels included."""
+    cpu, base = _host_or_skip()
+    checked, _ = runnable(load_model(base), cpu, only=ONLY)
+
+    def timer(bodies, iterations, rounds, time_limit=None):
+        out = {n: np.full(rounds, 10.0) for n in bodies}
+        out["lat.add_rr"], out["tput.add_rr"] = np.full(rounds, 48.0), np.array([12.5] * (rounds - 1) + [21.0])
+        return out
+    monkeypatch.setattr(calibrate_module, "loop_samples", timer)
+    samples = calibrate_module.measure_kernels(checked, passes=1, rounds=7)
+    assert {len(x) for x in samples.values()} == {6}
