@@ -220,9 +220,7 @@ def measure(codes: list[Code], work: Path, pairs: int, rounds: int) -> tuple[flo
                 env = {"OPENSSL_ia32cap": code.mask} if code.mask else {}
                 timings, tick = clock_around(work, lambda: run_program(ossl, [SIZE], per, MIN_BYTES, env=env, lib=lib,
                                                                        probes=True))
-                keep = ~timings.shared()             # as tuning.native_timer: pairs of a shared core left out
-                if keep.sum() < 2:
-                    keep[:] = True
+                keep = timings.kept()                # as tuning.native_timer: pairs of a shared core left out
                 left_out, timed = left_out + int((~keep).sum()), timed + len(keep)
                 pp = {p: x[keep] for p, x in timings.per_pair()[0].items()}
                 code.rounds.append([float(x) for x in pp[2] / pp[0]])

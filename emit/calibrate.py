@@ -58,7 +58,7 @@ from sha1opt.search.cost.calibrated import (Calibration, Change, Measured, calib
 from sha1opt.search.cost.fit import Fit, Observation, fit, parameters, predict
 from sha1opt.search.cost.model import Model, calibrated_dir, load_model
 from sha1opt.emit.clock import loop_samples
-from sha1opt.emit.timing import SHARED_SLACK
+from sha1opt.emit.timing import kept_quotients
 from sha1opt.emit.host_cpu import HostCpu, HostError, host, identify, lacking, lacks_text
 from sha1opt.emit.loop_check import LoopCheck, check_loops, judge
 from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all
@@ -181,8 +181,7 @@ def shared_rounds(got: dict[str, np.ndarray], alone: list[float]) -> np.ndarray:
         return np.ones(n, dtype=bool)
     q = got[copies] / got[chain]
     alone[0] = min(alone[0], float(np.percentile(q, 10)))
-    keep = q <= alone[0] * (1 + SHARED_SLACK)
-    return keep if keep.sum() >= 2 else np.ones(n, dtype=bool)
+    return kept_quotients(q, alone[0])
 
 
 def observations(checked: list[Checked], samples: dict[str, np.ndarray]) -> list[Observation]:

@@ -65,11 +65,12 @@ from sha1opt.emit.toolchain import (
 )
 
 __all__ = ["PairPlan", "Timings", "PeerStats", "CoreClock", "band", "core_clock", "clock_around", "c_peer",
+           "shared_quotients", "kept_quotients",
            "timing_program", "hosted_program", "freestanding_i386", "run_program", "tsc_hz"]
 
 T = TypeVar("T")
 PROBES = 0x100          # the flag in bench.c's nsizes word: run the core-share probes after every pair
-SHARED_SLACK = 0.05     # a pair whose four-chain probe ran this much slower (against its chain) than the run's best
+SHARED_SLACK = 0.05     # a pair whose four-chain probe ran this much slower (against its chain) than the core alone
 
 
 def band(values) -> tuple[float, float, float]:
@@ -158,20 +159,12 @@ class Timings:
         return tpb[self.peers - 1] / tpb[self.peers - 2]
 
     def shared(self, size_index: int = 0, reference: float | None = None, slack: float = SHARED_SLACK) -> np.ndarray:
-        """Per pair, whether another hardware thread shared the core (``probe_quotients`` above the core's own).
+        """Per pair, whether another hardware thread shared the core (``shared_quotients`` of the probes)."""
+        return shared_quotients(self.probe_quotients(size_index), reference, slack)
 
-        The chain uses one ALU a clock, so a sibling thread barely slows it; the four chains want every
-        ALU and lose what the sibling takes. The probes see the core at their own instant (~10-50 us);
-        sharing in bursts shorter than a record (~1.5 ms) shows in a record only in part (on the Zen 4
-        host, 2026-12-04: 12 % of 400 pairs shared by the probes, their textbook / gcc ratios 0.941
-        against 0.928 for the rest). ``reference`` is the quotient of the core alone -- by default
-        the run's 10th percentile (not its least: a chain interrupted mid-probe gives a quotient below the
-        core's); a pair more than ``slack`` above it was shared. Example: quotients 0.26 (nine pairs) and
-        0.42 -> the tenth pair shared.
-        """
-        q = self.probe_quotients(size_index)
-        ref = float(np.percentile(q, 10)) if reference is None else reference
-        return q > ref * (1 + slack)
+    def kept(self, size_index: int = 0, reference: float | None = None) -> np.ndarray:
+        """Per pair, whether a statistic takes it (``kept_quotients`` of the probes)."""
+        return kept_quotients(self.probe_quotients(size_index), reference)
 
     def clock_samples(self, peer: int) -> np.ndarray:
         """Core cycles per tick of every record of the add-chain peer ``peer`` (``clock.ratio_of_record``)."""
@@ -223,6 +216,28 @@ class PairPlan:
         shared object the program loads as its dlopen peer (libcrypto, or the add-chain clock)."""
         return run_program(exe, self.sizes, self.pairs, self.min_bytes, dict(env) if env is not None else None,
                            lib, time_limit=self.time_limit, probes=self.probes)
+
+
+def shared_quotients(q: np.ndarray, reference: float | None = None, slack: float = SHARED_SLACK) -> np.ndarray:
+    """Which core-share probe quotients (four chains' ticks over one chain's, same adds) come from a shared core.
+
+    The chain uses one ALU a clock, so a sibling thread barely slows it; the four chains want every ALU and
+    lose what the sibling takes. The probes see the core at their own instant (~10-50 us); sharing in bursts
+    shorter than a record (~1.5 ms) shows in a record only in part (on the Zen 4 host, 2026-12-04: 12 % of
+    400 pairs shared by the probes, their textbook / gcc ratios 0.941 against 0.928 for the rest).
+    ``reference`` is the quotient of the core alone -- by default the 10th percentile of ``q`` (not its least:
+    a chain interrupted mid-probe gives a quotient below the core's); one more than ``slack`` above it was
+    shared. Example: quotients 0.26 (nine of them) and 0.42 -> the tenth shared.
+    """
+    ref = float(np.percentile(q, 10)) if reference is None else reference
+    return q > ref * (1 + slack)
+
+
+def kept_quotients(q: np.ndarray, reference: float | None = None) -> np.ndarray:
+    """The samples a statistic takes: those of the core alone (not ``shared_quotients``), or every one when
+    fewer than 2 would stay (a run shared throughout has no sample of the core alone to compare with)."""
+    keep = ~shared_quotients(q, reference)
+    return keep if keep.sum() >= 2 else np.ones(len(q), dtype=bool)
 
 
 def c_peer(arch: Arch, work: Path) -> Path:

@@ -245,9 +245,7 @@ def native_timer(work: Path) -> Timer:
         exe = program(cand, ref, arch)
         timings, per_tick = clock_around(work, lambda: PairPlan((SIZE,), pairs, MIN_BYTES, probes=True).run(exe))
         alone[0] = min(alone[0], float(np.percentile(timings.probe_quotients(), 10)))
-        keep = ~timings.shared(reference=alone[0])
-        if keep.sum() < 2:
-            keep[:] = True
+        keep = timings.kept(reference=alone[0])
         ref_tpb = timings.per_pair()[0][1][keep]
         return Timed(timings.ratios()[keep], float(np.median(ref_tpb)) * float(np.median(per_tick)),
                      int((~keep).sum()))

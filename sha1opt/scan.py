@@ -294,12 +294,17 @@ def _interface(job: _Job) -> tuple[Interface, str]:
     return (replace(iface, name=None) if iface.name not in (None, job.cand.name) else iface), "catalogue"
 
 
+def _address(job: _Job) -> int:
+    """The function's address (a linked object) or section offset (a .o)."""
+    sym = job.cand.symbol
+    return job.obj.addresses.get(sym.section or "", 0) + sym.value
+
+
 def _row(job: _Job, proof: ObjectProof | None, model, seconds: float, verdict: str, detail: str,
          iface: Interface) -> Found:
     detail = clip(" ".join(detail.split()), 400)      # one line (a linker's message has several)
     catalogued = _interface(job)[1] == "catalogue"
-    sym = job.cand.symbol
-    address = job.obj.addresses.get(sym.section or "", 0) + sym.value
+    address = _address(job)
     if proof is None:
         return Found(job.file, job.member, job.cand.name, address, job.cand.evidence, str(replace(iface, name=None)),
                      catalogued, verdict, 0, 0, seconds, model.name, None, detail, job.dispatch)
@@ -320,10 +325,8 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
     t0 = time.perf_counter()
     skip = unmodelled(job.cand.name)
     if skip is not None:
-        sym = job.cand.symbol
-        return Found(job.file, job.member, job.cand.name, job.obj.addresses.get(sym.section or "", 0) + sym.value,
-                     job.cand.evidence, "-", True, NOT_MODELLED, 0, 0, time.perf_counter() - t0, model.name, None,
-                     f"{skip.library}: {skip.reason}", job.dispatch)
+        return Found(job.file, job.member, job.cand.name, _address(job), job.cand.evidence, "-", True, NOT_MODELLED,
+                     0, 0, time.perf_counter() - t0, model.name, None, f"{skip.library}: {skip.reason}", job.dispatch)
     iface, origin = _interface(job)
     obj = job.obj
     if job.cand.evidence == "stripped":         # a name the prover can be given: the unwind extent as a symbol

@@ -25,6 +25,9 @@ TEXT, LINE the item's text and source line
 OCC        ticks it holds its unit (reciprocal throughput, >= 1 tick)
 STDREG     a register store's data register (the replay rule), or None
 WIDTH      bytes a store writes for forwarding: a vector store's memory operand (its row), else 4
+LDLAT      ticks from its load uop's dispatch to the data: the ``vec_load`` row's latency for a load into
+           a vector register (a vector class: ``vec_load``, ``vec_alu_rm``; Zen 7 clocks), else the
+           ``load`` row's (Zen 4)
 =========  ================================================================
 
 Example, on p4 (2 ticks per clock): ``movl %eax, 8(%esp)`` decodes to
@@ -36,11 +39,12 @@ CLS ``"add_rr"``, LAT 1 (half a clock), WRITES ``("eax", "flags")``.
 from __future__ import annotations
 
 from sha1opt.search.cost.classes import Item, classify, vector_effects
-from sha1opt.search.cost.model import Model
+from sha1opt.search.cost.model import VECTOR_CLASSES, Model
 from sha1opt.semantics.opaque import Opaque
 from sha1opt.semantics.x86 import Imm, Mem, effects
 
-CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG, WIDTH = range(17)
+CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG, WIDTH, LDLAT = \
+    range(18)
 
 FLAGS = "flags"     # the arithmetic flags, tracked as one more register
 
@@ -60,6 +64,8 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
         busy = max(1, tpc // speed[u.units[0]])
         uops.append((u.role, tuple(unit_index[x] for x in u.units), busy))
     lat = int(round(cost.latency * tpc))
+    into_vector = cls in VECTOR_CLASSES and "vec_load" in model.classes
+    ldlat = int(round((model.classes["vec_load"].latency if into_vector else model.load_latency) * tpc))
     occ = max(1, int(round(cost.rthroughput * tpc)))
     stall = model.rules.address_stall
     exempt = stall is None or cls in stall.exempt
@@ -68,10 +74,10 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
         v = vector_effects(item)
         return (cls, cost.uops, tuple(uops), lat, v.data, v.address, v.writes, v.mem_read, v.mem_write, elim,
                 exempt, False, str(item), item.line, occ, v.data[0] if cls == "vec_store" and v.data else None,
-                v.width if v.mem_write is not None else 4)
+                v.width if v.mem_write is not None else 4, ldlat)
     if isinstance(item, Opaque):
         return (cls, cost.uops, tuple(uops), lat, tuple(sorted(item.reads)), (), tuple(sorted(item.writes)),
-                None, None, elim, exempt, False, str(item), item.line, occ, None, 4)
+                None, None, elim, exempt, False, str(item), item.line, occ, None, 4, ldlat)
     eff = effects(item)
     writes = eff.writes + (FLAGS,) if eff.flags else eff.writes
     # a register store (mov %reg, mem): the replay rule looks at that register's producer
@@ -81,7 +87,7 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
         mem = eff.mem_read if eff.mem_read is not None else eff.mem_write
         alone = mem is not None and mem.disp != 0 and any(isinstance(o, Imm) for o in item.operands)
     return (cls, cost.uops, tuple(uops), lat, eff.data, eff.address, writes, eff.mem_read, eff.mem_write,
-            elim, exempt, alone, str(item), item.line, occ, std_reg, 4)
+            elim, exempt, alone, str(item), item.line, occ, std_reg, 4, ldlat)
 
 
 def mem_key(m: Mem, gen: dict[str, int]) -> tuple:

@@ -17,8 +17,8 @@ Per instruction, in program order:
    delay: 5; an input ready exactly then or a clock later is seen a clock
    late) -- on the least-used free unit among its alternatives
    (``Ports.place``); registers are renamed (only true dependencies count),
-   a load's data comes the ``load`` row's latency after it runs (the ``vec_load``
-   row's for a load into a vector register: ``vec_load``, ``vec_alu_rm``), a
+   a load's data comes its ``LDLAT`` after it runs (``decode``: the ``load`` row's
+   latency, the ``vec_load`` row's for a load into a vector register), a
    load of a just-stored address (any 4-byte lane of a vector store) gets the
    data ``store_forwarding`` clocks after the store's data
    (``rules.vector_store_forwarding`` clocks for a vector store, ``rules.rmw_forwarding``
@@ -39,11 +39,9 @@ from __future__ import annotations
 
 from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
-from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, MREAD, MWRITE, STDREG, UOPS,
+from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, LDLAT, MREAD, MWRITE, STDREG, UOPS,
                                         WIDTH, WRITES, FLAGS, mem_key, stored_keys)
 from sha1opt.search.cost.model import VECTOR_CLASSES, Model
-
-VECTOR_LOADS = frozenset(VECTOR_CLASSES)     # classes whose load uop fills a vector register
 
 
 class Ports:
@@ -223,19 +221,14 @@ class FrontEnd:
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_ports", "load_lat", "vec_load_lat", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen",
-                 "rp_min", "rp_name", "stall_ticks", "stall_name", "ports", "place", "regs", "gen",
+    __slots__ = ("tpc", "unit_ports", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+                 "stall_ticks", "stall_name", "ports", "place", "regs", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
                  "start_segs", "late", "delay_name", "rmw_fwd_lat")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
         self.unit_ports = [unit_port(u.name) for u in model.units]     # each unit's cause name
-        self.load_lat = int(round(model.load_latency * tpc))
-        # a load into a vector register (``vec_load``, the load of ``vec_alu_rm``) takes the vector
-        # load-to-use latency, the ``vec_load`` row's (Zen: 7 clocks against 4 for an integer load)
-        vload = model.classes.get("vec_load")
-        self.vec_load_lat = int(round(vload.latency * tpc)) if vload is not None else self.load_lat
         self.fwd_lat = int(round(model.rules.store_forward_latency * tpc))
         vfwd = model.rules.vector_store_forwarding
         self.vec_fwd_lat = int(round(vfwd.latency * tpc)) if vfwd is not None else self.fwd_lat
@@ -334,7 +327,7 @@ class Execute:
                     if late and (r_addr == start or r_addr == wake):
                         r0 = r_addr + tpc
                     t, u = place(alts, r0, busy)
-                    mem_ready = t + (self.vec_load_lat if d[CLS] in VECTOR_LOADS else self.load_lat)
+                    mem_ready = t + d[LDLAT]
                     mem_pred = 2 * p_addr if r_addr >= start and p_addr >= 0 else 2 * i + 1
                     mem_extra, replayed = t - r0, False
                     if fwd is not None:

@@ -110,21 +110,24 @@ def load_unmodelled(path: Path | None = None) -> tuple[Unmodelled, ...]:
     for i, row in enumerate(raw.get("unmodelled", [])):
         where = f"{path.name}: unmodelled {i + 1}"
         check_keys(row, where, UNMODELLED_KEYS, set())
-        for k, v in row.items():
-            if not isinstance(v, str) or not v.strip():
-                raise CorpusError(f"{where}: {k} must be a non-empty string")
+        _strings(row, where)
         if row["symbol"] in functions or any(u.symbol == row["symbol"] for u in out):
             raise CorpusError(f"{where}: symbol {row['symbol']!r} given twice")
         out.append(Unmodelled(row["symbol"], row["library"], row["source"], row["reason"]))
     return tuple(out)
 
 
-def _interface(row: dict, where: str, required: set[str], optional: set[str], unnamed: str) -> Interface:
-    """One row's keys and strings checked and its interface parsed (it must name no function: ``unnamed``)."""
-    check_keys(row, where, required, optional)
+def _strings(row: dict, where: str) -> None:
+    """Every value of the row a non-empty string, else a CorpusError naming the key."""
     for k, v in row.items():
         if not isinstance(v, str) or not v.strip():
             raise CorpusError(f"{where}: {k} must be a non-empty string")
+
+
+def _interface(row: dict, where: str, required: set[str], optional: set[str], unnamed: str) -> Interface:
+    """One row's keys and strings checked and its interface parsed (it must name no function: ``unnamed``)."""
+    check_keys(row, where, required, optional)
+    _strings(row, where)
     try:
         itf = parse_interface(row["interface"])
     except ParseError as e:
