@@ -88,8 +88,9 @@ class Choice:
 class Shown:
     """A family's report at a level as ``show --isa`` draws it (``Family.shown``).
 
-    ``items`` are the block-loop items (``search.measure``) whose measure is ``cycles``, the figure the
-    family's search stored; ``code`` says what the code is; ``notes`` what it was ranked against.
+    ``items`` are the block-loop items (``search.measure``) of one iteration, which hashes ``blocks`` blocks;
+    ``cycles`` is the figure the family's search stored, per block; ``code`` says what the code is; ``notes``
+    what it was ranked against.
     ``missing``: why the report has no code (its search found none), ``items`` then empty.
     Example: the SHA-NI report of zen3 is ``Shown(SHANI, "x86_64", "msg1 3 ahead, ...", <its loop>,
     121.0, "block proved ...", ("default point 1.89 c/B",))``.
@@ -103,6 +104,7 @@ class Shown:
     proof: str = ""
     notes: tuple[str, ...] = ()
     missing: str | None = None
+    blocks: int = 1
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,10 @@ class Family(Protocol):
 
     def loop_items(self, choice: Choice) -> list: ...
 
+    def blocks(self, choice: Choice) -> int:
+        """The 64-byte blocks one iteration of ``loop_items`` hashes: 1, or a two-block hybrid dialect's 2."""
+        return 1
+
     def prove(self, choice: Choice) -> bool: ...
 
     def describe(self, choice: Choice) -> str: ...
@@ -190,8 +196,9 @@ def family_level(family: Family, model: Model, level: str) -> str | None:
 
 
 def cycles(choice: Choice, model: Model) -> float:
-    """``choice``'s block-loop figure on ``model``: the one its search stored, else the measure of its family's
-    loop items (``search.measure.block_loop``: the same figure either way)."""
+    """``choice``'s block-loop figure on ``model``, per 64-byte block: the one its search stored, else the measure
+    of its family's loop items (``search.measure.block_loop``) over the blocks an iteration hashes
+    (``Family.blocks``) -- the same figure either way."""
     if choice.cycles is not None:
         return choice.cycles
-    return block_loop(choice.family.loop_items(choice), model).cycles
+    return block_loop(choice.family.loop_items(choice), model).cycles / choice.family.blocks(choice)

@@ -64,8 +64,8 @@ def model_level(model: Model) -> str:
 
 def priced(entries: list[Entry], ens: Ensemble) -> list[Entry]:
     """``entries`` with their block-loop spread on ``ens`` (``search.robust.loop_spread``)."""
-    return [replace(e, spread=loop_spread(ens.nominal, e.choice.family.loop_items(e.choice), ens=ens))
-            for e in entries]
+    return [replace(e, spread=loop_spread(ens.nominal, e.choice.family.loop_items(e.choice), ens=ens,
+                                          blocks=e.choice.family.blocks(e.choice))) for e in entries]
 
 
 def worst_case_order(model: Model, *, members: int | None = None, seed: int = 0):

@@ -22,7 +22,8 @@ deadline ends the rounds after the first (every code is timed at least once).
 
 As observations (``observations``): one ``fit.Observation`` per loop, named ``sha1.<key>``: the family's
 block-loop items (``Family.loop_items``: what ``search.measure.block_loop`` prices, loop control included),
-core cycles per iteration = c/B x 64 (one block per iteration), ``classes`` None (evidence for every class
+core cycles per iteration = c/B x 64 x the blocks an iteration hashes (``Family.blocks``: 2 for a two-block
+hybrid dialect, else 1), ``classes`` None (evidence for every class
 it holds). ``predicted`` prices a loop under any model from its items, never from a figure a search stored.
 """
 
@@ -50,13 +51,14 @@ from sha1opt.emit.tuning import Entry, Timer, check_choice, host_level, native_t
 RANKED = 3          # ranked candidates per family (``tuning.pool``'s n)
 PAIRS = 20          # interleaved pairs per loop, over ``ROUNDS`` rounds
 ROUNDS = 2
-BYTES = 64          # bytes per block-loop iteration, every family
+BYTES = 64          # bytes per block
 PREFIX = "sha1."     # observation names: ``sha1.<family> <what>`` (kernels are ``lat.``, ``tput.``, ``mix.``...)
 
 
 @dataclass(frozen=True)
 class TimedLoop:
-    """One training loop: its name, family, block-loop items, code digest, and measured core c/B with its band."""
+    """One training loop: its name, family, block-loop items, code digest, measured core c/B with its band,
+    and the blocks one iteration of ``items`` hashes."""
 
     name: str
     family: str
@@ -66,10 +68,11 @@ class TimedLoop:
     p10: float
     p90: float
     pairs: int
+    blocks: int = 1
 
     def predicted(self, model: Model) -> float:
-        """``model``'s c/B of this loop (the block-loop measure of its items)."""
-        return block_loop(self.items, model).cycles / BYTES
+        """``model``'s c/B of this loop (the block-loop measure of its items over the bytes an iteration hashes)."""
+        return block_loop(self.items, model).cycles / (BYTES * self.blocks)
 
 
 def scalar_codes(base: Model, n: int | None = None) -> list[Entry]:
@@ -145,10 +148,11 @@ def time_loops(codes: list[Entry], *, pairs: int = PAIRS, rounds: int = ROUNDS, 
         fam = c.choice.family
         out.append(TimedLoop(_name(c.entry, taken), fam.name, tuple(fam.loop_items(c.choice)),
                              digest(fam.path_text(c.choice)), t.measured_cpb(k), m.p10 * t.reference_cpb,
-                             m.p90 * t.reference_cpb, m.pairs))
+                             m.p90 * t.reference_cpb, m.pairs, fam.blocks(c.choice)))
     return out, t.notes
 
 
 def observations(timed: list[TimedLoop]) -> list[Observation]:
     """One ``fit.Observation`` per timed loop (module docstring): core cycles per iteration and its band."""
-    return [Observation(x.name, x.items, x.measured * BYTES, x.p10 * BYTES, x.p90 * BYTES) for x in timed]
+    return [Observation(x.name, x.items, x.measured * BYTES * x.blocks, x.p10 * BYTES * x.blocks,
+                        x.p90 * BYTES * x.blocks) for x in timed]

@@ -96,7 +96,8 @@ def range_spread(model: Model, first: int, last: int, arch: Arch, code: list, *,
 
 
 def loop_spread(model: Model, items: Sequence, *, members: int | None = None, seed: int = 0,
-                ens: Ensemble | None = None) -> Spread:
-    """A whole block's loop items (``measure.block_loop``) priced on ``model`` and its ensemble (or ``ens``)."""
+                ens: Ensemble | None = None, blocks: int = 1) -> Spread:
+    """A whole block's loop items (``measure.block_loop``) priced on ``model`` and its ensemble (or ``ens``),
+    per 64-byte block: an iteration hashing ``blocks`` blocks is divided by them."""
     ens = ens or ensemble(model, members=members, seed=seed)
-    return spread_of(lambda m: block_loop(items, m).cycles, ens)
+    return spread_of(lambda m: block_loop(items, m).cycles / blocks, ens)

@@ -197,7 +197,7 @@ def _show_block(uarch: str, arch: str, isa: str, db, png, robust: bool = False) 
     sim = block_loop(shown.items, load_model(uarch))      # the clocks drawn
     click.echo("\n".join(shown_lines(uarch, shown, sim)))
     if robust:
-        spread = loop_spread(load_model(uarch), shown.items)
+        spread = loop_spread(load_model(uarch), shown.items, blocks=shown.blocks)
         click.echo(f"  {spread.nominal / 64:.2f} c/B nominal; {spread.text(64, 'c/B', 2)} over {uarch}'s uncertainty")
     if png:
         title = f"{uarch} {shown.family.name} --isa {isa}: {shown.cycles:.1f} cycles"
