@@ -32,7 +32,9 @@ family's name. The protocol, by concern:
   default code at the level: the reference ``export --tune`` times against);
   ``ranked(...)``: up to ``limit`` of the model's candidates at the level,
   its pick first, each of a different shape (not neighbours of one optimum),
-  what ``export --tune`` validates and times (``emit.tuning``);
+  what ``export --tune`` validates and times (``emit.tuning``); ``neighbours(...)``:
+  codes of one candidate's structure, what ``export --tune`` times next around
+  the measured winner;
 * code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
   header, for the dispatcher), ``loop_items(choice)`` (the items of the
   block-loop measure; ``cycles(choice, model)`` below prices any family's
@@ -144,6 +146,11 @@ class Family(Protocol):
     def choose(self, uarch: str | None, arch: Arch, level: str, db, progress: ProgressFn) -> Choice | Passed: ...
 
     def ranked(self, uarch: str, arch: Arch, level: str, limit: int, db, progress: ProgressFn) -> list[Choice]: ...
+
+    def neighbours(self, choice: Choice, uarch: str, level: str, limit: int) -> list[Choice]:
+        """Up to ``limit`` codes of ``choice``'s structure that differ in one choice the model cannot rank
+        (``tuning.tune``'s second stage times them around a measured winner); none by default."""
+        return []
 
     def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]: ...   # only a family without ``per_level``

@@ -33,7 +33,7 @@ from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.driver import HybridReport, known_hybrid_block, scalar_best, search_hybrid_block, stored_search
-from sha1opt.search.engines.hybrid import build_on, search_hybrid
+from sha1opt.search.engines.hybrid import block_cost, build_on, point, scalar_isa_for, scalars_for, search_hybrid
 from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.family_rows import put_hybrid, stored_hybrid
 from sha1opt.search.measure import block_loop_cycles, hybrid_loop_items
@@ -133,12 +133,14 @@ class HybridArch:
     known: Callable                    # the stored row as a report, else ``search`` with export's budget
     scalar_fallback: Callable          # (uarch, level, db, line) -> the scalar Choice when the block loses
     shown: str                         # how a note names the arch after the dialect ("" for x86-64)
+    forms: Callable                    # (model, level) -> the scalar-round forms its blocks take (``neighbours``)
 
 
 ARCHES: dict[str, HybridArch] = {
-    "x86_64": HybridArch(build, build_on, search_hybrid, _search_x86_64, _known_x86_64, _scalar_fallback_x86_64, ""),
+    "x86_64": HybridArch(build, build_on, search_hybrid, _search_x86_64, _known_x86_64, _scalar_fallback_x86_64, "",
+                         lambda model, level: scalars_for(scalar_isa_for(model, level))),
     "i386": HybridArch(build_i386, build_on_i386, search_hybrid_i386, _search_i386, _known_i386,
-                       _scalar_fallback_i386, ", i386"),
+                       _scalar_fallback_i386, ", i386", lambda model, level: ()),    # the recipe's rounds only
 }
 
 
@@ -255,6 +257,32 @@ class HybridFamily(Family):
                     taken.append(p)
                     texts.add(text)
                     out.append(Choice(self, b, arch, [p.key()]))
+        return out
+
+    def neighbours(self, choice: Choice, uarch: str, level: str, limit: int) -> list[Choice]:
+        """Up to ``limit`` blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and
+        recurrence -- with the other scalar-round forms the arch and the level take (``HybridArch.forms``),
+        cheapest on the model first, distinct code. What ``tuning.tune``'s second stage times around a
+        measured winner: on Zen 4 (AuthenticAMD family 25 model 17) the zen4 model prices every avx2x2 form
+        at lead 1 / every 4 at 2.70 c/B (its critical path), and the machine tells them apart by up to 2 %."""
+        model = load_model(uarch)
+        p = choice.code.params
+        row = ARCHES[choice.arch]
+        texts = {hybrid_path_text(choice.code)}
+        priced = []
+        for form in row.forms(model, level):
+            q = point(p, scalar=form) if form != p.scalar else None
+            b = row.build_on(q, model) if q is not None else None
+            if b is not None:
+                priced.append((block_cost(b, model).cycles, form, b))
+        out: list[Choice] = []
+        for _, _, b in sorted(priced, key=lambda t: (t[0], t[1])):
+            if len(out) == limit:
+                break
+            text = hybrid_path_text(b)
+            if text not in texts:
+                texts.add(text)
+                out.append(Choice(self, b, choice.arch, [b.params.key()]))
         return out
 
     def extra_paths(self, choice: Choice, model: Model | None, db) -> tuple[list[tuple[str, Choice, str]], list[str]]:

@@ -73,3 +73,101 @@ def test_a_two_block_training_loop_is_observed_per_iteration_and_predicted_per_b
     obs, = observations([loop])
     assert (obs.cycles, obs.p10, obs.p90) == (256.0, 1.9 * 128, 2.1 * 128)
     assert abs(loop.predicted(model) - block_cost(block, model).cycles_per_byte) < 1e-9
+
+
+# ---- the second stage: the measured winner's neighbours (tuning.tune_choices(refine=...), Family.neighbours) ----
+
+from pathlib import Path                                                     # noqa: E402
+
+import numpy as np                                                           # noqa: E402
+
+from sha1opt.emit.family_scalar import SCALAR                                # noqa: E402
+from sha1opt.emit.tuning import Entry, Timed, tune_choices                   # noqa: E402
+from sha1opt.emit.validate import Validation                                 # noqa: E402
+from sha1opt.search.space.candidate import textbook                          # noqa: E402
+
+
+def _entry(isa: str, scalar: str, default: bool = False) -> Entry:
+    return Entry(Choice(HYBRID, build(_p(isa, 1, 4, scalar)), "x86_64"), default, 2.7)
+
+
+def _fakes(ratios: dict[str, float], log: list):
+    """A fake check (the object names the block) and timer (ratio per block, 4.0 c/B reference) logging events."""
+    def name(choice):
+        return "textbook" if choice.family is SCALAR else f"{choice.code.params.isa}/{choice.code.params.scalar}"
+
+    def check(choice, work: Path):
+        log.append(("check", name(choice)))
+        v = Validation()
+        v.obj = work / "x.o"
+        v.obj.write_text(name(choice))
+        return v
+
+    def timer(cand: Path, ref: Path, arch: str, pairs: int) -> Timed:
+        log.append(("time", cand.read_text()))
+        return Timed(np.full(pairs, ratios.get(cand.read_text(), 1.0)), 4.0)
+    return check, timer
+
+
+def test_the_second_stage_times_the_winners_neighbours_and_a_neighbour_faster_by_the_margin_wins(tmp_path):
+    """First stage: textbook, the hybrid default (avx512vl rotate-bmi), avx512vl and avx2x2 searched blocks;
+    avx2x2 wins (0.70). Its neighbours (refine) are validated after the first stage's rounds, timed with
+    it and the control, and the fastest (0.68, 2 % below) is exported; the first stage's losers are not
+    timed again, and a neighbour already timed is not added twice."""
+    log: list = []
+    check, timer = _fakes({"avx512vl/rotate-bmi": 0.75, "avx512vl/pin-bmi-early": 0.74,
+                           "avx2x2/rotate-bmi-early-majn-keep": 0.70, "avx2x2/rotate-bmi-mix-early": 0.68,
+                           "avx2x2/rotate-bmi-mix-early-majn-keep": 0.71}, log)
+    first = [Entry(Choice(SCALAR, textbook("x86_64"), "x86_64"), True, 4.2), _entry("avx512vl", "rotate-bmi", True),
+             _entry("avx512vl", "pin-bmi-early"), _entry("avx2x2", "rotate-bmi-early-majn-keep")]
+    asked = []
+
+    def refine(c):
+        asked.append(c.choice.code.params.isa)
+        return [_entry("avx2x2", "rotate-bmi-mix-early"), _entry("avx2x2", "rotate-bmi-mix-early-majn-keep"),
+                _entry("avx512vl", "pin-bmi-early")]                  # already timed: dropped
+    t = tune_choices(first, pairs=8, rounds=2, work=tmp_path, timer=timer, check=check, refine=refine)
+    assert asked == ["avx2x2"]
+    names = [f"{c.choice.code.params.isa}/{c.choice.code.params.scalar}" for c in t.candidates[1:]]
+    assert names == ["avx512vl/rotate-bmi", "avx512vl/pin-bmi-early", "avx2x2/rotate-bmi-early-majn-keep",
+                     "avx2x2/rotate-bmi-mix-early", "avx2x2/rotate-bmi-mix-early-majn-keep"]
+    second = log[log.index(("check", "avx2x2/rotate-bmi-mix-early")):]
+    assert {n for k, n in second if k == "time"} == {"textbook", "avx2x2/rotate-bmi-early-majn-keep",
+                                                      "avx2x2/rotate-bmi-mix-early",
+                                                      "avx2x2/rotate-bmi-mix-early-majn-keep"}
+    assert t.winner == 4 and t.measured[3].pairs == 16 and t.measured[4].pairs == 8 and t.rounds == 4
+    assert any("refined around candidate 3" in n for n in t.notes)
+
+
+def test_no_second_stage_when_the_reference_wins_or_the_rounds_were_interrupted(tmp_path):
+    log: list = []
+    check, timer = _fakes({"avx512vl/rotate-bmi": 1.05}, log)
+    first = [Entry(Choice(SCALAR, textbook("x86_64"), "x86_64"), True, 4.2), _entry("avx512vl", "rotate-bmi", True)]
+    calls = []
+    t = tune_choices(first, pairs=4, rounds=1, work=tmp_path / "a", timer=timer, check=check,
+                     refine=lambda c: calls.append(c) or [])
+    assert t.winner == 0 and calls == []
+    check, timer = _fakes({"avx512vl/rotate-bmi": 0.8}, log := [])
+    t = tune_choices(first, pairs=4, rounds=2, work=tmp_path / "b", timer=timer, check=check,
+                     should_stop=lambda: sum(k == "time" for k, _ in log) >= 3, refine=lambda c: calls.append(c) or [])
+    assert t.stop == "interrupted" and calls == []
+
+
+def test_hybrid_neighbours_keep_the_structure_and_change_the_scalar_form_cheapest_first():
+    """zen4, avx2x2 lead 1 every 4: every neighbour has the block's dialect, interleaving, read-ahead and
+    recurrence, another form (BMI forms allowed at avx2), distinct code, cheapest on zen4 first; at
+    ``--isa avx`` (no BMI) no ``-bmi`` form; an i386 block has none (its rounds are the recipe's)."""
+    model = load_model("zen4")
+    c = Choice(HYBRID, build(_p("avx2x2", 1, 4)), "x86_64")
+    near = HYBRID.neighbours(c, "zen4", "avx2", 4)
+    assert len(near) == 4
+    ps = [x.code.params for x in near]
+    assert all((q.isa, q.lead, q.every, q.ahead, q.recurrence) == ("avx2x2", 1, 4, True, "rol2") for q in ps)
+    assert len({q.scalar for q in ps} | {c.code.params.scalar}) == 5
+    costs = [block_cost(x.code, model).cycles for x in near]
+    assert costs == sorted(costs)
+    forms = family_hybrid.ARCHES["x86_64"].forms
+    assert any("bmi" in f for f in forms(model, "avx2")) and not any("bmi" in f for f in forms(model, "avx"))
+    i386 = Choice(HYBRID, family_hybrid.ARCHES["i386"].build(HybridParams(isa="avx", lead=2, every=2, arch="i386")),
+                  "i386")
+    assert HYBRID.neighbours(i386, "zen4", "avx", 3) == []
