@@ -147,8 +147,8 @@ class Family(Protocol):
 
     def ranked(self, uarch: str, arch: Arch, level: str, limit: int, db, progress: ProgressFn) -> list[Choice]: ...
 
-    def neighbours(self, choice: Choice, uarch: str, level: str, limit: int) -> list[Choice]:
-        """Up to ``limit`` codes of ``choice``'s structure that differ in one choice the model cannot rank
+    def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
+        """The codes of ``choice``'s structure that differ from it in one choice the model cannot rank
         (``tuning.tune``'s second stage times them around a measured winner); none by default."""
         return []
 

@@ -41,6 +41,7 @@ from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
+from sha1opt.search.space.hybrid_forms import one_change
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
@@ -259,26 +260,27 @@ class HybridFamily(Family):
                     out.append(Choice(self, b, arch, [p.key()]))
         return out
 
-    def neighbours(self, choice: Choice, uarch: str, level: str, limit: int) -> list[Choice]:
-        """Up to ``limit`` blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and
-        recurrence -- with the other scalar-round forms the arch and the level take (``HybridArch.forms``),
-        cheapest on the model first, distinct code. What ``tuning.tune``'s second stage times around a
-        measured winner: on Zen 4 (AuthenticAMD family 25 model 17) the zen4 model prices every avx2x2 form
-        at lead 1 / every 4 at 2.70 c/B (its critical path), and the machine tells them apart by up to 2 %."""
+    def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
+        """The blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and recurrence -- whose
+        scalar-round form differs from its own in one choice (``hybrid_forms.one_change``) and that the arch
+        and the level take (``HybridArch.forms``: the ``-bmi`` forms need BMI2), cheapest on the model first,
+        distinct code. What ``tuning.tune``'s second stage times around a measured winner: on Zen 4
+        (AuthenticAMD family 25 model 17) the zen4 model prices the avx512vlx2 forms at lead 2 / every 2
+        within 0.6 % of each other (2.69-2.70 c/B), and the machine spreads them over 10 %
+        (0.90-1.01 x OpenSSL's AVX2 path)."""
         model = load_model(uarch)
         p = choice.code.params
         row = ARCHES[choice.arch]
+        allowed = set(row.forms(model, level))
         texts = {hybrid_path_text(choice.code)}
         priced = []
-        for form in row.forms(model, level):
-            q = point(p, scalar=form) if form != p.scalar else None
+        for form in one_change(p.scalar):
+            q = point(p, scalar=form) if form in allowed else None
             b = row.build_on(q, model) if q is not None else None
             if b is not None:
                 priced.append((block_cost(b, model).cycles, form, b))
         out: list[Choice] = []
         for _, _, b in sorted(priced, key=lambda t: (t[0], t[1])):
-            if len(out) == limit:
-                break
             text = hybrid_path_text(b)
             if text not in texts:
                 texts.add(text)

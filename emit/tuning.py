@@ -37,12 +37,13 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
    ``MIN_PAIRS`` pairs is not ranked), always among validated candidates.
 4. Then the second stage (``tune(..., refine=True)``), coarse to fine as an autotuner's: the first
    stage picked a structure, and where the model cannot rank the codes of that structure the machine
-   does -- the measured winner's ``Family.neighbours`` (a hybrid block's other scalar-round forms at
-   its dialect and interleaving, cheapest on the model first; none for the other families) are
-   validated and timed with the winner and the control in as many rounds again, and the winner is
-   taken over every candidate's pairs, by the rule of 3. Example (zen4 on Zen 4, AuthenticAMD family
-   25 model 17, ``--isa avx512 --tune 3``): the first stage's winner is a two-block avx2x2 block; its
-   forms, all priced 2.70 c/B by the model, measure 0.91 to 0.94 x OpenSSL's AVX2 path.
+   does. A measured climb of up to ``STEPS`` steps: the winner's ``Family.neighbours`` (a hybrid block's
+   scalar-round forms one choice away at its dialect and interleaving; none for the other families)
+   are validated and timed with the winner and the control in as many rounds again; the fastest
+   becomes the winner when it is ``MARGIN`` below it, else the climb stops. The winner is then taken
+   over every candidate's pairs by the rule of 3. Example (zen4 on Zen 4, AuthenticAMD family 25 model
+   17, ``--isa avx512``): the zen4 model prices the avx512vlx2 forms at lead 2 / every 2 within 0.6 %
+   of each other, and the machine spreads them over 0.90-1.01 x OpenSSL's AVX2 path.
 
 The host rule (``emit.host_cpu.host_refusal``): timing decides only for the CPU that runs it, so tuning
 for a model is allowed only when this CPU maps to that model (``corpus/cpus.toml``, exactly or as the
@@ -76,6 +77,7 @@ from sha1opt.emit.validate import Validation
 SIZE = 16384          # bytes per call
 MIN_BYTES = 1 << 20   # each timed call repeated to this many bytes
 MARGIN = 0.01         # a searched candidate replaces its family's default only this far below it
+STEPS = 3             # the second stage's climb (module docstring, 4)
 MIN_PAIRS = 4         # fewer measured pairs (an interrupted run): the candidate is not ranked
 
 
@@ -301,9 +303,11 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
     """Validate every entry, then time each against the first that passed, the reference (module docstring).
 
     With ``refine`` (module docstring, 4): once every round ran, the entries ``refine`` gives for the
-    measured winner (the reference excepted; code already timed is dropped) are validated and timed in as
-    many rounds again, together with the winner and the reference's control, and the winner is taken over
-    every candidate's pairs -- each a ratio against the same reference, so the two stages compare."""
+    measured winner (not the reference; code already timed is dropped) are validated and timed in as many
+    rounds again, together with the winner and the reference's control; the fastest of them becomes the
+    winner refined next when its median is ``MARGIN`` below the winner's, for up to ``STEPS`` steps. The
+    winner is then taken over every candidate's pairs -- each a ratio against the same reference, so the
+    stages compare."""
     if pairs < 2 or rounds < 1:
         raise Sha1optError("--tune needs pairs >= 2 and rounds >= 1")
     if not entries:
@@ -343,20 +347,29 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
         return "done", done
 
     stop, done = time_rounds(list(range(len(cands))))
-    if refine is not None and stop == "done" and len(cands) > 1:
-        first, _ = _winner(cands, [Measurement.of(x) for x in ratios])
+    current = _winner(cands, [Measurement.of(x) for x in ratios])[0] if len(cands) > 1 else 0
+    for step in range(STEPS if refine is not None else 0):
+        if stop != "done" or current == 0:
+            break
         timed = {c.choice.family.path_text(c.choice) for c in cands}
-        near = [e for e in refine(cands[first]) if e.choice.family.path_text(e.choice) not in timed] if first else []
-        (work / "refine").mkdir(exist_ok=True)
-        more, more_notes = _validated(near, work / "refine", check, should_stop) if near else ([], [])
+        near = [e for e in refine(cands[current]) if e.choice.family.path_text(e.choice) not in timed]
+        (work / f"refine{step}").mkdir()
+        more, more_notes = _validated(near, work / f"refine{step}", check, should_stop) if near else ([], [])
         notes += more_notes
-        if more:
-            cands += more
-            ratios += [[] for _ in more]
-            notes.append(f"refined around candidate {first} ({cands[first].key}): {len(more)} of its neighbours "
-                         f"timed with it")
-            stop, again = time_rounds([0, first, *range(len(cands) - len(more), len(cands))])
-            done += again
+        if not more:
+            break
+        new = list(range(len(cands), len(cands) + len(more)))
+        cands += more
+        ratios += [[] for _ in more]
+        notes.append(f"refined around candidate {current} ({cands[current].key}): {len(more)} of its neighbours "
+                     f"timed with it")
+        stop, again = time_rounds([0, current, *new])
+        done += again
+        medians = {k: Measurement.of(ratios[k]) for k in (current, *new)}
+        best = min(new, key=lambda k: medians[k].median)
+        if not medians[best].median <= medians[current].median - MARGIN:
+            break
+        current = best
     measured = [Measurement.of(x) for x in ratios]
     winner, why = _winner(cands, measured) if len(cands) > 1 else (0, "one candidate: nothing to compare")
     if stop == "interrupted":
@@ -370,13 +383,13 @@ def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: 
          progress=lambda _: None, flavor: str = "elf", cpu: HostCpu | None = None, order: Order | None = None,
          refine: bool = True) -> Tuning:
     """``pool`` then ``tune_choices``: what ``export --tune n`` runs (the host check is the caller's); with
-    ``refine``, the second stage times ``n`` of the measured winner's ``Family.neighbours`` at the level.
+    ``refine``, the second stage climbs the measured winner's ``Family.neighbours`` at the level.
     With ``cpu`` (the CPU that ran the timings), every measured candidate is kept in the results database
     ``db`` (``emit.measurements``: the training rows of the model's second stage)."""
     model = load_model(uarch)
 
     def near(c: Candidate) -> list[Entry]:
-        return [Entry(x, False, cycles(x, model) / 64) for x in c.choice.family.neighbours(c.choice, uarch, level, n)]
+        return [Entry(x, False, cycles(x, model) / 64) for x in c.choice.family.neighbours(c.choice, uarch, level)]
 
     t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor, order), pairs=pairs, rounds=rounds,
                      timer=timer, should_stop=should_stop, refine=near if refine else None)

@@ -79,3 +79,17 @@ def _all_forms() -> list[RoundsForm]:
 
 FORMS: dict[str, RoundsForm] = {f.name: f for f in _all_forms()}
 FIRST_FORMS = tuple(FORMS)[:4]
+
+
+def one_change(name: str) -> tuple[str, ...]:
+    """The forms of ``FORMS`` that differ from form ``name`` in exactly one of its choices (layout, BMI, lean,
+    early, keep, order, majn), in ``FORMS`` order; none for a name that is not a form ("recipe").
+    Example: ``one_change("rotate-bmi-early-majn-keep")`` holds ``rotate-bmi-early-keep`` (majn),
+    ``rotate-bmi-mix-early-majn-keep`` (lean) and ``pin-bmi-early-majn`` (layout), not ``rotate-bmi-mix-early``
+    (three choices apart)."""
+    me = FORMS.get(name)
+    if me is None:
+        return ()
+    keys = ("layout", "bmi", "lean", "early", "keep", "order", "majn")
+    return tuple(other for other, f in FORMS.items()
+                 if sum(getattr(f, k) != getattr(me, k) for k in keys) == 1)

@@ -109,34 +109,38 @@ def _fakes(ratios: dict[str, float], log: list):
     return check, timer
 
 
-def test_the_second_stage_times_the_winners_neighbours_and_a_neighbour_faster_by_the_margin_wins(tmp_path):
+def test_the_second_stage_climbs_while_a_neighbour_is_the_margin_faster(tmp_path):
     """First stage: textbook, the hybrid default (avx512vl rotate-bmi), avx512vl and avx2x2 searched blocks;
-    avx2x2 wins (0.70). Its neighbours (refine) are validated after the first stage's rounds, timed with
-    it and the control, and the fastest (0.68, 2 % below) is exported; the first stage's losers are not
-    timed again, and a neighbour already timed is not added twice."""
+    avx2x2 rotate-bmi-early-majn-keep wins (0.70). Step 1 times its neighbours (those not timed yet) with
+    it and the control: mix-early-majn-keep (0.68, 2 % below) becomes the winner. Step 2 times its own
+    neighbours: mix-early-keep at 0.675 is less than the margin below, so the climb stops there -- and the
+    final winner, over every candidate's pairs, is mix-early-keep (the lowest median; a searched block
+    beats its family's default by the margin). The first stage's losers are not timed again."""
     log: list = []
     check, timer = _fakes({"avx512vl/rotate-bmi": 0.75, "avx512vl/pin-bmi-early": 0.74,
-                           "avx2x2/rotate-bmi-early-majn-keep": 0.70, "avx2x2/rotate-bmi-mix-early": 0.68,
-                           "avx2x2/rotate-bmi-mix-early-majn-keep": 0.71}, log)
+                           "avx2x2/rotate-bmi-early-majn-keep": 0.70, "avx2x2/rotate-bmi-mix-early-majn-keep": 0.68,
+                           "avx2x2/rotate-bmi-mix-early-keep": 0.675, "avx2x2/rotate-bmi-early-keep": 0.71}, log)
     first = [Entry(Choice(SCALAR, textbook("x86_64"), "x86_64"), True, 4.2), _entry("avx512vl", "rotate-bmi", True),
              _entry("avx512vl", "pin-bmi-early"), _entry("avx2x2", "rotate-bmi-early-majn-keep")]
+    neighbours = {"rotate-bmi-early-majn-keep": ["rotate-bmi-mix-early-majn-keep", "rotate-bmi-early-keep"],
+                  "rotate-bmi-mix-early-majn-keep": ["rotate-bmi-early-majn-keep", "rotate-bmi-mix-early-keep"],
+                  "rotate-bmi-mix-early-keep": ["rotate-bmi-mix-early"]}
     asked = []
 
     def refine(c):
-        asked.append(c.choice.code.params.isa)
-        return [_entry("avx2x2", "rotate-bmi-mix-early"), _entry("avx2x2", "rotate-bmi-mix-early-majn-keep"),
-                _entry("avx512vl", "pin-bmi-early")]                  # already timed: dropped
+        asked.append(c.choice.code.params.scalar)
+        return [_entry("avx2x2", f) for f in neighbours[c.choice.code.params.scalar]]
     t = tune_choices(first, pairs=8, rounds=2, work=tmp_path, timer=timer, check=check, refine=refine)
-    assert asked == ["avx2x2"]
+    assert asked == ["rotate-bmi-early-majn-keep", "rotate-bmi-mix-early-majn-keep"]
     names = [f"{c.choice.code.params.isa}/{c.choice.code.params.scalar}" for c in t.candidates[1:]]
-    assert names == ["avx512vl/rotate-bmi", "avx512vl/pin-bmi-early", "avx2x2/rotate-bmi-early-majn-keep",
-                     "avx2x2/rotate-bmi-mix-early", "avx2x2/rotate-bmi-mix-early-majn-keep"]
-    second = log[log.index(("check", "avx2x2/rotate-bmi-mix-early")):]
-    assert {n for k, n in second if k == "time"} == {"textbook", "avx2x2/rotate-bmi-early-majn-keep",
-                                                      "avx2x2/rotate-bmi-mix-early",
-                                                      "avx2x2/rotate-bmi-mix-early-majn-keep"}
-    assert t.winner == 4 and t.measured[3].pairs == 16 and t.measured[4].pairs == 8 and t.rounds == 4
-    assert any("refined around candidate 3" in n for n in t.notes)
+    assert names[3:] == ["avx2x2/rotate-bmi-mix-early-majn-keep", "avx2x2/rotate-bmi-early-keep",
+                         "avx2x2/rotate-bmi-mix-early-keep"]
+    step2 = log[log.index(("check", "avx2x2/rotate-bmi-mix-early-keep")):]
+    assert {n for k, n in step2 if k == "time"} == {"textbook", "avx2x2/rotate-bmi-mix-early-majn-keep",
+                                                    "avx2x2/rotate-bmi-mix-early-keep"}
+    assert "avx512vl/pin-bmi-early" not in [n for k, n in log[log.index(("check", names[3])):]]
+    assert t.winner == 6 and t.measured[3].pairs == 16 and t.measured[4].pairs == 16 and t.rounds == 6
+    assert sum("refined around candidate" in n for n in t.notes) == 2
 
 
 def test_no_second_stage_when_the_reference_wins_or_the_rounds_were_interrupted(tmp_path):
@@ -153,21 +157,24 @@ def test_no_second_stage_when_the_reference_wins_or_the_rounds_were_interrupted(
     assert t.stop == "interrupted" and calls == []
 
 
-def test_hybrid_neighbours_keep_the_structure_and_change_the_scalar_form_cheapest_first():
-    """zen4, avx2x2 lead 1 every 4: every neighbour has the block's dialect, interleaving, read-ahead and
-    recurrence, another form (BMI forms allowed at avx2), distinct code, cheapest on zen4 first; at
-    ``--isa avx`` (no BMI) no ``-bmi`` form; an i386 block has none (its rounds are the recipe's)."""
+def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_cheapest_first():
+    """zen4, avx2x2 lead 1 every 4, rotate-bmi-early-majn-keep: the neighbours have the block's dialect,
+    interleaving, read-ahead and recurrence, and the five forms one choice away (``one_change``), cheapest
+    on zen4 first; at ``--isa avx`` (no BMI) no ``-bmi`` form is allowed; an i386 block has none (its
+    rounds are the recipe's)."""
+    from sha1opt.search.space.hybrid_forms import one_change
     model = load_model("zen4")
     c = Choice(HYBRID, build(_p("avx2x2", 1, 4)), "x86_64")
-    near = HYBRID.neighbours(c, "zen4", "avx2", 4)
-    assert len(near) == 4
+    near = HYBRID.neighbours(c, "zen4", "avx2")
     ps = [x.code.params for x in near]
     assert all((q.isa, q.lead, q.every, q.ahead, q.recurrence) == ("avx2x2", 1, 4, True, "rol2") for q in ps)
-    assert len({q.scalar for q in ps} | {c.code.params.scalar}) == 5
+    assert sorted(q.scalar for q in ps) == sorted(one_change("rotate-bmi-early-majn-keep"))
+    assert "rotate-bmi-mix-early-majn-keep" in one_change("rotate-bmi-early-majn-keep")
+    assert "rotate-bmi-mix-early" not in one_change("rotate-bmi-early-majn-keep") and one_change("recipe") == ()
     costs = [block_cost(x.code, model).cycles for x in near]
     assert costs == sorted(costs)
     forms = family_hybrid.ARCHES["x86_64"].forms
     assert any("bmi" in f for f in forms(model, "avx2")) and not any("bmi" in f for f in forms(model, "avx"))
     i386 = Choice(HYBRID, family_hybrid.ARCHES["i386"].build(HybridParams(isa="avx", lead=2, every=2, arch="i386")),
                   "i386")
-    assert HYBRID.neighbours(i386, "zen4", "avx", 3) == []
+    assert HYBRID.neighbours(i386, "zen4", "avx") == []
