@@ -100,7 +100,8 @@ class BenchReport:
                     "peer_ns_per_byte": round(self.ns_per_byte(s.peer_ticks_per_byte), 4),
                     "ratio_median": round(s.ratio_median, 4), "ratio_p10": round(s.ratio_p10, 4),
                     "ratio_p90": round(s.ratio_p90, 4), "ratio_of_minima": round(s.ratio_of_minima, 4),
-                    "pairs": s.pairs, "spread": round(s.spread, 4), "wide_spread": s.spread >= WIDE_SPREAD,
+                    "pairs": s.pairs, "left_out": s.left_out, "spread": round(s.spread, 4),
+                    "wide_spread": s.spread >= WIDE_SPREAD,
                     "ours_core_cycles_per_byte": round(s.ours_cycles_per_byte, 4),
                     "peer_core_cycles_per_byte": round(s.peer_cycles_per_byte, 4),
                 }
@@ -157,7 +158,7 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
     source = Path(source)
     if not source.is_file():
         raise Sha1optError(f"{source}: no such file")
-    plan = PairPlan(sizes, pairs, min_bytes, time_limit)
+    plan = PairPlan(sizes, pairs, min_bytes, time_limit, probes=True)
     unknown = [p for p in openssl_paths if p not in OPENSSL_PATHS]
     if unknown:
         raise Sha1optError(f"unknown OpenSSL path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})")
@@ -205,5 +206,10 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
                                  clock=clock)
             report.notes.append("i386: gcc -m32 -O2 freestanding C peer in the same process; "
                                 "no 32-bit OpenSSL peer (the i386 timing program is freestanding, linked with no libcrypto)")
+        shared = {(st.size, st.peer): st for st in report.stats if st.left_out}
+        if shared:
+            report.notes.append("pairs left out: another hardware thread shared the core during them (the core-share "
+                                "probes): " + ", ".join(f"{st.left_out} of {st.left_out + st.pairs} vs {st.peer} at "
+                                                        f"{st.size} B" for st in shared.values()))
         report.validated = tuple(c.name for c in v.checks)
     return report

@@ -33,7 +33,7 @@ def bench_hybrid(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_bytes:
                  openssl_paths=("integer", "ssse3", "avx2"), time_limit: float = BENCH_SECONDS
                  ) -> BenchReport | BenchRefusal:
     """Validate ``block``'s function, then time it against gcc -O2 C and each OpenSSL path asked."""
-    plan = PairPlan(sizes, pairs, min_bytes, time_limit)
+    plan = PairPlan(sizes, pairs, min_bytes, time_limit, probes=True)
     unknown = [p for p in openssl_paths if p not in OPENSSL_PATHS]
     if unknown:
         raise Sha1optError(f"unknown OpenSSL path {unknown[0]!r} (known: {', '.join(OPENSSL_PATHS)})")

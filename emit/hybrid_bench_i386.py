@@ -105,7 +105,7 @@ def bench_hybrid_i386(block: HybridBlock, *, sizes=SIZES, pairs: int = 30, min_b
     """Validate ``block``'s i386 function, then time it against gcc -O2 -m32 C and each OpenSSL path asked."""
     if block.params.arch != "i386":
         raise Sha1optError("bench_hybrid_i386 times i386 blocks (HybridParams(arch='i386'))")
-    plan = PairPlan(sizes, pairs, min_bytes, time_limit)
+    plan = PairPlan(sizes, pairs, min_bytes, time_limit, probes=True)
     unknown = [p for p in openssl_paths if p not in CAP_WORDS]
     if unknown:
         raise Sha1optError(f"unknown OpenSSL i386 path {unknown[0]!r} (known: {', '.join(CAP_WORDS)})")

@@ -91,9 +91,10 @@ class PeerStats:
     ratio_p10: float
     ratio_p90: float
     ratio_of_minima: float           # min(ours) / min(peer)
-    pairs: int
+    pairs: int                       # the pairs the statistics take (core-shared pairs left out: ``left_out``)
     ours_cycles_per_byte: float = float("nan")     # estimated core cycles/byte (``Timings.stats``)
     peer_cycles_per_byte: float = float("nan")
+    left_out: int = 0                # pairs during which another hardware thread shared the core (probes run)
 
     @property
     def spread(self) -> float:
@@ -176,10 +177,13 @@ class Timings:
 
         Core cycles/byte: from ``clock_peer``'s records of the same pairs when
         given (median over pairs of ticks/byte x that pair's cycles/tick), else
-        the median ticks/byte x ``cycles_per_tick``.
+        the median ticks/byte x ``cycles_per_tick``. When the core-share probes ran, a pair during which
+        another hardware thread shared the core (``kept``) is left out of every figure and counted.
         """
         out = []
-        for size, tpb in zip(self.sizes, self.per_pair()):
+        for k, (size, tpb) in enumerate(zip(self.sizes, self.per_pair())):
+            keep = self.kept(k) if self.probes else np.ones(self.pairs, dtype=bool)
+            tpb = {p: v[keep] for p, v in tpb.items()}
             cpt = 1.0 / tpb[clock_peer] if clock_peer is not None else None   # one add per byte
             ours = tpb[0]
             core = (lambda x: float(np.median(x * cpt))) if cpt is not None else \
@@ -188,8 +192,8 @@ class Timings:
                 other = tpb[p]
                 median, p10, p90 = band(ours / other)
                 out.append(PeerStats(peer_names[p], size, float(np.median(ours)), float(np.median(other)),
-                                     median, p10, p90, float(ours.min() / other.min()), self.pairs,
-                                     core(ours), core(other)))
+                                     median, p10, p90, float(ours.min() / other.min()), int(keep.sum()),
+                                     core(ours), core(other), int((~keep).sum())))
         return out
 
 

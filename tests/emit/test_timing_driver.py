@@ -134,6 +134,23 @@ def test_the_core_share_probes_name_the_shared_pairs():
         timing.Timings(2.5e9, 2, np.array(rows[:2], dtype=np.uint64), (64,), 1).shared()
 
 
+def test_regression_bench_figures_took_the_pairs_a_sibling_thread_slowed():
+    """``Timings.stats`` with the probes run (``emit.bench``, ``hybrid_bench``: issue 25's verdict tables): the
+    pair whose probe says the core was shared is left out of the ratio, the medians and the minima, and
+    counted. Before, only ``export --tune`` left them out, and a 1 MiB verdict on Zen 4 once read 0.963
+    [0.885, 1.014] against 0.899 at 16 KiB for the same code."""
+    rows = []
+    for k, q in enumerate([0.26] * 9 + [0.42]):
+        ours = 180 if k < 9 else 400                  # the shared pair: ours slowed more than the peer
+        rows += [(0, ours, 64), (1, 200, 64), (2, 100_000, 100_000), (3, int(q * 100_000), 100_000)]
+    t = timing.Timings(2.5e9, 4, np.array(rows, dtype=np.uint64), (64,), 10, True)
+    [st] = t.stats({1: "OpenSSL avx2"})
+    assert (st.pairs, st.left_out) == (9, 1)
+    assert st.ratio_median == pytest.approx(0.9) and st.ratio_p90 == pytest.approx(0.9)
+    [st] = timing.Timings(2.5e9, 4, np.array(rows, dtype=np.uint64), (64,), 10, False).stats({1: "OpenSSL avx2"})
+    assert (st.pairs, st.left_out) == (10, 0) and st.ratio_p90 > 0.9     # without the probes: every pair
+
+
 @needs()
 def test_the_probes_run_in_the_timing_program(tmp_path):
     """The real bench.c with the probes: two more peers per pair, the four chains faster than the one chain
