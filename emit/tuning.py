@@ -38,7 +38,8 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
 4. Then the second stage (``tune(..., refine=True)``), coarse to fine as an autotuner's: the first
    stage picked a structure, and where the model cannot rank the codes of that structure the machine
    does. A measured climb of up to ``STEPS`` steps: the winner's ``Family.neighbours`` (a hybrid block's
-   scalar-round forms one choice away at its dialect and interleaving; none for the other families)
+   scalar-round forms one choice away at its dialect and interleaving; a recipe schedule's recipes one
+   field away -- the textbook's when the reference wins; none for SHA-NI and searched schedules)
    are validated and timed with the winner and the control in as many rounds again; the fastest
    becomes the winner when it is ``MARGIN`` below it, else the climb stops. The winner is then taken
    over every candidate's pairs by the rule of 3. Example (zen4 on Zen 4, AuthenticAMD family 25 model
@@ -303,7 +304,7 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
     """Validate every entry, then time each against the first that passed, the reference (module docstring).
 
     With ``refine`` (module docstring, 4): once every round ran, the entries ``refine`` gives for the
-    measured winner (not the reference; code already timed is dropped) are validated and timed in as many
+    measured winner (the reference too; code already timed is dropped) are validated and timed in as many
     rounds again, together with the winner and the reference's control; the fastest of them becomes the
     winner refined next when its median is ``MARGIN`` below the winner's, for up to ``STEPS`` steps. The
     winner is then taken over every candidate's pairs -- each a ratio against the same reference, so the
@@ -349,7 +350,7 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
     stop, done = time_rounds(list(range(len(cands))))
     current = _winner(cands, [Measurement.of(x) for x in ratios])[0] if len(cands) > 1 else 0
     for step in range(STEPS if refine is not None else 0):
-        if stop != "done" or current == 0:
+        if stop != "done":
             break
         timed = {c.choice.family.path_text(c.choice) for c in cands}
         near = [e for e in refine(cands[current]) if e.choice.family.path_text(e.choice) not in timed]
@@ -363,7 +364,7 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
         ratios += [[] for _ in more]
         notes.append(f"refined around candidate {current} ({cands[current].key}): {len(more)} of its neighbours "
                      f"timed with it")
-        stop, again = time_rounds([0, current, *new])
+        stop, again = time_rounds([0, *([current] if current else []), *new])
         done += again
         medians = {k: Measurement.of(ratios[k]) for k in (current, *new)}
         best = min(new, key=lambda k: medians[k].median)

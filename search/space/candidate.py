@@ -236,4 +236,4 @@ def textbook(arch: Arch) -> Schedule:
         starts.setdefault(real.ops[i].round, base + pos)
     sched = block_schedule([real.code], arch, "textbook")
     return Schedule(arch, "textbook", sched.body, sched.inputs, sched.outputs, sched.pointers,
-                    tuple(starts[t] for t in range(80)) + (base + len(real.code),), sched.loop_start)
+                    tuple(starts[t] for t in range(80)) + (base + len(real.code),), sched.loop_start, recipe=TEXTBOOK)

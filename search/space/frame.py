@@ -71,6 +71,9 @@ class Schedule:
     # The block loop's control (``search.space.loop_control``: a row name, ``count`` or ``index``); the
     # model's pick is ``loop_control.best_loop``. The body is the same under every row.
     loop: str = "count"
+    # The whole-block recipe (``recipe.Recipe``) whose rounds 0..79 in generation order are the body --
+    # the textbook and its recipe variants -- or None (a searched or assembled schedule).
+    recipe: object | None = None
 
 
 def block_bindings(arch: Arch) -> tuple[dict, dict, dict]:

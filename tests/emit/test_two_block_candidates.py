@@ -143,18 +143,44 @@ def test_the_second_stage_climbs_while_a_neighbour_is_the_margin_faster(tmp_path
     assert sum("refined around candidate" in n for n in t.notes) == 2
 
 
-def test_no_second_stage_when_the_reference_wins_or_the_rounds_were_interrupted(tmp_path):
+def test_the_climb_starts_from_the_reference_when_it_wins_and_not_after_an_interrupt(tmp_path):
+    """The textbook (the reference) measures fastest: its neighbours are asked for and timed with it (the
+    reference listed once); rounds cut by ``should_stop`` ask for none."""
     log: list = []
-    check, timer = _fakes({"avx512vl/rotate-bmi": 1.05}, log)
+    check, timer = _fakes({"avx512vl/rotate-bmi": 1.05, "avx512vl/pin-bmi-early": 0.97}, log)
     first = [Entry(Choice(SCALAR, textbook("x86_64"), "x86_64"), True, 4.2), _entry("avx512vl", "rotate-bmi", True)]
     calls = []
-    t = tune_choices(first, pairs=4, rounds=1, work=tmp_path / "a", timer=timer, check=check,
-                     refine=lambda c: calls.append(c) or [])
-    assert t.winner == 0 and calls == []
+
+    def refine(c):
+        calls.append(c.choice.family.name)
+        return [_entry("avx512vl", "pin-bmi-early")] if len(calls) == 1 else []
+    t = tune_choices(first, pairs=4, rounds=1, work=tmp_path / "a", timer=timer, check=check, refine=refine)
+    assert calls == ["scalar", "hybrid"] and len(t.candidates) == 3 and t.measured[2].pairs == 4   # 0.97: climbed
+    assert [n for k, n in log[log.index(("check", "avx512vl/pin-bmi-early")):] if k == "time"].count("textbook") == 1
+    calls.clear()
     check, timer = _fakes({"avx512vl/rotate-bmi": 0.8}, log := [])
     t = tune_choices(first, pairs=4, rounds=2, work=tmp_path / "b", timer=timer, check=check,
-                     should_stop=lambda: sum(k == "time" for k, _ in log) >= 3, refine=lambda c: calls.append(c) or [])
+                     should_stop=lambda: sum(k == "time" for k, _ in log) >= 3, refine=refine)
     assert t.stop == "interrupted" and calls == []
+
+
+def test_scalar_neighbours_are_the_recipe_one_field_away_and_none_for_a_searched_schedule():
+    """The textbook's neighbours on zen4 at ``--isa bmi2`` are its one-field recipe variants (``rol5=rorx``,
+    ``wsrc=reg3``, ...), each knowing its recipe; a variant's neighbours change one more field (and include
+    the textbook's own code back, which the climb drops as timed); a schedule without a recipe has none."""
+    from dataclasses import replace as dc_replace
+
+    from sha1opt.emit.family_scalar import recipe_variants
+    from sha1opt.search.space.recipe import TEXTBOOK
+    tb = Choice(SCALAR, textbook("x86_64"), "x86_64")
+    near = SCALAR.neighbours(tb, "zen4", "bmi2")
+    keys = [c.notes[0].removeprefix("scalar recipe ") for c in near]
+    assert "wsrc=reg3" in keys and "rol5=rorx" in keys and all("," not in k for k in keys)
+    reg3 = next(c for c in near if c.notes[0].endswith("wsrc=reg3"))
+    assert reg3.code.recipe == dc_replace(TEXTBOOK, wsrc="reg3")
+    keys2 = [k for k, _ in recipe_variants("x86_64", "bmi2", load_model("zen4"), reg3.code.recipe)]
+    assert "rol5=rorx,wsrc=reg3" in keys2 and "textbook" in keys2          # wsrc=mem: back to the textbook
+    assert SCALAR.neighbours(Choice(SCALAR, dc_replace(tb.code, recipe=None), "x86_64"), "zen4", "bmi2") == []
 
 
 def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_cheapest_first():
