@@ -173,9 +173,12 @@ def recipe_variants(arch: Arch, level: str, model: Model, base: Recipe = TEXTBOO
             if option == getattr(base, f.name) or isa_rank(option_isa(f.name, option)) > cap:
                 continue
             recipe = replace(base, **{f.name: option})
+            if recipe == TEXTBOOK:                # back to the textbook: its own schedule (and text)
+                out.append(("textbook", textbook(arch)))
+                continue
             real = realize(Candidate(0, 79, arch, recipe))
             if real is not None:
                 key = ",".join(f"{g.name}={getattr(recipe, g.name)}" for g in fields(Recipe)
-                               if getattr(recipe, g.name) != getattr(TEXTBOOK, g.name)) or "textbook"
+                               if getattr(recipe, g.name) != getattr(TEXTBOOK, g.name))
                 out.append((key, replace(block_schedule([real.code], arch, f"recipe {key}"), recipe=recipe)))
     return out
