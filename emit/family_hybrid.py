@@ -26,14 +26,15 @@ search on)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.driver import HybridReport, known_hybrid_block, scalar_best, search_hybrid_block, stored_search
-from sha1opt.search.engines.hybrid import block_cost, build_on, point, scalar_isa_for, scalars_for, search_hybrid
+from sha1opt.search.engines.hybrid import (SCALAR_FIELDS, block_cost, build_on, point, scalar_isa_for, scalars_for,
+                                           search_hybrid)
 from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.family_rows import put_hybrid, stored_hybrid
 from sha1opt.search.measure import block_loop_cycles, hybrid_loop_items
@@ -42,6 +43,7 @@ from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_forms import one_change
+from sha1opt.search.space.recipe import NAMED_OPTIONS, options_for
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
@@ -261,24 +263,30 @@ class HybridFamily(Family):
         return out
 
     def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
-        """The blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and recurrence -- whose
-        scalar-round form differs from its own in one choice (``hybrid_forms.one_change``) and that the arch
-        and the level take (``HybridArch.forms``: the ``-bmi`` forms need BMI2), cheapest on the model first,
-        distinct code. What ``tuning.tune``'s second stage times around a measured winner: on Zen 4
-        (AuthenticAMD family 25 model 17) the zen4 model prices the avx512vlx2 forms at lead 2 / every 2
-        within 0.6 % of each other (2.69-2.70 c/B), and the machine spreads them over 10 %
-        (0.90-1.01 x OpenSSL's AVX2 path)."""
+        """The blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and recurrence -- one
+        choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
+        arch and the level take (``HybridArch.forms``: the ``-bmi`` forms need BMI2), or, for the recipe's rounds
+        (i386's always), one recipe field (``engines.hybrid.SCALAR_FIELDS``) changed to another named option
+        the level's scalar ISA has; cheapest on the model first, distinct code. What ``tuning.tune``'s climb
+        times around a measured winner: on Zen 4 (AuthenticAMD family 25 model 17) the zen4 model prices the
+        avx512vlx2 forms at lead 2 / every 2 within 0.6 % of each other (2.69-2.70 c/B), and the machine
+        spreads them over 10 % (0.90-1.01 x OpenSSL's AVX2 path)."""
         model = load_model(uarch)
         p = choice.code.params
         row = ARCHES[choice.arch]
-        allowed = set(row.forms(model, level))
+        if p.scalar == "recipe":
+            isa = scalar_isa_for(model, level)
+            near = [replace(p, recipe=replace(p.recipe, **{f: o})) for f in SCALAR_FIELDS for o in NAMED_OPTIONS[f]
+                    if o != getattr(p.recipe, f) and o in options_for(f, isa)]
+        else:
+            allowed = set(row.forms(model, level))
+            near = [point(p, scalar=form) for form in one_change(p.scalar) if form in allowed]
         texts = {hybrid_path_text(choice.code)}
         priced = []
-        for form in one_change(p.scalar):
-            q = point(p, scalar=form) if form in allowed else None
+        for q in near:
             b = row.build_on(q, model) if q is not None else None
             if b is not None:
-                priced.append((block_cost(b, model).cycles, form, b))
+                priced.append((block_cost(b, model).cycles, q.key(), b))
         out: list[Choice] = []
         for _, _, b in sorted(priced, key=lambda t: (t[0], t[1])):
             text = hybrid_path_text(b)

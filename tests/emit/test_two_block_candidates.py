@@ -24,7 +24,7 @@ from sha1opt.emit.family import Choice, cycles
 from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.training_loops import TimedLoop, observations
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.engines.hybrid import SCALAR_FIELDS, block_cost
 from sha1opt.search.space.hybrid import HybridParams, build
 
 
@@ -187,8 +187,8 @@ def test_scalar_neighbours_are_the_recipe_one_field_away_and_none_for_a_searched
 def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_cheapest_first():
     """zen4, avx2x2 lead 1 every 4, rotate-bmi-early-majn-keep: the neighbours have the block's dialect,
     interleaving, read-ahead and recurrence, and the five forms one choice away (``one_change``), cheapest
-    on zen4 first; at ``--isa avx`` (no BMI) no ``-bmi`` form is allowed; an i386 block has none (its
-    rounds are the recipe's)."""
+    on zen4 first; at ``--isa avx`` (no BMI) no ``-bmi`` form is allowed; an i386 block (its
+    rounds are the recipe's: its neighbours change one recipe field, none needing BMI at ``--isa avx``)."""
     from sha1opt.search.space.hybrid_forms import one_change
     model = load_model("zen4")
     c = Choice(HYBRID, build(_p("avx2x2", 1, 4)), "x86_64")
@@ -204,4 +204,10 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     assert any("bmi" in f for f in forms(model, "avx2")) and not any("bmi" in f for f in forms(model, "avx"))
     i386 = Choice(HYBRID, family_hybrid.ARCHES["i386"].build(HybridParams(isa="avx", lead=2, every=2, arch="i386")),
                   "i386")
-    assert HYBRID.neighbours(i386, "zen4", "avx") == []
+    near = HYBRID.neighbours(i386, "zen4", "avx")                 # the recipe's rounds: one field changed
+    base = i386.code.params
+    assert near and all(x.code.params.scalar == "recipe" and (x.code.params.isa, x.code.params.lead) == ("avx", 2)
+                        for x in near)
+    assert all(sum(getattr(x.code.params.recipe, f) != getattr(base.recipe, f) for f in SCALAR_FIELDS) == 1
+               for x in near)
+    assert not any("rorx" in str(x.code.params.recipe) or "andn" in str(x.code.params.recipe) for x in near)
