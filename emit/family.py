@@ -33,12 +33,14 @@ family's name. The protocol, by concern:
   ``ranked(...)``: up to ``limit`` of the model's candidates at the level,
   its pick first, each of a different shape (not neighbours of one optimum),
   what ``export --tune`` validates and times (``emit.tuning``); ``neighbours(...)``:
-  codes of one candidate's structure, what ``export --tune`` times next around
-  the measured winner;
+  the codes of one candidate's structure one choice away from it, what
+  ``export --tune``'s climb times next around the measured winner (none for
+  SHA-NI);
 * code -- ``features(choice)``, ``path_text(choice)`` (a whole function without
   header, for the dispatcher), ``loop_items(choice)`` (the items of the
-  block-loop measure; ``cycles(choice, model)`` below prices any family's
-  choice with it), ``prove
+  block-loop measure, one iteration hashing ``blocks(choice)`` 64-byte blocks:
+  2 for a two-block hybrid dialect, else 1; ``cycles(choice, model)`` below
+  prices any family's choice with them, per block), ``prove
   (choice)`` (the family's block proof), ``describe(choice)``;
 * export -- ``exportable(choice, ...)``: what the one export skeleton
   (``export.export_text``) needs of the family's function (its rendering
@@ -147,10 +149,7 @@ class Family(Protocol):
 
     def ranked(self, uarch: str, arch: Arch, level: str, limit: int, db, progress: ProgressFn) -> list[Choice]: ...
 
-    def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
-        """The codes of ``choice``'s structure that differ from it in one choice the model cannot rank
-        (``tuning.tune``'s second stage times them around a measured winner); none by default."""
-        return []
+    def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]: ...
 
     def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]: ...   # only a family without ``per_level``
@@ -164,9 +163,7 @@ class Family(Protocol):
 
     def loop_items(self, choice: Choice) -> list: ...
 
-    def blocks(self, choice: Choice) -> int:
-        """The 64-byte blocks one iteration of ``loop_items`` hashes: 1, or a two-block hybrid dialect's 2."""
-        return 1
+    def blocks(self, choice: Choice) -> int: ...       # the 64-byte blocks one iteration of ``loop_items`` hashes
 
     def prove(self, choice: Choice) -> bool: ...
 

@@ -139,6 +139,9 @@ class ScalarFamily(Family):
     def loop_items(self, choice: Choice) -> list:
         return block_loop_items(choice.code)
 
+    def blocks(self, choice: Choice) -> int:
+        return 1
+
     def prove(self, choice: Choice) -> bool:
         s = choice.code
         return prove_block(s.body, s.inputs, s.outputs, s.pointers).ok

@@ -156,6 +156,13 @@ class ShaniFamily(Family):
     def loop_items(self, choice: Choice) -> list:
         return loop_items(choice.code, choice.arch)
 
+    def blocks(self, choice: Choice) -> int:
+        return 1
+
+    def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
+        """None: the SHA-NI classes are few and ``ranked`` already spans them."""
+        return []
+
     def prove(self, choice: Choice) -> bool:
         return prove_shani(choice.code, choice.arch).ok
 
