@@ -163,7 +163,8 @@ class ScalarFamily(Family):
 SCALAR = ScalarFamily()
 
 
-def recipe_variants(arch: Arch, level: str, model: Model, base: Recipe = TEXTBOOK) -> list[tuple[str, "Schedule"]]:
+def recipe_variants(arch: Arch, level: str, model: Model,
+                    base: Recipe = TEXTBOOK) -> list[tuple[str, "Schedule"]]:
     """Whole-block schedules of the recipe ``base`` (default: the textbook's) with one field changed
     (``recipe.NAMED_OPTIONS``), each as (its fields that differ from the textbook's, ``name=option`` joined by
     commas, or "textbook"; its schedule, which knows its recipe), for the options both the cap ``level`` and the model's CPU
