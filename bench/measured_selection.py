@@ -56,6 +56,11 @@ def targets(cpu) -> list[tuple[str, str, tuple[str, ...], tuple[float, ...]]]:
     return out
 
 
+def _percent(x: float) -> str:
+    """``x`` as a percentage, with the digits that keep it from reading 0.0 (a median of 1.0004 misses 1.00)."""
+    return f"{100 * x:.1f} %" if abs(x) >= 0.0005 else f"{100 * x:.2g} %"
+
+
 def verdict(rep, goals: tuple[float, ...], paths: tuple[str, ...]) -> list[str]:
     """Per size: the ratio against the fastest of ``paths`` -- the highest median ratio of ours to it, each from
     its own interleaved pairs -- and each goal."""
@@ -66,7 +71,7 @@ def verdict(rep, goals: tuple[float, ...], paths: tuple[str, ...]) -> list[str]:
             continue
         st = max(stats, key=lambda s: s.ratio_median)
         ok = "; ".join(f"goal <= {g:.2f}: " + ("meets" if st.ratio_median <= g else
-                                              f"misses by {100 * (st.ratio_median / g - 1):.1f} %") for g in goals)
+                                              f"misses by {_percent(st.ratio_median / g - 1)}") for g in goals)
         lines.append(f"    {size:8d} B vs {st.peer} (the fastest named): {st.ratio_median:.3f} "
                      f"[{st.ratio_p10:.3f}, {st.ratio_p90:.3f}]; {ok}")
     return lines

@@ -45,6 +45,14 @@ def test_regression_measured_selection_named_the_slower_openssl_path_the_fastest
     assert "goal <= 0.95: misses by 4.3 %" in line and "goal <= 0.93: misses by 6.6 %" in line
 
 
+def test_regression_a_median_just_over_the_goal_read_misses_by_0_0_percent(bench_module):
+    """The Zen 4 run of 2026-12-04 21:16 printed "1.000 ...; goal <= 1.00: misses by 0.0 %" for a median of
+    about 1.0004: a miss that reads as none. The percentage keeps the digits that show it."""
+    ms = bench_module("measured_selection")
+    (line,) = ms.verdict(SimpleNamespace(stats=[_stat("default", 1.0004, 1.33)]), (1.00,), ("default",))
+    assert "goal <= 1.00: misses by 0.04 %" in line
+
+
 def test_no_sha_ni_is_judged_by_both_issues_goals(bench_module):
     ms = bench_module("measured_selection")
     cpu = SimpleNamespace(features=frozenset({"sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "bmi1", "bmi2",
