@@ -167,8 +167,8 @@ def recipe_variants(arch: Arch, level: str, model: Model,
                     base: Recipe = TEXTBOOK) -> list[tuple[str, "Schedule"]]:
     """Whole-block schedules of the recipe ``base`` (default: the textbook's) with one field changed
     (``recipe.NAMED_OPTIONS``), each as (its fields that differ from the textbook's, ``name=option`` joined by
-    commas, or "textbook"; its schedule, which knows its recipe), for the options both the cap ``level`` and the model's CPU
-    (``model.isa``) allow. Example: on x86-64 under ``--isa bmi2`` on a BMI2 model, ``rol5=rorx`` is one; with
+    commas, or "textbook"; its schedule, which knows its recipe), for the options both the cap ``level`` and
+    the model's CPU (``model.isa``) allow. Example: on x86-64 under ``--isa bmi2`` on a BMI2 model, ``rol5=rorx`` is one; with
     ``base`` the textbook with ``wsrc=reg3``, ``wsrc=reg3,rol5=rorx`` is one."""
     cap = min(isa_rank(scalar_level(level)), isa_rank(model.isa if model.isa in ISA_LEVELS else "base"))
     out = []

@@ -178,7 +178,8 @@ class Timings:
         Core cycles/byte: from ``clock_peer``'s records of the same pairs when
         given (median over pairs of ticks/byte x that pair's cycles/tick), else
         the median ticks/byte x ``cycles_per_tick``. When the core-share probes ran, a pair during which
-        another hardware thread shared the core (``kept``) is left out of every figure and counted.
+        another hardware thread shared the core (``kept``) is left out of every figure here and counted
+        (a ``cycles_per_tick`` given is the caller's: ``bench`` takes its clock over every pair).
         """
         out = []
         for k, (size, tpb) in enumerate(zip(self.sizes, self.per_pair())):

@@ -41,8 +41,8 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
    scalar-round forms one choice away at its dialect and interleaving; a recipe schedule's recipes one
    field away -- the textbook's when the reference wins; none for SHA-NI and searched schedules)
    are validated and timed with the winner and the control in as many rounds again; the fastest
-   becomes the winner when it is ``MARGIN`` below it, else the climb stops. The winner is then taken
-   over every candidate's pairs by the rule of 3. Example (zen4 on Zen 4, AuthenticAMD family 25 model
+   becomes the winner when it is ``MARGIN`` below it, else the climb stops, and its last winner is
+   exported (interrupted: rule 3 over every candidate's pairs). Example (zen4 on Zen 4, AuthenticAMD family 25 model
    17, ``--isa avx512``): the zen4 model prices the avx512vlx2 forms at lead 2 / every 2 within 0.6 %
    of each other, and the machine spreads them over 0.90-1.01 x OpenSSL's AVX2 path.
 
@@ -306,9 +306,10 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
     With ``refine`` (module docstring, 4): once every round ran, the entries ``refine`` gives for the
     measured winner (the reference too; code already timed is dropped) are validated and timed in as many
     rounds again, together with the winner and the reference's control; the fastest of them becomes the
-    winner refined next when its median is ``MARGIN`` below the winner's, for up to ``STEPS`` steps. The
-    winner is then taken over every candidate's pairs -- each a ratio against the same reference, so the
-    stages compare."""
+    winner, and is refined next, only when its median is ``MARGIN`` below the winner's, for up to ``STEPS``
+    steps. The climb's last winner is exported: a neighbour less than ``MARGIN`` faster is not, so the
+    lowest of many noisy medians does not win by noise. An interrupted climb falls back to rule 3 over
+    every candidate's pairs (each a ratio against the same reference)."""
     if pairs < 2 or rounds < 1:
         raise Sha1optError("--tune needs pairs >= 2 and rounds >= 1")
     if not entries:
@@ -349,7 +350,10 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
 
     stop, done = time_rounds(list(range(len(cands))))
     current = _winner(cands, [Measurement.of(x) for x in ratios])[0] if len(cands) > 1 else 0
+    climbed = False
     for step in range(STEPS if refine is not None else 0):
+        if stop == "done" and should_stop():
+            stop = "interrupted"
         if stop != "done":
             break
         timed = {c.choice.family.path_text(c.choice) for c in cands}
@@ -366,13 +370,22 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
                      f"timed with it")
         stop, again = time_rounds([0, *([current] if current else []), *new])
         done += again
+        climbed = True
         medians = {k: Measurement.of(ratios[k]) for k in (current, *new)}
-        best = min(new, key=lambda k: medians[k].median)
-        if not medians[best].median <= medians[current].median - MARGIN:
+        ranked = [k for k in new if medians[k].pairs >= MIN_PAIRS]
+        best = min(ranked, key=lambda k: medians[k].median) if ranked else None
+        if stop != "done" or best is None or not medians[best].median <= medians[current].median - MARGIN:
             break
         current = best
     measured = [Measurement.of(x) for x in ratios]
-    winner, why = _winner(cands, measured) if len(cands) > 1 else (0, "one candidate: nothing to compare")
+    if len(cands) == 1:
+        winner, why = 0, "one candidate: nothing to compare"
+    elif climbed and stop == "done":
+        m = measured[current]
+        winner, why = current, (f"the measured climb's winner: median of paired ratios against the reference "
+                                f"{m.median:.3f} ({m.pairs} pairs); each step up was {MARGIN:.2f} below the last")
+    else:
+        winner, why = _winner(cands, measured)
     if stop == "interrupted":
         why = f"interrupted after {done} full round(s): best validated so far by the pairs measured; {why}"
     cpb = float(np.nanmedian(ref_cpb)) if ref_cpb and not all(math.isnan(x) for x in ref_cpb) else math.nan
@@ -388,9 +401,11 @@ def tune(uarch: str, arch: str, level: str, n: int, *, pairs: int = 40, rounds: 
     With ``cpu`` (the CPU that ran the timings), every measured candidate is kept in the results database
     ``db`` (``emit.measurements``: the training rows of the model's second stage)."""
     model = load_model(uarch)
+    own = dict(tune_families(model, level))          # each family at the level ``pool`` asked it at
 
     def near(c: Candidate) -> list[Entry]:
-        return [Entry(x, False, cycles(x, model) / 64) for x in c.choice.family.neighbours(c.choice, uarch, level)]
+        fam = c.choice.family
+        return [Entry(x, False, cycles(x, model) / 64) for x in fam.neighbours(c.choice, uarch, own.get(fam, level))]
 
     t = tune_choices(pool(uarch, arch, level, n, db, progress, flavor, order), pairs=pairs, rounds=rounds,
                      timer=timer, should_stop=should_stop, refine=near if refine else None)

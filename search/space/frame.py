@@ -73,7 +73,7 @@ class Schedule:
     loop: str = "count"
     # The whole-block recipe (``recipe.Recipe``) whose rounds 0..79 in generation order are the body --
     # the textbook and its recipe variants -- or None (a searched or assembled schedule).
-    recipe: object | None = None
+    recipe: object | None = None      # a ``recipe.Recipe`` (not imported: recipe.py imports this module)
 
 
 def block_bindings(arch: Arch) -> tuple[dict, dict, dict]:

@@ -113,9 +113,9 @@ def test_the_second_stage_climbs_while_a_neighbour_is_the_margin_faster(tmp_path
     """First stage: textbook, the hybrid default (avx512vl rotate-bmi), avx512vl and avx2x2 searched blocks;
     avx2x2 rotate-bmi-early-majn-keep wins (0.70). Step 1 times its neighbours (those not timed yet) with
     it and the control: mix-early-majn-keep (0.68, 2 % below) becomes the winner. Step 2 times its own
-    neighbours: mix-early-keep at 0.675 is less than the margin below, so the climb stops there -- and the
-    final winner, over every candidate's pairs, is mix-early-keep (the lowest median; a searched block
-    beats its family's default by the margin). The first stage's losers are not timed again."""
+    neighbours: mix-early-keep at 0.675 is less than the margin below, so the climb stops there, and the
+    climb's winner, mix-early-majn-keep, is exported -- not the lowest median of all (0.675), which may
+    be the lowest of many by noise. The first stage's losers are not timed again."""
     log: list = []
     check, timer = _fakes({"avx512vl/rotate-bmi": 0.75, "avx512vl/pin-bmi-early": 0.74,
                            "avx2x2/rotate-bmi-early-majn-keep": 0.70, "avx2x2/rotate-bmi-mix-early-majn-keep": 0.68,
@@ -139,7 +139,8 @@ def test_the_second_stage_climbs_while_a_neighbour_is_the_margin_faster(tmp_path
     assert {n for k, n in step2 if k == "time"} == {"textbook", "avx2x2/rotate-bmi-mix-early-majn-keep",
                                                     "avx2x2/rotate-bmi-mix-early-keep"}
     assert "avx512vl/pin-bmi-early" not in [n for k, n in log[log.index(("check", names[3])):]]
-    assert t.winner == 6 and t.measured[3].pairs == 16 and t.measured[4].pairs == 16 and t.rounds == 6
+    assert t.winner == 4 and "climb" in t.why
+    assert t.measured[3].pairs == 16 and t.measured[4].pairs == 16 and t.rounds == 6
     assert sum("refined around candidate" in n for n in t.notes) == 2
 
 
@@ -162,6 +163,10 @@ def test_the_climb_starts_from_the_reference_when_it_wins_and_not_after_an_inter
     t = tune_choices(first, pairs=4, rounds=2, work=tmp_path / "b", timer=timer, check=check,
                      should_stop=lambda: sum(k == "time" for k, _ in log) >= 3, refine=refine)
     assert t.stop == "interrupted" and calls == []
+    check, timer = _fakes({"avx512vl/rotate-bmi": 0.8}, log := [])           # Ctrl-C after the last timing
+    t = tune_choices(first, pairs=4, rounds=1, work=tmp_path / "c", timer=timer, check=check,
+                     should_stop=lambda: sum(k == "time" for k, _ in log) >= 2, refine=refine)
+    assert t.stop == "interrupted" and calls == [] and t.winner == 1
 
 
 def test_scalar_neighbours_are_the_recipe_one_field_away_and_none_for_a_searched_schedule():
