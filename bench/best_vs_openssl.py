@@ -79,6 +79,7 @@ class Row:
     openssl_path: str    # family, or why none
     openssl_bottleneck: str
     reason: str = ""     # filled where OpenSSL wins
+    ours_blocks: int = 1  # blocks per loop iteration of ours (``Family.blocks``: 2 for a two-block dialect)
 
     @property
     def ratio(self) -> float | None:
@@ -162,7 +163,7 @@ def why_openssl_wins(row: Row, path: OpensslPath, arch: str, tried: tuple[str, f
              f"its {path.family} ({'+'.join(sorted(path.features)) or 'base'}) bound by {row.openssl_bottleneck}; "
              f"ours ({row.ours_path}) by {row.ours_bottleneck}"]
     if path.block_bytes > 64:
-        parts.append(f"its loop hashes {path.block_bytes // 64} blocks per iteration (ours: 1)")
+        parts.append(f"its loop hashes {path.block_bytes // 64} blocks per iteration (ours: {row.ours_blocks})")
     if tried is not None and not row.ours_path.startswith("hybrid"):
         parts.append(f"our hybrid search's best ({tried[0]}, {EXPORT_EVALUATIONS} evaluations) predicts "
                      f"{tried[1]:.2f} c/B, so export keeps {row.ours_path}")
@@ -221,7 +222,7 @@ def compute(keys: list[tuple[str, str]], db: str | None, log) -> list[Row]:
         paths, costs = cache[arch]
         p, cpb, osl_b = openssl_best(paths, costs, model)
         row = Row(u, arch, cand.cycles_per_byte, short(cand), ours_b, cpb,
-                  p.family if p else "none the CPU runs", osl_b)
+                  p.family if p else "none the CPU runs", osl_b, ours_blocks=cand.choice.family.blocks(cand.choice))
         if p is not None and row.ratio > 1 + 1e-9:
             row = Row(**{**row.__dict__, "reason": why_openssl_wins(row, p, arch, hybrid_tried(notes))})
         rows.append(row)

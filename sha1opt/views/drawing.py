@@ -98,8 +98,10 @@ def unit_table(items, sim) -> list[Row]:
 def shown_lines(uarch: str, shown, sim, width: int = 40) -> list[str]:
     """``show --isa``'s text for a family's report (``emit.family.Shown``) and ``sim``, the simulation of its
     items: the headline (the report's figure, not the simulation's) and ``unit_table`` by clock."""
+    drawn = [f"the clocks below: one iteration, {shown.blocks} blocks"] if shown.blocks > 1 else []
     lines = [f"{uarch} ({shown.arch}) {shown.family.name} {shown.code}: {shown.cycles:.1f} cycles/block, "
-             f"{shown.cycles / 64:.2f} c/B, bottleneck {sim.bottleneck}; " + "; ".join((*shown.notes, shown.proof)),
+             f"{shown.cycles / 64:.2f} c/B, bottleneck {sim.bottleneck}; "
+             + "; ".join((*shown.notes, shown.proof, *drawn)),
              f"{'clk':>4} | " + " | ".join(f"{UNIT_TITLES[c]:{width}s}" for c in UNIT_CLASSES)]
     for row in unit_table(shown.items, sim):
         for k in range(max(1, *(len(v) for v in row.cells.values()))):

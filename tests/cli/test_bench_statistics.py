@@ -87,3 +87,13 @@ def test_core_share_sums_up_chains_against_copies(bench_module):
     assert lat == pytest.approx(1.01) and tput == pytest.approx(1.155) and q == pytest.approx(1.155 / 1.01)
     lo, mid, hi, frac = cs.shared_rounds(samples, pred)
     assert frac == pytest.approx(0.5) and lo == pytest.approx(1.0)
+
+
+def test_regression_best_vs_openssl_said_ours_hashed_one_block_per_iteration(bench_module):
+    """``why_openssl_wins`` printed "(ours: 1)" beside OpenSSL's two-block AVX2 loop even when our export was
+    a two-block dialect (avx2x2 on skylake); it now prints the blocks our loop hashes (``Family.blocks``)."""
+    bv = bench_module("best_vs_openssl")
+    row = bv.Row("skylake", "x86_64", 3.40, "hybrid (avx2x2 ...)", "port p5", 3.38, "avx2", "port p0156",
+                 ours_blocks=2)
+    path = SimpleNamespace(family="avx2", features=frozenset({"avx2"}), block_bytes=128)
+    assert "its loop hashes 2 blocks per iteration (ours: 2)" in bv.why_openssl_wins(row, path, "x86_64", None)

@@ -216,3 +216,19 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     assert all(sum(getattr(x.code.params.recipe, f) != getattr(base.recipe, f) for f in SCALAR_FIELDS) == 1
                for x in near)
     assert not any("rorx" in str(x.code.params.recipe) or "andn" in str(x.code.params.recipe) for x in near)
+
+
+def test_show_says_its_clocks_are_one_iteration_of_a_two_block_loop():
+    """``show --isa``'s headline is per block and its clock table one iteration: for a two-block block the
+    headline says the table's iteration hashes 2 blocks (a one-block block's headline says nothing of it)."""
+    from sha1opt.emit.family import Shown
+    from sha1opt.search.measure import block_loop
+    from sha1opt.views.drawing import shown_lines
+    model = load_model("zen4")
+    for isa, said in (("avx512vlx2", True), ("avx512vl", False)):
+        block = build(_p(isa, 1, 4))
+        items = tuple(HYBRID.loop_items(Choice(HYBRID, block, "x86_64")))
+        shown = Shown(HYBRID, "x86_64", block.params.key(), items, block_cost(block, model).cycles, "proved",
+                      blocks=block.blocks)
+        head = shown_lines("zen4", shown, block_loop(items, model))[0]
+        assert ("one iteration, 2 blocks" in head) == said
