@@ -206,10 +206,10 @@ def bench(source: str | Path, arch: Arch, *, sizes=SIZES, pairs: int = 30, min_b
                                  clock=clock)
             report.notes.append("i386: gcc -m32 -O2 freestanding C peer in the same process; "
                                 "no 32-bit OpenSSL peer (the i386 timing program is freestanding, linked with no libcrypto)")
-        shared = {(st.size, st.peer): st for st in report.stats if st.left_out}
+        shared = [st for st in report.stats if st.left_out]
         if shared:
             report.notes.append("pairs left out: another hardware thread shared the core during them (the core-share "
                                 "probes): " + ", ".join(f"{st.left_out} of {st.left_out + st.pairs} vs {st.peer} at "
-                                                        f"{st.size} B" for st in shared.values()))
+                                                        f"{st.size} B" for st in shared))
         report.validated = tuple(c.name for c in v.checks)
     return report

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
@@ -206,3 +206,17 @@ def cycles(choice: Choice, model: Model) -> float:
     if choice.cycles is not None:
         return choice.cycles
     return block_loop(choice.family.loop_items(choice), model).cycles / choice.family.blocks(choice)
+
+
+def cheapest_distinct(priced: list[tuple[float, str, Any]], text: Callable[[Any], str],
+                      seen: set[str]) -> list[tuple[str, Any]]:
+    """(key, code) of ``priced`` -- (cost on the model, key, code) -- cheapest first (ties by key), each whose
+    ``text`` (the function the code renders) is not in ``seen`` nor an earlier one's: what a family's
+    ``neighbours`` gives, one candidate per distinct function. ``seen`` is extended."""
+    out = []
+    for _, key, code in sorted(priced, key=lambda t: (t[0], t[1])):
+        t = text(code)
+        if t not in seen:
+            seen.add(t)
+            out.append((key, code))
+    return out

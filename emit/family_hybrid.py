@@ -47,7 +47,7 @@ from sha1opt.search.space.recipe import NAMED_OPTIONS, options_for
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.emit.dispatch_text import hybrid_path_text
-from sha1opt.emit.family import Choice, Family, Passed, Shown
+from sha1opt.emit.family import Choice, Family, Passed, Shown, cheapest_distinct
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.export import Exportable
 from sha1opt.emit.hybrid_export import hybrid_exportable
@@ -136,14 +136,12 @@ class HybridArch:
     known: Callable                    # the stored row as a report, else ``search`` with export's budget
     scalar_fallback: Callable          # (uarch, level, db, line) -> the scalar Choice when the block loses
     shown: str                         # how a note names the arch after the dialect ("" for x86-64)
-    forms: Callable                    # (model, level) -> the scalar-round forms its blocks take (``neighbours``)
 
 
 ARCHES: dict[str, HybridArch] = {
-    "x86_64": HybridArch(build, build_on, search_hybrid, _search_x86_64, _known_x86_64, _scalar_fallback_x86_64, "",
-                         lambda model, level: scalars_for(scalar_isa_for(model, level))),
+    "x86_64": HybridArch(build, build_on, search_hybrid, _search_x86_64, _known_x86_64, _scalar_fallback_x86_64, ""),
     "i386": HybridArch(build_i386, build_on_i386, search_hybrid_i386, _search_i386, _known_i386,
-                       _scalar_fallback_i386, ", i386", lambda model, level: ()),    # the recipe's rounds only
+                       _scalar_fallback_i386, ", i386"),
 }
 
 
@@ -265,35 +263,24 @@ class HybridFamily(Family):
     def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
         """The blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
-        arch and the level take (``HybridArch.forms``: the ``-bmi`` forms need BMI2), or, for the recipe's rounds
-        (i386's always), one recipe field (``engines.hybrid.SCALAR_FIELDS``) changed to another named option
-        the level's scalar ISA has; cheapest on the model first, distinct code. What ``tuning.tune``'s climb
-        times around a measured winner: on Zen 4 (AuthenticAMD family 25 model 17) the zen4 model prices the
-        avx512vlx2 forms at lead 2 / every 2 within 0.6 % of each other (2.69-2.70 c/B), and the machine
-        spreads them over 10 % (0.90-1.01 x OpenSSL's AVX2 path)."""
+        level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2), or, for the
+        recipe's rounds (i386's always), one recipe field (``engines.hybrid.SCALAR_FIELDS``) changed to another
+        named option that ISA has; cheapest on the model first, distinct code (``family.cheapest_distinct``).
+        What ``tuning.tune``'s climb times around a measured winner: on Zen 4 (AuthenticAMD family 25 model 17)
+        the zen4 model prices the avx512vlx2 forms at lead 2 / every 2 within 0.6 % of each other (2.69-2.70
+        c/B), and the machine spreads them over 10 % (0.90-1.01 x OpenSSL's AVX2 path)."""
         model = load_model(uarch)
         p = choice.code.params
-        row = ARCHES[choice.arch]
+        isa = scalar_isa_for(model, level)
         if p.scalar == "recipe":
-            isa = scalar_isa_for(model, level)
             near = [replace(p, recipe=replace(p.recipe, **{f: o})) for f in SCALAR_FIELDS for o in NAMED_OPTIONS[f]
                     if o != getattr(p.recipe, f) and o in options_for(f, isa)]
         else:
-            allowed = set(row.forms(model, level))
-            near = [point(p, scalar=form) for form in one_change(p.scalar) if form in allowed]
-        texts = {hybrid_path_text(choice.code)}
-        priced = []
-        for q in near:
-            b = row.build_on(q, model) if q is not None else None
-            if b is not None:
-                priced.append((block_cost(b, model).cycles, q.key(), b))
-        out: list[Choice] = []
-        for _, _, b in sorted(priced, key=lambda t: (t[0], t[1])):
-            text = hybrid_path_text(b)
-            if text not in texts:
-                texts.add(text)
-                out.append(Choice(self, b, choice.arch, [b.params.key()]))
-        return out
+            near = [point(p, scalar=form) for form in one_change(p.scalar) if form in scalars_for(isa)]
+        blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
+        return [Choice(self, b, choice.arch, [key]) for key, b in
+                cheapest_distinct([(block_cost(b, model).cycles, b.params.key(), b) for b in blocks],
+                                  hybrid_path_text, {hybrid_path_text(choice.code)})]
 
     def extra_paths(self, choice: Choice, model: Model | None, db) -> tuple[list[tuple[str, Choice, str]], list[str]]:
         return [], []

@@ -30,7 +30,7 @@ from sha1opt.search.space.hybrid_caps import scalar_level
 from sha1opt.search.space.recipe import NAMED_OPTIONS, TEXTBOOK, Recipe, isa_rank, option_isa
 from sha1opt.emit.assembly import function_text
 from sha1opt.emit.export import Exportable, scalar_exportable
-from sha1opt.emit.family import Choice, Family
+from sha1opt.emit.family import Choice, Family, cheapest_distinct
 
 FLAVORS = frozenset({"elf", "macho"})
 
@@ -102,16 +102,9 @@ class ScalarFamily(Family):
         if base is None:
             return []
         model = load_model(uarch)
-        texts = {function_text(choice.code)}
-        out: list[Choice] = []
-        for _, key, sched in sorted(((block_loop_cycles(s, model), key, s)
-                                     for key, s in recipe_variants(choice.arch, level, model, base)),
-                                    key=lambda t: (t[0], t[1])):
-            text = function_text(sched)
-            if text not in texts:
-                texts.add(text)
-                out.append(Choice(self, sched, choice.arch, [f"scalar recipe {key}"]))
-        return out
+        priced = [(block_loop_cycles(s, model), key, s) for key, s in recipe_variants(choice.arch, level, model, base)]
+        return [Choice(self, s, choice.arch, [f"scalar recipe {key}"])
+                for key, s in cheapest_distinct(priced, function_text, {function_text(choice.code)})]
 
     def base_paths(self, uarch: str | None, model: Model | None, arch: Arch, db
                    ) -> tuple[list[tuple[str, Choice, str]], list[str]]:
@@ -168,8 +161,8 @@ def recipe_variants(arch: Arch, level: str, model: Model,
     """Whole-block schedules of the recipe ``base`` (default: the textbook's) with one field changed
     (``recipe.NAMED_OPTIONS``), each as (its fields that differ from the textbook's, ``name=option`` joined by
     commas, or "textbook"; its schedule, which knows its recipe), for the options both the cap ``level`` and
-    the model's CPU (``model.isa``) allow. Example: on x86-64 under ``--isa bmi2`` on a BMI2 model, ``rol5=rorx`` is one; with
-    ``base`` the textbook with ``wsrc=reg3``, ``wsrc=reg3,rol5=rorx`` is one."""
+    the model's CPU (``model.isa``) allow. Example: on x86-64 under ``--isa bmi2`` on a BMI2 model,
+    ``rol5=rorx`` is one; with ``base`` the textbook with ``wsrc=reg3``, ``rol5=rorx,wsrc=reg3`` is one."""
     cap = min(isa_rank(scalar_level(level)), isa_rank(model.isa if model.isa in ISA_LEVELS else "base"))
     out = []
     for f in fields(Recipe):

@@ -70,9 +70,14 @@ class TimedLoop:
     pairs: int
     blocks: int = 1
 
+    @property
+    def bytes(self) -> int:
+        """The bytes one iteration of ``items`` hashes."""
+        return BYTES * self.blocks
+
     def predicted(self, model: Model) -> float:
         """``model``'s c/B of this loop (the block-loop measure of its items over the bytes an iteration hashes)."""
-        return block_loop(self.items, model).cycles / (BYTES * self.blocks)
+        return block_loop(self.items, model).cycles / self.bytes
 
 
 def scalar_codes(base: Model, n: int | None = None) -> list[Entry]:
@@ -154,5 +159,4 @@ def time_loops(codes: list[Entry], *, pairs: int = PAIRS, rounds: int = ROUNDS, 
 
 def observations(timed: list[TimedLoop]) -> list[Observation]:
     """One ``fit.Observation`` per timed loop (module docstring): core cycles per iteration and its band."""
-    return [Observation(x.name, x.items, x.measured * BYTES * x.blocks, x.p10 * BYTES * x.blocks,
-                        x.p90 * BYTES * x.blocks) for x in timed]
+    return [Observation(x.name, x.items, x.measured * x.bytes, x.p10 * x.bytes, x.p90 * x.bytes) for x in timed]

@@ -42,9 +42,9 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
    field away -- the textbook's when the reference wins; none for SHA-NI and searched schedules)
    are validated and timed with the winner and the control in as many rounds again; the fastest
    becomes the winner when it is ``MARGIN`` below it, else the climb stops, and its last winner is
-   exported (interrupted: rule 3 over every candidate's pairs). Example (zen4 on Zen 4, AuthenticAMD family 25 model
-   17, ``--isa avx512``): the zen4 model prices the avx512vlx2 forms at lead 2 / every 2 within 0.6 %
-   of each other, and the machine spreads them over 0.90-1.01 x OpenSSL's AVX2 path.
+   exported (interrupted: rule 3 over every candidate's pairs). Example (zen4 on Zen 4, AuthenticAMD
+   family 25 model 17, ``--isa avx512``): the zen4 model prices the avx512vlx2 forms at lead 2 / every
+   2 within 0.6 % of each other, and the machine spreads them over 0.90-1.01 x OpenSSL's AVX2 path.
 
 The host rule (``emit.host_cpu.host_refusal``): timing decides only for the CPU that runs it, so tuning
 for a model is allowed only when this CPU maps to that model (``corpus/cpus.toml``, exactly or as the
@@ -351,12 +351,12 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
     stop, done = time_rounds(list(range(len(cands))))
     current = _winner(cands, [Measurement.of(x) for x in ratios])[0] if len(cands) > 1 else 0
     climbed = False
+    timed = {c.choice.family.path_text(c.choice) for c in cands} if refine is not None else set()
     for step in range(STEPS if refine is not None else 0):
         if stop == "done" and should_stop():
             stop = "interrupted"
         if stop != "done":
             break
-        timed = {c.choice.family.path_text(c.choice) for c in cands}
         near = [e for e in refine(cands[current]) if e.choice.family.path_text(e.choice) not in timed]
         (work / f"refine{step}").mkdir()
         more, more_notes = _validated(near, work / f"refine{step}", check, should_stop) if near else ([], [])
@@ -365,6 +365,7 @@ def tune_choices(entries: list[Entry], *, pairs: int = 40, rounds: int = 5, work
             break
         new = list(range(len(cands), len(cands) + len(more)))
         cands += more
+        timed |= {c.choice.family.path_text(c.choice) for c in more}
         ratios += [[] for _ in more]
         notes.append(f"refined around candidate {current} ({cands[current].key}): {len(more)} of its neighbours "
                      f"timed with it")

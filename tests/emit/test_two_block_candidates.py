@@ -205,7 +205,10 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     assert "rotate-bmi-mix-early" not in one_change("rotate-bmi-early-majn-keep") and one_change("recipe") == ()
     costs = [block_cost(x.code, model).cycles for x in near]
     assert costs == sorted(costs)
-    forms = family_hybrid.ARCHES["x86_64"].forms
+    from sha1opt.search.engines.hybrid import scalar_isa_for, scalars_for
+
+    def forms(model, level):                   # the forms ``neighbours`` allows at a level
+        return scalars_for(scalar_isa_for(model, level))
     assert any("bmi" in f for f in forms(model, "avx2")) and not any("bmi" in f for f in forms(model, "avx"))
     i386 = Choice(HYBRID, family_hybrid.ARCHES["i386"].build(HybridParams(isa="avx", lead=2, every=2, arch="i386")),
                   "i386")
