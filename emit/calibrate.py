@@ -333,6 +333,8 @@ def _row(model: Model, row: str, why: str) -> dict:
         return {"latency": r.vector_store_forwarding.latency, "source": why}
     if name == "rmw_forwarding":
         return {"latency": r.rmw_forwarding.latency, "source": why}
+    if name == "memory_renaming":
+        return {"latency": r.memory_renaming.latency, "source": why}
     if name == "move_elimination":
         out = {"classes": sorted(r.move_elimination), "source": why}
         if r.move_elimination_slots is not None:

@@ -13,7 +13,8 @@ read and set it on a model:
   and are never fitted: timing without per-port counters cannot tell a class's front-end slots from its
   units' occupancy in a kernel of that class alone (both give slots / width = uops / units), and the first
   calibration on a Zen 3 "explained" slow store and load kernels with 4-slot stores and loads;
-* the rule constants: ``store_forwarding``, ``vector_store_forwarding``, ``rmw_forwarding`` latencies and
+* the rule constants: ``store_forwarding``, ``vector_store_forwarding``, ``rmw_forwarding``, ``memory_renaming``
+  latencies (a rule the base lacks starts absent, None, and may be added) and
   ``move_elimination`` of ``mov_rr`` / ``vec_mov``.
 
 A parameter is *structural* when it says how many resources an instruction takes or how many there are
@@ -29,8 +30,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, Model, RmwForwarding, Uop, \
-    VectorForwarding, derived_rthroughput
+from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, MemoryRenaming, Model, RmwForwarding, \
+    Uop, VectorForwarding, derived_rthroughput
 
 ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
 FRONT_END = frozenset({"front end"})    # the resource a front-end change binds (``attribution.FRONT_END``)
@@ -171,6 +172,12 @@ def _rule_params(model: Model) -> list[Param]:
                          lambda m: m.rules.rmw_forwarding.latency if m.rules.rmw_forwarding else None,
                          lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(float(v), s)),
                          lambda cs: bool(cs & {"alu_mr", "shift_mr"})))
+        nsrc = r.memory_renaming.source if r.memory_renaming else "calibrated"
+        cur = r.memory_renaming.latency if r.memory_renaming else None
+        out.append(Param("rules.memory_renaming", "latency", tuple(dict.fromkeys([cur, *lats])),
+                         lambda m: m.rules.memory_renaming.latency if m.rules.memory_renaming else None,
+                         lambda m, v, s=nsrc: _rule(m, memory_renaming=None if v is None else MemoryRenaming(float(v), s)),
+                         lambda cs: {"store", "load"} <= cs))
     for cls in ("mov_rr", "vec_mov"):
         if cls in model.classes:
             now = cls in r.move_elimination

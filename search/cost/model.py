@@ -91,6 +91,7 @@ _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "store_forwarding": ({"latency", "source"}, set()),
     "vector_store_forwarding": ({"latency", "source"}, set()),
     "rmw_forwarding": ({"latency", "source"}, set()),
+    "memory_renaming": ({"latency", "source"}, set()),
     "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
     "move_elimination": ({"classes", "source"}, {"slots"}),
@@ -175,6 +176,20 @@ class RmwForwarding:
 
 
 @dataclass(frozen=True)
+class MemoryRenaming:
+    """A plain load of a just-stored address gets the store's data at rename, ``latency`` clocks after it.
+
+    Only a plain general-purpose load (class ``load``: ``movl 8(%rsp), %ecx``) of a plain register store
+    (``movl %ebx, 8(%rsp)``) is renamed; a load-op (``addl 8(%rsp), %ecx``), a read-modify-write's store and
+    a vector store forward as ``store_forwarding`` / ``rmw_forwarding`` / ``vector_store_forwarding`` say.
+    Example (zen4, latency 0): ``movl %ebx, 8(%rsp); movl 8(%rsp), %ecx; addl %ecx, %ebx`` runs at one
+    clock per link (the add), ``movl %ebx, 8(%rsp); addl 8(%rsp), %ebx`` at 1 + 7.
+    """
+    latency: float
+    source: str
+
+
+@dataclass(frozen=True)
 class DispatchDelay:
     name: str                   # how the cause is reported, e.g. "issue-to-dispatch delay"
     cycles: int                 # clocks from allocation to the earliest dispatch of a uop (1 without the rule)
@@ -204,6 +219,7 @@ class Rules:
     vector_store_forwarding: VectorForwarding | None = None   # None: a vector store forwards as a scalar one
     dispatch_delay: DispatchDelay | None = None     # None: a uop may dispatch the clock after its allocation
     rmw_forwarding: RmwForwarding | None = None     # None: a read-modify-write's store forwards as a mov store
+    memory_renaming: MemoryRenaming | None = None   # None: a plain load forwards as a load-op does
 
 
 @dataclass(frozen=True)
@@ -278,11 +294,12 @@ class Model:
     @property
     def ticks_per_cycle(self) -> int:
         """Simulation grain: 2 when any latency is a half clock or a unit is double-pumped."""
-        vfwd, rmw = self.rules.vector_store_forwarding, self.rules.rmw_forwarding
+        r = self.rules
         half = any(c.latency != int(c.latency) for c in self.classes.values()) or \
             any(u.speed == 2 for u in self.units) or \
-            self.rules.store_forward_latency != int(self.rules.store_forward_latency) or \
-            any(r is not None and r.latency != int(r.latency) for r in (vfwd, rmw))
+            r.store_forward_latency != int(r.store_forward_latency) or \
+            any(x is not None and x.latency != int(x.latency)
+                for x in (r.vector_store_forwarding, r.rmw_forwarding, r.memory_renaming))
         return 2 if half else 1
 
 
@@ -631,8 +648,15 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
             raise CorpusError(f"{fname}: rules.rmw_forwarding applies to out-of-order models only")
         rmw = RmwForwarding(_half_clock(_number(r["latency"], f"{fname}: rules.rmw_forwarding.latency"),
                                         f"{fname}: rules.rmw_forwarding.latency"), r["source"])
+    renaming = None
+    if "memory_renaming" in raw:
+        r = raw["memory_renaming"]
+        if in_order:
+            raise CorpusError(f"{fname}: rules.memory_renaming applies to out-of-order models only")
+        renaming = MemoryRenaming(_half_clock(_number(r["latency"], f"{fname}: rules.memory_renaming.latency"),
+                                              f"{fname}: rules.memory_renaming.latency"), r["source"])
     return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd,
-                 delay, rmw)
+                 delay, rmw, renaming)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

@@ -224,7 +224,7 @@ class Execute:
     __slots__ = ("tpc", "unit_ports", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "regs", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
-                 "start_segs", "late", "delay_name", "rmw_fwd_lat")
+                 "start_segs", "late", "delay_name", "rmw_fwd_lat", "rename_lat")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
@@ -234,6 +234,8 @@ class Execute:
         self.vec_fwd_lat = int(round(vfwd.latency * tpc)) if vfwd is not None else self.fwd_lat
         rmw = model.rules.rmw_forwarding          # a read-modify-write with a register operand (goldencove)
         self.rmw_fwd_lat = int(round(rmw.latency * tpc)) if rmw is not None else self.fwd_lat
+        mr = model.rules.memory_renaming         # a plain load of a plain store's address, at rename (zen4)
+        self.rename_lat = int(round(mr.latency * tpc)) if mr is not None else None
         replay = self.replay = model.rules.replay
         self.rp_pen = int(round(replay.penalty * tpc)) if replay else 0
         self.rp_min = int(round(replay.min_latency * tpc)) if replay else 0
@@ -258,7 +260,8 @@ class Execute:
         self.regs: dict[str, tuple[int, int, int, int]] = {}
         self.gen: dict[str, int] = {}            # register -> writes so far (address identity)
         self.stores: dict[tuple, tuple] = {}     # address key -> (data tick, producer latency, store index,
-        #                                          forwarding ticks: rules.vector_store_forwarding for a vector store)
+        #                                          forwarding ticks: rules.vector_store_forwarding for a vector store,
+        #                                          whether it is a plain register store: rules.memory_renaming)
         self.issue = [0] * n
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
@@ -330,7 +333,10 @@ class Execute:
                     mem_ready = t + d[LDLAT]
                     mem_pred = 2 * p_addr if r_addr >= start and p_addr >= 0 else 2 * i + 1
                     mem_extra, replayed = t - r0, False
-                    if fwd is not None:
+                    if fwd is not None and fwd[4] and self.rename_lat is not None and d[CLS] == "load":
+                        # rules.memory_renaming: the data is the store's, at rename -- not after the load runs
+                        mem_ready, replayed, mem_pred, mem_extra = fwd[0] + self.rename_lat, False, 2 * fwd[2], 0
+                    elif fwd is not None:
                         mem_ready, replayed, mem_pred, mem_extra = self._forward(fwd, t, mem_ready, mem_pred,
                                                                                  mem_extra)
                 elif role == "sta":
@@ -398,7 +404,7 @@ class Execute:
 
     def _forward(self, fwd: tuple, t: int, mem_ready: int, mem_pred: int, mem_extra: int) -> tuple:
         """A load at tick ``t`` of a just-stored address: (ready tick, replayed?, predecessor node, port wait)."""
-        sdata, plat, sidx, lat = fwd
+        sdata, plat, sidx, lat, _ = fwd
         if self.replay is not None and plat >= self.rp_min and sdata > t:
             return sdata + lat + self.rp_pen, True, 2 * sidx, 0
         if sdata + lat > mem_ready:
@@ -424,10 +430,11 @@ class Execute:
                 plat, sdata = d[LAT], (std_d if std_d > result else result)
             # a vector store forwards to a load of any of its 4-byte lanes, after its own latency; the store
             # of a read-modify-write with a register operand (``xorl %eax, 8(%rsp)``) after rules.rmw_forwarding
-            lat = self.vec_fwd_lat if d[WIDTH] > 4 else \
-                self.rmw_fwd_lat if d[MREAD] is not None and d[DATA] else self.fwd_lat
+            rmw = d[MREAD] is not None and d[DATA]
+            lat = self.vec_fwd_lat if d[WIDTH] > 4 else self.rmw_fwd_lat if rmw else self.fwd_lat
+            plain = d[WIDTH] <= 4 and not rmw and d[STDREG] is not None
             for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
-                self.stores[key] = (sdata, plat, i, lat)
+                self.stores[key] = (sdata, plat, i, lat, plain)
         if d[WRITES]:
             plat = d[LAT]
             if d[ELIM]:                  # an eliminated move passes its source's producer latency on
