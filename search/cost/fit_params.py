@@ -3,7 +3,7 @@
 Each ``Param`` is one row field with a finite list of candidate values (the literature value first) and how to
 read and set it on a model:
 
-* per instruction class: ``latency`` (whole clocks from 1 -- 0 only for a class with no compute uop, or one the
+* per instruction class: ``latency`` (not for ``NO_RESULT`` classes; whole clocks from 1 -- 0 only for a class with no compute uop, or one the
   literature already gives 0: a computing instruction takes at least a clock -- up to max(literature + 4, 7)),
   ``ports`` (the unit set every compute uop may use: a set the model already names, a single unit, or the whole
   pool: ``port_candidates``) and ``compute_uops`` (1-4 uops on those units; in-order: ``rthroughput``, the clocks
@@ -33,6 +33,10 @@ from typing import Any, Callable, Sequence
 from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, MemoryRenaming, Model, RmwForwarding, \
     Uop, VectorForwarding, derived_rthroughput
 
+# Classes whose instructions write no register (nor flags): their latency delays nothing a kernel can time,
+# only their own retirement -- a Zen 4 calibration "explained" its slow taken jumps (tput.jump, one per eight
+# instructions) with jump latency 1 -> 7. Their latency is not a free parameter.
+NO_RESULT = frozenset({"jump", "branch", "nop"})
 ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
 FRONT_END = frozenset({"front end"})    # the resource a front-end change binds (``attribution.FRONT_END``)
 
@@ -125,8 +129,9 @@ def _class_params(model: Model, cls: str) -> list[Param]:
     compute = sum(1 for u in row.ports if not u.role)
     low = 0 if not compute or row.latency == 0 else 1      # a computing instruction takes at least a clock
     lats = tuple(dict.fromkeys([row.latency] + list(range(low, max(lat + 4, 7) + 1))))
-    out.append(Param(f"classes.{cls}", "latency", lats, lambda m, c=cls: m.classes[c].latency,
-                     lambda m, v, c=cls: _set_class(m, c, latency=float(v)), lambda cs, c=cls: c in cs))
+    if cls not in NO_RESULT:
+        out.append(Param(f"classes.{cls}", "latency", lats, lambda m, c=cls: m.classes[c].latency,
+                         lambda m, v, c=cls: _set_class(m, c, latency=float(v)), lambda cs, c=cls: c in cs))
     units = lambda m, c=cls: compute_units(m, c)  # noqa: E731
     ports = port_candidates(model, cls)
     if len(ports) > 1:
@@ -155,9 +160,16 @@ def _rule_params(model: Model) -> list[Param]:
     r = model.rules
     lats = tuple(range(0, 16))
     stores = lambda cs: bool(cs & WRITES_MEMORY) and bool(cs & READS_MEMORY)  # noqa: E731
+    # Out of order, the specific rules below speak for their own kernels (a read-modify-write's store, a vector
+    # store, a plain reload): store_forwarding is evidenced only by the rest (a load-op of a plain store). It
+    # still touches them while they are absent -- but a stage-1 sweep that ran it first on the read-modify-write
+    # kernels set it 7 -> 4 on a Zen 4, pricing the load-op forward 40 % fast (rule.store_forwarding).
+    specific = frozenset({"alu_mr", "shift_mr", "vec_store"})
+    general = stores if model.in_order else \
+        (lambda cs: stores(cs) and not cs & specific and not cs <= {"store", "load"})  # noqa: E731
     out = [Param("rules.store_forwarding", "latency", tuple(dict.fromkeys([r.store_forward_latency, *lats])),
                  lambda m: m.rules.store_forward_latency, lambda m, v: _rule(m, store_forward_latency=float(v)),
-                 stores)]
+                 stores, general)]
     if not model.in_order:
         vsrc = r.vector_store_forwarding.source if r.vector_store_forwarding else "calibrated"
         cur = r.vector_store_forwarding.latency if r.vector_store_forwarding else None
