@@ -332,7 +332,7 @@ def _row(model: Model, row: str, why: str) -> dict:
     if name == "vector_store_forwarding":
         return {"latency": r.vector_store_forwarding.latency, "source": why}
     if name == "rmw_forwarding":
-        return {"latency": r.rmw_forwarding.latency, "source": why}
+        return {"latency": r.rmw_forwarding.latency, "immediate": r.rmw_forwarding.immediate, "source": why}
     if name == "memory_renaming":
         return {"latency": r.memory_renaming.latency, "source": why}
     if name == "move_elimination":

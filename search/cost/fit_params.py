@@ -182,7 +182,14 @@ def _rule_params(model: Model) -> list[Param]:
         cur = r.rmw_forwarding.latency if r.rmw_forwarding else None
         out.append(Param("rules.rmw_forwarding", "latency", tuple(dict.fromkeys([cur, *lats])),
                          lambda m: m.rules.rmw_forwarding.latency if m.rules.rmw_forwarding else None,
-                         lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(float(v), s)),
+                         lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(
+                             float(v), s, m.rules.rmw_forwarding.immediate if m.rules.rmw_forwarding else False)),
+                         lambda cs: bool(cs & {"alu_mr", "shift_mr"})))
+        out.append(Param("rules.rmw_forwarding", "immediate", (bool(r.rmw_forwarding and r.rmw_forwarding.immediate),
+                                                                not (r.rmw_forwarding and r.rmw_forwarding.immediate)),
+                         lambda m: bool(m.rules.rmw_forwarding and m.rules.rmw_forwarding.immediate),
+                         lambda m, v: m if m.rules.rmw_forwarding is None else _rule(
+                             m, rmw_forwarding=dataclasses.replace(m.rules.rmw_forwarding, immediate=bool(v))),
                          lambda cs: bool(cs & {"alu_mr", "shift_mr"})))
         nsrc = r.memory_renaming.source if r.memory_renaming else "calibrated"
         cur = r.memory_renaming.latency if r.memory_renaming else None

@@ -90,7 +90,7 @@ _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
 _RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "store_forwarding": ({"latency", "source"}, set()),
     "vector_store_forwarding": ({"latency", "source"}, set()),
-    "rmw_forwarding": ({"latency", "source"}, set()),
+    "rmw_forwarding": ({"latency", "source"}, {"immediate"}),
     "memory_renaming": ({"latency", "source"}, set()),
     "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
     "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
@@ -173,6 +173,8 @@ class RmwForwarding:
     latency: float              # clocks from the store of a read-modify-write with a register operand
     #                             (``addl %ebx, 8(%rsp)``) to a later load of that address
     source: str
+    immediate: bool = False     # also the store of one by an immediate or of one operand (``roll $5, 8(%rsp)``);
+    #                             else that store forwards as a mov store (goldencove: 0, zen4: this rule)
 
 
 @dataclass(frozen=True)
@@ -646,8 +648,11 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         r = raw["rmw_forwarding"]
         if in_order:
             raise CorpusError(f"{fname}: rules.rmw_forwarding applies to out-of-order models only")
+        imm = r.get("immediate", False)
+        if not isinstance(imm, bool):
+            raise CorpusError(f"{fname}: rules.rmw_forwarding.immediate must be true or false")
         rmw = RmwForwarding(_half_clock(_number(r["latency"], f"{fname}: rules.rmw_forwarding.latency"),
-                                        f"{fname}: rules.rmw_forwarding.latency"), r["source"])
+                                        f"{fname}: rules.rmw_forwarding.latency"), r["source"], imm)
     renaming = None
     if "memory_renaming" in raw:
         r = raw["memory_renaming"]

@@ -224,7 +224,7 @@ class Execute:
     __slots__ = ("tpc", "unit_ports", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "regs", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
-                 "start_segs", "late", "delay_name", "rmw_fwd_lat", "rename_lat")
+                 "start_segs", "late", "delay_name", "rmw_fwd_lat", "rename_lat", "rmw_any")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
@@ -234,6 +234,7 @@ class Execute:
         self.vec_fwd_lat = int(round(vfwd.latency * tpc)) if vfwd is not None else self.fwd_lat
         rmw = model.rules.rmw_forwarding          # a read-modify-write with a register operand (goldencove)
         self.rmw_fwd_lat = int(round(rmw.latency * tpc)) if rmw is not None else self.fwd_lat
+        self.rmw_any = rmw is not None and rmw.immediate     # an RMW by an immediate too (zen4)
         mr = model.rules.memory_renaming         # a plain load of a plain store's address, at rename (zen4)
         self.rename_lat = int(round(mr.latency * tpc)) if mr is not None else None
         replay = self.replay = model.rules.replay
@@ -430,7 +431,7 @@ class Execute:
                 plat, sdata = d[LAT], (std_d if std_d > result else result)
             # a vector store forwards to a load of any of its 4-byte lanes, after its own latency; the store
             # of a read-modify-write with a register operand (``xorl %eax, 8(%rsp)``) after rules.rmw_forwarding
-            rmw = d[MREAD] is not None and d[DATA]
+            rmw = d[MREAD] is not None and (bool(d[DATA]) or self.rmw_any)
             lat = self.vec_fwd_lat if d[WIDTH] > 4 else self.rmw_fwd_lat if rmw else self.fwd_lat
             plain = d[WIDTH] <= 4 and not rmw and d[STDREG] is not None
             for key in stored_keys(d[MWRITE], gen, d[WIDTH]):

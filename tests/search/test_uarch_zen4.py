@@ -56,15 +56,17 @@ def test_integer_core_is_zen3s_by_inheritance():
     """Zen 4 keeps Zen 3's integer core (SOG 57647 2.10.2: four ALUs, three AGUs; LLVM: shifts and rotates on
     Zn4ALU12): zen4.toml ``inherits`` zen3 and restates no integer row, so every integer class and unit is
     zen3's -- rot_imm on alu1|alu2, latency 1 -- and every rule but the one measured on a Zen 4:
-    ``memory_renaming`` (test_cost.py::test_memory_renaming_gives_a_plain_reload_the_stored_data_at_rename)."""
+    ``memory_renaming`` and ``rmw_forwarding`` (test_cost.py::test_memory_renaming_gives_a_plain_reload_the_stored_data_at_rename)."""
     assert own_rows()["inherits"] == "zen3"
-    assert not set(own_rows().get("units", {})) and set(own_rows().get("rules", {})) == {"memory_renaming"}
+    assert not set(own_rows().get("units", {})) and set(own_rows().get("rules", {})) == {"memory_renaming", "rmw_forwarding"}
     assert not set(own_rows()["classes"]) & set(CLASSES + BMI1_CLASSES + BMI2_CLASSES)
     m, z3 = load_model(Z4), load_model("zen3")
     for cls in CLASSES + BMI1_CLASSES + BMI2_CLASSES:
         assert m.classes[cls] == z3.classes[cls], cls
     assert z3.rules.memory_renaming is None and m.rules.memory_renaming.latency == 0
-    assert m.units == z3.units and m.rules == replace(z3.rules, memory_renaming=m.rules.memory_renaming)
+    assert m.rules.rmw_forwarding.latency == 0 and m.rules.rmw_forwarding.immediate
+    assert m.units == z3.units and m.rules == replace(z3.rules, memory_renaming=m.rules.memory_renaming,
+                                                      rmw_forwarding=m.rules.rmw_forwarding)
     rot = m.classes["rot_imm"]
     assert ([u.units for u in rot.ports], rot.latency, rot.rthroughput) == ([("alu1", "alu2")], 1, 0.5)
 
