@@ -103,3 +103,14 @@ def test_regression_the_fit_explained_slow_taken_jumps_with_jump_latency_7():
     names = {p.name for p in parameters(base, [Observation(k.name, k.items(), 1.0, classes=k.classes) for k in ks])}
     assert "classes.add_rr.latency" in names and "classes.jump.ports" in names
     assert not names & {"classes.jump.latency", "classes.branch.latency", "classes.nop.latency"}
+
+
+def test_regression_a_few_slowed_samples_let_a_refuted_unit_set_through():
+    """Calibrating a Zen 4, stage 2 put logic_rm (``xorl 64(%rsp), %eax``) on alu1|alu2: tput.logic_rm, 48
+    independent copies, measured median 16.5, p10 16.3 -- three loads per clock -- but p90 25.0 (samples a
+    sibling thread slowed), and the new row's 24 was under that p90, so not a refutation. Interference only
+    slows samples: the ceiling is now the median plus twice its spread below, 17.4 here."""
+    o = Observation("tput.logic_rm", (), 16.5129, 16.2587, 25.0218)
+    assert o.ceiling < 18 < 24
+    quiet = Observation("q", (), 100.0, 99.0, 101.0)        # a symmetric band keeps its p90
+    assert quiet.ceiling == 101.0 * 1.02
