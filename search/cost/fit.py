@@ -10,7 +10,8 @@ the same simulator the search prices candidates with.
 The free parameters (``parameters``; ``fit_params`` defines them): per class seen, its ``latency``, its
 unit set (``ports``) and how many uops it puts there (``compute_uops``); the ``issue_width`` (moved only on the
 evidence of observations whose ``classes`` name ``ISSUE_WIDTH``: a front-end kernel); the rule constants
-(store-forwarding, vector store-forwarding and read-modify-write latencies, move elimination). A class's
+(store-forwarding, vector store-forwarding, read-modify-write and memory-renaming latencies, whether an RMW
+by an immediate forwards as one by a register, move elimination). A class's
 front-end slots are not fitted (``fit_params`` says why).
 
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight
@@ -28,7 +29,8 @@ deadline cuts those with the least to explain. Sweeps repeat until one changes n
 Admissible (the rule that keeps the fit from inventing hardware; ``admissible``):
 
 1. *Refutation* (every parameter): the change must not price any observation it touches slower than the
-   machine ran it (above its p90, by more than ``MIN_SPREAD``) where the current model did not. A resource count or a latency is a lower bound on time: a loop cannot run
+   machine ran it (above its ``ceiling``: its p90, or less where its samples spread less below the median
+   than above -- interference only slows -- by more than ``MIN_SPREAD``) where the current model did not. A resource count or a latency is a lower bound on time: a loop cannot run
    faster than its units or its dependency chain allow, so a value that says it must be slower than it was
    measured is refuted by that measurement, however much it helps the sum of the others. (Measured slower
    than predicted is no refutation: the front end, loop control, a busy sibling hardware thread, anything

@@ -14,8 +14,9 @@ read and set it on a model:
   units' occupancy in a kernel of that class alone (both give slots / width = uops / units), and the first
   calibration on a Zen 3 "explained" slow store and load kernels with 4-slot stores and loads;
 * the rule constants: ``store_forwarding``, ``vector_store_forwarding``, ``rmw_forwarding``, ``memory_renaming``
-  latencies (a rule the base lacks starts absent, None, and may be added) and
-  ``move_elimination`` of ``mov_rr`` / ``vec_mov``.
+  latencies (a rule the base lacks starts absent, None, and may be added), ``rmw_forwarding.immediate`` and
+  ``move_elimination`` of ``mov_rr`` / ``vec_mov``. Out of order ``store_forwarding`` is evidenced only by
+  load-op kernels (the others have their own rules).
 
 A parameter is *structural* when it says how many resources an instruction takes or how many there are
 (``ports``, ``compute_uops``, ``rthroughput``, ``issue_width``); ``Param.resource`` names the resource
@@ -30,8 +31,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from sha1opt.search.cost.model import READS_MEMORY, WRITES_MEMORY, ClassCost, MemoryRenaming, Model, RmwForwarding, \
-    Uop, VectorForwarding, derived_rthroughput
+from sha1opt.search.cost.model import READS_MEMORY, RMW_CLASSES, WRITES_MEMORY, ClassCost, MemoryRenaming, Model, \
+    RmwForwarding, Uop, VectorForwarding, derived_rthroughput
 
 # Classes whose instructions write no register (nor flags): their latency delays nothing a kernel can time,
 # only their own retirement -- a Zen 4 calibration "explained" its slow taken jumps (tput.jump, one per eight
@@ -164,7 +165,7 @@ def _rule_params(model: Model) -> list[Param]:
     # store, a plain reload): store_forwarding is evidenced only by the rest (a load-op of a plain store). It
     # still touches them while they are absent -- but a stage-1 sweep that ran it first on the read-modify-write
     # kernels set it 7 -> 4 on a Zen 4, pricing the load-op forward 40 % fast (rule.store_forwarding).
-    specific = frozenset({"alu_mr", "shift_mr", "vec_store"})
+    specific = RMW_CLASSES | {"vec_store"}
     general = stores if model.in_order else \
         (lambda cs: stores(cs) and not cs & specific and not cs <= {"store", "load"})  # noqa: E731
     out = [Param("rules.store_forwarding", "latency", tuple(dict.fromkeys([r.store_forward_latency, *lats])),
@@ -184,13 +185,13 @@ def _rule_params(model: Model) -> list[Param]:
                          lambda m: m.rules.rmw_forwarding.latency if m.rules.rmw_forwarding else None,
                          lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(
                              float(v), s, m.rules.rmw_forwarding.immediate if m.rules.rmw_forwarding else False)),
-                         lambda cs: bool(cs & {"alu_mr", "shift_mr"})))
+                         lambda cs: bool(cs & RMW_CLASSES)))
         out.append(Param("rules.rmw_forwarding", "immediate", (bool(r.rmw_forwarding and r.rmw_forwarding.immediate),
                                                                 not (r.rmw_forwarding and r.rmw_forwarding.immediate)),
                          lambda m: bool(m.rules.rmw_forwarding and m.rules.rmw_forwarding.immediate),
                          lambda m, v: m if m.rules.rmw_forwarding is None else _rule(
                              m, rmw_forwarding=dataclasses.replace(m.rules.rmw_forwarding, immediate=bool(v))),
-                         lambda cs: bool(cs & {"alu_mr", "shift_mr"})))
+                         lambda cs: bool(cs & RMW_CLASSES)))
         nsrc = r.memory_renaming.source if r.memory_renaming else "calibrated"
         cur = r.memory_renaming.latency if r.memory_renaming else None
         out.append(Param("rules.memory_renaming", "latency", tuple(dict.fromkeys([cur, *lats])),

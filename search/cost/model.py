@@ -223,6 +223,25 @@ class Rules:
     rmw_forwarding: RmwForwarding | None = None     # None: a read-modify-write's store forwards as a mov store
     memory_renaming: MemoryRenaming | None = None   # None: a plain load forwards as a load-op does
 
+    def forward_latency(self, store: str, load: str = "other") -> float:
+        """Clocks from a store's data to a later load of its address having it -- the one place both engines
+        ask. ``store``: ``STORE_KINDS`` ("plain": a mov of a register; "rmw": a read-modify-write with a
+        register operand; "rmw_imm": one by an immediate or of one operand; "vector": a vector store wider
+        than 4 bytes; "other": any other store); ``load``: "plain" (class ``load``) or "other" (a load-op, a
+        read-modify-write's load). Example (zen4): ("plain", "plain") 0 -- memory renaming; ("plain",
+        "other") 7; ("rmw_imm", "other") 0."""
+        if store == "vector" and self.vector_store_forwarding is not None:
+            return self.vector_store_forwarding.latency
+        rmw = self.rmw_forwarding
+        if rmw is not None and (store == "rmw" or (store == "rmw_imm" and rmw.immediate)):
+            return rmw.latency
+        if store == "plain" and load == "plain" and self.memory_renaming is not None:
+            return self.memory_renaming.latency
+        return self.store_forward_latency
+
+
+STORE_KINDS = ("plain", "rmw", "rmw_imm", "vector", "other")     # ``Rules.forward_latency``'s store kinds
+
 
 @dataclass(frozen=True)
 class Model:
@@ -540,6 +559,7 @@ def _parse_uop(text: str, where: str, unit_names: set[str]) -> Uop:
 READS_MEMORY = {"load", "add_rm", "logic_rm", "alu_mr", "shift_mr", "andn_rm", "rorx_rm", "pop", "vec_load",
                 "vec_alu_rm"}
 WRITES_MEMORY = {"store", "alu_mr", "shift_mr", "push", "vec_store"}
+RMW_CLASSES = frozenset({"alu_mr", "shift_mr"})     # read-modify-writes: their stores forward by rmw_forwarding
 
 
 def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:

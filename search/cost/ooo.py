@@ -21,8 +21,11 @@ Per instruction, in program order:
    latency, the ``vec_load`` row's for a load into a vector register), a
    load of a just-stored address (any 4-byte lane of a vector store) gets the
    data ``store_forwarding`` clocks after the store's data
-   (``rules.vector_store_forwarding`` clocks for a vector store, ``rules.rmw_forwarding``
-   for a read-modify-write with a register operand), ``rules.replay`` charges a load that ran before
+   (``Rules.forward_latency`` by the store's kind: ``rules.vector_store_forwarding`` for a vector store,
+   ``rules.rmw_forwarding`` for a read-modify-write -- with a register operand, or any with its
+   ``immediate``), a plain reload of a plain register store has the register's value at rename with
+   ``rules.memory_renaming`` (zen4: no sooner than its allocation, as an eliminated move),
+   ``rules.replay`` charges a load that ran before
    its forwarded slow data, and ``rules.move_elimination`` moves cost
    nothing; the result is written back (``Execute.write_back``);
 3. retire (``ReorderBuffer.retire``): in order, ``retire_width``
@@ -41,7 +44,7 @@ from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, Reservati
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
 from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, LDLAT, MREAD, MWRITE, STDREG, UOPS,
                                         WIDTH, WRITES, FLAGS, mem_key, stored_keys)
-from sha1opt.search.cost.model import VECTOR_CLASSES, Model
+from sha1opt.search.cost.model import STORE_KINDS, VECTOR_CLASSES, Model
 
 
 class Ports:
@@ -221,22 +224,20 @@ class FrontEnd:
 class Execute:
     """Execute stage: renamed registers, store forwarding, uop placement, and the binding cause of each result."""
 
-    __slots__ = ("tpc", "unit_ports", "fwd_lat", "vec_fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
+    __slots__ = ("tpc", "unit_ports", "fwd_lat", "replay", "rp_pen", "rp_min", "rp_name",
                  "stall_ticks", "stall_name", "ports", "place", "regs", "gen",
                  "stores", "issue", "complete", "units_used", "nodes", "binder", "slot", "dispatched", "delay",
-                 "start_segs", "late", "delay_name", "rmw_fwd_lat", "rename_lat", "rmw_any")
+                 "start_segs", "late", "delay_name", "rename_lat")
 
     def __init__(self, model: Model, n: int, record: bool = True) -> None:
         tpc = self.tpc = model.ticks_per_cycle
         self.unit_ports = [unit_port(u.name) for u in model.units]     # each unit's cause name
-        self.fwd_lat = int(round(model.rules.store_forward_latency * tpc))
-        vfwd = model.rules.vector_store_forwarding
-        self.vec_fwd_lat = int(round(vfwd.latency * tpc)) if vfwd is not None else self.fwd_lat
-        rmw = model.rules.rmw_forwarding          # a read-modify-write with a register operand (goldencove)
-        self.rmw_fwd_lat = int(round(rmw.latency * tpc)) if rmw is not None else self.fwd_lat
-        self.rmw_any = rmw is not None and rmw.immediate     # an RMW by an immediate too (zen4)
-        mr = model.rules.memory_renaming         # a plain load of a plain store's address, at rename (zen4)
-        self.rename_lat = int(round(mr.latency * tpc)) if mr is not None else None
+        rules = model.rules
+        # forwarding ticks per store kind (Rules.forward_latency); a plain load of a plain store's address is
+        # renamed (rules.memory_renaming: rename_lat) where the model says so
+        self.fwd_lat = {k: int(round(rules.forward_latency(k) * tpc)) for k in STORE_KINDS}
+        self.rename_lat = int(round(rules.forward_latency("plain", "plain") * tpc)) \
+            if rules.memory_renaming is not None else None
         replay = self.replay = model.rules.replay
         self.rp_pen = int(round(replay.penalty * tpc)) if replay else 0
         self.rp_min = int(round(replay.min_latency * tpc)) if replay else 0
@@ -261,8 +262,9 @@ class Execute:
         self.regs: dict[str, tuple[int, int, int, int]] = {}
         self.gen: dict[str, int] = {}            # register -> writes so far (address identity)
         self.stores: dict[tuple, tuple] = {}     # address key -> (data tick, producer latency, store index,
-        #                                          forwarding ticks: rules.vector_store_forwarding for a vector store,
-        #                                          whether it is a plain register store: rules.memory_renaming)
+        #                                          forwarding ticks by its kind, and for a plain register store
+        #                                          (rules.memory_renaming) its register's ready tick and producer
+        #                                          node, else None and -1)
         self.issue = [0] * n
         self.complete = [0] * n
         self.units_used: list[tuple] = [()] * n
@@ -334,9 +336,12 @@ class Execute:
                     mem_ready = t + d[LDLAT]
                     mem_pred = 2 * p_addr if r_addr >= start and p_addr >= 0 else 2 * i + 1
                     mem_extra, replayed = t - r0, False
-                    if fwd is not None and fwd[4] and self.rename_lat is not None and d[CLS] == "load":
-                        # rules.memory_renaming: the data is the store's, at rename -- not after the load runs
-                        mem_ready, replayed, mem_pred, mem_extra = fwd[0] + self.rename_lat, False, 2 * fwd[2], 0
+                    if fwd is not None and fwd[4] is not None and self.rename_lat is not None and d[CLS] == "load":
+                        # rules.memory_renaming: the store's register, at rename -- not the load's own latency
+                        # (as an eliminated move: no sooner than the load's allocation)
+                        ready = fwd[4] + self.rename_lat
+                        mem_ready, mem_pred = (ready, fwd[5]) if ready >= alloc and fwd[5] >= 0 else (alloc, 2 * i + 1)
+                        replayed, mem_extra = False, 0
                     elif fwd is not None:
                         mem_ready, replayed, mem_pred, mem_extra = self._forward(fwd, t, mem_ready, mem_pred,
                                                                                  mem_extra)
@@ -405,7 +410,7 @@ class Execute:
 
     def _forward(self, fwd: tuple, t: int, mem_ready: int, mem_pred: int, mem_extra: int) -> tuple:
         """A load at tick ``t`` of a just-stored address: (ready tick, replayed?, predecessor node, port wait)."""
-        sdata, plat, sidx, lat, _ = fwd
+        sdata, plat, sidx, lat = fwd[:4]
         if self.replay is not None and plat >= self.rp_min and sdata > t:
             return sdata + lat + self.rp_pen, True, 2 * sidx, 0
         if sdata + lat > mem_ready:
@@ -424,18 +429,18 @@ class Execute:
         """Publish instruction ``i``'s results: the stored value (for forwarding) and the renamed registers."""
         regs, gen = self.regs, self.gen
         if d[MWRITE] is not None:
+            e = None
             if d[STDREG] is not None:
                 e = regs.get(d[STDREG])
                 plat, sdata = (0, std_d) if e is None else (e[3], std_d if std_d > e[0] else e[0])
             else:
                 plat, sdata = d[LAT], (std_d if std_d > result else result)
-            # a vector store forwards to a load of any of its 4-byte lanes, after its own latency; the store
-            # of a read-modify-write with a register operand (``xorl %eax, 8(%rsp)``) after rules.rmw_forwarding
-            rmw = d[MREAD] is not None and (bool(d[DATA]) or self.rmw_any)
-            lat = self.vec_fwd_lat if d[WIDTH] > 4 else self.rmw_fwd_lat if rmw else self.fwd_lat
-            plain = d[WIDTH] <= 4 and not rmw and d[STDREG] is not None
+            # a vector store forwards to a load of any of its 4-byte lanes; a read-modify-write's store by its
+            # kind (``xorl %eax, 8(%rsp)``: "rmw", ``roll $5, 8(%rsp)``: "rmw_imm"); Rules.forward_latency
+            kind = store_kind(d)
+            renamed = ((e[0], 2 * e[2]) if e is not None else (0, -1)) if kind == "plain" else (None, -1)
             for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
-                self.stores[key] = (sdata, plat, i, lat, plain)
+                self.stores[key] = (sdata, plat, i, self.fwd_lat[kind], *renamed)
         if d[WRITES]:
             plat = d[LAT]
             if d[ELIM]:                  # an eliminated move passes its source's producer latency on
@@ -485,6 +490,15 @@ class Resume:
         while i < n and old[i] is seq[i]:
             i += 1
         return i
+
+
+def store_kind(d: tuple) -> str:
+    """The store kind (``model.STORE_KINDS``) of decoded store ``d``: what ``Rules.forward_latency`` asks."""
+    if d[WIDTH] > 4:
+        return "vector"
+    if d[MREAD] is not None:
+        return "rmw" if d[DATA] else "rmw_imm"
+    return "plain" if d[CLS] == "store" and d[STDREG] is not None else "other"
 
 
 def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,

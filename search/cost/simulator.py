@@ -26,7 +26,9 @@ Both engines honour register dependencies (renamed in OoO, scoreboarded
 with write-after-write order in-order), ``rules.address_stall``,
 store-to-load forwarding (a load from the address of an earlier store --
 same base/index register, unchanged since, same scale and displacement --
-gets the stored value ``store_forwarding`` clocks after the store's data),
+gets the stored value ``store_forwarding`` clocks after the store's data;
+out of order, ``Rules.forward_latency`` by the store's and the load's kind:
+``rmw_forwarding``, ``vector_store_forwarding``, ``memory_renaming``),
 ``rules.replay`` and ``rules.move_elimination``.
 
 Example: ``simulate(parse_text("roll $5, %eax", "i386"), load_model("p4"),

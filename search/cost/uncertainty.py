@@ -45,7 +45,7 @@ from sha1opt.semantics.errors import CorpusError, Sha1optError
 _ENSEMBLE_KEYS = {"members", "keep", "source"}
 _TIER_KEYS = {"name", "marks", "latency", "min_latency", "forwarding", "ports", "source"}
 _WIDTH_KEYS = {"values", "source"}
-FORWARDING = ("store_forwarding", "vector_store_forwarding", "rmw_forwarding")
+FORWARDING = ("store_forwarding", "vector_store_forwarding", "rmw_forwarding", "memory_renaming")
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,8 @@ def uncertainty(model: Model, spec: Spec | None = None) -> tuple[Uncertain, ...]
     rules = {"store_forwarding": (r.store_forward_latency, r.store_forward_source),
              "vector_store_forwarding": (r.vector_store_forwarding.latency, r.vector_store_forwarding.source)
              if r.vector_store_forwarding else None,
-             "rmw_forwarding": (r.rmw_forwarding.latency, r.rmw_forwarding.source) if r.rmw_forwarding else None}
+             "rmw_forwarding": (r.rmw_forwarding.latency, r.rmw_forwarding.source) if r.rmw_forwarding else None,
+             "memory_renaming": (r.memory_renaming.latency, r.memory_renaming.source) if r.memory_renaming else None}
     for name in FORWARDING:
         if rules[name] is None:
             continue

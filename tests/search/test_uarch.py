@@ -261,6 +261,19 @@ def test_loader_refuses_vector_store_forwarding_on_an_in_order_model(corpus):
         load_model("atom")
 
 
+def test_loader_refuses_memory_renaming_on_an_in_order_model_and_a_non_boolean_immediate(corpus):
+    """rules.memory_renaming is read by the out-of-order engine only (refused in-order, as the other
+    forwarding rules); rules.rmw_forwarding.immediate must be true or false (a 1 is refused, not read as
+    true)."""
+    _edit(corpus / "atom.toml", "[rules.store_forwarding]\n",
+          '[rules.memory_renaming]\nlatency = 0\nsource = "x"\n\n[rules.store_forwarding]\n')
+    with pytest.raises(CorpusError, match="memory_renaming applies to out-of-order models only"):
+        load_model("atom")
+    _edit(corpus / "zen4.toml", "immediate = true", "immediate = 1")
+    with pytest.raises(CorpusError, match="rmw_forwarding.immediate must be true or false"):
+        load_model("zen4")
+
+
 def test_loader_refuses_bmi2_without_bmi1(corpus):
     _edit(corpus / "zen3.toml", "has_bmi1 = true", "has_bmi1 = false")
     text = (corpus / "zen3.toml").read_text()
