@@ -648,13 +648,17 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
         sched = Scheduler(_string(r["name"], f"{fname}: rules.scheduler.name"),
                           int(_number(r["entries"], f"{fname}: rules.scheduler.entries", integer=True, minimum=4)),
                           r["source"])
-    vfwd = None
-    if "vector_store_forwarding" in raw:
-        r = raw["vector_store_forwarding"]
+    def forwarding(name: str) -> tuple[dict, float] | None:
+        """An out-of-order forwarding rule's row and latency, None when absent (refused in-order)."""
+        if name not in raw:
+            return None
         if in_order:
-            raise CorpusError(f"{fname}: rules.vector_store_forwarding applies to out-of-order models only")
-        vfwd = VectorForwarding(_half_clock(_number(r["latency"], f"{fname}: rules.vector_store_forwarding.latency"),
-                                            f"{fname}: rules.vector_store_forwarding.latency"), r["source"])
+            raise CorpusError(f"{fname}: rules.{name} applies to out-of-order models only")
+        where = f"{fname}: rules.{name}.latency"
+        return raw[name], _half_clock(_number(raw[name]["latency"], where), where)
+
+    v = forwarding("vector_store_forwarding")
+    vfwd = VectorForwarding(v[1], v[0]["source"]) if v else None
     delay = None
     if "dispatch_delay" in raw:
         r = raw["dispatch_delay"]
@@ -664,22 +668,13 @@ def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules
                               int(_number(r["cycles"], f"{fname}: rules.dispatch_delay.cycles", integer=True, minimum=1)),
                               r["source"])
     rmw = None
-    if "rmw_forwarding" in raw:
-        r = raw["rmw_forwarding"]
-        if in_order:
-            raise CorpusError(f"{fname}: rules.rmw_forwarding applies to out-of-order models only")
-        imm = r.get("immediate", False)
+    if (w := forwarding("rmw_forwarding")) is not None:
+        imm = w[0].get("immediate", False)
         if not isinstance(imm, bool):
             raise CorpusError(f"{fname}: rules.rmw_forwarding.immediate must be true or false")
-        rmw = RmwForwarding(_half_clock(_number(r["latency"], f"{fname}: rules.rmw_forwarding.latency"),
-                                        f"{fname}: rules.rmw_forwarding.latency"), r["source"], imm)
-    renaming = None
-    if "memory_renaming" in raw:
-        r = raw["memory_renaming"]
-        if in_order:
-            raise CorpusError(f"{fname}: rules.memory_renaming applies to out-of-order models only")
-        renaming = MemoryRenaming(_half_clock(_number(r["latency"], f"{fname}: rules.memory_renaming.latency"),
-                                              f"{fname}: rules.memory_renaming.latency"), r["source"])
+        rmw = RmwForwarding(w[1], w[0]["source"], imm)
+    n = forwarding("memory_renaming")
+    renaming = MemoryRenaming(n[1], n[0]["source"]) if n else None
     return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd,
                  delay, rmw, renaming)
 
