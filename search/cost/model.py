@@ -43,6 +43,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sha1opt.search.cost.calibrated import check_calibration
+from sha1opt.search.cost.rules import (RULE_NAMES, STORE_KINDS, AddressStall, DispatchDelay,  # noqa: F401
+                                       MemoryRenaming, Pairing, RegisterReads, Replay, RmwForwarding, Rules, Scheduler,
+                                       VectorForwarding, half_clock as _half_clock, number as _number, parse_rules,
+                                       string as _string)
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
 from sha1opt.semantics.x86 import ISA_LEVELS
@@ -87,21 +91,6 @@ _TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "h
                  "calibration"}     # calibration: a calibrated model's record (``calibrated.py``)
 _UNIT_KEYS = {"speed", "what", "source"}
 _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
-_RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
-    "store_forwarding": ({"latency", "source"}, set()),
-    "vector_store_forwarding": ({"latency", "source"}, set()),
-    "rmw_forwarding": ({"latency", "source"}, {"immediate"}),
-    "memory_renaming": ({"latency", "source"}, set()),
-    "address_stall": ({"name", "cycles", "exempt", "source"}, set()),
-    "pairing": ({"ordered", "lockstep", "no_disp_and_imm", "source"}, set()),
-    "move_elimination": ({"classes", "source"}, {"slots"}),
-    "replay": ({"name", "penalty", "min_latency", "source"}, set()),
-    "register_reads": ({"name", "per_clock", "source"}, set()),
-    "port_binding": ({"source"}, set()),
-    "scheduler": ({"name", "entries", "source"}, set()),
-    "dispatch_delay": ({"name", "cycles", "source"}, set()),
-}
-RULE_NAMES: tuple[str, ...] = tuple(_RULE_KEYS)     # every rule a model may carry
 
 
 @dataclass(frozen=True)
@@ -131,116 +120,6 @@ class ClassCost:
     source: str
 
 
-@dataclass(frozen=True)
-class AddressStall:
-    name: str                   # how the bottleneck is reported, e.g. "lea stall"
-    cycles: int                 # extra clocks before a base/index register may be used
-    exempt: frozenset[str]      # producer classes that do not cause it (AGU results)
-    source: str
-
-
-@dataclass(frozen=True)
-class Pairing:
-    ordered: bool               # the 2nd instruction of a cycle must use a later unit (U then V)
-    lockstep: bool              # a multi-clock instruction holds the whole group
-    no_disp_and_imm: bool       # an instruction with a displacement and an immediate issues alone
-    source: str
-
-
-@dataclass(frozen=True)
-class Replay:
-    name: str                   # how the cause is reported in breakdowns, e.g. "P4 replay"
-    penalty: float              # clocks lost by a replayed load
-    min_latency: float          # a store's data producer at least this slow triggers it
-    source: str
-
-
-@dataclass(frozen=True)
-class RegisterReads:
-    name: str                   # how the cause is reported, e.g. "register-read stall"
-    per_clock: int              # distinct retired (permanent-file) registers renamed per clock
-    source: str
-
-
-@dataclass(frozen=True)
-class VectorForwarding:
-    latency: float              # clocks from a vector store's data to a (scalar) load of one of its lanes
-    source: str
-
-
-@dataclass(frozen=True)
-class RmwForwarding:
-    latency: float              # clocks from the store of a read-modify-write with a register operand
-    #                             (``addl %ebx, 8(%rsp)``) to a later load of that address
-    source: str
-    immediate: bool = False     # also the store of one by an immediate or of one operand (``roll $5, 8(%rsp)``);
-    #                             else that store forwards as a mov store (goldencove: 0, zen4: this rule)
-
-
-@dataclass(frozen=True)
-class MemoryRenaming:
-    """A plain load of a just-stored address gets the store's data at rename, ``latency`` clocks after it.
-
-    Only a plain general-purpose load (class ``load``: ``movl 8(%rsp), %ecx``) of a plain register store
-    (``movl %ebx, 8(%rsp)``) is renamed; a load-op (``addl 8(%rsp), %ecx``), a read-modify-write's store and
-    a vector store forward as ``store_forwarding`` / ``rmw_forwarding`` / ``vector_store_forwarding`` say.
-    Example (zen4, latency 0): ``movl %ebx, 8(%rsp); movl 8(%rsp), %ecx; addl %ecx, %ebx`` runs at one
-    clock per link (the add), ``movl %ebx, 8(%rsp); addl 8(%rsp), %ebx`` at 1 + 7.
-    """
-    latency: float
-    source: str
-
-
-@dataclass(frozen=True)
-class DispatchDelay:
-    name: str                   # how the cause is reported, e.g. "issue-to-dispatch delay"
-    cycles: int                 # clocks from allocation to the earliest dispatch of a uop (1 without the rule)
-    source: str
-
-
-@dataclass(frozen=True)
-class Scheduler:
-    name: str                   # how the cause is reported, e.g. "scheduler full"
-    entries: int                # fused uops allocated and not yet dispatched to a unit, at most
-    source: str
-
-
-@dataclass(frozen=True)
-class Rules:
-    store_forward_latency: float
-    store_forward_source: str
-    address_stall: AddressStall | None = None
-    pairing: Pairing | None = None
-    move_elimination: frozenset[str] = frozenset()
-    move_elimination_source: str = ""
-    replay: Replay | None = None
-    register_reads: RegisterReads | None = None
-    port_binding: str | None = None     # its source when compute uops are bound to a port at allocation
-    scheduler: Scheduler | None = None  # the reservation station's size (allocation waits for a free entry)
-    move_elimination_slots: int | None = None   # moves eliminated per two rename clocks, less live aliases
-    vector_store_forwarding: VectorForwarding | None = None   # None: a vector store forwards as a scalar one
-    dispatch_delay: DispatchDelay | None = None     # None: a uop may dispatch the clock after its allocation
-    rmw_forwarding: RmwForwarding | None = None     # None: a read-modify-write's store forwards as a mov store
-    memory_renaming: MemoryRenaming | None = None   # None: a plain load forwards as a load-op does
-
-    def forward_latency(self, store: str, load: str = "other") -> float:
-        """Clocks from a store's data to a later load of its address having it -- the one place both engines
-        ask. ``store``: ``STORE_KINDS`` ("plain": a mov of a register; "rmw": a read-modify-write with a
-        register operand; "rmw_imm": one by an immediate or of one operand; "vector": a vector store wider
-        than 4 bytes; "other": any other store); ``load``: "plain" (class ``load``) or "other" (a load-op, a
-        read-modify-write's load). Example (zen4): ("plain", "plain") 0 -- memory renaming; ("plain",
-        "other") 7; ("rmw_imm", "other") 0."""
-        if store == "vector" and self.vector_store_forwarding is not None:
-            return self.vector_store_forwarding.latency
-        rmw = self.rmw_forwarding
-        if rmw is not None and (store == "rmw" or (store == "rmw_imm" and rmw.immediate)):
-            return rmw.latency
-        if store == "plain" and load == "plain" and self.memory_renaming is not None:
-            return self.memory_renaming.latency
-        return self.store_forward_latency
-
-
-STORE_KINDS = ("plain", "rmw", "rmw_imm", "vector", "other")     # ``Rules.forward_latency``'s store kinds
 
 
 @dataclass(frozen=True)
@@ -435,26 +314,6 @@ def _merged(stem: str, seen: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def _number(v: Any, where: str, *, integer: bool = False, minimum: float = 0) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not isinstance(v, int)):
-        raise CorpusError(f"{where}: must be {'an integer' if integer else 'a number'}")
-    if v < minimum:
-        raise CorpusError(f"{where}: must be >= {minimum}")
-    return v
-
-
-def _string(v: Any, where: str) -> str:
-    if not isinstance(v, str) or not v.strip():
-        raise CorpusError(f"{where}: must be a non-empty string")
-    return v
-
-
-def _half_clock(v: float, where: str) -> float:
-    if abs(v * 2 - round(v * 2)) > 1e-9:
-        raise CorpusError(f"{where}: latencies are modelled to half a clock, got {v}")
-    return float(v)
-
-
 def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     fname = f"{stem}.toml"
     check_keys(raw, fname, _TOP_REQUIRED, _TOP_OPTIONAL - {"inherits"})
@@ -533,7 +392,7 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
         raise CorpusError(f"{fname}: missing instruction class {missing[0]!r}")
     if not in_order:
         _check_roles(fname, classes)
-    rules = _rules(fname, raw["rules"], set(classes), in_order)
+    rules = parse_rules(fname, raw["rules"], set(classes), in_order)
     return Model(stem, _string(raw["description"], f"{fname}: description"), tuple(aliases), engine, issue,
                  retire, window, bmi1, bmi2, tuple(units), classes, rules,
                  _string(raw["source"], f"{fname}: source"), arch, gcc_mtune, vector_isa, path)
@@ -576,107 +435,6 @@ def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
             raise CorpusError(f"{where}: only memory-writing classes have 'sta:'/'std:' uops")
         if c.name not in ("load", "store", "push", "pop", "vec_load", "vec_store") and "" not in roles:
             raise CorpusError(f"{where}: needs a compute uop")
-
-
-def _rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> Rules:
-    if not isinstance(raw, dict):
-        raise CorpusError(f"{fname}: rules must be a table")
-    for rname, row in raw.items():
-        if rname not in _RULE_KEYS:
-            raise CorpusError(f"{fname}: rules.{rname}: unknown rule (known: {', '.join(sorted(_RULE_KEYS))})")
-        if not isinstance(row, dict):
-            raise CorpusError(f"{fname}: rules.{rname}: not a table")
-        req, opt = _RULE_KEYS[rname]
-        check_keys(row, f"{fname}: rules.{rname}", req, opt)
-        _string(row["source"], f"{fname}: rules.{rname}.source")
-    if "store_forwarding" not in raw:
-        raise CorpusError(f"{fname}: missing rule 'store_forwarding'")
-    sf = raw["store_forwarding"]
-    stall = pairing = replay = None
-    if "address_stall" in raw:
-        r = raw["address_stall"]
-        ex = r["exempt"]
-        if not isinstance(ex, list) or not all(isinstance(c, str) and c in class_names for c in ex):
-            raise CorpusError(f"{fname}: rules.address_stall.exempt must list instruction classes")
-        stall = AddressStall(_string(r["name"], f"{fname}: rules.address_stall.name"),
-                             int(_number(r["cycles"], f"{fname}: rules.address_stall.cycles", integer=True, minimum=1)),
-                             frozenset(ex), r["source"])
-    if "pairing" in raw:
-        r = raw["pairing"]
-        if not in_order:
-            raise CorpusError(f"{fname}: rules.pairing applies to in-order models only")
-        for k in ("ordered", "lockstep", "no_disp_and_imm"):
-            if not isinstance(r[k], bool):
-                raise CorpusError(f"{fname}: rules.pairing.{k} must be true or false")
-        pairing = Pairing(r["ordered"], r["lockstep"], r["no_disp_and_imm"], r["source"])
-    elim: frozenset[str] = frozenset()
-    elim_src = ""
-    elim_slots = None
-    if "move_elimination" in raw:
-        r = raw["move_elimination"]
-        if not isinstance(r["classes"], list) or not all(c in ("mov_rr", "vec_mov") for c in r["classes"]):
-            raise CorpusError(f"{fname}: rules.move_elimination.classes may only list 'mov_rr' and 'vec_mov'")
-        if not set(r["classes"]) <= class_names:
-            raise CorpusError(f"{fname}: rules.move_elimination.classes names a class the model has no row for")
-        elim, elim_src = frozenset(r["classes"]), r["source"]
-        if "slots" in r:
-            elim_slots = int(_number(r["slots"], f"{fname}: rules.move_elimination.slots", integer=True, minimum=1))
-    if "replay" in raw:
-        r = raw["replay"]
-        replay = Replay(_string(r["name"], f"{fname}: rules.replay.name"), float(_number(r["penalty"], f"{fname}: rules.replay.penalty")),
-                        float(_number(r["min_latency"], f"{fname}: rules.replay.min_latency")), r["source"])
-    reads = None
-    if "register_reads" in raw:
-        r = raw["register_reads"]
-        if in_order:
-            raise CorpusError(f"{fname}: rules.register_reads applies to out-of-order models only")
-        reads = RegisterReads(_string(r["name"], f"{fname}: rules.register_reads.name"),
-                              int(_number(r["per_clock"], f"{fname}: rules.register_reads.per_clock", integer=True,
-                                          minimum=1)), r["source"])
-    lat = _half_clock(_number(sf["latency"], f"{fname}: rules.store_forwarding.latency"),
-                      f"{fname}: rules.store_forwarding.latency")
-    binding = None
-    if "port_binding" in raw:
-        if in_order:
-            raise CorpusError(f"{fname}: rules.port_binding applies to out-of-order models only")
-        binding = raw["port_binding"]["source"]
-    sched = None
-    if "scheduler" in raw:
-        r = raw["scheduler"]
-        if in_order:
-            raise CorpusError(f"{fname}: rules.scheduler applies to out-of-order models only")
-        sched = Scheduler(_string(r["name"], f"{fname}: rules.scheduler.name"),
-                          int(_number(r["entries"], f"{fname}: rules.scheduler.entries", integer=True, minimum=4)),
-                          r["source"])
-    def forwarding(name: str) -> tuple[dict, float] | None:
-        """An out-of-order forwarding rule's row and latency, None when absent (refused in-order)."""
-        if name not in raw:
-            return None
-        if in_order:
-            raise CorpusError(f"{fname}: rules.{name} applies to out-of-order models only")
-        where = f"{fname}: rules.{name}.latency"
-        return raw[name], _half_clock(_number(raw[name]["latency"], where), where)
-
-    v = forwarding("vector_store_forwarding")
-    vfwd = VectorForwarding(v[1], v[0]["source"]) if v else None
-    delay = None
-    if "dispatch_delay" in raw:
-        r = raw["dispatch_delay"]
-        if in_order:
-            raise CorpusError(f"{fname}: rules.dispatch_delay applies to out-of-order models only")
-        delay = DispatchDelay(_string(r["name"], f"{fname}: rules.dispatch_delay.name"),
-                              int(_number(r["cycles"], f"{fname}: rules.dispatch_delay.cycles", integer=True, minimum=1)),
-                              r["source"])
-    rmw = None
-    if (w := forwarding("rmw_forwarding")) is not None:
-        imm = w[0].get("immediate", False)
-        if not isinstance(imm, bool):
-            raise CorpusError(f"{fname}: rules.rmw_forwarding.immediate must be true or false")
-        rmw = RmwForwarding(w[1], w[0]["source"], imm)
-    n = forwarding("memory_renaming")
-    renaming = MemoryRenaming(n[1], n[0]["source"]) if n else None
-    return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd,
-                 delay, rmw, renaming)
 
 
 def derived_rthroughput(c: ClassCost, model: Model) -> float:

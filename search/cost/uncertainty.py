@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from sha1opt.search.cost.fit import pools, port_candidates
 from sha1opt.search.cost.model import Model, Uop, derived_rthroughput, model_from_table, model_table
+from sha1opt.search.cost.rules import string as _text
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
 
@@ -80,10 +81,6 @@ def _int(v: Any, where: str, low: int = 0) -> int:
     return v
 
 
-def _text(v: Any, where: str) -> str:
-    if not isinstance(v, str) or not v.strip():
-        raise CorpusError(f"{where}: must be a non-empty string")
-    return v
 
 
 def parse_spec(raw: Any, where: str) -> Spec:
