@@ -25,6 +25,8 @@ TEXT, LINE the item's text and source line
 OCC        ticks it holds its unit (reciprocal throughput, >= 1 tick)
 STDREG     a register store's data register (the replay rule), or None
 WIDTH      bytes a store writes for forwarding: a vector store's memory operand (its row), else 4
+SKIND      a store's kind for ``Rules.forward_latency`` (``store_kind``; None for an instruction that stores
+           nothing)
 LDLAT      ticks from its load uop's dispatch to the data: the ``vec_load`` row's latency for a load into
            a vector register (a vector class: ``vec_load``, ``vec_alu_rm``; Zen 7 clocks), else the
            ``load`` row's (Zen 4)
@@ -43,8 +45,8 @@ from sha1opt.search.cost.model import VECTOR_CLASSES, Model
 from sha1opt.semantics.opaque import Opaque
 from sha1opt.semantics.x86 import Imm, Mem, effects
 
-CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG, WIDTH, LDLAT = \
-    range(18)
+CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT, LINE, OCC, STDREG, WIDTH, LDLAT, \
+    SKIND = range(19)
 
 FLAGS = "flags"     # the arithmetic flags, tracked as one more register
 
@@ -72,12 +74,13 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
     elim = cls in model.rules.move_elimination
     if vector:      # operand effects from the item's semantics row (classes.vector_effects), never flags
         v = vector_effects(item)
+        width = v.width if v.mem_write is not None else 4
         return (cls, cost.uops, tuple(uops), lat, v.data, v.address, v.writes, v.mem_read, v.mem_write, elim,
                 exempt, False, str(item), item.line, occ, v.data[0] if cls == "vec_store" and v.data else None,
-                v.width if v.mem_write is not None else 4, ldlat)
+                width, ldlat, ("vector" if width > 4 else "other") if v.mem_write is not None else None)
     if isinstance(item, Opaque):
         return (cls, cost.uops, tuple(uops), lat, tuple(sorted(item.reads)), (), tuple(sorted(item.writes)),
-                None, None, elim, exempt, False, str(item), item.line, occ, None, 4, ldlat)
+                None, None, elim, exempt, False, str(item), item.line, occ, None, 4, ldlat, None)
     eff = effects(item)
     writes = eff.writes + (FLAGS,) if eff.flags else eff.writes
     # a register store (mov %reg, mem): the replay rule looks at that register's producer
@@ -87,7 +90,16 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
         mem = eff.mem_read if eff.mem_read is not None else eff.mem_write
         alone = mem is not None and mem.disp != 0 and any(isinstance(o, Imm) for o in item.operands)
     return (cls, cost.uops, tuple(uops), lat, eff.data, eff.address, writes, eff.mem_read, eff.mem_write,
-            elim, exempt, alone, str(item), item.line, occ, std_reg, 4, ldlat)
+            elim, exempt, alone, str(item), item.line, occ, std_reg, 4, ldlat,
+            store_kind(cls, eff.mem_read is not None, bool(eff.data), std_reg) if eff.mem_write is not None else None)
+
+
+def store_kind(cls: str, reads_memory: bool, register_data: bool, std_reg: str | None) -> str:
+    """A scalar store's kind (``model.STORE_KINDS``): a read-modify-write "rmw" (with a register operand,
+    ``xorl %eax, 8(%rsp)``) or "rmw_imm" (``roll $5, 8(%rsp)``), a mov of a register "plain", else "other"."""
+    if reads_memory:
+        return "rmw" if register_data else "rmw_imm"
+    return "plain" if cls == "store" and std_reg is not None else "other"
 
 
 def mem_key(m: Mem, gen: dict[str, int]) -> tuple:

@@ -181,14 +181,12 @@ def _rule_params(model: Model) -> list[Param]:
                          lambda cs: "vec_store" in cs and bool(cs & READS_MEMORY)))
         rsrc = r.rmw_forwarding.source if r.rmw_forwarding else "calibrated"
         cur = r.rmw_forwarding.latency if r.rmw_forwarding else None
+        imm = lambda m: bool(m.rules.rmw_forwarding and m.rules.rmw_forwarding.immediate)  # noqa: E731
         out.append(Param("rules.rmw_forwarding", "latency", tuple(dict.fromkeys([cur, *lats])),
                          lambda m: m.rules.rmw_forwarding.latency if m.rules.rmw_forwarding else None,
-                         lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(
-                             float(v), s, m.rules.rmw_forwarding.immediate if m.rules.rmw_forwarding else False)),
+                         lambda m, v, s=rsrc: _rule(m, rmw_forwarding=None if v is None else RmwForwarding(float(v), s, imm(m))),
                          lambda cs: bool(cs & RMW_CLASSES)))
-        out.append(Param("rules.rmw_forwarding", "immediate", (bool(r.rmw_forwarding and r.rmw_forwarding.immediate),
-                                                                not (r.rmw_forwarding and r.rmw_forwarding.immediate)),
-                         lambda m: bool(m.rules.rmw_forwarding and m.rules.rmw_forwarding.immediate),
+        out.append(Param("rules.rmw_forwarding", "immediate", (imm(model), not imm(model)), imm,
                          lambda m, v: m if m.rules.rmw_forwarding is None else _rule(
                              m, rmw_forwarding=dataclasses.replace(m.rules.rmw_forwarding, immediate=bool(v))),
                          lambda cs: bool(cs & RMW_CLASSES)))

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
-from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, LDLAT, MREAD, MWRITE, STDREG, UOPS,
-                                        WIDTH, WRITES, FLAGS, mem_key, stored_keys)
+from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, LDLAT, MREAD, MWRITE, SKIND, STDREG,
+                                        UOPS, WIDTH, WRITES, FLAGS, mem_key, stored_keys)
 from sha1opt.search.cost.model import STORE_KINDS, VECTOR_CLASSES, Model
 
 
@@ -437,8 +437,11 @@ class Execute:
                 plat, sdata = d[LAT], (std_d if std_d > result else result)
             # a vector store forwards to a load of any of its 4-byte lanes; a read-modify-write's store by its
             # kind (``xorl %eax, 8(%rsp)``: "rmw", ``roll $5, 8(%rsp)``: "rmw_imm"); Rules.forward_latency
-            kind = store_kind(d)
-            renamed = ((e[0], 2 * e[2]) if e is not None else (0, -1)) if kind == "plain" else (None, -1)
+            kind = d[SKIND]
+            if kind != "plain":
+                renamed = (None, -1)
+            else:                        # the register's value and its producer's node (rules.memory_renaming)
+                renamed = (e[0], 2 * e[2]) if e is not None else (0, -1)
             for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
                 self.stores[key] = (sdata, plat, i, self.fwd_lat[kind], *renamed)
         if d[WRITES]:
@@ -490,15 +493,6 @@ class Resume:
         while i < n and old[i] is seq[i]:
             i += 1
         return i
-
-
-def store_kind(d: tuple) -> str:
-    """The store kind (``model.STORE_KINDS``) of decoded store ``d``: what ``Rules.forward_latency`` asks."""
-    if d[WIDTH] > 4:
-        return "vector"
-    if d[MREAD] is not None:
-        return "rmw" if d[DATA] else "rmw_imm"
-    return "plain" if d[CLS] == "store" and d[STDREG] is not None else "other"
 
 
 def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,

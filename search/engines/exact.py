@@ -35,9 +35,9 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from sha1opt.semantics.sha1 import kind
-from sha1opt.semantics.x86 import Arch, Reg
-from sha1opt.search.cost.model import RMW_CLASSES
-from sha1opt.search.cost.simulator import classify
+from sha1opt.semantics.x86 import Arch
+from sha1opt.search.cost.decode import CLS, SKIND
+from sha1opt.search.cost.simulator import decode
 from sha1opt.search.space.assignment import flow
 from sha1opt.search.space.candidate import REGS, Candidate
 from sha1opt.search.space.order import build_graph
@@ -94,19 +94,18 @@ def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float 
     if built is None:
         return TemplateResult(k, t, recipe, None, 0, "unknown", (), 0.0)
     ops, graph, n = built
-    costs = [model.classes[classify(o.ins, model)] for o in ops[:n]]
+    dec = decode([o.ins for o in ops[:n]], model)     # the simulator's facts: class, store kind
+    costs = [model.classes[d[CLS]] for d in dec]
     lat = [max(0, int(math.ceil(c.latency))) for c in costs]
     elim = getattr(model.rules, "move_elimination", frozenset())
-    for i, o in enumerate(ops[:n]):
-        if classify(o.ins, model) in elim:
+    for i, d in enumerate(dec):
+        if d[CLS] in elim:
             lat[i] = 0
-    cls = [classify(o.ins, model) for o in ops[:n]]
-    # a store's kind and a load's, for Rules.forward_latency (the simulator's rule): a mov of a register is
-    # "plain", a read-modify-write "rmw" (with a register operand) or "rmw_imm"; a plain reload "plain"
-    skind = ["plain" if c == "store" and any(isinstance(x, Reg) for x in o.ins.operands) else
-             ("rmw" if any(isinstance(x, Reg) for x in o.ins.operands) else "rmw_imm") if c in RMW_CLASSES else
-             "other" for c, o in zip(cls, ops[:n])]
-    fwd = {(k, lk): int(math.ceil(model.rules.forward_latency(k, lk))) for k in set(skind) for lk in ("plain", "other")}
+
+    def forward(i: int, j: int) -> int:
+        """Clocks from store ``i`` to load ``j`` (Rules.forward_latency, as the simulator: a plain reload "plain")."""
+        return int(math.ceil(model.rules.forward_latency(dec[i][SKIND] or "other",
+                                                          "plain" if dec[j][CLS] == "load" else "other")))
     # Edges: (i, j, latency, distance)
     edges = []
     for j in range(2 * n):
@@ -116,7 +115,7 @@ def solve_template(model, arch: Arch, t: int, recipe: Recipe, time_limit: float 
                 continue
             li = lat[i % n]
             if raw and any(isinstance(loc, tuple) for loc in graph.writes[i] & graph.reads[j]):
-                li = max(li, fwd[skind[i % n], "plain" if cls[j % n] == "load" else "other"])
+                li = max(li, forward(i % n, j % n))
             if not raw:
                 li = 0 if any(loc in graph.reads[i] for loc in graph.writes[j]) else 1
             if i < n and j < n:
