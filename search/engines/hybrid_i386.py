@@ -3,15 +3,15 @@
 The i386 space (``space.hybrid_i386``) is the x86-64 one without the families i386 has no
 registers for (rotating rounds, read-ahead), so the search is ``engines.hybrid``'s reduced to what
 is left: a grid in two stages -- every dialect the model and the cap allow x the recurrence (rol1,
-rol2) at lead 2 / every 2 with the textbook recipe; then, for the best of them, ``lead`` 1-3 x
-(``every`` in ``EVERY``, or the ``slots`` placement over the model's unit classes) -- then
-annealing from the grid's best, a move changing the dialect, the recurrence, the lead, ``every``,
-the placement, one scalar recipe field (options the scalar ISA has) or one (round, chain)
-priority offset by +-1. Costs are ``engines.hybrid.block_cost`` (the per-block body as a loop in steady
+rol2) x the scalar rounds (``I386_SCALARS``: the textbook recipe, the lazy rounds) at lead 2 /
+every 2; then, for the best of them, ``lead`` 1-3 x (``every`` in ``EVERY``, or the ``slots``
+placement over the model's unit classes) -- then annealing from the grid's best, a move changing
+the dialect, the recurrence, the scalar rounds, the lead, ``every``, the placement, one scalar
+recipe field (options the scalar ISA has) or one (round, chain) priority offset by +-1. Costs are ``engines.hybrid.block_cost`` (the per-block body as a loop in steady
 state), ties to the shorter body; deterministic per seed and budget; the result is an
 ``engines.hybrid.HybridSearch``. The engine proves nothing (``hybrid_proof.prove_hybrid`` does).
 
-Example: on ``goldencove`` with ``cap="ssse3"`` the grid scores 2 + 3 x 6 = 20 ssse3 blocks.
+Example: on ``goldencove`` with ``cap="ssse3"`` the grid scores 2 x 2 + 3 x 6 = 22 ssse3 blocks (recurrence x rounds, then lead x placement).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, an
                                            dialects_for, ranked_points, recipe_or_offset_move, scalar_isa_for,
                                            slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
+from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.recipe import Recipe, isa_rank
 
@@ -41,6 +42,9 @@ def build_on_i386(params: HybridParams, model: Model) -> HybridBlock | None:
     return build_i386(params, slots_of(model) if params.placement == "slots" else None)
 
 
+# the scalar rounds an i386 block can take: the recipe's, and the forms with i386's registers (``lazy``)
+I386_SCALARS = ("recipe",) + tuple(name for name, form in FORMS.items() if "i386" in form.arches)
+
 # the hybrid family's arch variants: how a block of each arch is built on a model
 BUILD_ON = {"x86_64": build_on, "i386": build_on_i386}
 
@@ -48,7 +52,9 @@ BUILD_ON = {"x86_64": build_on, "i386": build_on_i386}
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random()
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every", "placement", "recurrence"))
+        which = rng.choice(("isa", "lead", "every", "placement", "recurrence", "scalar"))
+        if which == "scalar":
+            return replace(p, scalar=rng.choice([s for s in I386_SCALARS if s != p.scalar]))
         if which == "recurrence":
             return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2")
         if which == "isa" and len(dialects) > 1:
@@ -88,7 +94,7 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     reason = "grid"
     best: HybridParams | None = None
     # stage 1: dialect x recurrence at one interleaving; stage 2: lead x placement for the best of them
-    grid = [replace(base, isa=d, recurrence=r) for r in RECURRENCES for d in dialects]
+    grid = [replace(base, isa=d, recurrence=r, scalar=sc) for sc in I386_SCALARS for r in RECURRENCES for d in dialects]
     for stage in (1, 2):
         if stage == 2:
             grid = [replace(best, lead=lead, every=every) for lead in LEADS for every in EVERY]

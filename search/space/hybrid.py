@@ -72,7 +72,7 @@ from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import Schedule, block_bindings, state_regs
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
-from sha1opt.search.space.hybrid_dialects import (Dialect, binop, dialect, imm_binop, imm_op, load, rol, store,
+from sha1opt.search.space.hybrid_dialects import (Dialect, add_k, binop, dialect, imm_binop, imm_op, load, rol, store,
                                                   ternlog)
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
@@ -94,13 +94,14 @@ BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
 
 
 def pair_refusal(d: Dialect, arch: str, ahead: bool, recurrence: str, scalar: str) -> str | None:
-    """Why a two-block dialect (``d.blocks == 2``, ``hybrid_pair``) cannot take these choices, or None: it is
-    built for x86-64; its read-ahead (the next pair's loads through %r13/%r14 during block 2's rounds) takes
-    the ``hybrid_forms`` rounds, which leave %r12-%r15 free. (rol2 needs read-ahead, as for one block.)"""
+    """Why dialect ``d`` cannot take these choices, or None: it is built for ``d.arches`` only (a two-block row,
+    ``hybrid_pair``, for x86-64; a ``k_copy`` row for i386); a two-block row's read-ahead (the next pair's loads
+    through %r13/%r14 during block 2's rounds) takes the ``hybrid_forms`` rounds, which leave %r12-%r15 free.
+    (rol2 needs read-ahead, as for one block.)"""
+    if arch not in d.arches:
+        return f"the dialect {d.name} is built for {', '.join(d.arches)} only"
     if d.blocks == 1:
         return None
-    if arch not in d.arches:
-        return f"the two-block dialect {d.name} is built for {', '.join(d.arches)} only"
     if ahead and scalar == "recipe":
         return f"the two-block dialect {d.name} reads ahead only with the hybrid_forms rounds (not the recipe's)"
     return None
@@ -149,10 +150,10 @@ class HybridParams:
         why = pair_refusal(self.dialect, self.arch, self.ahead, self.recurrence, self.scalar)
         if why:
             raise Sha1optError(why)
-        if self.arch == "i386" and (self.scalar, self.ahead) != ("recipe", False):
+        if self.arch == "i386" and (self.ahead or self.scalar != "recipe" and "i386" not in FORMS[self.scalar].arches):
             # 7 GPRs: no rotating rounds (9 registers), and the read-ahead's data pointer would need a
             # register the rounds hold; rol2 keeps its older groups on the stack (``hybrid_i386``).
-            raise Sha1optError("the i386 hybrid block takes the recipe rounds and no read-ahead")
+            raise Sha1optError("the i386 hybrid block takes the recipe or the lazy rounds and no read-ahead")
 
     @property
     def dialect(self) -> Dialect:
@@ -164,7 +165,8 @@ class HybridParams:
         ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
         if self.arch != "x86_64":
             rol2 = ",w=rol2" if self.recurrence == "rol2" else ""
-            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place}{rol2};{self.recipe.key()}"
+            rounds = self.recipe.key() if self.scalar == "recipe" else f"rounds={self.scalar}"
+            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place}{rol2};{rounds}"
         if self.scalar != "recipe":
             return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};rounds={self.scalar}"
         return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};{self.recipe.key()}"
@@ -257,7 +259,7 @@ def load_group_ops(j: int, isa: str, block: int = 0, temp: Reg = TEMP_A) -> list
     """
     d = dialect(isa)
     w, src, k = W_REGS[j], Mem(DATA, None, 1, 64 * block + 16 * j), K_REGS[0]
-    return (load(d, src, w) + binop(d, "pshufb", MASK, w, w) + binop(d, "paddd", k, w, temp)
+    return (load(d, src, w) + binop(d, "pshufb", MASK, w, w) + add_k(d, k, w, temp)
             + store(d, temp, wk_slot(4 * j)))
 
 
@@ -278,7 +280,7 @@ def group_ops(g: int, isa: str) -> list[Instr]:
     out += rol(d, 1, x, x, b)                                  # x = R
     out += imm_op(d, "pslldq", 12, x, c) + rol(d, 1, c, c, b)  # c = 0, 0, 0, rol1(W[t])
     out += binop(d, "pxor", c, x, x)                           # x = G_g
-    return out + binop(d, "paddd", kreg, x, a) + store(d, a, slot)
+    return out + add_k(d, kreg, x, a) + store(d, a, slot)
 
 
 def scalar_ops(recipe: Recipe) -> list[Op]:

@@ -23,7 +23,12 @@ compare a dialect's name:
 * ``blocks`` -- blocks per loop iteration: 1 (the schedule of one block in
   xmm), or 2 (``hybrid_pair``: two blocks' schedules in the two 128-bit
   halves of ymm registers, as OpenSSL's and libgcrypt's AVX2 paths; x86-64
-  only, ``hybrid.pair_refusal``).
+  only, ``hybrid.pair_refusal``);
+* ``k_copy`` -- a legacy-SSE K addition copies K and adds W (``add_k``:
+  ``movdqa K, T; paddd W, T``) instead of copying W; i386 only, where K is
+  the stack table's memory operand (``hybrid_i386``), so the copy is a load
+  and not a vector ALU uop (one fewer per group; a CPU whose loads are
+  dearer, Atom's port 0, prefers the plain row).
 
 Invariants: ``DIALECTS`` is ordered lowest first (a cap's highest allowed
 dialect is its last); a row's name is ``HybridParams.isa`` and the store's
@@ -56,11 +61,14 @@ class Dialect:
     store: str                # the W+K ring store
     vzeroupper: bool          # vzeroupper before the function returns
     blocks: int = 1           # blocks per loop iteration: 2 = ymm, a block in each 128-bit half (``hybrid_pair``)
+    k_copy: bool = False      # K copied, W added (``add_k``): on i386 a load of the K table; i386 only
 
     @property
     def arches(self) -> tuple[str, ...]:
         """The arches the dialect's blocks are built for: a two-block row needs x86-64's 16 vector registers and
-        the frame's block-2 pointer (``hybrid_pair``)."""
+        the frame's block-2 pointer (``hybrid_pair``); a ``k_copy`` row pays only where K is in memory (i386)."""
+        if self.k_copy:
+            return ("i386",)
         return ("x86_64",) if self.blocks > 1 else ("x86_64", "i386")
 
     def mnemonic(self, legacy: str) -> str:
@@ -70,6 +78,8 @@ class Dialect:
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("ssse3", "ssse3", three_operand=False, rotate=False, ternlog=False, store="movdqu", vzeroupper=False),
+    Dialect("ssse3k", "ssse3", three_operand=False, rotate=False, ternlog=False, store="movdqu", vzeroupper=False,
+            k_copy=True),
     Dialect("avx", "avx", three_operand=True, rotate=False, ternlog=False, store="vmovdqu", vzeroupper=True),
     Dialect("avx2x2", "avx2", three_operand=True, rotate=False, ternlog=False, store="vmovdqu", vzeroupper=True,
             blocks=2),
@@ -104,6 +114,8 @@ def register(row: Dialect) -> None:
         raise Sha1optError("vpternlogd has no two-operand form")
     if row.blocks not in (1, 2) or (row.blocks == 2 and not row.three_operand):
         raise Sha1optError("a dialect hashes 1 block an iteration, or 2 in ymm (a VEX/EVEX row)")
+    if row.k_copy and row.three_operand:
+        raise Sha1optError("k_copy is a legacy-SSE choice: VEX/EVEX adds K from memory in one instruction")
     DIALECTS[row.name] = row
 
 
@@ -116,6 +128,13 @@ def binop(d: Dialect, legacy: str, src, src2: Reg, dst: Reg) -> list[Instr]:
     if d.three_operand:
         return [_i(d.mnemonic(legacy), src, src2, dst)]
     return ([] if src2 == dst else [_i("movdqa", src2, dst)]) + [_i(legacy, src, dst)]
+
+
+def add_k(d: Dialect, k, w: Reg, dst: Reg) -> list[Instr]:
+    """``dst = w + K`` (``binop``'s ``paddd``); a ``k_copy`` row copies K first: ``movdqa k, dst; paddd w, dst``."""
+    if d.k_copy and w != dst:
+        return [_i("movdqa", k, dst), _i("paddd", w, dst)]
+    return binop(d, "paddd", k, w, dst)
 
 
 def imm_op(d: Dialect, legacy: str, n: int, src: Reg, dst: Reg) -> list[Instr]:

@@ -2,7 +2,9 @@
 
 A ``RoundsForm`` names one way to write the 80 rounds around the W+K ring
 (``hybrid_rounds``: f in a's register, six registers in rotation;
-``hybrid_pinned``: f in one fixed register, rol30 in place) and its choices:
+``hybrid_pinned``: f in one fixed register, rol30 in place; ``hybrid_lazy``:
+five registers and two temporaries, a rotated in place and b late, the next
+round's f prepared -- the one form i386's seven registers hold) and its choices:
 BMI2 (``rorx``/``andn``), which rounds take OpenSSL's lean f forms, how many
 rounds ahead W+K is added into e (0, 1, 2), whether a..e end in
 ``STATE_REGS`` (``keep``; always for the pinned form) and, pinned only, the
@@ -10,8 +12,8 @@ order of ``add rol5, e`` (``order``). ``FORMS`` maps each name to its form,
 the first slice's four first (``FIRST_FORMS``, names and code unchanged), so
 every form is a point the hybrid search can score and the block proof checks.
 
-Names: ``rotate[-bmi][-lean|-mix|-leanch|-leanchp][-early|-early2][-majn][-keep]``
-and ``pin[-bmi][-leanch][-early|-early2][-majn][-chain]`` (``-majn``: Maj's
+Names: ``rotate[-bmi][-lean|-mix|-leanch|-leanchp][-early|-early2][-majn][-keep]``,
+``pin[-bmi][-leanch][-early|-early2][-majn][-chain]`` and ``lazy[-chain]`` (``-majn``: Maj's
 ``C1 & C`` by ``andn``, one copy fewer per Maj round; offered one round
 early with the state kept). Example:
 ``FORMS["rotate-bmi-early-keep"]`` is ``RoundsForm("rotate", True, "", 1,
@@ -24,10 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.search.space.hybrid_lazy import lazy_rounds
 from sha1opt.search.space.hybrid_pinned import ORDERS, PIN_LEAN, pinned_rounds
 from sha1opt.search.space.hybrid_rounds import LEAN, RotatingRounds, rotating_rounds
 
-LAYOUTS = ("rotate", "pin")
+LAYOUTS = ("rotate", "pin", "lazy")
+# the temporaries of the forms that run on i386 (``hybrid_i386``: esi, edi) and on x86-64
+LAZY_TEMPS = {"x86_64": ("r10d", "r11d"), "i386": ("esi", "edi")}
 _LEAN_NAMES = {"": "", "parity": "-mix", "all": "-lean", "ch": "-leanch", "ch+parity": "-leanchp"}
 _EARLY_NAMES = {0: "", 1: "-early", 2: "-early2"}
 
@@ -47,7 +52,8 @@ class RoundsForm:
     def __post_init__(self) -> None:
         ok = (self.layout in LAYOUTS and self.lean in LEAN and self.early in _EARLY_NAMES and self.order in ORDERS
               and (self.layout == "rotate" and self.order == "f"
-                   or self.layout == "pin" and self.keep and self.early and self.lean in PIN_LEAN)
+                   or self.layout == "pin" and self.keep and self.early and self.lean in PIN_LEAN
+                   or self.layout == "lazy" and self.keep and not (self.bmi or self.lean or self.early))
               and (not self.majn or self.bmi and self.lean != "all"))
         if not ok:
             raise Sha1optError(f"no scalar-rounds form {self!r}")
@@ -55,11 +61,22 @@ class RoundsForm:
     @property
     def name(self) -> str:
         tail = _LEAN_NAMES[self.lean] + _EARLY_NAMES[self.early] + ("-majn" if self.majn else "")
+        if self.layout == "lazy":
+            return "lazy" + ("-chain" if self.order == "chain" else "")
         if self.layout == "pin":
             return "pin" + ("-bmi" if self.bmi else "") + tail + ("-chain" if self.order == "chain" else "")
         return "rotate" + ("-bmi" if self.bmi else "") + tail + ("-keep" if self.keep else "")
 
-    def rounds(self) -> RotatingRounds:
+    @property
+    def arches(self) -> tuple[str, ...]:
+        """The arches whose hybrid block has the registers for this form (``lazy``: seven GPRs)."""
+        return tuple(LAZY_TEMPS) if self.layout == "lazy" else ("x86_64",)
+
+    def rounds(self, arch: str = "x86_64") -> RotatingRounds:
+        if arch not in self.arches:
+            raise Sha1optError(f"the scalar rounds {self.name} need more registers than {arch} has")
+        if self.layout == "lazy":
+            return lazy_rounds(LAZY_TEMPS[arch], self.order)
         if self.layout == "pin":
             return pinned_rounds(self.bmi, self.lean, self.early, self.order, self.majn)
         return rotating_rounds(self.bmi, self.lean, self.early, self.keep, self.majn)
@@ -74,6 +91,7 @@ def _all_forms() -> list[RoundsForm]:
              for lean in (PIN_LEAN if bmi else ("",)) for early in (1, 2) for order in ORDERS]
     rest += [RoundsForm("rotate", True, lean, 1, True, majn=True) for lean in ("", "ch", "parity", "ch+parity")]
     rest += [RoundsForm("pin", True, lean, 1, True, majn=True) for lean in PIN_LEAN]
+    rest += [RoundsForm("lazy", False, keep=True, order=order) for order in ORDERS]
     return first + [f for f in rest if f not in first]     # the lean forms use andn: BMI only
 
 

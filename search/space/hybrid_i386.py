@@ -22,7 +22,8 @@ registers become the table's memory operands, xmm15 becomes xmm7, the ring's 64-
 becomes ``%esp``; the data pointer is loaded into ``%edi`` before the block's groups 0-3 (both
 temporaries are free before round 0) and the state pointer into ``%esi`` for the loads of a..e
 and the feed-forward. The scalar rounds are the recipe's, ordered and allocated with the two i386
-temporaries. The space: ``HybridParams(arch="i386")`` with the dialect (``ssse3``, ``avx``,
+temporaries, or a form that fits in them (``HybridParams.scalar``: ``hybrid_lazy``'s rounds with
+``esi`` and ``edi``). The space: ``HybridParams(arch="i386")`` with the dialect (``ssse3``, ``avx``,
 ``avx512vl``), ``lead``, ``every`` / ``slots``, the recipe and offsets, and the recurrence: rol1
 (``hybrid.group_ops``) or rol2 for groups 8-19 (``rol2_group_ops_i386``: W[t] = rol2(W[t-6] ^
 W[t-16] ^ W[t-28] ^ W[t-32]), the ``hybrid_w8`` recurrence with four W registers -- G_{g-8} and
@@ -46,7 +47,8 @@ from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, state_re
 from sha1opt.search.space.hybrid import (BSWAP_MASK, TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams, Slots,
                                          group_ops, interleave, load_group_ops, refuse_unknown, scalar_ops,
                                          slot_interleave)
-from sha1opt.search.space.hybrid_dialects import binop, dialect, imm_binop, load, rol, store, ternlog
+from sha1opt.search.space.hybrid_forms import FORMS
+from sha1opt.search.space.hybrid_dialects import add_k, binop, dialect, imm_binop, load, rol, store, ternlog
 from sha1opt.search.space.hybrid_regs import DATA, K_REGS, SP, wk_slot
 from sha1opt.search.space.hybrid_regs import MASK as X64_MASK
 from sha1opt.search.space.order import build_graph, list_schedule
@@ -139,7 +141,7 @@ def rol2_group_ops_i386(g: int, isa: str) -> list[Instr]:
         ops += (binop(d, "pxor", history(g - 8), dst, dst) + binop(d, "pxor", history(g - 7), dst, dst)
                 + binop(d, "pxor", a, dst, dst))
     ops += rol(d, 2, dst, dst, b)
-    tail = binop(d, "paddd", kreg, dst, a) + store(d, a, slot)
+    tail = add_k(d, kreg, dst, a) + store(d, a, slot)
     return ops + _kept(g, isa) + tail
 
 
@@ -187,10 +189,14 @@ def build_i386(params: HybridParams, slots: Slots | None = None) -> HybridBlock 
         raise Sha1optError("build_i386 builds HybridParams(arch='i386') only")
     if params.placement == "slots" and slots is None:
         raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
-    sc = scalar_code_i386(params)
-    if sc is None:
-        return None
-    scalar, rounds = sc
+    if params.scalar == "recipe":
+        sc = scalar_code_i386(params)
+        if sc is None:
+            return None
+        scalar, rounds = sc
+    else:                       # a form with i386's registers (``hybrid_forms``: the lazy rounds)
+        rr = FORMS[params.scalar].rounds("i386")
+        scalar, rounds = list(rr.code), list(rr.rounds)
     head, groups = groups_i386(params)
     merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
               else slot_interleave(scalar, rounds, groups, params.lead, slots))

@@ -47,7 +47,7 @@ from __future__ import annotations
 from typing import Callable
 
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
-from sha1opt.search.space.hybrid_dialects import Dialect, binop, store
+from sha1opt.search.space.hybrid_dialects import Dialect, add_k, binop, store
 from sha1opt.search.space.hybrid_regs import DATA, K_REGS, MASK, SP
 
 PAIR_PTR = Reg("r15d", 64)        # block 2's data pointer (the frame's clamp); free until the rounds start
@@ -89,7 +89,7 @@ def pair_load_ops(j: int, d: Dialect, w: Reg, temp: Reg, ptr: Reg = PAIR_PTR, lo
     wy, ty = Reg(w.name, 256), Reg(temp.name, 256)
     out = [Instr("vmovdqu", (Mem(low, None, 1, 16 * j), w)),
            Instr("vinserti128", (Imm(1), Mem(ptr, None, 1, 16 * j), wy, wy))]
-    out += [widen(i) for i in binop(d, "pshufb", MASK, w, w) + binop(d, "paddd", K_REGS[0], w, temp)]
+    out += [widen(i) for i in binop(d, "pshufb", MASK, w, w) + add_k(d, K_REGS[0], w, temp)]
     return out + [widen(i) for i in store(d, ty, pair_slot(4 * j, 0))]
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Instr, Reg
-from sha1opt.search.space.hybrid_dialects import binop, dialect, imm_binop, imm_op, rol, store, ternlog
+from sha1opt.search.space.hybrid_dialects import add_k, binop, dialect, imm_binop, imm_op, rol, store, ternlog
 from sha1opt.search.space.hybrid_regs import K_REGS, wk_slot
 
 W8_REGS = tuple(Reg(f"xmm{k}", 128) for k in range(8))
@@ -55,7 +55,7 @@ def rol1_group_ops(g: int, isa: str) -> list[Instr]:
     out += rol(d, 1, dst, dst, b)
     out += imm_op(d, "pslldq", 12, dst, c) + rol(d, 1, c, c, b)
     out += binop(d, "pxor", c, dst, dst)
-    return out + binop(d, "paddd", kreg, dst, a) + store(d, a, slot)
+    return out + add_k(d, kreg, dst, a) + store(d, a, slot)
 
 
 def rol2_group_ops(g: int, isa: str) -> list[Instr]:
@@ -72,7 +72,7 @@ def rol2_group_ops(g: int, isa: str) -> list[Instr]:
     else:
         out += binop(d, "pxor", p7, dst, dst) + binop(d, "pxor", p4, dst, dst) + binop(d, "pxor", a, dst, dst)
     out += rol(d, 2, dst, dst, b)
-    return out + binop(d, "paddd", kreg, dst, a) + store(d, a, slot)
+    return out + add_k(d, kreg, dst, a) + store(d, a, slot)
 
 
 def w8_groups(isa: str) -> dict[int, list[Instr]]:

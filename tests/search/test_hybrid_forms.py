@@ -22,7 +22,7 @@ NEW_FORMS = [name for name in FORMS if name not in FIRST_FORMS]
 COVER = ["rotate-early", "rotate-early2-keep", "rotate-bmi-early", "rotate-bmi-keep", "rotate-bmi-leanch-early2",
          "rotate-bmi-leanchp-early-keep", "rotate-bmi-lean-early", "rotate-bmi-mix-early2-keep", "pin-early",
          "pin-early2-chain", "pin-bmi-early", "pin-bmi-leanch-early2-chain", "rotate-bmi-mix-early-majn-keep",
-         "pin-bmi-early-majn"]
+         "pin-bmi-early-majn", "lazy", "lazy-chain"]
 
 
 @pytest.mark.parametrize("name", COVER)
@@ -94,7 +94,7 @@ def test_parallel_moves_copy_every_value_even_through_a_cycle(src, dst):
 
 def test_form_names_are_unique_and_keep_the_first_slice():
     assert FIRST_FORMS == ("rotate", "rotate-bmi", "rotate-bmi-lean", "rotate-bmi-mix")
-    assert all(FORMS[n].name == n for n in FORMS) and len(FORMS) == 54
+    assert all(FORMS[n].name == n for n in FORMS) and len(FORMS) == 56
     assert RoundsForm("rotate", True, "ch", early=1).name == "rotate-bmi-leanch-early"
     assert FORMS["pin-bmi-early2-chain"] == RoundsForm("pin", True, "", 2, True, "chain")
 

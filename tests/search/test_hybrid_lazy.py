@@ -1,0 +1,107 @@
+"""The lazy rounds (search/space/hybrid_lazy.py) and the ``ssse3k`` dialect row (hybrid_dialects.py ``k_copy``):
+each proves on both arches, uses what its docstring says, and a wrong round is refuted.
+
+Source of the technique: OpenSSL's SSSE3 rounds (sha1-x86_64.pl / sha1-586.pl ``body_00_19`` .. ``body_40_59``,
+read for the algebra; the code here is written from ``hybrid_lazy``'s invariants). Why it matters: on the SSSE3-era
+models (core2, nehalem, atom) the i386 hybrid block with the recipe rounds was 10-17 % above OpenSSL's SSSE3 path
+(bench/results/best_vs_openssl.txt, 2026-12-04).
+"""
+
+from dataclasses import replace
+
+import pytest
+
+from sha1opt.semantics.block import describe_failure
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.prove import Counterexample
+from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.engines.hybrid import block_cost
+from sha1opt.search.engines.hybrid_i386 import I386_SCALARS, build_on_arch
+from sha1opt.search.space import hybrid_dialects
+from sha1opt.search.space.hybrid import HybridParams, build
+from sha1opt.search.space.hybrid_dialects import Dialect, add_k, dialect
+from sha1opt.search.space.hybrid_i386 import K_TABLE, build_i386
+from sha1opt.search.space.hybrid_lazy import lazy_rounds
+from sha1opt.search.space.hybrid_proof import prove_hybrid
+from sha1opt.search.space.hybrid_regs import wk_slot
+
+
+@pytest.mark.parametrize("scalar", ["lazy", "lazy-chain"])
+@pytest.mark.parametrize("arch,isa,recurrence,ahead", [("i386", "ssse3k", "rol2", False), ("i386", "avx", "rol1", False),
+                                                       ("x86_64", "ssse3", "rol2", True), ("x86_64", "avx", "rol1", False)])
+def test_the_lazy_rounds_prove_on_both_arches(scalar, arch, isa, recurrence, ahead):
+    p = HybridParams(isa=isa, scalar=scalar, arch=arch, recurrence=recurrence, ahead=ahead)
+    res = prove_hybrid((build if arch == "x86_64" else build_i386)(p))
+    assert res.ok, describe_failure(res)
+
+
+def test_the_lazy_rounds_are_741_instructions_one_copy_a_round_and_two_temporaries():
+    rr = lazy_rounds(("esi", "edi"))
+    assert len(rr.code) == 741 and sum(i.mnemonic == "mov" for i in rr.code) == 81
+    assert rr.final == ("eax", "ebx", "ecx", "edx", "ebp")
+    regs = {o.name for i in rr.code for o in i.operands if isinstance(o, Reg)}
+    assert regs == {"eax", "ebx", "ecx", "edx", "ebp", "esi", "edi"}     # (the ring's base is a memory operand's)
+    # W_t + K_t is read once, in round t, in round order (the interleaver's contract)
+    reads = [(r, i.operands[0]) for i, r in zip(rr.code, rr.rounds) if isinstance(i.operands[0], Mem)]
+    assert [m for _, m in reads] == [wk_slot(t) for t in range(80)] and [r for r, _ in reads] == list(range(80))
+
+
+def test_a_wrong_restore_in_one_round_is_a_counterexample():
+    block = build_i386(HybridParams(isa="ssse3", scalar="lazy", arch="i386"))
+    body = list(block.body)
+    # round 40's ``xor d, c`` (c's register restored from C ^ D): drop it and every later round reads C ^ D for C
+    k = next(i for i, ins in enumerate(body) if ins.mnemonic == "and" and isinstance(ins.operands[1], Reg)
+             and body[i + 1].mnemonic == "xor" and i > len(body) // 2)
+    del body[k + 1]
+    res = prove_hybrid(replace(block, body=tuple(body)))
+    assert not res.ok and isinstance(res.outcome, Counterexample)
+
+
+def test_i386_takes_the_lazy_rounds_and_refuses_the_rotating_ones():
+    assert I386_SCALARS == ("recipe", "lazy", "lazy-chain")
+    HybridParams(isa="ssse3", scalar="lazy-chain", arch="i386")
+    with pytest.raises(Sha1optError, match="recipe or the lazy rounds"):
+        HybridParams(isa="ssse3", scalar="rotate", arch="i386")
+
+
+def test_the_k_copy_row_copies_k_from_the_table_on_i386():
+    block = build_i386(HybridParams(isa="ssse3k", arch="i386"))
+    body = block.body
+    adds = [i for i, ins in enumerate(body) if ins.mnemonic == "paddd"]
+    # every K addition adds W (a register) into a copy of K's table entry: the last write of its destination
+    for i in adds:
+        dst = body[i].operands[1]
+        copy = next(ins for ins in reversed(body[:i]) if ins.operands and ins.operands[-1] == dst)
+        assert isinstance(body[i].operands[0], Reg) and copy.mnemonic == "movdqa", (body[i], copy)
+        assert isinstance(copy.operands[0], Mem) and K_TABLE <= copy.operands[0].disp < K_TABLE + 64, copy
+    assert len(adds) == 20
+    plain = build_i386(HybridParams(isa="ssse3", arch="i386"))
+    assert len(plain.body) == len(block.body)                     # the same count, one vector ALU op fewer a group
+
+
+def test_the_k_copy_row_is_i386_and_legacy_sse_only():
+    with pytest.raises(Sha1optError, match="built for i386 only"):
+        HybridParams(isa="ssse3k")
+    with pytest.raises(Sha1optError, match="legacy-SSE"):
+        hybrid_dialects.register(Dialect("vexk", "avx", True, False, False, "vmovdqu", True, k_copy=True))
+    x, k, t = Reg("xmm1", 128), Reg("xmm12", 128), Reg("xmm8", 128)
+    assert add_k(dialect("ssse3k"), k, x, t) == [Instr("movdqa", (k, t)), Instr("paddd", (x, t))]
+    assert add_k(dialect("ssse3"), k, x, t) == [Instr("movdqa", (x, t)), Instr("paddd", (k, t))]
+
+
+@pytest.mark.parametrize("uarch", ["core2", "nehalem"])
+def test_on_the_ssse3_models_the_lazy_i386_block_is_cheaper_than_the_recipe_one(uarch):
+    # the reason for the form: fewer copies (no move elimination on these CPUs), the same interleaving
+    model = load_model(uarch)
+    cost = {sc: block_cost(build_on_arch(HybridParams(isa="ssse3k", lead=3, every=2, recurrence="rol2", scalar=sc,
+                                                      arch="i386"), model), model).cycles
+            for sc in ("recipe", "lazy")}
+    assert cost["lazy"] < 0.97 * cost["recipe"], cost
+
+
+def test_lazy_round_zero_rotates_b_by_2_and_the_rest_by_7():
+    rr = lazy_rounds(("r10d", "r11d"))
+    rors = [(r, i.operands[0]) for i, r in zip(rr.code, rr.rounds) if i.mnemonic == "ror"]
+    assert rors[0] == (0, Imm(2)) and all(n == Imm(7) for _, n in rors[1:-1]) and rors[-1] == (79, Imm(5))
+    assert len(rors) == 81
