@@ -118,14 +118,19 @@ def block_items(code) -> list:
 def hybrid_loop_items(block: HybridBlock) -> list:
     """A hybrid block's loop as ``emit.hybrid_frame.loop_lines`` / ``hybrid_i386_frame`` write it.
 
-    Without read-ahead: ``body; add $64, data; dec count; jnz loop``. With read-ahead (x86-64 only):
-    ``body; decq count; jz tail; main; add $64, %rsi; jmp loop`` -- the path of every block but the last.
+    Without read-ahead: ``body; add $64, data; dec count; jnz loop``. With read-ahead:
+    ``body; decq count; jz tail; main; add $64, %rsi; jmp loop`` -- the path of every block but the last
+    (i386: ``decl 72(%esp)``, ``addl $64, 68(%esp)``).
     Two blocks an iteration (``block.blocks``, ``hybrid_pair``): ``lea 64(%rsi), %r15; cmpq $1, count;
     cmove %rsi, %r15; body; decq count; jz done; main; add $128, %rsi; decq count; jnz loop``; with read-ahead
     the clamps at the top are the next pair's (``%r13``, ``%r14``: ``emit.hybrid_frame.loop_lines``).
     """
     if block.params.arch == "i386":
-        return block_items(block.body) + list(LOOP_CONTROL["i386"])
+        if not block.params.ahead:
+            return block_items(block.body) + list(LOOP_CONTROL["i386"])
+        advance, count, _ = LOOP_CONTROL["i386"]
+        return (block_items(block.body) + [count, Opaque("je", (Label("tail"),), 0, "branch")]
+                + block_items(block.main) + [advance, Opaque("jmp", (Label("loop"),), 0, "jump")])
     count = Opaque("decq", (Mem(Reg("esp", 64), None, 1, HYBRID_COUNT),), 0, "counter")
     if block.blocks == 2:
         ptr, data = PAIR_PTR, Reg("esi", 64)

@@ -109,6 +109,27 @@ def mem_key(m: Mem, gen: dict[str, int]) -> tuple:
     return (b, gen.get(b, 0), x, gen.get(x, 0), m.scale, m.disp)
 
 
+def written_identity(d: tuple, gen: dict) -> object:
+    """The address identity (``mem_key``'s generation) of the registers instruction ``d`` writes, noting in
+    ``gen`` what it needs: a plain load's destination is *the loaded word* -- its address key and how many
+    stores that address has had (``note_stores``) -- so a pointer reloaded from an unchanged stack slot is
+    the same address as before (i386 keeps its state and data pointers in slots: the feed-forward's stores
+    through one reload forward to the next block's loads through the next); any other write is a new
+    generation. Example: ``movl 64(%esp), %esi`` twice with no store to 64(%esp) between: ``(%esi)`` is one
+    address; ``addl $64, 68(%esp)`` between two reloads of 68(%esp): two addresses."""
+    if d[CLS] == "load" and d[MREAD] is not None:
+        key = mem_key(d[MREAD], gen)
+        return ("ld", key, gen.get(("v", key), 0))
+    gen["#"] = n = gen.get("#", 0) + 1
+    return n
+
+
+def note_stores(keys: list[tuple], gen: dict) -> None:
+    """Count a store to each address of ``keys`` in ``gen`` (``written_identity``'s versions)."""
+    for key in keys:
+        gen[("v", key)] = gen.get(("v", key), 0) + 1
+
+
 def stored_keys(m: Mem, gen: dict[str, int], width: int) -> list[tuple]:
     """The ``mem_key`` of every 4-byte lane a store of ``width`` bytes at ``m`` writes: a load of any of them
     is forwarded from it. Example: ``movdqa %xmm0, 16(%rsp)`` (16 bytes) -> the keys of 16, 20, 24 and

@@ -31,7 +31,7 @@ from __future__ import annotations
 from sha1opt.search.cost.attribution import (CRITICAL, ISSUE, ISSUE_WIDTH, MULTI_CLOCK, PAIRING, Trace, fit,
                                              unit_port)
 from sha1opt.search.cost.decode import ADDR, ALONE, DATA, EXEMPT, FLAGS, LAT, MREAD, MWRITE, OCC, TEXT, UOPS, \
-    WIDTH, WRITES, mem_key, stored_keys
+    WIDTH, WRITES, mem_key, note_stores, stored_keys, written_identity
 from sha1opt.search.cost.model import Model, UarchError
 
 
@@ -78,7 +78,7 @@ class Pipeline:
         self.ready: dict[str, int] = {}          # register -> tick its value is ready
         self.ready_addr: dict[str, int] = {}     # register -> tick it may be used in an address
         self.producer: dict[str, int] = {}       # register -> index of its last writer
-        self.gen: dict[str, int] = {}            # register -> writes so far (address identity)
+        self.gen: dict = {}                      # register -> address identity (``decode.written_identity``)
         self.stores: dict[tuple, tuple] = {}     # address key -> (store issue tick, 0, store index)
         self.issue_t = [0] * n
         self.complete = [0] * n
@@ -199,14 +199,17 @@ class Pipeline:
 
         gen, ready, ready_addr, producer = self.gen, self.ready, self.ready_addr, self.producer
         if d[MWRITE] is not None:
-            for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
+            keys = stored_keys(d[MWRITE], gen, d[WIDTH])
+            for key in keys:
                 self.stores[key] = (t, 0, i)
+            note_stores(keys, gen)
         ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks
+        ident = written_identity(d, gen) if d[WRITES] else None
         for r in d[WRITES]:
             ready[r] = result
             ready_addr[r] = ready_at_addr
             producer[r] = i
-            gen[r] = gen.get(r, 0) + 1
+            gen[r] = ident
 
 
 def run_in_order(seq: list[tuple], model: Model, record: bool = True) -> Trace:

@@ -19,7 +19,9 @@ Per instruction, in program order:
    (``Ports.place``); registers are renamed (only true dependencies count),
    a load's data comes its ``LDLAT`` after it runs (``decode``: the ``load`` row's
    latency, the ``vec_load`` row's for a load into a vector register), a
-   load of a just-stored address (any 4-byte lane of a vector store) gets the
+   load of a just-stored address (any 4-byte lane of a vector store; an address
+   is its registers' identities, ``decode.written_identity``: a pointer
+   reloaded from an unchanged slot is the same one) gets the
    data ``store_forwarding`` clocks after the store's data
    (``Rules.forward_latency`` by the store's kind: ``rules.vector_store_forwarding`` for a vector store,
    ``rules.rmw_forwarding`` for a read-modify-write -- with a register operand, or any with its
@@ -43,7 +45,7 @@ from __future__ import annotations
 from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
 from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, LDLAT, MREAD, MWRITE, SKIND, STDREG,
-                                        UOPS, WIDTH, WRITES, FLAGS, mem_key, stored_keys)
+                                        UOPS, WIDTH, WRITES, FLAGS, mem_key, note_stores, stored_keys, written_identity)
 from sha1opt.search.cost.model import STORE_KINDS, VECTOR_CLASSES, Model
 
 
@@ -260,7 +262,7 @@ class Execute:
         # register -> (tick its value is ready, tick it may be used in an address, index of its last writer,
         # latency of that writer (the replay rule)): one entry, written whole by ``write_back``
         self.regs: dict[str, tuple[int, int, int, int]] = {}
-        self.gen: dict[str, int] = {}            # register -> writes so far (address identity)
+        self.gen: dict = {}                      # register -> address identity (``decode.written_identity``)
         self.stores: dict[tuple, tuple] = {}     # address key -> (data tick, producer latency, store index,
         #                                          forwarding ticks by its kind, and for a plain register store
         #                                          (rules.memory_renaming) its register's ready tick and producer
@@ -442,17 +444,20 @@ class Execute:
                 renamed = (None, -1)
             else:                        # the register's value and its producer's node (rules.memory_renaming)
                 renamed = (e[0], 2 * e[2]) if e is not None else (0, -1)
-            for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
+            keys = stored_keys(d[MWRITE], gen, d[WIDTH])
+            for key in keys:
                 self.stores[key] = (sdata, plat, i, self.fwd_lat[kind], *renamed)
+            note_stores(keys, gen)
         if d[WRITES]:
             plat = d[LAT]
             if d[ELIM]:                  # an eliminated move passes its source's producer latency on
                 e = regs.get(d[DATA][0]) if d[DATA] else None
                 plat = e[3] if e is not None else 0
             entry = (result, result if d[EXEMPT] else result + self.stall_ticks, i, plat)
+            ident = written_identity(d, gen)
             for r in d[WRITES]:
                 regs[r] = entry
-                gen[r] = gen.get(r, 0) + 1
+                gen[r] = ident
 
 
 class Resume:

@@ -1,17 +1,19 @@
 """The i386 hybrid engine: grid, then annealing, over ``HybridParams(arch="i386")`` blocks.
 
 The i386 space (``space.hybrid_i386``) is the x86-64 one without the families i386 has no
-registers for (rotating rounds, read-ahead), so the search is ``engines.hybrid``'s reduced to what
-is left: a grid in two stages -- every dialect the model and the cap allow x the recurrence (rol1,
-rol2) x the scalar rounds (``I386_SCALARS``: the textbook recipe, the lazy rounds) at lead 2 /
-every 2; then, for the best of them, ``lead`` 1-3 x (``every`` in ``EVERY``, or the ``slots``
-placement over the model's unit classes) -- then annealing from the grid's best, a move changing
-the dialect, the recurrence, the scalar rounds, the lead, ``every``, the placement, one scalar
-recipe field (options the scalar ISA has) or one (round, chain) priority offset by +-1. Costs are ``engines.hybrid.block_cost`` (the per-block body as a loop in steady
+registers for (the rotating rounds), so the search is ``engines.hybrid``'s reduced to what is
+left: a grid in two stages -- every dialect the model and the cap allow x the recurrence (rol1,
+rol2) x the scalar rounds (``I386_SCALARS``: the textbook recipe, the lazy rounds) x read-ahead
+(off, on) at lead 2 / every 2; then, for the best of them, ``lead`` 1-3 x (``every`` in
+``EVERY``, or the ``slots`` placement over the model's unit classes) -- then annealing from the
+grid's best, a move changing the dialect, the recurrence, the scalar rounds, read-ahead, the lead,
+``every``, the placement, one scalar recipe field (options the scalar ISA has) or one (round,
+chain) priority offset by +-1. Costs are ``engines.hybrid.block_cost`` (the per-block body as a loop in steady
 state), ties to the shorter body; deterministic per seed and budget; the result is an
 ``engines.hybrid.HybridSearch``. The engine proves nothing (``hybrid_proof.prove_hybrid`` does).
 
-Example: on ``goldencove`` with ``cap="ssse3"`` the grid scores 2 x 2 + 3 x 6 = 22 ssse3 blocks (recurrence x rounds, then lead x placement).
+Example: on ``goldencove`` with ``cap="ssse3"`` the grid scores 2 x 2 x 3 x 2 = 24 blocks in stage 1 (ssse3 and
+ssse3k x recurrence x rounds x read-ahead) and 3 x 6 = 18 in stage 2 (lead x placement).
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ BUILD_ON = {"x86_64": build_on, "i386": build_on_i386}
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random()
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every", "placement", "recurrence", "scalar"))
+        which = rng.choice(("isa", "lead", "every", "placement", "recurrence", "scalar", "ahead"))
+        if which == "ahead":
+            return replace(p, ahead=not p.ahead)
         if which == "scalar":
             return replace(p, scalar=rng.choice([s for s in I386_SCALARS if s != p.scalar]))
         if which == "recurrence":
@@ -94,7 +98,8 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     reason = "grid"
     best: HybridParams | None = None
     # stage 1: dialect x recurrence at one interleaving; stage 2: lead x placement for the best of them
-    grid = [replace(base, isa=d, recurrence=r, scalar=sc) for sc in I386_SCALARS for r in RECURRENCES for d in dialects]
+    grid = [replace(base, isa=d, recurrence=r, scalar=sc, ahead=a) for a in (False, True) for sc in I386_SCALARS
+            for r in RECURRENCES for d in dialects]
     for stage in (1, 2):
         if stage == 2:
             grid = [replace(best, lead=lead, every=every) for lead in LEADS for every in EVERY]

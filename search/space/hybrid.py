@@ -150,10 +150,10 @@ class HybridParams:
         why = pair_refusal(self.dialect, self.arch, self.ahead, self.recurrence, self.scalar)
         if why:
             raise Sha1optError(why)
-        if self.arch == "i386" and (self.ahead or self.scalar != "recipe" and "i386" not in FORMS[self.scalar].arches):
-            # 7 GPRs: no rotating rounds (9 registers), and the read-ahead's data pointer would need a
-            # register the rounds hold; rol2 keeps its older groups on the stack (``hybrid_i386``).
-            raise Sha1optError("the i386 hybrid block takes the recipe or the lazy rounds and no read-ahead")
+        if self.arch == "i386" and self.scalar != "recipe" and "i386" not in FORMS[self.scalar].arches:
+            # 7 GPRs: no rotating rounds (9 registers); rol2 keeps its older groups on the stack, and the
+            # read-ahead's data pointer borrows a scalar temporary where it is dead (``hybrid_i386``).
+            raise Sha1optError("the i386 hybrid block takes the recipe or the lazy rounds")
 
     @property
     def dialect(self) -> Dialect:
@@ -164,9 +164,8 @@ class HybridParams:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
         ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
         if self.arch != "x86_64":
-            rol2 = ",w=rol2" if self.recurrence == "rol2" else ""
             rounds = self.recipe.key() if self.scalar == "recipe" else f"rounds={self.scalar}"
-            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place}{rol2};{rounds}"
+            return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place}{ahead};{rounds}"
         if self.scalar != "recipe":
             return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};rounds={self.scalar}"
         return f"hybrid:isa={self.isa},lead={self.lead},{place}{ahead};{self.recipe.key()}"

@@ -28,7 +28,10 @@ compare a dialect's name:
   ``movdqa K, T; paddd W, T``) instead of copying W; i386 only, where K is
   the stack table's memory operand (``hybrid_i386``), so the copy is a load
   and not a vector ALU uop (one fewer per group; a CPU whose loads are
-  dearer, Atom's port 0, prefers the plain row).
+  dearer, Atom's port 0, prefers the plain row);
+* ``shl1_add`` -- rol 1's left shift as ``paddd x, x`` (an add: every vector
+  ALU port) instead of ``pslld $1`` (the shift port: Core 2's and Nehalem's
+  p0, which the rol2 shifts and ``psrld`` also need).
 
 Invariants: ``DIALECTS`` is ordered lowest first (a cap's highest allowed
 dialect is its last); a row's name is ``HybridParams.isa`` and the store's
@@ -62,6 +65,7 @@ class Dialect:
     vzeroupper: bool          # vzeroupper before the function returns
     blocks: int = 1           # blocks per loop iteration: 2 = ymm, a block in each 128-bit half (``hybrid_pair``)
     k_copy: bool = False      # K copied, W added (``add_k``): on i386 a load of the K table; i386 only
+    shl1_add: bool = False    # rol 1's left shift as paddd x, x (``rol``)
 
     @property
     def arches(self) -> tuple[str, ...]:
@@ -77,9 +81,10 @@ class Dialect:
 
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
-    Dialect("ssse3", "ssse3", three_operand=False, rotate=False, ternlog=False, store="movdqu", vzeroupper=False),
+    # (ssse3k before ssse3: a cap's top row, what export writes without a model, stays the plain one)
     Dialect("ssse3k", "ssse3", three_operand=False, rotate=False, ternlog=False, store="movdqu", vzeroupper=False,
-            k_copy=True),
+            k_copy=True, shl1_add=True),
+    Dialect("ssse3", "ssse3", three_operand=False, rotate=False, ternlog=False, store="movdqu", vzeroupper=False),
     Dialect("avx", "avx", three_operand=True, rotate=False, ternlog=False, store="vmovdqu", vzeroupper=True),
     Dialect("avx2x2", "avx2", three_operand=True, rotate=False, ternlog=False, store="vmovdqu", vzeroupper=True,
             blocks=2),
@@ -153,10 +158,12 @@ def imm_binop(d: Dialect, legacy: str, n: int, src, src2: Reg, dst: Reg) -> list
 
 
 def rol(d: Dialect, n: int, src: Reg, dst: Reg, temp: Reg) -> list[Instr]:
-    """``dst = rol n of src`` lane by lane: ``vprold``, or shift right into ``temp``, shift left, or."""
+    """``dst = rol n of src`` lane by lane: ``vprold``, or shift right into ``temp``, shift left (``shl1_add``:
+    by 1 as ``paddd``), or."""
     if d.rotate:
         return [_i("vprold", Imm(n), src, dst)]
-    return imm_op(d, "psrld", 32 - n, src, temp) + imm_op(d, "pslld", n, src, dst) + binop(d, "por", temp, dst, dst)
+    left = binop(d, "paddd", src, src, dst) if n == 1 and d.shl1_add else imm_op(d, "pslld", n, src, dst)
+    return imm_op(d, "psrld", 32 - n, src, temp) + left + binop(d, "por", temp, dst, dst)
 
 
 def ternlog(d: Dialect, src, src2: Reg, dst: Reg) -> list[Instr]:

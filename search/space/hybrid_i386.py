@@ -28,7 +28,9 @@ temporaries, or a form that fits in them (``HybridParams.scalar``: ``hybrid_lazy
 (``hybrid.group_ops``) or rol2 for groups 8-19 (``rol2_group_ops_i386``: W[t] = rol2(W[t-6] ^
 W[t-16] ^ W[t-28] ^ W[t-32]), the ``hybrid_w8`` recurrence with four W registers -- G_{g-8} and
 G_{g-7} read from ``HISTORY``, where every group up to 12 also stores its W). No rotating rounds
-(they need 9 GPRs) and no read-ahead.
+(they need 9 GPRs). Read-ahead (``params.ahead``, ``_ahead_block_i386``): the setup loads a..e and
+the first block's W+K once; the last rounds read the next block's words through a scalar temporary
+borrowed where it is dead (``read_ahead_i386``), and a..e stay in their registers from block to block.
 
 Example: ``build_i386(HybridParams(isa="avx", arch="i386"))`` is a block whose setup is 16
 ``movl`` of K into the table and the mask built in xmm7 (``constant_setup_i386``), and whose body
@@ -49,7 +51,8 @@ from sha1opt.search.space.hybrid import (BSWAP_MASK, TEMP_A, TEMP_B, W_REGS, Hyb
                                          slot_interleave)
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_dialects import add_k, binop, dialect, imm_binop, load, rol, store, ternlog
-from sha1opt.search.space.hybrid_regs import DATA, K_REGS, SP, wk_slot
+from sha1opt.search.space.hybrid_pair import merge_after_reads
+from sha1opt.search.space.hybrid_regs import DATA, K_REGS, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_regs import MASK as X64_MASK
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.regalloc import TEMPS, allocate
@@ -201,11 +204,64 @@ def build_i386(params: HybridParams, slots: Slots | None = None) -> HybridBlock 
     merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
               else slot_interleave(scalar, rounds, groups, params.lead, slots))
     nvec = len(head) + sum(len(v) for v in groups.values())
-    body = (state_loads() + [_i("mov", Mem(ESP, None, 1, I386_DATA_SLOT), DATA_PTR)] + relocate(head)
-            + relocate(merged) + feed_forward_i386())
+    load = state_loads() + [_i("mov", Mem(ESP, None, 1, I386_DATA_SLOT), DATA_PTR)] + relocate(head)
+    if params.ahead:
+        return _ahead_block_i386(params, load, merged, groups[19][-1], nvec, len(scalar))
+    body = load + relocate(merged) + feed_forward_i386()
     setup = constant_setup_i386()
     refuse_unknown(setup + tuple(body))
     return HybridBlock(params, setup, tuple(body), nvec, len(scalar))
+
+
+def _ahead_block_i386(params: HybridParams, load: list[Instr], merged: list[Instr], last_group_op: Instr,
+                      nvec: int, nscalar: int) -> HybridBlock:
+    """The read-ahead form (``hybrid.HybridBlock``, as x86-64's ``_ahead_block``): the setup loads a..e and the
+    first block's W+K 0..15 once; the block forks after group 19's last op -- ``main`` (every block but the
+    last) reads the next block's words (``read_ahead_i386``), ``tail`` does not -- and the feed-forward leaves
+    the new state in a..e for the next block."""
+    split = max(p for p, ins in enumerate(merged) if ins == last_group_op) + 1
+    rest = merged[split:]
+    epi = feed_forward_i386()
+    main = relocate(read_ahead_i386(rest, params, epi)) + epi
+    block = HybridBlock(params, constant_setup_i386() + tuple(load), tuple(relocate(merged[:split])), nvec, nscalar,
+                        tuple(main), tuple(relocate(rest) + epi))
+    refuse_unknown(block.code())
+    return block
+
+
+def dead_from(code: list[Instr], reg: str) -> bool:
+    """Whether ``reg`` holds nothing ``code`` reads: its first mention in ``code`` writes it without reading it
+    (or there is none)."""
+    for ins in code:
+        e = effects(ins)
+        if reg in e.registers_read:
+            return False
+        if reg in e.writes:
+            return True
+    return True
+
+
+def read_ahead_i386(rest: list[Instr], params: HybridParams, epi: list[Instr]) -> list[Instr]:
+    """``rest`` (x86-64 spelling: the rounds after group 19's last op) with the next block's groups 0-3.
+
+    i386 has no register for the data pointer during the rounds, so at the first op of ``rest`` where one
+    of the two scalar temporaries (``TEMPS["i386"]``) is dead until its next write -- and is written again
+    before the block ends (``rest`` then ``epi``: the feed-forward reloads the state pointer into ``esi``),
+    so no block's pointer is left in it at the loop head -- the pointer is loaded from its slot into it
+    and the next block's four words are read (``movdqu 64+16j(ptr)``, into the W registers, free once
+    group 19 is made); their byte swaps, K additions and ring stores then follow one op after every
+    ``every`` ops (``hybrid.read_ahead``'s merge: a ring store waits for the rounds' last read of its
+    slots). Example: with the lazy rounds the window opens within a round of the fork.
+    """
+    rol2 = params.recurrence == "rol2"
+    groups = [load_group_ops(j, params.isa, block=1) + (_kept(j, params.isa) if rol2 else []) for j in range(4)]
+    at, ptr = next(((p, t) for p in range(len(rest) + 1) for t in TEMPS["i386"]
+                    if dead_from(rest[p:], t) and any(t in effects(i).writes for i in rest[p:] + epi)))
+    reg = Reg(ptr)
+    loads = [_i("mov", Mem(SP, None, 1, I386_DATA_SLOT), reg)]
+    loads += [_i(g[0].mnemonic, Mem(reg, None, 1, 64 + 16 * j), g[0].operands[1]) for j, g in enumerate(groups)]
+    stream = [(j, ins) for j, g in enumerate(groups) for ins in g[1:]]
+    return rest[:at] + loads + merge_after_reads(rest[at:], stream, params.every, lambda disp: (disp - RING) // 16)
 
 
 def setup_invariant_i386(block: HybridBlock) -> str | None:

@@ -602,3 +602,27 @@ def test_regression_a_renamed_reload_completed_before_it_was_allocated():
     late = sim("movl %eax, 8(%esp)\n" + "addl $1, %ebx\n" * 40 + "movl 8(%esp), %ecx", "zen4")
     load = late.timeline[-1]
     assert load.complete >= load.issue - 1 >= 5
+
+
+@pytest.mark.parametrize("uarch", ["nehalem", "core2", "zen4", "atom"])
+def test_regression_a_store_through_a_reloaded_pointer_forwarded_to_nothing(uarch):
+    """i386 keeps its state and data pointers in stack slots and reloads them. Every reload of a pointer was a
+    new address identity, so the feed-forward's stores through one reload never reached the next block's
+    loads through the next: the loop-carried chain through the state was cut and the i386 block without
+    read-ahead priced as if its blocks were independent (nehalem: 5.55 c/B; 5.73 with the chain). Now a
+    register loaded from a slot no store has touched since is that slot's word (``decode.written_identity``):
+    ``state += 1`` four times through four reloads of the pointer is a chain of four forwards, and a pointer
+    advanced through its slot (``addl $4, 68(%esp)``) between reloads is a new address each time."""
+    m = load_model(uarch)
+    link = "movl {slot}(%esp), %esi\nmovl $1, %eax\naddl (%esi), %eax\nmovl %eax, (%esi)\n"
+    fwd = m.rules.store_forward_latency
+
+    def adds(src: str) -> list:
+        return [s for s in sim(src, uarch).timeline if s.text.startswith("add (%esi)")]
+    chain = adds(link.format(slot=64) * 4)
+    assert chain[3].complete - chain[0].complete >= 3 * fwd        # each add waited for the store before it
+    walk = adds((link + "addl $4, {slot}(%esp)\n").format(slot=68) * 4)
+    most = m.load_latency + m.classes["add_rm"].latency           # a cache hit, then the add: nothing forwarded
+    assert all(s.complete - s.issue <= most for s in walk)
+    if not m.in_order:                                             # (in order, the forwarded load issues late)
+        assert all(s.complete - s.issue > most for s in chain[1:])
