@@ -42,7 +42,7 @@ from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
-from sha1opt.search.space.hybrid_forms import one_change
+from sha1opt.search.space.hybrid_forms import FORMS, one_change
 from sha1opt.search.space.recipe import NAMED_OPTIONS, options_for
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_proof import prove_hybrid
@@ -152,13 +152,17 @@ def shape(p: HybridParams) -> tuple:
 
 
 def structure(p: HybridParams) -> tuple[tuple, ...]:
-    """The keys ``ranked`` takes candidates by, coarsest first: blocks per iteration, the dialect, the ``shape``.
+    """The keys ``ranked`` takes candidates by, coarsest first: blocks per iteration, the dialect, read-ahead and
+    the rounds' layout (the recipe's, or a ``hybrid_forms`` layout), the ``shape``.
 
     The models disagree with the machine most about structure: on Zen 4 (AuthenticAMD family 25 model 17)
     the zen4 model prices the one-block avx512vl block at 2.58 c/B and the two-block avx512vlx2 block at
-    2.70, and the machine times them the other way round (bench/results/measured_selection_zen4.txt), so
-    the candidates a CPU times span the structures before they span the interleavings of one."""
-    return ((dialect(p.isa).blocks,), (p.isa,), shape(p))
+    2.70, and the machine times them the other way round (bench/results/measured_selection_zen4.txt); on
+    i386 it prices the lazy rounds with read-ahead 4 % above the recipe's without (2.83 against 2.71 c/B)
+    and the machine times them 10 % below. So the candidates a CPU times span the structures before they
+    span the interleavings of one."""
+    layout = "recipe" if p.scalar == "recipe" else FORMS[p.scalar].layout
+    return ((dialect(p.isa).blocks,), (p.isa,), (p.ahead, layout), shape(p))
 
 
 def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock | None:
@@ -233,7 +237,8 @@ class HybridFamily(Family):
                progress: ProgressFn = ignore) -> list[Choice]:
         """Up to ``limit`` blocks of the hybrid search at the level (export's budget, seed 0), the search's best
         first, then taken by ``structure``: the cheapest point of each block count not yet taken, then of each
-        dialect, then of each ``shape`` -- the cheapest point of each, so the priority offsets and recipe fields
+        dialect, then of each (read-ahead, rounds layout), then of each ``shape`` -- the cheapest point of each,
+        so the priority offsets and recipe fields
         the annealing tuned stay the model's; two that render the same text are one candidate.
         Example: zen4, x86_64, avx512, 3 gives the search's avx512vl block, the cheapest two-block block
         (avx512vlx2 or avx2x2), then the cheapest block of a third dialect."""
@@ -246,7 +251,7 @@ class HybridFamily(Family):
         taken: list[HybridParams] = []
         texts: set[str] = set()
         out: list[Choice] = []
-        for depth in range(3):                     # blocks per iteration, dialect, shape (``structure``)
+        for depth in range(4):                     # blocks per iteration, dialect, rounds, shape (``structure``)
             for p in points:
                 if len(out) == limit:
                     return out
@@ -263,20 +268,26 @@ class HybridFamily(Family):
     def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
         """The blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
-        level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2), or, for the
-        recipe's rounds (i386's always), one recipe field (``engines.hybrid.SCALAR_FIELDS``) changed to another
-        named option that ISA has; cheapest on the model first, distinct code (``family.cheapest_distinct``).
+        level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
+        the registers for (``RoundsForm.arches``), or, for the recipe's rounds, one recipe field
+        (``engines.hybrid.SCALAR_FIELDS``) changed to another named option that ISA has; between the recipe's
+        rounds and the lazy ones (``hybrid_lazy``, the same registers) either way; cheapest on the model first,
+        distinct code (``family.cheapest_distinct``).
         What ``tuning.tune``'s climb times around a measured winner: on Zen 4 (AuthenticAMD family 25 model 17)
         the zen4 model prices the avx512vlx2 forms at lead 2 / every 2 within 0.6 % of each other (2.69-2.70
         c/B), and the machine spreads them over 10 % (0.90-1.01 x OpenSSL's AVX2 path)."""
         model = load_model(uarch)
         p = choice.code.params
         isa = scalar_isa_for(model, level)
+        forms = [f for f in scalars_for(isa) if f != "recipe" and choice.arch in FORMS[f].arches]
+        lazy = [f for f in forms if FORMS[f].layout == "lazy"]
         if p.scalar == "recipe":
             near = [replace(p, recipe=replace(p.recipe, **{f: o})) for f in SCALAR_FIELDS for o in NAMED_OPTIONS[f]
                     if o != getattr(p.recipe, f) and o in options_for(f, isa)]
+            near += [point(p, scalar=form) for form in lazy]
         else:
-            near = [point(p, scalar=form) for form in one_change(p.scalar) if form in scalars_for(isa)]
+            near = [point(p, scalar=form) for form in one_change(p.scalar) if form in forms]
+            near += [replace(p, scalar="recipe")] if p.scalar in lazy else []
         blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
         return [Choice(self, b, choice.arch, [key]) for key, b in
                 cheapest_distinct([(block_cost(b, model).cycles, b.params.key(), b) for b in blocks],
