@@ -39,7 +39,7 @@ from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.family_rows import put_hybrid, stored_hybrid
 from sha1opt.search.measure import block_loop_cycles, hybrid_loop_items
 from sha1opt.search.progress import Progress, ProgressFn, ignore
-from sha1opt.search.space.hybrid import HybridBlock, HybridParams, build
+from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_forms import FORMS, one_change
@@ -143,6 +143,9 @@ ARCHES: dict[str, HybridArch] = {
     "i386": HybridArch(build_i386, build_on_i386, search_hybrid_i386, _search_i386, _known_i386,
                        _scalar_fallback_i386, ", i386"),
 }
+
+
+MAX_EVERY = 8      # the largest ``every`` the climb offers (the engines' annealing moves stay within 1-8)
 
 
 def shape(p: HybridParams) -> tuple:
@@ -266,7 +269,10 @@ class HybridFamily(Family):
         return out
 
     def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
-        """The blocks of ``choice``'s structure -- its dialect, interleaving, read-ahead and recurrence -- one
+        """The blocks one step from ``choice``: its interleaving one step away (``lead`` +-1, ``every`` +-1,
+        the rounds kept: on Zen 4 the i386 lazy avx512vl block with read-ahead measured 0.96-1.04 x OpenSSL's
+        SSSE3 path over lead 1-3 / every 1-6, and the model ranks those the other way), or the blocks of its
+        structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
         level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
         the registers for (``RoundsForm.arches``), or, for the recipe's rounds, one recipe field
@@ -288,6 +294,9 @@ class HybridFamily(Family):
         else:
             near = [point(p, scalar=form) for form in one_change(p.scalar) if form in forms]
             near += [replace(p, scalar="recipe")] if p.scalar in lazy else []
+        if p.placement == "every":          # the interleaving one step away, the rounds kept
+            near += [replace(p, lead=lead) for lead in LEADS if abs(lead - p.lead) == 1]
+            near += [replace(p, every=e) for e in (p.every - 1, p.every + 1) if 1 <= e <= MAX_EVERY]
         blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
         return [Choice(self, b, choice.arch, [key]) for key, b in
                 cheapest_distinct([(block_cost(b, model).cycles, b.params.key(), b) for b in blocks],
