@@ -54,10 +54,10 @@ BUILD_ON = {"x86_64": build_on, "i386": build_on_i386}
 def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], scalar_isa: str) -> HybridParams:
     u = rng.random()
     if u < P_PARAM:
-        which = rng.choice(("isa", "lead", "every", "placement", "recurrence", "scalar", "ahead"))
+        which = rng.choice(("isa", "lead", "every", "placement", "recurrence", "rounds", "ahead"))
         if which == "ahead":
             return replace(p, ahead=not p.ahead)
-        if which == "scalar":
+        if which == "rounds":
             return replace(p, scalar=rng.choice([s for s in I386_SCALARS if s != p.scalar]))
         if which == "recurrence":
             return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2")
