@@ -52,7 +52,7 @@ from sha1opt.search.cost.model import load_model
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.engines.hybrid import build_on
 from sha1opt.search.space.hybrid import features
-from sha1opt.search.space.hybrid_dialects import dialect_names
+from sha1opt.search.space.hybrid_dialects import dialect, dialect_names
 
 MODELS = ("core2", "nehalem", "skylake", "goldencove", "zen1", "zen3", "zen5")
 SIZES = (16384, 1 << 20)
@@ -121,7 +121,7 @@ def main() -> int:
                     print(f"# {m} --tune {args.tune}: the measured best is not a hybrid block: not timed here")
         if args.dialects:
             blocks += [(f"{m} params, {isa}", build_on(replace(p, isa=isa), load_model(m))) for isa in dialect_names()
-                       if isa != p.isa]
+                       if isa != p.isa and "x86_64" in dialect(isa).arches]
     for name, block in blocks:
         missing = lacking(features(block))
         if missing:

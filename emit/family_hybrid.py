@@ -162,8 +162,9 @@ def structure(p: HybridParams) -> tuple[tuple, ...]:
     the zen4 model prices the one-block avx512vl block at 2.58 c/B and the two-block avx512vlx2 block at
     2.70, and the machine times them the other way round (bench/results/measured_selection_zen4.txt); on
     i386 it prices the lazy rounds with read-ahead 4 % above the recipe's without (2.83 against 2.71 c/B)
-    and the machine times them 10 % below. So the candidates a CPU times span the structures before they
-    span the interleavings of one."""
+    and the machine times them about 8 % below (0.96-0.97 against 1.05 x OpenSSL's 32-bit SSSE3 path). So
+    the candidates a CPU times span the structures -- on x86-64 the rotating and pinned layouts too --
+    before they span the interleavings of one."""
     layout = "recipe" if p.scalar == "recipe" else FORMS[p.scalar].layout
     return ((dialect(p.isa).blocks,), (p.isa,), (p.ahead, layout), shape(p))
 
@@ -293,7 +294,7 @@ class HybridFamily(Family):
             near += [point(p, scalar=form) for form in lazy]
         else:
             near = [point(p, scalar=form) for form in one_change(p.scalar) if form in forms]
-            near += [replace(p, scalar="recipe")] if p.scalar in lazy else []
+            near += [point(p, scalar="recipe")] if p.scalar in lazy else []    # (None: a two-block read-ahead)
         if p.placement == "every":          # the interleaving one step away, the rounds kept
             near += [replace(p, lead=lead) for lead in LEADS if abs(lead - p.lead) == 1]
             near += [replace(p, every=e) for e in (p.every - 1, p.every + 1) if 1 <= e <= MAX_EVERY]

@@ -102,7 +102,7 @@ def store_kind(cls: str, reads_memory: bool, register_data: bool, std_reg: str |
     return "plain" if cls == "store" and std_reg is not None else "other"
 
 
-def mem_key(m: Mem, gen: dict[str, int]) -> tuple:
+def mem_key(m: Mem, gen: dict) -> tuple:
     """Identity of an address for store forwarding: same registers, unchanged since (``gen``), same scale/disp."""
     b = m.base.name if m.base is not None else None
     x = m.index.name if m.index is not None else None
@@ -115,7 +115,11 @@ def written_identity(d: tuple, gen: dict) -> object:
     stores that address has had (``note_stores``) -- so a pointer reloaded from an unchanged stack slot is
     the same address as before (i386 keeps its state and data pointers in slots: the feed-forward's stores
     through one reload forward to the next block's loads through the next); any other write is a new
-    generation. Example: ``movl 64(%esp), %esi`` twice with no store to 64(%esp) between: ``(%esi)`` is one
+    generation. "Unchanged" is as the engines key stores: by the 4-byte lanes of decoded stores (a scalar
+    store is one lane at its address, whatever its width; an opaque item writing memory, such as the loop
+    counter's ``decl``, is not counted -- none writes a pointer's slot), and a register's identity does not
+    depend on its width: sound for the i386 pointers, 32-bit loads of 32-bit slots that only 32-bit
+    stores write. Example: ``movl 64(%esp), %esi`` twice with no store to 64(%esp) between: ``(%esi)`` is one
     address; ``addl $64, 68(%esp)`` between two reloads of 68(%esp): two addresses."""
     if d[CLS] == "load" and d[MREAD] is not None:
         key = mem_key(d[MREAD], gen)
@@ -130,7 +134,7 @@ def note_stores(keys: list[tuple], gen: dict) -> None:
         gen[("v", key)] = gen.get(("v", key), 0) + 1
 
 
-def stored_keys(m: Mem, gen: dict[str, int], width: int) -> list[tuple]:
+def stored_keys(m: Mem, gen: dict, width: int) -> list[tuple]:
     """The ``mem_key`` of every 4-byte lane a store of ``width`` bytes at ``m`` writes: a load of any of them
     is forwarded from it. Example: ``movdqa %xmm0, 16(%rsp)`` (16 bytes) -> the keys of 16, 20, 24 and
     28(%rsp) -- what the SSSE3 path's ``add 20(%rsp), %ebp`` reads; ``movl %eax, 8(%esp)`` -> 8(%esp) only."""

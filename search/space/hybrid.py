@@ -125,7 +125,7 @@ class HybridParams:
     ahead: bool = False              # read-ahead: the next block's W+K 0..15 during this block's last rounds
     scalar: str = "recipe"           # "rotate"/"rotate-bmi": ``hybrid_rounds`` (recipe and offsets unused)
     recurrence: str = "rol1"         # "rol2": groups 8-19 as ``hybrid_w8.rol2_group_ops`` (8 W registers)
-    arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (recipe rounds, no read-ahead)
+    arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (the recipe's or the lazy rounds)
 
     def __post_init__(self) -> None:
         dialect(self.isa)             # a row of the dialect table (``hybrid_dialects``), else refused

@@ -23,8 +23,8 @@ becomes ``%esp``; the data pointer is loaded into ``%edi`` before the block's gr
 temporaries are free before round 0) and the state pointer into ``%esi`` for the loads of a..e
 and the feed-forward. The scalar rounds are the recipe's, ordered and allocated with the two i386
 temporaries, or a form that fits in them (``HybridParams.scalar``: ``hybrid_lazy``'s rounds with
-``esi`` and ``edi``). The space: ``HybridParams(arch="i386")`` with the dialect (``ssse3``, ``avx``,
-``avx512vl``), ``lead``, ``every`` / ``slots``, the recipe and offsets, and the recurrence: rol1
+``esi`` and ``edi``). The space: ``HybridParams(arch="i386")`` with the dialect (``ssse3``, ``ssse3k``,
+``avx``, ``avx512vl``), ``lead``, ``every`` / ``slots``, the recipe and offsets, and the recurrence: rol1
 (``hybrid.group_ops``) or rol2 for groups 8-19 (``rol2_group_ops_i386``: W[t] = rol2(W[t-6] ^
 W[t-16] ^ W[t-28] ^ W[t-32]), the ``hybrid_w8`` recurrence with four W registers -- G_{g-8} and
 G_{g-7} read from ``HISTORY``, where every group up to 12 also stores its W). No rotating rounds
@@ -256,7 +256,9 @@ def read_ahead_i386(rest: list[Instr], params: HybridParams, epi: list[Instr]) -
     rol2 = params.recurrence == "rol2"
     groups = [load_group_ops(j, params.isa, block=1) + (_kept(j, params.isa) if rol2 else []) for j in range(4)]
     at, ptr = next(((p, t) for p in range(len(rest) + 1) for t in TEMPS["i386"]
-                    if dead_from(rest[p:], t) and any(t in effects(i).writes for i in rest[p:] + epi)))
+                    if dead_from(rest[p:] + epi, t) and any(t in effects(i).writes for i in rest[p:] + epi)), (0, None))
+    if ptr is None:         # (the feed-forward reloads esi, so its end is always a window)
+        raise Sha1optError("no scalar temporary is free for the read-ahead's data pointer")
     reg = Reg(ptr)
     loads = [_i("mov", Mem(SP, None, 1, I386_DATA_SLOT), reg)]
     loads += [_i(g[0].mnemonic, Mem(reg, None, 1, 64 + 16 * j), g[0].operands[1]) for j, g in enumerate(groups)]

@@ -260,3 +260,13 @@ def test_structure_spans_read_ahead_and_the_rounds_layout_before_the_interleavin
             for s in ("recipe", "lazy", "lazy-chain")}
     assert keys == {(a, lay) for a in (False, True) for lay in ("recipe", "lazy")}
     assert structure(dataclasses.replace(base, every=4))[:3] == structure(base)[:3]
+
+
+def test_regression_the_climb_offered_a_two_block_read_ahead_block_the_recipe_rounds():
+    """A lazy two-block block with read-ahead (the x86-64 engine searches the lazy forms too) raised in
+    ``neighbours``: its recipe neighbour is refused by the dialect row (a two-block read-ahead takes the
+    ``hybrid_forms`` rounds), and it was built with ``replace`` instead of ``point``. Now it is left out."""
+    p = HybridParams(isa="avx2x2", ahead=True, recurrence="rol2", scalar="lazy", lead=2, every=2)
+    near = HYBRID.neighbours(Choice(HYBRID, build(p), "x86_64"), "zen4", "avx2")
+    assert near and all(x.code.params.scalar != "recipe" for x in near)
+    assert "lazy-chain" in {x.code.params.scalar for x in near}

@@ -68,7 +68,8 @@ def test_features_are_read_off_the_instructions(isa, want):
 
 def test_vector_op_counts_per_dialect():
     # 4 load groups + 16 recurrence groups (a two-block row's loads take one vinserti128 more: hybrid_pair)
-    counts = {isa: build(HybridParams(isa=isa)).vector_ops for isa in dialect_names() if "x86_64" in dialect(isa).arches}
+    counts = {isa: build(HybridParams(isa=isa)).vector_ops for isa in dialect_names()
+              if "x86_64" in dialect(isa).arches}
     assert counts == {"ssse3": 4 * 5 + 16 * 21, "avx": 4 * 4 + 16 * 15, "avx512vl": 4 * 4 + 16 * 10,
                       "avx2x2": 4 * 5 + 16 * 15, "avx512vlx2": 4 * 5 + 16 * 10}
 
@@ -115,7 +116,8 @@ def test_interleave_releases_each_group_lead_groups_early_and_never_late(lead, e
         assert pos[id(scalar[4 * g - 13])] < first                 # after the last read of the words it overwrites
 
 
-@pytest.mark.parametrize("isa", [d.name for d in dialects() if d.blocks == 1 and "x86_64" in d.arches])    # (two-block rows: no read-ahead)
+# (two-block rows: no read-ahead; a k_copy row: i386 only)
+@pytest.mark.parametrize("isa", [d.name for d in dialects() if d.blocks == 1 and "x86_64" in d.arches])
 def test_the_read_ahead_blocks_last_path_proves(isa):
     block = build(HybridParams(isa=isa, ahead=True))
     res = prove_hybrid(block)

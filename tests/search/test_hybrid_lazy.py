@@ -28,8 +28,10 @@ from sha1opt.search.space.hybrid_regs import wk_slot
 
 
 @pytest.mark.parametrize("scalar", ["lazy", "lazy-chain"])
-@pytest.mark.parametrize("arch,isa,recurrence,ahead", [("i386", "ssse3k", "rol2", False), ("i386", "avx", "rol1", False),
-                                                       ("x86_64", "ssse3", "rol2", True), ("x86_64", "avx", "rol1", False)])
+@pytest.mark.parametrize("arch,isa,recurrence,ahead", [("i386", "ssse3k", "rol2", False),
+                                                       ("i386", "avx", "rol1", False),
+                                                       ("x86_64", "ssse3", "rol2", True),
+                                                       ("x86_64", "avx", "rol1", False)])
 def test_the_lazy_rounds_prove_on_both_arches(scalar, arch, isa, recurrence, ahead):
     p = HybridParams(isa=isa, scalar=scalar, arch=arch, recurrence=recurrence, ahead=ahead)
     res = prove_hybrid((build if arch == "x86_64" else build_i386)(p))

@@ -35,7 +35,9 @@ def test_caps_are_cpu_families(level, feature, want):
 
 def test_scalar_level_and_dialects_of_each_cap():
     assert [scalar_level(level) for level in LEVELS] == ["base", "bmi2", "base", "base", "bmi2", "bmi2", "bmi2"]
-    assert vector_dialects("avx2", "x86_64") == ("ssse3", "avx", "avx2x2") and vector_dialects("avx2") == ("ssse3k", "ssse3", "avx", "avx2x2") and vector_dialects("avx2", "i386") == ("ssse3k", "ssse3", "avx") and vector_dialects("base") == ()
+    assert vector_dialects("avx2", "x86_64") == ("ssse3", "avx", "avx2x2")
+    assert vector_dialects("avx2") == ("ssse3k", "ssse3", "avx", "avx2x2")
+    assert vector_dialects("avx2", "i386") == ("ssse3k", "ssse3", "avx") and vector_dialects("base") == ()
 
 
 def test_an_unknown_level_is_refused():
