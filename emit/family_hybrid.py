@@ -161,10 +161,10 @@ def structure(p: HybridParams) -> tuple[tuple, ...]:
     The models disagree with the machine most about structure: on Zen 4 (AuthenticAMD family 25 model 17)
     the zen4 model prices the one-block avx512vl block at 2.58 c/B and the two-block avx512vlx2 block at
     2.70, and the machine times them the other way round (bench/results/measured_selection_zen4.txt); on
-    i386 it prices the lazy rounds with read-ahead 4 % above the recipe's without (2.83 against 2.71 c/B)
-    and the machine times them about 8 % below (0.96-0.97 against 1.05 x OpenSSL's 32-bit SSSE3 path). So
-    the candidates a CPU times span the structures -- on x86-64 the rotating and pinned layouts too --
-    before they span the interleavings of one."""
+    i386 it prices the lazy rounds 8-10 % above the recipe's (2.80-2.83 against 2.58 c/B) and the machine
+    times the lazy-chain block 3 % faster than the model's first choice (0.758 against 0.781 x the textbook
+    schedule, bench/results/simd_i386_zen4.txt). So the candidates a CPU times span the structures -- on
+    x86-64 the rotating and pinned layouts too -- before they span the interleavings of one."""
     layout = "recipe" if p.scalar == "recipe" else FORMS[p.scalar].layout
     return ((dialect(p.isa).blocks,), (p.isa,), (p.ahead, layout), shape(p))
 
@@ -271,8 +271,8 @@ class HybridFamily(Family):
 
     def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
         """The blocks one step from ``choice``: its interleaving one step away (``lead`` +-1, ``every`` +-1,
-        the rounds kept: on Zen 4 the i386 lazy avx512vl block with read-ahead measured 0.96-1.04 x OpenSSL's
-        SSSE3 path over lead 1-3 / every 1-6, and the model ranks those the other way), or the blocks of its
+        the rounds kept: on Zen 4 the i386 avx blocks of one rounds form measured 0.754-0.778 x the textbook
+        over lead 2-3 / every 1-2, all priced 2.58 c/B, bench/results/simd_i386_zen4.txt), or the blocks of its
         structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
         level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
