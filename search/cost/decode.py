@@ -109,10 +109,10 @@ def mem_key(m: Mem, gen: dict) -> tuple:
     return (b, gen.get(b, 0), x, gen.get(x, 0), m.scale, m.disp)
 
 
-def written_identity(d: tuple, gen: dict) -> object:
-    """The address identity (``mem_key``'s generation) of the registers instruction ``d`` writes, noting in
-    ``gen`` what it needs: a plain load's destination is *the loaded word* -- its address key and how many
-    stores that address has had (``note_stores``) -- so a pointer reloaded from an unchanged stack slot is
+def written_identity(d: tuple, gen: dict, stores: dict) -> object:
+    """The address identity (``mem_key``'s generation) of the registers instruction ``d`` writes: a plain
+    load's destination is *the loaded word* -- its address key and the last store to it (the index the
+    engine's ``stores`` table holds; every dynamic instruction has its own) -- so a pointer reloaded from an unchanged stack slot is
     the same address as before (i386 keeps its state and data pointers in slots: the feed-forward's stores
     through one reload forward to the next block's loads through the next); any other write is a new
     generation. "Unchanged" is as the engines key stores: by the 4-byte lanes of decoded stores (a scalar
@@ -123,15 +123,10 @@ def written_identity(d: tuple, gen: dict) -> object:
     address; ``addl $64, 68(%esp)`` between two reloads of 68(%esp): two addresses."""
     if d[CLS] == "load" and d[MREAD] is not None:
         key = mem_key(d[MREAD], gen)
-        return ("ld", key, gen.get(("v", key), 0))
-    gen["#"] = n = gen.get("#", 0) + 1
+        last = stores.get(key)
+        return ("ld", key, last[2] if last is not None else -1)
+    gen["#"] = n = gen.get("#", 0) + 1          # (a new generation: one counter for every register)
     return n
-
-
-def note_stores(keys: list[tuple], gen: dict) -> None:
-    """Count a store to each address of ``keys`` in ``gen`` (``written_identity``'s versions)."""
-    for key in keys:
-        gen[("v", key)] = gen.get(("v", key), 0) + 1
 
 
 def stored_keys(m: Mem, gen: dict, width: int) -> list[tuple]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from sha1opt.search.cost.attribution import (CRITICAL, ISSUE, ISSUE_WIDTH, MULTI_CLOCK, PAIRING, Trace, fit,
                                              unit_port)
 from sha1opt.search.cost.decode import ADDR, ALONE, DATA, EXEMPT, FLAGS, LAT, MREAD, MWRITE, OCC, TEXT, UOPS, \
-    WIDTH, WRITES, mem_key, note_stores, stored_keys, written_identity
+    WIDTH, WRITES, mem_key, stored_keys, written_identity
 from sha1opt.search.cost.model import Model, UarchError
 
 
@@ -199,12 +199,10 @@ class Pipeline:
 
         gen, ready, ready_addr, producer = self.gen, self.ready, self.ready_addr, self.producer
         if d[MWRITE] is not None:
-            keys = stored_keys(d[MWRITE], gen, d[WIDTH])
-            for key in keys:
+            for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
                 self.stores[key] = (t, 0, i)
-            note_stores(keys, gen)
         ready_at_addr = result if d[EXEMPT] else result + self.stall_ticks
-        ident = written_identity(d, gen) if d[WRITES] else None
+        ident = written_identity(d, gen, self.stores) if d[WRITES] else None
         for r in d[WRITES]:
             ready[r] = result
             ready_addr[r] = ready_at_addr

@@ -45,7 +45,7 @@ from __future__ import annotations
 from sha1opt.search.cost.allocation import MoveEliminator, PortBinder, ReservationStation
 from sha1opt.search.cost.attribution import CRITICAL, FRONT_END, WINDOW, Trace, fit, split_stall, unit_port
 from sha1opt.search.cost.decode import (ADDR, CLS, DATA, ELIM, EXEMPT, FE, LAT, LDLAT, MREAD, MWRITE, SKIND, STDREG,
-                                        UOPS, WIDTH, WRITES, FLAGS, mem_key, note_stores, stored_keys, written_identity)
+                                        UOPS, WIDTH, WRITES, FLAGS, mem_key, stored_keys, written_identity)
 from sha1opt.search.cost.model import STORE_KINDS, VECTOR_CLASSES, Model
 
 
@@ -444,17 +444,15 @@ class Execute:
                 renamed = (None, -1)
             else:                        # the register's value and its producer's node (rules.memory_renaming)
                 renamed = (e[0], 2 * e[2]) if e is not None else (0, -1)
-            keys = stored_keys(d[MWRITE], gen, d[WIDTH])
-            for key in keys:
+            for key in stored_keys(d[MWRITE], gen, d[WIDTH]):
                 self.stores[key] = (sdata, plat, i, self.fwd_lat[kind], *renamed)
-            note_stores(keys, gen)
         if d[WRITES]:
             plat = d[LAT]
             if d[ELIM]:                  # an eliminated move passes its source's producer latency on
                 e = regs.get(d[DATA][0]) if d[DATA] else None
                 plat = e[3] if e is not None else 0
             entry = (result, result if d[EXEMPT] else result + self.stall_ticks, i, plat)
-            ident = written_identity(d, gen)
+            ident = written_identity(d, gen, self.stores)
             for r in d[WRITES]:
                 regs[r] = entry
                 gen[r] = ident

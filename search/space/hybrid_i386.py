@@ -229,16 +229,16 @@ def _ahead_block_i386(params: HybridParams, load: list[Instr], merged: list[Inst
     return block
 
 
-def dead_from(code: list[Instr], reg: str) -> bool:
-    """Whether ``reg`` holds nothing ``code`` reads: its first mention in ``code`` writes it without reading it
-    (or there is none)."""
+def rewritten(code: list[Instr], reg: str) -> bool:
+    """Whether ``code`` writes ``reg`` before it reads it: its first mention writes it without reading it (so
+    what ``reg`` holds before ``code`` is read by nothing and left nowhere)."""
     for ins in code:
         e = effects(ins)
         if reg in e.registers_read:
             return False
         if reg in e.writes:
             return True
-    return True
+    return False
 
 
 def read_ahead_i386(rest: list[Instr], params: HybridParams, epi: list[Instr]) -> list[Instr]:
@@ -255,8 +255,8 @@ def read_ahead_i386(rest: list[Instr], params: HybridParams, epi: list[Instr]) -
     """
     rol2 = params.recurrence == "rol2"
     groups = [load_group_ops(j, params.isa, block=1) + (_kept(j, params.isa) if rol2 else []) for j in range(4)]
-    at, ptr = next(((p, t) for p in range(len(rest) + 1) for t in TEMPS["i386"]
-                    if dead_from(rest[p:] + epi, t) and any(t in effects(i).writes for i in rest[p:] + epi)), (0, None))
+    at, ptr = next(((p, t) for p in range(len(rest) + 1) for t in TEMPS["i386"] if rewritten(rest[p:] + epi, t)),
+                   (0, None))
     if ptr is None:         # (the feed-forward reloads esi, so its end is always a window)
         raise Sha1optError("no scalar temporary is free for the read-ahead's data pointer")
     reg = Reg(ptr)
