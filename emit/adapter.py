@@ -157,10 +157,53 @@ def _arg(arch: Arch, interface: Interface, i: int, role: str) -> list[str]:
     return [f"\tpushl sha1opt_{'count' if role == 'nblocks' else role}"]
 
 
+CBC_CHUNK = 64      # blocks a call of a stitched AES-CBC function gets at most (its ciphertext buffer's size)
+CBC_ROUNDS = 9      # the key schedule's aesenc round count (a 128-bit key, ``cbc.AES_ROUNDS``)
+
+
+def _cbc_text(interface: Interface, callee: str) -> list[str]:
+    """A stitched AES-CBC + SHA-1 function (``(plain, cipher, nblocks, key, iv, state, data)``, x86-64): called
+    with the record's blocks in calls of at most ``CBC_CHUNK``, the plaintext the data itself, the ciphertext
+    into the adapter's buffer, a fixed key schedule (round key words 0x01010101 * (r+1) + j, ``CBC_ROUNDS``
+    rounds) and a zero iv. Only the hash is the harness's to check; the seventh argument and on are pushed
+    (SysV: at entry + 8), the stack kept 16-byte aligned at the call."""
+    regs = {"plain": "mov sha1opt_data(%rip), {r}", "cipher": "lea sha1opt_cipher(%rip), {r}",
+            "key": "lea sha1opt_key(%rip), {r}", "iv": "lea sha1opt_iv(%rip), {r}",
+            "state": "mov sha1opt_state(%rip), {r}", "data": "mov sha1opt_data(%rip), {r}",
+            "nblocks": "mov sha1opt_chunk(%rip), {r}"}
+    if any(role not in regs for role in interface.roles):
+        raise Sha1optError("a stitched AES-CBC function is run natively with the roles plain, cipher, nblocks, key, "
+                           "iv, state and data only")
+    stacked = interface.roles[len(_ARG_REGS_64):]
+    out = ["1:\tcmpq $0, sha1opt_count(%rip)", "\tje 2f", "\tmov sha1opt_count(%rip), %rax",
+           f"\tcmp ${CBC_CHUNK}, %rax", "\tjbe 3f", f"\tmov ${CBC_CHUNK}, %eax", "3:\tmov %rax, sha1opt_chunk(%rip)"]
+    out += ["\tsub $8, %rsp"] if len(stacked) % 2 == 0 else []
+    for role in reversed(stacked):
+        out += ["\t" + regs[role].format(r="%rax"), "\tpush %rax"]
+    for reg, role in zip(_ARG_REGS_64, interface.roles):
+        out.append("\t" + regs[role].format(r=reg))
+    out += [f"\tcall {callee}", f"\tadd ${8 * (len(stacked) + (len(stacked) % 2 == 0))}, %rsp",
+            "\tmov sha1opt_chunk(%rip), %rax", "\tsub %rax, sha1opt_count(%rip)", "\tshl $6, %rax",
+            "\tadd %rax, sha1opt_data(%rip)", "\tjmp 1b", "2:\tret", f"\t.size {SYMBOL}, .-{SYMBOL}", "\t.data",
+            "\t.p2align 6", "sha1opt_key:"]
+    out += [f"\t.long {0x01010101 * (r + 1) + j:#x}" for r in range(15) for j in range(4)]
+    out += [f"\t.long {CBC_ROUNDS}", "\t.bss", "\t.p2align 6"]
+    out += [f"sha1opt_{n}:\t.quad 0" for n in ("state", "data", "count", "chunk")]
+    out += ["\t.p2align 6", "sha1opt_iv:\t.zero 16", "\t.p2align 6", f"sha1opt_cipher:\t.zero {64 * CBC_CHUNK}",
+            '\t.section .note.GNU-stack,"",@progbits']
+    return out
+
+
 def adapter_text(arch: Arch, interface: Interface, callee: str) -> str:
     """The entry point's text (see the module docstring)."""
     if not _NAME.match(callee):
         raise Sha1optError(f"cannot call {callee!r} from the adapter (not a symbol name)")
+    if "cipher" in interface.roles:
+        if arch != "x86_64":
+            raise Sha1optError("a stitched AES-CBC function is run natively on x86-64 only")
+        head = ["\t.text", f"\t.globl {SYMBOL}", f"\t.type {SYMBOL}, @function", f"{SYMBOL}:",
+                "\tmov %rdi, sha1opt_state(%rip)", "\tmov %rsi, sha1opt_data(%rip)", "\tmov %rdx, sha1opt_count(%rip)"]
+        return "\n".join(head + _cbc_text(interface, callee)) + "\n"
     once = _once(interface)
     words = max(interface.workspace_words, 1)
     before, after = _copies(arch, interface)

@@ -105,7 +105,7 @@ def expected(state: tuple[int, ...], data: bytes) -> tuple[int, ...]:
 STUB_BYTES = 64
 
 
-def _stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = None) -> list[Path]:
+def stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = None) -> list[Path]:
     """Definitions of the object's undefined data symbols, 64 bytes each: zero (``OPENSSL_ia32cap_P = 0``: no
     extensions) unless ``symbols`` gives a symbol's first bytes (a dispatch path's capability words)."""
     names = sorted({s.name for s in uo.obj.symbols if s.section is None and s.name and s.kind in ("STT_NOTYPE",
@@ -127,7 +127,7 @@ def _stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = 
 
 def stubbed_calls(uo: UserObject) -> list[str]:
     """The undefined functions the object calls (PLT32 relocations) that the harness does not define: a run that
-    reaches one calls a zeroed data stub (``_stubs``) and dies, which says nothing about the code (Crypto++'s
+    reaches one calls a zeroed data stub (``stubs``) and dies, which says nothing about the code (Crypto++'s
     ``SHA1::Transform`` calls ``DetectX86Features``). ``__stack_chk_fail`` is not one: reaching it is a defect."""
     called = {r.symbol for relocs in uo.obj.relocs.values() for r in relocs.values()
               if r.kind in ("R_X86_64_PLT32", "R_386_PLT32") and r.section is None and r.symbol}
@@ -203,12 +203,12 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
             run([which("objcopy"), f"--redefine-sym={function}={CALLEE}", f"--globalize-symbol={CALLEE}", str(obj),
                  str(renamed)], "objcopy")
             adapter = adapter_object(uo.arch, interface, CALLEE, workdir)
-            return BlockHarness(renamed, uo.arch, workdir, extra=[adapter, *_stubs(uo, workdir, symbols)])
+            return BlockHarness(renamed, uo.arch, workdir, extra=[adapter, *stubs(uo, workdir, symbols)])
         if function != SYMBOL:
             renamed = workdir / "confirm_input.o"
             run([which("objcopy"), f"--redefine-sym={function}={SYMBOL}", str(obj), str(renamed)], "objcopy")
             obj = renamed
-        return BlockHarness(obj, uo.arch, workdir, extra=_stubs(uo, workdir, symbols))
+        return BlockHarness(obj, uo.arch, workdir, extra=stubs(uo, workdir, symbols))
     except (ToolchainError, Sha1optError) as e:
         return Unavailable(f"cannot link the function into the harness: {e}")
 

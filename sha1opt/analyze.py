@@ -90,6 +90,7 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
+from sha1opt.emit.cbc_confirm import cbc_finding
 from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
 from sha1opt.emit.objfile import UserObject, defining_members, load_object, with_called_members
 from sha1opt.emit.proof_memo import remembered
@@ -394,6 +395,10 @@ def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface:
                         symbols=dict(p.witness), lifted=proof)
         if isinstance(found, Finding):
             return found
+        if proof.contract.cbc:          # (a stitched AES-CBC function: its ciphertext and iv, run apart)
+            found = cbc_finding(uo, proof.function, work, symbols=dict(p.witness))
+            if isinstance(found, Finding):
+                return found
     return found
 
 

@@ -140,6 +140,15 @@ class ControlFlow(Calls):
         w = self.bits // 8
         if m in ("endbr64", "endbr32", "nop"):
             return
+        if m == "bt":
+            # a capability bit (OpenSSL's ``bt $0x3d, %r11`` on OPENSSL_ia32cap_P): CF is that bit of an integer;
+            # the other flags are undefined (None: a branch on them is refused)
+            x = self.operand_value(ops[1], d, d.width or 4)
+            if not isinstance(ops[0], Imm) or is_data(x):
+                raise Refused(d, "bt other than an immediate bit of an integer", "untracked value")
+            bit = ops[0].value % (8 * (d.width or 4))
+            self.s.flags = Flags(None, None, z3.Extract(bit, bit, self._int(x, d, str(ops[1]))) == 1, None)
+            return
         if m in ("cmp", "test"):
             x = self.operand_value(ops[1], d, d.width or 4)
             y = self.operand_value(ops[0], d, d.width or 4)

@@ -50,6 +50,7 @@ from typing import Callable
 
 import z3
 
+from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.calls import RESULT_REGION
 from sha1opt.semantics.lift.control import ControlFlow
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
@@ -494,6 +495,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
             return Ptr(x.region, x.off - y.v)
         if isinstance(x, Ptr) and isinstance(y, Ptr) and x.region == y.region:
             return Int(x.off - y.off)
+        apart = cbc.distance(x, y, self.bits)       # (out - inp of a stitched AES-CBC function)
+        if apart is not None:
+            return apart
         low = self._low_halves(x, y, d)
         if low is not None:
             return self.domain.apply("sub", *low)

@@ -64,6 +64,7 @@ from z3 import z3util
 
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
+from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.condition import words
 from sha1opt.semantics.lift.counter import COUNTER_BOUND, entry_words
@@ -212,12 +213,15 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     values = {"state": Ptr("state", ctx.bv(-c.state_offset)), "data": Ptr("data", ctx.bv(0)),
               "words": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
               "bytes": Int(ctx.bv(64) * ctx.n + (ctx.bv(0) if c.whole_bytes else trailing_bytes(ctx.bits))),
-              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT))}
+              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT)), **cbc.entry_values(ctx.bits)}
     consts = dict(c.constants)
     for i, role in enumerate(c.args):
         v = Int(ctx.bv(consts[i])) if i in consts else values[role]
-        if c.abi == "sysv":
+        if c.abi == "sysv" and i < len(ARG_REGS["sysv"]):
             st.regs[ARG_REGS["sysv"][i]] = v
+        elif c.abi == "sysv":
+            # (SysV's seventh argument on: 8-byte stack slots above the return address)
+            st.mem[("stack", "", 8 * (i - len(ARG_REGS["sysv"]) + 1))] = (v, 8)
         else:
             st.mem[("stack", "", 4 + 4 * i)] = (v, 4)
     for r in SAVED[ctx.contract.abi]:
@@ -256,6 +260,8 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         # ``state counter@OFFSET``: bytes = 64*nblocks < 2^32 (``Contract.describe``); every exit's counter is
         # proved entry + bytes (``counter.counted``, from ``restored``)
         ctx.axioms.append(z3.ULT(n, ctx.bv(1 << COUNTER_BOUND)))
+    if contract.cbc:
+        ctx.axioms += cbc.axioms(bits)      # the key's round count: one aesni_set_encrypt_key writes
     if contract.block_multiple > 1:
         # ``nblocks even``: the caller passes pairs of blocks (libgcrypt's AVX2 code)
         ctx.axioms.append(n & ctx.bv(contract.block_multiple - 1) == ctx.bv(0))

@@ -35,14 +35,15 @@ from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
+from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.counter import counted, loop_counted
 from sha1opt.semantics.lift.executor import Int, Opq, PathMachine, Program, Ptr, State, explore, is_data
 from sha1opt.semantics.lift.memory import host_words, wide_slots
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.schedule import ScheduleProver
 from sha1opt.semantics.lift.template import (Const, H, HeadTerm, Lanes, WordDomain, compress_location, describe,
-                                             flat_locations, h_homes, materialize, read, uses_block_words,
-                                             word_offset)
+                                             flat_locations, h_homes, head_var, materialize, read,
+                                             uses_block_words, word_offset)
 from sha1opt.semantics.lift.interface import ARG_REGS, CONST, SAVED, WORKSPACE_AT, Contract
 from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.prove import Counterexample, Proved, Prover
@@ -262,6 +263,12 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
             bad = loop_counted(ctx, st, z3.is_bv_value(z3.simplify(kabs)))     # (kabs a constant: the exact head)
             if bad is not None:
                 return bad, st.trace
+        if ctx.contract.cbc:
+            # the AES-CBC stream: this block's ciphertext and the chain (or, at an exit, the iv)
+            why = cbc.holds(ctx, target if p.kind == "head" else template, st, p.kind == "head", tdom, im, prover,
+                            flat_locations, read)
+            if why:
+                return Verdict("unknown", f"AES-CBC: {why}"), st.trace
     # The paths share the iteration up to the loop branch: prove compress once on that prefix, then
     # check each path's suffix leaves the state words and H locations as the prefix did (same terms).
     n_common = common_prefix([p.state.trace for p in paths])
@@ -324,6 +331,8 @@ def establishes(ctx: Ctx, template: dict, st: State, prover: Prover) -> str | No
             if not (isinstance(got, Term) and got.builder is tv.term.builder
                     and (got == tv.term or isinstance(prover.check(got, tv.term), Proved))):
                 return f"{_where(loc)} does not hold its head value"
+    if ctx.contract.cbc:
+        return cbc.entered(st, template, flat_locations, read)
     return None
 
 
@@ -368,7 +377,7 @@ def head_terms_hold(template: dict, st: State, tdom: TermDomain, init_mem, prove
         if name[0] == "h":
             v = h_next[name]
             return v if is_data(v) and v is not None else init_mem("state", 4 * int(name[1]))
-        return init_mem("data", word_offset(name) + 64 * blocks)      # the next iteration's word
+        return head_var(name, init_mem, blocks)      # (a data word: the next iteration's)
 
     cache: dict = {}
     for loc, tv in flat_locations(template):

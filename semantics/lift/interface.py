@@ -24,6 +24,7 @@ nothing is evaluated)::
                | state "+" scratch | scratch "+" state
     role      := state ["counter" "@" OFFSET] | block ["clobbered"]
                | "nblocks" ["even"] | "bytes" ["whole"] | "workspace" "[" WORDS "]" | NUMBER
+               | "plain" | "cipher" | "key" | "iv"
     state     := "state" ["[5]"] ["@" OFFSET] ["wide"]
     block     := "data" ["[64]"] | "words" ["[16]"]
     scratch   := "workspace" "@" OFFSET "[" WORDS "]"
@@ -98,6 +99,11 @@ the argument holds.
   ``(state@0x40 + words@0 clobbered)``). One block only (no count); the
   context's other bytes may be read, never written, as for ``state@S``.
 
+* ``plain``, ``cipher``, ``key``, ``iv`` (all four, with ``nblocks``) -- an AES-CBC stream encrypted beside
+  the hash, 64 bytes a block (OpenSSL's ``aesni_cbc_sha1_enc(inp, out, blocks, key, iv, ctx, in0)`` is
+  ``(plain, cipher, nblocks, key, iv, state, data)``): ``cbc`` says what each is and what is proved of it.
+  SysV passes a seventh argument on the stack, at entry + 8.
+
 The state, data and workspace arguments point to objects: they are never
 null, so a ``test %rdi,%rdi; je`` to an error return is a path no caller
 under the contract takes (``control``'s non-null fact), not a refusal.
@@ -130,6 +136,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sha1opt.semantics.errors import ParseError
+from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.arguments import (CONST, CONTEXT_BLOCK, COUNT_ROLES, DATA_ROLES, MAX_CONSTANT,  # noqa: F401
                                             MAX_STATE_OFFSET, MAX_TEXT, MAX_WORKSPACE_WORDS, ROLES, joined_workspace,
                                             number, read_counter, read_role, tokens)
@@ -194,6 +201,11 @@ class Contract:
     @property
     def one_block(self) -> bool:
         return not any(a in COUNT_ROLES for a in self.args)
+
+    @property
+    def cbc(self) -> bool:
+        """An AES-CBC stream is encrypted beside the hash (``cbc``)."""
+        return "cipher" in self.args
 
     @property
     def state_stride(self) -> int:
@@ -263,7 +275,9 @@ class Contract:
     def arg_text(self) -> str:
         names = self.arg_names()
         if self.abi == "sysv":
-            return ", ".join(f"%{R32_TO_R64[r]} {a}" for r, a in zip(ARG_REGS["sysv"], names))
+            regs = [f"%{R32_TO_R64[r]}" for r in ARG_REGS["sysv"]]
+            regs += [f"{8 * i}(%rsp)" for i in range(1, len(names) - len(regs) + 1)]
+            return ", ".join(f"{r} {a}" for r, a in zip(regs, names))
         return ", ".join(names) + " on the stack"
 
     def describe(self) -> str:
@@ -279,7 +293,8 @@ class Contract:
                      f"64*nblocks < 2^{58 if self.abi == 'sysv' else 26}")
         else:
             count = f"{self.counts()}, 64*nblocks < 2^{58 if self.abi == 'sysv' else 26}"
-        disjoint = "state, data, workspace and stack" if self.workspace_words else "state, data and stack"
+        disjoint = ("state, data, workspace and stack" if self.workspace_words else
+                    "state, data, plain, cipher, key, iv and stack" if self.cbc else "state, data and stack")
         align = ENTRY_ALIGNMENT[self.abi]
         sp = "%rsp" if self.abi == "sysv" else "%esp"
         entry = f"; entry {sp} = {align[1]} mod {align[0]}" if align else ""
@@ -305,6 +320,10 @@ class Contract:
             more += "; data: 16 host-order (little-endian) words a block, already byte-swapped (W[i] = word i)"
         if self.data_clobbered:
             more += "; the data buffer may be overwritten (its 64 bytes after the call are not specified)"
+        if self.cbc:
+            more += ("; plain and cipher: 64*nblocks bytes each, cipher := AES-CBC encryption of plain under key and "
+                     "iv, iv := the last ciphertext block; key: an AES-NI key schedule (round keys at 16*r, the "
+                     f"aesenc round count at {cbc.ROUNDS_AT}: {', '.join(map(str, cbc.AES_ROUNDS))})")
         return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({self.arg_text()}); {count}; "
                 f"{disjoint} disjoint, none null{entry}{more}; callee-saved {saved} and the stack pointer checked")
 
@@ -483,6 +502,7 @@ def parse_interface(text: str) -> Interface:
         raise ParseError(clip(f"--interface: column {t[2]}: unexpected {t[1]!r} after the closing parenthesis"))
     if "state" not in roles:
         raise ParseError("--interface: no state argument (state and data are required)")
+    cbc.check_roles(roles)
     if not shared and not any(r in DATA_ROLES for r in roles):
         raise ParseError("--interface: no data argument (state and data are required; words: host-order data)")
     if clobbered and any(r in COUNT_ROLES for r in roles):

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import z3
 
+from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
@@ -115,6 +116,10 @@ class MemoryModel:
             if m.base is None:
                 raise Refused(d, "absolute address", "address")
             b = self.s.regs.get(m.base.name)
+            x = self.s.regs.get(m.index.name) if m.index is not None else None
+            if isinstance(b, Int) and isinstance(x, Ptr) and m.scale == 1 and m.index.width == 64 == self.bits:
+                # (an integer base and a pointer index: the same sum, ``movups %xmm2, (%r13,%r12)``)
+                return cbc.rebase(Ptr(x.region, x.off + b.v + self.bv(m.disp)), self.bits)
             if not isinstance(b, Ptr):
                 raise Refused(d, f"address base {m.base} does not hold a pointer", "untracked value")
             p = Ptr(b.region, b.off + self.bv(m.disp))
@@ -125,11 +130,11 @@ class MemoryModel:
             idx = iv.v if m.index.width == 64 or self.bits == 32 else z3.ZeroExt(self.bits - 32, z3.Extract(31, 0, iv.v))
             idx = one_value(self, idx)          # (a loop summary's flag of a few values: one a path)
             p = Ptr(p.region, p.off + idx * self.bv(m.scale))
-        return p
+        return cbc.rebase(p, self.bits)         # (plain + (cipher - plain): the ciphertext, ``cbc``)
 
     def _key(self, p: Ptr) -> tuple[str, str, int]:
         off = p.off
-        if p.region == "data":
+        if p.region in ("data", "plain", "cipher"):
             off = off - self.block
         rest, c = _split(off)
         return (p.region, rest, c)
@@ -271,6 +276,8 @@ class MemoryModel:
             if rest:
                 raise Refused(d, f"computed offset into {region[4:]}", "address")
             v = self._input(f"{region[4:]}+{c}", size)
+        elif region in cbc.REGIONS:
+            v = cbc.load(self, key, size, d)
         elif region == CANARY_REGION:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
@@ -402,6 +409,8 @@ class MemoryModel:
         elif region == "data" and self.data_writable:
             if rest or not (0 <= c <= 60) or c % 4 or size != 4:
                 raise Violation(d, f"writes the data buffer outside its 16 words or not as a 32-bit word (block{c:+d})")
+        elif region in cbc.REGIONS:
+            cbc.store(key, size, d)
         elif region.startswith(RESULT_REGION):
             raise Violation(d, f"writes the string {region[len(RESULT_REGION):]} returned (read-only: C11 7.22.4.6)")
         else:

@@ -44,6 +44,7 @@ import z3
 
 from sha1opt.semantics.domain import NumpyDomain, TermDomain
 from sha1opt.semantics.ir import Term, evaluate, variables
+from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.paths import State
 from sha1opt.semantics.lift.values import DataPair, Int, Opq, Ptr, is_data
 from sha1opt.semantics.sha1 import compress
@@ -95,9 +96,10 @@ def word_name(off: int) -> str:
 
 
 def is_head_var(name: str, blocks: int = 1) -> bool:
-    """A variable a head value may be built from: ``h0..h4`` and the words of the ``blocks`` blocks of
-    one iteration (``m0..m15``, then ``data[64]..data[64*blocks-4]``)."""
-    if re.fullmatch(r"h[0-4]", name):
+    """A variable a head value may be built from: ``h0..h4``, the words of the ``blocks`` blocks of
+    one iteration (``m0..m15``, then ``data[64]..data[64*blocks-4]``) and an AES key schedule's words
+    (``key[16]``: the same at every head, ``cbc``)."""
+    if re.fullmatch(r"h[0-4]", name) or cbc.is_key_var(name):
         return True
     off = word_offset(name)
     return off is not None and off % 4 == 0 and 0 <= off < 64 * blocks
@@ -159,6 +161,8 @@ def _data_kind(probe: _Probe | None, s0: State, v0, v1, state_word: int | None, 
     """
     if not (isinstance(v0, Term) and isinstance(v1, Term)):
         return FREE
+    if cbc.chain_lane(v0) is not None and state_word is None:
+        return cbc.Chain(cbc.chain_lane(v0))      # (the iv where the loop is entered: the CBC chain, proved apart)
     i = _h_index(s0, v0)
     if i is not None and state_word in (None, i):
         return H(i) if probe is None or np.array_equal(probe.at_s0(v1), probe.h1[i]) else FREE
@@ -289,11 +293,21 @@ def head_value(tv, domain, init_mem, fresh_value):
         return init_mem("state", 4 * tv.index)
     if isinstance(tv, Const):
         return domain.const(tv.term.node.payload)
+    if isinstance(tv, cbc.Chain):
+        return init_mem(cbc.CHAIN, 4 * tv.index)
     if isinstance(tv, HeadTerm):
-        def lookup(name: str):
-            return init_mem("state", 4 * int(name[1])) if name[0] == "h" else init_mem("data", word_offset(name))
-        return evaluate([tv.term], domain, lookup)[0]
+        return evaluate([tv.term], domain, lambda name: head_var(name, init_mem))[0]
     return fresh_value()
+
+
+def head_var(name: str, init_mem, blocks_on: int = 0):
+    """A head value's variable at a head: ``h_i`` the state word, a key word the key's, a data word
+    the word ``blocks_on`` blocks further on."""
+    if name[0] == "h":
+        return init_mem("state", 4 * int(name[1]))
+    if cbc.is_key_var(name):
+        return init_mem("key", int(name[4:-1]))
+    return init_mem("data", word_offset(name) + 64 * blocks_on)
 
 
 def materialize(template: dict, section: str, head: int, domain, init_reg, init_mem, fresh) -> State:
@@ -306,7 +320,7 @@ def materialize(template: dict, section: str, head: int, domain, init_reg, init_
     for loc, (tv, size) in template.items():
         if isinstance(tv, Lanes):
             v = tuple(t if isinstance(t, Opq) else head_value(t, domain, init_mem, fresh_value) for t in tv.kinds)
-        elif isinstance(tv, (H, Const, HeadTerm)) or tv == FREE:
+        elif isinstance(tv, (H, Const, HeadTerm, cbc.Chain)) or tv == FREE:
             v = head_value(tv, domain, init_mem, fresh_value)
         else:
             v = tv
