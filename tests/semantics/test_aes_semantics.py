@@ -88,10 +88,17 @@ def test_the_sbox_is_generated_from_its_definition():
 
 
 def test_the_docstring_round_example_holds():
-    """``aes.py``'s worked example: FIPS-197 Appendix B round 1, "Start of Round" to "After MixColumns"."""
+    """``aes.py``'s worked example: FIPS-197 Appendix B round 1, "Start of Round" to "After MixColumns", then
+    AESENC with round key 1 (§5.2's expansion) gives round 2's "Start of Round"."""
     state = tuple(np.array([v], dtype=np.uint32) for v in _lanes(bytes.fromhex("193de3bea0f4e22b9ac68d2ae9f84808")))
     assert [hex(int(v[0])) for v in state] == ["0xbee33d19", "0x2be2f4a0", "0x2a8dc69a", "0x848f8e9"]
-    assert _bytes(int(v[0]) for v in aes.keyless_round(state, True)).hex() == "046681e5e0cb199a48f8d37a2806264c"
+    mixed = aes.keyless_round(state, True)
+    assert _bytes(int(v[0]) for v in mixed).hex() == "046681e5e0cb199a48f8d37a2806264c"
+    key1 = _expand(bytes.fromhex(KNOWN[0][1]))[1]
+    assert key1.hex() == "a0fafe1788542cb123a339392a6c7605"
+    d = NumpyDomain(1)
+    round2 = VECTOR_ROWS["aesenc"].fn(d, state, tuple(d.const(v) for v in _lanes(key1)))
+    assert _bytes(int(v[0]) for v in round2).hex() == "a49c7ff2689f352b6b5bea43026a5049"
 
 
 @pytest.mark.parametrize("what, key, plaintext, ciphertext", KNOWN, ids=[k[0] for k in KNOWN])
