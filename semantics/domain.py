@@ -64,9 +64,10 @@ class Z3Domain(Domain):
     The other direction does not hold: a model (a "counterexample") may pick
     a function AES is not, so it is a candidate that only running the code
     (numpy, natively) confirms -- ``prove.Prover`` does exactly that. Example:
-    ``aesr0(a ^ b, c, d, e) ^ k == aesr0(b ^ a, c, d, e) ^ k`` is proved, and
-    ``aesr0(a, c, d, e) == aesr0(b, c, d, e)`` has a model with a != b
-    (true of AES, which is a permutation -- but only numpy can say so).
+    ``aesr0(a ^ b, c, d, e) ^ k == aesr0(b ^ a, c, d, e) ^ k`` is proved (the
+    arguments are equal); ``aesl0(0, 0, 0, 0) == 0x63636363`` is true of AES
+    (SubBytes(0) is 0x63 in every byte) but not proved: Z3's model of the
+    difference gives ``aesl0`` another value there, a candidate numpy refutes.
     """
 
     name = "z3"

@@ -21,8 +21,8 @@ Terms with AES ops (``ir.UNINTERPRETED_IN_Z3``): Z3 reads those as
 uninterpreted functions (logic QF_UFBV), so ``unsat`` still proves the
 equality for AES; a ``sat`` model is a candidate numpy (exact AES) must
 reproduce -- when it does not, the answer is ``Unknown``, naming that the
-model chose a function AES is not (e.g. ``aesr0(a, c, d, e) ==
-aesr0(b, c, d, e)`` for a != b: true of AES, unprovable over any function).
+model chose a function AES is not (e.g. ``aesl0(0, 0, 0, 0) == 0x63636363``:
+true of AES, whose S-box maps 0 to 0x63, and of no other function in general).
 """
 
 from __future__ import annotations
