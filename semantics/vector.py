@@ -85,7 +85,7 @@ functions are ``aes.py``'s, over the IR's AES ops, which Z3 reads as
 uninterpreted functions (``ir.UNINTERPRETED_IN_Z3``).
 
 Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
-"Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
+"Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS (and VMOVUPS),
 PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD, PSRLW/PSLLW,
 PSRLDQ/PSLLDQ, PACKUSWB, PUNPCKLBW/PUNPCKHBW/PUNPCKLWD/PUNPCKHWD,
 PUNPCKLDQ/PUNPCKHDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
@@ -480,6 +480,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     # AVX / AVX2 (VEX: an xmm write zeroes ymm lanes 4-7)
     "vmovdqa":    VectorRow("move", _move, _AVX_BOTH, "vex", aligned=True),
     "vmovdqu":    VectorRow("move", _move, _AVX_BOTH, "vex"),
+    "vmovups":    VectorRow("move", _move, _AVX_BOTH, "vex"),     # OpenSSL's stitched AES-CBC + SHA-1 (AVX)
     "vmovd":      VectorRow("movd", _movd, ((128, "avx"),), "vex"),
     "vmovq":      VectorRow("movq", _movq, ((128, "avx"),), "vex"),
     "vpextrd":    VectorRow("extract", _pextrd, ((128, "avx"),), "vex"),

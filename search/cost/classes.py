@@ -49,7 +49,7 @@ VECTOR_FAMILY: dict[str, str] = {
                                   "vpunpckldq", "vpunpckhdq", "vinserti128", "vextracti128", "vperm2i128", "vpermq",
                                   "vpbroadcastd", "packuswb", "punpcklbw", "punpckhbw", "punpcklwd", "punpckhwd")},
     **{m: "vec_mov" for m in ("movdqa", "movdqu", "movaps", "movups", "movd", "movq",
-                              "vmovdqa", "vmovdqu", "vmovd", "vmovq", "vbroadcasti128")},   # a load only
+                              "vmovdqa", "vmovdqu", "vmovups", "vmovd", "vmovq", "vbroadcasti128")},   # a load only
     **{m: "vec_lane" for m in ("pextrd", "pinsrd", "pextrq", "pinsrq", "vpextrd", "vpinsrd", "vpextrq", "vpinsrq")},
     "sha1rnds4": "sha1rnds4",
     **{m: "sha1msg" for m in ("sha1msg1", "sha1msg2", "sha1nexte")},

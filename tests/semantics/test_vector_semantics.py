@@ -99,6 +99,8 @@ FORMS: dict[str, list] = {
                 "vmovdqa 16(%rsi), %xmm6", "vmovdqa %xmm7, 48(%rsi)"],
     "vmovdqu": ["vmovdqu 4(%rsi), %ymm1", "vmovdqu %ymm9, 12(%rsi)", "vmovdqu 20(%rsi), %xmm3",
                 "vmovdqu %xmm9, %xmm10", "vmovdqu %ymm11, %ymm12"],
+    "vmovups": ["vmovups 4(%rsi), %ymm1", "vmovups %ymm9, 12(%rsi)", "vmovups 8(%rsi), %xmm13",
+                "vmovups %xmm14, 36(%rsi)", "vmovups %ymm11, %ymm12"],
     "vmovd": ["vmovd %eax, %xmm0", "vmovd 8(%rsi), %xmm1", "vmovd %xmm2, %ebx", "vmovd %xmm3, 12(%rsi)",
               "vmovd %r9d, %xmm10"],
     "vmovq": ["vmovq %xmm1, %xmm0", "vmovq 8(%rsi), %xmm2", "vmovq %xmm3, 24(%rsi)", "vmovq %rbx, %xmm4",
