@@ -33,7 +33,7 @@ INIT_SYMBOL = "sha1opt_cpu_init"
 
 # bit of each feature in the word (the values are part of the file format: never renumber)
 FEATURE_BITS: dict[str, int] = {"sse": 0, "sse2": 1, "ssse3": 2, "sse4.1": 3, "avx": 4, "avx2": 5,
-                                "avx512vl": 6, "bmi1": 7, "bmi2": 8, "sha": 9}
+                                "avx512vl": 6, "bmi1": 7, "bmi2": 8, "sha": 9, "aes": 10}
 
 # (cpuid leaf, register, bit) of each feature, and the OS-state masks: the one table, shared with
 # ``host_cpu`` (which decodes the same leaves for the running CPU); the OS checks are in ``init_text``
@@ -67,7 +67,7 @@ def word_from_cpu_flags(flags: set[str]) -> int:
     """The word ``init_text`` should compute on a Linux host with these ``/proc/cpuinfo`` flags
     (Linux lists an AVX flag only when it enables the state, as the xgetbv check asks)."""
     names = {"sse": "sse", "sse2": "sse2", "ssse3": "ssse3", "sse4.1": "sse4_1", "avx": "avx", "avx2": "avx2",
-             "bmi1": "bmi1", "bmi2": "bmi2", "sha": "sha_ni"}
+             "bmi1": "bmi1", "bmi2": "bmi2", "sha": "sha_ni", "aes": "aes"}
     word = sum(1 << FEATURE_BITS[f] for f, n in names.items() if n in flags)
     if {"avx512f", "avx512vl"} <= flags:
         word |= 1 << FEATURE_BITS["avx512vl"]
@@ -86,7 +86,7 @@ def _collect(leaf: int, reg: str, dst: str, out: list[str]) -> None:
 def init_text(arch: Arch) -> str:
     """GNU-as (ELF) text of the constructor, the word and the ``.init_array`` entry.
 
-    Leaf 1 gives the SSE family and AVX (only with OSXSAVE and XCR0 & 6 == 6), leaf 7 (when the
+    Leaf 1 gives the SSE family, AES-NI and AVX (only with OSXSAVE and XCR0 & 6 == 6), leaf 7 (when the
     maximum leaf reaches it) BMI, SHA, AVX2 (with the AVX state) and AVX-512VL (with AVX-512F and
     XCR0 & 0xe6 == 0xe6). The word is built in ``%edi``/``%esi`` and stored once. i386: cpuid
     itself is checked first (EFLAGS.ID toggles), %ebx, %esi, %edi (callee-saved) are kept, and the

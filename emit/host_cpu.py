@@ -53,7 +53,7 @@ HOST_NAMES = ("host", "native")          # --uarch host / --uarch native: this C
 CPUID_BITS: dict[str, tuple[int, str, int]] = {
     "sse": (1, "edx", 25), "sse2": (1, "edx", 26), "ssse3": (1, "ecx", 9), "sse4.1": (1, "ecx", 19),
     "avx": (1, "ecx", 28), "avx2": (7, "ebx", 5), "avx512vl": (7, "ebx", 31), "bmi1": (7, "ebx", 3),
-    "bmi2": (7, "ebx", 8), "sha": (7, "ebx", 29),
+    "bmi2": (7, "ebx", 8), "sha": (7, "ebx", 29), "aes": (1, "ecx", 25),
 }
 AVX512F = (7, "ebx", 16)           # AVX-512 Foundation: VL alone is not enough
 OSXSAVE = (1, "ecx", 27)
@@ -63,7 +63,7 @@ _AVX_STATE = {"avx": XCR0_AVX, "avx2": XCR0_AVX, "avx512vl": XCR0_AVX512}
 _REGS = ("eax", "ebx", "ecx", "edx")
 # /proc/cpuinfo's spelling of each feature (the fallback reader)
 CPUINFO_FLAGS: dict[str, str] = {"sse": "sse", "sse2": "sse2", "ssse3": "ssse3", "sse4.1": "sse4_1", "avx": "avx",
-                                 "avx2": "avx2", "bmi1": "bmi1", "bmi2": "bmi2", "sha": "sha_ni"}
+                                 "avx2": "avx2", "bmi1": "bmi1", "bmi2": "bmi2", "sha": "sha_ni", "aes": "aes"}
 
 Leaf = Callable[[int, int], tuple[int, int, int, int]]   # (leaf, subleaf) -> (eax, ebx, ecx, edx)
 # cpuid leaf 0's vendor strings a corpus/cpus.toml row may name (Intel SDM vol. 2A CPUID; AMD APM vol. 3; the

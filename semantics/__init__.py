@@ -10,6 +10,8 @@ What lives here (one concept per module):
 - ``vector``      the vector and SHA-NI rows of the table, over 32-bit lanes
                   (xmm = 4 lanes, ymm = 8), registered into ``x86.SEMANTICS``.
 - ``sha_ni``      the SHA-NI rows' value functions, transcribed from the SDM.
+- ``aes``         the AES-NI rows' value functions and the AES round (FIPS-197) the
+                  IR's AES ops mean (exact in numpy, uninterpreted in Z3).
 - ``control``     the control-flow and stack rows (``CONTROL``: compares, branches,
                   calls, pushes) the lifter gives meaning to; apart from
                   ``SEMANTICS``, which the interpreters and cost models iterate over.

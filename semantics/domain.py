@@ -12,7 +12,11 @@ this interface:
 * ``TermDomain``  -- builds IR terms (symbolic execution into the DAG).
 
 Invariant: for every op, all three agree bit for bit on every input
-(``tests/test_semantics.py`` checks it on random states). Shift and rotate
+(``tests/test_semantics.py`` checks it on random states) -- except the ops of
+``ir.UNINTERPRETED_IN_Z3`` (AES-NI's rounds) in Z3, which reads them as
+uninterpreted functions: numpy and terms stay exact for them, and a Z3 proof
+over them holds for AES because it holds for every function (see
+``Z3Domain``). Shift and rotate
 counts are masked to 5 bits, as x86 does (``ir.py``). ``constant(x)`` says
 whether a value is a known constant (a Z3 literal, a ``const`` term, numpy
 lanes that all hold one value): the vector rows need it where x86 itself
@@ -24,8 +28,9 @@ from __future__ import annotations
 import numpy as np
 import z3
 
+from sha1opt.semantics.aes import keyless_round
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.ir import ARITY, MASK32, Builder, Term
+from sha1opt.semantics.ir import ARITY, MASK32, UNINTERPRETED_IN_Z3, Builder, Term
 
 
 class Domain:
@@ -48,12 +53,37 @@ class Domain:
 
 
 class Z3Domain(Domain):
-    """32-bit Z3 bit-vectors in a private context."""
+    """32-bit Z3 bit-vectors in a private context; the AES ops are uninterpreted functions.
+
+    Each op of ``ir.UNINTERPRETED_IN_Z3`` is a ``z3.Function`` of four 32-bit
+    lanes to one, named after the op and declared in this domain's context
+    (Z3 identifies a declaration by name and sort, so every domain on one
+    context shares it). Why: exact AES would bit-blast 16 S-boxes per round
+    and no query would finish; and a proof that ``lhs == rhs`` holds for
+    *every* function holds for AES in particular, so proofs stay sound.
+    The other direction does not hold: a model (a "counterexample") may pick
+    a function AES is not, so it is a candidate that only running the code
+    (numpy, natively) confirms -- ``prove.Prover`` does exactly that. Example:
+    ``aesr0(a ^ b, c, d, e) ^ k == aesr0(b ^ a, c, d, e) ^ k`` is proved (the
+    arguments are equal); ``aesl0(0, 0, 0, 0) == 0x63636363`` is true of AES
+    (SubBytes(0) is 0x63 in every byte) but not proved: Z3's model of the
+    difference gives ``aesl0`` another value there, a candidate numpy refutes.
+    """
 
     name = "z3"
 
     def __init__(self, ctx: z3.Context | None = None) -> None:
         self.ctx = ctx if ctx is not None else z3.Context()
+        self._functions: dict[str, z3.FuncDeclRef] = {}
+
+    def _uninterpreted(self, op: str, lanes):
+        fn = self._functions.get(op)
+        if fn is None:
+            if op not in UNINTERPRETED_IN_Z3:  # pragma: no cover - misuse
+                raise Sha1optError(f"{op!r} is not read as uninterpreted")
+            bv = z3.BitVecSort(32, self.ctx)
+            fn = self._functions[op] = z3.Function(op, bv, bv, bv, bv, bv)
+        return fn(*lanes)
 
     def const(self, value: int):
         return z3.BitVecVal(value & MASK32, 32, self.ctx)
@@ -102,6 +132,15 @@ class Z3Domain(Domain):
     def op_bswap(self, x):
         return z3.Concat(*(z3.Extract(8 * i + 7, 8 * i, x) for i in range(4)))
 
+    def op_aesr0(self, *s): return self._uninterpreted("aesr0", s)
+    def op_aesr1(self, *s): return self._uninterpreted("aesr1", s)
+    def op_aesr2(self, *s): return self._uninterpreted("aesr2", s)
+    def op_aesr3(self, *s): return self._uninterpreted("aesr3", s)
+    def op_aesl0(self, *s): return self._uninterpreted("aesl0", s)
+    def op_aesl1(self, *s): return self._uninterpreted("aesl1", s)
+    def op_aesl2(self, *s): return self._uninterpreted("aesl2", s)
+    def op_aesl3(self, *s): return self._uninterpreted("aesl3", s)
+
 
 class NumpyDomain(Domain):
     """``uint32`` arrays of shape ``(lanes,)``; arithmetic wraps mod 2**32."""
@@ -143,6 +182,16 @@ class NumpyDomain(Domain):
 
     def op_bswap(self, x):
         return x.byteswap()
+
+    # AES-NI's keyless rounds, exact (``aes.keyless_round``; each op computes the round and keeps its lane)
+    def op_aesr0(self, *s): return keyless_round(s, True)[0]
+    def op_aesr1(self, *s): return keyless_round(s, True)[1]
+    def op_aesr2(self, *s): return keyless_round(s, True)[2]
+    def op_aesr3(self, *s): return keyless_round(s, True)[3]
+    def op_aesl0(self, *s): return keyless_round(s, False)[0]
+    def op_aesl1(self, *s): return keyless_round(s, False)[1]
+    def op_aesl2(self, *s): return keyless_round(s, False)[2]
+    def op_aesl3(self, *s): return keyless_round(s, False)[3]
 
 
 class TermDomain(Domain):

@@ -30,6 +30,15 @@ the *second* operand masked to 5 bits (count mod 32), exactly as x86's
 ``shl %cl`` / ``rol %cl`` do, so every op is total; ``bswap`` reverses the
 four bytes. A ``const`` payload is an int in [0, 2**32); a ``var`` payload is
 its name.
+
+The AES ops (``AES_OPS``, ``aes.py`` has their definition and byte order)
+take the four 32-bit lanes of a 128-bit AES state, lane 0 first, and give
+one lane of the keyless part of an AES-NI round: ``aesr0``..``aesr3`` of
+MixColumns(ShiftRows(SubBytes(s))) (AESENC), ``aesl0``..``aesl3`` of
+ShiftRows(SubBytes(s)) (AESENCLAST). Numpy and terms compute them exactly;
+Z3 reads them as uninterpreted functions (``UNINTERPRETED_IN_Z3``), so
+``aesr0(a ^ b, c, d, e) == aesr0(b ^ a, c, d, e)`` proves while a Z3 model
+of a difference is only a candidate (see ``domain.Z3Domain``).
 """
 
 from __future__ import annotations
@@ -58,7 +67,16 @@ ARITY: dict[str, int] = {
     "shr": 2,
     "rol": 2,
     "ror": 2,
+    # AES-NI's keyless round, one op per output lane of the 4 lane operands (``aes.py``)
+    "aesr0": 4, "aesr1": 4, "aesr2": 4, "aesr3": 4,
+    "aesl0": 4, "aesl1": 4, "aesl2": 4, "aesl3": 4,
 }
+
+AES_OPS = frozenset({"aesr0", "aesr1", "aesr2", "aesr3", "aesl0", "aesl1", "aesl2", "aesl3"})
+# Ops Z3 reads as uninterpreted functions (exact AES would bit-blast 16 S-boxes per round): the one
+# exception to "every domain agrees bit for bit" (``domain.py``). A Z3 proof over them holds for AES;
+# a Z3 model is a candidate only, confirmed or dropped by running numpy.
+UNINTERPRETED_IN_Z3 = AES_OPS
 
 COMMUTATIVE = frozenset({"add", "and", "or", "xor"})
 
@@ -204,6 +222,15 @@ def variables(roots: Iterable[Term]) -> list[str]:
         return []
     b = roots[0].builder
     return sorted({b.nodes[i].payload for i in reachable(roots) if b.nodes[i].op == "var"})  # type: ignore[misc]
+
+
+def uninterpreted_ops(roots: Iterable[Term]) -> frozenset[str]:
+    """The ops of ``UNINTERPRETED_IN_Z3`` the roots depend on (empty: Z3 reads the roots exactly)."""
+    roots = list(roots)
+    if not roots:
+        return frozenset()
+    b = roots[0].builder
+    return frozenset(op for i in reachable(roots) if (op := b.nodes[i].op) in UNINTERPRETED_IN_Z3)
 
 
 def size(roots: Iterable[Term]) -> int:

@@ -71,13 +71,21 @@ registers whose upper half the interpreter does not know (``Machine``:
 ``movq %xmm0, %rax`` from a lane 1 not known 0); every mnemonic not in
 ``VECTOR_ROWS`` (``vpaddq``, ``vpermd``, ``vpsrlq``...).
 
-ISA: ``isa`` maps each operand width (128, 256) to the CPUID feature that
+ISA: ``widths`` maps each operand width (128, 256) to the CPUID feature that
 form needs (``vpaddd``: AVX on xmm, AVX2 on ymm); features are not a line
-but a partial order, see ``x86.ISA_INCLUDES``. No vector row reads or writes
-the arithmetic flags.
+but a partial order, see ``x86.ISA_INCLUDES``. A row that needs a second,
+unrelated feature at every width names it in ``also``: ``vaesenc`` is VEX
+(AVX) *and* AES-NI, ``features_for(128) == {"avx", "aes"}`` (a CPU may have
+either without the other). No vector row reads or writes the arithmetic
+flags.
+
+AES-NI (``aesenc``, ``aesenclast`` and their VEX forms; xmm only -- the
+256-bit VAES forms are refused by having no 256 width): the rows' value
+functions are ``aes.py``'s, over the IR's AES ops, which Z3 reads as
+uninterpreted functions (``ir.UNINTERPRETED_IN_Z3``).
 
 Sources: Intel SDM vol. 2 (order no. 325383), each instruction's
-"Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS,
+"Operation" section: vol. 2B §4.3 for MOVD/MOVQ/MOVDQA/MOVDQU/MOVAPS/MOVUPS (and VMOVUPS),
 PADDD/PSUBD/PAND/PANDN/POR/PXOR, PSHUFB, PSHUFD, PALIGNR, PSRLD/PSLLD, PSRLW/PSLLW,
 PSRLDQ/PSLLDQ, PACKUSWB, PUNPCKLBW/PUNPCKHBW/PUNPCKLWD/PUNPCKHWD,
 PUNPCKLDQ/PUNPCKHDQ/PUNPCKLQDQ/PUNPCKHQDQ, PEXTRD/PINSRD/PEXTRQ/PINSRQ,
@@ -85,7 +93,8 @@ VMOVD/VMOVQ, VPEXTRD/VPINSRD/VPEXTRQ/VPINSRQ, SHLD/SHRD, and
 SHA1RNDS4, SHA1NEXTE, SHA1MSG1, SHA1MSG2 (whose pseudocode ``sha_ni.py``
 transcribes line by line); vol. 2C §5.1 for VINSERTI128, VEXTRACTI128,
 VBROADCASTI128, VPERM2I128, VPERMQ, VPBROADCASTD, VPROLD, VPTERNLOGD,
-VZEROUPPER, VZEROALL.
+VZEROUPPER, VZEROALL; vol. 2C (chapter 5, V-Z) XORPS/VXORPS; vol. 2A §3.2
+AESENC/VAESENC and AESENCLAST/VAESENCLAST (FIPS-197 for the AES round, ``aes.py``).
 """
 
 from __future__ import annotations
@@ -93,6 +102,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
+from sha1opt.semantics.aes import aesenc, aesenclast
 from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.ir import MASK32
 from sha1opt.semantics.sha_ni import sha1msg1, sha1msg2, sha1nexte, sha1rnds4
@@ -152,7 +162,8 @@ class VectorRow:
     starts from); ``widths`` lists ``(operand width, feature)`` per width the
     row takes. Example: ``VECTOR_ROWS["vpaddd"]`` has ``form="vex3"``,
     ``widths=((128, "avx"), (256, "avx2"))``, ``enc="vex"``: ``vpaddd %ymm1,
-    %ymm2, %ymm3`` is ``ymm3 = ymm2 + ymm1`` lane by lane and needs AVX2.
+    %ymm2, %ymm3`` is ``ymm3 = ymm2 + ymm1`` lane by lane and needs AVX2;
+    ``VECTOR_ROWS["vaesenc"]`` has ``widths=((128, "avx"),)``, ``also=("aes",)``.
     """
 
     form: str
@@ -161,6 +172,7 @@ class VectorRow:
     enc: Enc
     aligned: bool = False          # a memory operand of 16/32 bytes must be aligned to its size
     writes_flags: bool = False
+    also: tuple[str, ...] = ()     # features every width needs besides its own (vaesenc: "aes")
 
     @property
     def moves(self) -> bool:
@@ -182,6 +194,10 @@ class VectorRow:
 
     def isa_for(self, width: int) -> str:
         return dict(self.widths)[width]
+
+    def features_for(self, width: int) -> frozenset[str]:
+        """Every feature the form of ``width`` needs: its width's and ``also`` (``vaesenc``: avx and aes)."""
+        return frozenset((self.isa_for(width), *self.also))
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,6 +428,7 @@ _AVX_AVX2 = ((128, "avx"), (256, "avx2"))
 _AVX_BOTH = ((128, "avx"), (256, "avx"))
 _VL = ((128, "avx512vl"), (256, "avx512vl"))
 _SHA = ((128, "sha"),)
+_AES = ((128, "aes"),)
 
 
 def _move(d, x):
@@ -429,6 +446,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "movdqu":     VectorRow("move", _move, _SSE2, "sse"),
     "movaps":     VectorRow("move", _move, ((128, "sse"),), "sse", aligned=True),
     "movups":     VectorRow("move", _move, ((128, "sse"),), "sse"),
+    "xorps":      VectorRow("binary", _XOR, ((128, "sse"),), "sse", aligned=True),   # the bits of pxor
     "movd":       VectorRow("movd", _movd, _SSE2, "sse"),
     "movq":       VectorRow("movq", _movq, _SSE2, "sse"),
     "paddd":      VectorRow("binary", _ADD, _SSE2, "sse", aligned=True),
@@ -462,6 +480,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     # AVX / AVX2 (VEX: an xmm write zeroes ymm lanes 4-7)
     "vmovdqa":    VectorRow("move", _move, _AVX_BOTH, "vex", aligned=True),
     "vmovdqu":    VectorRow("move", _move, _AVX_BOTH, "vex"),
+    "vmovups":    VectorRow("move", _move, _AVX_BOTH, "vex"),     # OpenSSL's stitched AES-CBC + SHA-1 (AVX)
     "vmovd":      VectorRow("movd", _movd, ((128, "avx"),), "vex"),
     "vmovq":      VectorRow("movq", _movq, ((128, "avx"),), "vex"),
     "vpextrd":    VectorRow("extract", _pextrd, ((128, "avx"),), "vex"),
@@ -471,6 +490,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "vpaddd":     VectorRow("vex3", _ADD, _AVX_AVX2, "vex"),
     "vpsubd":     VectorRow("vex3", _SUB, _AVX_AVX2, "vex"),
     "vpxor":      VectorRow("vex3", _XOR, _AVX_AVX2, "vex"),
+    "vxorps":     VectorRow("vex3", _XOR, _AVX_BOTH, "vex"),
     "vpor":       VectorRow("vex3", _OR, _AVX_AVX2, "vex"),
     "vpand":      VectorRow("vex3", _AND, _AVX_AVX2, "vex"),
     "vpandn":     VectorRow("vex3", _andn, _AVX_AVX2, "vex"),
@@ -503,6 +523,11 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "sha1nexte":  VectorRow("binary", sha1nexte, _SHA, "sse", aligned=True),
     "sha1msg1":   VectorRow("binary", sha1msg1, _SHA, "sse", aligned=True),
     "sha1msg2":   VectorRow("binary", sha1msg2, _SHA, "sse", aligned=True),
+    # AES-NI (xmm only; the VEX forms need AVX and AES-NI, the 256-bit VAES forms are not modelled)
+    "aesenc":     VectorRow("binary", aesenc, _AES, "sse", aligned=True),
+    "aesenclast": VectorRow("binary", aesenclast, _AES, "sse", aligned=True),
+    "vaesenc":    VectorRow("vex3", aesenc, ((128, "avx"),), "vex", also=("aes",)),
+    "vaesenclast": VectorRow("vex3", aesenclast, ((128, "avx"),), "vex", also=("aes",)),
 }
 
 # Forms and value functions that only move lanes (``VectorRow.moves``).

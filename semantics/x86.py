@@ -3,7 +3,7 @@
 The modelled subset is what SHA-1 code uses: the integer instructions at
 32-bit operand size ``mov add sub and or xor not andn rol ror rorx shl shr
 shld shrd lea bswap``, each with register, immediate and memory operands
-where x86 allows them, and the SSE2 .. AVX-512VL and SHA-NI rows of
+where x86 allows them, and the SSE2 .. AVX-512VL, SHA-NI and AES-NI rows of
 ``vector.py`` (registered into the same table, below). Operands are in AT&T
 order (sources first, destination last), as GNU as spells them.
 
@@ -29,10 +29,13 @@ xmm0-7, x86-64 xmm0-15 (xmm16-31 and zmm are EVEX-only and not modelled).
 
 ISA features are a partial order, not a line: ``ISA_INCLUDES[f]`` is the set
 of features a CPU with ``f`` has (gas's ``.arch .f`` and the CPUID
-dependencies agree: AVX2 includes AVX, SSE4.1, SSSE3, SSE2; SHA-NI includes
-only SSE2 -- it is not "above" AVX2, and AVX2 is not above it). A piece of
-code needs ``isa_set(code)``, the minimal features whose inclusions cover
-every instruction (``{"avx2", "bmi2"}`` for OpenSSL's AVX2 path).
+dependencies agree: AVX2 includes AVX, SSE4.1, SSSE3, SSE2; SHA-NI and AES-NI
+include only SSE2 -- neither is "above" AVX2, and AVX2 is not above them). An
+instruction needs ``required_features(ins)`` -- one feature, or two where its
+row says so (``vaesenc``: AVX and AES-NI; ``required_isa`` is the one feature
+and refuses such rows by name); a piece of code needs ``isa_set(code)``, the
+minimal features whose inclusions cover every instruction (``{"avx2",
+"bmi2"}`` for OpenSSL's AVX2 path, ``{"avx", "aes"}`` for a ``vaesenc``).
 ``ISA_LEVELS`` stays the scalar chain ``base < bmi1 < bmi2`` the search
 ranks recipes on; ``isa_of`` is the one feature covering the code, refused
 when there is none (code that needs two unrelated features).
@@ -206,7 +209,7 @@ class Instr:
 Form = Literal["binary", "shift", "unary", "move", "lea", "andn", "rorx", "double"]
 
 
-ISA = Literal["base", "bmi1", "bmi2", "sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "avx512vl", "sha"]
+ISA = Literal["base", "bmi1", "bmi2", "sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "avx512vl", "sha", "aes"]
 ISA_LEVELS: tuple[ISA, ...] = ("base", "bmi1", "bmi2")  # the scalar chain: each includes the ones before it
 
 
@@ -215,13 +218,14 @@ def _chain(*features: str) -> dict[str, frozenset[str]]:
 
 
 # Feature -> every feature a CPU with it has (itself included). Intel SDM vol. 2's
-# CPUID columns and gas's ``.arch`` agree on these inclusions; SHA-NI sits beside
-# the AVX line, on SSE2 only.
+# CPUID columns and gas's ``.arch`` agree on these inclusions; SHA-NI and AES-NI sit
+# beside the AVX line, on SSE2 only.
 ISA_INCLUDES: dict[str, frozenset[str]] = {
     "base": frozenset({"base"}),
     **_chain("bmi1", "bmi2"),
     **_chain("sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "avx512vl"),
     "sha": frozenset({"base", "sse", "sse2", "sha"}),
+    "aes": frozenset({"base", "sse", "sse2", "aes"}),
 }
 
 
@@ -540,14 +544,24 @@ def arguments(ins: Instr) -> tuple[Operand, ...]:
     return tuple(ops[k] for k in _ARGUMENTS[sem.form])
 
 
-def required_isa(ins: Instr) -> ISA:
-    """The feature ``ins`` needs (``"base"``, ``"bmi2"``; ``vpaddd`` on xmm ``"avx"``, on ymm ``"avx2"``)."""
+def required_features(ins: Instr) -> frozenset[str]:
+    """Every feature ``ins`` needs: ``{"base"}``, ``{"bmi2"}``; ``vpaddd`` on ymm ``{"avx2"}``; ``vaesenc``
+    ``{"avx", "aes"}`` (a row's ``also``)."""
     sem = SEMANTICS.get(ins.mnemonic)
     if sem is None:
         raise UnsupportedError(f"unsupported instruction {ins.mnemonic!r}")
     if sem.vector and sem.form != "zero":
-        return sem.isa_for(shape(ins.mnemonic, sem, operand_kinds(ins)).width)
-    return sem.isa
+        return sem.features_for(shape(ins.mnemonic, sem, operand_kinds(ins)).width)
+    return frozenset((sem.isa,))
+
+
+def required_isa(ins: Instr) -> ISA:
+    """The one feature ``ins`` needs (``"base"``, ``"bmi2"``; ``vpaddd`` on xmm ``"avx"``, on ymm ``"avx2"``);
+    an instruction needing two (``vaesenc``) is refused by name: ask ``required_features``."""
+    need = required_features(ins)
+    if len(need) > 1:
+        raise UnsupportedError(f"{ins.mnemonic} needs {' and '.join(sorted(need))}, not one feature")
+    return next(iter(need))  # type: ignore[return-value]
 
 
 def isa_set(code) -> frozenset[str]:
@@ -556,7 +570,7 @@ def isa_set(code) -> frozenset[str]:
     Example: ``rorx`` + ``vpaddd %ymm1, %ymm2, %ymm3`` + ``pshufb`` -> ``{"bmi2", "avx2"}``
     (AVX2 includes SSSE3).
     """
-    need = {required_isa(ins) for ins in code if isinstance(ins, Instr)} - {"base"}
+    need = {f for ins in code if isinstance(ins, Instr) for f in required_features(ins)} - {"base"}
     return frozenset(f for f in need if not any(g != f and includes(g, f) for g in need))
 
 

@@ -11,7 +11,7 @@ import struct
 
 import pytest
 
-from sha1opt.emit.host_cpu import VENDORS, CpuId, cpu_table, decode, identify
+from sha1opt.emit.host_cpu import VENDORS, CpuId, cpu_table, decode, from_cpuinfo, identify
 from sha1opt.search.cost.model import model_names
 from sha1opt.semantics.errors import CorpusError
 
@@ -280,6 +280,15 @@ def test_avx512vl_needs_avx512f_and_the_zmm_state():
     no_zmm = decode(_leaves(0x000806F8, INTEL, ecx1=AVX | OSXSAVE, ebx7=full), lambda _: 0x07)
     assert "avx512vl" not in no_f.features and "avx512vl" not in no_zmm.features
     assert "avx2" in no_zmm.features                      # the AVX state alone still gives AVX2
+
+
+def test_aes_ni_is_leaf_1_ecx_bit_25_and_needs_no_os_state():
+    """Intel SDM vol. 2A CPUID, leaf 1 ECX bit 25 "AESNI": the legacy-SSE AES instructions need that bit alone
+    (no XCR0 state beyond SSE's); /proc/cpuinfo spells it "aes"."""
+    assert "aes" in decode(_leaves(0x00830F10, ecx1=1 << 25), None).features
+    assert "aes" not in decode(_leaves(0x00830F10, ecx1=AVX | OSXSAVE), lambda _: 0x7).features
+    cpuinfo = "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nflags\t\t: sse sse2 aes\n"
+    assert from_cpuinfo(cpuinfo).features == {"sse", "sse2", "aes"}
 
 
 def test_the_brand_string_is_leaves_0x80000002_to_4():

@@ -45,6 +45,15 @@ def test_avx512_needs_foundation_and_vl_in_cpuinfo():
     assert word_from_cpu_flags({"avx512f", "avx512vl"}) >> FEATURE_BITS["avx512vl"] & 1
 
 
+def test_aes_ni_takes_its_bit_from_leaf_1_ecx_bit_25():
+    """AES-NI is CPUID.01H:ECX[25] (/proc/cpuinfo "aes", no OS state): the constructor tests that bit of leaf 1's
+    ecx, and the word the cpuinfo flags give has the feature's bit."""
+    assert word_from_cpu_flags({"aes"}) == 1 << FEATURE_BITS["aes"]
+    text = init_text("x86_64")
+    assert f"bt $25, %ecx\n\tjnc .Lcap_no_aes\n\tor ${1 << FEATURE_BITS['aes']:#x}, %esi" in text
+    assert text.index("bt $25, %ecx") < text.index("xgetbv")
+
+
 def test_the_prover_reads_our_word_as_an_input():
     """Else the lifter reads the word's initial 0 from .data and proves only the fallback path."""
     assert WORD_SYMBOL in CAPABILITY_SYMBOLS
