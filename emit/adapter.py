@@ -163,7 +163,7 @@ CBC_ROUNDS = 9      # the key schedule's aesenc round count (a 128-bit key, ``cb
 
 def _cbc_text(interface: Interface, callee: str) -> list[str]:
     """A stitched AES-CBC + SHA-1 function (``(plain, cipher, nblocks, key, iv, state, data)``, x86-64): called
-    with the record's blocks in calls of at most ``CBC_CHUNK``, the plaintext the data itself, the ciphertext
+    with the record's blocks in calls of at most ``CBC_CHUNK`` (once with 0 for nblocks = 0), the plaintext the data itself, the ciphertext
     into the adapter's buffer, a fixed key schedule (round key words 0x01010101 * (r+1) + j, ``CBC_ROUNDS``
     rounds) and a zero iv. Only the hash is the harness's to check; the seventh argument and on are pushed
     (SysV: at entry + 8), the stack kept 16-byte aligned at the call."""
@@ -175,7 +175,7 @@ def _cbc_text(interface: Interface, callee: str) -> list[str]:
         raise Sha1optError("a stitched AES-CBC function is run natively with the roles plain, cipher, nblocks, key, "
                            "iv, state and data only")
     stacked = interface.roles[len(_ARG_REGS_64):]
-    out = ["1:\tcmpq $0, sha1opt_count(%rip)", "\tje 2f", "\tmov sha1opt_count(%rip), %rax",
+    out = ["1:\tmov sha1opt_count(%rip), %rax",
            f"\tcmp ${CBC_CHUNK}, %rax", "\tjbe 3f", f"\tmov ${CBC_CHUNK}, %eax", "3:\tmov %rax, sha1opt_chunk(%rip)"]
     out += ["\tsub $8, %rsp"] if len(stacked) % 2 == 0 else []
     for role in reversed(stacked):
@@ -184,7 +184,8 @@ def _cbc_text(interface: Interface, callee: str) -> list[str]:
         out.append("\t" + regs[role].format(r=reg))
     out += [f"\tcall {callee}", f"\tadd ${8 * (len(stacked) + (len(stacked) % 2 == 0))}, %rsp",
             "\tmov sha1opt_chunk(%rip), %rax", "\tsub %rax, sha1opt_count(%rip)", "\tshl $6, %rax",
-            "\tadd %rax, sha1opt_data(%rip)", "\tjmp 1b", "2:\tret", f"\t.size {SYMBOL}, .-{SYMBOL}", "\t.data",
+            "\tadd %rax, sha1opt_data(%rip)", "\tcmpq $0, sha1opt_count(%rip)", "\tjne 1b", "\tret",
+            f"\t.size {SYMBOL}, .-{SYMBOL}", "\t.data",
             "\t.p2align 6", "sha1opt_key:"]
     out += [f"\t.long {0x01010101 * (r + 1) + j:#x}" for r in range(15) for j in range(4)]
     out += [f"\t.long {CBC_ROUNDS}", "\t.bss", "\t.p2align 6"]

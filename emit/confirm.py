@@ -262,9 +262,11 @@ def shared_harness(uo: UserObject, function: str, workdir: Path, interface: Inte
         return Unavailable(f"cannot run the shared object's function in the harness: {e}")
 
 
-def run_zero_blocks(uo: UserObject, function: str, workdir: Path, lifted: FunctionProof | None = None) -> str:
-    """What the machine does when called with nblocks = 0 (for a contract that excludes it: a finding)."""
-    harness = harness_for(uo, function, workdir, lifted=lifted)
+def run_zero_blocks(uo: UserObject, function: str, workdir: Path, lifted: FunctionProof | None = None,
+                    interface: Interface = DEFAULT) -> str:
+    """What the machine does when called with nblocks = 0 (for a contract that excludes it: a finding), through
+    the function's own ``interface``."""
+    harness = harness_for(uo, function, workdir, interface, lifted=lifted)
     if isinstance(harness, Unavailable):
         return f"not run natively ({harness.reason})"
     st = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)

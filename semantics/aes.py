@@ -118,6 +118,25 @@ def keyless_round(lanes, mix: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                  | (t[4 * c + 3] << np.uint32(24)) for c in range(4))  # type: ignore[return-value]
 
 
+# Column tables (the "T-tables" of FIPS-197's implementation notes, made here from SBOX and gf_mul): input byte
+# row r of a column, after SubBytes, adds MixColumns' column r of the circulant (2, 3, 1, 1) times it to every
+# output row r': coefficient (2, 1, 1, 3)[(r' - r) mod 4]. ``_LAST[r]`` is the byte alone (no MixColumns).
+_MIX = tuple(np.array([sum(gf_mul((2, 1, 1, 3)[(q - r) % 4], SBOX[x]) << 8 * q for q in range(4)) for x in range(256)],
+                      dtype=np.uint32) for r in range(4))
+_LAST = tuple(np.array([SBOX[x] << 8 * r for x in range(256)], dtype=np.uint32) for r in range(4))
+
+
+def keyless_lane(lanes, j: int, mix: bool) -> np.ndarray:
+    """Lane ``j`` of ``keyless_round(lanes, mix)`` alone (its column: four table reads), numpy, exact."""
+    tables = _MIX if mix else _LAST
+    out = None
+    for r in range(4):
+        i = SHIFT_ROWS[4 * j + r]
+        t = tables[r][(lanes[i // 4] >> np.uint32(8 * (i % 4))) & np.uint32(0xFF)]
+        out = t if out is None else out ^ t
+    return out
+
+
 def _round(ops: tuple[str, ...]):
     def row(d, state, key):
         return tuple(d.apply("xor", d.apply(ops[j], *state[:4]), key[j]) for j in range(4))

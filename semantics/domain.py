@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import z3
 
-from sha1opt.semantics.aes import keyless_round
+from sha1opt.semantics.aes import keyless_lane
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.ir import ARITY, MASK32, UNINTERPRETED_IN_Z3, Builder, Term
 
@@ -183,15 +183,15 @@ class NumpyDomain(Domain):
     def op_bswap(self, x):
         return x.byteswap()
 
-    # AES-NI's keyless rounds, exact (``aes.keyless_round``; each op computes the round and keeps its lane)
-    def op_aesr0(self, *s): return keyless_round(s, True)[0]
-    def op_aesr1(self, *s): return keyless_round(s, True)[1]
-    def op_aesr2(self, *s): return keyless_round(s, True)[2]
-    def op_aesr3(self, *s): return keyless_round(s, True)[3]
-    def op_aesl0(self, *s): return keyless_round(s, False)[0]
-    def op_aesl1(self, *s): return keyless_round(s, False)[1]
-    def op_aesl2(self, *s): return keyless_round(s, False)[2]
-    def op_aesl3(self, *s): return keyless_round(s, False)[3]
+    # AES-NI's keyless rounds, exact (``aes.keyless_lane``: each op computes its own column)
+    def op_aesr0(self, *s): return keyless_lane(s, 0, True)
+    def op_aesr1(self, *s): return keyless_lane(s, 1, True)
+    def op_aesr2(self, *s): return keyless_lane(s, 2, True)
+    def op_aesr3(self, *s): return keyless_lane(s, 3, True)
+    def op_aesl0(self, *s): return keyless_lane(s, 0, False)
+    def op_aesl1(self, *s): return keyless_lane(s, 1, False)
+    def op_aesl2(self, *s): return keyless_lane(s, 2, False)
+    def op_aesl3(self, *s): return keyless_lane(s, 3, False)
 
 
 class TermDomain(Domain):

@@ -142,7 +142,7 @@ class ObjectProof:
         skipped = sum(1 for p in self.proof.paths if p.outcome == "not checked")
         if self.outcome == "partial":
             done = [p.name for p in self.proof.paths if p.outcome == "proved"]
-            return (f"proved SHA-1 on the selected path(s) only ({len(done)} of {len(self.proof.paths)}: "
+            return (f"proved {self.contract.claim} on the selected path(s) only ({len(done)} of {len(self.proof.paths)}: "
                     f"{', '.join(done)}); {skipped} not checked -- the function as a whole is not proved")
         unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
@@ -150,7 +150,7 @@ class ObjectProof:
             count = self.contract.covers()
             assumes = (f"; assuming no other object interposes {', '.join(self.proof.assumes)} (this object's "
                        "own, reached through its PLT or GOT)" if self.proof.assumes else "")
-            return (f"proved SHA-1 (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
+            return (f"proved {self.contract.claim} (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
                     f"{count}{assumes}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
                    next(p for p in self.proof.paths if p.outcome != "proved"))
@@ -303,7 +303,7 @@ def _prove(uo: UserObject, function: str | None, abi: Abi | None, min_blocks: in
     if min_blocks is None and findings and not interface.one_block:
         proof = remembered(prove_function, uo.obj, function, interface.contract(abi, 1), paths)
         if native:
-            findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work, proof)}"
+            findings = tuple(f"{f}; {run_zero_blocks(uo, proof.function, work, proof, interface)}"
                              for f in dict.fromkeys(findings))
     proof = untracked_as_unknown(_follow_outside(archive, proof, work, uo))
     if proof.outcome == "refused":

@@ -33,8 +33,8 @@ wrong (LLVM's ``SHA1::hashBlock(this)`` dies natively when handed
 (the machine agreed with SHA-1), else "refused" when every guess was
 refused, else "interface unknown"; "counterexample" is said only under a
 catalogued interface. A function the catalogue lists as not modelled
-(``catalogue.unmodelled``: OpenSSL's multi-buffer and stitched AES-CBC +
-SHA-1 code) is "not modelled", with the reason, and no interface is guessed.
+(``catalogue.unmodelled``: OpenSSL's multi-buffer code) is "not modelled",
+with the reason, and no interface is guessed.
 
 Fast on what cannot hold SHA-1 (``may_hold``, on the raw bytes before any
 ELF parsing; objects of other architectures are passed over): a file is

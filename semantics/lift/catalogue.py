@@ -21,9 +21,8 @@ to try; no symbol lookup ever answers one.
 
 ``[[unmodelled]]`` rows (symbol, library, source, reason) are SHA-1 functions
 whose interface is known and that the prover does not model -- OpenSSL's
-multi-buffer ``sha1_multi_block`` (independent hashes in SIMD lanes), its
-stitched ``aesni_cbc_sha1_enc_*`` (AES-CBC encryption interleaved with the
-SHA-1 of the plaintext): ``unmodelled(symbol)`` answers them, and ``scan``
+multi-buffer ``sha1_multi_block`` (independent hashes in SIMD lanes):
+``unmodelled(symbol)`` answers them, and ``scan``
 and ``prove --object`` say so by name instead of guessing an interface the
 function does not have.
 

@@ -49,9 +49,9 @@ from dataclasses import dataclass
 import z3
 
 from sha1opt.semantics.errors import ParseError
-from sha1opt.semantics.ir import Term
+from sha1opt.semantics.ir import COMMUTATIVE, Term
 from sha1opt.semantics.lift.values import Int, Ptr, Refused, Violation
-from sha1opt.semantics.prove import Proved
+from sha1opt.semantics.prove import Counterexample, Proved
 
 ROLES = ("plain", "cipher", "key", "iv")
 REGIONS = ROLES                 # each role's buffer is the region of its name
@@ -221,42 +221,88 @@ def entered(st, template: dict, flat, read) -> str | None:
     return None
 
 
-def holds(ctx, template: dict, st, back: bool, dom, init_mem, prover, flat, read) -> str | None:
-    """One iteration's obligations at the end of the path ``st`` (module docstring), or why they do not hold."""
+def holds(ctx, template: dict, st, back: bool, dom, init_mem, prover, flat, read) -> tuple[str, str] | None:
+    """One iteration's obligations at the end of the path ``st`` (module docstring): None when they hold, else
+    (outcome, why): "counterexample" where exact AES gives a ciphertext word another value, else "unknown"."""
     rounds = round_count(ctx, st.cond)
     if rounds is None:
-        return "the path does not fix the key's round count (9, 11 or 13 aesenc rounds)"
+        return "unknown", "the path does not fix the key's round count (9, 11 or 13 aesenc rounds)"
     where = homes(template, flat)
     if sorted(where) != [0, 1, 2, 3]:
-        return "the CBC chaining value is not kept whole at the loop head"
+        return "unknown", "the CBC chaining value is not kept whole at the loop head"
     chain = tuple(init_mem(CHAIN, 4 * j) for j in range(4))
     want = expected(dom, chain, init_mem, rounds)
     written = {key: v for key, v in st.mem.items() if key[0] == "cipher"}
-    need = {("cipher", "", 16 * i + 4 * j): (want[i][j], 4) for i in range(4) for j in range(4)}
+    need = {("cipher", "", 16 * i + 4 * j): want[i][j] for i in range(4) for j in range(4)}
     if set(written) != set(need):
         missing = sorted(c for (_, _, c) in set(need) - set(written))
         extra = sorted(c for (_, _, c) in set(written) - set(need))
-        return (f"the iteration does not write the block's ciphertext words exactly (missing block{missing[0]:+d})"
-                if missing else f"writes the ciphertext outside the block's 16 words (block{extra[0]:+d})")
-    for key, (w, _) in need.items():
-        if not _same(written[key][0], w, prover):
-            return f"the ciphertext word at block{key[2]:+d} is not proved E(P xor C) ({rounds} aesenc rounds)"
+        return "counterexample", (f"the iteration does not write the block's ciphertext word at block{missing[0]:+d}"
+                                  if missing else f"writes the ciphertext outside the block (block{extra[0]:+d})")
+    memo: dict = {}
+    for key, w in need.items():
+        bad = _differs(written[key][0], w, prover, memo)
+        if bad:
+            return bad, f"the ciphertext word at block{key[2]:+d} is not E(P xor C) ({rounds} aesenc rounds)"
     last = want[3]
     if back:
         for j, loc in where.items():
-            if not _same(read(st, loc), last[j], prover):
-                return f"the chaining value's lane {j} at the loop head is not the block's last ciphertext"
+            bad = _differs(read(st, loc), last[j], prover, memo)
+            if bad:
+                return bad, f"the chaining value's lane {j} at the loop head is not the block's last ciphertext"
         if any(key[0] == "iv" and chain_lane(v) is None for key, (v, _) in st.mem.items()):
-            return "writes the iv inside the loop"
+            return "unknown", "writes the iv inside the loop"
         return None
     for j in range(4):
         got = st.mem.get(("iv", "", 4 * j))
-        if got is None or not _same(got[0], last[j], prover):
-            return f"the iv's word {j} does not hold the last ciphertext block at the exit"
+        bad = "counterexample" if got is None else _differs(got[0], last[j], prover, memo)
+        if bad:
+            return bad, f"the iv's word {j} does not hold the last ciphertext block at the exit"
     return None
 
 
-def _same(got, want, prover) -> bool:
-    """Term identity, else a z3 proof (AES uninterpreted: only a proof counts)."""
-    return isinstance(got, Term) and got.builder is want.builder and (
-        got == want or isinstance(prover.check(got, want), Proved))
+def _differs(got, want, prover, memo: dict) -> str | None:
+    """None when ``got`` is ``want``: term identity, identity up to the order of xor's operands (``xor_form``), or
+    a proof by the prover (AES uninterpreted in z3: only a proof counts). Else the outcome: "counterexample" when
+    numpy (exact AES) found inputs where they differ, "unknown" otherwise."""
+    if not (isinstance(got, Term) and got.builder is want.builder):
+        return "unknown"
+    if got == want or xor_form(got, memo) == xor_form(want, memo):
+        return None
+    res = prover.check(got, want)
+    return None if isinstance(res, Proved) else "counterexample" if isinstance(res, Counterexample) else "unknown"
+
+
+def xor_form(t: Term, memo: dict) -> int:
+    """A number naming ``t`` up to the associativity and commutativity of ``xor`` (and the commutativity of the
+    other commutative ops, ``ir.COMMUTATIVE``): equal numbers, equal terms. A maximal xor tree is the sorted
+    multiset of its leaves' forms, pairs cancelling (x ^ x = 0). ``memo`` maps node ids and forms to numbers (one
+    memo per builder). Example: ``(p ^ k) ^ c`` and ``(p ^ c) ^ k`` have one form, ``p ^ c`` and ``p ^ k`` two."""
+    ids = memo.setdefault("ids", {})
+    forms = memo.setdefault("forms", {})
+    nodes = t.builder.nodes
+    order, todo = [], [t.id]
+    while todo:                                     # (iterative: AES chains are deep)
+        i = todo.pop()
+        if i in ids or i in order:
+            continue
+        order.append(i)
+        todo.extend(nodes[i].args)
+    for i in sorted(order):                         # (args have smaller ids: a forward pass)
+        if i in ids:
+            continue
+        n = nodes[i]
+        if n.op == "xor":
+            leaves: dict[int, int] = {}
+            for a in n.args:
+                sub = memo.setdefault("leaves", {}).get(a, ((ids[a], 1),))
+                for f, c in sub:
+                    leaves[f] = leaves.get(f, 0) + c
+            kept = tuple(sorted((f, 1) for f, c in leaves.items() if c % 2))
+            memo["leaves"][i] = kept
+            key = ("xor", tuple(f for f, _ in kept))
+        else:
+            args = tuple(ids[a] for a in n.args)
+            key = (n.op, n.payload, tuple(sorted(args)) if n.op in COMMUTATIVE else args)
+        ids[i] = forms.setdefault(key, len(forms))
+    return ids[t.id]

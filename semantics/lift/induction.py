@@ -265,10 +265,10 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
                 return bad, st.trace
         if ctx.contract.cbc:
             # the AES-CBC stream: this block's ciphertext and the chain (or, at an exit, the iv)
-            why = cbc.holds(ctx, target if p.kind == "head" else template, st, p.kind == "head", tdom, im, prover,
+            bad = cbc.holds(ctx, target if p.kind == "head" else template, st, p.kind == "head", tdom, im, prover,
                             flat_locations, read)
-            if why:
-                return Verdict("unknown", f"AES-CBC: {why}"), st.trace
+            if bad:
+                return Verdict(bad[0], f"AES-CBC: {bad[1]}"), st.trace
     # The paths share the iteration up to the loop branch: prove compress once on that prefix, then
     # check each path's suffix leaves the state words and H locations as the prefix did (same terms).
     n_common = common_prefix([p.state.trace for p in paths])
@@ -289,9 +289,10 @@ def verify_step(ctx: Ctx, template: dict, kabs, target: dict, subst, section: st
     if res is not None:
         return res, prefix
     trace_for_cost = next((p.state.trace for p in paths if p.kind == "head"), prefix)
-    return Verdict("proved", f"invariant (H := compress(H, block), pointers and counts by constant steps) holds on "
-                   f"entry, is preserved and gives the result at every exit; {len(paths)} path(s) from the head, "
-                   f"{solver_cuts} cuts", solver_cuts), trace_for_cost
+    chain = "; the AES-CBC chain C := E(P xor C) over the block's 4 ciphertext blocks" if ctx.contract.cbc else ""
+    return Verdict("proved", f"invariant (H := compress(H, block), pointers and counts by constant steps{chain}) "
+                   f"holds on entry, is preserved and gives the result at every exit; {len(paths)} path(s) from the "
+                   f"head, {solver_cuts} cuts", solver_cuts), trace_for_cost
 
 
 def establishes(ctx: Ctx, template: dict, st: State, prover: Prover) -> str | None:

@@ -208,6 +208,11 @@ class Contract:
         return "cipher" in self.args
 
     @property
+    def claim(self) -> str:
+        """What a proof under this contract proves the function computes: ``SHA-1``, or ``SHA-1 and AES-CBC``."""
+        return "SHA-1 and AES-CBC" if self.cbc else "SHA-1"
+
+    @property
     def state_stride(self) -> int:
         """Bytes from one state word to the next: 8 for ``wide`` slots, else 4."""
         return 8 if self.state_wide else 4

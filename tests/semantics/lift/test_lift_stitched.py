@@ -18,8 +18,12 @@ from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import prove_function
 from sha1opt.semantics.lift.interface import parse_interface
-from sha1opt.semantics.lift.values import Int, Ptr
+from sha1opt.semantics.lift.values import Int, Ptr, Refused
+from sha1opt.emit.cbc_confirm import cbc_finding
+from sha1opt.emit.confirm import Finding
+from sha1opt.emit.objfile import load_object
 from tests.support.archives import member_file
+from tests.support.cpu import needs
 
 LIB = Path("/usr/lib/x86_64-linux-gnu/libcrypto.a")
 MEMBER = "libcrypto-lib-aesni-sha1-x86_64.o"
@@ -71,28 +75,44 @@ def test_the_output_address_inp_plus_out_minus_inp_is_the_ciphertext():
     assert cbc.distance(plain, plain, 64) is None
 
 
-def test_each_stitched_body_proves_the_hash_and_the_ciphertext(member):
-    """The SSSE3, AVX and SHA-NI bodies: one loop each, its 6 paths (3 round counts, back or out) proved: H :=
+@pytest.mark.parametrize("body", ["aesni_cbc_sha1_enc_ssse3", "aesni_cbc_sha1_enc_avx", "aesni_cbc_sha1_enc_shaext"])
+def test_each_stitched_body_proves_the_hash_and_the_ciphertext(member, body):
+    """Each body (SSSE3, AVX, SHA-NI) is one loop whose 6 paths (3 round counts, back or out) prove: H :=
     compress(H, block), the block's 16 ciphertext words E(P xor C), the chain at the head, the iv at the exit."""
-    for body in ("aesni_cbc_sha1_enc_ssse3", "aesni_cbc_sha1_enc_avx", "aesni_cbc_sha1_enc_shaext"):
-        proof = _prove(member, body)
-        assert proof.proved, (body, [(p.name, p.detail) for p in proof.paths])
-        assert [p.kind for p in proof.paths] == ["loop"]
+    proof = _prove(member, body)
+    assert proof.proved, [(p.name, p.detail) for p in proof.paths]
+    assert [p.kind for p in proof.paths] == ["loop"] and "6 path(s)" in proof.paths[0].detail
+    assert "AES-CBC chain" in proof.paths[0].detail
 
 
-@pytest.mark.parametrize("function,at,old,new,why", [
-    # aesenclast -> aesenc in the first block's last round
-    ("aesni_cbc_sha1_enc_ssse3", 0x483, "660f38ddd1", "660f38dcd1", "ciphertext word at block+0"),
-    # the ciphertext store of AES block 0 stores %xmm6 (a message schedule register) for %xmm2
-    ("aesni_cbc_sha1_enc_ssse3", 0x4ec, "430f11142c", "430f11342c", "ciphertext word at block+0"),
-    # a round key read 16 bytes off (round key 11 for 10)
-    ("aesni_cbc_sha1_enc_ssse3", 0x463, "410f104f50", "410f104f60", "ciphertext word at block+0"),
-])
-def test_a_wrong_aes_round_is_not_proved(member, function, at, old, new, why):
-    """Mutants of the AES half (the hash half untouched) are not proved: the step's ciphertext check fails."""
-    proof = _prove(_patched(member, function, at, old, new), function)
-    assert not proof.proved
+@pytest.mark.parametrize("at,old,new,why", [
+    # aesenclast -> aesenc in the first AES block's last round
+    (0x483, "660f38ddd1", "660f38dcd1", "ciphertext word at block+0"),
+    # the store of AES block 0 stores %xmm6 (a message schedule register), not %xmm2
+    (0x4ec, "430f11142c", "430f11342c", "ciphertext word at block+0"),
+    # a round key read 16 bytes off (round key 11 for round key 10)
+    (0x463, "410f104f50", "410f104f60", "ciphertext word at block+0"),
+], ids=["aesenclast-as-aesenc", "store-of-another-register", "round-key-off-by-16"])
+def test_a_wrong_aes_round_is_a_counterexample(member, at, old, new, why):
+    """Mutants of the AES half (the hash half untouched) are refuted: exact AES (numpy) gives the ciphertext word
+    another value than E(P xor C)."""
+    body = "aesni_cbc_sha1_enc_ssse3"
+    proof = _prove(_patched(member, body, at, old, new), body)
+    assert proof.outcome == "counterexample"
     assert any(why in p.detail for p in proof.paths), [p.detail for p in proof.paths]
+
+
+@needs("aes", "ssse3")
+def test_the_ciphertext_check_runs_natively_and_refutes_a_wrong_round(member, tmp_path):
+    """Native confirmation (``cbc_confirm``): OpenSSL's SSSE3 body agrees with AES-CBC by the numpy rounds on
+    records of 9, 11 and 13 rounds; with aesenclast changed to aesenc it gives another ciphertext word."""
+    body = "aesni_cbc_sha1_enc_ssse3"
+    good, bad = tmp_path / "good.o", tmp_path / "bad.o"
+    good.write_bytes(member)
+    bad.write_bytes(_patched(member, body, 0x483, "660f38ddd1", "660f38dcd1"))
+    assert cbc_finding(load_object(good, tmp_path), body, tmp_path) is None
+    found = cbc_finding(load_object(bad, tmp_path), body, tmp_path)
+    assert isinstance(found, Finding) and "ciphertext block 0 word" in found.problem
 
 
 def test_iv_read_inside_the_loop_is_refused():
@@ -103,7 +123,6 @@ def test_iv_read_inside_the_loop_is_refused():
         @staticmethod
         def initial_mem(region, off):
             return (region, off)
-    from sha1opt.semantics.lift.values import Refused
     with pytest.raises(Refused, match="inside the loop"):
         cbc.load(M, ("iv", "", 0), 4, None)
     M.block = z3.BitVecVal(0, 64)
