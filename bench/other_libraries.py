@@ -12,7 +12,9 @@ fat-build entry ``nettle_sha1_compress``; libgcrypt's
 ``SHA1_HashMultipleBlocks_SHANI``, ``SHA1_HashBlock_CXX`` and
 ``SHA1::Transform``; mbedTLS's ``mbedtls_internal_sha1_process``; wolfSSL's
 ``Transform`` (of its ``sha`` member); ``SHA1_Transform`` of
-``libcrypto.so.3`` (x86-64, and i386's: libssl3:i386). Each is found by its symbol (a C++ name by a part of its
+``libcrypto.so.3`` (x86-64, and i386's: libssl3:i386); OpenSSL's stitched AES-CBC + SHA-1
+``aesni_cbc_sha1_enc`` and its SSSE3, AVX and SHA-NI bodies (libcrypto.a: their mutants judged on the
+hash and the ciphertext, ``emit.cbc_confirm``). Each is found by its symbol (a C++ name by a part of its
 mangled name), in the archive member that defines it.
 
 Each is proved as ``sha1opt prove --object`` proves it
@@ -80,6 +82,7 @@ TARGETS = (
     Target("mbedTLS", LIB / "libmbedcrypto.a", "mbedtls_internal_sha1_process"),
     Target("wolfSSL", LIB / "libwolfssl.a", "Transform", member_defines="wc_ShaUpdate"),
     Target("OpenSSL", LIB / "libcrypto.so.3", "SHA1_Transform"),
+    *(Target("OpenSSL", LIB / "libcrypto.a", f"aesni_cbc_sha1_enc{s}") for s in ("", "_ssse3", "_avx", "_shaext")),
     Target("OpenSSL i386", Path("/usr/lib/i386-linux-gnu/libcrypto.so.3"), "SHA1_Transform"),
 )
 
@@ -199,6 +202,7 @@ def main() -> None:
     ap.add_argument("--mutants", type=int, default=20, help="one-instruction mutants per function")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--only", default=None, help="run only functions whose library or symbol contains this")
+    ap.add_argument("--out", type=Path, default=None, help="also write the output here (a run with --only)")
     args = ap.parse_args()
     targets = [t for t in TARGETS if args.only is None or args.only in f"{t.library} {t.symbol}"]
     lines = [f"# bench/other_libraries.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit "
@@ -214,8 +218,9 @@ def main() -> None:
     totals = run(targets, args.mutants, args.seed, log)
     log(f"total ({time.perf_counter() - t0:.0f} s): " + ", ".join(f"{v} {k}" for k, v in sorted(totals.items())))
     log(f"# done; {lift_mutants._load()}")
-    if args.only is None and args.mutants == 20:
-        OUT.write_text("\n".join(lines) + "\n")
+    out = args.out or (OUT if args.only is None and args.mutants == 20 else None)
+    if out is not None:
+        out.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

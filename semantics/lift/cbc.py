@@ -195,27 +195,37 @@ def round_count(ctx, cond: list) -> int | None:
     return fixed[0] if len(fixed) == 1 else None
 
 
-def homes(template: dict, flat) -> dict[int, tuple]:
-    """Chain lane -> the location holding it at the head (the first one found)."""
-    out: dict[int, tuple] = {}
-    for loc, tv in flat(template):
-        if isinstance(tv, Chain):
-            out.setdefault(tv.index, loc)
-    return out
+def homes(template: dict, flat) -> list[tuple[int, tuple]]:
+    """(chain lane, location) for every location holding a lane of the chain at the head -- every one is
+    materialized as the chain, so every one is checked (a copy left stale would be read as the chain)."""
+    return [(tv.index, loc) for loc, tv in flat(template) if isinstance(tv, Chain)]
+
+
+def _whole(where: list) -> bool:
+    return sorted({j for j, _ in where}) == [0, 1, 2, 3]
+
+
+def untouched(st) -> str | None:
+    """nblocks = 0 (a path that skips the loop): nothing written to the ciphertext, the iv as the caller left it;
+    else what was written."""
+    for key, (v, _) in st.mem.items():
+        if key[0] == "cipher":
+            return "writes the ciphertext"
+        if key[0] == "iv" and not (chain_lane(v) is not None and key == ("iv", "", 4 * chain_lane(v))):
+            return "writes the iv"
+    return None
 
 
 def entered(st, template: dict, flat, read) -> str | None:
     """The base case: at the arrival ``st`` the chain lanes hold the caller's iv and nothing was written to the
     ciphertext or the iv; else why not."""
-    for key, (v, _) in st.mem.items():
-        if key[0] == "cipher":
-            return "writes the ciphertext before the loop"
-        if key[0] == "iv" and not (chain_lane(v) is not None and key == ("iv", "", 4 * chain_lane(v))):
-            return "writes the iv before the loop"
+    wrote = untouched(st)
+    if wrote:
+        return f"{wrote} before the loop"
     where = homes(template, flat)
-    if sorted(where) != [0, 1, 2, 3]:
+    if not _whole(where):
         return "the CBC chaining value (the iv) is not kept whole at the loop head"
-    for j, loc in where.items():
+    for j, loc in where:
         if chain_lane(read(st, loc)) != j:
             return f"the loop is entered without the iv's word {j} in its chaining value's lane"
     return None
@@ -228,7 +238,7 @@ def holds(ctx, template: dict, st, back: bool, dom, init_mem, prover, flat, read
     if rounds is None:
         return "unknown", "the path does not fix the key's round count (9, 11 or 13 aesenc rounds)"
     where = homes(template, flat)
-    if sorted(where) != [0, 1, 2, 3]:
+    if not _whole(where):
         return "unknown", "the CBC chaining value is not kept whole at the loop head"
     chain = tuple(init_mem(CHAIN, 4 * j) for j in range(4))
     want = expected(dom, chain, init_mem, rounds)
@@ -246,7 +256,7 @@ def holds(ctx, template: dict, st, back: bool, dom, init_mem, prover, flat, read
             return bad, f"the ciphertext word at block{key[2]:+d} is not E(P xor C) ({rounds} aesenc rounds)"
     last = want[3]
     if back:
-        for j, loc in where.items():
+        for j, loc in where:
             bad = _differs(read(st, loc), last[j], prover, memo)
             if bad:
                 return bad, f"the chaining value's lane {j} at the loop head is not the block's last ciphertext"

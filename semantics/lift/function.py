@@ -427,7 +427,7 @@ def _prove_noloop_exit(ctx: Ctx, end: PathEnd) -> Verdict:
         if key[0] == "state" and 0 <= key[2] < 20 and not (
                 isinstance(v, Term) and v.node.op == "var" and v.node.payload == f"h{key[2] // 4}"):
             return Verdict("counterexample", f"nblocks = 0 changes state word {key[2] // 4}")
-    why = restored(ctx, st)
+    why = restored(ctx, st) or (cbc.untouched(st) if ctx.contract.cbc else None)
     if why:
         return Verdict("counterexample", f"nblocks = 0: {why}")
     return Verdict("proved", "nblocks = 0: no-op (state untouched, registers and stack pointer restored)")
@@ -505,6 +505,11 @@ def _prove_wide(ctx: Ctx, arrivals: list[State], s0: State, it1: list[PathEnd], 
     head = s0.pc_addr[1]
     trace = it1[0].state.trace if it1 else []
     m = step // 64
+    if ctx.contract.cbc:
+        # (the AES-CBC obligations, ``cbc.holds``, are the one-block step's: never proved without them)
+        return _Loop(Verdict("refused", f"the loop at 0x{head:x} moves its data pointer by {step} bytes: a multi-block "
+                             "invariant beside an AES-CBC stream is not modelled", 0, "loop shape"), trace,
+                     block_bytes=step)
     if step % 64 or m > MAX_BLOCKS:
         return _Loop(Verdict("refused", f"the loop at 0x{head:x} moves its data pointer by {step} bytes (several "
                              f"blocks per iteration, not a whole number of blocks <= {MAX_BLOCKS}): a multi-block "

@@ -127,3 +127,28 @@ def test_iv_read_inside_the_loop_is_refused():
         cbc.load(M, ("iv", "", 0), 4, None)
     M.block = z3.BitVecVal(0, 64)
     assert cbc.load(M, ("iv", "", 4), 4, None) == ("iv", 4)
+
+
+def test_every_copy_of_the_chain_at_the_head_is_checked_not_only_the_first():
+    """Rule (``cbc.homes``): every location the loop head holds a chain lane in is materialized as the chain, so
+    each is an obligation -- a second copy left stale would be read as the chain in the next iteration."""
+    from sha1opt.semantics.lift.template import Lanes, flat_locations
+    template = {("reg", "xmm2"): (Lanes(tuple(cbc.Chain(j) for j in range(4)) + ("free",) * 4), 0),
+                ("reg", "xmm3"): (Lanes((cbc.Chain(0),) + ("free",) * 7), 0)}
+    where = cbc.homes(template, flat_locations)
+    assert ("reg", "xmm3.0") in [loc for _, loc in where] and len(where) == 5
+
+
+def test_a_path_that_skips_the_loop_writes_neither_the_ciphertext_nor_the_iv():
+    """Rule (``cbc.untouched``): nblocks = 0 leaves the ciphertext unwritten and the iv as the caller left it."""
+    from sha1opt.semantics.ir import Builder
+    from sha1opt.semantics.lift.paths import State
+    b = Builder()
+    st = State((".text", 0))
+    st.mem[("iv", "", 4)] = (b.var("iv[4]"), 4)          # read, not changed
+    assert cbc.untouched(st) is None
+    st.mem[("iv", "", 0)] = (b.var("iv[4]"), 4)
+    assert cbc.untouched(st) == "writes the iv"
+    st.mem[("iv", "", 0)] = (b.var("iv[0]"), 4)
+    st.mem[("cipher", "", 0)] = (b.var("x"), 4)
+    assert cbc.untouched(st) == "writes the ciphertext"
