@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.decode import decode_function, decode_reach
 from sha1opt.semantics.lift.elf import ObjectFile, Symbol
@@ -112,10 +114,14 @@ class Candidate:
         return self.symbol.name
 
 
-def _referenced(obj: ObjectFile, sym: Symbol) -> bytes:
-    """The data around every address ``sym``'s instructions reference (relocations, rip-relative operands)."""
+def _referenced(obj: ObjectFile, sym: Symbol, operands_only: bool = False) -> bytes:
+    """The data around every address ``sym``'s instructions reference (relocations, rip-relative operands);
+    ``operands_only``: memory operands and address immediates only, not the targets of calls and jumps (a
+    function that calls into code next to a K table does not reference the table)."""
     out = []
     for d in decode_function(obj, sym).instructions.values():
+        if operands_only and (d.mnemonic == "call" or d.mnemonic.startswith("j")):
+            continue
         for ref in (d.mem_ref, d.imm_ref):
             if ref is not None and ref.region.startswith("sec:"):
                 data = obj.sections.get(ref.region[4:], b"")
@@ -189,7 +195,59 @@ def _stripped(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
             if holds_all_constants(code[ext[0]:ext[0] + ext[1]]):
                 addr = obj.addresses.get(section, 0) + ext[0]
                 out.append(Symbol(f"sub_{addr:x}", section, ext[0], ext[1], "STT_FUNC", "STB_LOCAL"))
+    out += _referencing(obj, claimed | {(s.section, s.value) for s in out})
     return out + _entered_unnamed(obj, claimed | {(s.section, s.value) for s in out})
+
+
+def _referencing(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
+    """Unwind extents no symbol names that reference, rip-relative, a table of the constants lying outside
+    every extent: perlasm keeps its K table in ``.text`` after the code (x86-64 ``libcrypto.so.3``'s stitched
+    AES-CBC + SHA-1 bodies load it with ``lea K_XX_XX(%rip)``). Found from the bytes: every 32-bit word read as
+    a displacement whose target lands within ``_DATA_WINDOW`` of such a table marks its extent, which is kept
+    when its code and the data it references (decoded) hold all four constants."""
+    if obj.relocatable or obj.arch != "x86_64":
+        return []
+    out = []
+    for section in sorted(obj.executable):
+        code = obj.sections[section]
+        extents = sorted(obj.unwind_extents(section))
+        if not extents or not holds_all_constants(code):
+            continue
+        starts = np.array([a for a, _ in extents], dtype=np.int64)
+        ends = np.array([a + n for a, n in extents], dtype=np.int64)
+
+        def extent_of(x: np.ndarray) -> np.ndarray:
+            i = np.searchsorted(starts, x, side="right") - 1
+            return np.where((i >= 0) & (x < ends[np.maximum(i, 0)]), i, -1)
+        sites = np.array(sorted({i for k in _PATTERNS for i in _find_all(code, k)}), dtype=np.int64)
+        loose = sites[extent_of(sites) < 0]
+        if not len(loose):
+            continue
+        arr = np.frombuffer(bytes(code), dtype=np.uint8).astype(np.int64)
+        word = arr[:-3] | arr[1:-2] << 8 | arr[2:-1] << 16 | arr[3:] << 24
+        target = np.arange(len(word), dtype=np.int64) + 4 + np.where(word >= 1 << 31, word - (1 << 32), word)
+        near = np.zeros(len(word), dtype=bool)
+        for lo, hi in _windows(loose):
+            near |= (target >= lo - _DATA_WINDOW) & (target < hi + _DATA_WINDOW)
+        for k in sorted(set(int(i) for i in extent_of(np.nonzero(near)[0]) if i >= 0)):
+            a, n = extents[k]
+            if (section, a) in claimed or _named_extent(obj, section, a):
+                continue
+            sym = Symbol(f"sub_{obj.addresses.get(section, 0) + a:x}", section, a, n, "STT_FUNC", "STB_LOCAL")
+            if holds_all_constants(code[a:a + n] + _referenced(obj, sym, operands_only=True)):
+                out.append(sym)
+    return out
+
+
+def _windows(sites: np.ndarray) -> list[tuple[int, int]]:
+    """Sites of the constants grouped into tables: runs no more than ``_DATA_WINDOW`` bytes apart, as [lo, hi)."""
+    out: list[tuple[int, int]] = []
+    for x in sorted(int(v) for v in sites):
+        if out and x - out[-1][1] <= _DATA_WINDOW:
+            out[-1] = (out[-1][0], x + 4)
+        else:
+            out.append((x, x + 4))
+    return out
 
 
 def _entered_unnamed(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:

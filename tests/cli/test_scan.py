@@ -34,6 +34,8 @@ from sha1opt.scan import Found, may_hold
 from sha1opt.scan import scan as scan_paths
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.candidates import compression_candidates
+from sha1opt.semantics.lift.elf import ObjectFile
 from tests.support.groups import SHA1OPT
 
 pytestmark = pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("ar")), reason="gcc/ar not installed")
@@ -269,6 +271,48 @@ def test_a_stripped_shared_object_is_found_by_its_constants(folder, tmp_path, si
         # the name scan gives is one prove --function takes (``ObjectFile.find_function``: the unwind extent)
         assert prove_object(lib, function=row.function, workdir=tmp_path).proved
     assert row.verdict == "proved" and row.paths == row.proved_paths == 2, row.detail
+
+
+TABLE_AFTER_CODE_S = """
+        .text
+        .globl  keeper
+        .type   keeper, @function
+keeper:                         # references the table: a candidate
+        .cfi_startproc
+        leaq    K(%rip), %rax
+        movl    (%rax), %eax
+        ret
+        .cfi_endproc
+        .size   keeper, .-keeper
+        .globl  caller
+        .type   caller, @function
+caller:                         # only calls code beside the table: no candidate
+        .cfi_startproc
+        subq    $8, %rsp
+        call    beside
+        addq    $8, %rsp
+        ret
+        .cfi_endproc
+        .size   caller, .-caller
+beside: ret
+        .p2align 6
+K:      .long   0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6
+        .section .note.GNU-stack,"",@progbits
+"""
+
+
+def test_stripped_code_that_loads_a_k_table_kept_in_text_is_found(tmp_path):
+    """Rule (``candidates._referencing``): perlasm keeps its K table in .text after the code, outside every unwind
+    extent (x86-64 libcrypto.so.3's stitched AES-CBC + SHA-1 bodies): an extent that loads it rip-relative is a
+    candidate, named sub_<address>; one that only calls code beside the table is not."""
+    (tmp_path / "t.S").write_text(TABLE_AFTER_CODE_S)
+    (tmp_path / "vers").write_text("{ local: *; };\n")
+    lib = tmp_path / "libtable.so"
+    subprocess.run(["gcc", "-shared", "-o", str(lib), str(tmp_path / "t.S"), f"-Wl,--version-script={tmp_path / 'vers'}",
+                    "-s"], check=True, timeout=120)
+    obj = ObjectFile.parse(lib.read_bytes())
+    found = [c for c in compression_candidates(obj) if c.evidence == "stripped"]
+    assert len(found) == 1 and found[0].symbol.size == 10, found      # keeper: lea (7 bytes), movl (2), ret (1)
 
 
 def test_nothing_readable_is_exit_2(tmp_path):
