@@ -102,7 +102,8 @@ def cbc_finding(uo: UserObject, function: str, workdir: Path, seed: int = 12,
     if len(out) != sum(4 * (16 * r[0] + 9) for r in records):
         return Unavailable(f"the ciphertext check wrote {len(out)} bytes, not one answer a record")
     pos = 0
-    for (nb, key, rounds, iv, st, plain, data), (words, last, hashed) in zip(records, wants):
+    for k, ((nb, key, rounds, iv, st, plain, data), (words, last, hashed)) in enumerate(zip(records, wants)):
+        where = f"record {k} of seed {seed}"          # (the records are a function of the seed: replayable)
         size = 4 * (16 * nb + 4 + 5)
         got = struct.unpack(f"<{16 * nb + 9}I", out[pos:pos + size])
         pos += size
@@ -111,7 +112,7 @@ def cbc_finding(uo: UserObject, function: str, workdir: Path, seed: int = 12,
         for w, (g, e) in enumerate(zip(got[:16 * nb + 4], list(words) + list(last))):
             if g != e:
                 return Finding(st, data, nb, None, (), f"{what[w]}: the machine gives {g:#010x}, AES-CBC "
-                                                       f"({rounds} aesenc rounds) gives {e:#010x}")
+                                                       f"({rounds} aesenc rounds) gives {e:#010x} ({where})")
         if tuple(got[16 * nb + 4:]) != hashed:
-            return Finding(st, data, nb, tuple(got[16 * nb + 4:]), hashed, "")
+            return Finding(st, data, nb, tuple(got[16 * nb + 4:]), hashed, where)
     return None

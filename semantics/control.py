@@ -42,7 +42,7 @@ _CONDITION_CODES = ("e", "ne", "s", "ns", "b", "ae", "a", "be", "l", "ge", "g", 
 CONTROL: dict[str, Control] = {
     "cmp": Control("compare", True),
     "test": Control("compare", True),
-    "bt": Control("compare", True),      # CF := the bit an immediate selects (ZF, SF, OF: undefined, SDM vol. 2A BT)
+    "bt": Control("compare", True),      # CF := the bit an immediate selects (SDM vol. 2A BT: ZF unaffected, SF, OF undefined)
     **{f"j{c}": Control("branch") for c in _CONDITION_CODES},
     **{f"set{c}": Control("flag") for c in _CONDITION_CODES},     # a condition as 0/1 in a byte register
     "jmp": Control("jump"),

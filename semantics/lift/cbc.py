@@ -20,9 +20,11 @@ What the contract says (``Contract.describe``):
   iteration may have written it), written on the way out, where it must hold the last ciphertext block.
 
 The code addresses its output as ``inp + (out - inp)`` (``sub %r12, %r13``; ``movups %xmm2, (%r12,%r13,1)``):
-``distance`` gives ``cipher - plain`` as an integer with the symbol ``DISTANCE`` in it, and ``rebase`` turns an
-address into ``plain`` with exactly one ``DISTANCE`` in its offset into the ``cipher`` address it is. Nothing
-else is known of the two buffers' places (disjoint objects, like the state and the data).
+``distance`` gives ``cipher - plain`` as an integer with the symbol ``distance_symbol`` (``cipher-plain``) in it,
+and ``rebase`` turns an address into ``plain`` with exactly one such symbol in its offset into the ``cipher``
+address it is. Nothing else is known of the two buffers' places: they are disjoint objects, like the state and the
+data -- so the proof does not cover an in-place call (OpenSSL's own caller, e_aes_cbc_hmac_sha1.c, passes
+out == inp and in0 inside the same buffer).
 
 The loop invariant (``template``): the lanes that hold the iv where the loop is entered (``iv[0..12]``, kind
 ``Chain(j)``) hold the CBC chaining value C at every head, materialized as ``chain[4j]``. One iteration from the
@@ -33,9 +35,10 @@ iv's 16 bytes do. With the base case (``entered``: the chain lanes hold the call
 ciphertext or the iv before the loop), induction gives every ciphertext block and the final iv.
 
 AES itself is the semantics table's (``aesenc``: ``aesr0..3`` then the round key; ``aesenclast``: ``aesl0..3``);
-the prover compares the code's words with ``encrypt``'s by term identity, else z3, where those ops are
-uninterpreted: a proof that holds for every function holds for AES; anything short of a proof is "unknown",
-never a counterexample.
+the prover compares the code's words with ``encrypt``'s by term identity (up to the order of xor's operands,
+``xor_form``), else z3, where those ops are uninterpreted: a proof that holds for every function holds for AES.
+Short of a proof, a word is a counterexample only where the prover's numpy test states (exact AES) give it another
+value; a z3 model alone (not AES) is "unknown".
 
 Example: ``parse_interface("(plain, cipher, nblocks, key, iv, state, data)")`` puts the data (``in0``) on the
 stack at entry + 8 (SysV's seventh argument); OpenSSL's SSSE3 body then keeps C in ``%xmm2``, round key 0 in
@@ -80,7 +83,7 @@ def check_roles(roles: list[str]) -> None:
         raise ParseError("--interface: an AES-CBC stream (plain, cipher, key, iv) goes with an nblocks argument")
 
 
-def axioms(bits: int) -> list:
+def axioms() -> list:
     """The contract's facts about the key: its round count is one ``aesni_set_encrypt_key`` writes."""
     return [z3.Or(*[ROUNDS == r for r in AES_ROUNDS])]
 
@@ -291,12 +294,12 @@ def xor_form(t: Term, memo: dict) -> int:
     ids = memo.setdefault("ids", {})
     forms = memo.setdefault("forms", {})
     nodes = t.builder.nodes
-    order, todo = [], [t.id]
+    order, todo = set(), [t.id]
     while todo:                                     # (iterative: AES chains are deep)
         i = todo.pop()
         if i in ids or i in order:
             continue
-        order.append(i)
+        order.add(i)
         todo.extend(nodes[i].args)
     for i in sorted(order):                         # (args have smaller ids: a forward pass)
         if i in ids:

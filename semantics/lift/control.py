@@ -142,7 +142,7 @@ class ControlFlow(Calls):
             return
         if m == "bt":
             # a capability bit (OpenSSL's ``bt $0x3d, %r11`` on OPENSSL_ia32cap_P): CF is that bit of an integer;
-            # the other flags are undefined (None: a branch on them is refused)
+            # SF and OF are undefined, ZF unaffected -- all three None here (a branch on them is refused)
             x = self.operand_value(ops[1], d, d.width or 4)
             if not isinstance(ops[0], Imm) or is_data(x):
                 raise Refused(d, "bt other than an immediate bit of an integer", "untracked value")

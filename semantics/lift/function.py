@@ -261,7 +261,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         # proved entry + bytes (``counter.counted``, from ``restored``)
         ctx.axioms.append(z3.ULT(n, ctx.bv(1 << COUNTER_BOUND)))
     if contract.cbc:
-        ctx.axioms += cbc.axioms(bits)      # the key's round count: one aesni_set_encrypt_key writes
+        ctx.axioms += cbc.axioms()      # the key's round count: one aesni_set_encrypt_key writes
     if contract.block_multiple > 1:
         # ``nblocks even``: the caller passes pairs of blocks (libgcrypt's AVX2 code)
         ctx.axioms.append(n & ctx.bv(contract.block_multiple - 1) == ctx.bv(0))

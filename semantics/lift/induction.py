@@ -576,7 +576,8 @@ def entry_changed(ctx: Ctx, st: State, st0: State) -> str | None:
         if key[0] == "data" and ctx.contract.data_clobbered and not _entry_word(v, key, ctx.contract.host_words):
             # (a clobbered block written before the jump: the target would hash other words than the caller's)
             return f"block word {key[2] // 4} was written"
-    return None
+    wrote = cbc.untouched(st) if ctx.contract.cbc else None
+    return f"{wrote} before the jump" if wrote else None    # (the target would encrypt from another iv)
 
 
 def _entry_word(v, key, host: bool) -> bool:

@@ -298,8 +298,8 @@ class Contract:
                      f"64*nblocks < 2^{58 if self.abi == 'sysv' else 26}")
         else:
             count = f"{self.counts()}, 64*nblocks < 2^{58 if self.abi == 'sysv' else 26}"
-        disjoint = ("state, data, workspace and stack" if self.workspace_words else
-                    "state, data, plain, cipher, key, iv and stack" if self.cbc else "state, data and stack")
+        disjoint = ("state, data, " + ("workspace, " if self.workspace_words else "") +
+                    ("plain, cipher, key, iv, " if self.cbc else "")).rstrip(", ") + " and stack"
         align = ENTRY_ALIGNMENT[self.abi]
         sp = "%rsp" if self.abi == "sysv" else "%esp"
         entry = f"; entry {sp} = {align[1]} mod {align[0]}" if align else ""
@@ -328,7 +328,8 @@ class Contract:
         if self.cbc:
             more += ("; plain and cipher: 64*nblocks bytes each, cipher := AES-CBC encryption of plain under key and "
                      "iv, iv := the last ciphertext block; key: an AES-NI key schedule (round keys at 16*r, the "
-                     f"aesenc round count at {cbc.ROUNDS_AT}: {', '.join(map(str, cbc.AES_ROUNDS))})")
+                     f"aesenc round count at {cbc.ROUNDS_AT}: {', '.join(map(str, cbc.AES_ROUNDS))}); not covered: "
+                     "an in-place call (cipher == plain)")
         return (f"{'SysV x86-64' if self.abi == 'sysv' else 'cdecl i386'} ({self.arg_text()}); {count}; "
                 f"{disjoint} disjoint, none null{entry}{more}; callee-saved {saved} and the stack pointer checked")
 

@@ -60,6 +60,9 @@ from sha1opt.semantics.lift.values import memory_key as _split
 from sha1opt.semantics.x86 import Mem
 
 
+FRAME_LIMIT = 1 << 24       # the deepest own frame a computed stack offset may reach (16 MiB below the entry)
+
+
 class MemoryModel:
     """Addresses and memory of a ``PathMachine`` (module docstring); needs its ``s``, ``p``, ``bv``,
     ``possible``, ``implies``, ``domain``, ``initial_mem``, ``block``, ``data_size``, ``bits``,
@@ -203,6 +206,8 @@ class MemoryModel:
                     sz == 4 and size == 8 and is_data(v) and self._wide_slot(key)):
                 raise Refused(d, f"{size}-byte read of a {sz}-byte slot", "untracked value")
             return v
+        if key[0] == "stack":
+            self._stack_offsets[key] = p.off        # (before ``_overlap``, which asks z3 about this offset)
         self._overlap(key, size, d)
         region, rest, c = key
         if region.startswith("sec:") and not rest:
@@ -374,6 +379,10 @@ class MemoryModel:
         if region == "stack":
             if not rest and not self.stack_writable(c):
                 raise Violation(d, f"writes the caller's stack frame (entry stack pointer {c:+d})")
+            if rest and not self._in_own_frame(p.off, size):
+                # (not proved inside: maybe outside -- the caller's frame -- maybe not; refused, never assumed)
+                raise Refused(d, "writes the stack at a computed offset not proved below the entry stack pointer "
+                              "(the function's own frame)", "address")
         elif region == "state" and not rest and self._in_counter(c, size):
             if size != 4 or (c - self.counter) % 4:
                 # (a 64-bit ``addq`` of the whole counter may well be right: not modelled, so never a violation)
@@ -415,6 +424,8 @@ class MemoryModel:
             raise Violation(d, f"writes the string {region[len(RESULT_REGION):]} returned (read-only: C11 7.22.4.6)")
         else:
             raise Violation(d, f"writes {region[4:] if ':' in region else region} memory")
+        if region == "stack":
+            self._stack_offsets[key] = p.off        # (before ``_overlap``, which asks z3 about this offset)
         if key not in self.s.mem:
             self._overlap(key, size, d)
         elif self.s.mem[key][1] < size:
@@ -425,6 +436,15 @@ class MemoryModel:
         if region == "stack":
             self._stack_offsets[key] = p.off
         self._written(("mem", region, c) if not rest else None, v, d)
+
+    def _in_own_frame(self, off, size: int) -> bool:
+        """Whether ``size`` bytes at stack offset ``off`` (a computed one: a realigned frame, an index) lie below
+        the entry stack pointer on this path, within ``FRAME_LIMIT`` of it: the function's own frame, never the
+        caller's (its return address, arguments and locals) -- whatever the unknowns in ``off`` are."""
+        if self.replaying:
+            return True             # (proved when the path was explored)
+        end = off + self.bv(size)
+        return self.implies(z3.And(end <= self.bv(0), off >= self.bv(-FRAME_LIMIT), off < end))   # (signed)
 
     def _widen(self, key, size: int, d: Decoded) -> None:
         """A wider write over a stack slot (a spill slot reused for a 64-bit value, clang's libLLVM-15

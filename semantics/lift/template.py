@@ -189,8 +189,9 @@ def build_template(k: z3.BitVecRef, s0: State, s1: State | None, blocks: int = 1
     out: dict = {}
     sizes = {key: sz for key, (_, sz) in list(s0.mem.items()) + list(s1.mem.items())}
     # Only the stack and the state words are writable; other regions' entries are cached loads.
-    locs = [("reg", r) for r in set(s0.regs) | set(s1.regs)] + [
-        ("mem", key) for key in set(s0.mem) | set(s1.mem) if key[0] in ("stack", "state")]
+    # (sorted: a choice that takes the first of several locations is the same in every run, whatever the hash seed)
+    locs = [("reg", r) for r in sorted(set(s0.regs) | set(s1.regs))] + [
+        ("mem", key) for key in sorted(set(s0.mem) | set(s1.mem)) if key[0] in ("stack", "state")]
     for loc in locs:
         state_word = None
         if loc[0] == "reg":

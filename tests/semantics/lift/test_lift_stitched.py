@@ -13,7 +13,7 @@ import pytest
 import z3
 from elftools.elf.elffile import ELFFile
 
-from sha1opt.semantics.errors import ParseError
+from sha1opt.semantics.errors import ParseError, Sha1optError
 from sha1opt.semantics.lift import cbc
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import prove_function
@@ -173,3 +173,42 @@ def test_the_stripped_bodies_of_libcrypto_so_are_found_and_prove_under_their_sha
             stitched.append(c.name)
             break
     assert stitched, [c.name for c in bodies]
+
+
+@pytest.mark.parametrize("function,patches", [
+    # the dispatcher skips its capability loads and stores %edx at %rsp + 8 * nblocks (the caller's frame)
+    ("aesni_cbc_sha1_enc", [(0x0, "448b", "eb11"), (0x13, "0f82a72300", "8914d4eb28")]),
+    # the SSSE3 body stores at %rsp + (out - inp), an address nothing bounds
+    ("aesni_cbc_sha1_enc_ssse3", [(0xd1, "eb0d66662e0f1f8400000000006690", "4289042ceb09" + "90" * 9)]),
+], ids=["index-by-nblocks", "index-by-buffer-distance"])
+def test_regression_a_stack_store_at_a_computed_offset_was_never_bounds_checked(member, function, patches):
+    """A stack store whose address has an unknown part was taken as the function's own frame unchecked (found in
+    review: both mutants were "proved"). Now it must be proved below the entry stack pointer (``memory``)."""
+    data = member
+    for at, old, new in patches:
+        data = _patched(data, function, at, old, new)
+    proof = _prove(data, function)
+    assert not proof.proved
+    assert any("computed offset not proved below the entry stack pointer" in p.detail for p in proof.paths)
+
+
+def test_regression_a_wrapper_that_writes_the_iv_then_jumps_to_a_proved_body_was_proved(member, tmp_path):
+    """A tail jump to another function is that function's own proof only when the caller's arguments are intact:
+    a wrapper that zeroes the iv's first word first (found in review: "proved SHA-1 and AES-CBC") is not."""
+    import subprocess
+    from sha1opt.analyze import prove_object
+    (tmp_path / "wrap.s").write_text("\t.text\n\t.globl wrap\n\t.type wrap, @function\nwrap:\n\tmovl $0, (%r8)\n"
+                                     "\tjmp aesni_cbc_sha1_enc\n\t.size wrap, .-wrap\n"
+                                     '\t.section .note.GNU-stack,"",@progbits\n')
+    subprocess.run(["gcc", "-c", "-o", str(tmp_path / "wrap.o"), str(tmp_path / "wrap.s")], check=True, timeout=60)
+    (tmp_path / MEMBER).write_bytes(member)
+    subprocess.run(["ar", "rcs", str(tmp_path / "lib.a"), str(tmp_path / "wrap.o"), str(tmp_path / MEMBER)],
+                   check=True, timeout=60)
+    try:
+        res = prove_object(tmp_path / "lib.a", member="wrap.o", function="wrap", workdir=tmp_path,
+                           interface=parse_interface("wrap" + STITCHED), min_blocks=1)
+        detail = " ".join(p.detail for p in res.proof.paths)
+        assert not res.proved
+    except Sha1optError as e:
+        detail = str(e)
+    assert "writes the iv before the jump" in detail
