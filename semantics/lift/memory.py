@@ -167,7 +167,8 @@ class MemoryModel:
             o2 = self._stack_offsets.get(k2)
             if o2 is None:
                 continue
-            if self.possible(z3.And(z3.ULT(me - o2 + self.bv(sz2 - 1), self.bv(size + sz2 - 1)))):
+            # [me, me + size) and [o2, o2 + sz2) meet iff me - o2 lies in (-size, sz2)
+            if self.possible(z3.ULT(me - o2 + self.bv(size - 1), self.bv(size + sz2 - 1))):
                 raise Refused(d, "a realigned stack access may overlap another stack slot", "address")
 
     @property

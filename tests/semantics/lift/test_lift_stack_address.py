@@ -57,3 +57,33 @@ def test_libgcrypt_shaext_second_slot_off_its_alignment_is_not_proved():
     proof = prove_function(mutant, SHAEXT, lookup(SHAEXT, MEMBER).interface.contract("sysv"))
     assert not proof.proved, [p.outcome for p in proof.paths]
     assert any("align" in p.detail for p in proof.paths), [p.detail for p in proof.paths]
+
+
+OVERLAP_S = """
+        .text
+        .globl  f
+        .type   f, @function
+f:      pushq   %rbx                    # the slot entry-8..entry
+        movq    %rsp, %rbx
+        andq    $-16, %rsp              # entry - 8 under SysV's alignment: a realigned (computed) stack address
+        movdqu  %xmm0, -8(%rsp)         # 16 bytes over entry-16..entry: half of it is the %rbx slot
+        movq    %rbx, %rsp
+        popq    %rbx                    # not the caller's %rbx any more
+        ret
+        .size   f, .-f
+        .section .note.GNU-stack,"",@progbits
+"""
+
+
+def test_regression_a_realigned_store_over_a_pushed_slot_was_not_seen(tmp_path):
+    """Rule (``memory._overlap``): an access at a computed stack offset and one at a constant offset are asked of
+    z3 for an overlap, [a, a + size) against [b, b + size2). Before, the new access's offset was not known yet
+    when asked (never checked) and the sizes were swapped; a 16-byte store half over an 8-byte slot slipped by,
+    and the reload of %rbx read the value the store had overwritten."""
+    (tmp_path / "f.S").write_text(OVERLAP_S)
+    subprocess.run(["gcc", "-c", "-o", str(tmp_path / "f.o"), str(tmp_path / "f.S")], check=True, timeout=60)
+    from sha1opt.semantics.lift.interface import parse_interface
+    proof = prove_function(ObjectFile.parse((tmp_path / "f.o").read_bytes()), "f",
+                           parse_interface("(state, data)").contract("sysv"))
+    assert [p.detail for p in proof.paths if "may overlap another stack slot" in p.detail], \
+        [p.detail for p in proof.paths]
