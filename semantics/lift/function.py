@@ -74,8 +74,9 @@ from sha1opt.semantics.lift.elf import NoFunction, ObjectError, ObjectFile
 from sha1opt.semantics.lift.interface import (ARG_REGS, ENTRY_ALIGNMENT, SAVED, WORKSPACE_AT, Abi,  # noqa: F401
                                               Contract)  # (Abi: re-exported)
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Program, Ptr, State, explore
-from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, entry_changed, establishes,
-                                              exit_compression, names, passed_contract, restored, verify_step)
+from sha1opt.semantics.lift.handoff import entry_changed, passed_contract
+from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, exit_compression, names,
+                                              restored, verify_step)
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.summary import Havoc
 from sha1opt.semantics.lift.template import build_template
@@ -140,7 +141,7 @@ class PathReport:
     # A refused path that ends in a jump to this function outside the object (a function pointer's value)
     # with the caller's arguments, callee-saved registers and stack intact: its proof is that function's
     # own, under ``callee``: the caller's contract with any constant arguments the path adds
-    # (``induction.passed_contract``; ``analyze`` takes it from the archive member defining it).
+    # (``handoff.passed_contract``; ``analyze`` takes it from the archive member defining it).
     outside: str | None = None
     callee: Contract | None = None
 

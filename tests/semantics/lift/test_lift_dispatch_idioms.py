@@ -4,7 +4,7 @@ Rules (the libraries' own code: test_lift_got_flags.py, test_lift_stack_address.
 * ``mov sym@GOTPCREL(%rip), %rax`` loads the address of ``sym``; a flag another object defines is an input, so
   ``cmpb $0,(%rax)`` forks (``lift.decode.got_address``); ``call *sym@GOTPCREL(%rip)`` (-fno-plt) calls ``sym``;
 * a tail jump with the caller's arguments and constants in the next argument registers is the callee's proof
-  under those constants (``lift.induction.passed_contract``);
+  under those constants (``lift.handoff.passed_contract``);
 * a flag this object defines in a writable section, global (another object may set it) or written by the
   object's code, is an input too, never its initial bytes (``lift.statics.run_time_name``); a word nothing
   can change is the file's;
@@ -124,7 +124,7 @@ REALIGN = """
 def test_frame_rounded_up_to_16_takes_aligned_stores(tmp_path):
     paths = prove_function(_asm(tmp_path, REALIGN.format(disp=16)), "f", ONE_BLOCK).paths
     # (the path reaches the tail jump; a realigned slot counts as possibly the caller's stack there, so the jump is
-    # not taken for the callee's own proof -- a limit of ``induction.entry_changed``, not of the alignment)
+    # not taken for the callee's own proof -- a limit of ``handoff.entry_changed``, not of the alignment)
     assert len(paths) == 1 and paths[0].detail.startswith("jumps to an external function (impl_fast)"), \
         [p.detail for p in paths]
 
