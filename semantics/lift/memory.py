@@ -163,13 +163,11 @@ class MemoryModel:
         me = self._stack_offsets.get(key)
         if me is None:
             return
-        for k2, sz2 in others:
-            o2 = self._stack_offsets.get(k2)
-            if o2 is None:
-                continue
-            # [me, me + size) and [o2, o2 + sz2) meet iff me - o2 lies in (-size, sz2)
-            if self.possible(z3.ULT(me - o2 + self.bv(size - 1), self.bv(size + sz2 - 1))):
-                raise Refused(d, "a realigned stack access may overlap another stack slot", "address")
+        # [me, me + size) and [o2, o2 + sz2) meet iff me - o2 lies in (-size, sz2); one question for all of them
+        meets = [z3.ULT(me - o2 + self.bv(size - 1), self.bv(size + sz2 - 1))
+                 for o2, sz2 in ((self._stack_offsets.get(k2), sz2) for k2, sz2 in others) if o2 is not None]
+        if meets and self.possible(z3.Or(*meets)):
+            raise Refused(d, "a realigned stack access may overlap another stack slot", "address")
 
     @property
     def _stack_offsets(self) -> dict:
@@ -380,7 +378,7 @@ class MemoryModel:
         if region == "stack":
             if not rest and not self.stack_writable(c):
                 raise Violation(d, f"writes the caller's stack frame (entry stack pointer {c:+d})")
-            if rest and not self._in_own_frame(p.off, size):
+            if rest and not self._in_own_frame(p.off, rest, c, size):
                 # (not proved inside: maybe outside -- the caller's frame -- maybe not; refused, never assumed)
                 raise Refused(d, "writes the stack at a computed offset not proved below the entry stack pointer "
                               "(the function's own frame)", "address")
@@ -438,14 +436,25 @@ class MemoryModel:
             self._stack_offsets[key] = p.off
         self._written(("mem", region, c) if not rest else None, v, d)
 
-    def _in_own_frame(self, off, size: int) -> bool:
-        """Whether ``size`` bytes at stack offset ``off`` (a computed one: a realigned frame, an index) lie below
-        the entry stack pointer on this path, within ``FRAME_LIMIT`` of it: the function's own frame, never the
-        caller's (its return address, arguments and locals) -- whatever the unknowns in ``off`` are."""
+    def _in_own_frame(self, off, rest: str, c: int, size: int) -> bool:
+        """Whether ``size`` bytes at stack offset ``off`` = (the symbolic part ``rest``) + ``c`` -- a computed
+        offset: a realigned frame, an index -- lie below the entry stack pointer on this path, within
+        ``FRAME_LIMIT`` of it: the function's own frame, never the caller's (its return address, arguments and
+        locals), whatever the unknowns in ``off`` are. Per ``rest`` the constants proved so far span [lo, end):
+        inside that span an access is proved too (rest + lo >= -FRAME_LIMIT and rest + end <= 0 hold, and the
+        offsets between are ordered, no wrap-around), so z3 is asked only past it; the span is the path's own
+        (``State.spans``), carried to its forks, whose conditions only add to it."""
         if self.replaying:
             return True             # (proved when the path was explored)
-        end = off + self.bv(size)
-        return self.implies(z3.And(end <= self.bv(0), off >= self.bv(-FRAME_LIMIT), off < end))   # (signed)
+        spans = self.s.spans
+        lo, end = spans.get(rest, (None, None))
+        if lo is not None and lo <= c and c + size <= end:
+            return True
+        top = off + self.bv(size)
+        if not self.implies(z3.And(top <= self.bv(0), off >= self.bv(-FRAME_LIMIT), off < top)):   # (signed)
+            return False
+        spans[rest] = (c, c + size) if lo is None else (min(lo, c), max(end, c + size))
+        return True
 
     def _widen(self, key, size: int, d: Decoded) -> None:
         """A wider write over a stack slot (a spill slot reused for a 64-bit value, clang's libLLVM-15

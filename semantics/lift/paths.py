@@ -52,10 +52,13 @@ class State:
     calls: int = 0                                 # calls that may change external data (``calls.Known``)
     results: int = 0                               # known calls whose result or output is a new unknown
     bound: tuple[str, ...] = ()                    # globals a pointer's value took (``pointers.Target.bound``)
+    # per symbolic stack part, the constant span [lo, end) proved inside the own frame on this path
+    # (``memory._in_own_frame``: a path's condition only grows, so what it proved holds on for its forks)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps, self.frames, self.pointers, self.calls, self.results, self.bound)
+                     self.steps, self.frames, self.pointers, self.calls, self.results, self.bound, dict(self.spans))
 
 
 class Program:
