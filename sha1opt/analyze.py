@@ -72,6 +72,7 @@ as the loop.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 from collections import Counter
@@ -83,7 +84,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, found_functions
 from sha1opt.semantics.lift.calls import KNOWN
 from sha1opt.semantics.lift.catalogue import lookup, unmodelled
-from sha1opt.semantics.lift.elf import NoFunction
+from sha1opt.semantics.lift.elf import NoFunction, Symbol
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
 from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, KEYWORDS, Interface
 from sha1opt.semantics.x86 import Arch
@@ -240,10 +241,16 @@ DECLARED = "declared (--interface)"
 def with_stripped_name(uo: UserObject, function: str | None) -> UserObject:
     """``uo`` with a symbol for ``function`` when it is a name ``scan`` gives a stripped function,
     ``sub_<hex address>`` (``lift.candidates``: an unwind extent or code a SHA-1-named function enters, holding
-    the four round constants), so what a scan row names can be proved under a declared interface."""
+    the four round constants), so what a scan row names can be proved under a declared interface; or, not a
+    candidate, when an unwind entry starts at that address (x86-64 libcrypto.so.3's stripped dispatcher of the
+    stitched AES-CBC + SHA-1 bodies, ``sub_d5ec0``: it holds no constant, its bodies do)."""
     if function is None or not function.startswith("sub_") or any(s.name == function for s in uo.obj.symbols):
         return uo
     hit = next((c.symbol for c in compression_candidates(uo.obj) if c.name == function), None)
+    if hit is None and re.fullmatch(r"sub_[0-9a-f]+", function):
+        at = int(function[4:], 16)
+        hit = next((Symbol(function, sec, a, n, "STT_FUNC", "STB_LOCAL") for sec in sorted(uo.obj.executable)
+                    for a, n in uo.obj.unwind_extents(sec) if uo.obj.addresses.get(sec, 0) + a == at), None)
     return uo if hit is None else replace(uo, obj=replace(uo.obj, symbols=[*uo.obj.symbols, hit]))
 
 

@@ -410,3 +410,21 @@ def test_a_function_the_catalogue_does_not_name_is_tried_under_its_other_interfa
     obj = _gcc(WORDS_C, tmp_path / "words.o")
     (row,) = [e for e in scan_paths([obj], uarch="zen3") if isinstance(e, Found)]
     assert row.verdict == "proved" and row.interface == "(state, words)" and not row.catalogued, row.detail
+
+
+def test_an_unwind_entry_that_is_no_candidate_is_named_for_prove(tmp_path):
+    """Rule (``analyze.with_stripped_name``): ``sub_<address>`` names the unwind entry starting there even when
+    scan would not list it (a dispatcher holding no constant); an address no entry starts at names nothing."""
+    from sha1opt.analyze import with_stripped_name
+    from sha1opt.emit.objfile import load_object
+    (tmp_path / "t.S").write_text(TABLE_AFTER_CODE_S)
+    (tmp_path / "vers").write_text("{ local: *; };\n")
+    lib = tmp_path / "libtable.so"
+    subprocess.run(["gcc", "-shared", "-o", str(lib), str(tmp_path / "t.S"), f"-Wl,--version-script={tmp_path / 'vers'}",
+                    "-s"], check=True, timeout=120)
+    uo = load_object(lib, tmp_path)
+    base = uo.obj.addresses[".text"]
+    caller = sorted(uo.obj.unwind_extents(".text"))[1]           # keeper, then caller
+    named = with_stripped_name(uo, f"sub_{base + caller[0]:x}")
+    assert named.obj.find_function(f"sub_{base + caller[0]:x}").size == caller[1]
+    assert with_stripped_name(uo, f"sub_{base + caller[0] + 1:x}") is uo

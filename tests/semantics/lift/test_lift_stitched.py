@@ -212,3 +212,21 @@ def test_regression_a_wrapper_that_writes_the_iv_then_jumps_to_a_proved_body_was
     except Sha1optError as e:
         detail = str(e)
     assert "writes the iv before the jump" in detail
+
+
+def test_a_stripped_dispatcher_named_by_its_unwind_entry_proves_every_path(tmp_path):
+    """``prove --function sub_<address>`` takes an unwind entry that starts there even when it is no scan
+    candidate (``analyze.with_stripped_name``): x86-64 libcrypto.so.3's stripped ``aesni_cbc_sha1_enc`` holds no
+    constant, its three bodies do; proved whole, every dispatch path (libssl3)."""
+    from sha1opt.analyze import prove_object
+    if not SHARED.exists():
+        pytest.skip(f"{SHARED} missing (libssl3)")
+    obj = ObjectFile.parse(SHARED.read_bytes())
+    base = obj.addresses[".text"]
+    entry = next(a for a, n in obj.unwind_extents(".text")
+                 if obj.sections[".text"][a:a + 7] == bytes.fromhex("448b15") + obj.sections[".text"][a + 3:a + 7]
+                 and obj.sections[".text"][a + 7:a + 14].hex().startswith("4c8b1d") and
+                 obj.sections[".text"][a + 14:a + 19] == bytes.fromhex("490fbae33d"))   # mov; mov; bt $0x3d,%r11
+    res = prove_object(SHARED, function=f"sub_{base + entry:x}", workdir=tmp_path, interface=parse_interface(STITCHED),
+                       min_blocks=1)
+    assert res.proved and len(res.proof.paths) == 3, res.summary()
