@@ -33,7 +33,11 @@ byte length is ``64 * nblocks`` plus the record's trailing bytes
 blocks, never hashed under the contract; always 0 under ``bytes whole``), or
 ``64`` plus them per block; a constant is passed as declared. A byte counter
 (``state counter@OFFSET``) lives in the adapter's zeroed context beside the
-state copy: the callee increases it there, the harness checks the state.
+state copy: the callee increases it there, the harness checks the state. A
+stitched AES-CBC + SHA-1 function (``plain, cipher, key, iv`` roles, x86-64:
+``_cbc_text``) gets the data as its plaintext too, a ciphertext buffer and a
+fixed key schedule of its own, and its seventh argument on the stack; its
+ciphertext is checked apart (``cbc_confirm``).
 
 Example: for ``sha_transform(state, data, workspace[16])`` on x86-64 the
 loop body is ``mov sha1opt_state(%rip), %rdi; mov sha1opt_data(%rip), %rsi;
