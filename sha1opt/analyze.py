@@ -143,16 +143,17 @@ class ObjectProof:
         skipped = sum(1 for p in self.proof.paths if p.outcome == "not checked")
         if self.outcome == "partial":
             done = [p.name for p in self.proof.paths if p.outcome == "proved"]
-            return (f"proved {self.contract.claim} on the selected path(s) only ({len(done)} of {len(self.proof.paths)}: "
-                    f"{', '.join(done)}); {skipped} not checked -- the function as a whole is not proved")
+            return (f"proved {self.contract.claim} on the selected path(s) only ({len(done)} of "
+                    f"{len(self.proof.paths)}: {', '.join(done)}); {skipped} not checked -- the function as a whole "
+                    "is not proved")
         unchecked = f"; {skipped} path(s) not checked" if skipped else ""
         if self.proved:
             loops = sum(1 for p in self.proof.paths if p.kind == "loop")
             count = self.contract.covers()
             assumes = (f"; assuming no other object interposes {', '.join(self.proof.assumes)} (this object's "
                        "own, reached through its PLT or GOT)" if self.proof.assumes else "")
-            return (f"proved {self.contract.claim} (whole function {self.function}: {len(self.proof.paths)} path(s), {loops} loop(s), "
-                    f"{count}{assumes}; {self.seconds:.2f} s)")
+            return (f"proved {self.contract.claim} (whole function {self.function}: {len(self.proof.paths)} path(s), "
+                    f"{loops} loop(s), {count}{assumes}; {self.seconds:.2f} s)")
         bad = next((p for p in self.proof.paths if p.outcome not in ("proved", "refused")),
                    next(p for p in self.proof.paths if p.outcome != "proved"))
         if self.outcome == "refused":

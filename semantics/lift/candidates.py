@@ -195,47 +195,46 @@ def _stripped(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
             if holds_all_constants(code[ext[0]:ext[0] + ext[1]]):
                 addr = obj.addresses.get(section, 0) + ext[0]
                 out.append(Symbol(f"sub_{addr:x}", section, ext[0], ext[1], "STT_FUNC", "STB_LOCAL"))
-    out += _referencing(obj, claimed | {(s.section, s.value) for s in out})
+        out += _referencing(obj, section, sites, extents, claimed | {(s.section, s.value) for s in out})
     return out + _entered_unnamed(obj, claimed | {(s.section, s.value) for s in out})
 
 
-def _referencing(obj: ObjectFile, claimed: set[tuple[str, int]]) -> list[Symbol]:
-    """Unwind extents no symbol names that reference, rip-relative, a table of the constants lying outside
-    every extent: perlasm keeps its K table in ``.text`` after the code (x86-64 ``libcrypto.so.3``'s stitched
-    AES-CBC + SHA-1 bodies load it with ``lea K_XX_XX(%rip)``). Found from the bytes: every 32-bit word read as
-    a displacement whose target lands within ``_DATA_WINDOW`` of such a table marks its extent, which is kept
-    when its code and the data it references (decoded) hold all four constants."""
-    if obj.relocatable or obj.arch != "x86_64":
+def _referencing(obj: ObjectFile, section: str, sites: list[int], extents: list[tuple[int, int]],
+                 claimed: set[tuple[str, int]]) -> list[Symbol]:
+    """Unwind extents of ``section`` no symbol names that reference, rip-relative, a table of the constants (at
+    ``sites``) lying outside every extent: perlasm keeps its K table in ``.text`` after the code (x86-64
+    ``libcrypto.so.3``'s stitched AES-CBC + SHA-1 bodies load it with ``lea K_XX_XX(%rip)``). Found from the
+    bytes: every 32-bit word read as a displacement whose target lands within ``_DATA_WINDOW`` of such a table
+    marks its extent, which is kept when its code and the data it references (decoded) hold all four
+    constants."""
+    if obj.relocatable or obj.arch != "x86_64" or not extents:
         return []
-    out = []
-    for section in sorted(obj.executable):
-        code = obj.sections[section]
-        extents = sorted(obj.unwind_extents(section))
-        if not extents or not holds_all_constants(code):
-            continue
-        starts = np.array([a for a, _ in extents], dtype=np.int64)
-        ends = np.array([a + n for a, n in extents], dtype=np.int64)
+    extents = sorted(extents)
+    starts = np.array([a for a, _ in extents], dtype=np.int64)
+    ends = np.array([a + n for a, n in extents], dtype=np.int64)
 
-        def extent_of(x: np.ndarray) -> np.ndarray:
-            i = np.searchsorted(starts, x, side="right") - 1
-            return np.where((i >= 0) & (x < ends[np.maximum(i, 0)]), i, -1)
-        sites = np.array(sorted({i for k in _PATTERNS for i in _find_all(code, k)}), dtype=np.int64)
-        loose = sites[extent_of(sites) < 0]
-        if not len(loose):
+    def extent_of(x: np.ndarray) -> np.ndarray:
+        i = np.searchsorted(starts, x, side="right") - 1
+        return np.where((i >= 0) & (x < ends[np.maximum(i, 0)]), i, -1)
+    at = np.array(sites, dtype=np.int64)
+    loose = at[extent_of(at) < 0]
+    if not len(loose):
+        return []
+    code = obj.sections[section]
+    arr = np.frombuffer(bytes(code), dtype=np.uint8).astype(np.int64)
+    word = arr[:-3] | arr[1:-2] << 8 | arr[2:-1] << 16 | arr[3:] << 24
+    target = np.arange(len(word), dtype=np.int64) + 4 + np.where(word >= 1 << 31, word - (1 << 32), word)
+    near = np.zeros(len(word), dtype=bool)
+    for lo, hi in _windows(loose):
+        near |= (target >= lo - _DATA_WINDOW) & (target < hi + _DATA_WINDOW)
+    out = []
+    for k in sorted(set(int(i) for i in extent_of(np.nonzero(near)[0]) if i >= 0)):
+        a, n = extents[k]
+        if (section, a) in claimed or _named_extent(obj, section, a):
             continue
-        arr = np.frombuffer(bytes(code), dtype=np.uint8).astype(np.int64)
-        word = arr[:-3] | arr[1:-2] << 8 | arr[2:-1] << 16 | arr[3:] << 24
-        target = np.arange(len(word), dtype=np.int64) + 4 + np.where(word >= 1 << 31, word - (1 << 32), word)
-        near = np.zeros(len(word), dtype=bool)
-        for lo, hi in _windows(loose):
-            near |= (target >= lo - _DATA_WINDOW) & (target < hi + _DATA_WINDOW)
-        for k in sorted(set(int(i) for i in extent_of(np.nonzero(near)[0]) if i >= 0)):
-            a, n = extents[k]
-            if (section, a) in claimed or _named_extent(obj, section, a):
-                continue
-            sym = Symbol(f"sub_{obj.addresses.get(section, 0) + a:x}", section, a, n, "STT_FUNC", "STB_LOCAL")
-            if holds_all_constants(code[a:a + n] + _referenced(obj, sym, operands_only=True)):
-                out.append(sym)
+        sym = Symbol(f"sub_{obj.addresses.get(section, 0) + a:x}", section, a, n, "STT_FUNC", "STB_LOCAL")
+        if holds_all_constants(code[a:a + n] + _referenced(obj, sym, operands_only=True)):
+            out.append(sym)
     return out
 
 

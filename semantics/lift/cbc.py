@@ -63,14 +63,11 @@ ROUNDS_AT = 240                 # the AES_KEY's ``rounds`` field
 AES_ROUNDS = (9, 11, 13)        # aesenc rounds of a 128-, 192-, 256-bit key (aesni_set_encrypt_key's count)
 MAX_ROUND_KEY = 14              # round keys 0..14 (256-bit keys): bytes 0..239
 ROUNDS = z3.BitVec("aes rounds", 32)
-_DISTANCES: dict[int, z3.BitVecRef] = {}
 
 
 def distance_symbol(bits: int) -> z3.BitVecRef:
-    """The unknown ``cipher - plain`` (the two buffers' distance), ``bits`` wide."""
-    if bits not in _DISTANCES:
-        _DISTANCES[bits] = z3.BitVec("cipher-plain", bits)
-    return _DISTANCES[bits]
+    """The unknown ``cipher - plain`` (the two buffers' distance), ``bits`` wide (z3 names it: one constant)."""
+    return z3.BitVec("cipher-plain", bits)
 
 
 def check_roles(roles: list[str]) -> None:
@@ -132,7 +129,8 @@ def load(m, key: tuple, size: int, d):
     if region == "iv":
         if not (0 <= c <= 12 and c % 4 == 0 and size == 4):
             raise Refused(d, f"iv read outside its 4 words or not as a 32-bit word (iv{c:+d})", "address")
-        if not (z3.is_bv_value(z3.simplify(m.block)) and z3.simplify(m.block).as_long() == 0):
+        block = z3.simplify(m.block)
+        if not (z3.is_bv_value(block) and block.as_long() == 0):
             raise Refused(d, "reads the iv inside the loop (an earlier iteration may have written it)", "address")
         return m.initial_mem("iv", c)
     raise Refused(d, "reads the ciphertext buffer (written only)", "address")
@@ -208,15 +206,18 @@ def _whole(where: list) -> bool:
     return sorted({j for j, _ in where}) == [0, 1, 2, 3]
 
 
+def _writes_iv(st) -> bool:
+    """Whether ``st`` holds an iv word other than the caller's own (a word read back is kept as its variable)."""
+    return any(key[0] == "iv" and not (chain_lane(v) is not None and key == ("iv", "", 4 * chain_lane(v)))
+               for key, (v, _) in st.mem.items())
+
+
 def untouched(st) -> str | None:
     """nblocks = 0 (a path that skips the loop): nothing written to the ciphertext, the iv as the caller left it;
     else what was written."""
-    for key, (v, _) in st.mem.items():
-        if key[0] == "cipher":
-            return "writes the ciphertext"
-        if key[0] == "iv" and not (chain_lane(v) is not None and key == ("iv", "", 4 * chain_lane(v))):
-            return "writes the iv"
-    return None
+    if any(key[0] == "cipher" for key in st.mem):
+        return "writes the ciphertext"
+    return "writes the iv" if _writes_iv(st) else None
 
 
 def entered(st, template: dict, flat, read) -> str | None:
@@ -263,7 +264,7 @@ def holds(ctx, template: dict, st, back: bool, dom, init_mem, prover, flat, read
             bad = _differs(read(st, loc), last[j], prover, memo)
             if bad:
                 return bad, f"the chaining value's lane {j} at the loop head is not the block's last ciphertext"
-        if any(key[0] == "iv" and chain_lane(v) is None for key, (v, _) in st.mem.items()):
+        if _writes_iv(st):
             return "unknown", "writes the iv inside the loop"
         return None
     for j in range(4):
@@ -293,6 +294,7 @@ def xor_form(t: Term, memo: dict) -> int:
     memo per builder). Example: ``(p ^ k) ^ c`` and ``(p ^ c) ^ k`` have one form, ``p ^ c`` and ``p ^ k`` two."""
     ids = memo.setdefault("ids", {})
     forms = memo.setdefault("forms", {})
+    leaves_of = memo.setdefault("leaves", {})      # a xor node -> the forms of its tree's leaves, kept once
     nodes = t.builder.nodes
     order, todo = set(), [t.id]
     while todo:                                     # (iterative: AES chains are deep)
@@ -306,14 +308,12 @@ def xor_form(t: Term, memo: dict) -> int:
             continue
         n = nodes[i]
         if n.op == "xor":
-            leaves: dict[int, int] = {}
+            count: dict[int, int] = {}
             for a in n.args:
-                sub = memo.setdefault("leaves", {}).get(a, ((ids[a], 1),))
-                for f, c in sub:
-                    leaves[f] = leaves.get(f, 0) + c
-            kept = tuple(sorted((f, 1) for f, c in leaves.items() if c % 2))
-            memo["leaves"][i] = kept
-            key = ("xor", tuple(f for f, _ in kept))
+                for f in leaves_of.get(a, (ids[a],)):
+                    count[f] = count.get(f, 0) + 1
+            leaves_of[i] = tuple(sorted(f for f, c in count.items() if c % 2))
+            key = ("xor", leaves_of[i])
         else:
             args = tuple(ids[a] for a in n.args)
             key = (n.op, n.payload, tuple(sorted(args)) if n.op in COMMUTATIVE else args)

@@ -153,10 +153,7 @@ class MemoryModel:
                                      "overlap", "untracked value")
             elif region == "stack":
                 pass  # checked below with the solver
-        if region != "stack" or not rest:
-            others = [(k, sz) for k, (_, sz) in self.s.mem.items() if k[0] == "stack" and k[1] != rest]
-        else:
-            others = [(k, sz) for k, (_, sz) in self.s.mem.items() if k[0] == "stack" and k[1] != rest]
+        others = [(k, sz) for k, (_, sz) in self.s.mem.items() if k[0] == "stack" and k[1] != rest]
         if not others:
             return
         # Different symbolic parts of stack addresses (a realigned frame): ask z3 whether they can overlap.

@@ -161,8 +161,9 @@ def _data_kind(probe: _Probe | None, s0: State, v0, v1, state_word: int | None, 
     """
     if not (isinstance(v0, Term) and isinstance(v1, Term)):
         return FREE
-    if cbc.chain_lane(v0) is not None and state_word is None:
-        return cbc.Chain(cbc.chain_lane(v0))      # (the iv where the loop is entered: the CBC chain, proved apart)
+    lane = cbc.chain_lane(v0)
+    if lane is not None and state_word is None:
+        return cbc.Chain(lane)      # (the iv where the loop is entered: the CBC chain, proved apart)
     i = _h_index(s0, v0)
     if i is not None and state_word in (None, i):
         return H(i) if probe is None or np.array_equal(probe.at_s0(v1), probe.h1[i]) else FREE

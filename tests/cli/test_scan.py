@@ -301,15 +301,21 @@ K:      .long   0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6
 """
 
 
+def _table_library(tmp_path: Path) -> Path:
+    """``TABLE_AFTER_CODE_S`` linked into a shared object, every symbol hidden and the file stripped."""
+    (tmp_path / "t.S").write_text(TABLE_AFTER_CODE_S)
+    (tmp_path / "vers").write_text("{ local: *; };\n")
+    lib = tmp_path / "libtable.so"
+    subprocess.run(["gcc", "-shared", "-o", str(lib), str(tmp_path / "t.S"),
+                    f"-Wl,--version-script={tmp_path / 'vers'}", "-s"], check=True, timeout=120)
+    return lib
+
+
 def test_stripped_code_that_loads_a_k_table_kept_in_text_is_found(tmp_path):
     """Rule (``candidates._referencing``): perlasm keeps its K table in .text after the code, outside every unwind
     extent (x86-64 libcrypto.so.3's stitched AES-CBC + SHA-1 bodies): an extent that loads it rip-relative is a
     candidate, named sub_<address>; one that only calls code beside the table is not."""
-    (tmp_path / "t.S").write_text(TABLE_AFTER_CODE_S)
-    (tmp_path / "vers").write_text("{ local: *; };\n")
-    lib = tmp_path / "libtable.so"
-    subprocess.run(["gcc", "-shared", "-o", str(lib), str(tmp_path / "t.S"), f"-Wl,--version-script={tmp_path / 'vers'}",
-                    "-s"], check=True, timeout=120)
+    lib = _table_library(tmp_path)
     obj = ObjectFile.parse(lib.read_bytes())
     found = [c for c in compression_candidates(obj) if c.evidence == "stripped"]
     assert len(found) == 1 and found[0].symbol.size == 10, found      # keeper: lea (7 bytes), movl (2), ret (1)
@@ -417,11 +423,7 @@ def test_an_unwind_entry_that_is_no_candidate_is_named_for_prove(tmp_path):
     scan would not list it (a dispatcher holding no constant); an address no entry starts at names nothing."""
     from sha1opt.analyze import with_stripped_name
     from sha1opt.emit.objfile import load_object
-    (tmp_path / "t.S").write_text(TABLE_AFTER_CODE_S)
-    (tmp_path / "vers").write_text("{ local: *; };\n")
-    lib = tmp_path / "libtable.so"
-    subprocess.run(["gcc", "-shared", "-o", str(lib), str(tmp_path / "t.S"), f"-Wl,--version-script={tmp_path / 'vers'}",
-                    "-s"], check=True, timeout=120)
+    lib = _table_library(tmp_path)
     uo = load_object(lib, tmp_path)
     base = uo.obj.addresses[".text"]
     caller = sorted(uo.obj.unwind_extents(".text"))[1]           # keeper, then caller
