@@ -107,3 +107,12 @@ class Cfg:
         for tail, head in self.back_edges():
             loops.setdefault(head, set()).update(self.loop_body(tail, head))
         return {h for h in loops if not any(h in body and h != g for g, body in loops.items())}
+
+    def innermost_heads(self) -> set[int]:
+        """The headers of the natural loops that hold no other loop (OpenSSL's multi-buffer code: the block
+        loop inside the loop over groups of messages)."""
+        loops: dict[int, set[int]] = {}
+        for tail, head in self.back_edges():
+            loops.setdefault(head, set()).update(self.loop_body(tail, head))
+        return {h for h, body in loops.items() if not any(g in body and g != h for g in loops)}
+

@@ -70,6 +70,10 @@ _INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar", "adc")
 _WIDE = frozenset(("mov", "lea", "add", "sub", "and", "or", "xor", "shl", "shr", "not") + _INT_ONLY)
 
 
+# Prefetch hints: no architectural effect, and never a fault whatever the address (SDM vol. 2, PREFETCHh).
+PREFETCHES = frozenset({"prefetcht0", "prefetcht1", "prefetcht2", "prefetchnta"})
+
+
 class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     """Executes decoded instructions over one state (see the module docstring).
 
@@ -225,7 +229,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if isinstance(d, Havoc):              # (a loop's summary state: ``summary``)
             apply_havoc(self, d)
             return
-        if m in ("nop", "endbr64", "endbr32"):
+        if m in ("nop", "endbr64", "endbr32") or m in PREFETCHES:
             self.s.pc_addr = (self.s.pc_addr[0], d.next)
             return
         if m not in CONTROL and m not in SEMANTICS and m not in _INT_ONLY and not m.startswith("cmov"):

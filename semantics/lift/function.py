@@ -64,7 +64,7 @@ from z3 import z3util
 
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
-from sha1opt.semantics.lift import cbc
+from sha1opt.semantics.lift import cbc, lanes
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.condition import words
 from sha1opt.semantics.lift.counter import COUNTER_BOUND, entry_words
@@ -214,7 +214,7 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     values = {"state": Ptr("state", ctx.bv(-c.state_offset)), "data": Ptr("data", ctx.bv(0)),
               "words": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
               "bytes": Int(ctx.bv(64) * ctx.n + (ctx.bv(0) if c.whole_bytes else trailing_bytes(ctx.bits))),
-              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT)), **cbc.entry_values(ctx.bits)}
+              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT)), **cbc.entry_values(ctx.bits), **lanes.entry_values(ctx.bits)}
     consts = dict(c.constants)
     for i, role in enumerate(c.args):
         v = Int(ctx.bv(consts[i])) if i in consts else values[role]
