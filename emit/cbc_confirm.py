@@ -32,10 +32,10 @@ import numpy as np
 from sha1opt.semantics.domain import NumpyDomain
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift import cbc
-from sha1opt.emit.confirm import Finding, Unavailable, expected, stubs
+from sha1opt.emit.confirm import Finding, Unavailable, driver_input, expected, stubs
 from sha1opt.emit.objfile import UserObject
 from sha1opt.emit.toolchain import (NATIVE_LIMITS, ToolchainError, compile_source, cpu_flags, csrc, host_is_x86_64,
-                                    link_hosted, run, run_child, which)
+                                    link_hosted, run_child)
 
 ENTRY = "sha1opt_cbc"
 MAX_BLOCKS = 3          # blocks a record, 1..MAX_BLOCKS (the driver takes up to 64)
@@ -61,16 +61,12 @@ def reference(key: list[int], rounds: int, iv: tuple[int, ...], plain: bytes) ->
 def cbc_finding(uo: UserObject, function: str, workdir: Path, seed: int = 12,
                 symbols: Mapping[str, bytes] | None = None) -> Finding | Unavailable | None:
     """The first record on which the function's ciphertext, iv or hash differs from AES-CBC and SHA-1, or None."""
-    if uo.arch != "x86_64" or not host_is_x86_64():
-        return Unavailable("a stitched AES-CBC function is run natively on an x86-64 host only")
-    if "aes" not in cpu_flags():
+    if host_is_x86_64() and "aes" not in cpu_flags():
         return Unavailable("this host has no AES-NI: the ciphertext is not run natively")
-    if uo.kind not in ("assembled", "object", "archive member"):
-        return Unavailable(f"a {uo.kind}'s stitched AES-CBC function is not linked into the ciphertext check")
+    renamed = driver_input(uo, function, ENTRY, workdir, "the ciphertext check")
+    if isinstance(renamed, Unavailable):
+        return renamed
     try:
-        renamed = workdir / "cbc_input.o"
-        run([which("objcopy"), f"--redefine-sym={function}={ENTRY}", f"--globalize-symbol={ENTRY}", str(uo.path),
-             str(renamed)], "objcopy")
         driver = compile_source(csrc("cbc_run.c"), uo.arch, workdir / "cbc_run.o", "compiling the ciphertext check",
                                 ("-O2",))
         exe = link_hosted([driver, renamed, *stubs(uo, workdir, symbols)], uo.arch, workdir / "cbc_run",

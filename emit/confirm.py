@@ -33,10 +33,9 @@ Example: our export with ``pop %rbx`` removed gives
 from __future__ import annotations
 
 import random
-import struct
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -94,12 +93,22 @@ class Unavailable:
 
 
 def expected(state: tuple[int, ...], data: bytes) -> tuple[int, ...]:
-    h = [np.array([w], dtype=np.uint32) for w in state]
-    dom = NumpyDomain(1)
-    for off in range(0, len(data), 64):
-        m = [np.array([w], dtype=np.uint32) for w in struct.unpack("<16I", data[off:off + 64])]
-        h = compress(dom, h, m)
-    return tuple(int(x[0]) for x in h)
+    """The state SHA-1's compression leaves after ``data`` (whole blocks), chained from ``state``."""
+    return expected_many([(state, data)])[0]
+
+
+def expected_many(pairs: Sequence[tuple[tuple[int, ...], bytes]]) -> list[tuple[int, ...]]:
+    """``expected`` of every (state, data) pair at once: one numpy lane a pair, the k-th blocks of all pairs that
+    have one compressed together (a pair whose data ends keeps its state). Example: 128 lanes of 1..3 blocks are
+    three ``compress`` calls, not 256."""
+    h = np.array([p[0] for p in pairs], dtype=np.uint32).reshape(len(pairs), 5)
+    for blk in range(max((len(d) // 64 for _, d in pairs), default=0)):
+        idx = [i for i, (_, d) in enumerate(pairs) if len(d) // 64 > blk]
+        m = np.frombuffer(b"".join(pairs[i][1][64 * blk:64 * blk + 64] for i in idx), dtype="<u4").reshape(-1, 16)
+        out = compress(NumpyDomain(len(idx)), [h[idx, k].copy() for k in range(5)],
+                       [m[:, j].astype(np.uint32) for j in range(16)])
+        h[idx] = np.stack(out, axis=1)
+    return [tuple(int(w) for w in row) for row in h]
 
 
 STUB_BYTES = 64
@@ -132,6 +141,26 @@ def stubbed_calls(uo: UserObject) -> list[str]:
     called = {r.symbol for relocs in uo.obj.relocs.values() for r in relocs.values()
               if r.kind in ("R_X86_64_PLT32", "R_386_PLT32") and r.section is None and r.symbol}
     return sorted(called - HARNESS_FUNCTIONS[uo.arch] - set(FAIL_FUNCTIONS))
+
+
+def driver_input(uo: UserObject, function: str, entry: str, workdir: Path, what: str) -> Path | Unavailable:
+    """A copy of the object with ``function`` renamed ``entry`` and made global (``objcopy``), for a libc driver
+    that calls it by that name (``cbc_confirm``, ``lanes_confirm``); ``Unavailable`` off x86-64 or for an object
+    that is not linked (a shared object, an executable). ``what`` names the check in the messages.
+
+    Example: ``driver_input(uo, "sha1_multi_block", "sha1_block_data_order", work, "the lanes check")`` is
+    ``work/sha1_block_data_order_input.o``."""
+    if uo.arch != "x86_64" or not host_is_x86_64():
+        return Unavailable(f"{what} runs natively on an x86-64 host only")
+    if uo.kind not in ("assembled", "object", "archive member"):
+        return Unavailable(f"a {uo.kind}'s function is not linked into {what}")
+    out = workdir / f"{entry}_input.o"
+    try:
+        run([which("objcopy"), f"--redefine-sym={function}={entry}", f"--globalize-symbol={entry}", str(uo.path),
+             str(out)], "objcopy")
+    except ToolchainError as e:
+        return Unavailable(f"cannot link the function into {what}: {e}")
+    return out
 
 
 class ConfirmError(Sha1optError):
