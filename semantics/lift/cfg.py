@@ -116,3 +116,10 @@ class Cfg:
             loops.setdefault(head, set()).update(self.loop_body(tail, head))
         return {h for h, body in loops.items() if not any(g in body and g != h for g in loops)}
 
+    def loop_exits(self, head: int) -> set[int]:
+        """Where the loop at ``head`` is left: the blocks outside its body that a block of it goes to."""
+        body: set[int] = set()
+        for tail, h in self.back_edges():
+            if h == head:
+                body |= self.loop_body(tail, head)
+        return {s for b in body for s in self.succs.get(b, []) if s not in body}

@@ -91,8 +91,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  stack_writable: Callable[[int], bool] | None = None,
                  data_size: z3.BitVecRef | None = None, data_writable: bool = False,
                  counter: int | None = None, block_in_context: int | None = None, state_wide: bool = False,
-                 scratch: tuple[int, int] | None = None) -> None:
+                 scratch: tuple[int, int] | None = None, select_counts: bool = False) -> None:
         self.p = program
+        # a ``cmov`` between two integers selects (z3 ``If``) instead of forking: the multi-buffer contract, whose
+        # prologue takes the largest of 8 counts by a chain of ``cmovg`` (``streams``)
+        self.select_counts = select_counts
         self.state_wide = state_wide            # ``state@S wide``: the state words are 64-bit slots' low halves
         self.scratch = scratch                  # ``state@S + workspace@W[N]``: its bytes [lo, hi) from the state
         self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import z3
 
+from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.lift.values import Int, Ptr, Refused, Violation
 
 ROLES = ("lanes", "messages", "groups")
@@ -43,6 +44,28 @@ GROUPS = (1, 2)                 # the group counts the context has room for: eac
 STATE_BYTES = 5 * 4 * LANES
 DESCRIPTOR = 16                 # HASH_DESC on x86-64: the pointer, the int count, padding
 MESSAGE = "msg"                 # message j's region: ``msg{j}``
+
+
+def check_roles(roles: list[str]) -> bool:
+    """Whether ``roles`` declare a multi-buffer function: exactly ``(lanes, messages, groups)``, or none of them."""
+    have = [r for r in ROLES if r in roles]
+    if not have:
+        return False
+    if tuple(roles) != ROLES:
+        raise ParseError("--interface: a multi-buffer function is declared (lanes, messages, groups), those three "
+                         "in that order")
+    return True
+
+
+def axioms(groups: int) -> list:
+    """The contract's precondition on the counts, for ``groups`` groups: the messages with blocks come first, by
+    pairs -- a pair of messages (2p, 2p+1) none of which has blocks is followed by no pair that has (OpenSSL's
+    code ends the call at a group of 4, or with SHA-NI a pair, with no blocks: the messages after it are not
+    hashed) -- and with 2 groups, message 0 or 1 has blocks (the AVX2 code counts its trips down from the largest
+    count without testing it for 0). OpenSSL's caller gives every message blocks."""
+    pairs = [z3.Or(blocks(2 * p) > 0, blocks(2 * p + 1) > 0) for p in range(PER_GROUP * groups // 2)]
+    facts = [z3.Implies(z3.Not(a), z3.Not(b)) for a, b in zip(pairs, pairs[1:])]
+    return facts + ([pairs[0]] if groups > 1 else [])
 
 
 def word_at(i: int, j: int) -> int:
@@ -110,5 +133,5 @@ def store(key: tuple, size: int, d) -> None:
     raise Violation(d, f"writes {region} memory" + (" outside its state words" if region == "lanes" else ""))
 
 
-__all__ = ["ROLES", "LANES", "PER_GROUP", "GROUPS", "word_at", "blocks", "message", "stream_of", "is_region",
+__all__ = ["ROLES", "check_roles", "axioms", "LANES", "PER_GROUP", "GROUPS", "word_at", "blocks", "message", "stream_of", "is_region",
            "entry_values", "load", "store"]
