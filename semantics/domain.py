@@ -132,6 +132,9 @@ class Z3Domain(Domain):
     def op_bswap(self, x):
         return z3.Concat(*(z3.Extract(8 * i + 7, 8 * i, x) for i in range(4)))
 
+    def op_gts(self, x, y):
+        return z3.If(x > y, self.const(0xFFFFFFFF), self.const(0))
+
     def op_aesr0(self, *s): return self._uninterpreted("aesr0", s)
     def op_aesr1(self, *s): return self._uninterpreted("aesr1", s)
     def op_aesr2(self, *s): return self._uninterpreted("aesr2", s)
@@ -182,6 +185,9 @@ class NumpyDomain(Domain):
 
     def op_bswap(self, x):
         return x.byteswap()
+
+    def op_gts(self, x, y):
+        return np.where(x.view(np.int32) > y.view(np.int32), np.uint32(0xFFFFFFFF), np.uint32(0)).astype(np.uint32)
 
     # AES-NI's keyless rounds, exact (``aes.keyless_lane``: each op computes its own column)
     def op_aesr0(self, *s): return keyless_lane(s, 0, True)

@@ -28,7 +28,8 @@ Semantics of the ops, all on 32-bit unsigned words, wrapping:
 two's complement; ``shl``/``shr`` and ``rol``/``ror`` take their count from
 the *second* operand masked to 5 bits (count mod 32), exactly as x86's
 ``shl %cl`` / ``rol %cl`` do, so every op is total; ``bswap`` reverses the
-four bytes. A ``const`` payload is an int in [0, 2**32); a ``var`` payload is
+four bytes; ``gts`` is ``0xffffffff`` where the first operand is greater than
+the second as signed (two's complement) integers, else 0. A ``const`` payload is an int in [0, 2**32); a ``var`` payload is
 its name.
 
 The AES ops (``AES_OPS``, ``aes.py`` has their definition and byte order)
@@ -67,6 +68,8 @@ ARITY: dict[str, int] = {
     "shr": 2,
     "rol": 2,
     "ror": 2,
+    # x > y as signed 32-bit integers: all ones, else 0 (``pcmpgtd``'s lane)
+    "gts": 2,
     # AES-NI's keyless round, one op per output lane of the 4 lane operands (``aes.py``)
     "aesr0": 4, "aesr1": 4, "aesr2": 4, "aesr3": 4,
     "aesl0": 4, "aesl1": 4, "aesl2": 4, "aesl3": 4,

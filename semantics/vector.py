@@ -435,7 +435,7 @@ def _move(d, x):
     return x
 
 
-_ADD, _SUB, _XOR, _OR, _AND = (_lanewise(op) for op in ("add", "sub", "xor", "or", "and"))
+_ADD, _SUB, _XOR, _OR, _AND, _GTS = (_lanewise(op) for op in ("add", "sub", "xor", "or", "and", "gts"))
 _SRL, _SLL = _shift_lanes("shr"), _shift_lanes("shl")
 _SRLDQ, _SLLDQ = _byte_shift(True), _byte_shift(False)
 _SRLW, _SLLW = _word_shift("shr"), _word_shift("shl")
@@ -451,6 +451,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "movq":       VectorRow("movq", _movq, _SSE2, "sse"),
     "paddd":      VectorRow("binary", _ADD, _SSE2, "sse", aligned=True),
     "psubd":      VectorRow("binary", _SUB, _SSE2, "sse", aligned=True),
+    "pcmpgtd":    VectorRow("binary", _GTS, _SSE2, "sse", aligned=True),     # dst = dst > src (signed)
     "pxor":       VectorRow("binary", _XOR, _SSE2, "sse", aligned=True),
     "por":        VectorRow("binary", _OR, _SSE2, "sse", aligned=True),
     "pand":       VectorRow("binary", _AND, _SSE2, "sse", aligned=True),
@@ -489,6 +490,7 @@ VECTOR_ROWS: dict[str, VectorRow] = {
     "vpinsrq":    VectorRow("vinsert64", _pinsrq, ((128, "avx"),), "vex"),
     "vpaddd":     VectorRow("vex3", _ADD, _AVX_AVX2, "vex"),
     "vpsubd":     VectorRow("vex3", _SUB, _AVX_AVX2, "vex"),
+    "vpcmpgtd":   VectorRow("vex3", _GTS, _AVX_AVX2, "vex"),
     "vpxor":      VectorRow("vex3", _XOR, _AVX_AVX2, "vex"),
     "vxorps":     VectorRow("vex3", _XOR, _AVX_BOTH, "vex"),
     "vpor":       VectorRow("vex3", _OR, _AVX_AVX2, "vex"),

@@ -40,8 +40,8 @@ _ADD = {"add", "sub"}
 # fact; what the instruction reads and writes, its memory operand and its ISA feature are the row's
 # (``vector_effects``). A family becomes a class of ``model.VECTOR_CLASSES`` by operand kinds (``vector_class``).
 VECTOR_FAMILY: dict[str, str] = {
-    **{m: "vec_alu" for m in ("paddd", "psubd", "pxor", "pand", "por", "pandn",
-                              "vpaddd", "vpsubd", "vpxor", "vpand", "vpor", "vpandn", "vpternlogd")},
+    **{m: "vec_alu" for m in ("paddd", "psubd", "pxor", "pand", "por", "pandn", "pcmpgtd",
+                              "vpaddd", "vpsubd", "vpxor", "vpand", "vpor", "vpandn", "vpternlogd", "vpcmpgtd")},
     **{m: "vec_shift" for m in ("pslld", "psrld", "pslldq", "psrldq", "vpslld", "vpsrld", "vpslldq", "vpsrldq",
                                 "vprold", "psrlw", "psllw", "vpsrlw", "vpsllw")},
     **{m: "vec_shuffle" for m in ("punpcklqdq", "punpckhqdq", "punpckldq", "punpckhdq", "pshufd", "pshufb",

@@ -18,7 +18,8 @@ import re
 from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.limits import clip
 
-ROLES = ("state", "data", "words", "nblocks", "bytes", "workspace", "plain", "cipher", "key", "iv")
+ROLES = ("state", "data", "words", "nblocks", "bytes", "workspace", "plain", "cipher", "key", "iv", "lanes", "messages",
+         "groups")
 DATA_ROLES = ("data", "words")
 COUNT_ROLES = ("nblocks", "bytes")
 CONST = "const"                 # the role of an integer literal: a fixed argument
@@ -92,7 +93,8 @@ def read_role(tok: tuple[str, str, int], expect, peek,
     _, role, col = tok
     if role not in ROLES:
         raise ParseError(clip(f"--interface: column {col}: unknown role {role!r} (roles: state[@OFFSET], data, "
-                              "words, nblocks, bytes, workspace[N], plain, cipher, key, iv, a constant; or the "
+                              "words, nblocks, bytes, workspace[N], plain, cipher, key, iv, lanes, messages, groups, a "
+                              "constant; or the "
                               "keywords blocks, one-block)"))
     if role in roles:
         raise ParseError(f"--interface: column {col}: {role} given twice")

@@ -107,3 +107,19 @@ class Cfg:
         for tail, head in self.back_edges():
             loops.setdefault(head, set()).update(self.loop_body(tail, head))
         return {h for h in loops if not any(h in body and h != g for g, body in loops.items())}
+
+    def innermost_heads(self) -> set[int]:
+        """The headers of the natural loops that hold no other loop (OpenSSL's multi-buffer code: the block
+        loop inside the loop over groups of messages)."""
+        loops: dict[int, set[int]] = {}
+        for tail, head in self.back_edges():
+            loops.setdefault(head, set()).update(self.loop_body(tail, head))
+        return {h for h, body in loops.items() if not any(g in body and g != h for g in loops)}
+
+    def loop_exits(self, head: int) -> set[int]:
+        """Where the loop at ``head`` is left: the blocks outside its body that a block of it goes to."""
+        body: set[int] = set()
+        for tail, h in self.back_edges():
+            if h == head:
+                body |= self.loop_body(tail, head)
+        return {s for b in body for s in self.succs.get(b, []) if s not in body}

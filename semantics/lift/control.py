@@ -337,6 +337,9 @@ class ControlFlow(Calls):
             else:
                 raise Refused(d, "conditional move of unlike values", "untracked value")
             return
+        if isinstance(a, Int) and isinstance(b, Int) and self.select_counts:
+            self._write(ops[1], Int(z3.If(c, a.v, b.v)), w, d)
+            return
         if decide is None:
             if self.implies(c):
                 taken = True

@@ -70,6 +70,10 @@ _INT_ONLY = ("inc", "dec", "neg", "movzx", "movsxd", "sar", "adc")
 _WIDE = frozenset(("mov", "lea", "add", "sub", "and", "or", "xor", "shl", "shr", "not") + _INT_ONLY)
 
 
+# Prefetch hints: no architectural effect, and never a fault whatever the address (SDM vol. 2, PREFETCHh).
+PREFETCHES = frozenset({"prefetcht0", "prefetcht1", "prefetcht2", "prefetchnta"})
+
+
 class PathMachine(ControlFlow, MemoryModel, VectorUnit):
     """Executes decoded instructions over one state (see the module docstring).
 
@@ -87,8 +91,11 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  stack_writable: Callable[[int], bool] | None = None,
                  data_size: z3.BitVecRef | None = None, data_writable: bool = False,
                  counter: int | None = None, block_in_context: int | None = None, state_wide: bool = False,
-                 scratch: tuple[int, int] | None = None) -> None:
+                 scratch: tuple[int, int] | None = None, select_counts: bool = False) -> None:
         self.p = program
+        # a ``cmov`` between two integers selects (z3 ``If``) instead of forking: the multi-buffer contract, whose
+        # prologue takes the largest of 8 counts by a chain of ``cmovg`` (``streams``)
+        self.select_counts = select_counts
         self.state_wide = state_wide            # ``state@S wide``: the state words are 64-bit slots' low halves
         self.scratch = scratch                  # ``state@S + workspace@W[N]``: its bytes [lo, hi) from the state
         self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written
@@ -225,7 +232,7 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if isinstance(d, Havoc):              # (a loop's summary state: ``summary``)
             apply_havoc(self, d)
             return
-        if m in ("nop", "endbr64", "endbr32"):
+        if m in ("nop", "endbr64", "endbr32") or m in PREFETCHES:
             self.s.pc_addr = (self.s.pc_addr[0], d.next)
             return
         if m not in CONTROL and m not in SEMANTICS and m not in _INT_ONLY and not m.startswith("cmov"):

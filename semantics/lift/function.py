@@ -57,14 +57,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Literal
 
 import z3
 from z3 import z3util
 
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term
-from sha1opt.semantics.lift import cbc
+from sha1opt.semantics.lift import cbc, lanes
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.condition import words
 from sha1opt.semantics.lift.counter import COUNTER_BOUND, entry_words
@@ -77,127 +76,17 @@ from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, PathMachine, Prog
 from sha1opt.semantics.lift.handoff import entry_changed, passed_contract
 from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, exit_compression, names,
                                               restored, verify_step)
+from sha1opt.semantics.lift.messages import prove_messages
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
+from sha1opt.semantics.lift.proof_report import PATH_KINDS, FunctionProof, PathKind, PathReport  # noqa: F401
 from sha1opt.semantics.lift.summary import Havoc
 from sha1opt.semantics.lift.template import build_template
-from sha1opt.semantics.lift.values import Category, stack_base, trailing_bytes
-from sha1opt.semantics.lift.verdict import Outcome, Verdict, stopped
+from sha1opt.semantics.lift.values import stack_base, trailing_bytes
+from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.lift.witness import witness
 from sha1opt.semantics.prove import Prover
 
 N_BOUND = {64: 58, 32: 26}     # nblocks < 2^N_BOUND[bits]: the byte count 64 * nblocks fits the address space
-
-# What a path is, from where exploration ended it:
-#   "loop"              at a loop head: the induction (or the multi-block invariant) over the loop
-#   "no loop"           at ret, in a function without a block loop: nblocks = 0 a no-op
-#   "loop not entered"  at ret, in a function with one: the path that skips it (nblocks = 0)
-#   "one block"         at ret, under a one-block interface: state := compress(state, block)
-#   "stopped"           before a loop head or ret: refused, a contract violation, the step limit (``category``)
-PathKind = Literal["loop", "no loop", "loop not entered", "one block", "stopped"]
-PATH_KINDS: tuple[PathKind, ...] = ("loop", "no loop", "loop not entered", "one block", "stopped")
-
-
-@dataclass(frozen=True)
-class PathReport:
-    """One path of the function and what its proof gave, as data.
-
-    ``label`` is the dispatch symbol the path ends in (the symbol holding its last instruction: a
-    loop's head is in it); ``head`` the loop head's address for a ``"loop"`` path, else None;
-    ``cuts`` the cut points its compression checks proved (``verdict.Verdict.cuts``); ``category``
-    why the executor stopped it, for a path ``"stopped"`` or a loop whose iteration was (else None).
-    ``name`` is the display text, made from ``kind``, ``head`` and ``label`` here only: e.g.
-    ``loop at 0x13e0 (_ssse3_shortcut)``, ``entry -> ret, loop not entered``, or the label of a
-    stopped path.
-    """
-
-    kind: PathKind
-    label: str
-    head: int | None
-    condition: str
-    outcome: Outcome
-    detail: str
-    instructions: int
-    seconds: float
-    cuts: int = 0
-    category: Category | None = None
-    # An exit path that ends in code other than the function's own symbol: where (``sub_<address>`` in
-    # stripped code), so that one-block dispatch paths have names of their own.
-    via: str | None = None
-    # Capability words that take this path: a model of its condition over the undefined symbols'
-    # bytes (``OPENSSL_ia32cap_P``), for native runs of this path (``emit.confirm`` ``symbols``).
-    witness: tuple[tuple[str, bytes], ...] = ()
-    # A loop path: one whole iteration (a path from the head back to it, every path of the iteration
-    # lifted: what a cost model may price) and the data bytes it consumes; or () and ``unlifted``, why not.
-    # A one-block path: the whole path, entry to ret.
-    trace: tuple[Decoded, ...] = ()
-    block_bytes: int = 64
-    unlifted: str | None = None
-    # A compression that does not hold: the earliest spec definition no value of the code matches
-    # (``verdict.Verdict.first_wrong``, e.g. "A31": the new a of round 30).
-    first_wrong: str | None = None
-    # The function pointers this path jumped or called through and the value it took (``calls``):
-    # each value of a pointer is a path of its own, named by it.
-    pointers: tuple[tuple[str, str], ...] = ()
-    # A refused path that ends in a jump to this function outside the object (a function pointer's value)
-    # with the caller's arguments, callee-saved registers and stack intact: its proof is that function's
-    # own, under ``callee``: the caller's contract with any constant arguments the path adds
-    # (``handoff.passed_contract``; ``analyze`` takes it from the archive member defining it).
-    outside: str | None = None
-    callee: Contract | None = None
-
-    @property
-    def name(self) -> str:
-        through = "".join(f" [{var} = {target}]" for var, target in self.pointers)
-        if self.kind == "loop":
-            return f"loop at 0x{self.head:x} ({self.label})" + through
-        if self.kind == "stopped":
-            return self.label + through
-        return f"entry -> ret, {self.kind}" + (f" (via {self.via})" if self.via else "") + through
-
-
-@dataclass(frozen=True)
-class FunctionProof:
-    function: str
-    arch: str
-    contract: Contract
-    paths: tuple[PathReport, ...]
-    seconds: float
-    loop_trace: tuple[Decoded, ...] = ()         # one whole iteration of the first loop lifted whole (cost models)
-    straight: tuple[Decoded, ...] = ()           # the whole path when there is no loop
-    findings: tuple[str, ...] = ()
-    # Every path reached its loop head with nblocks neither tested nor held anywhere (and some did): the code
-    # overwrote the argument, a constant (``SHA1_Transform``: ``mov $1, %edx``): a one-block function.
-    nblocks_unread: bool = False
-    # The object's own globals a PLT call or GOT slot was taken to (``Decoded.bound``), or a function pointer's
-    # value was (``pointers.Target.bound``): the proof holds where no other object interposes those names.
-    assumes: tuple[str, ...] = ()
-
-    @property
-    def proved(self) -> bool:
-        return bool(self.paths) and all(p.outcome == "proved" for p in self.paths)
-
-    @property
-    def outcome(self) -> Outcome:
-        for o in ("refused", "counterexample", "unknown", "not checked"):
-            if any(p.outcome == o for p in self.paths):
-                return o  # type: ignore[return-value]
-        return "proved" if self.paths else "unknown"
-
-    @property
-    def refusal(self) -> str | None:
-        return next((p.detail for p in self.paths if p.outcome == "refused"), None)
-
-    def loop_paths(self) -> list[PathReport]:
-        """One report per loop (its ``head`` and ``label``), in order: of several paths to one loop (OpenSSL's
-        i386 integer loop, reached with and without SSE), the longest whole iteration; a loop none of whose
-        paths was lifted whole is kept too, its ``trace`` empty and its ``unlifted`` saying why."""
-        best: dict[tuple, PathReport] = {}
-        for p in self.paths:
-            key = (p.head, p.label)
-            if p.kind == "loop" and (key not in best or len(p.trace) > len(best[key].trace)):
-                best[key] = p
-        return list(best.values())
-
 
 def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     """The state at the function's entry: each argument's role as the contract declares it (``interface``):
@@ -214,7 +103,7 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     values = {"state": Ptr("state", ctx.bv(-c.state_offset)), "data": Ptr("data", ctx.bv(0)),
               "words": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
               "bytes": Int(ctx.bv(64) * ctx.n + (ctx.bv(0) if c.whole_bytes else trailing_bytes(ctx.bits))),
-              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT)), **cbc.entry_values(ctx.bits)}
+              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT)), **cbc.entry_values(ctx.bits), **lanes.entry_values(ctx.bits)}
     consts = dict(c.constants)
     for i, role in enumerate(c.args):
         v = Int(ctx.bv(consts[i])) if i in consts else values[role]
@@ -271,8 +160,15 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
         # the ABI's entry alignment (SysV: %rsp + 8 = 0 mod 16): compiled C's aligned spills rely on it
         ctx.axioms.append(stack_base(bits) & ctx.bv(align[0] - 1) == ctx.bv(align[1]))
     # One block: no block loop (every loop left has a constant trip count and is unrolled), nblocks is 1.
-    if contract.one_block:
-        heads: set = set()
+    if contract.multi_buffer:
+        # the block loops (the loop over groups is followed) and where each is left
+        exits: dict[int, set[int]] = {}
+        for g in [Cfg.build(fn)] + [Cfg.build(decode_function(obj, obj.sized(o), lines)) for o in obj.functions()
+                                    if obj.relocatable and o.section == fn.section and o.name != sym.name]:
+            exits.update({h: g.loop_exits(h) for h in g.innermost_heads()})
+        heads: set = set(exits)
+    elif contract.one_block:
+        heads = set()
         ctx.axioms.append(n == ctx.bv(1))
     else:
         heads = Cfg.build(fn).loop_heads()     # (with the code the function jumps into: ``decode_reach``)
@@ -288,6 +184,8 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             if other.section == fn.section and other.name != sym.name:
                 heads |= Cfg.build(decode_function(obj, obj.sized(other), lines)).loop_heads()
     prover = prover or Prover()
+    if contract.multi_buffer:
+        return _prove_messages(obj, sym, fn, ctx, exits, prover, t0, paths)
     b = Builder()
     init_reg, init_mem = names(b)
     dom = TermDomain(b)
@@ -392,6 +290,31 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     unread = not contract.one_block and bool(arrivals) and not any(_holds_n(st) for st in arrivals)
     return FunctionProof(sym.name, obj.arch, contract, tuple(reports), time.perf_counter() - t0, loop_trace,
                          straight, tuple(findings), unread, bound)
+
+
+def _prove_messages(obj: ObjectFile, sym, fn, ctx: Ctx, exits: dict[int, set[int]], prover: Prover,
+                    t0: float, paths: frozenset[str] | None) -> FunctionProof:
+    """A multi-buffer function (``messages``): one report per path and group count, its label the symbol holding
+    the path's last instruction and the group count (``sha1_multi_block_avx, 2 groups``)."""
+    def ctx_for(groups: int) -> Ctx:
+        c = replace(ctx.contract, constants=((2, groups),))
+        return Ctx(obj, ctx.program, ctx.bits, c, ctx.n, ctx.k, [*ctx.axioms, *lanes.axioms(groups)])
+
+    def holder(end) -> str:
+        held = obj.covering(fn.section, end.state.trace[-1].address if end.state.trace else fn.entry)
+        return held.name if held else sym.name
+
+    reports = []
+    for p in prove_messages(ctx_for, lambda c: entry_state(c, fn.section, fn.entry), exits, prover,
+                            lambda end: paths is None or holder(end) in paths):
+        label = f"{holder(p.end)}, {p.groups} group{'s' if p.groups > 1 else ''}"
+        reports.append(PathReport(p.kind, label, p.end.head if p.kind == "loop" else None,
+                                  _cond_text(p.cond, ctx.bits), p.verdict.outcome, p.verdict.detail,
+                                  len(p.end.state.trace), p.seconds, p.verdict.cuts, p.verdict.category,
+                                  witness=witness(p.cond, list(p.axioms)), trace=p.trace, block_bytes=64 * max(p.messages, 1),
+                                  unlifted=None if p.trace or p.kind != "loop" else "no path of the iteration was "
+                                  "lifted whole"))
+    return FunctionProof(sym.name, obj.arch, ctx.contract, tuple(reports), time.perf_counter() - t0)
 
 
 def _stripped_entries(obj: ObjectFile, fn, sym) -> tuple[set[int], set[int]]:

@@ -100,7 +100,8 @@ class Ctx:
                            axioms=self.axioms, stack_writable=self.stack_writable, data_size=self.data_size,
                            data_writable=self.contract.data_clobbered, counter=self.counter,
                            block_in_context=self.contract.block_in_context, state_wide=self.contract.state_wide,
-                           scratch=self.contract.scratch_in_context)
+                           scratch=self.contract.scratch_in_context,
+                           select_counts=self.contract.multi_buffer)
 
     @property
     def counter(self) -> int | None:

@@ -136,7 +136,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sha1opt.semantics.errors import ParseError
-from sha1opt.semantics.lift import cbc
+from sha1opt.semantics.lift import cbc, lanes
 from sha1opt.semantics.lift.arguments import (CONST, CONTEXT_BLOCK, COUNT_ROLES, DATA_ROLES, MAX_CONSTANT,  # noqa: F401
                                             MAX_STATE_OFFSET, MAX_TEXT, MAX_WORKSPACE_WORDS, ROLES, joined_workspace,
                                             number, read_counter, read_role, tokens)
@@ -208,6 +208,11 @@ class Contract:
         return "cipher" in self.args
 
     @property
+    def multi_buffer(self) -> bool:
+        """Independent messages hashed in vector lanes, each with its own count (``lanes``, ``streams``)."""
+        return "lanes" in self.args
+
+    @property
     def claim(self) -> str:
         """What a proof under this contract proves the function computes: ``SHA-1``, or ``SHA-1 and AES-CBC``."""
         return "SHA-1 and AES-CBC" if self.cbc else "SHA-1"
@@ -239,6 +244,8 @@ class Contract:
 
     def covers(self) -> str:
         """The inputs a proof under this contract covers, in words: ``one block``, ``every nblocks >= 0``."""
+        if self.multi_buffer:
+            return "1 and 2 groups, every block count"
         if self.one_block:
             return "one block"
         if "bytes" in self.args and self.whole_bytes:
@@ -287,6 +294,13 @@ class Contract:
 
     def describe(self) -> str:
         saved = ", ".join("%" + r for r in SAVED[self.abi])
+        if self.multi_buffer:
+            return (f"SysV x86-64 ({self.arg_text()}); lanes: {lanes.LANES} transposed states (word i of lane j at "
+                    f"byte 32*i + 4*j); messages: 4*groups descriptors (a pointer, a signed 32-bit block count: 0 or "
+                    f"less hashes nothing); groups 1 or 2, each proved; the messages with blocks come first by pairs "
+                    f"(and, with 2 groups, message 0 or 1 has blocks); lanes, messages, each message and stack "
+                    f"disjoint, none null; lane j := the chained compression of message j's blocks, the other lanes "
+                    f"unchanged; callee-saved {saved} and the stack pointer checked")
         if self.one_block:
             count = "one block (no nblocks argument)"
         elif "bytes" in self.args and self.whole_bytes:
@@ -506,6 +520,8 @@ def parse_interface(text: str) -> Interface:
     if i != len(toks):
         t = peek()
         raise ParseError(clip(f"--interface: column {t[2]}: unexpected {t[1]!r} after the closing parenthesis"))
+    if lanes.check_roles(roles):
+        return Interface(tuple(roles), 0, name, 0, tuple(constants))
     if "state" not in roles:
         raise ParseError("--interface: no state argument (state and data are required)")
     cbc.check_roles(roles)

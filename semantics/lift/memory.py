@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import z3
 
-from sha1opt.semantics.lift import cbc
+from sha1opt.semantics.lift import cbc, lanes
 from sha1opt.semantics.lift.canary import CANARY_REGION, guard_value
 from sha1opt.semantics.lift.decode import Decoded, linked_ref
 from sha1opt.semantics.lift.statics import run_time_name
@@ -279,6 +279,8 @@ class MemoryModel:
             v = self._input(f"{region[4:]}+{c}", size)
         elif region in cbc.REGIONS:
             v = cbc.load(self, key, size, d)
+        elif lanes.is_region(region):
+            v = lanes.load(self, key, size, d)
         elif region == CANARY_REGION:
             if rest or c or 8 * size != self.bits:
                 raise Refused(d, "the stack guard read in part or at an offset", "address")
@@ -416,6 +418,8 @@ class MemoryModel:
                 raise Violation(d, f"writes the data buffer outside its 16 words or not as a 32-bit word (block{c:+d})")
         elif region in cbc.REGIONS:
             cbc.store(key, size, d)
+        elif lanes.is_region(region):
+            lanes.store(key, size, d)
         elif region.startswith(RESULT_REGION):
             raise Violation(d, f"writes the string {region[len(RESULT_REGION):]} returned (read-only: C11 7.22.4.6)")
         else:

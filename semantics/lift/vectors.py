@@ -118,7 +118,7 @@ class VectorUnit:
             return
         moves = row.moves
         try:
-            dest, n, value = vector_value(d.ins, row, LaneFold(self.domain),
+            dest, n, value = vector_value(d.ins, row, CountLanes(self.domain, self, d),
                                           self.vreg if moves else (lambda name: self._computed(name, d)),
                                           lambda m, lanes: self._vload(m, lanes, row.aligned, d, moves),
                                           lambda r: self._gpr_lanes(r, d, moves))
@@ -145,7 +145,7 @@ class VectorUnit:
         if aligned and lanes >= 4:
             self.check_aligned(p, 4 * lanes, d)
         words = [self.load(Ptr(p.region, p.off + self.bv(4 * j)), 4, d) for j in range(lanes)]
-        return tuple(w if moves and isinstance(w, Opq) else self._as_data(w, d, str(m)) for w in words)
+        return tuple(w if isinstance(w, Opq) and moves or _count(w) else self._as_data(w, d, str(m)) for w in words)
 
     def _computed(self, name: str, d: Decoded) -> tuple:
         """The lanes of ``name`` for a row that computes on them: data only."""
@@ -284,6 +284,62 @@ class LaneFold:
                 if cy is not None and cy & 31 == 0:     # the IR's counts are taken mod 32
                     return x
         return d.apply(op, *args)
+
+
+class CountLanes(LaneFold):
+    """``LaneFold`` where a lane may hold a count (``Int``): OpenSSL's multi-buffer code keeps each message's
+    block count in a lane (``movdqa (%rbx), %xmm0``), compares the counts with 0 (``pcmpgtd``: the mask of the
+    messages with blocks left) and adds the mask (``paddd``: each such count less one), then stores them back.
+
+    A count lane goes through a move as it is; ``add``/``sub`` of a count and a count or a constant lane is
+    the count of their 32-bit sum or difference; ``gts`` (the signed comparison) of counts and constants is
+    the constant mask (``0xffffffff`` or 0) the path condition implies -- exploring, an undecided lane forks
+    as a ``cmov`` does (``decide``; the fork runs the instruction again, ``refetch``, so a row with several
+    undecided lanes forks once per lane); on replay the path condition must decide it. Any other row on a
+    count is refused by name. Example: counts (c0, c1) with 0: under ``c0 >= 2`` lane 0 is ``0xffffffff``,
+    and lane 1 forks into ``c1 > 0`` and ``c1 <= 0``.
+    """
+
+    def __init__(self, domain, machine, d: Decoded) -> None:
+        super().__init__(domain)
+        self.m = machine
+        self.d = d
+
+    def apply(self, op: str, *args):
+        if not any(isinstance(a, Int) for a in args):
+            return super().apply(op, *args)
+        if op not in ("add", "sub", "gts") or len(args) != 2:
+            raise Refused(self.d, f"a block count in a vector lane is computed on ({op})", "untracked value")
+        x, y = (self._word(a) for a in args)
+        m = self.m
+        if op != "gts":
+            return Int(z3.ZeroExt(m.bits - 32, x + y if op == "add" else x - y))
+        c = x > y
+        if m.implies(c):
+            taken = True
+        elif m.implies(z3.Not(c)):
+            taken = False
+        elif m.decide is not None:
+            taken = m.decide(c)
+            m.refetch = True
+        else:
+            raise Refused(self.d, "a comparison of block counts not decided by the path condition on replay",
+                          "control flow")
+        return self.domain.const(MASK32 if taken else 0)
+
+    def _word(self, v) -> z3.BitVecRef:
+        if isinstance(v, Int):
+            return z3.Extract(31, 0, v.v)
+        c = self.domain.constant(v) if is_data(v) else None
+        if c is None:
+            raise Refused(self.d, "a block count in a vector lane meets a value that is not a constant",
+                          "untracked value")
+        return z3.BitVecVal(c, 32)
+
+
+def _count(v) -> bool:
+    """A count that is not a constant (a constant goes into a lane as data)."""
+    return isinstance(v, Int) and not z3.is_bv_value(z3.simplify(v.v))
 
 
 def _same(x, y) -> bool:

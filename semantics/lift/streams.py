@@ -1,0 +1,636 @@
+"""The multi-buffer loop proof: independent messages in the lanes of vector registers, each with its own count.
+
+OpenSSL's ``sha1_multi_block`` (``lanes``' contract) runs its block loop
+``max(blocks_j)`` times over a group of messages: each iteration compresses
+one block of every message in its lanes, then for each message j compares
+its count c_j with 1 (``cmovge``: a message with no block after this one
+gets its pointer parked at a constant table, the *cancel* address), masks
+the new state with ``c_j > 0`` (``pcmpgtd``; ``pand``) before adding the old
+one, and takes 1 from each positive count (``paddd`` of the mask). The
+context is written back every iteration. The loop over groups around it runs
+a constant number of times (``groups`` is a constant of each proof), so the
+executor follows it: a path leaving one group's loop goes on to the next
+group's arrival at a head, or to ``ret``.
+
+The invariant, per group, at the head (``Head``, made from the arrival whose
+messages all have blocks, ``shape``): message j's pointer is ``Ptr("msg{j}",
+0)`` (its current block, ``lanes``), its count ``c_j`` (a 32-bit unknown) in
+its slot, the trip count ``t`` in its register, the group's state words in
+the context -- and in every register lane that held them at the arrival --
+unknowns of their own (H_{d_j}: message j after d_j blocks); other values
+the arrival held that are not data are kept, data constants kept, other data
+havocked. Facts: ``0 < t < 2^31``, ``c_j <= t`` (signed).
+
+Per iteration path back to the head (``_messages``, ``_back``): ``t' = t - 1 != 0``; per
+message, ``c_j > 0`` gives ``c_j' = c_j - 1`` and its words ``compress(H,
+block)`` (``composition.check_program`` once per message, other paths by term
+identity), ``c_j <= 0`` gives ``c_j' = c_j`` and its words unchanged; its
+pointer is ``Ptr("msg{j}", 64)`` (the next block) only where ``c_j' > 0`` and
+the cancel address only where ``c_j' <= 0``; kept values kept. A path out of
+the loop (to where ``Cfg.loop_exits`` says it is left, ``_left``) has ``t =
+1``, so every ``c_j <= 0`` after it, and the same per-message words: each
+message's last ones. Base case (``entered``): every arrival has ``c_j =
+blocks_j``, the pointer at the message's block 0 where ``blocks_j > 0`` and at
+the cancel address elsewhere, ``c_j <= t``, the group's words the caller's.
+Induction on the iterations gives every message's words after its
+``max(blocks_j, 0)`` blocks. While a message's lane runs on a parked pointer
+it reads the cancel address (64 bytes there must be readable: ``_parked``) and
+its words -- unknowns to the proof -- are masked away; every message's words
+are proved from its own inputs only.
+
+The group's words live in the context when an iteration writes them back
+(OpenSSL's SSE and AVX code), else in the registers that held them at the
+arrival (its SHA-NI code: ``Head.memory_home``). The paths out of the loop are
+merged into one state (``_merged``): the group's words the unknowns
+``final[c]`` (what the loop left), values all of them agree on kept, others
+havocked; from it the executor goes on to the next group's arrivals (proved
+the same way, earlier groups' ``final`` words kept) or to ``ret``, where the
+callee-saved registers and the stack pointer are restored, every finished
+group's word is its ``final`` value in the context (``finished``) and every
+other lane is unchanged (``untouched``).
+
+Example: the SSE body of ``sha1_multi_block`` with ``groups`` 1: 40 arrivals
+at its head 0xe0 (the prologue's forks on each count), 81 paths of one
+iteration (per message: ``c >= 2``, ``c == 1``, ``c <= 0``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from sha1opt.semantics.composition import check_program
+from sha1opt.semantics.domain import TermDomain
+from sha1opt.semantics.ir import Builder, Term, variables
+from sha1opt.semantics.lift import lanes
+from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, Ptr, State, explore, is_data
+from sha1opt.semantics.lift.induction import Ctx, restored
+from sha1opt.semantics.lift.schedule import ScheduleProver
+from sha1opt.semantics.lift.verdict import Verdict, stopped
+from sha1opt.semantics.prove import Prover
+from sha1opt.semantics.sha1 import range_spec
+
+INT_MAX = (1 << 31) - 1
+# The most messages one group's loop is proved for: every message's count forks each iteration three ways
+# (``c >= 2``, ``c == 1``, ``c <= 0``), so a group of 8 (the AVX2 code) has 3^8 paths an iteration.
+MAX_STREAMS = 4
+
+
+@dataclass
+class Head:
+    """One group's loop-head invariant: where each message's pointer, count and words are, the trip count's
+    register, the cancel address, and a kind per other location (module docstring)."""
+
+    section: str
+    head: int
+    streams: tuple[int, ...]
+    pointer: dict[int, tuple]           # message -> its pointer's location (("reg", name) or ("mem", key))
+    counter: dict[int, tuple]           # message -> its count's stack slot (("mem", key))
+    trip: tuple                         # the trip count's location
+    cancel: Ptr | None
+    kinds: dict = field(default_factory=dict)     # location -> (kind, value, size)
+    dispatch: list = field(default_factory=list)  # the arrival's path condition without the counts
+    # Where the group's words live at the head: in the context (OpenSSL's SSE and AVX code writes it back every
+    # iteration; the registers holding them are copies) or, when no iteration writes it, in the registers only
+    # (the SHA-NI code; the context keeps the caller's words until the loop is left): then the registers' words
+    # are unknowns of their own, ``home[c]``, and the context's the caller's.
+    memory_home: bool = True
+
+    @property
+    def home(self) -> str:
+        return "lanes" if self.memory_home else "home"
+
+    def holders(self, c: int) -> list[tuple]:
+        """The register lanes that hold word ``c`` at the head, as flat locations ``("reg", "xmm0.3")``."""
+        return [("reg", f"{loc[1]}.{i}") for loc, (k, _) in self.kinds.items() if k[0] == "lanes"
+                for i, kk in enumerate(k[1]) if kk == ("word", c)]
+
+    def current(self, st: State, c: int, init_mem, memory: bool):
+        """Word ``c`` of the group at ``st``: the context's (``memory``: at an arrival, and where the loop was
+        left) or its home's."""
+        if memory or self.memory_home or not self.holders(c):
+            v = st.mem.get(("lanes", "", c))
+            return v[0] if v is not None else init_mem("lanes", c)
+        reg, i = self.holders(c)[0][1].split(".")
+        v = st.regs.get(reg)
+        return v[int(i)] if isinstance(v, tuple) else None
+
+    def output(self, c: int, memory: bool) -> tuple:
+        """Where ``check_program`` finds word ``c`` after an iteration."""
+        if memory or self.memory_home or not self.holders(c):
+            return ("mem", "lanes", c)
+        return self.holders(c)[0]
+
+    def words(self, j: int) -> list[int]:
+        return [lanes.word_at(i, j) for i in range(5)]
+
+    def count(self, j: int) -> z3.BitVecRef:
+        return z3.BitVec(f"count{j}", 32)
+
+    def trips(self) -> z3.BitVecRef:
+        return z3.BitVec(f"trips@{self.head:x}.{min(self.streams)}", 32)
+
+    def facts(self) -> list:
+        t = self.trips()
+        return [t > 0, t <= INT_MAX] + [self.count(j) <= t for j in self.streams]
+
+
+def _get(st: State, loc):
+    if loc[0] == "reg":
+        return st.regs.get(loc[1])
+    return st.mem.get(loc[1], (None, 0))[0]
+
+
+def _low(v) -> z3.BitVecRef | None:
+    return z3.simplify(z3.Extract(31, 0, v.v)) if isinstance(v, Int) else None
+
+
+def constants(e) -> set[str]:
+    """The names of the uninterpreted constants in ``e``, each shared subterm visited once (the largest of 8
+    counts is a chain of ``If`` sharing its arms: ``z3util.get_vars`` walks it as a tree, exponentially)."""
+    seen: set[int] = set()
+    names: set[str] = set()
+    work = [e]
+    while work:
+        x = work.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            names.add(x.decl().name())
+        work.extend(x.children())
+    return names
+
+
+def mentions_blocks(e) -> bool:
+    return any(n.startswith("blocks") for n in constants(e))
+
+
+def shape(ctx: Ctx, arrivals: list[PathEnd], group_words: set[int]) -> Head | str:
+    """The invariant of the loop the ``arrivals`` reach, or why there is none."""
+    def pointers(st: State) -> dict[int, list]:
+        found: dict[int, list] = {}
+        for loc, v in [(("reg", r), v) for r, v in st.regs.items()] + [(("mem", k), v) for k, (v, _) in st.mem.items()
+                                                                      if k[0] == "stack"]:
+            if isinstance(v, Ptr) and (j := lanes.stream_of(v.region)) is not None:
+                found.setdefault(j, []).append((loc, v))
+        return found
+
+    s0 = max(arrivals, key=lambda e: len(pointers(e.state))).state
+    found = pointers(s0)
+    streams = tuple(sorted(found))
+    if not streams:
+        return "no message's pointer is held at the loop head"
+    pointer: dict[int, tuple] = {}
+    for j, where in found.items():
+        off = z3.simplify(where[0][1].off)
+        if len(where) != 1 or not (z3.is_bv_value(off) and off.as_long() == 0):
+            return f"message {j}'s pointer is not held once, at its first block, at the loop head"
+        pointer[j] = where[0][0]
+    counter: dict[int, tuple] = {}
+    for key, (v, size) in s0.mem.items():
+        for j in streams:
+            if key[0] == "stack" and size == 4 and (lo := _low(v)) is not None and z3.eq(lo, lanes.blocks(j)):
+                counter.setdefault(j, ("mem", key))
+    if set(counter) != set(streams):
+        return f"message {min(set(streams) - set(counter))}'s block count is not kept in a stack slot at the loop head"
+    # the trip count: the register holding an integer of the counts that is not one count at every arrival
+    # (max(blocks_j), each count at the arrivals where it is the largest)
+    def one_count(r: str) -> bool:
+        lows = [_low(e.state.regs.get(r)) for e in arrivals]
+        return all(x is not None for x in lows) and len({x.sexpr() for x in lows}) == 1 and any(
+            z3.eq(lows[0], lanes.blocks(j)) for j in streams)
+
+    trips = [("reg", r) for r, v in s0.regs.items() if isinstance(v, Int) and mentions_blocks(v.v) and not one_count(r)]
+    if len(trips) != 1:
+        return "the loop's trip count is not one register at the loop head"
+    h = Head(s0.pc_addr[0], s0.pc_addr[1], streams, pointer, counter, trips[0], None)
+    h.dispatch = [c for c in s0.cond if not mentions_blocks(c)]
+    words = _word_values(s0, group_words)
+    designated = set(pointer.values()) | set(counter.values()) | {h.trip}
+
+    def kind(v, context: bool = False):
+        """A value the arrival holds, as the head keeps it: addresses and entry values kept, integers other
+        than constants havocked, data constants kept, the group's words as words, an earlier group's words
+        in the context (``context``) kept, any other data havocked."""
+        if isinstance(v, (Ptr, Opq)):
+            return ("keep", v)
+        if isinstance(v, Int):
+            return ("keep", v) if z3.is_bv_value(z3.simplify(v.v)) else ("fresh int", None)
+        if isinstance(v, Term) and v.node.op == "const":
+            return ("const", v.node.payload)
+        if isinstance(v, Term) and (c := next((c for c, w in words.items() if v == w), None)) is not None:
+            return ("word", c)
+        if context and isinstance(v, Term):
+            return ("term", v)           # (an earlier group's words: kept)
+        return ("free", None)
+
+    for r, v in s0.regs.items():
+        if ("reg", r) in designated:
+            continue
+        h.kinds[("reg", r)] = (("lanes", tuple(kind(x) for x in v)) if isinstance(v, tuple) else kind(v), 0)
+    for key, (v, size) in s0.mem.items():
+        if ("mem", key) in designated or key[0] not in ("stack", "lanes") or key[0] == "lanes" and key[2] in words:
+            # (the read-only regions read again as they were: not part of the head; the group's words in the
+            # context are the head's own, ``materialize``)
+            continue
+        h.kinds[("mem", key)] = (kind(v, key[0] == "lanes"), size)
+    return h
+
+
+def _word_values(st: State, group_words: set[int]) -> dict[int, object]:
+    return {key[2]: v for key, (v, _) in st.mem.items() if key[0] == "lanes" and key[2] in group_words}
+
+
+def materialize(h: Head, dom, init_reg, init_mem, exact: bool) -> State:
+    """The head state in ``dom``; ``exact``: the exploration's own term domain (kept terms are themselves)."""
+    st = State((h.section, h.head))
+    fresh = iter(range(1 << 30))
+    bits = 64
+
+    def value(k):
+        tag, v = k
+        if tag == "keep":
+            return v
+        if tag == "const":
+            return dom.const(v)
+        if tag == "word":
+            return init_mem(h.home, v)
+        if tag == "term" and exact:
+            return v
+        if tag == "fresh int":
+            return Int(z3.BitVec(f"havoc int {next(fresh)}", bits))
+        return init_reg(f"havoc{next(fresh)}")
+
+    for loc, (k, size) in h.kinds.items():
+        v = tuple(value(x) for x in k[1]) if k[0] == "lanes" else value(k)
+        if loc[0] == "reg":
+            st.regs[loc[1]] = v
+        else:
+            st.mem[loc[1]] = (v, size)
+    for j in h.streams:
+        ptr = Ptr(lanes.message(j), z3.BitVecVal(0, bits))
+        if h.pointer[j][0] == "reg":
+            st.regs[h.pointer[j][1]] = ptr
+        else:
+            st.mem[h.pointer[j][1]] = (ptr, 8)
+        st.mem[h.counter[j][1]] = (Int(z3.ZeroExt(bits - 32, h.count(j))), 4)
+        for c in h.words(j):
+            st.mem[("lanes", "", c)] = (init_mem("lanes", c), 4)
+    st.regs[h.trip[1]] = Int(z3.ZeroExt(bits - 32, h.trips()))
+    st.cond = list(h.dispatch) + h.facts()
+    return st
+
+
+# -- the proof ----------------------------------------------------------------------------------------------
+
+@dataclass
+class Group:
+    """What one group's proof gave: its verdict, the paths of one iteration it explored (the first back to the
+    head: what a cost model may price), and the states that leave its loop (``ret`` or the next group's
+    arrivals at a head)."""
+
+    verdict: Verdict
+    iteration: tuple = ()
+    messages: int = 0
+
+
+class Streams:
+    """One function's multi-buffer proof: the context, the exploration's term domain and names."""
+
+    def __init__(self, ctx: Ctx, machine_for, exits: dict[int, set[int]], prover: Prover, builder: Builder, init_reg,
+                 init_mem):
+        self.ctx, self.machine_for, self.exits, self.prover = ctx, machine_for, exits, prover
+        self.b, self.init_reg, self.init_mem = builder, init_reg, init_mem
+        self.dom = TermDomain(builder)
+        self.spec = range_spec(Builder(), 0, 79)
+
+    def implies(self, cond: list, goal) -> bool:
+        return self.ctx.implies(cond, goal)
+
+    # -- base case --
+    def entered(self, h: Head, st: State) -> str | None:
+        """Why the arrival ``st`` does not hold the invariant at its first iteration, or None."""
+        t = _low(_get(st, h.trip))
+        if t is None:
+            return "the trip count is not an integer"
+        cond = st.cond
+        if not self.implies(cond, z3.And(t > 0, t <= INT_MAX)):
+            return "the loop is entered with a trip count not in 1..2^31-1"
+        for j in h.streams:
+            c = _low(_get(st, h.counter[j]))
+            if c is None or not self.implies(cond, z3.And(c == lanes.blocks(j), c <= t)):
+                return f"message {j}'s slot does not hold its block count, at most the trip count"
+            p = _get(st, h.pointer[j])
+            if isinstance(p, Ptr) and p.region == lanes.message(j):
+                if not self.implies(cond, z3.And(p.off == 0, lanes.blocks(j) > 0)):
+                    return f"message {j}'s pointer is at its first block though it has no blocks"
+            elif h.cancel is not None and p == h.cancel or _same_ptr(self, cond, p, h.cancel):
+                if not self.implies(cond, lanes.blocks(j) <= 0):
+                    return f"message {j}'s pointer is parked though it has blocks"
+            else:
+                return f"message {j}'s pointer is neither its first block nor the cancel address"
+            for c in h.words(j):
+                v = st.mem.get(("lanes", "", c), (self.init_mem("lanes", c), 4))[0]
+                if not (isinstance(v, Term) and v == self.init_mem("lanes", c)):
+                    return f"lanes{c:+d} does not hold the caller's word at the loop head"
+        return self._kept(h, st, cond, "at the loop head's arrival", True)
+
+    def _kept(self, h: Head, st: State, cond: list, where: str, memory: bool = False) -> str | None:
+        for loc, (k, _) in h.kinds.items():
+            v = _get(st, loc)
+            kinds = k[1] if k[0] == "lanes" else (k,)
+            vals = v if k[0] == "lanes" else (v,)
+            if k[0] == "lanes" and not isinstance(v, tuple):
+                return f"{_where(loc)} is not a vector {where}"
+            for i, (kk, x) in enumerate(zip(kinds, vals)):
+                tag, want = kk
+                name = _where(loc) + (f".{i}" if k[0] == "lanes" else "")
+                if tag == "keep" and not _equal(self, cond, x, want):
+                    return f"{name} does not keep its value {where}"
+                if tag == "const" and not (isinstance(x, Term) and x.node.op == "const" and x.node.payload == want):
+                    return f"{name} does not keep its constant {where}"
+                if tag == "term" and not (isinstance(x, Term) and x == want):
+                    return f"{name} does not keep an earlier group's word {where}"
+                if tag == "word" and not (isinstance(x, Term) and x == h.current(st, want, self.init_mem, memory)):
+                    return f"{name} does not hold lanes{want:+d} {where}"
+        return None
+
+    # -- one iteration --
+    def prove(self, arrivals: list[PathEnd], earlier: set[int] = frozenset()) -> Group:
+        """The loop the ``arrivals`` (one head, one dispatch path) reach, and every group and ``ret`` after it."""
+        group_words = {lanes.word_at(i, j) for j in range(lanes.LANES) for i in range(5)}
+        h = shape(self.ctx, arrivals, group_words - set(earlier))
+        if isinstance(h, str):
+            return Group(Verdict("unknown", f"the multi-buffer loop at 0x{arrivals[0].head:x}: {h}"))
+        if len(h.streams) > MAX_STREAMS:
+            return Group(Verdict("refused", f"the multi-buffer loop at 0x{h.head:x} hashes {len(h.streams)} messages "
+                                 f"an iteration: proved for at most {MAX_STREAMS} (each count forks an iteration three "
+                                 "ways)", 0, "loop shape"), (), len(h.streams))
+        parked = [(_get(e.state, h.pointer[j]), e.state) for e in arrivals for j in h.streams
+                  if not (isinstance(_get(e.state, h.pointer[j]), Ptr)
+                          and _get(e.state, h.pointer[j]).region == lanes.message(j))]
+        if parked:
+            h.cancel = parked[0][0]
+            why = self._parked(h.cancel, parked[0][1])
+            if why:
+                return Group(Verdict("unknown", why))
+        for e in arrivals:
+            why = self.entered(h, e.state)
+            if why:
+                return Group(Verdict("unknown", f"the loop head 0x{h.head:x} does not hold the invariant's first "
+                                     f"state: {why}"))
+        stops = {h.head} | self.exits.get(h.head, set())
+        g, ends = self._iterate(h, stops)
+        bad = next((e for e in ends if e.kind != "head"), None)
+        if bad is not None:
+            v = stopped(bad) if bad.kind in ("refused", "limit", "violation") else Verdict(
+                "unknown", "an iteration of the multi-buffer loop returns without leaving the loop")
+            return Group(v, tuple(bad.state.trace), len(h.streams))
+        back = [e for e in ends if e.head == h.head]
+        left = [e for e in ends if e.head != h.head]
+        iteration = tuple(back[0].state.trace) if back else ()
+        proved: dict[int, list] = {}
+        cuts = 0
+        for e in ends:
+            why, n = self._messages(h, e, e in back, proved)
+            cuts += n
+            why = why or (self._back(h, e.state) if e in back else self._left(h, e.state))
+            if why is not None:
+                # (from a guessed invariant, never a counterexample: the native check refutes wrong code)
+                return Group(Verdict("unknown", why.lstrip("!")), iteration, len(h.streams))
+        if not left:
+            return Group(Verdict("unknown", f"no path leaves the multi-buffer loop at 0x{h.head:x}"), iteration,
+                         len(h.streams))
+        done = set(earlier) | {c for j in h.streams for c in h.words(j)}
+        after = explore(self.machine_for, self._merged(h, left), set(self.exits))
+        nxt = []
+        for e in after:
+            if e.kind in ("refused", "limit", "violation"):
+                return Group(stopped(e), iteration, len(h.streams))
+            if e.kind == "head":
+                nxt.append(e)
+                continue
+            why = restored(self.ctx, e.state, counter=False) or self.finished(e.state, done) or \
+                self.untouched(e.state, done)
+            if why:
+                return Group(Verdict("unknown", f"at ret: {why}"), iteration, len(h.streams))
+        while nxt:
+            same = [e for e in nxt if e.head == nxt[0].head]
+            nxt = [e for e in nxt if e.head != same[0].head]
+            later = self.prove(same, done)
+            if not later.verdict.proved:
+                return Group(later.verdict, iteration, len(h.streams))
+            cuts += later.verdict.cuts
+        return Group(Verdict("proved", f"{len(h.streams)} messages a group, every block count: one iteration's "
+                             f"{len(ends)} paths proved per message", cuts), iteration, len(h.streams))
+
+    def _iterate(self, h: Head, stops: set[int]) -> tuple[State, list[PathEnd]]:
+        """The head state and the paths of one iteration from it to the head or out of the loop; where no path
+        writes the group's words into the context, again with the words in the registers only
+        (``Head.memory_home``)."""
+        g = materialize(h, self.dom, self.init_reg, self.init_mem, True)
+        ends = explore(self.machine_for, g.copy(), stops)
+        group = {c for j in h.streams for c in h.words(j)}
+        back = [e for e in ends if e.kind == "head" and e.head == h.head]
+        if back and all(h.holders(c) for c in group) \
+                and not any(e.state.mem.get(("lanes", "", c), (None, 0))[0] is not g.mem[("lanes", "", c)][0]
+                            for e in back for c in group):
+            h.memory_home = False
+            self._live_homes(h, back)
+            g = materialize(h, self.dom, self.init_reg, self.init_mem, True)
+            ends = explore(self.machine_for, g.copy(), stops)
+        return g, ends
+
+    def _live_homes(self, h: Head, back: list[PathEnd]) -> None:
+        """Keep as a home of word c of message j only a register lane that, after an iteration in which every
+        message has blocks, holds a value made of message j's block and state words (the state it carries on);
+        a lane that held c at the arrival and is overwritten by other work (a copy the prologue made, message
+        words) is havocked instead. (A wrong choice only fails the proof: every home is checked.)"""
+        full = next((e for e in back if all(self.implies(e.state.cond, h.count(j) > 0) for j in h.streams)), None)
+        if full is None:
+            return
+        owner = {c: j for j in h.streams for c in h.words(j)}
+        for loc, (k, size) in list(h.kinds.items()):
+            if k[0] != "lanes":
+                continue
+            now = full.state.regs.get(loc[1])
+            kinds = list(k[1])
+            for i, kk in enumerate(kinds):
+                if kk[0] != "word":
+                    continue
+                v = now[i] if isinstance(now, tuple) else None
+                j = owner[kk[1]]
+                names = set(variables([v])) if isinstance(v, Term) else set()
+                # (the state carried on is made of the block and the state: a lane reused for message words
+                # or work holds no state word)
+                if not (any(n.startswith(f"{lanes.message(j)}[") for n in names)
+                        and any(f"{r}[{c}]" in names for r in ("lanes", "home") for c in h.words(j))):
+                    kinds[i] = ("free", None)
+            h.kinds[loc] = (("lanes", tuple(kinds)), size)
+
+    def _merged(self, h: Head, left: list[PathEnd]) -> State:
+        """One state for every path out of the loop: the group's words (wherever they live) the unknowns
+        ``final[c]`` -- what the loop left, proved by its iterations --, every value all the paths agree on kept,
+        every other havocked; the path condition the conjuncts all of them have."""
+        first = left[0].state
+        st = State(first.pc_addr)
+        fresh = iter(range(1 << 30))
+        group = {c for j in h.streams for c in h.words(j)}
+        homes = [{c: h.current(e.state, c, self.init_mem, False) for c in group} for e in left]
+
+        def merged(values: list, loc: str):
+            v0 = values[0]
+            for c in group:
+                if all(isinstance(v, Term) and v == hm[c] for v, hm in zip(values, homes)):
+                    return self.b.var(f"final[{c}]")
+            if all(v is v0 or v == v0 for v in values):
+                return v0
+            if is_data(v0):
+                return self.init_reg(f"merged{next(fresh)}")
+            if isinstance(v0, Int):
+                return Int(z3.BitVec(f"merged int {next(fresh)}", self.ctx.bits))
+            return Opq(f"{loc} [differs where the loop is left]")
+
+        for r, v0 in first.regs.items():
+            vals = [e.state.regs.get(r) for e in left]
+            if isinstance(v0, tuple):
+                if all(isinstance(v, tuple) for v in vals):
+                    st.regs[r] = tuple(merged([v[i] for v in vals], f"%{r}.{i}") for i in range(len(v0)))
+            elif all(v is not None for v in vals):
+                st.regs[r] = merged(vals, f"%{r}")
+        for key, (v0, size) in first.mem.items():
+            vals = [e.state.mem.get(key, (None, 0)) for e in left]
+            if all(v is not None and sz == size for v, sz in vals):
+                st.mem[key] = (merged([v for v, _ in vals], _where(("mem", key))), size)
+        common = {c.sexpr() for c in first.cond}
+        for e in left[1:]:
+            common &= {c.sexpr() for c in e.state.cond}
+        st.cond = [c for c in first.cond if c.sexpr() in common]
+        st.frames, st.spans = first.frames, dict(first.spans)
+        return st
+
+    def finished(self, st: State, done: set[int]) -> str | None:
+        """Why a word of a group the loop finished is not what its loop left (``final[c]``) at ``ret``."""
+        for c in sorted(done):
+            v = st.mem.get(("lanes", "", c))
+            if v is None or not (isinstance(v[0], Term) and v[0] == self.b.var(f"final[{c}]")):
+                return f"lanes{c:+d} does not hold what the loop left"
+        return None
+
+    def _parked(self, p, st: State) -> str | None:
+        """Why 64 bytes at the cancel address ``p`` may not be readable, or None."""
+        if not isinstance(p, Ptr):
+            return "a finished message's pointer is not an address"
+        off = z3.simplify(p.off)
+        if p.region.startswith("sec:") and z3.is_bv_value(off):
+            if self.ctx.obj.read(p.region[4:], off.as_long(), 64) is not None:
+                return None
+        if p.region == "stack" and self.implies(st.cond, z3.And(p.off + 64 <= 0, p.off >= -(1 << 20))):
+            return None
+        return "a finished message's pointer is parked where 64 bytes are not known readable"
+
+    def _messages(self, h: Head, e: PathEnd, back: bool, proved: dict) -> tuple[str | None, int]:
+        """Each message's count, pointer and words after one iteration ``e`` (module docstring): back at the
+        head (``back``) or where the loop is left."""
+        st, cond = e.state, e.state.cond
+        cuts = 0
+        for j in h.streams:
+            c = h.count(j)
+            active = self.implies(cond, c > 0)
+            if not active and not self.implies(cond, c <= 0):
+                return f"message {j}: the path does not decide whether it has blocks left", 0
+            if back:
+                c2 = _low(_get(st, h.counter[j]))
+                if c2 is None or not self.implies(cond, c2 == (c - 1 if active else c)):
+                    return f"!message {j}'s count does not go {'down by one' if active else 'unchanged'}", 0
+                p = _get(st, h.pointer[j])
+                if isinstance(p, Ptr) and p.region == lanes.message(j):
+                    if not (active and self.implies(cond, z3.And(p.off == 64, c2 > 0))):
+                        return f"!message {j}'s pointer is not its next block with blocks left", 0
+                elif _same_ptr(self, cond, p, h.cancel):
+                    if not self.implies(cond, c2 <= 0):
+                        return f"!message {j}'s pointer is parked with blocks left", 0
+                else:
+                    return f"!message {j}'s pointer is neither its next block nor the cancel address", 0
+            words = [h.current(st, c0, self.init_mem, False) for c0 in h.words(j)]
+            if not active:
+                if any(not (isinstance(w, Term) and w == self.init_mem(h.home, c0)) for w, c0 in zip(words, h.words(j))):
+                    return f"!message {j} has no blocks left but its words change", 0
+                continue
+            if j in proved:
+                if all(isinstance(w, Term) and w == v for w, v in zip(words, proved[j])):
+                    continue
+            why, n = self._compress(h, j, e, False)
+            if why:
+                return why, 0
+            proved[j] = words
+            cuts += n
+        return None, cuts
+
+    def _compress(self, h: Head, j: int, e: PathEnd, memory: bool) -> tuple[str | None, int]:
+        """``check_program`` over the iteration ``e``: message j's words become compress(H_j, its block)."""
+        inputs = {f"h{i}": ("mem", h.home, lanes.word_at(i, j)) for i in range(5)}
+        inputs.update({f"m{w}": ("mem", lanes.message(j), 4 * w) for w in range(16)})
+        outputs = {f"h{i}": h.output(lanes.word_at(i, j), memory) for i in range(5)}
+
+        def factory(dom, init_reg, init_mem, pointers=None):
+            st = materialize(h, dom, init_reg, init_mem, False)
+            st.cond = list(e.state.cond)
+            return self.ctx.machine(dom, init_reg, init_mem, st)
+
+        # (sha1rnds4 computes four rounds in one value: the schedule prover cuts the rounds inside it, as
+        # ``induction.compress_holds`` does)
+        trace = e.state.trace
+        multi = any(d.mnemonic == "sha1rnds4" for d in trace)
+        res = check_program(trace, self.spec, inputs, outputs,
+                            ScheduleProver(self.prover, self.spec) if multi else self.prover, machine=factory)
+        if not res.ok:
+            from sha1opt.semantics.block import describe_failure
+            return f"!message {j}: the iteration does not compute compress(H, block): {describe_failure(res)}", 0
+        return None, res.cuts
+
+    def _back(self, h: Head, st: State) -> str | None:
+        t = _low(_get(st, h.trip))
+        if t is None or not self.implies(st.cond, z3.And(t == h.trips() - 1, t != 0)):
+            return "!the trip count does not go down by one, or the loop goes on at 0"
+        return self._kept(h, st, st.cond, "after an iteration")
+
+    def _left(self, h: Head, st: State) -> str | None:
+        if not self.implies(st.cond, h.trips() == 1):
+            return "!the loop is left with a trip count other than 1 (messages with blocks left)"
+        return None
+
+    def untouched(self, st: State, done: set[int]) -> str | None:
+        for c in range(0, lanes.STATE_BYTES, 4):
+            if c in done:
+                continue
+            v = st.mem.get(("lanes", "", c))
+            if v is not None and not (isinstance(v[0], Term) and v[0] == self.init_mem("lanes", c)):
+                return f"lanes{c:+d} (a lane no message was given) changes"
+        return None
+
+
+def _mentions_count(v: Int, j: int) -> bool:
+    return f"count{j}" in constants(v.v)
+
+
+def _equal(s: Streams, cond: list, x, want) -> bool:
+    if x is want or x == want:
+        return True
+    if isinstance(x, Int) and isinstance(want, Int):
+        return s.implies(cond, x.v == want.v)
+    return _same_ptr(s, cond, x, want)
+
+
+def _same_ptr(s: Streams, cond: list, p, q) -> bool:
+    return (isinstance(p, Ptr) and isinstance(q, Ptr) and p.region == q.region
+            and s.implies(cond, p.off == q.off))
+
+
+def _where(loc) -> str:
+    return f"%{loc[1]}" if loc[0] == "reg" else f"{loc[1][0]}{loc[1][2]:+d}"
+
+
+__all__ = ["Head", "Group", "Streams", "shape", "materialize"]

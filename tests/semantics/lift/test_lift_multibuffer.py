@@ -1,0 +1,178 @@
+"""OpenSSL's multi-buffer ``sha1_multi_block``: its contract (``lanes``), its loops (``streams``) and their proof.
+
+The function comes from Debian's libcrypto.a (libssl-dev, installed by setup/system-packages.sh); the member is
+extracted at test time, never kept in the project. Mutants are byte patches of that member made here.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+import z3
+from elftools.elf.elffile import ELFFile
+
+from sha1opt.semantics.domain import NumpyDomain, Z3Domain
+from sha1opt.semantics.errors import ParseError
+from sha1opt.semantics.lift import lanes
+from sha1opt.semantics.lift.cfg import Cfg
+from sha1opt.semantics.lift.decode import decode_function, line_table
+from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.function import prove_function
+from sha1opt.semantics.lift.interface import parse_interface
+from sha1opt.semantics.lift.values import Int, Ptr, Refused, Violation
+from sha1opt.emit.confirm import Finding
+from sha1opt.emit.lanes_confirm import lanes_finding
+from sha1opt.emit.objfile import load_object
+from tests.support.archives import member_file
+from tests.support.cpu import not_run_here
+
+LIB = Path("/usr/lib/x86_64-linux-gnu/libcrypto.a")
+MEMBER = "libcrypto-lib-sha1-mb-x86_64.o"
+MULTI = "(lanes, messages, groups)"
+
+
+@pytest.fixture(scope="module")
+def member_path(tmp_path_factory) -> Path:
+    return member_file(LIB, MEMBER, tmp_path_factory.mktemp("multibuffer"))
+
+
+@pytest.fixture(scope="module")
+def member(member_path) -> bytes:
+    return member_path.read_bytes()
+
+
+def _patched(data: bytes, function: str, at: int, old: str, new: str) -> bytes:
+    """``data`` with the bytes ``old`` at ``function + at`` (an offset into the function) replaced by ``new``."""
+    sym = ObjectFile.parse(data).find_function(function)
+    off = ELFFile(io.BytesIO(data)).get_section_by_name(sym.section)["sh_offset"] + sym.value + at
+    out = bytearray(data)
+    assert out[off:off + len(old) // 2] == bytes.fromhex(old), "the member's code is not the one these patches know"
+    out[off:off + len(new) // 2] = bytes.fromhex(new)
+    return bytes(out)
+
+
+def test_a_multi_buffer_interface_is_the_three_roles_in_order():
+    """Rule (``lanes.check_roles``): ``(lanes, messages, groups)``, those three in that order; the contract says
+    the precondition on the counts and covers both group counts."""
+    contract = parse_interface(MULTI).contract("sysv")
+    assert contract.multi_buffer and contract.covers() == "1 and 2 groups, every block count"
+    assert "the messages with blocks come first by pairs" in contract.describe()
+    with pytest.raises(ParseError, match="those three in that order"):
+        parse_interface("(messages, lanes, groups)")
+    with pytest.raises(ParseError, match="those three in that order"):
+        parse_interface("(lanes, messages, nblocks)")
+
+
+class _Machine:
+    bits = 64
+
+    @staticmethod
+    def initial_mem(region, off):
+        return f"{region}[{off}]"
+
+
+def test_the_regions_give_descriptors_words_and_blocks_and_refuse_the_rest():
+    """Rule (``lanes.load``/``store``): descriptor j's pointer is message j's block, its int the count; the
+    context's words are read and written as 32-bit words; a message is read only inside its current block; the
+    descriptors and the messages are never written."""
+    m = _Machine()
+    assert lanes.load(m, ("messages", "", 16), 8, None) == Ptr("msg1", z3.BitVecVal(0, 64))
+    count = lanes.load(m, ("messages", "", 24), 4, None)
+    assert isinstance(count, Int) and z3.eq(z3.simplify(z3.Extract(31, 0, count.v)), lanes.blocks(1))
+    assert lanes.load(m, ("lanes", "", lanes.word_at(4, 7)), 4, None) == "lanes[156]"
+    assert lanes.load(m, ("msg2", "", 60), 4, None) == "msg2[60]"
+    for key, size in ((("msg2", "", 64), 4), (("lanes", "", 160), 4), (("messages", "", 4), 4),
+                      (("messages", "", 16 * 8), 8)):
+        with pytest.raises(Refused):
+            lanes.load(m, key, size, None)
+    lanes.store(("lanes", "", 0), 4, None)
+    for key in (("messages", "", 8), ("msg0", "", 0), ("lanes", "", 160)):
+        with pytest.raises(Violation):
+            lanes.store(key, 4, None)
+
+
+@pytest.mark.parametrize("groups,counts,allowed", [
+    (1, (1, 0, 0, 0), True), (1, (0, 0, 0, 0), True), (1, (0, 0, 1, 1), False),
+    (2, (1, 1, 1, 1, 0, 2, 0, 0), True), (2, (0, 0, 0, 0, 1, 1, 1, 1), False), (2, (0,) * 8, False)])
+def test_the_precondition_puts_the_messages_with_blocks_first_by_pairs(groups, counts, allowed):
+    """Rule (``lanes.axioms``, found natively by ``lanes_confirm``): OpenSSL's SSE/AVX code ends the call at a
+    group of 4 messages without blocks and its SHA-NI code at such a pair; its AVX2 code (2 groups) never tests
+    the largest count for 0."""
+    s = z3.Solver()
+    s.add(*lanes.axioms(groups), *[lanes.blocks(j) == c for j, c in enumerate(counts)])
+    assert (s.check() == z3.sat) == allowed
+
+
+def test_gts_is_the_signed_comparison_in_every_domain():
+    """Rule (``ir``: ``gts``, ``pcmpgtd``'s lane): 0xffffffff where x > y as signed 32-bit integers, else 0;
+    numpy and z3 agree."""
+    pairs = [(1, 0), (0, 1), (0x80000000, 1), (1, 0xFFFFFFFF), (0x7FFFFFFF, 0x80000000), (5, 5)]
+    want = [0xFFFFFFFF, 0, 0, 0xFFFFFFFF, 0xFFFFFFFF, 0]
+    npd = NumpyDomain(len(pairs))
+    got = npd.apply("gts", np.array([x for x, _ in pairs], dtype=np.uint32), np.array([y for _, y in pairs],
+                                                                                      dtype=np.uint32))
+    assert [int(v) for v in got] == want
+    zd = Z3Domain()
+    assert [z3.simplify(zd.apply("gts", zd.const(x), zd.const(y))).as_long() for x, y in pairs] == want
+
+
+def test_the_block_loops_are_the_innermost_and_each_is_left_once(member):
+    """Rule (``Cfg.innermost_heads``/``loop_exits``): the SSE body's block loop (inside the loop over groups) is
+    its head; the loop over groups is not; the block loop is left at one place."""
+    obj = ObjectFile.parse(member)
+    fn = decode_function(obj, obj.sized(obj.find_function("sha1_multi_block")), line_table(obj))
+    g = Cfg.build(fn)
+    (head,) = g.innermost_heads()
+    assert head not in g.loop_heads() or len(g.loop_heads()) == 1
+    assert len(g.loop_exits(head)) == 1
+
+
+@pytest.mark.parametrize("body,messages", [("sha1_multi_block", 4), ("_avx_shortcut", 4), ("_shaext_shortcut", 2)])
+def test_each_multi_buffer_body_proves_every_message(member, body, messages):
+    """The SSE, AVX and SHA-NI bodies' block loops prove for 1 and 2 groups: every message's words are the
+    chained compression of its blocks, for every count; with 1 group, the path where no message has blocks
+    leaves every lane unchanged."""
+    proof = prove_function(ObjectFile.parse(member), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
+                           paths=frozenset({body}))
+    loops = [p for p in proof.paths if p.kind == "loop" and p.label.startswith(body + ",")]
+    assert sorted(p.label for p in loops) == [f"{body}, 1 group", f"{body}, 2 groups"]
+    for p in loops:
+        assert p.outcome == "proved" and p.detail.startswith(f"{messages} messages a group"), (p.name, p.detail)
+    idle = [p for p in proof.paths if p.kind == "loop not entered"]
+    assert idle and all(p.outcome == "proved" for p in idle)
+
+
+def test_the_avx2_body_is_refused_by_name(member):
+    """The AVX2 body (2 groups: 8 messages an iteration) is refused by name, never guessed (``MAX_STREAMS``)."""
+    proof = prove_function(ObjectFile.parse(member), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
+                           paths=frozenset({"_avx2_shortcut"}))
+    (avx2,) = [p for p in proof.paths if p.label.startswith("_avx2_shortcut")]
+    assert avx2.outcome == "refused" and "8 messages" in avx2.detail and not proof.proved
+
+
+@pytest.mark.parametrize("name,at,old,new,differs", [
+    ("state masked with por", 0x29FF, "66440fdbd1", "66440febd1", True),
+    ("parked a block early", 0x29C9, "b901000000", "b902000000", True),
+    ("parked a block late", 0x29D5, "4c0f4dc5", "4c0f4fc5", False),
+], ids=["por", "early", "late"])
+def test_a_wrong_multi_buffer_loop_is_not_proved_and_the_machine_refutes_it(member, tmp_path, name, at, old, new,
+                                                                          differs):
+    """Mutants of the SSE body (one byte each): not proved. Run natively, a lane differs from SHA-1 -- except
+    where the pointer is parked a block late (``cmovge`` -> ``cmovg``): the lane reads the 64 bytes after its
+    message, a read past the buffer, and masks them away, so the values agree; the prover refuses it ("the
+    pointer is not its next block with blocks left")."""
+    data = _patched(member, "sha1_multi_block", at, old, new)
+    proof = prove_function(ObjectFile.parse(data), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
+                           paths=frozenset({"sha1_multi_block"}))
+    sse = [p for p in proof.paths if p.kind == "loop" and p.label.startswith("sha1_multi_block,")]
+    assert len(sse) == 2 and all(p.outcome == "unknown" for p in sse), [(p.name, p.detail) for p in sse]
+    if not_run_here("ssse3") is not None:
+        return
+    path = tmp_path / "mutant.o"
+    path.write_bytes(data)
+    got = lanes_finding(load_object(path, tmp_path), "sha1_multi_block", tmp_path,
+                        symbols={"OPENSSL_ia32cap_P": bytes(16)})
+    assert isinstance(got, Finding) == differs
