@@ -91,8 +91,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  stack_writable: Callable[[int], bool] | None = None,
                  data_size: z3.BitVecRef | None = None, data_writable: bool = False,
                  counter: int | None = None, block_in_context: int | None = None, state_wide: bool = False,
-                 scratch: tuple[int, int] | None = None, select_counts: bool = False) -> None:
+                 scratch: tuple[int, int] | None = None, select_counts: bool = False, messages: int = 0) -> None:
         self.p = program
+        self.messages = messages        # the multi-buffer contract: the descriptors the caller gives (``lanes``)
         # a ``cmov`` between two integers selects (z3 ``If``) instead of forking: the multi-buffer contract, whose
         # prologue takes the largest of 8 counts by a chain of ``cmovg`` (``streams``)
         self.select_counts = select_counts

@@ -103,7 +103,8 @@ def entry_state(ctx: Ctx, section: str, entry: int) -> State:
     values = {"state": Ptr("state", ctx.bv(-c.state_offset)), "data": Ptr("data", ctx.bv(0)),
               "words": Ptr("data", ctx.bv(0)), "nblocks": Int(ctx.n),
               "bytes": Int(ctx.bv(64) * ctx.n + (ctx.bv(0) if c.whole_bytes else trailing_bytes(ctx.bits))),
-              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT)), **cbc.entry_values(ctx.bits), **lanes.entry_values(ctx.bits)}
+              "workspace": Ptr("stack", ctx.bv(WORKSPACE_AT)), **cbc.entry_values(ctx.bits),
+              **lanes.entry_values(ctx.bits)}
     consts = dict(c.constants)
     for i, role in enumerate(c.args):
         v = Int(ctx.bv(consts[i])) if i in consts else values[role]
@@ -311,7 +312,8 @@ def _prove_messages(obj: ObjectFile, sym, fn, ctx: Ctx, exits: dict[int, set[int
         reports.append(PathReport(p.kind, label, p.end.head if p.kind == "loop" else None,
                                   _cond_text(p.cond, ctx.bits), p.verdict.outcome, p.verdict.detail,
                                   len(p.end.state.trace), p.seconds, p.verdict.cuts, p.verdict.category,
-                                  witness=witness(p.cond, list(p.axioms)), trace=p.trace, block_bytes=64 * max(p.messages, 1),
+                                  witness=witness(p.cond, list(p.axioms)), trace=p.trace,
+                                  block_bytes=64 * max(p.messages, 1),
                                   unlifted=None if p.trace or p.kind != "loop" else "no path of the iteration was "
                                   "lifted whole"))
     return FunctionProof(sym.name, obj.arch, ctx.contract, tuple(reports), time.perf_counter() - t0)

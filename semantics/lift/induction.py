@@ -35,7 +35,7 @@ from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, evaluate, variables
-from sha1opt.semantics.lift import cbc
+from sha1opt.semantics.lift import cbc, lanes
 from sha1opt.semantics.lift.counter import counted, loop_counted
 from sha1opt.semantics.lift.executor import Int, Opq, PathMachine, Program, Ptr, State, explore, is_data
 from sha1opt.semantics.lift.memory import host_words, wide_slots
@@ -101,7 +101,13 @@ class Ctx:
                            data_writable=self.contract.data_clobbered, counter=self.counter,
                            block_in_context=self.contract.block_in_context, state_wide=self.contract.state_wide,
                            scratch=self.contract.scratch_in_context,
-                           select_counts=self.contract.multi_buffer)
+                           select_counts=self.contract.multi_buffer, messages=self.messages)
+
+    @property
+    def messages(self) -> int:
+        """A multi-buffer contract's descriptors (4 a group: ``groups`` is a constant of each proof), else 0."""
+        groups = dict(self.contract.constants).get(2) if self.contract.multi_buffer else None
+        return lanes.PER_GROUP * groups if groups else 0
 
     @property
     def counter(self) -> int | None:

@@ -296,10 +296,10 @@ class Contract:
         saved = ", ".join("%" + r for r in SAVED[self.abi])
         if self.multi_buffer:
             return (f"SysV x86-64 ({self.arg_text()}); lanes: {lanes.LANES} transposed states (word i of lane j at "
-                    f"byte 32*i + 4*j); messages: 4*groups descriptors (a pointer, a signed 32-bit block count: 0 or "
-                    f"less hashes nothing); groups 1 or 2, each proved; the messages with blocks come first by pairs "
-                    f"(and, with 2 groups, message 0 or 1 has blocks); lanes, messages, each message and stack "
-                    f"disjoint, none null; lane j := the chained compression of message j's blocks, the other lanes "
+                    "byte 32*i + 4*j); messages: 4*groups descriptors (a pointer, a signed 32-bit block count: 0 or "
+                    "less hashes nothing); groups 1 or 2, each proved; the messages with blocks come first by pairs "
+                    "(and, with 2 groups, message 0 or 1 has blocks); lanes, messages, each message and stack "
+                    "disjoint, none null; lane j := the chained compression of message j's blocks, the other lanes "
                     f"unchanged; callee-saved {saved} and the stack pointer checked")
         if self.one_block:
             count = "one block (no nblocks argument)"

@@ -110,8 +110,8 @@ def load(m, key: tuple, size: int, d):
         return m.initial_mem("lanes", c)
     if region == "messages":
         j, field = divmod(c, DESCRIPTOR)
-        if j >= LANES:
-            raise Refused(d, f"descriptor {j} read: the context has {LANES} lanes", "address")
+        if not 0 <= j < m.messages:
+            raise Refused(d, f"descriptor {j} read: the caller gives {m.messages}", "address")
         if field == 0 and 8 * size == m.bits == 64:
             return Ptr(message(j), z3.BitVecVal(0, m.bits))
         if field == 8 and size == 4:
@@ -133,5 +133,6 @@ def store(key: tuple, size: int, d) -> None:
     raise Violation(d, f"writes {region} memory" + (" outside its state words" if region == "lanes" else ""))
 
 
-__all__ = ["ROLES", "check_roles", "axioms", "LANES", "PER_GROUP", "GROUPS", "word_at", "blocks", "message", "stream_of", "is_region",
+__all__ = ["ROLES", "check_roles", "axioms", "LANES", "PER_GROUP", "GROUPS", "word_at", "blocks", "message", "stream_of",
+           "is_region",
            "entry_values", "load", "store"]

@@ -27,14 +27,12 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-import z3
-
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder
 from sha1opt.semantics.lift import lanes
 from sha1opt.semantics.lift.executor import PathEnd, State, explore
 from sha1opt.semantics.lift.induction import Ctx, names, restored
-from sha1opt.semantics.lift.streams import Streams, mentions_blocks
+from sha1opt.semantics.lift.streams import Streams, dispatch
 from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.prove import Prover
 
@@ -70,16 +68,15 @@ def prove_messages(ctx_for: Callable[[int], Ctx], start: Callable[[Ctx], State],
             return ctx.machine(dom, init_reg, init_mem, st, block)
 
         ends = explore(machine_for, start(ctx), heads)
-        streams = Streams(ctx, machine_for, exits, prover, b, init_reg, init_mem)
+        streams = Streams(ctx, machine_for, exits, prover, b, init_reg, init_mem, groups)
         done: set[int] = set()
         for idx, end in enumerate(ends):
             if idx in done:
                 continue
             t0 = time.perf_counter()
             if end.kind == "exit":
-                idle = z3.And(*[lanes.blocks(j) <= 0 for j in range(lanes.PER_GROUP * groups)])
-                why = (None if ctx.implies(end.state.cond, idle) else "it returns where a message has blocks") or \
-                    restored(ctx, end.state, counter=False) or streams.untouched(end.state, set())
+                why = streams.hashed(end.state, set()) or restored(ctx, end.state, counter=False) or \
+                    streams.untouched(end.state, set())
                 v = Verdict("counterexample", f"without the loop: {why}") if why else Verdict(
                     "proved", "no message has blocks: every lane unchanged, registers and stack pointer restored")
                 out.append(MessagePath(groups, "loop not entered", end, v, end.state.cond,
@@ -88,9 +85,9 @@ def prove_messages(ctx_for: Callable[[int], Ctx], start: Callable[[Ctx], State],
                 out.append(MessagePath(groups, "stopped", end, stopped(end), end.state.cond,
                                        seconds=time.perf_counter() - t0, axioms=tuple(ctx.axioms)))
             else:
-                key = _dispatch(end.state.cond)
+                key = dispatch(end.state.cond)
                 group = [j for j in range(idx, len(ends)) if ends[j].kind == "head" and ends[j].head == end.head
-                         and _dispatch(ends[j].state.cond) == key]
+                         and dispatch(ends[j].state.cond) == key]
                 done.update(group)
                 if not selected(end):
                     out.append(MessagePath(groups, "loop", end, Verdict("not checked", "outside the selected paths"),
@@ -100,11 +97,6 @@ def prove_messages(ctx_for: Callable[[int], Ctx], start: Callable[[Ctx], State],
                 out.append(MessagePath(groups, "loop", end, res.verdict, list(key), res.iteration,
                                        time.perf_counter() - t0, tuple(ctx.axioms), res.messages))
     return out
-
-
-def _dispatch(cond: list) -> tuple:
-    """The conjuncts of a path condition that do not mention a count (the dispatch facts)."""
-    return tuple(c for c in cond if not mentions_blocks(c))
 
 
 __all__ = ["MessagePath", "prove_messages"]

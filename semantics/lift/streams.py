@@ -56,232 +56,23 @@ iteration (per message: ``c >= 2``, ``c == 1``, ``c <= 0``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import z3
 
+from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
 from sha1opt.semantics.ir import Builder, Term, variables
 from sha1opt.semantics.lift import lanes
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, Ptr, State, explore, is_data
 from sha1opt.semantics.lift.induction import Ctx, restored
+from sha1opt.semantics.lift.stream_head import (INT_MAX, MAX_STREAMS, Head, get, low, materialize, mentions_blocks,
+                                                shape)
 from sha1opt.semantics.lift.schedule import ScheduleProver
 from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.prove import Prover
 from sha1opt.semantics.sha1 import range_spec
-
-INT_MAX = (1 << 31) - 1
-# The most messages one group's loop is proved for: every message's count forks each iteration three ways
-# (``c >= 2``, ``c == 1``, ``c <= 0``), so a group of 8 (the AVX2 code) has 3^8 paths an iteration.
-MAX_STREAMS = 4
-
-
-@dataclass
-class Head:
-    """One group's loop-head invariant: where each message's pointer, count and words are, the trip count's
-    register, the cancel address, and a kind per other location (module docstring)."""
-
-    section: str
-    head: int
-    streams: tuple[int, ...]
-    pointer: dict[int, tuple]           # message -> its pointer's location (("reg", name) or ("mem", key))
-    counter: dict[int, tuple]           # message -> its count's stack slot (("mem", key))
-    trip: tuple                         # the trip count's location
-    cancel: Ptr | None
-    kinds: dict = field(default_factory=dict)     # location -> (kind, value, size)
-    dispatch: list = field(default_factory=list)  # the arrival's path condition without the counts
-    # Where the group's words live at the head: in the context (OpenSSL's SSE and AVX code writes it back every
-    # iteration; the registers holding them are copies) or, when no iteration writes it, in the registers only
-    # (the SHA-NI code; the context keeps the caller's words until the loop is left): then the registers' words
-    # are unknowns of their own, ``home[c]``, and the context's the caller's.
-    memory_home: bool = True
-
-    @property
-    def home(self) -> str:
-        return "lanes" if self.memory_home else "home"
-
-    def holders(self, c: int) -> list[tuple]:
-        """The register lanes that hold word ``c`` at the head, as flat locations ``("reg", "xmm0.3")``."""
-        return [("reg", f"{loc[1]}.{i}") for loc, (k, _) in self.kinds.items() if k[0] == "lanes"
-                for i, kk in enumerate(k[1]) if kk == ("word", c)]
-
-    def current(self, st: State, c: int, init_mem, memory: bool):
-        """Word ``c`` of the group at ``st``: the context's (``memory``: at an arrival, and where the loop was
-        left) or its home's."""
-        if memory or self.memory_home or not self.holders(c):
-            v = st.mem.get(("lanes", "", c))
-            return v[0] if v is not None else init_mem("lanes", c)
-        reg, i = self.holders(c)[0][1].split(".")
-        v = st.regs.get(reg)
-        return v[int(i)] if isinstance(v, tuple) else None
-
-    def output(self, c: int, memory: bool) -> tuple:
-        """Where ``check_program`` finds word ``c`` after an iteration."""
-        if memory or self.memory_home or not self.holders(c):
-            return ("mem", "lanes", c)
-        return self.holders(c)[0]
-
-    def words(self, j: int) -> list[int]:
-        return [lanes.word_at(i, j) for i in range(5)]
-
-    def count(self, j: int) -> z3.BitVecRef:
-        return z3.BitVec(f"count{j}", 32)
-
-    def trips(self) -> z3.BitVecRef:
-        return z3.BitVec(f"trips@{self.head:x}.{min(self.streams)}", 32)
-
-    def facts(self) -> list:
-        t = self.trips()
-        return [t > 0, t <= INT_MAX] + [self.count(j) <= t for j in self.streams]
-
-
-def _get(st: State, loc):
-    if loc[0] == "reg":
-        return st.regs.get(loc[1])
-    return st.mem.get(loc[1], (None, 0))[0]
-
-
-def _low(v) -> z3.BitVecRef | None:
-    return z3.simplify(z3.Extract(31, 0, v.v)) if isinstance(v, Int) else None
-
-
-def constants(e) -> set[str]:
-    """The names of the uninterpreted constants in ``e``, each shared subterm visited once (the largest of 8
-    counts is a chain of ``If`` sharing its arms: ``z3util.get_vars`` walks it as a tree, exponentially)."""
-    seen: set[int] = set()
-    names: set[str] = set()
-    work = [e]
-    while work:
-        x = work.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            names.add(x.decl().name())
-        work.extend(x.children())
-    return names
-
-
-def mentions_blocks(e) -> bool:
-    return any(n.startswith("blocks") for n in constants(e))
-
-
-def shape(ctx: Ctx, arrivals: list[PathEnd], group_words: set[int]) -> Head | str:
-    """The invariant of the loop the ``arrivals`` reach, or why there is none."""
-    def pointers(st: State) -> dict[int, list]:
-        found: dict[int, list] = {}
-        for loc, v in [(("reg", r), v) for r, v in st.regs.items()] + [(("mem", k), v) for k, (v, _) in st.mem.items()
-                                                                      if k[0] == "stack"]:
-            if isinstance(v, Ptr) and (j := lanes.stream_of(v.region)) is not None:
-                found.setdefault(j, []).append((loc, v))
-        return found
-
-    s0 = max(arrivals, key=lambda e: len(pointers(e.state))).state
-    found = pointers(s0)
-    streams = tuple(sorted(found))
-    if not streams:
-        return "no message's pointer is held at the loop head"
-    pointer: dict[int, tuple] = {}
-    for j, where in found.items():
-        off = z3.simplify(where[0][1].off)
-        if len(where) != 1 or not (z3.is_bv_value(off) and off.as_long() == 0):
-            return f"message {j}'s pointer is not held once, at its first block, at the loop head"
-        pointer[j] = where[0][0]
-    counter: dict[int, tuple] = {}
-    for key, (v, size) in s0.mem.items():
-        for j in streams:
-            if key[0] == "stack" and size == 4 and (lo := _low(v)) is not None and z3.eq(lo, lanes.blocks(j)):
-                counter.setdefault(j, ("mem", key))
-    if set(counter) != set(streams):
-        return f"message {min(set(streams) - set(counter))}'s block count is not kept in a stack slot at the loop head"
-    # the trip count: the register holding an integer of the counts that is not one count at every arrival
-    # (max(blocks_j), each count at the arrivals where it is the largest)
-    def one_count(r: str) -> bool:
-        lows = [_low(e.state.regs.get(r)) for e in arrivals]
-        return all(x is not None for x in lows) and len({x.sexpr() for x in lows}) == 1 and any(
-            z3.eq(lows[0], lanes.blocks(j)) for j in streams)
-
-    trips = [("reg", r) for r, v in s0.regs.items() if isinstance(v, Int) and mentions_blocks(v.v) and not one_count(r)]
-    if len(trips) != 1:
-        return "the loop's trip count is not one register at the loop head"
-    h = Head(s0.pc_addr[0], s0.pc_addr[1], streams, pointer, counter, trips[0], None)
-    h.dispatch = [c for c in s0.cond if not mentions_blocks(c)]
-    words = _word_values(s0, group_words)
-    designated = set(pointer.values()) | set(counter.values()) | {h.trip}
-
-    def kind(v, context: bool = False):
-        """A value the arrival holds, as the head keeps it: addresses and entry values kept, integers other
-        than constants havocked, data constants kept, the group's words as words, an earlier group's words
-        in the context (``context``) kept, any other data havocked."""
-        if isinstance(v, (Ptr, Opq)):
-            return ("keep", v)
-        if isinstance(v, Int):
-            return ("keep", v) if z3.is_bv_value(z3.simplify(v.v)) else ("fresh int", None)
-        if isinstance(v, Term) and v.node.op == "const":
-            return ("const", v.node.payload)
-        if isinstance(v, Term) and (c := next((c for c, w in words.items() if v == w), None)) is not None:
-            return ("word", c)
-        if context and isinstance(v, Term):
-            return ("term", v)           # (an earlier group's words: kept)
-        return ("free", None)
-
-    for r, v in s0.regs.items():
-        if ("reg", r) in designated:
-            continue
-        h.kinds[("reg", r)] = (("lanes", tuple(kind(x) for x in v)) if isinstance(v, tuple) else kind(v), 0)
-    for key, (v, size) in s0.mem.items():
-        if ("mem", key) in designated or key[0] not in ("stack", "lanes") or key[0] == "lanes" and key[2] in words:
-            # (the read-only regions read again as they were: not part of the head; the group's words in the
-            # context are the head's own, ``materialize``)
-            continue
-        h.kinds[("mem", key)] = (kind(v, key[0] == "lanes"), size)
-    return h
-
-
-def _word_values(st: State, group_words: set[int]) -> dict[int, object]:
-    return {key[2]: v for key, (v, _) in st.mem.items() if key[0] == "lanes" and key[2] in group_words}
-
-
-def materialize(h: Head, dom, init_reg, init_mem, exact: bool) -> State:
-    """The head state in ``dom``; ``exact``: the exploration's own term domain (kept terms are themselves)."""
-    st = State((h.section, h.head))
-    fresh = iter(range(1 << 30))
-    bits = 64
-
-    def value(k):
-        tag, v = k
-        if tag == "keep":
-            return v
-        if tag == "const":
-            return dom.const(v)
-        if tag == "word":
-            return init_mem(h.home, v)
-        if tag == "term" and exact:
-            return v
-        if tag == "fresh int":
-            return Int(z3.BitVec(f"havoc int {next(fresh)}", bits))
-        return init_reg(f"havoc{next(fresh)}")
-
-    for loc, (k, size) in h.kinds.items():
-        v = tuple(value(x) for x in k[1]) if k[0] == "lanes" else value(k)
-        if loc[0] == "reg":
-            st.regs[loc[1]] = v
-        else:
-            st.mem[loc[1]] = (v, size)
-    for j in h.streams:
-        ptr = Ptr(lanes.message(j), z3.BitVecVal(0, bits))
-        if h.pointer[j][0] == "reg":
-            st.regs[h.pointer[j][1]] = ptr
-        else:
-            st.mem[h.pointer[j][1]] = (ptr, 8)
-        st.mem[h.counter[j][1]] = (Int(z3.ZeroExt(bits - 32, h.count(j))), 4)
-        for c in h.words(j):
-            st.mem[("lanes", "", c)] = (init_mem("lanes", c), 4)
-    st.regs[h.trip[1]] = Int(z3.ZeroExt(bits - 32, h.trips()))
-    st.cond = list(h.dispatch) + h.facts()
-    return st
-
 
 # -- the proof ----------------------------------------------------------------------------------------------
 
@@ -300,8 +91,9 @@ class Streams:
     """One function's multi-buffer proof: the context, the exploration's term domain and names."""
 
     def __init__(self, ctx: Ctx, machine_for, exits: dict[int, set[int]], prover: Prover, builder: Builder, init_reg,
-                 init_mem):
+                 init_mem, groups: int):
         self.ctx, self.machine_for, self.exits, self.prover = ctx, machine_for, exits, prover
+        self.messages = lanes.PER_GROUP * groups
         self.b, self.init_reg, self.init_mem = builder, init_reg, init_mem
         self.dom = TermDomain(builder)
         self.spec = range_spec(Builder(), 0, 79)
@@ -312,17 +104,18 @@ class Streams:
     # -- base case --
     def entered(self, h: Head, st: State) -> str | None:
         """Why the arrival ``st`` does not hold the invariant at its first iteration, or None."""
-        t = _low(_get(st, h.trip))
+        t = low(get(st, h.trip))
         if t is None:
             return "the trip count is not an integer"
         cond = st.cond
-        if not self.implies(cond, z3.And(t > 0, t <= INT_MAX)):
-            return "the loop is entered with a trip count not in 1..2^31-1"
+        if not self.implies(cond, z3.And(t > 0, t <= INT_MAX, z3.Extract(63, 32, get(st, h.trip).v) == 0,
+                                         *h.dispatch)):
+            return "the loop is entered with a trip count not in 1..2^31-1, or on another dispatch path"
         for j in h.streams:
-            c = _low(_get(st, h.counter[j]))
+            c = low(get(st, h.counter[j]))
             if c is None or not self.implies(cond, z3.And(c == lanes.blocks(j), c <= t)):
                 return f"message {j}'s slot does not hold its block count, at most the trip count"
-            p = _get(st, h.pointer[j])
+            p = get(st, h.pointer[j])
             if isinstance(p, Ptr) and p.region == lanes.message(j):
                 if not self.implies(cond, z3.And(p.off == 0, lanes.blocks(j) > 0)):
                     return f"message {j}'s pointer is at its first block though it has no blocks"
@@ -339,7 +132,7 @@ class Streams:
 
     def _kept(self, h: Head, st: State, cond: list, where: str, memory: bool = False) -> str | None:
         for loc, (k, _) in h.kinds.items():
-            v = _get(st, loc)
+            v = get(st, loc)
             kinds = k[1] if k[0] == "lanes" else (k,)
             vals = v if k[0] == "lanes" else (v,)
             if k[0] == "lanes" and not isinstance(v, tuple):
@@ -360,17 +153,16 @@ class Streams:
     # -- one iteration --
     def prove(self, arrivals: list[PathEnd], earlier: set[int] = frozenset()) -> Group:
         """The loop the ``arrivals`` (one head, one dispatch path) reach, and every group and ``ret`` after it."""
-        group_words = {lanes.word_at(i, j) for j in range(lanes.LANES) for i in range(5)}
-        h = shape(self.ctx, arrivals, group_words - set(earlier))
+        h = shape(self.ctx, arrivals, self.messages)
         if isinstance(h, str):
             return Group(Verdict("unknown", f"the multi-buffer loop at 0x{arrivals[0].head:x}: {h}"))
         if len(h.streams) > MAX_STREAMS:
             return Group(Verdict("refused", f"the multi-buffer loop at 0x{h.head:x} hashes {len(h.streams)} messages "
                                  f"an iteration: proved for at most {MAX_STREAMS} (each count forks an iteration three "
                                  "ways)", 0, "loop shape"), (), len(h.streams))
-        parked = [(_get(e.state, h.pointer[j]), e.state) for e in arrivals for j in h.streams
-                  if not (isinstance(_get(e.state, h.pointer[j]), Ptr)
-                          and _get(e.state, h.pointer[j]).region == lanes.message(j))]
+        parked = [(get(e.state, h.pointer[j]), e.state) for e in arrivals for j in h.streams
+                  if not (isinstance(get(e.state, h.pointer[j]), Ptr)
+                          and get(e.state, h.pointer[j]).region == lanes.message(j))]
         if parked:
             h.cancel = parked[0][0]
             why = self._parked(h.cancel, parked[0][1])
@@ -396,10 +188,11 @@ class Streams:
         for e in ends:
             why, n = self._messages(h, e, e in back, proved)
             cuts += n
-            why = why or (self._back(h, e.state) if e in back else self._left(h, e.state))
+            why = why or (self._back(h, e.state) if e in back else self._left(h, e.state)) or \
+                self._outside(h, g, e.state)
             if why is not None:
                 # (from a guessed invariant, never a counterexample: the native check refutes wrong code)
-                return Group(Verdict("unknown", why.lstrip("!")), iteration, len(h.streams))
+                return Group(Verdict("unknown", why), iteration, len(h.streams))
         if not left:
             return Group(Verdict("unknown", f"no path leaves the multi-buffer loop at 0x{h.head:x}"), iteration,
                          len(h.streams))
@@ -413,12 +206,13 @@ class Streams:
                 nxt.append(e)
                 continue
             why = restored(self.ctx, e.state, counter=False) or self.finished(e.state, done) or \
-                self.untouched(e.state, done)
+                self.untouched(e.state, done) or self.hashed(e.state, done)
             if why:
                 return Group(Verdict("unknown", f"at ret: {why}"), iteration, len(h.streams))
         while nxt:
-            same = [e for e in nxt if e.head == nxt[0].head]
-            nxt = [e for e in nxt if e.head != same[0].head]
+            key = (nxt[0].head, dispatch(nxt[0].state.cond))
+            same = [e for e in nxt if (e.head, dispatch(e.state.cond)) == key]
+            nxt = [e for e in nxt if (e.head, dispatch(e.state.cond)) != key]
             later = self.prove(same, done)
             if not later.verdict.proved:
                 return Group(later.verdict, iteration, len(h.streams))
@@ -477,6 +271,7 @@ class Streams:
         first = left[0].state
         st = State(first.pc_addr)
         fresh = iter(range(1 << 30))
+        tag = f"{h.head:x}.{min(h.streams)}"
         group = {c for j in h.streams for c in h.words(j)}
         homes = [{c: h.current(e.state, c, self.init_mem, False) for c in group} for e in left]
 
@@ -488,28 +283,54 @@ class Streams:
             if all(v is v0 or v == v0 for v in values):
                 return v0
             if is_data(v0):
-                return self.init_reg(f"merged{next(fresh)}")
+                return self.init_reg(f"merged@{tag}.{next(fresh)}")
             if isinstance(v0, Int):
-                return Int(z3.BitVec(f"merged int {next(fresh)}", self.ctx.bits))
+                return Int(z3.BitVec(f"merged int @{tag}.{next(fresh)}", self.ctx.bits))
             return Opq(f"{loc} [differs where the loop is left]")
 
-        for r, v0 in first.regs.items():
+        # (a location some path has and another has not -- a write on some paths only -- is havocked: absent,
+        # it would read as its entry value)
+        for r in dict.fromkeys(r for e in left for r in e.state.regs):
             vals = [e.state.regs.get(r) for e in left]
-            if isinstance(v0, tuple):
-                if all(isinstance(v, tuple) for v in vals):
-                    st.regs[r] = tuple(merged([v[i] for v in vals], f"%{r}.{i}") for i in range(len(v0)))
-            elif all(v is not None for v in vals):
+            if all(isinstance(v, tuple) for v in vals):
+                st.regs[r] = tuple(merged([v[i] for v in vals], f"%{r}.{i}") for i in range(len(vals[0])))
+            elif all(v is not None and not isinstance(v, tuple) for v in vals):
                 st.regs[r] = merged(vals, f"%{r}")
-        for key, (v0, size) in first.mem.items():
+            else:
+                st.regs[r] = Opq(f"%{r} [differs where the loop is left]")
+        for key in dict.fromkeys(k for e in left for k in e.state.mem):
             vals = [e.state.mem.get(key, (None, 0)) for e in left]
+            size = vals[0][1]
             if all(v is not None and sz == size for v, sz in vals):
                 st.mem[key] = (merged([v for v, _ in vals], _where(("mem", key))), size)
+            else:
+                st.mem[key] = (Opq(f"{_where(('mem', key))} [differs where the loop is left]"),
+                               max(sz for _, sz in vals))
         common = {c.sexpr() for c in first.cond}
         for e in left[1:]:
             common &= {c.sexpr() for c in e.state.cond}
         st.cond = [c for c in first.cond if c.sexpr() in common]
         st.frames, st.spans = first.frames, dict(first.spans)
         return st
+
+    def _outside(self, h: Head, g: State, st: State) -> str | None:
+        """Why an iteration changes a word of the context other than the group's -- or, where the group's
+        words live in registers (``Head.memory_home`` off), any word of the context -- or None."""
+        group = {c for j in h.streams for c in h.words(j)}
+        for key, (v, _) in st.mem.items():
+            if key[0] != "lanes" or key[2] in group and h.memory_home:
+                continue
+            was = g.mem.get(key, (self.init_mem("lanes", key[2]), 4))[0]
+            if not (isinstance(v, Term) and v == was):
+                return f"an iteration changes lanes{key[2]:+d}, a word the group's loop does not own"
+        return None
+
+    def hashed(self, st: State, done: set[int]) -> str | None:
+        """Why a message the contract gives has blocks at ``ret`` and no loop finished its words, or None."""
+        for j in range(self.messages):
+            if lanes.word_at(0, j) not in done and not self.implies(st.cond, lanes.blocks(j) <= 0):
+                return f"message {j} may have blocks and no loop hashed it"
+        return None
 
     def finished(self, st: State, done: set[int]) -> str | None:
         """Why a word of a group the loop finished is not what its loop left (``final[c]``) at ``ret``."""
@@ -542,22 +363,23 @@ class Streams:
             if not active and not self.implies(cond, c <= 0):
                 return f"message {j}: the path does not decide whether it has blocks left", 0
             if back:
-                c2 = _low(_get(st, h.counter[j]))
+                c2 = low(get(st, h.counter[j]))
                 if c2 is None or not self.implies(cond, c2 == (c - 1 if active else c)):
-                    return f"!message {j}'s count does not go {'down by one' if active else 'unchanged'}", 0
-                p = _get(st, h.pointer[j])
+                    return f"message {j}'s count does not go {'down by one' if active else 'unchanged'}", 0
+                p = get(st, h.pointer[j])
                 if isinstance(p, Ptr) and p.region == lanes.message(j):
                     if not (active and self.implies(cond, z3.And(p.off == 64, c2 > 0))):
-                        return f"!message {j}'s pointer is not its next block with blocks left", 0
+                        return f"message {j}'s pointer is not its next block with blocks left", 0
                 elif _same_ptr(self, cond, p, h.cancel):
                     if not self.implies(cond, c2 <= 0):
-                        return f"!message {j}'s pointer is parked with blocks left", 0
+                        return f"message {j}'s pointer is parked with blocks left", 0
                 else:
-                    return f"!message {j}'s pointer is neither its next block nor the cancel address", 0
+                    return f"message {j}'s pointer is neither its next block nor the cancel address", 0
             words = [h.current(st, c0, self.init_mem, False) for c0 in h.words(j)]
             if not active:
-                if any(not (isinstance(w, Term) and w == self.init_mem(h.home, c0)) for w, c0 in zip(words, h.words(j))):
-                    return f"!message {j} has no blocks left but its words change", 0
+                if any(not (isinstance(w, Term) and w == self.init_mem(h.home, c0))
+                       for w, c0 in zip(words, h.words(j))):
+                    return f"message {j} has no blocks left but its words change", 0
                 continue
             if j in proved:
                 if all(isinstance(w, Term) and w == v for w, v in zip(words, proved[j])):
@@ -587,22 +409,27 @@ class Streams:
         res = check_program(trace, self.spec, inputs, outputs,
                             ScheduleProver(self.prover, self.spec) if multi else self.prover, machine=factory)
         if not res.ok:
-            from sha1opt.semantics.block import describe_failure
-            return f"!message {j}: the iteration does not compute compress(H, block): {describe_failure(res)}", 0
+            return f"message {j}: the iteration does not compute compress(H, block): {describe_failure(res)}", 0
         return None, res.cuts
 
     def _back(self, h: Head, st: State) -> str | None:
-        t = _low(_get(st, h.trip))
-        if t is None or not self.implies(st.cond, z3.And(t == h.trips() - 1, t != 0)):
-            return "!the trip count does not go down by one, or the loop goes on at 0"
+        """Why a path back to the head breaks the trip count's step (``t' = t - 1 != 0``, its upper half 0) or
+        a kept value, or None."""
+        t = low(get(st, h.trip))
+        if t is None or not self.implies(st.cond, z3.And(t == h.trips() - 1, t != 0,
+                                                          z3.Extract(63, 32, get(st, h.trip).v) == 0)):
+            return "the trip count does not go down by one, or the loop goes on at 0"
         return self._kept(h, st, st.cond, "after an iteration")
 
     def _left(self, h: Head, st: State) -> str | None:
+        """Why a path out of the loop may leave with messages that have blocks (its trip count was not 1), or
+        None."""
         if not self.implies(st.cond, h.trips() == 1):
-            return "!the loop is left with a trip count other than 1 (messages with blocks left)"
+            return "the loop is left with a trip count other than 1 (messages with blocks left)"
         return None
 
     def untouched(self, st: State, done: set[int]) -> str | None:
+        """Why a word of a lane no loop finished is not the caller's at ``ret``, or None."""
         for c in range(0, lanes.STATE_BYTES, 4):
             if c in done:
                 continue
@@ -610,10 +437,6 @@ class Streams:
             if v is not None and not (isinstance(v[0], Term) and v[0] == self.init_mem("lanes", c)):
                 return f"lanes{c:+d} (a lane no message was given) changes"
         return None
-
-
-def _mentions_count(v: Int, j: int) -> bool:
-    return f"count{j}" in constants(v.v)
 
 
 def _equal(s: Streams, cond: list, x, want) -> bool:
@@ -633,4 +456,9 @@ def _where(loc) -> str:
     return f"%{loc[1]}" if loc[0] == "reg" else f"{loc[1][0]}{loc[1][2]:+d}"
 
 
-__all__ = ["Head", "Group", "Streams", "shape", "materialize"]
+def dispatch(cond: list) -> tuple:
+    """The conjuncts of a path condition that do not mention a count (the dispatch facts)."""
+    return tuple(c for c in cond if not mentions_blocks(c))
+
+
+__all__ = ["Head", "Group", "Streams", "shape", "materialize", "dispatch", "mentions_blocks"]

@@ -145,7 +145,7 @@ class VectorUnit:
         if aligned and lanes >= 4:
             self.check_aligned(p, 4 * lanes, d)
         words = [self.load(Ptr(p.region, p.off + self.bv(4 * j)), 4, d) for j in range(lanes)]
-        return tuple(w if isinstance(w, Opq) and moves or _count(w) else self._as_data(w, d, str(m)) for w in words)
+        return tuple(w if (isinstance(w, Opq) and moves) or _count(w) else self._as_data(w, d, str(m)) for w in words)
 
     def _computed(self, name: str, d: Decoded) -> tuple:
         """The lanes of ``name`` for a row that computes on them: data only."""

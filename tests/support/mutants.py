@@ -12,11 +12,14 @@ turns the first ``rol $5`` into ``rol $6``.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Callable
 
 import capstone
 from elftools.elf.elffile import ELFFile
+
+from sha1opt.semantics.lift.elf import ObjectFile
 
 
 def instruction_mutant(obj: Path, function: str, mnemonic: str, operands: str,
@@ -37,3 +40,15 @@ def instruction_mutant(obj: Path, function: str, mnemonic: str, operands: str,
     raw[at:at + ins.size] = new
     out.write_bytes(raw)
     return out
+
+
+def patched_function(data: bytes, function: str, at: int, old: str, new: str) -> bytes:
+    """An object's bytes ``data`` with the hex bytes ``old`` at ``function + at`` (an offset into the function, whose
+    section offset the symbol gives) replaced by ``new``; the object's code must be the one the patch knows."""
+    sym = ObjectFile.parse(data).find_function(function)
+    off = ELFFile(io.BytesIO(data)).get_section_by_name(sym.section)["sh_offset"] + sym.value + at
+    out = bytearray(data)
+    assert out[off:off + len(old) // 2] == bytes.fromhex(old), "the member's code is not the one these patches know"
+    out[off:off + len(new) // 2] = bytes.fromhex(new)
+    return bytes(out)
+

@@ -6,13 +6,11 @@ extracted at test time, never kept in the project. Mutants are byte patches of t
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
 import pytest
 import z3
-from elftools.elf.elffile import ELFFile
 
 from sha1opt.semantics.domain import NumpyDomain, Z3Domain
 from sha1opt.semantics.errors import ParseError
@@ -27,6 +25,7 @@ from sha1opt.emit.confirm import Finding
 from sha1opt.emit.lanes_confirm import lanes_finding
 from sha1opt.emit.objfile import load_object
 from tests.support.archives import member_file
+from tests.support.mutants import patched_function
 from tests.support.cpu import not_run_here
 
 LIB = Path("/usr/lib/x86_64-linux-gnu/libcrypto.a")
@@ -44,16 +43,6 @@ def member(member_path) -> bytes:
     return member_path.read_bytes()
 
 
-def _patched(data: bytes, function: str, at: int, old: str, new: str) -> bytes:
-    """``data`` with the bytes ``old`` at ``function + at`` (an offset into the function) replaced by ``new``."""
-    sym = ObjectFile.parse(data).find_function(function)
-    off = ELFFile(io.BytesIO(data)).get_section_by_name(sym.section)["sh_offset"] + sym.value + at
-    out = bytearray(data)
-    assert out[off:off + len(old) // 2] == bytes.fromhex(old), "the member's code is not the one these patches know"
-    out[off:off + len(new) // 2] = bytes.fromhex(new)
-    return bytes(out)
-
-
 def test_a_multi_buffer_interface_is_the_three_roles_in_order():
     """Rule (``lanes.check_roles``): ``(lanes, messages, groups)``, those three in that order; the contract says
     the precondition on the counts and covers both group counts."""
@@ -68,6 +57,7 @@ def test_a_multi_buffer_interface_is_the_three_roles_in_order():
 
 class _Machine:
     bits = 64
+    messages = 8
 
     @staticmethod
     def initial_mem(region, off):
@@ -164,7 +154,7 @@ def test_a_wrong_multi_buffer_loop_is_not_proved_and_the_machine_refutes_it(memb
     where the pointer is parked a block late (``cmovge`` -> ``cmovg``): the lane reads the 64 bytes after its
     message, a read past the buffer, and masks them away, so the values agree; the prover refuses it ("the
     pointer is not its next block with blocks left")."""
-    data = _patched(member, "sha1_multi_block", at, old, new)
+    data = patched_function(member, "sha1_multi_block", at, old, new)
     proof = prove_function(ObjectFile.parse(data), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
                            paths=frozenset({"sha1_multi_block"}))
     sse = [p for p in proof.paths if p.kind == "loop" and p.label.startswith("sha1_multi_block,")]
@@ -176,3 +166,20 @@ def test_a_wrong_multi_buffer_loop_is_not_proved_and_the_machine_refutes_it(memb
     got = lanes_finding(load_object(path, tmp_path), "sha1_multi_block", tmp_path,
                         symbols={"OPENSSL_ia32cap_P": bytes(16)})
     assert isinstance(got, Finding) == differs
+
+
+@pytest.mark.parametrize("function,at,old,new,path,groups", [
+    ("sha1_multi_block", 0x2A90, "ffca", "31d2", "sha1_multi_block", "2 groups"),
+    ("sha1_multi_block_avx", 0xD8, "eb06660f1f440000", "c57a7f57100f1f00", "_avx_shortcut", "1 group"),
+    ("sha1_multi_block_avx", 0xD8, "eb06660f1f440000", "3b4e480f1f440000", "_avx_shortcut", "1 group"),
+], ids=["second-group-skipped", "other-lanes-written", "descriptor-past-the-array"])
+def test_regression_a_message_left_unhashed_or_a_lane_written_outside_the_group_was_proved(member, function, at, old,
+                                                                                          new, path, groups):
+    """Found by review: a ret after the loops checked only that unfinished lanes were unchanged (a 2-group call
+    that skips the second group proved), a context word outside the group written before the head was dropped
+    from the invariant, and a descriptor past the 4*groups given was read. Each mutant is not proved now."""
+    data = patched_function(member, function, at, old, new)
+    proof = prove_function(ObjectFile.parse(data), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
+                           paths=frozenset({path}))
+    ours = [p for p in proof.paths if p.kind in ("loop", "stopped") and p.label == f"{path}, {groups}"]
+    assert ours and all(p.outcome != "proved" for p in ours), [(p.name, p.detail) for p in ours]

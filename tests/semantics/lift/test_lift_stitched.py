@@ -6,12 +6,10 @@ extracted at test time, never kept in the project. Mutants are byte patches of t
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
 import z3
-from elftools.elf.elffile import ELFFile
 
 from sha1opt.semantics.errors import ParseError, Sha1optError
 from sha1opt.semantics.lift import cbc
@@ -23,6 +21,7 @@ from sha1opt.emit.cbc_confirm import cbc_finding
 from sha1opt.emit.confirm import Finding
 from sha1opt.emit.objfile import load_object
 from tests.support.archives import member_file
+from tests.support.mutants import patched_function
 from tests.support.cpu import needs
 
 LIB = Path("/usr/lib/x86_64-linux-gnu/libcrypto.a")
@@ -38,16 +37,6 @@ def member(tmp_path_factory) -> bytes:
 def _prove(data: bytes, function: str):
     contract = parse_interface(STITCHED).contract("sysv", 1)
     return prove_function(ObjectFile.parse(data), function, contract)
-
-
-def _patched(data: bytes, function: str, at: int, old: str, new: str) -> bytes:
-    """``data`` with the bytes ``old`` at ``function + at`` (an offset into the function) replaced by ``new``."""
-    sym = ObjectFile.parse(data).find_function(function)
-    off = ELFFile(io.BytesIO(data)).get_section_by_name(sym.section)["sh_offset"] + sym.value + at
-    out = bytearray(data)
-    assert out[off:off + len(old) // 2] == bytes.fromhex(old), "the member's code is not the one these patches know"
-    out[off:off + len(new) // 2] = bytes.fromhex(new)
-    return bytes(out)
 
 
 def test_the_stitched_interface_takes_the_four_roles_together_and_the_seventh_argument_on_the_stack():
@@ -97,7 +86,7 @@ def test_a_wrong_aes_round_is_a_counterexample(member, at, old, new, why):
     """Mutants of the AES half (the hash half untouched) are refuted: exact AES (numpy) gives the ciphertext word
     another value than E(P xor C)."""
     body = "aesni_cbc_sha1_enc_ssse3"
-    proof = _prove(_patched(member, body, at, old, new), body)
+    proof = _prove(patched_function(member, body, at, old, new), body)
     assert proof.outcome == "counterexample"
     assert any(why in p.detail for p in proof.paths), [p.detail for p in proof.paths]
 
@@ -109,7 +98,7 @@ def test_the_ciphertext_check_runs_natively_and_refutes_a_wrong_round(member, tm
     body = "aesni_cbc_sha1_enc_ssse3"
     good, bad = tmp_path / "good.o", tmp_path / "bad.o"
     good.write_bytes(member)
-    bad.write_bytes(_patched(member, body, 0x483, "660f38ddd1", "660f38dcd1"))
+    bad.write_bytes(patched_function(member, body, 0x483, "660f38ddd1", "660f38dcd1"))
     assert cbc_finding(load_object(good, tmp_path), body, tmp_path) is None
     found = cbc_finding(load_object(bad, tmp_path), body, tmp_path)
     assert isinstance(found, Finding) and "ciphertext block 0 word" in found.problem
@@ -186,7 +175,7 @@ def test_regression_a_stack_store_at_a_computed_offset_was_never_bounds_checked(
     review: both mutants were "proved"). Now it must be proved below the entry stack pointer (``memory``)."""
     data = member
     for at, old, new in patches:
-        data = _patched(data, function, at, old, new)
+        data = patched_function(data, function, at, old, new)
     proof = _prove(data, function)
     assert not proof.proved
     assert any("computed offset not proved below the entry stack pointer" in p.detail for p in proof.paths)
