@@ -55,10 +55,12 @@ def _prepared(c):
 
 
 def _is_alignment(c) -> bool:
-    return any(str(v).startswith(ALIGNMENT) for v in _vars(c))
+    return any(str(v).startswith(ALIGNMENT) for v in symbols(c))
 
 
-def _vars(e) -> set:
+def symbols(e) -> set:
+    """The uninterpreted constants of ``e``, each shared subterm visited once (``z3util.get_vars`` walks a DAG as
+    a tree: the largest of 8 counts, a chain of ``If`` sharing its arms, is exponential there)."""
     out, work, seen = set(), [e], set()
     while work:
         t = work.pop()

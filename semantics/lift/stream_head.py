@@ -21,6 +21,7 @@ import z3
 
 from sha1opt.semantics.ir import Term
 from sha1opt.semantics.lift import lanes
+from sha1opt.semantics.lift.condition import symbols
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, Ptr, State
 from sha1opt.semantics.lift.induction import Ctx
 
@@ -99,25 +100,8 @@ def low(v) -> z3.BitVecRef | None:
     return z3.simplify(z3.Extract(31, 0, v.v)) if isinstance(v, Int) else None
 
 
-def constants(e) -> set[str]:
-    """The names of the uninterpreted constants in ``e``, each shared subterm visited once (the largest of 8
-    counts is a chain of ``If`` sharing its arms: ``z3util.get_vars`` walks it as a tree, exponentially)."""
-    seen: set[int] = set()
-    names: set[str] = set()
-    work = [e]
-    while work:
-        x = work.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            names.add(x.decl().name())
-        work.extend(x.children())
-    return names
-
-
 def mentions_blocks(e) -> bool:
-    return any(n.startswith("blocks") for n in constants(e))
+    return any(str(v).startswith("blocks") for v in symbols(e))
 
 
 def shape(ctx: Ctx, arrivals: list[PathEnd], messages: int) -> Head | str:
@@ -240,4 +224,4 @@ def materialize(h: Head, dom, init_reg, init_mem, exact: bool) -> State:
     return st
 
 
-__all__ = ["INT_MAX", "MAX_STREAMS", "Head", "shape", "materialize", "constants", "mentions_blocks", "get", "low"]
+__all__ = ["INT_MAX", "MAX_STREAMS", "Head", "shape", "materialize", "mentions_blocks", "get", "low"]

@@ -78,9 +78,8 @@ from sha1opt.semantics.sha1 import range_spec
 
 @dataclass
 class Group:
-    """What one group's proof gave: its verdict, the paths of one iteration it explored (the first back to the
-    head: what a cost model may price), and the states that leave its loop (``ret`` or the next group's
-    arrivals at a head)."""
+    """What one group's proof gave (with the groups after it): its verdict, one iteration's trace (the first path
+    back to the head: what a cost model may price) and how many messages an iteration hashes a block of."""
 
     verdict: Verdict
     iteration: tuple = ()
@@ -119,7 +118,7 @@ class Streams:
             if isinstance(p, Ptr) and p.region == lanes.message(j):
                 if not self.implies(cond, z3.And(p.off == 0, lanes.blocks(j) > 0)):
                     return f"message {j}'s pointer is at its first block though it has no blocks"
-            elif h.cancel is not None and p == h.cancel or _same_ptr(self, cond, p, h.cancel):
+            elif _same_ptr(self, cond, p, h.cancel):
                 if not self.implies(cond, lanes.blocks(j) <= 0):
                     return f"message {j}'s pointer is parked though it has blocks"
             else:
@@ -131,6 +130,8 @@ class Streams:
         return self._kept(h, st, cond, "at the loop head's arrival", True)
 
     def _kept(self, h: Head, st: State, cond: list, where: str, memory: bool = False) -> str | None:
+        """Why a location of ``h.kinds`` does not hold at ``st`` what the head says (kept, constant, an earlier
+        group's word, a home of the group's word: the context's at an arrival, ``memory``), or None."""
         for loc, (k, _) in h.kinds.items():
             v = get(st, loc)
             kinds = k[1] if k[0] == "lanes" else (k,)
@@ -160,9 +161,8 @@ class Streams:
             return Group(Verdict("refused", f"the multi-buffer loop at 0x{h.head:x} hashes {len(h.streams)} messages "
                                  f"an iteration: proved for at most {MAX_STREAMS} (each count forks an iteration three "
                                  "ways)", 0, "loop shape"), (), len(h.streams))
-        parked = [(get(e.state, h.pointer[j]), e.state) for e in arrivals for j in h.streams
-                  if not (isinstance(get(e.state, h.pointer[j]), Ptr)
-                          and get(e.state, h.pointer[j]).region == lanes.message(j))]
+        held = [(get(e.state, h.pointer[j]), j, e.state) for e in arrivals for j in h.streams]
+        parked = [(p, st) for p, j, st in held if not (isinstance(p, Ptr) and p.region == lanes.message(j))]
         if parked:
             h.cancel = parked[0][0]
             why = self._parked(h.cancel, parked[0][1])
@@ -186,9 +186,10 @@ class Streams:
         proved: dict[int, list] = {}
         cuts = 0
         for e in ends:
-            why, n = self._messages(h, e, e in back, proved)
+            again = e.head == h.head            # (back at the head, else out of the loop)
+            why, n = self._messages(h, e, again, proved)
             cuts += n
-            why = why or (self._back(h, e.state) if e in back else self._left(h, e.state)) or \
+            why = why or (self._back(h, e.state) if again else self._left(h, e.state)) or \
                 self._outside(h, g, e.state)
             if why is not None:
                 # (from a guessed invariant, never a counterexample: the native check refutes wrong code)
