@@ -93,6 +93,7 @@ from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
 from sha1opt.emit.cbc_confirm import cbc_finding
 from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
+from sha1opt.emit.lanes_confirm import lanes_finding
 from sha1opt.emit.objfile import UserObject, defining_members, load_object, with_called_members
 from sha1opt.emit.proof_memo import remembered
 from sha1opt.emit.toolchain import Preprocessor
@@ -399,8 +400,11 @@ def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface:
                                          "archive, which the native harness does not link")
             continue
         tried.add(p.witness)
-        found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface,
-                        symbols=dict(p.witness), lifted=proof)
+        if proof.contract.multi_buffer:     # (messages in the lanes of one context: their own harness)
+            found = lanes_finding(uo, proof.function, work, symbols=dict(p.witness))
+        else:
+            found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface,
+                            symbols=dict(p.witness), lifted=proof)
         if isinstance(found, Finding):
             return found
         if proof.contract.cbc:          # (a stitched AES-CBC function: its ciphertext and iv, run apart)

@@ -36,7 +36,7 @@ import z3
 from sha1opt.semantics.lift.calls import KNOWN, RESULT_REGION, Calls, Outside
 from sha1opt.semantics.lift.canary import FAIL_FUNCTIONS
 from sha1opt.semantics.lift.decode import BRANCHES, Decoded
-from sha1opt.semantics.lift.values import Flags, Int, Opq, Ptr, Refused, Violation, is_data, read_only_string
+from sha1opt.semantics.lift.values import Choice, Flags, Int, Opq, Ptr, Refused, Violation, is_data, read_only_string
 from sha1opt.semantics.control import CONTROL
 from sha1opt.semantics.x86 import Imm, Mem, Reg
 
@@ -318,7 +318,9 @@ class ControlFlow(Calls):
                      and s.bind in ("STB_GLOBAL", "STB_WEAK") and s.name), None)
 
     def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
-        """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does.
+        """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does -- under the multi-buffer
+        contract (``select_counts``) an undecided one selects instead: z3's ``If`` of two integers, a ``Choice``
+        of two pointers.
 
         Exploring, ``decide(c)`` picks (or forks) the direction; the other path's
         destination is left in ``alternative`` for ``paths.explore`` to give
@@ -327,6 +329,11 @@ class ControlFlow(Calls):
         c = self.condition(m, d)
         a = self.operand_value(ops[0], d, w)
         b = self.operand_value(ops[1], d, w)
+        if self.select_counts and all(isinstance(x, (Ptr, Choice)) for x in (a, b)):
+            k = z3.simplify(c)      # (a condition the path decides stays a choice: whoever reads it decides it)
+            self._write(ops[1], a if z3.is_true(k) else b if z3.is_false(k) else
+                        Choice("pointer [selected by a cmov]", c, a, b), w, d)
+            return
         if not ((isinstance(a, Int) and isinstance(b, Int)) or (isinstance(a, Ptr) and isinstance(b, Ptr))):
             # data (or unlike) values: only a condition the path decides picks one (a constant argument,
             # e.g. a byte order, selecting how a word is loaded); an undecided one is refused

@@ -94,8 +94,9 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  scratch: tuple[int, int] | None = None, select_counts: bool = False, messages: int = 0) -> None:
         self.p = program
         self.messages = messages        # the multi-buffer contract: the descriptors the caller gives (``lanes``)
-        # a ``cmov`` between two integers selects (z3 ``If``) instead of forking: the multi-buffer contract, whose
-        # prologue takes the largest of 8 counts by a chain of ``cmovg`` (``streams``)
+        # an undecided ``cmov`` selects instead of forking -- two integers by z3's ``If``, two pointers by a
+        # ``Choice``: the multi-buffer contract, whose prologue takes the largest of 8 counts by a chain of
+        # ``cmovg`` and parks every message's pointer by a ``cmov`` each iteration (``streams``)
         self.select_counts = select_counts
         self.state_wide = state_wide            # ``state@S wide``: the state words are 64-bit slots' low halves
         self.scratch = scratch                  # ``state@S + workspace@W[N]``: its bytes [lo, hi) from the state

@@ -5,8 +5,9 @@
 precondition on the counts, ``lanes.axioms``). From the entry state the
 executor explores to the heads of the innermost loops (``Cfg.innermost_heads``:
 the block loops; the loop over groups has a constant trip count and is
-followed); its ``cmov`` chain taking the largest count selects instead of
-forking (``PathMachine.select_counts``). Per path end:
+followed); its ``cmov`` chain taking the largest count, and each ``cmov``
+parking a message's pointer, selects instead of forking
+(``PathMachine.select_counts``). Per path end:
 
 * ``ret`` without a loop: the precondition leaves no message with blocks, so
   every lane is unchanged and the callee-saved registers and stack restored;

@@ -55,10 +55,14 @@ class State:
     # per symbolic stack part, the constant span [lo, end) proved inside the own frame on this path
     # (``memory._in_own_frame``: a path's condition only grows, so what it proved holds on for its forks)
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # the masks of undecided comparisons of block counts in vector lanes (``vectors.CountLanes``): name -> (the
+    # data value standing for the mask, the z3 condition under which it is all ones; else it is 0)
+    masks: dict[str, tuple[object, object]] = field(default_factory=dict)
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
-                     self.steps, self.frames, self.pointers, self.calls, self.results, self.bound, dict(self.spans))
+                     self.steps, self.frames, self.pointers, self.calls, self.results, self.bound, dict(self.spans),
+                     dict(self.masks))
 
 
 class Program:
@@ -241,7 +245,7 @@ def explore(machine_for: Callable[[State], "object"], start: State, stops: set[i
                         f.pc_addr = (sec, d.next) if pm.s.pc_addr == (sec, d.target) else (sec, d.target)
                     f.trace = list(pm.s.trace)
                     f.steps = pm.s.steps
-                    f.regs, f.mem, f.flags = dict(pm.s.regs), dict(pm.s.mem), pm.s.flags
+                    f.regs, f.mem, f.flags, f.masks = dict(pm.s.regs), dict(pm.s.mem), pm.s.flags, dict(pm.s.masks)
                     if pm.alternative is not None:
                         reg, value, width = pm.alternative
                         machine_for(f)._write(reg, value, width, d)

@@ -26,9 +26,6 @@ from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, Ptr, State
 from sha1opt.semantics.lift.induction import Ctx
 
 INT_MAX = (1 << 31) - 1
-# The most messages one group's loop is proved for: every message's count forks each iteration three ways
-# (``c >= 2``, ``c == 1``, ``c <= 0``), so a group of 8 (the AVX2 code) has 3^8 paths an iteration.
-MAX_STREAMS = 4
 
 
 @dataclass
@@ -224,4 +221,4 @@ def materialize(h: Head, dom, init_reg, init_mem, exact: bool) -> State:
     return st
 
 
-__all__ = ["INT_MAX", "MAX_STREAMS", "Head", "shape", "materialize", "mentions_blocks", "get", "low"]
+__all__ = ["INT_MAX", "Head", "shape", "materialize", "mentions_blocks", "get", "low"]

@@ -21,12 +21,24 @@ unknowns of their own (H_{d_j}: message j after d_j blocks); other values
 the arrival held that are not data are kept, data constants kept, other data
 havocked. Facts: ``0 < t < 2^31``, ``c_j <= t`` (signed).
 
-Per iteration path back to the head (``_messages``, ``_back``): ``t' = t - 1 != 0``; per
-message, ``c_j > 0`` gives ``c_j' = c_j - 1`` and its words ``compress(H,
-block)`` (``composition.check_program`` once per message, other paths by term
-identity), ``c_j <= 0`` gives ``c_j' = c_j`` and its words unchanged; its
-pointer is ``Ptr("msg{j}", 64)`` (the next block) only where ``c_j' > 0`` and
-the cancel address only where ``c_j' <= 0``; kept values kept. A path out of
+No count forks a path. The executor keeps both cases of every message on one
+path: ``pcmpgtd`` of a count the path does not decide is a *mask*, a data
+unknown recorded with its condition (``State.masks``), and-ed into the new
+state; the ``cmov`` that parks a pointer gives a ``Choice`` of the two
+addresses; the counts are exact z3 ``If`` terms. The proof splits the cases
+where it checks them, message by message (``_messages``):
+
+Per iteration path back to the head (``_step``, ``_back``): ``t' = t - 1 !=
+0``; per message, ``c_j > 0`` gives ``c_j' = c_j - 1`` and its words
+``compress(H, block)``, ``c_j <= 0`` gives ``c_j' = c_j`` and its words
+unchanged (the masks this case decides put in as constants and folded,
+``decided``); its pointer is ``Ptr("msg{j}", 64)`` (the next block) only where
+``c_j' > 0`` and the cancel address only where ``c_j' <= 0`` (each choice
+taken apart under that case, ``chosen``); kept values kept. The words are
+proved by ``composition.check_program`` for one message (under its ``c_j >
+0``); another message's are proved where they are that message's terms with
+the two messages' unknowns swapped (``_swapped``: a bijection of unknowns
+keeps an identity), else by a ``check_program`` of their own. A path out of
 the loop (to where ``Cfg.loop_exits`` says it is left, ``_left``) has ``t =
 1``, so every ``c_j <= 0`` after it, and the same per-message words: each
 message's last ones. Base case (``entered``): every arrival has ``c_j =
@@ -36,7 +48,9 @@ Induction on the iterations gives every message's words after its
 ``max(blocks_j, 0)`` blocks. While a message's lane runs on a parked pointer
 it reads the cancel address (64 bytes there must be readable: ``_parked``) and
 its words -- unknowns to the proof -- are masked away; every message's words
-are proved from its own inputs only.
+are proved from its own inputs only. A constant or kept value of the arrival
+that an iteration overwrites (the upper lanes ``vzeroupper`` cleared, which the
+AVX2 code loads the counts into) is havocked at the head (``_weakened``).
 
 The group's words live in the context when an iteration writes them back
 (OpenSSL's SSE and AVX code), else in the registers that held them at the
@@ -49,9 +63,10 @@ callee-saved registers and the stack pointer are restored, every finished
 group's word is its ``final`` value in the context (``finished``) and every
 other lane is unchanged (``untouched``).
 
-Example: the SSE body of ``sha1_multi_block`` with ``groups`` 1: 40 arrivals
-at its head 0xe0 (the prologue's forks on each count), 81 paths of one
-iteration (per message: ``c >= 2``, ``c == 1``, ``c <= 0``).
+Example: the SSE body of ``sha1_multi_block`` with ``groups`` 1: one arrival
+at its head 0xe0, 2 paths of one iteration (back to the head, out of the
+loop), one ``check_program`` (message 0) and three swaps; the AVX2 body: 8
+messages, the same 2 paths.
 """
 
 from __future__ import annotations
@@ -63,12 +78,13 @@ import z3
 from sha1opt.semantics.block import describe_failure
 from sha1opt.semantics.composition import check_program
 from sha1opt.semantics.domain import TermDomain
-from sha1opt.semantics.ir import Builder, Term, variables
+from sha1opt.semantics.ir import Builder, Term, evaluate, variables
 from sha1opt.semantics.lift import lanes
 from sha1opt.semantics.lift.executor import Int, Opq, PathEnd, Ptr, State, explore, is_data
 from sha1opt.semantics.lift.induction import Ctx, restored
-from sha1opt.semantics.lift.stream_head import (INT_MAX, MAX_STREAMS, Head, get, low, materialize, mentions_blocks,
-                                                shape)
+from sha1opt.semantics.lift.stream_head import INT_MAX, Head, get, low, materialize, mentions_blocks, shape
+from sha1opt.semantics.lift.values import Choice, chosen
+from sha1opt.semantics.lift.vectors import LaneFold
 from sha1opt.semantics.lift.schedule import ScheduleProver
 from sha1opt.semantics.lift.verdict import Verdict, stopped
 from sha1opt.semantics.prove import Prover
@@ -100,6 +116,45 @@ class Streams:
     def implies(self, cond: list, goal) -> bool:
         return self.ctx.implies(cond, goal)
 
+    def possible(self, cond: list) -> bool:
+        return not self.implies(cond, z3.BoolVal(False))
+
+    def chosen(self, v, cond: list):
+        """``v`` with its ``Choice`` arms taken as ``cond`` decides them (``values.chosen``), else None."""
+        return chosen(v, lambda k: True if self.implies(cond, k) else False if self.implies(cond, z3.Not(k))
+                      else None)
+
+    def resolved(self, st: State, cond: list) -> State:
+        """A copy of ``st`` whose choices of pointers ``cond`` decides are taken apart (what ``shape`` reads)."""
+        out = st.copy()
+        for r, v in st.regs.items():
+            if isinstance(v, Choice) and (x := self.chosen(v, cond)) is not None:
+                out.regs[r] = x
+        for k, (v, size) in st.mem.items():
+            if isinstance(v, Choice) and (x := self.chosen(v, cond)) is not None:
+                out.mem[k] = (x, size)
+        return out
+
+    def decided(self, st: State, cond: list, values: list) -> list:
+        """``values`` (data terms) with every mask of ``st`` (``State.masks``) that ``cond`` decides put in as the
+        constant it then is, folded exactly (``LaneFold``): under ``c > 0`` a word ``add(and(x, mask), h)`` is
+        ``add(x, h)``, under ``c <= 0`` it is ``h``."""
+        terms = [v for v in values if isinstance(v, Term)]
+        names = set(variables(terms))
+        known = {}
+        for v, k in st.masks.values():
+            if isinstance(v, Term) and v.node.payload in names:
+                known[v] = 0xFFFFFFFF if self.implies(cond, k) else 0 if self.implies(cond, z3.Not(k)) else None
+        if not terms or not known:
+            return values
+
+        def env(name: str):
+            t = self.b.var(name)
+            c = known.get(t)
+            return t if c is None else self.b.const(c)
+        out = iter(evaluate(terms, LaneFold(self.dom), env))
+        return [next(out) if isinstance(v, Term) else v for v in values]
+
     # -- base case --
     def entered(self, h: Head, st: State) -> str | None:
         """Why the arrival ``st`` does not hold the invariant at its first iteration, or None."""
@@ -114,15 +169,15 @@ class Streams:
             c = low(get(st, h.counter[j]))
             if c is None or not self.implies(cond, z3.And(c == lanes.blocks(j), c <= t)):
                 return f"message {j}'s slot does not hold its block count, at most the trip count"
-            p = get(st, h.pointer[j])
-            if isinstance(p, Ptr) and p.region == lanes.message(j):
-                if not self.implies(cond, z3.And(p.off == 0, lanes.blocks(j) > 0)):
-                    return f"message {j}'s pointer is at its first block though it has no blocks"
-            elif _same_ptr(self, cond, p, h.cancel):
-                if not self.implies(cond, lanes.blocks(j) <= 0):
-                    return f"message {j}'s pointer is parked though it has blocks"
-            else:
-                return f"message {j}'s pointer is neither its first block nor the cancel address"
+            for has in (True, False):
+                case = cond + [lanes.blocks(j) > 0 if has else lanes.blocks(j) <= 0]
+                if not self.possible(case):
+                    continue
+                p = self.chosen(get(st, h.pointer[j]), case)
+                if has and not (isinstance(p, Ptr) and p.region == lanes.message(j) and self.implies(case, p.off == 0)):
+                    return f"message {j}'s pointer is not at its first block where it has blocks"
+                if not has and not _same_ptr(self, case, p, h.cancel):
+                    return f"message {j}'s pointer is not parked where it has no blocks"
             for c in h.words(j):
                 v = st.mem.get(("lanes", "", c), (self.init_mem("lanes", c), 4))[0]
                 if not (isinstance(v, Term) and v == self.init_mem("lanes", c)):
@@ -132,42 +187,70 @@ class Streams:
     def _kept(self, h: Head, st: State, cond: list, where: str, memory: bool = False) -> str | None:
         """Why a location of ``h.kinds`` does not hold at ``st`` what the head says (kept, constant, an earlier
         group's word, a home of the group's word: the context's at an arrival, ``memory``), or None."""
+        return next((why for _, _, why in self._broken(h, st, cond, where, memory)), None)
+
+    def _broken(self, h: Head, st: State, cond: list, where: str, memory: bool = False):
+        """Each location of ``h.kinds`` (and lane, or None) that does not hold at ``st`` what the head says, with
+        why: (location, lane, message)."""
         for loc, (k, _) in h.kinds.items():
             v = get(st, loc)
             kinds = k[1] if k[0] == "lanes" else (k,)
             vals = v if k[0] == "lanes" else (v,)
             if k[0] == "lanes" and not isinstance(v, tuple):
-                return f"{_where(loc)} is not a vector {where}"
+                yield loc, None, f"{_where(loc)} is not a vector {where}"
+                continue
             for i, (kk, x) in enumerate(zip(kinds, vals)):
                 tag, want = kk
+                lane = i if k[0] == "lanes" else None
                 name = _where(loc) + (f".{i}" if k[0] == "lanes" else "")
                 if tag == "keep" and not _equal(self, cond, x, want):
-                    return f"{name} does not keep its value {where}"
+                    yield loc, lane, f"{name} does not keep its value {where}"
                 if tag == "const" and not (isinstance(x, Term) and x.node.op == "const" and x.node.payload == want):
-                    return f"{name} does not keep its constant {where}"
+                    yield loc, lane, f"{name} does not keep its constant {where}"
                 if tag == "term" and not (isinstance(x, Term) and x == want):
-                    return f"{name} does not keep an earlier group's word {where}"
+                    yield loc, lane, f"{name} does not keep an earlier group's word {where}"
                 if tag == "word" and not (isinstance(x, Term) and x == h.current(st, want, self.init_mem, memory)):
-                    return f"{name} does not hold lanes{want:+d} {where}"
-        return None
+                    yield loc, lane, f"{name} does not hold lanes{want:+d} {where}"
+
+    def _weakened(self, h: Head, back: list[PathEnd]) -> bool:
+        """Havoc in ``h.kinds`` each constant or kept value (a register or stack slot, not the context) that some
+        iteration ``back`` to the head overwrites with another -- the arrival's value of a register the loop
+        reuses (the upper lanes ``vzeroupper`` cleared, where the AVX2 code loads the counts); True if any
+        was. (Sound whatever it picks: a havocked location is any value at the head, and whatever the
+        iteration needs of it fails its proof.)"""
+        changed = False
+        for e in back:
+            for loc, lane, _ in list(self._broken(h, e.state, e.state.cond, "")):
+                k, size = h.kinds[loc]
+                if loc[0] == "mem" and loc[1][0] == "lanes":
+                    continue
+                if lane is None and k[0] in ("keep", "const"):
+                    h.kinds[loc] = (("fresh int", None) if isinstance(get(e.state, loc), Int) else ("free", None), size)
+                    changed = True
+                elif lane is not None and k[1][lane][0] in ("keep", "const"):
+                    kinds = list(k[1])
+                    kinds[lane] = ("free", None)
+                    h.kinds[loc] = (("lanes", tuple(kinds)), size)
+                    changed = True
+        return changed
 
     # -- one iteration --
     def prove(self, arrivals: list[PathEnd], earlier: set[int] = frozenset()) -> Group:
         """The loop the ``arrivals`` (one head, one dispatch path) reach, and every group and ``ret`` after it."""
-        h = shape(self.ctx, arrivals, self.messages)
+        every = [lanes.blocks(j) > 0 for j in range(self.messages)]
+        view = [PathEnd(self.resolved(e.state, e.state.cond + every), e.kind, e.head) for e in arrivals]
+        h = shape(self.ctx, view, self.messages)
         if isinstance(h, str):
             return Group(Verdict("unknown", f"the multi-buffer loop at 0x{arrivals[0].head:x}: {h}"))
-        if len(h.streams) > MAX_STREAMS:
-            return Group(Verdict("refused", f"the multi-buffer loop at 0x{h.head:x} hashes {len(h.streams)} messages "
-                                 f"an iteration: proved for at most {MAX_STREAMS} (each count forks an iteration three "
-                                 "ways)", 0, "loop shape"), (), len(h.streams))
-        held = [(get(e.state, h.pointer[j]), j, e.state) for e in arrivals for j in h.streams]
-        parked = [(p, st) for p, j, st in held if not (isinstance(p, Ptr) and p.region == lanes.message(j))]
-        if parked:
-            h.cancel = parked[0][0]
-            why = self._parked(h.cancel, parked[0][1])
-            if why:
-                return Group(Verdict("unknown", why))
+        for e in arrivals:
+            for j in h.streams:
+                case = e.state.cond + [lanes.blocks(j) <= 0]
+                p = self.chosen(get(e.state, h.pointer[j]), case) if self.possible(case) else None
+                if h.cancel is None and p is not None and not (isinstance(p, Ptr) and p.region == lanes.message(j)):
+                    h.cancel = p
+                    why = self._parked(p, case)
+                    if why:
+                        return Group(Verdict("unknown", why))
         for e in arrivals:
             why = self.entered(h, e.state)
             if why:
@@ -227,6 +310,9 @@ class Streams:
         (``Head.memory_home``)."""
         g = materialize(h, self.dom, self.init_reg, self.init_mem, True)
         ends = explore(self.machine_for, g.copy(), stops)
+        if self._weakened(h, [e for e in ends if e.kind == "head" and e.head == h.head]):
+            g = materialize(h, self.dom, self.init_reg, self.init_mem, True)
+            ends = explore(self.machine_for, g.copy(), stops)
         group = {c for j in h.streams for c in h.words(j)}
         back = [e for e in ends if e.kind == "head" and e.head == h.head]
         if back and all(h.holders(c) for c in group) \
@@ -243,7 +329,7 @@ class Streams:
         message has blocks, holds a value made of message j's block and state words (the state it carries on);
         a lane that held c at the arrival and is overwritten by other work (a copy the prologue made, message
         words) is havocked instead. (A wrong choice only fails the proof: every home is checked.)"""
-        full = next((e for e in back if all(self.implies(e.state.cond, h.count(j) > 0) for j in h.streams)), None)
+        full = next((e for e in back if self.possible(e.state.cond + [h.count(j) > 0 for j in h.streams])), None)
         if full is None:
             return
         owner = {c: j for j in h.streams for c in h.words(j)}
@@ -341,66 +427,103 @@ class Streams:
                 return f"lanes{c:+d} does not hold what the loop left"
         return None
 
-    def _parked(self, p, st: State) -> str | None:
-        """Why 64 bytes at the cancel address ``p`` may not be readable, or None."""
+    def _parked(self, p, cond: list) -> str | None:
+        """Why 64 bytes at the cancel address ``p`` may not be readable (under ``cond``), or None."""
         if not isinstance(p, Ptr):
             return "a finished message's pointer is not an address"
         off = z3.simplify(p.off)
         if p.region.startswith("sec:") and z3.is_bv_value(off):
             if self.ctx.obj.read(p.region[4:], off.as_long(), 64) is not None:
                 return None
-        if p.region == "stack" and self.implies(st.cond, z3.And(p.off + 64 <= 0, p.off >= -(1 << 20))):
+        if p.region == "stack" and self.implies(cond, z3.And(p.off + 64 <= 0, p.off >= -(1 << 20))):
             return None
         return "a finished message's pointer is parked where 64 bytes are not known readable"
 
     def _messages(self, h: Head, e: PathEnd, back: bool, proved: dict) -> tuple[str | None, int]:
         """Each message's count, pointer and words after one iteration ``e`` (module docstring): back at the
-        head (``back``) or where the loop is left."""
-        st, cond = e.state, e.state.cond
+        head (``back``) or where the loop is left. One path carries every message's two cases (its masks and
+        pointer choices): each is proved under ``c > 0`` and under ``c <= 0`` in turn."""
+        st = e.state
         cuts = 0
         for j in h.streams:
             c = h.count(j)
-            active = self.implies(cond, c > 0)
-            if not active and not self.implies(cond, c <= 0):
-                return f"message {j}: the path does not decide whether it has blocks left", 0
-            if back:
-                c2 = low(get(st, h.counter[j]))
-                if c2 is None or not self.implies(cond, c2 == (c - 1 if active else c)):
-                    return f"message {j}'s count does not go {'down by one' if active else 'unchanged'}", 0
-                p = get(st, h.pointer[j])
-                if isinstance(p, Ptr) and p.region == lanes.message(j):
-                    if not (active and self.implies(cond, z3.And(p.off == 64, c2 > 0))):
-                        return f"message {j}'s pointer is not its next block with blocks left", 0
-                elif _same_ptr(self, cond, p, h.cancel):
-                    if not self.implies(cond, c2 <= 0):
-                        return f"message {j}'s pointer is parked with blocks left", 0
-                else:
-                    return f"message {j}'s pointer is neither its next block nor the cancel address", 0
             words = [h.current(st, c0, self.init_mem, False) for c0 in h.words(j)]
-            if not active:
-                if any(not (isinstance(w, Term) and w == self.init_mem(h.home, c0))
-                       for w, c0 in zip(words, h.words(j))):
-                    return f"message {j} has no blocks left but its words change", 0
-                continue
-            if j in proved:
-                if all(isinstance(w, Term) and w == v for w, v in zip(words, proved[j])):
+            for active in (True, False):
+                cond = st.cond + [c > 0 if active else c <= 0]
+                if not self.possible(cond):
                     continue
-            why, n = self._compress(h, j, e, False)
-            if why:
-                return why, 0
-            proved[j] = words
-            cuts += n
+                why = self._step(h, j, st, cond, active) if back else None
+                if why:
+                    return why, 0
+                if not active:
+                    if any(not (isinstance(w, Term) and w == self.init_mem(h.home, c0))
+                           for w, c0 in zip(self.decided(st, cond, words), h.words(j))):
+                        return f"message {j} has no blocks left but its words change", 0
+                    continue
+                now = self.decided(st, cond, words)
+                if j in proved and now == proved[j] or any(self._swapped(was, i, j) == now for i, was in proved.items()):
+                    proved[j] = now
+                    continue
+                why, n = self._compress(h, j, e, cond)
+                if why:
+                    return why, 0
+                proved[j] = now
+                cuts += n
         return None, cuts
 
-    def _compress(self, h: Head, j: int, e: PathEnd, memory: bool) -> tuple[str | None, int]:
-        """``check_program`` over the iteration ``e``: message j's words become compress(H_j, its block)."""
+    def _swapped(self, words: list, i: int, j: int) -> list:
+        """Message i's proved words with messages i and j swapped: its block ``msg{i}[k]`` <-> ``msg{j}[k]`` and
+        its state words (in the context or their home) <-> message j's. The lanes of an iteration compute
+        the same function of their own message: where message j's words are this renaming of message i's --
+        terms ``check_program`` proved to be compress(H_i, block_i) as functions of their unknowns -- they are
+        compress(H_j, block_j) (a swap of unknowns is a bijection: the identity holds under it), and message
+        j needs no proof of its own."""
+        swap = {}
+        for a, b in ((i, j), (j, i)):
+            for c0, c1 in zip(h_words(a), h_words(b)):
+                for r in ("lanes", "home"):
+                    swap[f"{r}[{c0}]"] = f"{r}[{c1}]"
+        pre = {f"{lanes.message(i)}[": f"{lanes.message(j)}[", f"{lanes.message(j)}[": f"{lanes.message(i)}["}
+
+        def env(name: str):
+            if name in swap:
+                return self.b.var(swap[name])
+            p = next((p for p in pre if name.startswith(p)), None)
+            return self.b.var(pre[p] + name[len(p):] if p else name)
+        if not all(isinstance(w, Term) for w in words):
+            return []
+        return evaluate(words, self.dom, env)
+
+    def _step(self, h: Head, j: int, st: State, cond: list, active: bool) -> str | None:
+        """Why message j's count and pointer after an iteration back to the head (under ``cond``: it had blocks
+        left, ``active``, or not) break the invariant, or None: its count one less where it had blocks and
+        unchanged elsewhere; its pointer the next block where blocks are left after it, else parked."""
+        c = h.count(j)
+        c2 = low(get(st, h.counter[j]))
+        if c2 is None or not self.implies(cond, c2 == (c - 1 if active else c)):
+            return f"message {j}'s count does not go {'down by one' if active else 'unchanged'}"
+        for left in (True, False):
+            case = cond + [c2 > 0 if left else c2 <= 0]
+            if not self.possible(case):
+                continue
+            p = self.chosen(get(st, h.pointer[j]), case)
+            if left and not (active and isinstance(p, Ptr) and p.region == lanes.message(j)
+                             and self.implies(case, p.off == 64)):
+                return f"message {j}'s pointer is not its next block with blocks left"
+            if not left and not _same_ptr(self, case, p, h.cancel):
+                return f"message {j}'s pointer is not parked with no blocks left"
+        return None
+
+    def _compress(self, h: Head, j: int, e: PathEnd, cond: list) -> tuple[str | None, int]:
+        """``check_program`` over the iteration ``e`` under ``cond`` (message j has blocks left): message j's
+        words become compress(H_j, its block)."""
         inputs = {f"h{i}": ("mem", h.home, lanes.word_at(i, j)) for i in range(5)}
         inputs.update({f"m{w}": ("mem", lanes.message(j), 4 * w) for w in range(16)})
-        outputs = {f"h{i}": h.output(lanes.word_at(i, j), memory) for i in range(5)}
+        outputs = {f"h{i}": h.output(lanes.word_at(i, j), False) for i in range(5)}
 
         def factory(dom, init_reg, init_mem, pointers=None):
             st = materialize(h, dom, init_reg, init_mem, False)
-            st.cond = list(e.state.cond)
+            st.cond = list(cond)
             return self.ctx.machine(dom, init_reg, init_mem, st)
 
         # (sha1rnds4 computes four rounds in one value: the schedule prover cuts the rounds inside it, as
@@ -438,6 +561,11 @@ class Streams:
             if v is not None and not (isinstance(v[0], Term) and v[0] == self.init_mem("lanes", c)):
                 return f"lanes{c:+d} (a lane no message was given) changes"
         return None
+
+
+def h_words(j: int) -> list[int]:
+    """The context offsets of message j's five state words."""
+    return [lanes.word_at(i, j) for i in range(5)]
 
 
 def _equal(s: Streams, cond: list, x, want) -> bool:

@@ -5,7 +5,8 @@
 * ``Int(v)`` -- an integer (a count, a loaded capability word), exact z3
   bit-vector arithmetic;
 * ``Opq(name)`` -- an entry value that may only be moved (callee-saved
-  registers, the return address);
+  registers, the return address); ``DataPair`` (two data words) and
+  ``Choice`` (one of two addresses) are moved the same way;
 * anything else is a data value of the executor's domain.
 
 ``Refused`` is a path's end at something not modelled (its message names the
@@ -79,6 +80,33 @@ class DataPair(Opq):
 
     lo: object = None
     hi: object = None
+
+
+@dataclass(frozen=True, eq=False)
+class Choice(Opq):
+    """One of two addresses by a condition the path does not decide: ``then`` where ``cond`` holds, else
+    ``other`` -- what a ``cmov`` between two pointers gives under the multi-buffer contract, where forking on
+    every message's count would give 3^8 paths an iteration (``streams``).
+
+    Such a value is only moved: as an ``Opq`` whose name holds "[" it is refused as an address and in any
+    arithmetic; whoever knows more of the path condition takes it apart (``chosen``). Example: ``cmp
+    (%rbx),%ecx; cmovge %rbp,%r8`` with %ecx = 1, %rbp the table and %r8 = msg0 + 64 gives ``Choice(1 >= c0,
+    table, msg0 + 64)``; under ``c0 >= 2`` it is msg0 + 64."""
+
+    cond: object = None
+    then: object = None
+    other: object = None
+
+
+def chosen(v, decides):
+    """``v`` with every ``Choice`` in it taken apart where ``decides(cond)`` (True, False, or None: undecided) says
+    which arm holds; None where some choice is undecided."""
+    while isinstance(v, Choice):
+        d = decides(v.cond)
+        if d is None:
+            return None
+        v = v.then if d else v.other
+    return v
 
 
 Category = Literal["untracked value", "instruction", "address", "control flow", "loop shape", "contract", "limit"]

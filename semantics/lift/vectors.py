@@ -291,19 +291,22 @@ class CountLanes(LaneFold):
     block count in a lane (``movdqa (%rbx), %xmm0``), compares the counts with 0 (``pcmpgtd``: the mask of the
     messages with blocks left) and adds the mask (``paddd``: each such count less one), then stores them back.
 
-    A count lane goes through a move as it is; ``add``/``sub`` of a count and a count or a constant lane is
-    the count of their 32-bit sum or difference; ``gts`` (the signed comparison) of counts and constants is
-    the constant mask (``0xffffffff`` or 0) the path condition implies -- exploring, an undecided lane forks
-    as a ``cmov`` does (``decide``; the fork runs the instruction again, ``refetch``, so a row with several
-    undecided lanes forks once per lane); on replay the path condition must decide it. Any other row on a
-    count is refused by name. Example: counts (c0, c1) with 0: under ``c0 >= 2`` lane 0 is ``0xffffffff``,
-    and lane 1 forks into ``c1 > 0`` and ``c1 <= 0``.
+    A count lane goes through a move as it is; ``add``/``sub`` of a count and a count, a constant lane or a
+    mask is the count of their 32-bit sum or difference; ``gts`` (the signed comparison) of counts and
+    constants is the constant mask (``0xffffffff`` or 0) where the path condition decides it, else a *mask*: a
+    data unknown of its own (``%count mask@ADDR.LANE``) that the path records with its condition
+    (``State.masks``), so that the data it is and-ed with carries both cases in one path and the counts it is
+    added to are exact (z3 ``If``). Whoever knows more of the path condition puts the constant in
+    (``streams``). Any other row on a count is refused by name. Example: counts (c0, c1) with 0: under ``c0 >=
+    2`` lane 0 is ``0xffffffff``, lane 1 the mask ``%count mask@29e7.1`` of ``c1 > 0``; adding the two lanes
+    to the counts gives (c0 - 1, ``If(c1 > 0, c1 - 1, c1)``).
     """
 
     def __init__(self, domain, machine, d: Decoded) -> None:
         super().__init__(domain)
         self.m = machine
         self.d = d
+        self._lane = 0
 
     def apply(self, op: str, *args):
         if not any(isinstance(a, Int) for a in args):
@@ -315,21 +318,23 @@ class CountLanes(LaneFold):
         if op != "gts":
             return Int(z3.ZeroExt(m.bits - 32, x + y if op == "add" else x - y))
         c = x > y
+        lane = self._lane
+        self._lane += 1
         if m.implies(c):
-            taken = True
-        elif m.implies(z3.Not(c)):
-            taken = False
-        elif m.decide is not None:
-            taken = m.decide(c)
-            m.refetch = True
-        else:
-            raise Refused(self.d, "a comparison of block counts not decided by the path condition on replay",
-                          "control flow")
-        return self.domain.const(MASK32 if taken else 0)
+            return self.domain.const(MASK32)
+        if m.implies(z3.Not(c)):
+            return self.domain.const(0)
+        name = f"count mask@{self.d.address:x}.{lane}"
+        v = m.initial_reg(name)
+        m.s.masks[name] = (v, c)
+        return v
 
     def _word(self, v) -> z3.BitVecRef:
         if isinstance(v, Int):
             return z3.Extract(31, 0, v.v)
+        for mask, c in self.m.s.masks.values():
+            if mask is v or isinstance(v, Term) and isinstance(mask, Term) and mask == v:
+                return z3.If(c, z3.BitVecVal(MASK32, 32), z3.BitVecVal(0, 32))
         c = self.domain.constant(v) if is_data(v) else None
         if c is None:
             raise Refused(self.d, "a block count in a vector lane meets a value that is not a constant",

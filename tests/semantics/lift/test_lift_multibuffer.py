@@ -20,7 +20,9 @@ from sha1opt.semantics.lift.decode import decode_function, line_table
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.function import prove_function
 from sha1opt.semantics.lift.interface import parse_interface
-from sha1opt.semantics.lift.values import Int, Ptr, Refused, Violation
+from sha1opt.semantics.lift.paths import State
+from sha1opt.semantics.lift.values import Choice, Int, Ptr, Refused, Violation, chosen
+from sha1opt.semantics.lift.vectors import CountLanes
 from sha1opt.emit.confirm import Finding
 from sha1opt.emit.lanes_confirm import lanes_finding
 from sha1opt.emit.objfile import load_object
@@ -62,6 +64,31 @@ class _Machine:
     @staticmethod
     def initial_mem(region, off):
         return f"{region}[{off}]"
+
+
+class _PathMachine:
+    """What ``CountLanes`` asks of the path executor: its width, path condition, state and entry values."""
+    bits = 64
+
+    def __init__(self, cond: list) -> None:
+        self.domain = Z3Domain()
+        self.s = State((".text", 0), cond=list(cond))
+
+    def implies(self, goal) -> bool:
+        s = z3.Solver()
+        s.add(*self.s.cond, z3.Not(goal))
+        return s.check() == z3.unsat
+
+    def initial_reg(self, name: str):
+        return self.domain.var(f"%{name}")
+
+
+class _At:
+    address = 0x7520
+
+
+def _count(c) -> Int:
+    return Int(z3.ZeroExt(32, c))
 
 
 def test_the_regions_give_descriptors_words_and_blocks_and_refuse_the_rest():
@@ -120,27 +147,64 @@ def test_the_block_loops_are_the_innermost_and_each_is_left_once(member):
     assert len(g.loop_exits(head)) == 1
 
 
-@pytest.mark.parametrize("body,messages", [("sha1_multi_block", 4), ("_avx_shortcut", 4), ("_shaext_shortcut", 2)])
-def test_each_multi_buffer_body_proves_every_message(member, body, messages):
-    """The SSE, AVX and SHA-NI bodies' block loops prove for 1 and 2 groups: every message's words are the
-    chained compression of its blocks, for every count; with 1 group, the path where no message has blocks
-    leaves every lane unchanged."""
+@pytest.mark.parametrize("body,messages,groups", [
+    ("sha1_multi_block", 4, (1, 2)), ("_avx_shortcut", 4, (1, 2)), ("_shaext_shortcut", 2, (1, 2)),
+    ("_avx2_shortcut", 8, (2,))], ids=["sse", "avx", "shaext", "avx2"])
+def test_each_multi_buffer_body_proves_every_message(member, body, messages, groups):
+    """The SSE, AVX and SHA-NI bodies' block loops prove for 1 and 2 groups, the AVX2 body (8 messages an
+    iteration, taken for 2 groups) for 2: every message's words are the chained compression of its blocks, for
+    every count; the paths where no message has blocks leave every lane unchanged. Each count's cases ride on
+    one path (masks and pointer choices): an iteration is 2 paths, back and out."""
     proof = prove_function(ObjectFile.parse(member), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
                            paths=frozenset({body}))
     loops = [p for p in proof.paths if p.kind == "loop" and p.label.startswith(body + ",")]
-    assert sorted(p.label for p in loops) == [f"{body}, 1 group", f"{body}, 2 groups"]
+    assert sorted(p.label for p in loops) == [f"{body}, {g} group{'s' if g > 1 else ''}" for g in groups]
     for p in loops:
         assert p.outcome == "proved" and p.detail.startswith(f"{messages} messages a group"), (p.name, p.detail)
+        assert "2 paths" in p.detail
     idle = [p for p in proof.paths if p.kind == "loop not entered"]
     assert idle and all(p.outcome == "proved" for p in idle)
 
 
-def test_the_avx2_body_is_refused_by_name(member):
-    """The AVX2 body (2 groups: 8 messages an iteration) is refused by name, never guessed (``MAX_STREAMS``)."""
-    proof = prove_function(ObjectFile.parse(member), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
-                           paths=frozenset({"_avx2_shortcut"}))
-    (avx2,) = [p for p in proof.paths if p.label.startswith("_avx2_shortcut")]
-    assert avx2.outcome == "refused" and "8 messages" in avx2.detail and not proof.proved
+def test_an_undecided_count_comparison_is_a_mask_and_the_counts_stay_exact():
+    """Rule (``vectors.CountLanes``): ``gts`` of a count and 0 that the path does not decide is a data unknown
+    recorded with its condition (``State.masks``), not a fork; adding it to the count is the count less one
+    exactly where the count is positive; a decided lane is the constant."""
+    c0, c1 = z3.BitVec("count0", 32), z3.BitVec("count1", 32)
+    m = _PathMachine([c0 > 0])
+    lanes_ = CountLanes(Z3Domain(), m, _At())
+    zero = m.domain.const(0)
+    assert z3.simplify(lanes_.apply("gts", _count(c0), zero)).as_long() == 0xFFFFFFFF
+    mask = lanes_.apply("gts", _count(c1), zero)
+    ((name, (value, cond)),) = m.s.masks.items()
+    assert name == "count mask@7520.1" and value is mask
+    left = lanes_.apply("add", _count(c1), mask)
+    s = z3.Solver()
+    s.add(z3.Or(cond != (c1 > 0), z3.Extract(31, 0, left.v) != z3.If(c1 > 0, c1 - 1, c1)))
+    assert s.check() == z3.unsat
+
+
+def test_a_choice_of_pointers_is_taken_apart_only_where_the_condition_is_decided():
+    """Rule (``values.Choice``/``chosen``): a ``cmov`` of two pointers under the multi-buffer contract is a choice;
+    it is an arm only where the condition is decided, nested choices arm by arm."""
+    c = z3.BitVec("count0", 32)
+    table, nxt = Ptr("sec:.text", z3.BitVecVal(0x7620, 64)), Ptr("msg0", z3.BitVecVal(64, 64))
+    v = Choice("pointer [selected by a cmov]", 1 >= c, table, nxt)
+
+    def decides(facts):
+        def decide(k):
+            s = z3.Solver()
+            s.add(*facts, z3.Not(k))
+            if s.check() == z3.unsat:
+                return True
+            s = z3.Solver()
+            s.add(*facts, k)
+            return False if s.check() == z3.unsat else None
+        return decide
+    assert chosen(v, decides([c >= 2])) is nxt and chosen(v, decides([c <= 0])) is table
+    assert chosen(v, decides([c >= 0])) is None
+    outer = Choice("pointer [selected by a cmov]", c > 5, nxt, v)
+    assert chosen(outer, decides([c == 1])) is table
 
 
 @pytest.mark.parametrize("name,at,old,new,differs", [
@@ -166,6 +230,28 @@ def test_a_wrong_multi_buffer_loop_is_not_proved_and_the_machine_refutes_it(memb
     got = lanes_finding(load_object(path, tmp_path), "sha1_multi_block", tmp_path,
                         symbols={"OPENSSL_ia32cap_P": bytes(16)})
     assert isinstance(got, Finding) == differs
+
+
+@pytest.mark.parametrize("function,at,old,new,path,need", [
+    ("sha1_multi_block_avx2", 0x22C8, "c5fddbc6", "c5fdebc6", "_avx2_shortcut", "avx2"),
+    ("sha1_multi_block_avx2", 0x2270, "b901000000", "b902000000", "_avx2_shortcut", "avx2"),
+    ("sha1_multi_block_shaext", 0x585, "66450fdbc4", "66450febc4", "_shaext_shortcut", "sha"),
+], ids=["avx2-state-masked-with-vpor", "avx2-parked-a-block-early", "shaext-second-message-masked-with-por"])
+def test_a_wrong_lane_is_not_proved_by_another_lanes_proof(member, tmp_path, function, at, old, new, path, need):
+    """Mutants of the AVX2 body (one byte each: every lane wrong) and of the SHA-NI body's second message only
+    (``pand`` -> ``por`` on its state): not proved -- message 1's words are not message 0's with the two
+    swapped (``Streams._swapped``), so its own ``check_program`` runs and fails. Run natively where the CPU has
+    the path, a lane differs from SHA-1."""
+    data = patched_function(member, function, at, old, new)
+    proof = prove_function(ObjectFile.parse(data), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
+                           paths=frozenset({path}))
+    ours = [p for p in proof.paths if p.kind == "loop" and p.label.startswith(path + ",")]
+    assert ours and all(p.outcome == "unknown" for p in ours), [(p.name, p.detail) for p in ours]
+    if not_run_here(need) is not None:
+        return
+    mutant = tmp_path / "mutant.o"
+    mutant.write_bytes(data)
+    assert isinstance(lanes_finding(load_object(mutant, tmp_path), "sha1_multi_block", tmp_path), Finding)
 
 
 @pytest.mark.parametrize("function,at,old,new,path,groups", [
