@@ -83,7 +83,7 @@ from typing import Sequence
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.candidates import Candidate, compression_candidates, found_functions
 from sha1opt.semantics.lift.calls import KNOWN
-from sha1opt.semantics.lift.catalogue import lookup, unmodelled
+from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import NoFunction, Symbol
 from sha1opt.semantics.lift.function import Abi, Contract, FunctionProof, prove_function
 from sha1opt.semantics.lift.interface import ABI_OF, DEFAULT, KEYWORDS, Interface
@@ -260,8 +260,7 @@ def choose_interface(uo: UserObject, function: str | None, member: str | None,
                      declared: Interface | None) -> tuple[Interface, str]:
     """The interface to prove under and where it came from: a declared one always wins; else the catalogue's
     row for the function's symbol (``lift.catalogue.lookup``, for ``member`` if it is a local symbol); else
-    the default ``(state, data, nblocks)`` -- but a function the catalogue lists as not modelled
-    (``catalogue.unmodelled``) is a ``Sha1optError`` naming the reason."""
+    the default ``(state, data, nblocks)``."""
     if declared is not None:
         return declared, DECLARED
     try:
@@ -269,10 +268,6 @@ def choose_interface(uo: UserObject, function: str | None, member: str | None,
     except NoFunction:
         return DEFAULT, "the default (blocks)"          # (prove_function names the missing function)
     row = lookup(sym.name, member)
-    skip = unmodelled(sym.name)
-    if row is None and skip is not None:
-        raise Sha1optError(f"{sym.name} is not modelled ({skip.library}): {skip.reason}; --interface declares one "
-                           "to try anyway")
     if row is None:
         return DEFAULT, "the default (blocks): the function is not in the interface catalogue"
     note = f"; {row.note}" if row.note else ""

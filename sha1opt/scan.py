@@ -32,9 +32,7 @@ wrong (LLVM's ``SHA1::hashBlock(this)`` dies natively when handed
 ``(state, data, nblocks)``) -- so the row is the first guess left "unknown"
 (the machine agreed with SHA-1), else "refused" when every guess was
 refused, else "interface unknown"; "counterexample" is said only under a
-catalogued interface. A function the catalogue lists as not modelled
-(``catalogue.unmodelled``: OpenSSL's multi-buffer code) is "not modelled",
-with the reason, and no interface is guessed.
+catalogued interface.
 
 Fast on what cannot hold SHA-1 (``may_hold``, on the raw bytes before any
 ELF parsing; objects of other architectures are passed over): a file is
@@ -80,13 +78,12 @@ from sha1opt.semantics.lift.archive import members
 from sha1opt.semantics.lift.calls import KNOWN
 from sha1opt.semantics.lift.candidates import Candidate, found_functions, holds_all_constants, holds_sha_ni
 from sha1opt.semantics.lift.catalogue import interfaces as catalogue_interfaces
-from sha1opt.semantics.lift.catalogue import lookup, unmodelled
+from sha1opt.semantics.lift.catalogue import lookup
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import DEFAULT, KEYWORDS, Interface
 
 TIME_LIMIT = 60.0               # seconds of wall time per function (``--time-limit``)
 INTERFACE_UNKNOWN = "interface unknown"     # no guessed interface proved, one gave a counterexample (``_guessed``)
-NOT_MODELLED = "not modelled"               # the catalogue's ``[[unmodelled]]`` row: no proof is tried
 _ELF = b"\x7fELF"
 _NAMES = (b"sha1", b"SHA1", b"Sha1")
 _IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$")
@@ -104,8 +101,7 @@ class Found:
     interface: str              # e.g. "(state, data, nblocks)"
     catalogued: bool            # the interface is the catalogue's (else the default, or one-block when unread)
     verdict: str                # proved | partial | counterexample | unknown | refused | interface unknown
-                                # | not modelled | time limit | error (counterexample: only under a catalogued
-                                # interface)
+                                # | time limit | error (counterexample: only under a catalogued interface)
     paths: int                  # dispatch paths the proof reported (0: none, e.g. refused before any)
     proved_paths: int
     seconds: float
@@ -320,13 +316,8 @@ def _row(job: _Job, proof: ObjectProof | None, model, seconds: float, verdict: s
 
 
 def _prove(job: _Job, model, native: bool, work: Path) -> Found:
-    """The proof of one function, as a row (in the child); a function of the catalogue's ``[[unmodelled]]`` rows
-    is named as such, no interface guessed for it."""
+    """The proof of one function, as a row (in the child)."""
     t0 = time.perf_counter()
-    skip = unmodelled(job.cand.name)
-    if skip is not None:
-        return Found(job.file, job.member, job.cand.name, _address(job), job.cand.evidence, "-", True, NOT_MODELLED,
-                     0, 0, time.perf_counter() - t0, model.name, None, f"{skip.library}: {skip.reason}", job.dispatch)
     iface, origin = _interface(job)
     obj = job.obj
     if job.cand.evidence == "stripped":         # a name the prover can be given: the unwind extent as a symbol

@@ -19,13 +19,6 @@ stripped code, where no symbol names the function (Perl's Digest::SHA
 ``SHA.so``): ``interfaces()`` lists them with the functions' for ``scan``
 to try; no symbol lookup ever answers one.
 
-``[[unmodelled]]`` rows (symbol, library, source, reason) are SHA-1 functions
-whose interface is known and that the prover does not model -- OpenSSL's
-multi-buffer ``sha1_multi_block`` (independent hashes in SIMD lanes):
-``unmodelled(symbol)`` answers them, and ``scan``
-and ``prove --object`` say so by name instead of guessing an interface the
-function does not have.
-
 Example: ``interface_for("mbedtls_internal_sha1_process")`` is
 ``Interface(("state", "data"), name="mbedtls_internal_sha1_process",
 state_offset=8)``; ``interface_for("memcpy")`` is None.
@@ -44,7 +37,6 @@ from sha1opt.semantics.lift.interface import Interface, parse_interface
 REQUIRED = {"symbol", "interface", "library", "source"}
 OPTIONAL = {"member", "demangled", "note"}
 SHAPE_KEYS = {"interface", "library", "source"}
-UNMODELLED_KEYS = {"symbol", "library", "source", "reason"}
 
 
 @dataclass(frozen=True)
@@ -60,24 +52,13 @@ class Row:
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class Unmodelled:
-    """A SHA-1 function the prover does not model: its symbol, library, the ``source`` of its interface and
-    what it does, and the ``reason`` (what the prover lacks for it)."""
-
-    symbol: str
-    library: str
-    source: str
-    reason: str
-
-
 def load(path: Path | None = None) -> tuple[Row, ...]:
     """The rows of ``path`` (default ``corpus/interfaces.toml``), checked (module docstring)."""
     path = path or corpus_dir() / "interfaces.toml"
     raw = load_toml(path)
-    extra = sorted(set(raw) - {"function", "shape", "unmodelled"})
+    extra = sorted(set(raw) - {"function", "shape"})
     if extra:
-        raise CorpusError(f"{path}: unknown table {extra[0]!r} (rows are [[function]], [[shape]] and [[unmodelled]])")
+        raise CorpusError(f"{path}: unknown table {extra[0]!r} (rows are [[function]] and [[shape]])")
     rows: list[Row] = []
     seen: set[tuple[str, str | None]] = set()
     for i, row in enumerate(raw.get("function", [])):
@@ -97,23 +78,6 @@ def load_shapes(path: Path | None = None) -> tuple[Interface, ...]:
     path = path or corpus_dir() / "interfaces.toml"
     return tuple(_interface(row, f"{path.name}: shape {i + 1}", SHAPE_KEYS, set(), "a shape names no function")
                  for i, row in enumerate(load_toml(path).get("shape", [])))
-
-
-def load_unmodelled(path: Path | None = None) -> tuple[Unmodelled, ...]:
-    """The ``[[unmodelled]]`` rows of ``path`` (default ``corpus/interfaces.toml``): keys checked, strings
-    non-empty, no symbol twice, none also a ``[[function]]`` row's."""
-    path = path or corpus_dir() / "interfaces.toml"
-    raw = load_toml(path)
-    functions = {r.get("symbol") for r in raw.get("function", [])}
-    out: list[Unmodelled] = []
-    for i, row in enumerate(raw.get("unmodelled", [])):
-        where = f"{path.name}: unmodelled {i + 1}"
-        check_keys(row, where, UNMODELLED_KEYS, set())
-        _strings(row, where)
-        if row["symbol"] in functions or any(u.symbol == row["symbol"] for u in out):
-            raise CorpusError(f"{where}: symbol {row['symbol']!r} given twice")
-        out.append(Unmodelled(row["symbol"], row["library"], row["source"], row["reason"]))
-    return tuple(out)
 
 
 def _strings(row: dict, where: str) -> None:
@@ -144,16 +108,6 @@ def _rows() -> tuple[Row, ...]:
 @lru_cache(maxsize=1)
 def _shapes() -> tuple[Interface, ...]:
     return load_shapes()
-
-
-@lru_cache(maxsize=1)
-def _unmodelled() -> tuple[Unmodelled, ...]:
-    return load_unmodelled()
-
-
-def unmodelled(symbol: str) -> Unmodelled | None:
-    """The ``[[unmodelled]]`` row of ``symbol``, or None."""
-    return next((u for u in _unmodelled() if u.symbol == symbol), None)
 
 
 def lookup(symbol: str, member: str | None = None) -> Row | None:

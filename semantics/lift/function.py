@@ -77,6 +77,7 @@ from sha1opt.semantics.lift.handoff import entry_changed, passed_contract
 from sha1opt.semantics.lift.induction import (Ctx, block_offset, compress_holds, establishes, exit_compression, names,
                                               restored, verify_step)
 from sha1opt.semantics.lift.messages import prove_messages
+from sha1opt.semantics.lift.streams import dispatch
 from sha1opt.semantics.lift.multiblock import MAX_BLOCKS, data_step, generic, prove_multi_block
 from sha1opt.semantics.lift.proof_report import PATH_KINDS, FunctionProof, PathKind, PathReport  # noqa: F401
 from sha1opt.semantics.lift.summary import Havoc
@@ -296,7 +297,8 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
 def _prove_messages(obj: ObjectFile, sym, fn, ctx: Ctx, exits: dict[int, set[int]], prover: Prover,
                     t0: float, paths: frozenset[str] | None) -> FunctionProof:
     """A multi-buffer function (``messages``): one report per path and group count, its label the symbol holding
-    the path's last instruction and the group count (``sha1_multi_block_avx, 2 groups``)."""
+    the path's last instruction and the group count (``sha1_multi_block_avx, 2 groups``), its condition the
+    dispatch facts (what the counts select is the detail's: "no message has blocks")."""
     def ctx_for(groups: int) -> Ctx:
         c = replace(ctx.contract, constants=((2, groups),))
         return Ctx(obj, ctx.program, ctx.bits, c, ctx.n, ctx.k, [*ctx.axioms, *lanes.axioms(groups)])
@@ -310,7 +312,7 @@ def _prove_messages(obj: ObjectFile, sym, fn, ctx: Ctx, exits: dict[int, set[int
                             lambda end: paths is None or holder(end) in paths):
         label = f"{holder(p.end)}, {p.groups} group{'s' if p.groups > 1 else ''}"
         reports.append(PathReport(p.kind, label, p.end.head if p.kind == "loop" else None,
-                                  _cond_text(p.cond, ctx.bits), p.verdict.outcome, p.verdict.detail,
+                                  _cond_text(dispatch(p.cond), ctx.bits), p.verdict.outcome, p.verdict.detail,
                                   len(p.end.state.trace), p.seconds, p.verdict.cuts, p.verdict.category,
                                   witness=witness(p.cond, list(p.axioms)), trace=p.trace,
                                   block_bytes=64 * max(p.messages, 1),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from sha1opt.semantics.errors import CorpusError
-from sha1opt.semantics.lift.catalogue import interface_for, load, lookup
+from sha1opt.semantics.lift.catalogue import interface_for, interfaces, load, lookup
 from sha1opt.semantics.lift.interface import DEFAULT
 
 ROW = 'symbol = "f"\ninterface = "(state, data)"\nlibrary = "L"\nsource = "f.h"\n'
@@ -87,20 +87,10 @@ def test_shapes_are_listed_for_scan_and_never_answer_a_symbol(tmp_path):
         load_shapes(p)
 
 
-def test_unmodelled_rows_name_a_reason_and_are_checked(tmp_path):
-    """``[[unmodelled]]`` rows (OpenSSL's multi-buffer code): ``unmodelled`` answers their symbols with the reason,
-    nothing else -- the stitched AES-CBC + SHA-1 functions are ``[[function]]`` rows now (``cbc``); the loader
-    refuses an unknown key, an empty string and a symbol that is also a ``[[function]]`` row's."""
-    from sha1opt.semantics.lift.catalogue import load_unmodelled, unmodelled
-
-    assert "multi-buffer" in unmodelled("sha1_multi_block").reason
-    assert unmodelled("aesni_cbc_sha1_enc_ssse3") is None
+def test_the_multi_buffer_function_is_a_row_whose_interface_scan_also_tries():
+    """OpenSSL's multi-buffer ``sha1_multi_block`` is a ``[[function]]`` row (``(lanes, messages, groups)``), so its
+    interface is also one ``scan`` tries on stripped code; the stitched AES-CBC + SHA-1 functions are rows too
+    (``cbc``)."""
+    assert lookup("sha1_multi_block").interface.contract("sysv").multi_buffer
     assert lookup("aesni_cbc_sha1_enc_avx").interface.contract("sysv").cbc
-    assert unmodelled("sha1_block_data_order") is None and lookup("sha1_multi_block") is None
-    row = '[[unmodelled]]\nsymbol = "m"\nlibrary = "L"\nsource = "s"\nreason = "r"\n'
-    p = tmp_path / "interfaces.toml"
-    for text, message in ((row + 'size = 1\n', "unknown key 'size'"), (row.replace('"r"', '""'), "non-empty"),
-                          ("[[function]]\n" + ROW.replace('"f"', '"m"') + row, "symbol 'm' given twice")):
-        p.write_text(text)
-        with pytest.raises(CorpusError, match=message):
-            load_unmodelled(p)
+    assert any(i.roles == ("lanes", "messages", "groups") for i in interfaces())
