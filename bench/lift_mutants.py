@@ -76,7 +76,8 @@ from elftools.elf.elffile import ELFFile
 
 from sha1opt.analyze import ObjectProof, prove_object
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.confirm import Finding, Unavailable, confirm
+from sha1opt.emit.confirm import Finding, Unavailable
+from sha1opt.emit.native_check import native_finding
 from sha1opt.emit.objfile import load_object
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
@@ -303,7 +304,7 @@ def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[
     uo = load_object(mut, work)
     last: tuple[str, object] = ("", None)
     for name, w in words:
-        got = confirm(uo, function, blocks, work, symbols=dict(w), interface=interface, lifted=lifted)
+        got = native_finding(uo, function, blocks, work, interface, symbols=dict(w), lifted=lifted)
         if isinstance(got, Finding):
             return name, got
         last = (name, got)

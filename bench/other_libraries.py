@@ -14,7 +14,8 @@ fat-build entry ``nettle_sha1_compress``; libgcrypt's
 ``Transform`` (of its ``sha`` member); ``SHA1_Transform`` of
 ``libcrypto.so.3`` (x86-64, and i386's: libssl3:i386); OpenSSL's stitched AES-CBC + SHA-1
 ``aesni_cbc_sha1_enc`` and its SSSE3, AVX and SHA-NI bodies (libcrypto.a: their mutants judged on the
-hash and the ciphertext, ``emit.cbc_confirm``). Each is found by its symbol (a C++ name by a part of its
+hash and the ciphertext, ``emit.cbc_confirm``) and its multi-buffer ``sha1_multi_block`` (its mutants
+judged lane by lane, ``emit.lanes_confirm``). Each is found by its symbol (a C++ name by a part of its
 mangled name), in the archive member that defines it.
 
 Each is proved as ``sha1opt prove --object`` proves it
@@ -83,6 +84,7 @@ TARGETS = (
     Target("wolfSSL", LIB / "libwolfssl.a", "Transform", member_defines="wc_ShaUpdate"),
     Target("OpenSSL", LIB / "libcrypto.so.3", "SHA1_Transform"),
     *(Target("OpenSSL", LIB / "libcrypto.a", f"aesni_cbc_sha1_enc{s}") for s in ("", "_ssse3", "_avx", "_shaext")),
+    Target("OpenSSL", LIB / "libcrypto.a", "sha1_multi_block"),
     Target("OpenSSL i386", Path("/usr/lib/i386-linux-gnu/libcrypto.so.3"), "SHA1_Transform"),
 )
 

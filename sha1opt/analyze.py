@@ -15,7 +15,7 @@ others are "not checked", and the outcome is then at best "partial" (the
 selected paths proved), never "proved": e.g. OpenSSL's x86-64 object with
 ``paths={"_ssse3_shortcut"}`` gives "proved SHA-1 on the selected path(s)
 only (1 of 6: loop at 0x13e0 (_ssse3_shortcut)); 5 not checked -- the
-function as a whole is not proved". A failed proof is checked natively (``emit.confirm``)
+function as a whole is not proved". A failed proof is checked natively (``emit.native_check``)
 before it is called a counterexample: the printed counterexample is a
 concrete (state, data, nblocks) on which the machine disagrees with SHA-1
 (a shared object's function too: loaded with ``dlopen`` in the harness's
@@ -91,9 +91,8 @@ from sha1opt.semantics.x86 import Arch
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import UarchError, load_model
 from sha1opt.search.cost.simulator import Simulation, simulate
-from sha1opt.emit.cbc_confirm import cbc_finding
-from sha1opt.emit.confirm import Finding, Unavailable, confirm, run_zero_blocks
-from sha1opt.emit.lanes_confirm import lanes_finding
+from sha1opt.emit.confirm import Finding, Unavailable, run_zero_blocks
+from sha1opt.emit.native_check import native_finding
 from sha1opt.emit.objfile import UserObject, defining_members, load_object, with_called_members
 from sha1opt.emit.proof_memo import remembered
 from sha1opt.emit.toolchain import Preprocessor
@@ -395,17 +394,10 @@ def _confirm_failed(uo: UserObject, proof: FunctionProof, work: Path, interface:
                                          "archive, which the native harness does not link")
             continue
         tried.add(p.witness)
-        if proof.contract.multi_buffer:     # (messages in the lanes of one context: their own harness)
-            found = lanes_finding(uo, proof.function, work, symbols=dict(p.witness))
-        else:
-            found = confirm(uo, proof.function, proof.contract.min_blocks, work, interface=interface,
-                            symbols=dict(p.witness), lifted=proof)
+        found = native_finding(uo, proof.function, proof.contract.min_blocks, work, interface,
+                               symbols=dict(p.witness), lifted=proof)
         if isinstance(found, Finding):
             return found
-        if proof.contract.cbc:          # (a stitched AES-CBC function: its ciphertext and iv, run apart)
-            found = cbc_finding(uo, proof.function, work, symbols=dict(p.witness))
-            if isinstance(found, Finding):
-                return found
     return found
 
 

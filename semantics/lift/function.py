@@ -307,17 +307,24 @@ def _prove_messages(obj: ObjectFile, sym, fn, ctx: Ctx, exits: dict[int, set[int
         held = obj.covering(fn.section, end.state.trace[-1].address if end.state.trace else fn.entry)
         return held.name if held else sym.name
 
+    def label(end, groups: int) -> str:
+        return f"{holder(end)}, {groups} group{'s' if groups > 1 else ''}"
+
     reports = []
     for p in prove_messages(ctx_for, lambda c: entry_state(c, fn.section, fn.entry), exits, prover,
-                            lambda end: paths is None or holder(end) in paths):
-        label = f"{holder(p.end)}, {p.groups} group{'s' if p.groups > 1 else ''}"
-        reports.append(PathReport(p.kind, label, p.end.head if p.kind == "loop" else None,
+                            lambda end, groups: paths is None or bool({holder(end), label(end, groups)} & paths)):
+        reports.append(PathReport(p.kind, label(p.end, p.groups), p.end.head if p.kind == "loop" else None,
                                   _cond_text(dispatch(p.cond), ctx.bits), p.verdict.outcome, p.verdict.detail,
                                   len(p.end.state.trace), p.seconds, p.verdict.cuts, p.verdict.category,
                                   witness=witness(p.cond, list(p.axioms)), trace=p.trace,
                                   block_bytes=64 * max(p.messages, 1),
                                   unlifted=None if p.trace or p.kind != "loop" else "no path of the iteration was "
                                   "lifted whole"))
+    known = {r.label for r in reports if r.kind == "loop"} | {r.label.rsplit(", ", 1)[0] for r in reports
+                                                               if r.kind == "loop"}
+    if paths is not None and not set(paths) <= known:
+        raise ObjectError(f"no path of {sym.name} is labelled {sorted(set(paths) - known)[0]} (labels: "
+                          f"{', '.join(sorted(known))})")
     return FunctionProof(sym.name, obj.arch, ctx.contract, tuple(reports), time.perf_counter() - t0)
 
 

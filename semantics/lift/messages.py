@@ -54,9 +54,11 @@ class MessagePath:
 
 
 def prove_messages(ctx_for: Callable[[int], Ctx], start: Callable[[Ctx], State], exits: dict[int, set[int]],
-                   prover: Prover, selected: Callable[[PathEnd], bool] = lambda end: True) -> list[MessagePath]:
+                   prover: Prover,
+                   selected: Callable[[PathEnd, int], bool] = lambda end, groups: True) -> list[MessagePath]:
     """Every path of the function, for each group count (module docstring); ``exits``: each block loop's head
-    and where the loop is left; a loop whose first arrival ``selected`` rejects is "not checked"."""
+    and where the loop is left; a loop whose first arrival ``selected`` rejects (with the group count) is "not
+    checked"."""
     heads = set(exits)
     out: list[MessagePath] = []
     for groups in lanes.GROUPS:
@@ -90,7 +92,7 @@ def prove_messages(ctx_for: Callable[[int], Ctx], start: Callable[[Ctx], State],
                 group = [j for j in range(idx, len(ends)) if ends[j].kind == "head" and ends[j].head == end.head
                          and dispatch(ends[j].state.cond) == key]
                 done.update(group)
-                if not selected(end):
+                if not selected(end, groups):
                     out.append(MessagePath(groups, "loop", end, Verdict("not checked", "outside the selected paths"),
                                            list(key), axioms=tuple(ctx.axioms)))
                     continue

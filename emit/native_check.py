@@ -1,0 +1,38 @@
+"""One native check of a function under its interface, whatever its contract's kind.
+
+A block function's state is compared with SHA-1 (``confirm``); a multi-buffer
+function's every lane (``lanes_confirm``); a stitched AES-CBC + SHA-1
+function's hash, then its ciphertext and iv (``cbc_confirm``). Callers --
+``analyze`` confirming a failed proof, ``bench/lift_mutants`` judging a
+mutant -- ask ``native_finding``, never one of the three by the contract's
+kind.
+
+Example: ``native_finding(uo, "sha1_multi_block", 0, work, parse_interface("(lanes, messages, groups)"))`` runs
+``lanes_finding``: a ``Finding`` for the first record on which a lane differs from SHA-1, else None.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from sha1opt.semantics.lift.function import FunctionProof
+from sha1opt.semantics.lift.interface import ABI_OF, Interface
+from sha1opt.emit.cbc_confirm import cbc_finding
+from sha1opt.emit.confirm import Finding, Unavailable, confirm
+from sha1opt.emit.lanes_confirm import lanes_finding
+from sha1opt.emit.objfile import UserObject
+
+
+def native_finding(uo: UserObject, function: str, min_blocks: int, workdir: Path, interface: Interface,
+                   symbols: Mapping[str, bytes] | None = None,
+                   lifted: FunctionProof | None = None) -> Finding | Unavailable | None:
+    """The first record on which the function (run with the data symbols ``symbols`` gives: one dispatch path)
+    leaves other than its contract says, or why it could not run (``Unavailable``), or None when all agree."""
+    contract = interface.contract(ABI_OF[uo.arch])
+    if contract.multi_buffer:
+        return lanes_finding(uo, function, workdir, symbols=symbols)
+    found = confirm(uo, function, min_blocks, workdir, interface=interface, symbols=symbols, lifted=lifted)
+    if contract.cbc and not isinstance(found, Finding):
+        return cbc_finding(uo, function, workdir, symbols=symbols)
+    return found
