@@ -15,7 +15,9 @@ import pytest
 from sha1opt.emit.confirm import Finding
 from sha1opt.emit.lanes_confirm import (ANSWER, PATHS, Record, lanes_finding, link, paths_here, problem, wants,
                                         within_contract)
+from sha1opt.emit.native_check import native_finding
 from sha1opt.emit.objfile import load_object
+from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.emit.toolchain import NATIVE_LIMITS, run_child
 from tests.support.archives import member_file
 from tests.support.cpu import needs
@@ -96,3 +98,16 @@ def test_outside_the_contract_openssl_stops_at_an_inactive_group(member, tmp_pat
         assert proc.returncode == 0 and len(proc.stdout) == ANSWER
         found = problem(rec, wants([rec])[0], proc.stdout)
         assert found is not None and found[0] == lane, found
+
+
+@needs("ssse3")
+def test_regression_a_failed_multi_buffer_proof_crashed_the_native_check_with_a_traceback(member, tmp_path):
+    """``analyze`` confirmed a failed proof with the block function's harness, whose adapter knows no ``lanes``
+    role (a KeyError traceback); ``native_check.native_finding`` picks the check by the contract: a lane
+    mutant is a lane's finding, the function as shipped none."""
+    itf = parse_interface("(lanes, messages, groups)")
+    assert native_finding(load_object(member, tmp_path), FUNCTION, 0, tmp_path, itf) is None
+    bad = instruction_mutant(member, FUNCTION, "movl", "0x28(%rsi), %ecx", lambda b: b[:2] + b"\x18",
+                             tmp_path / "bad.o")
+    found = native_finding(load_object(bad, tmp_path), FUNCTION, 0, tmp_path, itf)
+    assert isinstance(found, Finding) and ", lane 2 (blocks " in found.problem, found

@@ -17,7 +17,7 @@ from sha1opt.semantics.errors import ParseError
 from sha1opt.semantics.lift import lanes
 from sha1opt.semantics.lift.cfg import Cfg
 from sha1opt.semantics.lift.decode import decode_function, line_table
-from sha1opt.semantics.lift.elf import ObjectFile
+from sha1opt.semantics.lift.elf import ObjectError, ObjectFile
 from sha1opt.semantics.lift.function import prove_function
 from sha1opt.semantics.lift.interface import parse_interface
 from sha1opt.semantics.lift.paths import State
@@ -269,3 +269,17 @@ def test_regression_a_message_left_unhashed_or_a_lane_written_outside_the_group_
                            paths=frozenset({path}))
     ours = [p for p in proof.paths if p.kind in ("loop", "stopped") and p.label == f"{path}, {groups}"]
     assert ours and all(p.outcome != "proved" for p in ours), [(p.name, p.detail) for p in ours]
+
+
+def test_a_path_is_selected_by_its_symbol_or_its_full_label_and_an_unknown_label_is_refused(member):
+    """Rule (``function._prove_messages``): ``paths`` names a loop by the symbol holding it (every group count) or
+    by its full label (``sha1_multi_block, 2 groups``: one group count, as the mutant bench names a mutant's
+    path -- selecting by it had checked no loop); a label no path has is an ``ObjectError``."""
+    obj = ObjectFile.parse(member)
+    contract = parse_interface(MULTI).contract("sysv")
+    proof = prove_function(obj, "sha1_multi_block", contract, paths=frozenset({"sha1_multi_block, 1 group"}))
+    loops = {p.label: p.outcome for p in proof.paths if p.kind == "loop"}
+    assert loops.pop("sha1_multi_block, 1 group") == "proved" and set(loops.values()) == {"not checked"}
+    with pytest.raises(ObjectError, match="no path of sha1_multi_block is labelled nope"):
+        prove_function(obj, "sha1_multi_block", contract, paths=frozenset({"nope"}))
+
