@@ -215,11 +215,14 @@ def prove_object(path: str | Path, *, function: str | None = None, abi: Abi | No
 def sole_function(uo: UserObject, member: str | None) -> tuple[Candidate | None, str]:
     """The function to prove when none is named: ``(None, "")`` where the object's own rule picks one
     (``sha1_block_data_order``, else the only global function: ``ObjectFile.find_function``) or where it does
-    not hold exactly one SHA-1 compression function; else that function (named ``sub_<address>`` when
-    stripped) and why it was chosen. The functions are ``scan``'s (``lift.candidates.found_functions``).
+    not hold exactly one SHA-1 compression function, or exactly one with a symbol among stripped ones; else that
+    function (named ``sub_<address>`` when stripped) and why it was chosen. The functions are ``scan``'s
+    (``lift.candidates.found_functions``).
 
-    Example: libcrypto.so.3 (5,363 global functions) holds one, ``SHA1_Transform``, whose ``jmp`` enters the
-    stripped block function: its candidate and "the file's one SHA-1 compression function; evidence: tail jump".
+    Example: libcrypto.so.3 (5,363 global functions) holds one with a symbol, ``SHA1_Transform``, whose ``jmp``
+    enters the stripped block function, and four stripped ones (the stitched AES-CBC bodies and the
+    multi-buffer function): ``SHA1_Transform``'s candidate, "the file's one SHA-1 compression function with a
+    symbol; evidence: tail jump (stripped ones, named with --function: sub_d5f00, ...)".
     """
     try:
         uo.obj.find_function(None)
@@ -227,9 +230,14 @@ def sole_function(uo: UserObject, member: str | None) -> tuple[Candidate | None,
     except NoFunction:
         pass
     _, found = found_functions(uo.obj, member)
-    if len(found) != 1:
-        return None, ""             # (prove_function's refusal names the SHA-1 candidates)
-    return found[0], f"the file's one SHA-1 compression function; evidence: {found[0].evidence}"
+    if len(found) == 1:
+        return found[0], f"the file's one SHA-1 compression function; evidence: {found[0].evidence}"
+    named = [c for c in found if c.evidence != "stripped"]
+    if len(named) == 1:
+        others = ", ".join(c.name for c in found if c is not named[0])
+        return named[0], (f"the file's one SHA-1 compression function with a symbol; evidence: {named[0].evidence} "
+                          f"(stripped ones, named with --function: {others})")
+    return None, ""             # (prove_function's refusal names the SHA-1 candidates)
 
 
 def declared_by_user(origin: str) -> bool:

@@ -37,9 +37,10 @@ def _shared(tmp_path, text: str, name: str = "lib.so"):
     return out
 
 
-def _transform_text(name: str = "SHA1_Transform") -> str:
-    body = function_text(textbook("x86_64"))
-    body = "\n".join(ln for ln in body.splitlines() if not ln.strip().startswith((".globl", ".type", ".size")))
+def _transform_text(name: str = "SHA1_Transform", body: str | None = None) -> str:
+    if body is None:
+        body = function_text(textbook("x86_64"))
+        body = "\n".join(ln for ln in body.splitlines() if not ln.strip().startswith((".globl", ".type", ".size")))
     wrapper = (f"\t.text\n\t.globl {name}\n\t.type {name}, @function\n{name}:\n"
                f"\tmov $1, %edx\n\tjmp sha1_block_data_order\n\t.size {name}, .-{name}\n"
                "\t.p2align 6\n")
@@ -58,8 +59,32 @@ def test_libcrypto_so_without_a_function_named_prints_the_paths_by_models_table(
     r = CliRunner().invoke(analyze, [LIBCRYPTO_SO, "--uarch", "zen5", "--uarch", "skylake"])
     assert r.exit_code == 0, r.output
     head = r.output.splitlines()[0]
-    assert "function SHA1_Transform (the file's one SHA-1 compression function; evidence: tail jump)" in head, head
+    assert "function SHA1_Transform (the file's one SHA-1 compression function with a symbol; evidence: tail jump" \
+        in head, head
     assert "paths x models, c/B" in r.output and "proved SHA-1 (whole function SHA1_Transform: 5 path(s)" in r.output
+
+
+def _cfi_body(name: str) -> str:
+    """A block function with an unwind extent (CFI), so that stripped it is found by its extent and round
+    constants -- as libcrypto.so.3's block functions are."""
+    body = function_text(textbook("x86_64")).replace("sha1_block_data_order", name).replace(".Lsha1_", f".L{name}_")
+    body = "\n".join(ln for ln in body.splitlines() if not ln.strip().startswith((".globl", ".type", ".size")))
+    body = body.replace(f"{name}:\n", f"{name}:\n\t.cfi_startproc\n", 1)
+    return "\n" + body.replace("\t.section .note.GNU-stack", "\t.cfi_endproc\n\t.section .note.GNU-stack", 1) + "\n"
+
+
+@needs_gcc
+def test_regression_libcrypto_so_with_stripped_sha1_functions_beside_the_named_one_was_refused(tmp_path):
+    """Issue 24: once scan found libcrypto.so.3's stripped SHA-1 bodies too, `analyze` with no --function saw 5
+    candidates and refused ("name one with --function"). The one with a symbol, SHA1_Transform, is chosen; the
+    header names the stripped ones for --function."""
+    so = _shared(tmp_path, _transform_text(body=_cfi_body("sha1_block_data_order")) + _cfi_body("second_block")
+                 + OTHER)
+    r = CliRunner().invoke(analyze, [str(so), "--uarch", "zen5"])
+    assert r.exit_code == 0, r.output
+    assert ("function SHA1_Transform (the file's one SHA-1 compression function with a symbol; evidence: tail jump "
+            "(stripped ones, named with --function: sub_") in r.output, r.output
+    assert "SHA-1: proved SHA-1 (whole function SHA1_Transform: 1 path(s), 0 loop(s), one block" in r.output
 
 
 @needs_gcc
