@@ -188,16 +188,16 @@ def materialize(h: Head, dom, init_reg, init_mem, exact: bool) -> State:
     tag = f"{h.head:x}.{min(h.streams)}"      # (unknowns of their own per loop and group)
 
     def value(k):
-        tag, v = k
-        if tag == "keep":
+        kind, v = k
+        if kind == "keep":
             return v
-        if tag == "const":
+        if kind == "const":
             return dom.const(v)
-        if tag == "word":
+        if kind == "word":
             return init_mem(h.home, v)
-        if tag == "term" and exact:
+        if kind == "term" and exact:
             return v
-        if tag == "fresh int":
+        if kind == "fresh int":
             return Int(z3.BitVec(f"havoc int @{tag}.{next(fresh)}", bits))
         return init_reg(f"havoc@{tag}.{next(fresh)}")
 

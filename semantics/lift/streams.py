@@ -448,6 +448,10 @@ class Streams:
         for j in h.streams:
             c = h.count(j)
             words = [h.current(st, c0, self.init_mem, False) for c0 in h.words(j)]
+            bad = next((c0 for w, c0 in zip(words, h.words(j)) if not isinstance(w, Term)), None)
+            if bad is not None:
+                # (a count, a pointer or an entry value where message j's state word is: not data, not SHA-1)
+                return f"message {j}'s word at lanes{bad:+d} is not data after an iteration", 0
             for active in (True, False):
                 cond = st.cond + [c > 0 if active else c <= 0]
                 if not self.possible(cond):

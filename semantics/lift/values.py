@@ -97,6 +97,13 @@ class Choice(Opq):
     then: object = None
     other: object = None
 
+    # (one choice is itself only: ``Opq``'s equality compares names, and every choice has the same one)
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
 
 def chosen(v, decides):
     """``v`` with every ``Choice`` in it taken apart where ``decides(cond)`` (True, False, or None: undecided) says

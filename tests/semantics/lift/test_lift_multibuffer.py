@@ -205,6 +205,8 @@ def test_a_choice_of_pointers_is_taken_apart_only_where_the_condition_is_decided
     assert chosen(v, decides([c >= 0])) is None
     outer = Choice("pointer [selected by a cmov]", c > 5, nxt, v)
     assert chosen(outer, decides([c == 1])) is table
+    # (regression, found by review: choices compared by their shared name, so any two were "equal")
+    assert outer != v and v == v and len({v, outer}) == 2
 
 
 @pytest.mark.parametrize("name,at,old,new,differs", [
@@ -252,6 +254,22 @@ def test_a_wrong_lane_is_not_proved_by_another_lanes_proof(member, tmp_path, fun
     mutant = tmp_path / "mutant.o"
     mutant.write_bytes(data)
     assert isinstance(lanes_finding(load_object(mutant, tmp_path), "sha1_multi_block", tmp_path), Finding)
+
+
+@pytest.mark.parametrize("function,at,old,new,path", [
+    ("sha1_multi_block_avx2", 0x230A, "c5fe7fa780000000", "c5fe7faf80000000", "_avx2_shortcut"),
+    ("sha1_multi_block", 0x2A40, "f3440f7f17", "f3400f7f07", "sha1_multi_block"),
+], ids=["avx2-counts-over-e", "sse-counts-over-a"])
+def test_regression_a_count_stored_over_a_state_word_crashed_the_proof(member, function, at, old, new, path):
+    """Found by review: a mutant storing the counts (``vmovdqu %ymm5``/``movdqu %xmm0``) over a state word gave
+    ``check_program`` an integer as an output word, a TypeError traceback. Such a word is not data: the loop is
+    "unknown", with the word named."""
+    data = patched_function(member, function, at, old, new)
+    proof = prove_function(ObjectFile.parse(data), "sha1_multi_block", parse_interface(MULTI).contract("sysv"),
+                           paths=frozenset({path}))
+    ours = [p for p in proof.paths if p.kind == "loop" and p.label.startswith(path + ",")]
+    assert ours and all(p.outcome == "unknown" for p in ours), [(p.name, p.detail) for p in ours]
+    assert any("is not data after an iteration" in p.detail for p in ours), [p.detail for p in ours]
 
 
 @pytest.mark.parametrize("function,at,old,new,path,groups", [
