@@ -162,13 +162,17 @@ class Streams:
         if t is None:
             return "the trip count is not an integer"
         cond = st.cond
-        if not self.implies(cond, z3.And(t > 0, t <= INT_MAX, z3.Extract(63, 32, get(st, h.trip).v) == 0,
-                                         *h.dispatch)):
-            return "the loop is entered with a trip count not in 1..2^31-1, or on another dispatch path"
+        counts = {j: low(get(st, h.counter[j])) for j in h.streams}
+        trip = [t > 0, t <= INT_MAX, z3.Extract(63, 32, get(st, h.trip).v) == 0, *h.dispatch]
+        slots = {j: z3.And(c == lanes.blocks(j), c <= t) for j, c in counts.items() if c is not None}
+        # (one solver call for every fact, the trip count an If chain over all the counts; one per fact only to
+        # name the one that fails)
+        if len(slots) < len(counts) or not self.implies(cond, z3.And(*trip, *slots.values())):
+            if not self.implies(cond, z3.And(*trip)):
+                return "the loop is entered with a trip count not in 1..2^31-1, or on another dispatch path"
+            j = next(j for j in h.streams if j not in slots or not self.implies(cond, slots[j]))
+            return f"message {j}'s slot does not hold its block count, at most the trip count"
         for j in h.streams:
-            c = low(get(st, h.counter[j]))
-            if c is None or not self.implies(cond, z3.And(c == lanes.blocks(j), c <= t)):
-                return f"message {j}'s slot does not hold its block count, at most the trip count"
             for has in (True, False):
                 case = cond + [lanes.blocks(j) > 0 if has else lanes.blocks(j) <= 0]
                 if not self.possible(case):
@@ -484,7 +488,7 @@ class Streams:
         j needs no proof of its own."""
         swap = {}
         for a, b in ((i, j), (j, i)):
-            for c0, c1 in zip(h_words(a), h_words(b)):
+            for c0, c1 in ((lanes.word_at(k, a), lanes.word_at(k, b)) for k in range(5)):
                 for r in ("lanes", "home"):
                     swap[f"{r}[{c0}]"] = f"{r}[{c1}]"
         pre = {f"{lanes.message(i)}[": f"{lanes.message(j)}[", f"{lanes.message(j)}[": f"{lanes.message(i)}["}
@@ -565,11 +569,6 @@ class Streams:
             if v is not None and not (isinstance(v[0], Term) and v[0] == self.init_mem("lanes", c)):
                 return f"lanes{c:+d} (a lane no message was given) changes"
         return None
-
-
-def h_words(j: int) -> list[int]:
-    """The context offsets of message j's five state words."""
-    return [lanes.word_at(i, j) for i in range(5)]
 
 
 def _equal(s: Streams, cond: list, x, want) -> bool:
