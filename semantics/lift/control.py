@@ -319,7 +319,7 @@ class ControlFlow(Calls):
 
     def _cmov(self, d: Decoded, m: str, ops, w: int, decide) -> None:
         """``cmov<cc>`` on counts and pointers: forks on the condition as a branch does -- under the multi-buffer
-        contract (``select_counts``) an undecided one selects instead: z3's ``If`` of two integers, a ``Choice``
+        contract (``select_cmov``) an undecided one selects instead: z3's ``If`` of two integers, a ``Choice``
         of two pointers.
 
         Exploring, ``decide(c)`` picks (or forks) the direction; the other path's
@@ -329,7 +329,7 @@ class ControlFlow(Calls):
         c = self.condition(m, d)
         a = self.operand_value(ops[0], d, w)
         b = self.operand_value(ops[1], d, w)
-        if self.select_counts and all(isinstance(x, (Ptr, Choice)) for x in (a, b)):
+        if self.select_cmov and all(isinstance(x, (Ptr, Choice)) for x in (a, b)):
             k = z3.simplify(c)      # (a condition the path decides stays a choice: whoever reads it decides it)
             self._write(ops[1], a if z3.is_true(k) else b if z3.is_false(k) else
                         Choice("pointer [selected by a cmov]", c, a, b), w, d)
@@ -344,7 +344,7 @@ class ControlFlow(Calls):
             else:
                 raise Refused(d, "conditional move of unlike values", "untracked value")
             return
-        if isinstance(a, Int) and isinstance(b, Int) and self.select_counts:
+        if isinstance(a, Int) and isinstance(b, Int) and self.select_cmov:
             self._write(ops[1], Int(z3.If(c, a.v, b.v)), w, d)
             return
         if decide is None:

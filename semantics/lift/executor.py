@@ -91,13 +91,13 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
                  stack_writable: Callable[[int], bool] | None = None,
                  data_size: z3.BitVecRef | None = None, data_writable: bool = False,
                  counter: int | None = None, block_in_context: int | None = None, state_wide: bool = False,
-                 scratch: tuple[int, int] | None = None, select_counts: bool = False, messages: int = 0) -> None:
+                 scratch: tuple[int, int] | None = None, select_cmov: bool = False, messages: int = 0) -> None:
         self.p = program
         self.messages = messages        # the multi-buffer contract: the descriptors the caller gives (``lanes``)
         # an undecided ``cmov`` selects instead of forking -- two integers by z3's ``If``, two pointers by a
         # ``Choice``: the multi-buffer contract, whose prologue takes the largest of 8 counts by a chain of
         # ``cmovg`` and parks every message's pointer by a ``cmov`` each iteration (``streams``)
-        self.select_counts = select_counts
+        self.select_cmov = select_cmov
         self.state_wide = state_wide            # ``state@S wide``: the state words are 64-bit slots' low halves
         self.scratch = scratch                  # ``state@S + workspace@W[N]``: its bytes [lo, hi) from the state
         self.data_writable = data_writable      # the contract's ``data clobbered``: the block may be written

@@ -101,7 +101,7 @@ class Ctx:
                            data_writable=self.contract.data_clobbered, counter=self.counter,
                            block_in_context=self.contract.block_in_context, state_wide=self.contract.state_wide,
                            scratch=self.contract.scratch_in_context,
-                           select_counts=self.contract.multi_buffer, messages=self.messages)
+                           select_cmov=self.contract.multi_buffer, messages=self.messages)
 
     @property
     def messages(self) -> int:

@@ -7,7 +7,7 @@ executor explores to the heads of the innermost loops (``Cfg.innermost_heads``:
 the block loops; the loop over groups has a constant trip count and is
 followed); its ``cmov`` chain taking the largest count, and each ``cmov``
 parking a message's pointer, selects instead of forking
-(``PathMachine.select_counts``). Per path end:
+(``PathMachine.select_cmov``). Per path end:
 
 * ``ret`` without a loop: the precondition leaves no message with blocks, so
   every lane is unchanged and the callee-saved registers and stack restored;
@@ -71,7 +71,7 @@ def prove_messages(ctx_for: Callable[[int], Ctx], start: Callable[[Ctx], State],
             return ctx.machine(dom, init_reg, init_mem, st, block)
 
         ends = explore(machine_for, start(ctx), heads)
-        streams = Streams(ctx, machine_for, exits, prover, b, init_reg, init_mem, groups)
+        streams = Streams(ctx, machine_for, exits, prover, b, init_reg, init_mem)
         done: set[int] = set()
         for idx, end in enumerate(ends):
             if idx in done:

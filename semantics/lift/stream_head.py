@@ -67,9 +67,9 @@ class Head:
         v = st.regs.get(reg)
         return v[int(i)] if isinstance(v, tuple) else None
 
-    def output(self, c: int, memory: bool) -> tuple:
-        """Where ``check_program`` finds word ``c`` after an iteration."""
-        if memory or self.memory_home or not self.holders(c):
+    def output(self, c: int) -> tuple:
+        """Where ``check_program`` finds word ``c`` after an iteration: its home."""
+        if self.memory_home or not self.holders(c):
             return ("mem", "lanes", c)
         return self.holders(c)[0]
 

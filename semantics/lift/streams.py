@@ -106,9 +106,9 @@ class Streams:
     """One function's multi-buffer proof: the context, the exploration's term domain and names."""
 
     def __init__(self, ctx: Ctx, machine_for, exits: dict[int, set[int]], prover: Prover, builder: Builder, init_reg,
-                 init_mem, groups: int):
+                 init_mem):
         self.ctx, self.machine_for, self.exits, self.prover = ctx, machine_for, exits, prover
-        self.messages = lanes.PER_GROUP * groups
+        self.messages = ctx.messages          # (4 a group: ``groups`` is a constant of the context's contract)
         self.b, self.init_reg, self.init_mem = builder, init_reg, init_mem
         self.dom = TermDomain(builder)
         self.spec = range_spec(Builder(), 0, 79)
@@ -527,7 +527,7 @@ class Streams:
         words become compress(H_j, its block)."""
         inputs = {f"h{i}": ("mem", h.home, lanes.word_at(i, j)) for i in range(5)}
         inputs.update({f"m{w}": ("mem", lanes.message(j), 4 * w) for w in range(16)})
-        outputs = {f"h{i}": h.output(lanes.word_at(i, j), False) for i in range(5)}
+        outputs = {f"h{i}": h.output(lanes.word_at(i, j)) for i in range(5)}
 
         def factory(dom, init_reg, init_mem, pointers=None):
             st = materialize(h, dom, init_reg, init_mem, False)
