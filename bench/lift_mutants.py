@@ -61,6 +61,7 @@ agrees natively: equivalent. The first line of the output says when (UTC), on wh
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
 import subprocess
@@ -92,6 +93,7 @@ SHIFTS = ("rol", "ror", "shl", "shr", "sar", "shld", "shrd", "rorx", "pslld", "p
           "psrlq", "vpsllq", "psllq")
 KINDS = ("drop", "immediate", "count", "register")
 ENDS = ("ret", "jmp", "ud2", "hlt")               # no fall-through
+JUDGE_SECONDS = 300.0       # one mutant's proof and native runs, at most (``judged``)
 
 
 @dataclass(frozen=True)
@@ -200,12 +202,20 @@ def path_codes(obj_path: Path, bits: int, proof: ObjectProof, entry: str, sectio
     ``SHA1_Transform`` into stripped code) is one path: every instruction reachable from its entry."""
     data, _, syms = text_section(obj_path, section)
     code = Code(data, bits, linker_written(obj_path, section))
-    starts = sorted({v for v, _ in syms})
-    ends = {v: next((s for s in starts if s > v), len(data)) for v in starts}
     heads = {p.head: p.label for p in proof.proof.paths if p.kind == "loop"}
     entry_at = next(v for v, n in syms if n == entry)
+    starts = sorted({v for v, _ in syms})
+    ends = {v: next((s for s in starts if s > v), len(data)) for v in starts}
     everything = code.reachable(entry_at)
     if not heads:
+        # (and the code of this section a function pointer's value took on a proved path: nettle's fat entry is
+        # one ``jmp *nettle_sha1_compress_vec(%rip)``, its paths run the resolver ``nettle_sha1_compress_init``)
+        # (each within its symbol: a call to a function that does not return, ``__assert_fail``, is not followed
+        # into the next function by its fall-through)
+        taken = {t for p in proof.proof.paths for _, t in p.pointers}
+        for v, n in syms:
+            if n in taken:
+                everything |= {a for a in code.reachable(v) if v <= a < ends[v]}
         mine = sorted(everything)
         return [PathCode(entry, "function", entry_at, max(mine) + 1, tuple(code.at[a] for a in mine),
                          frozenset(mine))]
@@ -298,10 +308,11 @@ def mutants(blob: bytes, base: int, p: PathCode, n: int, rng: random.Random) -> 
 # -- judging ---------------------------------------------------------------------------------------
 
 def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[str, tuple]],
-           interface: Interface = DEFAULT, lifted=None) -> tuple[str, object]:
+           interface: Interface = DEFAULT, lifted=None, member: str | None = None) -> tuple[str, object]:
     """Run the mutant once per set of capability words: (path, first Finding), else (last path, result).
-    ``lifted``: the mutant's proof (a shared object's function is run only once lifted, ``confirm``)."""
-    uo = load_object(mut, work)
+    ``lifted``: the mutant's proof (a shared object's function is run only once lifted, ``confirm``);
+    ``member``: the mutant is this member of the archive ``mut``."""
+    uo = load_object(mut, work, member=member)
     last: tuple[str, object] = ("", None)
     for name, w in words:
         got = native_finding(uo, function, blocks, work, interface, symbols=dict(w), lifted=lifted)
@@ -312,24 +323,61 @@ def native(mut: Path, function: str, blocks: int, work: Path, words: list[tuple[
 
 
 def judged(blob: bytes, base: int, p: "PathCode", codes: list, count: int, rng: random.Random, work: Path,
-           prefix: str, suffix: str, judge_one) -> Iterator[tuple[int, str, bool, str, str, float]]:
+           prefix: str, suffix: str, judge_one, wrap=None, stopped=None,
+           limit: float = JUDGE_SECONDS) -> Iterator[tuple[int, str, bool, str, str, float]]:
     """Each of ``count`` mutants of path ``p`` (``mutants``) written under ``work`` and judged on the paths that
     can execute it -- every path when its site is shared or there is one path, else ``p``'s alone --
     by ``judge_one(mutant, selected, workdir) -> (kind, detail)``: (index, what, on every path, kind, detail,
-    seconds). The one loop of this script and ``bench/other_libraries.py``."""
+    seconds). The one loop of this script and ``bench/other_libraries.py``. ``wrap(mutated bytes)`` gives the
+    file to judge (an archive with the mutated member in place; default the bytes themselves). Each judgement
+    runs in a forked child for at most ``limit`` seconds; one stopped there is ``stopped(mutant, workdir)``
+    (a native run alone), else "not proved, not refuted"."""
     for i, (what, mblob, site) in enumerate(mutants(blob, base, p, count, rng)):
         mut = work / f"{prefix}mutant_{i}{suffix}"
-        mut.write_bytes(mblob)
+        mut.write_bytes(wrap(mblob) if wrap is not None else mblob)
         sub = work / f"{prefix}m{i}"
         sub.mkdir()
         selected = None if site.address in p.shared or len(codes) == 1 else frozenset({p.label})
         t0 = time.perf_counter()
-        kind, detail = judge_one(mut, selected, sub)
+        got = _bounded(lambda: judge_one(mut, selected, sub), limit)
+        if got is None:
+            kind, detail = stopped(mut, sub) if stopped is not None else ("not proved, not refuted", "")
+            kind, detail = kind, f"prover stopped at the {limit:.0f} s limit; {detail}"
+        else:
+            kind, detail = got
         yield i, what, selected is None, kind, detail, time.perf_counter() - t0
 
 
+def _bounded(work, limit: float):
+    """``work()`` in a forked child: its (picklable) result, or None when it ran past ``limit`` seconds (killed)."""
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child() -> None:
+        try:
+            send.send(work())
+        except BaseException as e:          # noqa: BLE001 -- reported to the parent, which raises it
+            send.send(e)
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        got = recv.recv() if recv.poll(limit) else None
+    except EOFError:
+        got = RuntimeError(f"the judging child died (exit code {proc.exitcode})")
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+    if isinstance(got, BaseException):
+        raise got
+    return got
+
+
 def judge(mut: Path, function: str | None, min_blocks: int | None, selected: frozenset[str] | None,
-          words: dict[str, list[tuple]], work: Path, interface: Interface | None = None) -> tuple[str, str]:
+          words: dict[str, list[tuple]], work: Path, interface: Interface | None = None,
+          member: str | None = None) -> tuple[str, str]:
     """(verdict, detail) of one mutant (see the module docstring).
 
     The prover is ``prove_object`` as ``sha1opt prove --object`` runs it (native confirmation on), on the
@@ -339,7 +387,7 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
     for scope in dict.fromkeys((selected, None)):
         try:
             res = prove_object(mut, function=function, min_blocks=min_blocks, workdir=work, paths=scope,
-                               interface=interface)
+                               interface=interface, member=member)
             break
         except ObjectError as e:          # the mutant has no path with this label: prove every path
             why = f"refused: {e}"
@@ -347,14 +395,13 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
             why = f"refused: {e}"
             break
     fn = res.function if res is not None else (function or "sha1_block_data_order")
-    # the interface the proof ran under (prove_object proves a function that never reads nblocks as one block)
-    used = interface or (KEYWORDS["one-block"] if res is not None and res.contract.one_block else DEFAULT)
+    used = interface or (interface_of(res) if res is not None else DEFAULT)
     blocks = res.contract.min_blocks if res is not None else (min_blocks or 0)
     judged = [p for p in res.proof.paths if p.outcome != "not checked"] if res is not None else []
     scope = scope if res is not None else None
     if res is not None and res.outcome in ("proved", "partial"):
         where, got = native(mut, fn, blocks, work, [(lab, w) for lab, ws in words.items() for w in ws], used,
-                            res.proof)
+                            res.proof, member)
         paths = "every path" if scope is None else f"the {len(judged)} path(s) labelled {sorted(scope)[0]}"
         if isinstance(got, Finding):
             return "UNSOUND: proved, differs natively", f"proved on {paths}; native ({where}): {got.describe()}"
@@ -369,13 +416,19 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
         return kind, f"prover: {why[:150]}; native: {res.native.describe()}"
     mine = [(lab, w) for lab, ws in words.items() if scope is None or lab in scope for w in ws]
     extra = [(bad.name, bad.witness)] if bad is not None and bad.witness not in {w for _, w in mine} else []
-    where, got = native(mut, fn, blocks, work, mine + extra, used, res.proof if res is not None else None)
+    where, got = native(mut, fn, blocks, work, mine + extra, used, res.proof if res is not None else None, member)
     refused = res is None or res.outcome == "refused"
     if isinstance(got, Finding):
         kind = "refuted natively (prover refused)" if refused else "refuted natively (prover: not proved)"
         return kind, f"prover: {why[:150]}; native ({where}): {got.describe()}"
     said = got.reason if isinstance(got, Unavailable) else "agrees on every record tried"
     return "not proved, not refuted", f"prover: {why[:160]}; native: {said}"
+
+
+def interface_of(res: ObjectProof) -> Interface:
+    """The interface a proof without a declared one ran under (``prove_object`` proves a function that never
+    reads nblocks as one block)."""
+    return KEYWORDS["one-block"] if res.contract.one_block else DEFAULT
 
 
 def path_words(orig: ObjectProof) -> dict[str, list[tuple]]:

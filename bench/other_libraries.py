@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sha1opt.analyze import ObjectProof, prove_object
+from sha1opt.emit.confirm import Finding, Unavailable
 from sha1opt.emit.host_cpu import host, identify
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.archive import members
@@ -142,14 +143,30 @@ def mutant_counts(loc: Located, orig: ObjectProof, interface: Interface | None, 
     words = lift_mutants.path_words(orig)
     blob = loc.path.read_bytes()
     counts: dict[str, int] = {}
-    per = max(1, n // len(codes)) if n > 0 else 0
+    wrap, suffix = None, loc.path.suffix
+    if loc.archive is not None:     # (judged in a copy of the archive, the member mutated in place: as proved)
+        whole = loc.archive.read_bytes()
+        at = next(m.offset for m in members(whole) if m.name == loc.member)
+        wrap, suffix = (lambda mblob: whole[:at] + mblob + whole[at + len(mblob):]), ".a"
+
+    def stopped(mut: Path, sub: Path) -> tuple[str, str]:
+        where, got = lift_mutants.native(mut, loc.symbol.name, orig.contract.min_blocks, sub,
+                                         [(lab, w) for lab, ws in words.items() for w in ws],
+                                         interface or lift_mutants.interface_of(orig), orig.proof, loc.member)
+        if isinstance(got, Finding):
+            return "refuted natively (prover: not proved)", f"native ({where}): {got.describe()}"
+        return "not proved, not refuted", f"native: {got.reason if isinstance(got, Unavailable) else 'agrees'}"
+
     i = 0
     for k, p in enumerate(codes):
+        # (n over the paths: the first n % len(codes) paths one more, so that they add up to n)
+        per = n // len(codes) + (k < n % len(codes)) if n > 0 else 0
         rng = random.Random(f"{seed}:{loc.where}:{loc.symbol.name}:{p.label}")
         for _, what, _, kind, detail, dt in lift_mutants.judged(
-                blob, base, p, codes, per, rng, work, f"p{k}_", loc.path.suffix,
+                blob, base, p, codes, per, rng, work, f"p{k}_", suffix,
                 lambda mut, selected, sub: lift_mutants.judge(mut, loc.symbol.name, None, selected, words, sub,
-                                                              interface)):
+                                                              interface, loc.member if wrap else None),
+                wrap, stopped):
             counts[kind] = counts.get(kind, 0) + 1
             log(f"    mutant {i}: {what} [{dt:.1f} s]: {kind} -- {detail[:200]}")
             i += 1

@@ -17,6 +17,16 @@ reported as unknown, never as a counterexample); ``Unavailable`` says why
 the object could not be run here (external symbols, a non-x86-64 host, a
 shared object's function not lifted).
 
+An archive member whose code calls functions the freestanding harness does
+not define (``stubbed_calls``: the C library's ``getenv``, another member's
+code) is run through ``harness.ArchiveHarness``: linked as a libc program
+with the rest of its archive and the C library, the function pointers a
+proved path jumped through (``lifted``) written back as the file holds them
+after the constructors ran, so each record's first call takes the resolver
+(nettle's fat ``nettle_sha1_compress``). Where that link fails (a C++
+member needs more than the C library), the freestanding harness with data
+stubs, as before.
+
 A function of a shared object (``libcrypto.so.3``) is run through
 ``harness.SharedObjectHarness``: the object (the file itself, mutated or
 not) loaded with ``dlopen`` in the bounded child, the function called at its
@@ -48,8 +58,8 @@ from sha1opt.semantics.lift.function import FunctionProof
 from sha1opt.semantics.lift.interface import DEFAULT, Interface
 from sha1opt.semantics.sha1 import compress
 from sha1opt.emit.adapter import adapter_object
-from sha1opt.emit.harness import (FLAG_TEXT, HARNESS_FUNCTIONS, BlockHarness, Record, RunFailure, SharedObjectHarness,
-                                  jump_stub)
+from sha1opt.emit.harness import (FLAG_TEXT, HARNESS_FUNCTIONS, ArchiveHarness, BlockHarness, Record, RunFailure,
+                                  SharedObjectHarness, jump_stub)
 from sha1opt.emit.objfile import UserObject
 from sha1opt.emit.toolchain import ToolchainError, arch_flag, host_is_x86_64, run, which
 from sha1opt.emit.validate import run_vectors
@@ -114,11 +124,15 @@ def expected_many(pairs: Sequence[tuple[tuple[int, ...], bytes]]) -> list[tuple[
 STUB_BYTES = 64
 
 
-def stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = None) -> list[Path]:
+def stubs(uo: UserObject, workdir: Path, symbols: Mapping[str, bytes] | None = None,
+          given_only: bool = False) -> list[Path]:
     """Definitions of the object's undefined data symbols, 64 bytes each: zero (``OPENSSL_ia32cap_P = 0``: no
-    extensions) unless ``symbols`` gives a symbol's first bytes (a dispatch path's capability words)."""
+    extensions) unless ``symbols`` gives a symbol's first bytes (a dispatch path's capability words);
+    ``given_only``: of those ``symbols`` gives alone (the archive and the C library define the rest,
+    ``ArchiveHarness``)."""
     names = sorted({s.name for s in uo.obj.symbols if s.section is None and s.name and s.kind in ("STT_NOTYPE",
-                                                                                                  "STT_OBJECT")}
+                                                                                                  "STT_OBJECT")
+                    and (not given_only or s.name in (symbols or {}))}
                    - HARNESS_FUNCTIONS[uo.arch])        # (memcpy and the like: the harness defines them)
     if not names:
         return []
@@ -194,8 +208,8 @@ def preset(uo: UserObject, symbols: Mapping[str, bytes], workdir: Path) -> Path:
 
 
 def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interface = DEFAULT,
-                symbols: Mapping[str, bytes] | None = None,
-                lifted: FunctionProof | None = None) -> BlockHarness | Unavailable:
+                symbols: Mapping[str, bytes] | None = None, lifted: FunctionProof | None = None,
+                environment: Mapping[str, bytes] | None = None) -> BlockHarness | Unavailable:
     """The function linked into the native harness (renamed; undefined data symbols zero or as ``symbols``
     gives them; a global data symbol the object defines starts as ``symbols`` gives it, ``preset``), or why not.
 
@@ -227,17 +241,27 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
         if own:
             obj = preset(uo, own, workdir)
             symbols = {n: b for n, b in symbols.items() if n not in own}
+        extra: list[Path] = []
         if interface.roles != DEFAULT.roles:
             renamed = workdir / "confirm_input.o"
             run([which("objcopy"), f"--redefine-sym={function}={CALLEE}", f"--globalize-symbol={CALLEE}", str(obj),
                  str(renamed)], "objcopy")
-            adapter = adapter_object(uo.arch, interface, CALLEE, workdir)
-            return BlockHarness(renamed, uo.arch, workdir, extra=[adapter, *stubs(uo, workdir, symbols)])
-        if function != SYMBOL:
+            obj, extra = renamed, [adapter_object(uo.arch, interface, CALLEE, workdir)]
+        elif function != SYMBOL:
             renamed = workdir / "confirm_input.o"
             run([which("objcopy"), f"--redefine-sym={function}={SYMBOL}", str(obj), str(renamed)], "objcopy")
             obj = renamed
-        return BlockHarness(obj, uo.arch, workdir, extra=stubs(uo, workdir, symbols))
+        if uo.archive is not None and stubbed_calls(uo):
+            try:        # (the calls are the C library's and the archive's own: linked, not stubbed)
+                # (a function pointer a proved path jumped through: its value as the file holds it at each
+                # record's first call, ``ArchiveHarness``)
+                restore = sorted({var for p in lifted.paths for var, _ in p.pointers} if lifted is not None else ())
+                return ArchiveHarness(obj, uo.arch, workdir, uo.archive,
+                                      extra=[*extra, *stubs(uo, workdir, symbols, given_only=True)], restore=restore,
+                                      environment=environment or {})
+            except ToolchainError:
+                pass    # (it needs more than the C library: C++'s, ...; the freestanding harness and its stubs)
+        return BlockHarness(obj, uo.arch, workdir, extra=[*extra, *stubs(uo, workdir, symbols)])
     except (ToolchainError, Sha1optError) as e:
         return Unavailable(f"cannot link the function into the harness: {e}")
 
@@ -307,11 +331,13 @@ def run_zero_blocks(uo: UserObject, function: str, workdir: Path, lifted: Functi
 
 def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed: int = 12,
             interface: Interface = DEFAULT, symbols: Mapping[str, bytes] | None = None,
-            lifted: FunctionProof | None = None) -> Finding | Unavailable | None:
+            lifted: FunctionProof | None = None,
+            environment: Mapping[str, bytes] | None = None) -> Finding | Unavailable | None:
     """The first concrete record on which the function disagrees with SHA-1, run with the undefined data
     symbols zero or as ``symbols`` gives them (to take one dispatch path), or None when all agree.
-    ``lifted``: the function's proof (required to run a shared object's function: ``shared_harness``)."""
-    harness = harness_for(uo, function, workdir, interface, symbols, lifted)
+    ``lifted``: the function's proof (required to run a shared object's function: ``shared_harness``);
+    ``environment``: the variables a path's getenv calls read (``ArchiveHarness``: set, and no others)."""
+    harness = harness_for(uo, function, workdir, interface, symbols, lifted, environment)
     if isinstance(harness, Unavailable):
         return harness
     rng = random.Random(seed)
@@ -331,7 +357,7 @@ def confirm(uo: UserObject, function: str, min_blocks: int, workdir: Path, seed:
     for rec, want in zip(records, wants):
         res = harness.run([rec])
         if isinstance(res, RunFailure):
-            calls = stubbed_calls(uo)
+            calls = stubbed_calls(uo) if not isinstance(harness, ArchiveHarness) else []
             if calls:
                 return Unavailable(f"the process died ({res.reason}), and the object calls external functions the "
                                    f"harness stubs as data ({', '.join(calls[:3])}): no verdict on the code")

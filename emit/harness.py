@@ -10,6 +10,12 @@ A crash (e.g. a fault on a guard page) or a run past ``NATIVE_LIMITS`` is
 reported as a value, not raised; the harness runs through
 ``toolchain.run_child`` (own process group, killed on return or interrupt).
 
+``ArchiveHarness(obj, arch, workdir, archive, extra, restore)`` is the same
+record loop built into a libc program (``csrc/hosted_main.c``) linked with
+the member, the rest of its archive and the C library, for a member that
+calls them; ``restore`` names function pointers written back as the file
+holds them once the constructors ran.
+
 ``SharedObjectHarness(shared, address, arch, workdir, entry, words)`` runs a
 function of a shared object the same way: the record loop is ``harness.c``
 built into a libc program (``-DSHA1OPT_HOSTED``, ``csrc/dlopen_main.c``) that
@@ -30,6 +36,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
+
+from elftools.elf.elffile import ELFFile
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch
@@ -95,6 +103,7 @@ class BlockHarness:
         self.arch = arch
         self.prefix = tuple(prefix)
         self.args: tuple[str, ...] = ()        # after the executable's name (SharedObjectHarness)
+        self.env: Mapping[bytes, bytes] | None = None      # the child's environment (None: this process's)
         h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_{arch}.o", "compiling the harness",
                                FREESTANDING_FLAGS)
         c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_{arch}.o",
@@ -106,7 +115,8 @@ class BlockHarness:
         payload = b"".join(r.encode() for r in records)
         limits = NATIVE_LIMITS.with_seconds(timeout)
         try:
-            proc = run_child([*self.prefix, str(self.exe), *self.args], "the vector harness", limits, input=payload)
+            proc = run_child([*self.prefix, str(self.exe), *self.args], "the vector harness", limits, input=payload,
+                             env=self.env)
         except ToolchainError as e:
             return RunFailure(str(e), 0)
         out = proc.stdout
@@ -129,6 +139,7 @@ class SharedObjectHarness(BlockHarness):
                  words: Mapping[int, bytes] | None = None) -> None:
         self.arch = arch
         self.prefix = ()
+        self.env = None
         hosted = ("-DSHA1OPT_HOSTED",)
         h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
                                (*FREESTANDING_FLAGS, *hosted))
@@ -147,6 +158,51 @@ class SharedObjectHarness(BlockHarness):
                                  f"{said[0] if said else f'exit status {proc.returncode}'}")
 
 
+class ArchiveHarness(BlockHarness):
+    """An archive member's function in the harness built as a libc program (``-DSHA1OPT_HOSTED``,
+    ``csrc/hosted_main.c``), linked with the member (``obj``, renamed as ``BlockHarness`` links it), ``extra``, the
+    archive (the members it needs: nettle's fat ``nettle_sha1_compress`` jumps into ``sha1-compress.o``) and the C
+    library (``getenv``, ``fwrite``, ``stderr``): for code that calls functions the freestanding harness does not
+    define. The archive's constructors run before the records, as in a program linked with it; then each of
+    ``restore`` (function pointers of the member, by symbol) is written back as the file holds it, so a record's
+    first call takes the path a call before the constructors takes (nettle: ``nettle_sha1_compress_vec`` =
+    ``nettle_sha1_compress_init``, the resolver), and its later calls the value the resolver stored."""
+
+    def __init__(self, obj: Path, arch: Arch, workdir: Path, archive: Path, extra: Sequence[Path] = (),
+                 restore: Sequence[str] = (), environment: Mapping[str, bytes] | None = None) -> None:
+        self.arch = arch
+        self.prefix = ()
+        self.args = ()
+        # the records run with these environment variables and no others (a path's getenv values, ``witness``)
+        self.env = {name.encode(): value for name, value in (environment or {}).items()}
+        hosted = ("-DSHA1OPT_HOSTED",)
+        h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
+                               (*FREESTANDING_FLAGS, *hosted))
+        c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_hosted_{arch}.o",
+                               "assembling the call checker", hosted)
+        m_obj = compile_source(csrc("hosted_main.c"), arch, workdir / f"hosted_main_{arch}.o", "compiling main",
+                               ("-O2",))
+        self.exe = link_hosted([m_obj, h_obj, c_obj, obj, *extra, archive], arch, workdir / f"harness_archive_{arch}",
+                               "linking the archive harness")
+        self.args = tuple(f"{at:x}={raw.hex()}" for at, raw in _initial_words(self.exe, restore))
+
+
+def _initial_words(exe: Path, names: Sequence[str]) -> list[tuple[int, bytes]]:
+    """(address, bytes as the file holds them) of each data symbol ``names`` gives in a linked executable."""
+    out = []
+    with exe.open("rb") as f:
+        elf = ELFFile(f)
+        table = elf.get_section_by_name(".symtab")
+        for name in names:
+            sym = next((s for s in table.iter_symbols() if s.name == name and s["st_shndx"] != "SHN_UNDEF"), None)
+            if sym is None:
+                raise ToolchainError(f"the archive harness has no symbol {name} to restore")
+            sec = elf.get_section(sym["st_shndx"])
+            at = sym["st_value"] - sec["sh_addr"]
+            out.append((sym["st_value"], sec.data()[at:at + sym["st_size"]]))
+    return out
+
+
 def jump_stub(arch: Arch, name: str, workdir: Path) -> Path:
     """An object defining ``name`` as a jump to ``sha1opt_target`` (``csrc/dlopen_main.c`` sets it to the shared
     object's function): registers, stack and return address reach the function as the caller left them."""
@@ -156,5 +212,5 @@ def jump_stub(arch: Arch, name: str, workdir: Path) -> Path:
     return assemble(text, arch, workdir, "shared_entry")
 
 
-__all__ = ["BlockHarness", "HarnessError", "Record", "Result", "RunFailure", "SharedObjectHarness", "ToolchainError",
+__all__ = ["ArchiveHarness", "BlockHarness", "HarnessError", "Record", "Result", "RunFailure", "SharedObjectHarness", "ToolchainError",
            "FLAG_TEXT", "jump_stub"]

@@ -18,6 +18,7 @@ from typing import Mapping
 
 from sha1opt.semantics.lift.function import FunctionProof
 from sha1opt.semantics.lift.interface import ABI_OF, Interface
+from sha1opt.semantics.lift.witness import ENV
 from sha1opt.emit.cbc_confirm import cbc_finding
 from sha1opt.emit.confirm import Finding, Unavailable, confirm
 from sha1opt.emit.lanes_confirm import lanes_finding
@@ -28,11 +29,17 @@ def native_finding(uo: UserObject, function: str, min_blocks: int, workdir: Path
                    symbols: Mapping[str, bytes] | None = None,
                    lifted: FunctionProof | None = None) -> Finding | Unavailable | None:
     """The first record on which the function (run with the data symbols ``symbols`` gives: one dispatch path)
-    leaves other than its contract says, or why it could not run (``Unavailable``), or None when all agree."""
+    leaves other than its contract says, or why it could not run (``Unavailable``), or None when all agree.
+    ``symbols`` may hold a path's environment (``witness.ENV`` entries): the block check's hosted archive harness
+    runs with those variables set and no others."""
+    words = {k: v for k, v in (symbols or {}).items() if not k.startswith(ENV)}
+    environment = {k[len(ENV):]: v for k, v in (symbols or {}).items() if k.startswith(ENV)}
+    symbols = words
     contract = interface.contract(ABI_OF[uo.arch])
     if contract.multi_buffer:
         return lanes_finding(uo, function, workdir, symbols=symbols)
-    found = confirm(uo, function, min_blocks, workdir, interface=interface, symbols=symbols, lifted=lifted)
+    found = confirm(uo, function, min_blocks, workdir, interface=interface, symbols=symbols, lifted=lifted,
+                    environment=environment)
     if contract.cbc and not isinstance(found, Finding):
         return cbc_finding(uo, function, workdir, symbols=symbols)
     return found

@@ -52,6 +52,7 @@ class UserObject:
     kind: str             # "assembled" | "object" | "archive member" | "shared object" | "executable"
     source: str           # one line: what was done ("e.S assembled with gcc -m64 -c -g")
     member: str | None = None   # the archive member it was read from ("sha1dgst.o"), for kind "archive member"
+    archive: Path | None = None  # and the archive: the rest of it links with the member natively (``confirm``)
 
     @property
     def arch(self) -> Arch:
@@ -128,7 +129,7 @@ def with_called_members(uo: UserObject, archive: Path, member: str, workdir: Pat
     run([which("ld"), "-m", emu, "-r", "-o", str(out), str(uo.path), *map(str, paths)],
         f"linking {member} with the members it calls", timeout=TOOL_SECONDS)
     return UserObject(out, ObjectFile.parse(out.read_bytes()), uo.kind,
-                      f"{uo.source} linked (ld -r) with {', '.join(others)}", member)
+                      f"{uo.source} linked (ld -r) with {', '.join(others)}", member, archive)
 
 
 def _member(path: Path, member: str | None, workdir: Path) -> tuple[bytes, str]:
@@ -165,7 +166,7 @@ def load_object(path: str | Path, workdir: Path, arch: Arch | None = None, membe
     if data[:8] == b"!<arch>\n":
         raw, name = _member(p, member, workdir)
         return UserObject(workdir / Path(name).name, ObjectFile.parse(raw), "archive member", f"{p.name}({name})",
-                          name)
+                          name, p)
     if data[:4] == b"\x7fELF":
         obj = ObjectFile.parse(data)
         kind = "object" if obj.relocatable else ("shared object" if _is_shared(data) else "executable")

@@ -34,7 +34,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import (
@@ -130,8 +130,9 @@ def _kill_group(pgid: int) -> None:
 
 
 def run_child(args: Sequence[str], what: str, limits: Limits = TOOL_LIMITS, input: bytes | None = None,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """Run ``args`` (a list, never a shell string) as a bounded child; bytes in, bytes out.
+              env: Mapping[str, str] | Mapping[bytes, bytes] | None = None) -> subprocess.CompletedProcess:
+    """Run ``args`` (a list, never a shell string) as a bounded child; bytes in, bytes out; ``env``: its whole
+    environment (None: this process's).
 
     The child gets its own process group, stdin from ``input`` (or /dev/null:
     ``.include "/dev/stdin"`` reads nothing), ``limits`` as rlimits, and is

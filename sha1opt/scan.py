@@ -324,7 +324,7 @@ def _prove(job: _Job, model, native: bool, work: Path) -> Found:
         obj = replace(obj, symbols=[*obj.symbols, job.cand.symbol])
     kind = "archive member" if job.member else ("object" if obj.relocatable else "shared object")
     uo = UserObject(job.disk, obj, kind, f"{Path(job.file).name}({job.member})" if job.member else job.file,
-                    job.member)
+                    job.member, Path(job.file) if job.member else None)
     sub = work / f"fn{os.getpid()}"
     sub.mkdir(exist_ok=True)
     if job.member is not None:              # linked once with the members it calls, for every guess below

@@ -7,7 +7,9 @@ control that leaves the function's own code:
   ``explicit_bzero``, mbedTLS's ``mbedtls_platform_zeroize``; ``getenv``, ``strlen``,
   ``memcmp``, ``strchr``, ``fwrite``, ``fprintf``, ... whose contracts write no caller memory), named by the
   call's relocation (``R_X86_64_PLT32``, ``R_386_PLT32``, ``PC32``, a -fno-plt GOT slot), is run by
-  its contract, not its code (``Known``: its effect and result): the copy or fill of a length that must be a
+  its contract, not its code (``Known``: its effect and result), with the arguments it is for (``_checked``: a
+  pointer, a stream of the C library or an integer by the argument's name; what it reads at a constant place of
+  the object's data inside the section; else refused by name): the copy or fill of a length that must be a
   constant at the call (else refused by name); its return value (``dst``, nothing, an unknown integer, or
   NULL and a pointer to an object of its own: a path each; getenv's a read-only string whose bytes are unknowns); every caller-saved register (``CALLER_SAVED``, and every vector
   register) and every stack slot below the stack pointer (the callee's frame, the
@@ -90,6 +92,10 @@ class Known:
     returns: Literal["dst", "nothing", "integer", "string or null", "pointer or null", "pointer into s or null"]
     source: str
     size: int = 0            # ``out``: the bytes it stores at ``dst``, 32-bit words the proof does not know
+    # what it reads through each pointer argument that is not a copy's source: "string" (up to a NUL), or the
+    # integer arguments whose product is the byte count (fwrite's ``size * nmemb``); checked where the pointer is
+    # a constant place in the object's data (``_reads``)
+    reads: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
     # the library whose own function the contract models (mbedTLS's zeroize): it stands for that library's
     # definition wherever it is; None, the C library's, which a linked object's own definition of the name
     # replaces (its code is followed then, never this contract)
@@ -108,19 +114,26 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
           library="mbedTLS"),
     Known("getenv", "reads", ("name",), "string or null",
           "ISO C11 7.22.4.6: returns a pointer to the environment string, or a null pointer; the program shall "
-          "not modify the string"),
+          "not modify the string", reads=(("name", "string"),)),
     Known("secure_getenv", "reads", ("name",), "string or null",
-          "glibc manual 'Environment Access': getenv, returning a null pointer in a secure-execution process"),
-    Known("strlen", "reads", ("s",), "integer", "ISO C11 7.24.6.3: returns the number of characters before the NUL"),
-    Known("strcmp", "reads", ("s1", "s2"), "integer", "ISO C11 7.24.4.2: compares two strings, returns an integer"),
+          "glibc manual 'Environment Access': getenv, returning a null pointer in a secure-execution process",
+          reads=(("name", "string"),)),
+    Known("strlen", "reads", ("s",), "integer", "ISO C11 7.24.6.3: returns the number of characters before the NUL",
+          reads=(("s", "string"),)),
+    Known("strcmp", "reads", ("s1", "s2"), "integer", "ISO C11 7.24.4.2: compares two strings, returns an integer",
+          reads=(("s1", "string"), ("s2", "string"))),
     Known("strncmp", "reads", ("s1", "s2", "n"), "integer",
-          "ISO C11 7.24.4.4: compares at most n characters of two strings, returns an integer"),
+          "ISO C11 7.24.4.4: compares at most n characters of two strings, returns an integer",
+          reads=(("s1", "string"), ("s2", "string"))),
     Known("memcmp", "reads", ("s1", "s2", "n"), "integer",
-          "ISO C11 7.24.4.1: compares n characters of two objects, returns an integer"),
+          "ISO C11 7.24.4.1: compares n characters of two objects, returns an integer",
+          reads=(("s1", ("n",)), ("s2", ("n",)))),
     Known("strchr", "reads", ("s", "c"), "pointer into s or null",
-          "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer"),
+          "ISO C11 7.24.5.2: returns a pointer to the located character in s, or a null pointer",
+          reads=(("s", "string"),)),
     Known("fwrite", "globals", ("ptr", "size", "nmemb", "stream"), "integer",
-          "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count"),
+          "ISO C11 7.21.8.2: writes from the array ptr to the stream (the C library's FILE), returns the count",
+          reads=(("ptr", ("size", "nmemb")),)),
     Known("fprintf", "globals", ("stream", "format"), "integer",
           "ISO C11 7.21.6.1: writes to the stream under control of format (no %n: checked), returns a count"),
     Known("__fprintf_chk", "globals", ("stream", "flag", "format"), "integer",
@@ -137,7 +150,14 @@ KNOWN: dict[str, Known] = {k.name: k for k in (
 
 # Registers a callee may change (the vector registers too, both ABIs): SysV psABI 3.2.1 table 3.4; i386 psABI 2.2.
 CALLER_SAVED = {64: ("eax", "ecx", "edx", "esi", "edi", "r8d", "r9d", "r10d", "r11d"), 32: ("eax", "ecx", "edx")}
-_ARG_REGS = ("edi", "esi", "edx")             # SysV: the first three integer arguments (cdecl: the stack)
+_ARG_REGS = ("edi", "esi", "edx", "ecx", "r8d", "r9d")   # SysV psABI 3.2.3: the integer arguments (cdecl: the stack)
+# What an argument of a known function must be at the call (``_checked``), by its name: a pointer (``Ptr``: into the
+# stack, the object, a buffer of the caller, a string a known function returned), a stream of the C library (the
+# value of ``stdin``, ``stdout`` or ``stderr``, ISO C11 7.21.1 and 7.21.5.1: a FILE* the program did not open), or
+# else an integer (``Int``). A register a call clobbered, a callee-saved register's entry value or any value of the
+# wrong kind is not what the contract was proved for: refused by name.
+_POINTER_ARGS = frozenset({"dst", "src", "name", "s", "s1", "s2", "ptr", "format"})
+STREAMS = ("stdin", "stdout", "stderr")
 
 _RESULT_REG = {64: Reg("eax", 64), 32: Reg("eax", 32)}     # where a result is returned (%rax, %eax)
 MAX_CALL_DEPTH = 8          # local calls followed at most this deep on one path
@@ -160,6 +180,11 @@ def left_by_call(reg: str, lane: int, name: str, address: int) -> str:
     """The name of what lane ``lane`` of vector register ``reg`` holds after the call to ``name`` at ``address``:
     an unknown of its own."""
     return f"{reg}.{lane} after {name} at 0x{address:x}"
+
+
+def _shown(v) -> str:
+    return v.name if isinstance(v, Opq) else f"{v.region}{z3.simplify(v.off)}" if isinstance(v, Ptr) else \
+        "nothing" if v is None else str(z3.simplify(v.v)) if isinstance(v, Int) else str(v)
 
 
 def clobbered(reg: str, why: str) -> Opq:
@@ -191,6 +216,7 @@ class Calls:
             raise Violation(d, f"calls {name} with the stack pointer not {mod}-byte aligned (the ABI requires "
                                f"%{'r' if self.bits == 64 else 'e'}sp = {want} mod {mod} at a call)")
         args = dict(zip(known.args, self._arguments(d, at_call, len(known.args))))
+        self._checked(d, known, args)
         dst = args.get("dst")
         if known.effect in ("copy", "fill", "out"):
             length = self._constant(args["length"], d, f"{name}'s length") if known.effect != "out" else known.size
@@ -225,13 +251,14 @@ class Calls:
         if known.returns == "dst":
             self.s.regs["eax"] = dst
         elif known.returns != "nothing" and not tail:
-            self.s.regs["eax"] = self._result(d, name, known.returns, decide, args.get("s"))
+            self.s.regs["eax"] = self._result(d, name, known.returns, decide, args.get("s"),
+                                              self._object_string(args.get("name")))
         self._clobber_frame(rsp, why)
         self.s.flags = None
         if tail:
             self._return(d)
 
-    def _result(self, d: Decoded, name: str, returns: str, decide, s=None):
+    def _result(self, d: Decoded, name: str, returns: str, decide, s=None, variable: bytes | None = None):
         """A known function's result: an unknown integer (one of its own per call), or NULL on one path and
         a pointer to an object of its own on the other (``decide`` forks; the fork gets ``alternative``) --
         strchr's (``pointer into s or null``) a pointer into ``s`` at an unknown offset k when ``s`` points into
@@ -242,9 +269,13 @@ class Calls:
         if returns == "integer":
             return Int(z3.BitVec(f"{at} result", self.bits))
         null = z3.Bool(f"{at} returns NULL")
-        taken = decide(null) if decide is not None else self.implies(null)
         mark = f"{STRING_MARK}{self.s.results}" if returns == "string or null" else ""
         obj = Ptr(f"{RESULT_REGION}{name}@0x{d.address:x}{mark}", self.bv(0))
+        if variable is not None and mark:       # (getenv of a constant name: a native run can choose the path;
+            # recorded before the fork, so both paths have it)
+            self.s.environment = self.s.environment + ((variable.decode("latin-1"), null, obj.region[
+                len(RESULT_REGION):]),)
+        taken = decide(null) if decide is not None else self.implies(null)
         if returns == "pointer into s or null" and isinstance(s, Ptr) and read_only_string(s.region):
             obj = Ptr(s.region, s.off + z3.BitVec(f"{at} offset", self.bits))
         if decide is not None:
@@ -263,6 +294,51 @@ class Calls:
         if c is None or re.search(rb"%[-+ #0-9.*'hlLqjzt]*n", text.replace(b"%%", b"")):
             raise Refused(d, f"{name}'s format {text[:40]!r} {'is not terminated' if c is None else 'has %n'} "
                              "(a write the contract does not model)", "untracked value")
+
+    def _checked(self, d: Decoded, known: Known, args: dict) -> None:
+        """Each argument is of its kind (``_POINTER_ARGS``, ``STREAMS``, else an integer), and what the function
+        reads at a constant place of the object's data lies inside it (``Known.reads``), else refused by name.
+        Example: nettle's ``fwrite(msg, 1, 0x25, stderr)`` with the ``mov (%rax),%rcx`` that loads ``stderr``
+        dropped passes ``%rcx [clobbered by the call to getenv]``: refused, "fwrite's stream is not ..." """
+        for arg, v in args.items():
+            if arg == "stream":
+                ok = isinstance(v, Int) and any(z3.eq(v.v, self._input(f"{s}+0", self.bits // 8, k).v)
+                                                for s in STREAMS for k in range(self.s.calls + 1))
+                kind = "a stream of the C library (the value of stdin, stdout or stderr)"
+            else:
+                # (an integer: a value of the proof's own, ``Int``, or a data term -- never an opaque one)
+                ok = isinstance(v, Ptr) if arg in _POINTER_ARGS else v is not None and not isinstance(v, (Ptr, Opq))
+                kind = "a pointer" if arg in _POINTER_ARGS else "an integer"
+            if not ok:
+                raise Refused(d, f"{known.name}'s argument {arg} is not {kind} at the call ({_shown(v)})",
+                              "untracked value")
+        for arg, extent in known.reads:
+            p = args[arg]
+            off = z3.simplify(p.off)
+            if not (p.region.startswith("sec:") and z3.is_bv_value(off)):
+                continue            # (the stack, the caller's buffers, a returned string: not the object's bytes)
+            section, at = p.region[4:], off.as_long()
+            if extent == "string":
+                inside = self._object_string(p) is not None
+            else:
+                count = 1
+                for k in extent:
+                    count *= self._constant(args[k], d, f"{known.name}'s {k}")
+                inside = count == 0 or self.p.obj.read(section, at, count) is not None
+            if not inside:
+                raise Refused(d, f"{known.name} reads past the end of {section} through its argument {arg}",
+                              "address")
+
+    def _object_string(self, p) -> bytes | None:
+        """The NUL-terminated string at ``p`` when it is a constant place in the object's data, else None (also
+        when the section ends before its NUL)."""
+        off = z3.simplify(p.off) if isinstance(p, Ptr) and p.region.startswith("sec:") else None
+        if off is None or not z3.is_bv_value(off):
+            return None
+        text, at = b"", off.as_long()
+        while (c := self.p.obj.read(p.region[4:], at + len(text), 1)) not in (None, b"\0"):
+            text += c
+        return text if c is not None else None
 
     def _arguments(self, d: Decoded, at_call, count: int) -> list:
         if self.bits == 64:

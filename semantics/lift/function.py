@@ -222,7 +222,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
     if paths is not None and not set(paths) <= {label(e) for e in ends}:
         raise ObjectError(f"no path of {sym.name} is labelled {sorted(set(paths) - {label(e) for e in ends})[0]} "
                           f"(labels: {', '.join(sorted({label(e) for e in ends}))})")
-    conds: list[list] = []          # per report: the path condition its witness is drawn from
+    conds: list[tuple] = []         # per report: the path condition its witness is drawn from, its environment
     consumed: set[int] = set()
     # A straight exit of a function that also has a loop is the path that skips it (nblocks = 0), not "no loop".
     exit_kind: PathKind = ("one block" if contract.one_block else
@@ -240,7 +240,7 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             continue
         t1 = time.perf_counter()
         cond = _cond_text(end.state.cond, bits)
-        conds.append(end.state.cond)
+        conds.append((end.state.cond, end.state.environment))
         if paths is not None and label(end) not in paths:
             reports.append(replace(report(end, cond, Verdict("not checked", "outside the selected paths"),
                                           len(end.state.trace), t1), seconds=0.0))
@@ -277,14 +277,15 @@ def prove_function(obj: ObjectFile, name: str | None, contract: Contract, *, pro
             if loop.arrivals > 1:
                 consumed.update(group)
                 cond = _cond_text(list(key), bits)
-                conds[-1] = (generic(ctx, [ends[j].state for j in group]) or end.state).cond
+                conds[-1] = ((generic(ctx, [ends[j].state for j in group]) or end.state).cond,
+                             end.state.environment)
             reports.append(report(end, cond, loop.verdict, len(loop.trace), t1, trace=loop.iteration,
                                   block_bytes=loop.block_bytes, unlifted=loop.unlifted))
             if loop.finding:
                 findings.append(loop.finding)
             loop_trace = loop_trace or loop.iteration
     # one report per path end, in order: each gets the capability words that take it
-    reports = [replace(r, witness=witness(c, ctx.axioms)) for r, c in zip(reports, conds)]
+    reports = [replace(r, witness=witness(c, ctx.axioms, env)) for r, (c, env) in zip(reports, conds)]
     bound = tuple(sorted({d.bound for end in ends for d in end.state.trace if d.bound} |
                          {d.bound for r in reports for d in r.trace if d.bound} |
                          {b for end in ends for b in end.state.bound}))

@@ -328,10 +328,12 @@ class MemoryModel:
         """Whether ``size`` bytes at state offset ``c`` touch the declared byte counter's 8 bytes."""
         return self.counter is not None and c < self.counter + 8 and self.counter < c + size
 
-    def _input(self, name: str, size: int) -> Int:
+    def _input(self, name: str, size: int, calls: int | None = None) -> Int:
         """A word the proof does not know, named ``SYM+offset`` (after a call that may change external data,
-        ``calls.Known``: a new unknown)."""
-        name += f" after {self.s.calls} call(s)" if self.s.calls else ""
+        ``calls.Known``: a new unknown); ``calls``: the word as read after that many such calls (default: the
+        path's count now)."""
+        calls = self.s.calls if calls is None else calls
+        name += f" after {calls} call(s)" if calls else ""
         return Int(z3.ZeroExt(self.bits - 8 * size, z3.BitVec(name, 8 * size))
                    if 8 * size < self.bits else z3.BitVec(name, self.bits))
 

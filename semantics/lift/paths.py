@@ -58,11 +58,18 @@ class State:
     # the masks of undecided comparisons of block counts in vector lanes (``vectors.CountLanes``): name -> (the
     # data value standing for the mask, the z3 condition under which it is all ones; else it is 0)
     masks: dict[str, tuple[object, object]] = field(default_factory=dict)
+    # the code addresses this path's indirect jumps went to (``control``: one jumped to twice is refused, a loop
+    # through a function pointer: a resolver that finds the pointer unchanged and jumps through it again)
+    jumped: tuple[tuple[str, int], ...] = ()
+    # the environment variables this path read by a constant name (``calls``: getenv's): (name, the z3 boolean
+    # "returns NULL", the prefix of its string's byte unknowns) -- what a native run sets to take the path
+    # (``witness``)
+    environment: tuple[tuple[str, object, str], ...] = ()
 
     def copy(self) -> "State":
         return State(self.pc_addr, dict(self.regs), dict(self.mem), self.flags, list(self.cond), list(self.trace),
                      self.steps, self.frames, self.pointers, self.calls, self.results, self.bound, dict(self.spans),
-                     dict(self.masks))
+                     dict(self.masks), self.jumped, self.environment)
 
 
 class Program:
