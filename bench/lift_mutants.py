@@ -44,6 +44,12 @@ into or falls through into (checked statically, per object). Verdicts:
   (printed as the counterexample);
 * ``refuted natively (prover refused)`` -- the prover refused the path, and
   this script's native run with the path's words found a record that differs;
+* ``refuted natively by its output (prover refused / not proved)`` -- the
+  native runs agree with SHA-1, but on the same records the mutant shows other
+  bytes than the unmutated function (``output_differs``: exit status, answers,
+  stderr), with each path's words and environment: e.g. a mutant of nettle's
+  resolver that has ``fwrite`` print its ``NETTLE_FAT_VERBOSE`` message past
+  its end (the prover refused it: "fwrite reads past the end of ...");
 * ``not proved, not refuted`` -- neither: listed, never counted as success
   (a prover incompleteness if the mutant is in fact equivalent).
 
@@ -77,8 +83,9 @@ from elftools.elf.elffile import ELFFile
 
 from sha1opt.analyze import ObjectProof, prove_object
 from sha1opt.emit.assembly import function_text
-from sha1opt.emit.confirm import Finding, Unavailable
-from sha1opt.emit.native_check import native_finding
+from sha1opt.emit.confirm import Finding, Unavailable, harness_for
+from sha1opt.emit.harness import Record
+from sha1opt.emit.native_check import native_finding, split_words
 from sha1opt.emit.objfile import load_object
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
@@ -377,7 +384,7 @@ def _bounded(work, limit: float):
 
 def judge(mut: Path, function: str | None, min_blocks: int | None, selected: frozenset[str] | None,
           words: dict[str, list[tuple]], work: Path, interface: Interface | None = None,
-          member: str | None = None) -> tuple[str, str]:
+          member: str | None = None, original: Path | None = None) -> tuple[str, str]:
     """(verdict, detail) of one mutant (see the module docstring).
 
     The prover is ``prove_object`` as ``sha1opt prove --object`` runs it (native confirmation on), on the
@@ -422,7 +429,43 @@ def judge(mut: Path, function: str | None, min_blocks: int | None, selected: fro
         kind = "refuted natively (prover refused)" if refused else "refuted natively (prover: not proved)"
         return kind, f"prover: {why[:150]}; native ({where}): {got.describe()}"
     said = got.reason if isinstance(got, Unavailable) else "agrees on every record tried"
+    if original is not None and not isinstance(got, Unavailable):
+        seen = output_differs(original, mut, fn, work, mine + extra, used,
+                              res.proof if res is not None else None, member)
+        if seen is not None:
+            kind = "refuted natively by its output (prover refused)" if refused else \
+                "refuted natively by its output (prover: not proved)"
+            return kind, f"prover: {why[:150]}; native ({seen[0]}): {seen[1]}"
     return "not proved, not refuted", f"prover: {why[:160]}; native: {said}"
+
+
+def output_differs(original: Path, mut: Path, function: str, work: Path, words: list[tuple[str, tuple]],
+                   interface: Interface, lifted, member: str | None) -> tuple[str, str] | None:
+    """The first path's words on which the mutant's native run shows other bytes than the unmutated function's on
+    the same records -- its exit status, its answers (the states), what it prints on stderr (nettle's
+    ``NETTLE_FAT_VERBOSE`` message, read past its end by a mutant) -- as (path, what differs), else None. The
+    unmutated function runs twice: output that differs between its own runs says nothing (None)."""
+    records = [Record(tuple(range(k, k + 5)), bytes(range(k, k + 64))) for k in (1, 2)]
+    for name, w in words:
+        symbols, environment = split_words(dict(w))
+        seen = []
+        for k, obj in enumerate((original, mut, original)):
+            sub = work / f"output_{k}"
+            sub.mkdir(exist_ok=True)
+            h = harness_for(load_object(obj, sub, member=member), function, sub, interface, symbols, lifted,
+                            environment)
+            if isinstance(h, Unavailable):
+                return None
+            seen.append(h.transcript(records))
+        if seen[0] != seen[2]:
+            return None
+        if seen[0] != seen[1]:
+            if isinstance(seen[1], str) or isinstance(seen[0], str):
+                return name, f"the unmutated run: {str(seen[0])[:80]}; the mutant's: {str(seen[1])[:80]}"
+            what = [part for part, a, b in zip(("exit status", "answers", "stderr"), seen[0], seen[1]) if a != b]
+            return name, f"the mutant's {' and '.join(what)} differ from the unmutated function's " \
+                         f"(stderr {seen[0][2][:60]!r} -> {seen[1][2][:60]!r})"
+    return None
 
 
 def interface_of(res: ObjectProof) -> Interface:

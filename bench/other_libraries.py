@@ -165,7 +165,8 @@ def mutant_counts(loc: Located, orig: ObjectProof, interface: Interface | None, 
         for _, what, _, kind, detail, dt in lift_mutants.judged(
                 blob, base, p, codes, per, rng, work, f"p{k}_", suffix,
                 lambda mut, selected, sub: lift_mutants.judge(mut, loc.symbol.name, None, selected, words, sub,
-                                                              interface, loc.member if wrap else None),
+                                                              interface, loc.member if wrap else None,
+                                                              loc.archive or loc.path),
                 wrap, stopped):
             counts[kind] = counts.get(kind, 0) + 1
             log(f"    mutant {i}: {what} [{dt:.1f} s]: {kind} -- {detail[:200]}")

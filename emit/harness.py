@@ -110,23 +110,29 @@ class BlockHarness:
                                "assembling the call checker")
         self.exe = link_static([h_obj, c_obj, obj, *extra], arch, workdir / f"harness_{arch}", "linking the harness")
 
-    def run(self, records: list[Record], timeout: float | None = None) -> list[Result] | RunFailure:
-        """Feed ``records``; the harness runs under ``NATIVE_LIMITS`` (``timeout`` seconds of wall time if given)."""
-        payload = b"".join(r.encode() for r in records)
-        limits = NATIVE_LIMITS.with_seconds(timeout)
+    def transcript(self, records: list[Record], timeout: float | None = None) -> tuple[int, bytes, bytes] | str:
+        """Everything a run on ``records`` shows: (exit status, stdout, stderr), or why it did not end."""
         try:
-            proc = run_child([*self.prefix, str(self.exe), *self.args], "the vector harness", limits, input=payload,
+            proc = run_child([*self.prefix, str(self.exe), *self.args], "the vector harness",
+                             NATIVE_LIMITS.with_seconds(timeout), input=b"".join(r.encode() for r in records),
                              env=self.env)
         except ToolchainError as e:
-            return RunFailure(str(e), 0)
-        out = proc.stdout
+            return str(e)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def run(self, records: list[Record], timeout: float | None = None) -> list[Result] | RunFailure:
+        """Feed ``records``; the harness runs under ``NATIVE_LIMITS`` (``timeout`` seconds of wall time if given)."""
+        seen = self.transcript(records, timeout)
+        if isinstance(seen, str):
+            return RunFailure(seen, 0)
+        returncode, out, _ = seen
         n = len(out) // 24
         results = [Result(tuple(w[:5]), w[5]) for w in struct.iter_unpack("<6I", out[: 24 * n])]
-        if proc.returncode != 0 or n != len(records):
-            if proc.returncode < 0:
-                why = f"killed by {signal.Signals(-proc.returncode).name}"
+        if returncode != 0 or n != len(records):
+            if returncode < 0:
+                why = f"killed by {signal.Signals(-returncode).name}"
             else:
-                why = f"exit status {proc.returncode}"
+                why = f"exit status {returncode}"
             return RunFailure(f"harness {why} at record {n} of {len(records)}", n)
         return results
 

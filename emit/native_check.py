@@ -25,6 +25,12 @@ from sha1opt.emit.lanes_confirm import lanes_finding
 from sha1opt.emit.objfile import UserObject
 
 
+def split_words(symbols: Mapping[str, bytes] | None) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """A path's witness (``lift.witness``) as (data symbols' bytes, environment variables' values)."""
+    items = (symbols or {}).items()
+    return ({k: v for k, v in items if not k.startswith(ENV)}, {k[len(ENV):]: v for k, v in items if k.startswith(ENV)})
+
+
 def native_finding(uo: UserObject, function: str, min_blocks: int, workdir: Path, interface: Interface,
                    symbols: Mapping[str, bytes] | None = None,
                    lifted: FunctionProof | None = None) -> Finding | Unavailable | None:
@@ -32,9 +38,7 @@ def native_finding(uo: UserObject, function: str, min_blocks: int, workdir: Path
     leaves other than its contract says, or why it could not run (``Unavailable``), or None when all agree.
     ``symbols`` may hold a path's environment (``witness.ENV`` entries): the block check's hosted archive harness
     runs with those variables set and no others."""
-    words = {k: v for k, v in (symbols or {}).items() if not k.startswith(ENV)}
-    environment = {k[len(ENV):]: v for k, v in (symbols or {}).items() if k.startswith(ENV)}
-    symbols = words
+    symbols, environment = split_words(symbols)
     contract = interface.contract(ABI_OF[uo.arch])
     if contract.multi_buffer:
         return lanes_finding(uo, function, workdir, symbols=symbols)

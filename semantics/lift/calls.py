@@ -94,7 +94,7 @@ class Known:
     size: int = 0            # ``out``: the bytes it stores at ``dst``, 32-bit words the proof does not know
     # what it reads through each pointer argument that is not a copy's source: "string" (up to a NUL), or the
     # integer arguments whose product is the byte count (fwrite's ``size * nmemb``); checked where the pointer is
-    # a constant place in the object's data (``_reads``)
+    # a constant place in the object's data (``Calls._checked``)
     reads: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
     # the library whose own function the contract models (mbedTLS's zeroize): it stands for that library's
     # definition wherever it is; None, the C library's, which a linked object's own definition of the name
@@ -285,15 +285,13 @@ class Calls:
     def _format(self, d: Decoded, name: str, fmt) -> None:
         """A format argument: a constant string of this object's data without ``%n`` (which writes through a
         pointer argument), else refused by name."""
-        off = z3.simplify(fmt.off) if isinstance(fmt, Ptr) and fmt.region.startswith("sec:") else None
-        if off is None or not z3.is_bv_value(off):
-            raise Refused(d, f"{name}'s format is not a constant string of the object", "untracked value")
-        text, at = b"", off.as_long()
-        while (c := self.p.obj.read(fmt.region[4:], at + len(text), 1)) not in (None, b"\0"):
-            text += c
-        if c is None or re.search(rb"%[-+ #0-9.*'hlLqjzt]*n", text.replace(b"%%", b"")):
-            raise Refused(d, f"{name}'s format {text[:40]!r} {'is not terminated' if c is None else 'has %n'} "
-                             "(a write the contract does not model)", "untracked value")
+        text = self._object_string(fmt)
+        if text is None:
+            raise Refused(d, f"{name}'s format is not a constant string of the object (ended by a NUL inside its "
+                             "section)", "untracked value")
+        if re.search(rb"%[-+ #0-9.*'hlLqjzt]*n", text.replace(b"%%", b"")):
+            raise Refused(d, f"{name}'s format {text[:40]!r} has %n (a write the contract does not model)",
+                          "untracked value")
 
     def _checked(self, d: Decoded, known: Known, args: dict) -> None:
         """Each argument is of its kind (``_POINTER_ARGS``, ``STREAMS``, else an integer), and what the function

@@ -72,6 +72,9 @@ class Decoded:
     #                               definition: proved assuming no other object interposes one of that name
     base: int = 0                 # the section's address (a linked object's; 0 in a .o): messages name
     #                               ``base + address``, the address objdump shows (``text`` too)
+    rewritten: str | None = None  # a relocation the linker applies to bytes of it that are not its address
+    #                               field: the bytes here are not the ones that run (refused when reached,
+    #                               even a ``nop``: a dropped instruction whose relocation remains)
 
     @property
     def next(self) -> int:
@@ -375,13 +378,19 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
         else:  # pragma: no cover - capstone has no other operand kinds on x86
             problem = problem or "operand kind not modelled"
     ins = Instr(mnem, tuple(reversed(ops)), line)
+    # a relocation the linker applies to bytes of this instruction other than its address fields changes the
+    # instruction itself (its bytes here are not the ones that run): refused by name
+    fields = {i.address + o for o in (i.imm_offset, i.disp_offset) if o}
+    stray = next((a for a in range(i.address, next_ip) if a not in fields and obj.relocation_at(sec, a)), None)
+    rewritten = None if stray is None else (f"a relocation ({obj.relocation_at(sec, stray).kind}) at 0x{stray:x} "
+                                            "rewrites bytes of it that are not its address field")
     if got_slot and mnem in ("call", "jmp"):
         # ``call *sym@GOTPCREL(%rip)`` (-fno-plt): a call of the symbol the slot holds, as ``call sym@PLT``
         got_slot, imm_ref, mem_ref = False, mem_ref, None
     if got_slot and mnem != "mov":
         problem = problem or f"a GOT slot is read by {mnem} (only a mov of the address it holds is modelled)"
     return Decoded(i.address, i.size, mnem, ins, text, width, target, mem_ref, imm_ref, gotpc, gotoff, problem, line,
-                   msize, pcrel, pcrel_at, got_slot, bound, base)
+                   msize, pcrel, pcrel_at, got_slot, bound, base, rewritten)
 
 
 def line_table(obj: ObjectFile) -> dict[int, int]:

@@ -234,6 +234,8 @@ class PathMachine(ControlFlow, MemoryModel, VectorUnit):
         if isinstance(d, Havoc):              # (a loop's summary state: ``summary``)
             apply_havoc(self, d)
             return
+        if d.rewritten:                     # (a nop a relocation rewrites is not a nop: checked before skipping)
+            raise Refused(d, f"{m}: {d.rewritten}", "instruction")
         if m in ("nop", "endbr64", "endbr32") or m in PREFETCHES:
             self.s.pc_addr = (self.s.pc_addr[0], d.next)
             return

@@ -9,7 +9,7 @@ Rules (the libraries' own code: test_lift_got_flags.py, test_lift_stack_address.
   object's code, is an input too, never its initial bytes (``lift.statics.run_time_name``); a word nothing
   can change is the file's;
 * ``getenv`` returns NULL on one path and a string of its own on the other (``lift.calls.KNOWN``, ISO C11
-  7.22.4.6);
+  7.22.4.6); a path's witness names the variable and the value that takes it (``lift.witness``);
 * the stack pointer's bits (``neg``, ``and``) are exact in the entry stack pointer, whose alignment the SysV ABI
   fixes, so a frame rounded up to 16 takes ``movdqa`` (``lift.executor.PathMachine._bits``); off by 8, it is
   refused as misaligned.
@@ -192,3 +192,22 @@ def test_getenv_string_write_is_a_violation(tmp_path):
     paths = prove_function(obj, "f", ONE_BLOCK).paths
     assert any(p.outcome == "counterexample" and "writes the string getenv@" in p.detail for p in paths), \
         [(p.outcome, p.detail) for p in paths]
+
+
+def test_getenv_path_witness_names_the_variable_and_its_value(tmp_path):
+    """A path that read an environment variable by a constant name carries it in its witness (``lift.witness``,
+    ``paths.State.environment``): ``env:NAME`` with the string's bytes from the model, up to its NUL, where the
+    model makes getenv non-NULL; nothing where it returns NULL -- what a native run sets, and no more, to take
+    the path. Here the fast path needs the value to start with "fast"."""
+    obj = _asm(tmp_path, GETENV_STRING.format(body="""
+        cmpl $0x74736166, (%rax)
+        jne 1f
+        jmp impl_fast@PLT"""))
+    by_callee = {}
+    for p in prove_function(obj, "f", ONE_BLOCK).paths:
+        m = re.match(r"jumps to an external function \((\w+)\)", p.detail)
+        by_callee.setdefault(m.group(1) if m else None, []).append(dict(p.witness))
+    assert [w["env:SHA1_IMPL"][:4] for w in by_callee["impl_fast"]] == [b"fast"], by_callee
+    plain = by_callee["impl_plain"]
+    assert len(plain) == 2 and {"env:SHA1_IMPL" in w for w in plain} == {True, False}, plain
+    assert all(not w.get("env:SHA1_IMPL", b"").startswith(b"fast") for w in plain), plain
