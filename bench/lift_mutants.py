@@ -70,6 +70,7 @@ import argparse
 import multiprocessing
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -349,22 +350,27 @@ def judged(blob: bytes, base: int, p: "PathCode", codes: list, count: int, rng: 
         got = _bounded(lambda: judge_one(mut, selected, sub), limit)
         if got is None:
             kind, detail = stopped(mut, sub) if stopped is not None else ("not proved, not refuted", "")
-            kind, detail = kind, f"prover stopped at the {limit:.0f} s limit; {detail}"
+            detail = f"prover stopped at the {limit:.0f} s limit; {detail}"
         else:
             kind, detail = got
         yield i, what, selected is None, kind, detail, time.perf_counter() - t0
 
 
 def _bounded(work, limit: float):
-    """``work()`` in a forked child: its (picklable) result, or None when it ran past ``limit`` seconds (killed)."""
+    """``work()`` in a forked child: its (picklable) result, or None when it ran past ``limit`` seconds. A child
+    past its time is sent SIGTERM, which it turns into KeyboardInterrupt, so ``toolchain.run_child`` kills the
+    process groups it started (a harness, gcc) on the way out; SIGKILL only if it is still there 10 s later."""
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
 
     def child() -> None:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         try:
             send.send(work())
+        except KeyboardInterrupt:
+            pass
         except BaseException as e:          # noqa: BLE001 -- reported to the parent, which raises it
-            send.send(e)
+            send.send(RuntimeError(f"{type(e).__name__}: {e}"))     # (as text: not every error pickles)
 
     proc = ctx.Process(target=child, daemon=True)
     proc.start()
@@ -374,6 +380,9 @@ def _bounded(work, limit: float):
     except EOFError:
         got = RuntimeError(f"the judging child died (exit code {proc.exitcode})")
     finally:
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(10)
         if proc.is_alive():
             proc.kill()
         proc.join()

@@ -97,6 +97,7 @@ class Located:
     symbol: Symbol
     archive: Path | None = None  # the .a and the member, proved from there: a function pointer into another
     member: str | None = None    # member is followed (nettle's fat nettle_sha1_compress)
+    offset: int = 0              # where the member's bytes start in the archive (a mutant is put there)
 
 
 def locate(t: Target, work: Path) -> Located | str:
@@ -105,11 +106,11 @@ def locate(t: Target, work: Path) -> Located | str:
         return f"{t.file} not installed (setup/system-packages.sh)"
     data = t.file.read_bytes()
     if data[:4] == b"\x7fELF":
-        units = [(None, data)]
+        units = [(None, data, 0)]
     else:
-        units = [(m.name, data[m.offset:m.offset + m.size]) for m in members(data)]
+        units = [(m.name, data[m.offset:m.offset + m.size], m.offset) for m in members(data)]
     key = t.symbol.encode()
-    for name, body in units:
+    for name, body, offset in units:
         if body.find(key) < 0 or (t.member_defines and body.find(t.member_defines.encode()) < 0):
             continue
         obj = ObjectFile.parse(body)
@@ -122,7 +123,7 @@ def locate(t: Target, work: Path) -> Located | str:
             return Located(t.file, t.file.name, hit)
         path = work / f"{t.file.stem}_{Path(name).name}"
         path.write_bytes(body)
-        return Located(path, f"{t.file.name}({name})", hit, t.file, name)
+        return Located(path, f"{t.file.name}({name})", hit, t.file, name, offset)
     return f"no function {t.symbol!r} in {t.file.name}"
 
 
@@ -145,14 +146,16 @@ def mutant_counts(loc: Located, orig: ObjectProof, interface: Interface | None, 
     counts: dict[str, int] = {}
     wrap, suffix = None, loc.path.suffix
     if loc.archive is not None:     # (judged in a copy of the archive, the member mutated in place: as proved)
-        whole = loc.archive.read_bytes()
-        at = next(m.offset for m in members(whole) if m.name == loc.member)
+        whole, at = loc.archive.read_bytes(), loc.offset
         wrap, suffix = (lambda mblob: whole[:at] + mblob + whole[at + len(mblob):]), ".a"
 
     def stopped(mut: Path, sub: Path) -> tuple[str, str]:
+        # (the mutant has no proof: a shared object's function is not run unlifted; an archive member's run
+        # takes the unmutated proof's function pointers only, to start where its paths start)
         where, got = lift_mutants.native(mut, loc.symbol.name, orig.contract.min_blocks, sub,
                                          [(lab, w) for lab, ws in words.items() for w in ws],
-                                         interface or lift_mutants.interface_of(orig), orig.proof, loc.member)
+                                         interface or lift_mutants.interface_of(orig),
+                                         orig.proof if loc.archive is not None else None, loc.member)
         if isinstance(got, Finding):
             return "refuted natively (prover: not proved)", f"native ({where}): {got.describe()}"
         return "not proved, not refuted", f"native: {got.reason if isinstance(got, Unavailable) else 'agrees'}"

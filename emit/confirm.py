@@ -56,6 +56,7 @@ from sha1opt.semantics.lift.decode import linked_word_address
 from sha1opt.semantics.lift.elf import NoFunction
 from sha1opt.semantics.lift.function import FunctionProof
 from sha1opt.semantics.lift.interface import DEFAULT, Interface
+from sha1opt.semantics.lift.witness import ENV
 from sha1opt.semantics.sha1 import compress
 from sha1opt.emit.adapter import adapter_object
 from sha1opt.emit.harness import (FLAG_TEXT, HARNESS_FUNCTIONS, ArchiveHarness, BlockHarness, Record, RunFailure,
@@ -219,7 +220,7 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
     """
     symbols = symbols or {}
     if uo.kind == "shared object":
-        return shared_harness(uo, function, workdir, interface, symbols, lifted)
+        return shared_harness(uo, function, workdir, interface, symbols, lifted, environment or {})
     if uo.kind not in ("assembled", "object", "archive member"):
         # (before the symbols: a linked object's run-time words are inputs named by address, ``mem_4895a0``)
         return Unavailable(f"a {uo.kind} cannot be linked into the harness")
@@ -259,15 +260,16 @@ def harness_for(uo: UserObject, function: str, workdir: Path, interface: Interfa
                 return ArchiveHarness(obj, uo.arch, workdir, uo.archive,
                                       extra=[*extra, *stubs(uo, workdir, symbols, given_only=True)], restore=restore,
                                       environment=environment or {})
-            except ToolchainError:
-                pass    # (it needs more than the C library: C++'s, ...; the freestanding harness and its stubs)
+            except ToolchainError:   # (it needs more than the C library -- C++'s, ... --: the freestanding harness
+                pass                 # and its stubs, whose Unavailable says a stubbed call was reached)
         return BlockHarness(obj, uo.arch, workdir, extra=[*extra, *stubs(uo, workdir, symbols)])
     except (ToolchainError, Sha1optError) as e:
         return Unavailable(f"cannot link the function into the harness: {e}")
 
 
 def shared_harness(uo: UserObject, function: str, workdir: Path, interface: Interface, symbols: Mapping[str, bytes],
-                   lifted: FunctionProof | None) -> SharedObjectHarness | Unavailable:
+                   lifted: FunctionProof | None,
+                   environment: Mapping[str, bytes] | None = None) -> SharedObjectHarness | Unavailable:
     """A shared object's function in ``harness.SharedObjectHarness``, or why not.
 
     Run only when validated: ``lifted`` is the proof of ``function`` under ``interface`` (its code decoded, its
@@ -282,7 +284,8 @@ def shared_harness(uo: UserObject, function: str, workdir: Path, interface: Inte
         return Unavailable(f"a function of a shared object is run only through the interface it was lifted under: "
                            f"({', '.join(lifted.contract.arg_names())}), not {interface}")
     refused = [p for p in lifted.paths if p.outcome == "refused"]
-    chosen = tuple(sorted(symbols.items()))
+    # (the path's whole witness: its words and its environment, ``lift.witness``)
+    chosen = tuple(sorted({**symbols, **{ENV + k: v for k, v in (environment or {}).items()}}.items()))
     bad = next((p for p in refused if p.witness == chosen), None) or \
         (refused[0] if len(refused) == len(lifted.paths) else None)
     if bad is not None:
@@ -310,7 +313,7 @@ def shared_harness(uo: UserObject, function: str, workdir: Path, interface: Inte
         else:
             entry = [jump_stub(uo.arch, SYMBOL, workdir)]
         return SharedObjectHarness(uo.path, uo.obj.addresses.get(sym.section, 0) + sym.value, uo.arch, workdir,
-                                   entry, words)
+                                   entry, words, environment)
     except (ToolchainError, Sha1optError) as e:
         return Unavailable(f"cannot run the shared object's function in the harness: {e}")
 

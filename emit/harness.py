@@ -142,10 +142,10 @@ class SharedObjectHarness(BlockHarness):
     an object the C library cannot load is a ``ToolchainError`` now, not a record's failure later."""
 
     def __init__(self, shared: Path, address: int, arch: Arch, workdir: Path, entry: Sequence[Path],
-                 words: Mapping[int, bytes] | None = None) -> None:
+                 words: Mapping[int, bytes] | None = None, environment: Mapping[str, bytes] | None = None) -> None:
         self.arch = arch
         self.prefix = ()
-        self.env = None
+        self.env = _environment(environment)
         hosted = ("-DSHA1OPT_HOSTED",)
         h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
                                (*FREESTANDING_FLAGS, *hosted))
@@ -179,8 +179,7 @@ class ArchiveHarness(BlockHarness):
         self.arch = arch
         self.prefix = ()
         self.args = ()
-        # the records run with these environment variables and no others (a path's getenv values, ``witness``)
-        self.env = {name.encode(): value for name, value in (environment or {}).items()}
+        self.env = _environment(environment)
         hosted = ("-DSHA1OPT_HOSTED",)
         h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
                                (*FREESTANDING_FLAGS, *hosted))
@@ -193,19 +192,29 @@ class ArchiveHarness(BlockHarness):
         self.args = tuple(f"{at:x}={raw.hex()}" for at, raw in _initial_words(self.exe, restore))
 
 
+def _environment(given: Mapping[str, bytes] | None) -> dict[bytes, bytes]:
+    """A child's whole environment: the variables a path read (``witness``) and no others. Names are the
+    object's bytes (``latin-1`` round-trips them)."""
+    return {name.encode("latin-1"): value for name, value in (given or {}).items()}
+
+
 def _initial_words(exe: Path, names: Sequence[str]) -> list[tuple[int, bytes]]:
-    """(address, bytes as the file holds them) of each data symbol ``names`` gives in a linked executable."""
+    """(address, bytes as the file holds them) of every writable data symbol of each name ``names`` gives in a
+    linked executable (same-named statics of other members too: their file values, so writing them changes
+    nothing a run has not changed)."""
     out = []
     with exe.open("rb") as f:
         elf = ELFFile(f)
         table = elf.get_section_by_name(".symtab")
         for name in names:
-            sym = next((s for s in table.iter_symbols() if s.name == name and s["st_shndx"] != "SHN_UNDEF"), None)
-            if sym is None:
-                raise ToolchainError(f"the archive harness has no symbol {name} to restore")
-            sec = elf.get_section(sym["st_shndx"])
-            at = sym["st_value"] - sec["sh_addr"]
-            out.append((sym["st_value"], sec.data()[at:at + sym["st_size"]]))
+            for sym in table.iter_symbols():
+                if sym.name != name or not isinstance(sym["st_shndx"], int) or not sym["st_size"]:
+                    continue
+                sec = elf.get_section(sym["st_shndx"])
+                if not sec["sh_flags"] & 1 or sec["sh_type"] == "SHT_NOBITS":       # (SHF_WRITE, with file bytes)
+                    continue
+                at = sym["st_value"] - sec["sh_addr"]
+                out.append((sym["st_value"], sec.data()[at:at + sym["st_size"]]))
     return out
 
 
@@ -218,5 +227,5 @@ def jump_stub(arch: Arch, name: str, workdir: Path) -> Path:
     return assemble(text, arch, workdir, "shared_entry")
 
 
-__all__ = ["ArchiveHarness", "BlockHarness", "HarnessError", "Record", "Result", "RunFailure", "SharedObjectHarness", "ToolchainError",
-           "FLAG_TEXT", "jump_stub"]
+__all__ = ["ArchiveHarness", "BlockHarness", "HarnessError", "Record", "Result", "RunFailure", "SharedObjectHarness",
+           "ToolchainError", "FLAG_TEXT", "jump_stub"]

@@ -183,8 +183,14 @@ def left_by_call(reg: str, lane: int, name: str, address: int) -> str:
 
 
 def _shown(v) -> str:
-    return v.name if isinstance(v, Opq) else f"{v.region}{z3.simplify(v.off)}" if isinstance(v, Ptr) else \
-        "nothing" if v is None else str(z3.simplify(v.v)) if isinstance(v, Int) else str(v)
+    """An argument's value as a message names it: an opaque value's name, a pointer's region and offset, a term."""
+    if isinstance(v, Opq):
+        return v.name
+    if isinstance(v, Ptr):
+        return f"{v.region}{z3.simplify(v.off)}"
+    if isinstance(v, Int):
+        return str(z3.simplify(v.v))
+    return "nothing" if v is None else str(v)
 
 
 def clobbered(reg: str, why: str) -> Opq:
@@ -271,8 +277,8 @@ class Calls:
         null = z3.Bool(f"{at} returns NULL")
         mark = f"{STRING_MARK}{self.s.results}" if returns == "string or null" else ""
         obj = Ptr(f"{RESULT_REGION}{name}@0x{d.address:x}{mark}", self.bv(0))
-        if variable is not None and mark:       # (getenv of a constant name: a native run can choose the path;
-            # recorded before the fork, so both paths have it)
+        if variable and b"=" not in variable and mark:     # (getenv of a constant name a process environment can
+            # hold: a native run can choose the path; recorded before the fork, so both paths have it)
             self.s.environment = self.s.environment + ((variable.decode("latin-1"), null, obj.region[
                 len(RESULT_REGION):]),)
         taken = decide(null) if decide is not None else self.implies(null)
@@ -422,8 +428,11 @@ class Calls:
         self.s.frames = frames + (target,)
 
     def leave_local(self) -> None:
+        """A local call returns: its frame popped, and the indirect jumps made within it forgotten (``jumped``: a
+        wrapper that jumps through a pointer may be called again)."""
         if self.s.frames:
             self.s.frames = self.s.frames[:-1]
+            self.s.jumped = tuple(j for j in self.s.jumped if j[0] <= len(self.s.frames))
 
     def code_name(self, target: tuple[str, int]) -> str:
         sym = self.p.obj.covering(*target)

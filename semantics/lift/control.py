@@ -225,12 +225,12 @@ class ControlFlow(Calls):
                 elif (own := self._own_global(t)) is not None:
                     raise Outside(d, f"jmp through {var} to {own} (one of its {count} values), a global function of "
                                      "this linked object: its own proof", own, tail=True)
-                elif (t.section, t.offset) in self.s.jumped:
+                elif (len(self.s.frames), t.section, t.offset) in self.s.jumped:
                     raise Refused(d, f"jmp through {var} back to {self.code_name((t.section, t.offset))}, where an "
-                                     "indirect jump of this path went before (a loop through a function pointer)",
-                                  "control flow")
+                                     "indirect jump of this path went before in the same call (a loop through a "
+                                     "function pointer)", "control flow")
                 else:
-                    self.s.jumped = self.s.jumped + ((t.section, t.offset),)
+                    self.s.jumped = self.s.jumped + ((len(self.s.frames), t.section, t.offset),)
                     self.s.pc_addr = (t.section, t.offset)
             return
         if CONTROL[m].kind == "flag":

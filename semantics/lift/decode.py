@@ -380,8 +380,16 @@ def _convert(obj: ObjectFile, sec: str, base: int, i, text: str, line: int) -> D
     ins = Instr(mnem, tuple(reversed(ops)), line)
     # a relocation the linker applies to bytes of this instruction other than its address fields changes the
     # instruction itself (its bytes here are not the ones that run): refused by name
-    fields = {i.address + o for o in (i.imm_offset, i.disp_offset) if o}
-    stray = next((a for a in range(i.address, next_ip) if a not in fields and obj.relocation_at(sec, a)), None)
+    # (a field starts where capstone says an immediate or a displacement does -- its sizes are not reliable: 2 for
+    # the disp32 of ``movdqa (%rip)`` -- and a relocation there must end inside the instruction, before any other
+    # field; one of no bytes -- R_X86_64_NONE, TLSDESC_CALL markers -- rewrites nothing)
+    starts = sorted(i.address + o for o in (i.imm_offset, i.disp_offset) if o)
+
+    def fits(a: int, size: int) -> bool:
+        return a in starts and a + size <= next_ip and not any(a < f < a + size for f in starts)
+
+    stray = next((a for a in range(i.address, next_ip) if (r := obj.relocation_at(sec, a)) is not None and r.size
+                  and not fits(a, r.size)), None)
     rewritten = None if stray is None else (f"a relocation ({obj.relocation_at(sec, stray).kind}) at 0x{stray:x} "
                                             "rewrites bytes of it that are not its address field")
     if got_slot and mnem in ("call", "jmp"):

@@ -58,9 +58,10 @@ class State:
     # the masks of undecided comparisons of block counts in vector lanes (``vectors.CountLanes``): name -> (the
     # data value standing for the mask, the z3 condition under which it is all ones; else it is 0)
     masks: dict[str, tuple[object, object]] = field(default_factory=dict)
-    # the code addresses this path's indirect jumps went to (``control``: one jumped to twice is refused, a loop
-    # through a function pointer: a resolver that finds the pointer unchanged and jumps through it again)
-    jumped: tuple[tuple[str, int], ...] = ()
+    # (call depth, section, offset) of the code this path's indirect jumps went to (``control``: one jumped to
+    # twice in the same call is refused, a loop through a function pointer: a resolver that finds the pointer
+    # unchanged and jumps through it again; a local call's entries go when it returns, ``calls.leave_local``)
+    jumped: tuple[tuple[int, str, int], ...] = ()
     # the environment variables this path read by a constant name (``calls``: getenv's): (name, the z3 boolean
     # "returns NULL", the prefix of its string's byte unknowns) -- what a native run sets to take the path
     # (``witness``)

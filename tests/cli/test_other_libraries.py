@@ -23,6 +23,7 @@ import pytest
 from sha1opt.analyze import prove_object
 from sha1opt.emit.assembly import function_text
 from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.lift.archive import members
 from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.lift.interface import DEFAULT
 
@@ -101,7 +102,8 @@ def test_resolver_entry_is_mutated_in_its_resolver_and_judged_in_the_archive(ben
     member = tmp_path / "fat.o"
     member.write_bytes((tmp_path / "lib" / "fat.o").read_bytes())
     sym = ObjectFile.parse(member.read_bytes()).find_function("entry")
-    loc = bench.Located(member, "lib.a(fat.o)", sym, archive, "fat.o")
+    offset = next(m.offset for m in members(archive.read_bytes()) if m.name == "fat.o")
+    loc = bench.Located(member, "lib.a(fat.o)", sym, archive, "fat.o", offset)
     orig = prove_object(archive, member="fat.o", function="entry", workdir=tmp_path, native=False)
     assert orig.proved, orig.summary()
     lines: list[str] = []

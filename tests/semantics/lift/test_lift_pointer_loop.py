@@ -36,3 +36,14 @@ def test_resolver_that_stores_the_implementation_jumps_once_to_each(tmp_path_fac
     paths = _paths(tmp_path_factory)
     assert not any("indirect jump of this path went before" in p.detail for p in paths), [p.detail for p in paths]
     assert {t for p in paths for _, t in p.pointers} == {"init", "sha1_ref_block_data_order"}
+
+
+def test_wrapper_called_twice_jumps_through_its_pointer_in_each_call(tmp_path_factory):
+    """The rule is per call (``calls.leave_local`` forgets a returned call's jumps): a wrapper that tail-jumps
+    through a pointer into this object's code, called twice on one path (``csrc/sha1_pointer_twice.c``), is
+    followed both times, not refused as a loop."""
+    obj = compile_c(Path(__file__).resolve().parent / "csrc" / "sha1_pointer_twice.c",
+                    tmp_path_factory.mktemp("twice"))
+    paths = prove_function(obj, "twice", DEFAULT.contract("sysv")).paths
+    assert paths and not any("went before" in p.detail for p in paths), [p.detail[:200] for p in paths]
+    assert max(p.instructions for p in paths) > 1000        # (both blocks' rounds were executed)
