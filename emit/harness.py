@@ -146,15 +146,8 @@ class SharedObjectHarness(BlockHarness):
         self.arch = arch
         self.prefix = ()
         self.env = _environment(environment)
-        hosted = ("-DSHA1OPT_HOSTED",)
-        h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
-                               (*FREESTANDING_FLAGS, *hosted))
-        c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_hosted_{arch}.o",
-                               "assembling the call checker", hosted)
-        m_obj = compile_source(csrc("dlopen_main.c"), arch, workdir / f"dlopen_main_{arch}.o", "compiling the loader",
-                               ("-O2",))
-        self.exe = link_hosted([m_obj, h_obj, c_obj, *entry], arch, workdir / f"harness_shared_{arch}",
-                               "linking the shared-object harness")
+        self.exe = link_hosted([*_hosted_loop(arch, workdir, "dlopen_main.c"), *entry], arch,
+                               workdir / f"harness_shared_{arch}", "linking the shared-object harness")
         self.args = (str(Path(shared).resolve()), f"{address:x}",
                      *(f"{a:x}={b.hex()}" for a, b in sorted((words or {}).items())))
         proc = run_child([str(self.exe), *self.args], "loading the shared object", NATIVE_LIMITS, input=b"")
@@ -180,16 +173,20 @@ class ArchiveHarness(BlockHarness):
         self.prefix = ()
         self.args = ()
         self.env = _environment(environment)
-        hosted = ("-DSHA1OPT_HOSTED",)
-        h_obj = compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
-                               (*FREESTANDING_FLAGS, *hosted))
-        c_obj = compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_hosted_{arch}.o",
-                               "assembling the call checker", hosted)
-        m_obj = compile_source(csrc("hosted_main.c"), arch, workdir / f"hosted_main_{arch}.o", "compiling main",
-                               ("-O2",))
-        self.exe = link_hosted([m_obj, h_obj, c_obj, obj, *extra, archive], arch, workdir / f"harness_archive_{arch}",
-                               "linking the archive harness")
+        self.exe = link_hosted([*_hosted_loop(arch, workdir, "hosted_main.c"), obj, *extra, archive], arch,
+                               workdir / f"harness_archive_{arch}", "linking the archive harness")
         self.args = tuple(f"{at:x}={raw.hex()}" for at, raw in _initial_words(self.exe, restore))
+
+
+def _hosted_loop(arch: Arch, workdir: Path, main: str) -> list[Path]:
+    """The record loop built for a libc program (``harness.c`` and the call checker with ``-DSHA1OPT_HOSTED``) and
+    the program's ``main`` (``csrc/dlopen_main.c``, ``csrc/hosted_main.c``), compiled."""
+    hosted = ("-DSHA1OPT_HOSTED",)
+    return [compile_source(csrc(main), arch, workdir / f"{Path(main).stem}_{arch}.o", f"compiling {main}", ("-O2",)),
+            compile_source(csrc("harness.c"), arch, workdir / f"harness_hosted_{arch}.o", "compiling the harness",
+                           (*FREESTANDING_FLAGS, *hosted)),
+            compile_source(csrc(f"callcheck_{arch}.S"), arch, workdir / f"callcheck_hosted_{arch}.o",
+                           "assembling the call checker", hosted)]
 
 
 def _environment(given: Mapping[str, bytes] | None) -> dict[bytes, bytes]:

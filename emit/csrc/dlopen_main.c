@@ -21,14 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "words.h"
+
 void *sha1opt_target;           /* the function's run-time address: the entry stub jumps to it */
 extern void harness_main(void);
-
-static int hex(int c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
 
 int main(int argc, char **argv) {
     if (argc < 3) return 9;
@@ -44,16 +40,7 @@ int main(int argc, char **argv) {
     }
     unsigned char *base = (unsigned char *)map->l_addr;
     sha1opt_target = base + strtoul(argv[2], NULL, 16);
-    for (int i = 3; i < argc; i++) {
-        char *eq = strchr(argv[i], '=');
-        if (eq == NULL) return 9;
-        unsigned char *at = base + strtoul(argv[i], NULL, 16);
-        for (const char *p = eq + 1; *p; p += 2) {
-            int hi = hex(p[0]), lo = p[1] ? hex(p[1]) : -1;
-            if (hi < 0 || lo < 0) return 9;
-            *at++ = (unsigned char)(hi << 4 | lo);
-        }
-    }
+    if (write_words((unsigned long)base, 3, argc, argv) != 0) return 9;
     harness_main();
     return 0;
 }
