@@ -67,10 +67,8 @@ agrees natively: equivalent. The first line of the output says when (UTC), on wh
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -88,6 +86,7 @@ from sha1opt.emit.confirm import Finding, Unavailable, harness_for
 from sha1opt.emit.harness import Record
 from sha1opt.emit.native_check import native_finding, split_words
 from sha1opt.emit.objfile import load_object
+from sha1opt.emit.toolchain import Stopped, run_forked
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.lift.elf import ObjectError
@@ -347,48 +346,13 @@ def judged(blob: bytes, base: int, p: "PathCode", codes: list, count: int, rng: 
         sub.mkdir()
         selected = None if site.address in p.shared or len(codes) == 1 else frozenset({p.label})
         t0 = time.perf_counter()
-        got = _bounded(lambda: judge_one(mut, selected, sub), limit)
-        if got is None:
+        got = run_forked(lambda: judge_one(mut, selected, sub), limit)
+        if isinstance(got, Stopped):
             kind, detail = stopped(mut, sub) if stopped is not None else ("not proved, not refuted", "")
-            detail = f"prover stopped at the {limit:.0f} s limit; {detail}"
+            detail = f"the prover's child: {got.detail}; {detail}"
         else:
             kind, detail = got
         yield i, what, selected is None, kind, detail, time.perf_counter() - t0
-
-
-def _bounded(work, limit: float):
-    """``work()`` in a forked child: its (picklable) result, or None when it ran past ``limit`` seconds. A child
-    past its time is sent SIGTERM, which it turns into KeyboardInterrupt, so ``toolchain.run_child`` kills the
-    process groups it started (a harness, gcc) on the way out; SIGKILL only if it is still there 10 s later."""
-    ctx = multiprocessing.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-
-    def child() -> None:
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
-        try:
-            send.send(work())
-        except KeyboardInterrupt:
-            pass
-        except BaseException as e:          # noqa: BLE001 -- reported to the parent, which raises it
-            send.send(RuntimeError(f"{type(e).__name__}: {e}"))     # (as text: not every error pickles)
-
-    proc = ctx.Process(target=child, daemon=True)
-    proc.start()
-    send.close()
-    try:
-        got = recv.recv() if recv.poll(limit) else None
-    except EOFError:
-        got = RuntimeError(f"the judging child died (exit code {proc.exitcode})")
-    finally:
-        if proc.is_alive():
-            proc.terminate()
-            proc.join(10)
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-    if isinstance(got, BaseException):
-        raise got
-    return got
 
 
 def judge(mut: Path, function: str | None, min_blocks: int | None, selected: frozenset[str] | None,

@@ -37,9 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from elftools.elf.elffile import ELFFile
-
 from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.lift.elf import ObjectFile
 from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.toolchain import (
     FREESTANDING_FLAGS, NATIVE_LIMITS, ToolchainError, assemble, compile_source, csrc, link_hosted, link_static,
@@ -171,7 +170,6 @@ class ArchiveHarness(BlockHarness):
                  restore: Sequence[str] = (), environment: Mapping[str, bytes] | None = None) -> None:
         self.arch = arch
         self.prefix = ()
-        self.args = ()
         self.env = _environment(environment)
         self.exe = link_hosted([*_hosted_loop(arch, workdir, "hosted_main.c"), obj, *extra, archive], arch,
                                workdir / f"harness_archive_{arch}", "linking the archive harness")
@@ -199,20 +197,10 @@ def _initial_words(exe: Path, names: Sequence[str]) -> list[tuple[int, bytes]]:
     """(address, bytes as the file holds them) of every writable data symbol of each name ``names`` gives in a
     linked executable (same-named statics of other members too: their file values, so writing them changes
     nothing a run has not changed)."""
-    out = []
-    with exe.open("rb") as f:
-        elf = ELFFile(f)
-        table = elf.get_section_by_name(".symtab")
-        for name in names:
-            for sym in table.iter_symbols():
-                if sym.name != name or not isinstance(sym["st_shndx"], int) or not sym["st_size"]:
-                    continue
-                sec = elf.get_section(sym["st_shndx"])
-                if not sec["sh_flags"] & 1 or sec["sh_type"] == "SHT_NOBITS":       # (SHF_WRITE, with file bytes)
-                    continue
-                at = sym["st_value"] - sec["sh_addr"]
-                out.append((sym["st_value"], sec.data()[at:at + sym["st_size"]]))
-    return out
+    obj = ObjectFile.parse(exe.read_bytes())
+    return [(obj.addresses[s.section] + s.value, raw) for s in obj.symbols
+            if s.name in names and s.size and s.section in obj.writable
+            and (raw := obj.read(s.section, s.value, s.size)) is not None]
 
 
 def jump_stub(arch: Arch, name: str, workdir: Path) -> Path:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import math
+import multiprocessing
 import os
 import platform
 import re
@@ -34,7 +35,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.limits import (
@@ -165,6 +166,51 @@ def run_child(args: Sequence[str], what: str, limits: Limits = TOOL_LIMITS, inpu
             if pipe is not None:
                 pipe.close()
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """Why a forked child (``run_forked``) gave no answer: ``"time limit"`` or ``"died"``, and a sentence."""
+
+    reason: str
+    detail: str
+
+
+def run_forked(work: Callable[[], object], limit: float) -> object:
+    """``work()`` in a forked child: its (picklable) answer, or ``Stopped``.
+
+    The child ignores SIGINT (the caller decides: on its interrupt the child is killed with it); past ``limit``
+    seconds it is killed, and what its ``run_child`` calls started (a harness, gcc) dies with it
+    (PR_SET_PDEATHSIG, ``_child_setup``). An exception in ``work`` is raised here, as a ``RuntimeError`` naming
+    it (not every error pickles)."""
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            send.send(work())
+        except BaseException as e:          # noqa: BLE001 -- reported to the caller, which raises it
+            send.send(RuntimeError(f"{type(e).__name__}: {e}"))
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if not recv.poll(limit):
+            return Stopped("time limit", f"stopped at the {limit:g} s time limit")
+        try:
+            got = recv.recv()
+        except EOFError:
+            return Stopped("died", f"the process ended without an answer (exit code {proc.exitcode})")
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        recv.close()
+    if isinstance(got, BaseException):
+        raise got
+    return got
 
 
 def limit_reason(proc: subprocess.CompletedProcess, limits: Limits) -> str | None:

@@ -56,9 +56,7 @@ evidence="tail jump", verdict="proved", paths=5, ...)`` and ``Done``.
 from __future__ import annotations
 
 import mmap
-import multiprocessing
 import os
-import signal
 import stat
 import tempfile
 import time
@@ -69,6 +67,7 @@ from typing import Iterable, Iterator
 from sha1opt.analyze import ObjectProof, price, prove_loaded
 from sha1opt.emit.confirm import Finding
 from sha1opt.emit.objfile import UserObject, with_called_members
+from sha1opt.emit.toolchain import Stopped, run_forked
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.progress import Progress, ProgressFn, ignore
 from sha1opt.semantics.errors import Sha1optError
@@ -401,35 +400,20 @@ def _brief(proof: ObjectProof | None, why: str) -> str:
     return clip(" ".join(why.split()), 150)
 
 
-def _child(job: _Job, model, native: bool, work: Path, send) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)       # the parent decides: it kills this child on Ctrl-C
-    try:
-        row = _prove(job, model, native, work)
-    except Exception as e:  # noqa: BLE001 - a bug in one proof must not end the scan: its row names it
-        row = _row(job, None, model, 0.0, "error", f"{type(e).__name__}: {e}", _interface(job)[0])
-    send.send(row)
-    send.close()
-
-
 def _prove_in_child(job: _Job, model, time_limit: float, native: bool, work: Path) -> Found:
-    """``_prove`` in a forked child, killed past ``time_limit`` seconds (or when the caller is interrupted)."""
-    ctx = multiprocessing.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
+    """``_prove`` in a forked child (``toolchain.run_forked``), stopped past ``time_limit`` seconds (or when the
+    caller is interrupted); an error in one proof is its row, not the end of the scan."""
+    def one() -> Found:
+        try:
+            return _prove(job, model, native, work)
+        except Exception as e:  # noqa: BLE001 - a bug in one proof must not end the scan: its row names it
+            return _row(job, None, model, 0.0, "error", f"{type(e).__name__}: {e}", _interface(job)[0])
+
     t0 = time.perf_counter()
-    child = ctx.Process(target=_child, args=(job, model, native, work, send), daemon=True)
-    child.start()
-    send.close()
-    try:
-        if recv.poll(time_limit):
-            try:
-                return recv.recv()
-            except EOFError:
-                detail = f"the proof's process ended without an answer (exit code {child.exitcode})"
-                return _row(job, None, model, time.perf_counter() - t0, "error", detail, _interface(job)[0])
-        return _row(job, None, model, time.perf_counter() - t0, "time limit",
-                    f"not proved within the {time_limit:g} s time limit (stopped)", _interface(job)[0])
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        recv.close()
+    got = run_forked(one, time_limit)
+    if isinstance(got, Stopped):
+        outcome = "time limit" if got.reason == "time limit" else "error"
+        detail = (f"not proved within the {time_limit:g} s time limit (stopped)" if got.reason == "time limit"
+                  else f"the proof's {got.detail}")
+        return _row(job, None, model, time.perf_counter() - t0, outcome, detail, _interface(job)[0])
+    return got

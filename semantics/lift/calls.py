@@ -182,6 +182,12 @@ def left_by_call(reg: str, lane: int, name: str, address: int) -> str:
     return f"{reg}.{lane} after {name} at 0x{address:x}"
 
 
+def _object_place(p) -> tuple[str, int] | None:
+    """(section, offset) when ``p`` points at a constant place of the object's data, else None."""
+    off = z3.simplify(p.off) if isinstance(p, Ptr) and p.region.startswith("sec:") else None
+    return (p.region[4:], off.as_long()) if off is not None and z3.is_bv_value(off) else None
+
+
 def _shown(v) -> str:
     """An argument's value as a message names it: an opaque value's name, a pointer's region and offset, a term."""
     if isinstance(v, Opq):
@@ -318,10 +324,9 @@ class Calls:
                               "untracked value")
         for arg, extent in known.reads:
             p = args[arg]
-            off = z3.simplify(p.off)
-            if not (p.region.startswith("sec:") and z3.is_bv_value(off)):
+            if (place := _object_place(p)) is None:
                 continue            # (the stack, the caller's buffers, a returned string: not the object's bytes)
-            section, at = p.region[4:], off.as_long()
+            section, at = place
             if extent == "string":
                 inside = self._object_string(p) is not None
             else:
@@ -336,11 +341,10 @@ class Calls:
     def _object_string(self, p) -> bytes | None:
         """The NUL-terminated string at ``p`` when it is a constant place in the object's data, else None (also
         when the section ends before its NUL)."""
-        off = z3.simplify(p.off) if isinstance(p, Ptr) and p.region.startswith("sec:") else None
-        if off is None or not z3.is_bv_value(off):
+        if (place := _object_place(p)) is None:
             return None
-        text, at = b"", off.as_long()
-        while (c := self.p.obj.read(p.region[4:], at + len(text), 1)) not in (None, b"\0"):
+        (section, at), text = place, b""
+        while (c := self.p.obj.read(section, at + len(text), 1)) not in (None, b"\0"):
             text += c
         return text if c is not None else None
 
