@@ -55,7 +55,7 @@ from sha1opt.semantics.datafiles import atomic_write, load_toml
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.calibrated import (Calibration, Change, Measured, calibrated_text, check_calibration, cpu_key,
                                             plain as _plain)
-from sha1opt.search.cost.fit import Fit, Observation, fit, parameters, predict
+from sha1opt.search.cost.fit import MIN_SPREAD, Fit, Observation, fit, parameters, predict
 from sha1opt.search.cost.model import Model, calibrated_dir, load_model
 from sha1opt.emit.clock import loop_samples
 from sha1opt.emit.timing import kept_quotients
@@ -184,13 +184,24 @@ def shared_rounds(got: dict[str, np.ndarray], alone: list[float]) -> np.ndarray:
     return kept_quotients(q, alone[0])
 
 
+def kernel_time(median: float, p10: float) -> float:
+    """A kernel's time: its median, but at most ``MIN_SPREAD`` above its p10. A microbenchmark's samples spread
+    only by interference (a sibling hardware thread, the host), which only slows them, so a median further above
+    the p10 is a slowed median. Example: tput.logic_rm in one Zen 4 run (AuthenticAMD family 25 model 17):
+    median 19.06, p10 16.26, p90 31.44 (quiet runs: 16.5, 16.3): its time is 16.59. With the median, stage 2
+    put logic_rm on two ALUs (24 clocks, within that band) and the hold-out's Kendall tau fell from 0.89 to
+    0.38 (bench/results/calibrate_holdout_zen4.txt)."""
+    return min(median, p10 * (1 + MIN_SPREAD)) if p10 > 0 else median
+
+
 def observations(checked: list[Checked], samples: dict[str, np.ndarray]) -> list[Observation]:
-    """One ``fit.Observation`` per measured kernel: its items, median, p10, p90, and the classes it informs."""
+    """One ``fit.Observation`` per measured kernel: its items, time (``kernel_time``: the median, or the p10
+    and ``MIN_SPREAD`` when the median was slowed), p10, p90, and the classes it informs."""
     out = []
     for c in checked:
         if c.kernel.name in samples:
             m, lo, hi = band(samples[c.kernel.name])
-            out.append(Observation(c.kernel.name, c.kernel.items(), m, lo, hi, c.kernel.classes))
+            out.append(Observation(c.kernel.name, c.kernel.items(), kernel_time(m, lo), lo, hi, c.kernel.classes))
     return out
 
 
@@ -335,6 +346,8 @@ def _row(model: Model, row: str, why: str) -> dict:
         return {"latency": r.rmw_forwarding.latency, "immediate": r.rmw_forwarding.immediate, "source": why}
     if name == "memory_renaming":
         return {"latency": r.memory_renaming.latency, "source": why}
+    if name == "scheduler":
+        return {"name": r.scheduler.name, "entries": r.scheduler.entries, "source": why}
     if name == "move_elimination":
         out = {"classes": sorted(r.move_elimination), "source": why}
         if r.move_elimination_slots is not None:

@@ -17,6 +17,11 @@ kernel is made. Kernels (``Kernel``, names in brackets):
 * ``rule.R`` -- one per rule the fit sets (``FITTED_RULES``): store-forwarding (to a load-op), memory
   renaming (a plain load of a just-stored slot), read-modify-write and vector-store forwarding; ``NOT_FITTED``
   says why the others are left alone;
+* ``rule.scheduler.N`` -- a chain of 8 dependent loads (the pointer chase through %rbp), N adds that read its
+  end, then a second chain (through %r11): while the N adds wait for the first chain in the scheduler, the
+  second chain is allocated, and runs beside the first, only if the scheduler has room for them. Over N =
+  ``SCHEDULER_FILLERS`` the time per iteration stays at one chain's latency, then climbs: the knee is the
+  scheduler's size (``rules.scheduler``). On a Zen 4 the climb starts between 72 and 80 adds;
 * ``frontend.width`` -- a long body of loads, stores and register writes, more than the ALUs take: the
   issue width; ``loop.overhead`` -- the bare loop control, evidence for no row (every kernel carries the loop
   control; a slow bare loop is the loop's, not the counter's or the branch's units: the fit may not move a row
@@ -50,6 +55,7 @@ from sha1opt.semantics.opaque import Opaque, gpr_name
 from sha1opt.semantics.x86 import Instr, Mem, effects, required_isa
 from sha1opt.search.cost.classes import classify, vector_effects
 from sha1opt.search.cost.fit import ISSUE_WIDTH, pools
+from sha1opt.search.cost.fit_params import SCHEDULER
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import READS_MEMORY, RULE_NAMES, WRITES_MEMORY, Model
 from sha1opt.emit.toolchain import compile_text
@@ -137,14 +143,15 @@ RULE_KERNELS: dict[str, str] = {
     "vector_store_forwarding": "movdqa %xmm0, 128(%rsp)\naddl 128(%rsp), %eax\nmovd %eax, %xmm0\n",
 }
 FITTED_RULES = ("store_forwarding", "memory_renaming", "rmw_forwarding", "vector_store_forwarding",
-                "move_elimination")
+                "move_elimination", "scheduler")
+SCHEDULER_CHAIN = 8                         # dependent loads per chain of a scheduler kernel (L1: ~4 clocks each)
+SCHEDULER_FILLERS = tuple(range(32, 161, 16))   # the adds waiting behind the first chain (``rule.scheduler.N``)
 NOT_FITTED: dict[str, str] = {
     "address_stall": "in-order and P4-era CPUs only (no such host runs x86-64 code here)",
     "pairing": "in-order Pentium/Atom pairing: no such host",
     "replay": "the P4's replay: no such host",
     "register_reads": "the P6 family's register-read stall: no such host",
     "port_binding": "how the engine binds uops to ports, a structure, not a constant",
-    "scheduler": "the scheduler's size needs long dependent bodies; left to the second (whole-loop) stage",
     "dispatch_delay": "an issue-to-dispatch delay is not separable from latency by throughput kernels",
 }
 LOOP_CONTROL = "decq %rdi\njnz 1b\n"
@@ -272,6 +279,15 @@ def _frontend(model: Model) -> Kernel:
                  "issue width: loads, stores and register writes, more than the ALUs take")
 
 
+def _scheduler(model: Model, n: int) -> Kernel:
+    """``rule.scheduler.N`` (module docstring): evidence for the scheduler's size only (``SCHEDULER``)."""
+    body = ("movq (%rbp), %rbp\n" * SCHEDULER_CHAIN + "".join(_fill("addl %ebp, {a}\n", k) for k in range(n))
+            + "movq (%r11), %r11\n" * SCHEDULER_CHAIN)
+    k = _make(f"rule.scheduler.{n}", body, model, frozenset({"load", "add_rr"}),
+              f"rules.scheduler: {n} adds waiting for a load chain")
+    return Kernel(k.name, k.body, frozenset({SCHEDULER}), k.needs, k.informs)
+
+
 def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
     """Every microbenchmark of ``model`` (module docstring); ``MicrobenchError`` for a class with no exemplar."""
     unlisted = sorted(set(RULE_NAMES) - set(FITTED_RULES) - set(NOT_FITTED))
@@ -295,6 +311,8 @@ def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
                   frozenset(_classes(body, model, rule)), f"rules.{rule}")
         # evidence for the rule (its memory classes), not for the helpers' own rows
         out.append(Kernel(k.name, k.body, k.classes & (READS_MEMORY | WRITES_MEMORY), k.needs, k.informs))
+    if not model.in_order:
+        out += [_scheduler(model, n) for n in SCHEDULER_FILLERS]
     if pairs:
         mixable = [c for c in model_classes(model) if c not in UNMEASURED and _mixable(c, model)]
         groups = pools(model)

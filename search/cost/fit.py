@@ -15,8 +15,8 @@ by an immediate forwards as one by a register, move elimination). A class's
 front-end slots are not fitted (``fit_params`` says why).
 
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight
-1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2, so a noisy measurement pulls less (an error of one
-band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others held (only the
+1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2 -- the p90 taken no further above the median than twice
+the spread below it (``Observation.top``) -- so a noisy measurement pulls less (an error of one band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others held (only the
 observations the parameter can affect are re-simulated) and the admissible one with the lowest objective is
 kept if it lowers the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves
 such a sum by --
@@ -96,22 +96,31 @@ class Observation:
     classes: frozenset[str] | None = None   # the classes it is evidence for (None: every class in it)
 
     @property
+    def top(self) -> float:
+        """The p90 without interference: interference (a sibling hardware thread, the host) only ever slows a
+        sample, so the spread below the median is the measurement's own noise, and the p90 counts only up to
+        twice that spread above the median."""
+        top = self.p90
+        if 0 < self.p10 <= self.cycles:
+            top = min(top, self.cycles + 2 * (self.cycles - self.p10))
+        return top
+
+    @property
     def weight(self) -> float:
-        spread = (self.p90 - self.p10) / self.cycles if self.cycles > 0 and self.p90 >= self.p10 else 0.0
+        """1 / the relative p10..``top`` spread squared (at least ``MIN_SPREAD``). Example: rule.scheduler.80 on a
+        Zen 4, median 35.6, p10 35.3, p90 59.8 (a run with slowed samples): spread 1.7 % (floored at 2 %), not
+        69 % -- with the p90 the scheduler kernels of that run weighed 1/1000 of a quiet run's, and their
+        knee moved nothing."""
+        spread = (self.top - self.p10) / self.cycles if self.cycles > 0 and self.top >= self.p10 else 0.0
         return 1.0 / max(MIN_SPREAD, spread) ** 2
 
     @property
     def ceiling(self) -> float:
-        """The slowest this loop ran, with noise: a prediction above it is refuted (module docstring, 1).
-
-        Interference (a sibling hardware thread, the host) only ever slows a sample: the spread below the
-        median is the measurement's own noise, and the ceiling is the p90 only up to twice that spread above
-        the median. Example: tput.logic_rm on a Zen 4, median 16.5, p10 16.3, p90 25.0 (a few slowed samples):
-        ceiling 17.4, so a unit set that prices it 24 is refuted -- with the p90 it was not, and was fitted."""
-        top = self.p90
-        if 0 < self.p10 <= self.cycles:
-            top = min(top, self.cycles + 2 * (self.cycles - self.p10))
-        return max(top, self.cycles) * (1 + MIN_SPREAD)
+        """The slowest this loop ran, with noise: a prediction above it is refuted (module docstring, 1): ``top``
+        with ``MIN_SPREAD``. Example: tput.logic_rm on a Zen 4, median 16.5, p10 16.3, p90 25.0 (a few slowed
+        samples): ceiling 17.4, so a unit set that prices it 24 is refuted -- with the p90 it was not, and was
+        fitted."""
+        return max(self.top, self.cycles) * (1 + MIN_SPREAD)
 
     @property
     def floor(self) -> float:
@@ -164,17 +173,22 @@ def _priced(model: Model, o: Observation) -> frozenset[str]:
 
 
 def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], evidence: set[str],
-            err: dict[str, float], ev: Evaluator) -> list[Any]:
+            err: dict[str, float], pred: dict[str, float], ev: Evaluator) -> list[Any]:
     """The candidates worth trying on every observation ``hit``: all of them when few observations are hit,
     else the ``SCREEN_KEEP`` best on ``SCREEN`` probes -- the parameter's own evidence (observations whose
-    ``classes`` name its class), the worst-explained first, then the worst-explained others."""
+    ``classes`` name its class), the worst-explained first, then the worst-explained others -- or on all its
+    own evidence (``Param.screen_all_evidence``), where a candidate that evidence refutes (rule 1) is not kept."""
     others = [v for v in p.candidates if v != now]
     if len(hit) <= SCREEN:
         return others
     probe = sorted(hit, key=lambda o: (o.name not in evidence, -err[o.name]))[:SCREEN]
+    whole = p.screen_all_evidence and any(o.name in evidence for o in hit)
+    if whole:
+        probe = [o for o in hit if o.name in evidence]
     names = [o.name for o in probe]
     got = ev.many([p.set(model, v) for v in others], [names] * len(others))
-    scored = sorted(((sum(_error(tp[o.name], o) for o in probe), k) for k, tp in enumerate(got) if tp is not None))
+    scored = sorted(((sum(_error(tp[o.name], o) for o in probe), k) for k, tp in enumerate(got)
+                     if tp is not None and not (whole and refuted(tp, pred, probe))))
     return [others[k] for _, k in scored[:SCREEN_KEEP]]
 
 
@@ -296,7 +310,7 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
             evidence = [o for o in hit if p.speaks(_classes_of(model, o))]
             if all(err[o.name] < 1.0 for o in evidence):
                 continue        # its own evidence is explained within noise: nothing to move it for
-            tried = _screen(p, cur, now, hit, {o.name for o in evidence}, err, ev)
+            tried = _screen(p, cur, now, hit, {o.name for o in evidence}, err, pred, ev)
             if deadline is not None and time.monotonic() > deadline:
                 complete = False
                 break
@@ -329,8 +343,10 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
     for p in params:
         old, new = p.get(model), p.get(cur)
         if old != new:
+            hit = [o for o in observations if p.touches(kinds[o.name])]
+            own = [o for o in hit if p.speaks(_classes_of(model, o))]     # cited first: its own evidence
             gain = sorted(((abs(math.log(before[o.name] / o.cycles)) - abs(math.log(after[o.name] / o.cycles)), o.name)
-                           for o in observations if p.touches(kinds[o.name])), reverse=True)
+                           for o in (own or hit)), reverse=True)
             changes.append((p.name, old, new, tuple(n for g, n in gain[:3] if g > 0) or tuple(n for _, n in gain[:1])))
     return Fit(cur, tuple(changes), before, after, sum(_error(before[o.name], o) for o in observations),
                sum(_error(after[o.name], o) for o in observations), complete)

@@ -15,7 +15,10 @@ read and set it on a model:
   calibration on a Zen 3 "explained" slow store and load kernels with 4-slot stores and loads;
 * the rule constants: ``store_forwarding``, ``vector_store_forwarding``, ``rmw_forwarding``, ``memory_renaming``
   latencies (a rule the base lacks starts absent, None, and may be added), ``rmw_forwarding.immediate`` and
-  ``move_elimination`` of ``mov_rr`` / ``vec_mov``. Out of order ``store_forwarding`` is evidenced only by
+  ``move_elimination`` of ``mov_rr`` / ``vec_mov``; out of order, the scheduler's size (``rules.scheduler.entries``,
+  ``SCHEDULER_SIZES`` or absent), moved only on the evidence of observations whose ``classes`` name
+  ``SCHEDULER``: the scheduler kernels, whose filler instructions wait in it for a load chain (an idle
+  scheduler bounds nothing a throughput or latency kernel shows). Out of order ``store_forwarding`` is evidenced only by
   load-op kernels (the others have their own rules).
 
 A parameter is *structural* when it says how many resources an instruction takes or how many there are
@@ -32,13 +35,15 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from sha1opt.search.cost.model import READS_MEMORY, RMW_CLASSES, WRITES_MEMORY, ClassCost, MemoryRenaming, Model, \
-    RmwForwarding, Uop, VectorForwarding, derived_rthroughput
+    RmwForwarding, Scheduler, Uop, VectorForwarding, derived_rthroughput
 
 # Classes whose instructions write no register (nor flags): their latency delays nothing a kernel can time,
 # only their own retirement -- a Zen 4 calibration "explained" its slow taken jumps (tput.jump, one per eight
 # instructions) with jump latency 1 -> 7. Their latency is not a free parameter.
 NO_RESULT = frozenset({"jump", "branch", "nop"})
 ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
+SCHEDULER = "scheduler_entries"    # named in an observation's ``classes``: it is evidence for the scheduler's size
+SCHEDULER_SIZES = tuple(range(16, 257, 8))   # the sizes the fit may give ``rules.scheduler.entries``
 FRONT_END = frozenset({"front end"})    # the resource a front-end change binds (``attribution.FRONT_END``)
 
 
@@ -57,6 +62,10 @@ class Param:
 
     resource: Callable[[Model], frozenset[str]] | None = None   # what a structural change binds: unit names,
     #                                                 or ``FRONT_END`` (None: not structural)
+    screen_all_evidence: bool = False   # ``fit._screen`` probes on all of its evidence, not the worst-explained
+    #                                     few: a size whose kernels form one curve (the scheduler's knee) is
+    #                                     judged on the whole curve, else the worst points pick sizes the
+    #                                     knee's points refute
 
     @property
     def structural(self) -> bool:
@@ -196,6 +205,14 @@ def _rule_params(model: Model) -> list[Param]:
                          lambda m: m.rules.memory_renaming.latency if m.rules.memory_renaming else None,
                          lambda m, v, s=nsrc: _rule(m, memory_renaming=None if v is None else MemoryRenaming(float(v), s)),
                          lambda cs: {"store", "load"} <= cs))
+        cur = r.scheduler.entries if r.scheduler else None
+        ssrc = r.scheduler.source if r.scheduler else "calibrated"
+        # absent is a candidate only where the base has no scheduler row: a literature size is never dropped
+        out.append(Param("rules.scheduler", "entries", tuple(dict.fromkeys([cur, *SCHEDULER_SIZES])),
+                         lambda m: m.rules.scheduler.entries if m.rules.scheduler else None,
+                         lambda m, v, s=ssrc: _rule(m, scheduler=None if v is None else
+                                                    Scheduler("scheduler full", int(v), s)),
+                         lambda cs: True, lambda cs: SCHEDULER in cs, screen_all_evidence=True))
     for cls in ("mov_rr", "vec_mov"):
         if cls in model.classes:
             now = cls in r.move_elimination

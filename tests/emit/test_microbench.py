@@ -44,6 +44,26 @@ def test_every_rule_is_fitted_or_says_why():
     assert not set(FITTED_RULES) & set(NOT_FITTED)
 
 
+def test_scheduler_kernels_show_the_size_as_a_knee():
+    """rules.scheduler is fitted from ``rule.scheduler.N``: priced by zen4 they stay at one load chain's latency
+    without a scheduler row and climb from N = 80 on with an 80-entry one; they are evidence for the size alone
+    (``fit_params.SCHEDULER``)."""
+    import dataclasses
+    from sha1opt.search.cost.fit_params import SCHEDULER
+    from sha1opt.search.cost.model import Scheduler
+    from sha1opt.search.cost.simulator import simulate
+    base = load_model("zen4")
+    sized = dataclasses.replace(base, rules=dataclasses.replace(base.rules, scheduler=Scheduler("full", 80, "t")))
+    ks = [k for k in kernels(base, pairs=False) if k.name.startswith("rule.scheduler.")]
+    assert [k.name for k in ks] == [f"rule.scheduler.{n}" for n in microbench.SCHEDULER_FILLERS]
+    assert all(k.classes == {SCHEDULER} for k in ks)
+    flat = [simulate(k.items(), base, loop=True).cycles for k in ks]
+    knee = [simulate(k.items(), sized, loop=True).cycles for k in ks]
+    small = [n < 80 for n in microbench.SCHEDULER_FILLERS]      # the adds and the 16 loads fit in 80 entries
+    assert all(f == flat[0] for f, s in zip(flat, small) if s) and all(k == flat[0] for k, s in zip(knee, small) if s)
+    assert all(k > f for k, f, s in zip(knee, flat, small) if not s)
+
+
 def test_pairs_reveal_shared_units_within_a_pool():
     """zen3: rot_imm (alu1|alu2) is paired with bswap (any ALU) and vec_alu with vec_shift, never across pools."""
     names = {k.name for k in kernels(load_model("zen3"))}
