@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from sha1opt.semantics.block import describe_failure
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.driver import HybridReport, known_hybrid_block, scalar_best, search_hybrid_block, stored_search
@@ -169,6 +170,19 @@ def structure(p: HybridParams) -> tuple[tuple, ...]:
     return ((dialect(p.isa).blocks,), (p.isa,), (p.ahead, layout), shape(p))
 
 
+def model_has_dialect(model: Model, name: str) -> bool:
+    """Whether ``model``'s CPU runs dialect ``name`` (the x86 feature its vector stream needs)."""
+    return model_runs(model, dialect(name).feature)
+
+
+def _other_dialect(p: HybridParams, name: str) -> HybridParams | None:
+    """``p`` in dialect ``name``, or None where that dialect refuses ``p``'s other choices (``HybridParams``)."""
+    try:
+        return replace(p, isa=name)
+    except Sha1optError:
+        return None
+
+
 def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock | None:
     """The block of ``params`` on its arch (on ``model``'s unit classes when given)."""
     row = ARCHES[params.arch]
@@ -272,7 +286,9 @@ class HybridFamily(Family):
     def neighbours(self, choice: Choice, uarch: str, level: str) -> list[Choice]:
         """The blocks one step from ``choice``: its interleaving one step away (``lead`` +-1, ``every`` +-1,
         the rounds kept: on Zen 4 the i386 avx blocks of one rounds form measured 0.754-0.778 x the textbook
-        over lead 2-3 / every 1-2, all priced 2.58 c/B, bench/results/simd_i386_zen4.txt), or the blocks of its
+        over lead 2-3 / every 1-2, all priced 2.58 c/B, bench/results/simd_i386_zen4.txt), the same block in
+        another dialect of the level with as many blocks per iteration (the i386 recipe block at lead 3 / every
+        1 measured 0.781 in avx512vl and 0.764 in avx there, both priced 2.58), or the blocks of its
         structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
         level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
@@ -298,6 +314,8 @@ class HybridFamily(Family):
         if p.placement == "every":          # the interleaving one step away, the rounds kept
             near += [replace(p, lead=lead) for lead in LEADS if abs(lead - p.lead) == 1]
             near += [replace(p, every=e) for e in (p.every - 1, p.every + 1) if 1 <= e <= MAX_EVERY]
+        near += [_other_dialect(p, d) for d in vector_dialects(level, choice.arch)
+                 if d != p.isa and dialect(d).blocks == p.dialect.blocks and model_has_dialect(model, d)]
         blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
         return [Choice(self, b, choice.arch, [key]) for key, b in
                 cheapest_distinct([(block_cost(b, model).cycles, b.params.key(), b) for b in blocks],
