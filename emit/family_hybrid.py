@@ -175,10 +175,11 @@ def model_has_dialect(model: Model, name: str) -> bool:
     return model_runs(model, dialect(name).feature)
 
 
-def _other_dialect(p: HybridParams, name: str) -> HybridParams | None:
-    """``p`` in dialect ``name``, or None where that dialect refuses ``p``'s other choices (``HybridParams``)."""
+def _varied(p: HybridParams, **changes) -> HybridParams | None:
+    """``p`` with ``changes``, or None where they refuse ``p``'s other choices (``HybridParams``: a dialect built
+    for another arch, the rol2 recurrence without read-ahead on x86-64)."""
     try:
-        return replace(p, isa=name)
+        return replace(p, **changes)
     except Sha1optError:
         return None
 
@@ -288,7 +289,9 @@ class HybridFamily(Family):
         the rounds kept: on Zen 4 the i386 avx blocks of one rounds form measured 0.754-0.778 x the textbook
         over lead 2-3 / every 1-2, all priced 2.58 c/B, bench/results/simd_i386_zen4.txt), the same block in
         another dialect of the level with as many blocks per iteration (the i386 recipe block at lead 3 / every
-        1 measured 0.781 in avx512vl and 0.764 in avx there, both priced 2.58), or the blocks of its
+        1 measured 0.781 in avx512vl and 0.764 in avx there, both priced 2.58), the same block with read-ahead
+        switched (on or off: the i386 avx512vl recipe block measured 0.781 with it and 0.809 without, both
+        priced 2.58), or the blocks of its
         structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
         level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
@@ -314,8 +317,9 @@ class HybridFamily(Family):
         if p.placement == "every":          # the interleaving one step away, the rounds kept
             near += [replace(p, lead=lead) for lead in LEADS if abs(lead - p.lead) == 1]
             near += [replace(p, every=e) for e in (p.every - 1, p.every + 1) if 1 <= e <= MAX_EVERY]
-        near += [_other_dialect(p, d) for d in vector_dialects(level, choice.arch)
+        near += [_varied(p, isa=d) for d in vector_dialects(level, choice.arch)
                  if d != p.isa and dialect(d).blocks == p.dialect.blocks and model_has_dialect(model, d)]
+        near.append(_varied(p, ahead=not p.ahead))
         blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
         return [Choice(self, b, choice.arch, [key]) for key, b in
                 cheapest_distinct([(block_cost(b, model).cycles, b.params.key(), b) for b in blocks],

@@ -197,13 +197,15 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     rounds: its neighbours change one recipe field, none needing BMI at ``--isa avx``, or take the lazy rounds
     (the same seven registers); a lazy block's: the other lazy order and the recipe's, never a rotating form.
     Apart from these, the same block in each other dialect of the level with as many blocks per iteration (on
-    Zen 4 the i386 recipe block measured 2 % apart in avx and avx512vl, both priced 2.58 c/B): avx2x2's
-    neighbours at --isa avx512 include its avx512vlx2 twin, the i386 avx block's at --isa avx its ssse3 and
-    ssse3k twins."""
+    Zen 4 the i386 recipe block measured 2 % apart in avx and avx512vl, both priced 2.58 c/B), and the same
+    block with read-ahead switched: avx2x2's neighbours at --isa avx512 include its avx512vlx2 twin (not one
+    without read-ahead: its rol2 recurrence needs it), the i386 avx block's at --isa avx its ssse3 and ssse3k
+    twins and itself with read-ahead."""
     from sha1opt.search.space.hybrid_forms import one_change
     model = load_model("zen4")
     c = Choice(HYBRID, build(_p("avx2x2", 1, 4)), "x86_64")
-    twins = [x.code.params for x in HYBRID.neighbours(c, "zen4", "avx512") if x.code.params.isa != "avx2x2"]
+    twins = [x.code.params for x in HYBRID.neighbours(c, "zen4", "avx512") if x.code.params.isa != "avx2x2"
+             or not x.code.params.ahead]
     assert [q.isa for q in twins] == ["avx512vlx2"] and twins[0] == dataclasses.replace(c.code.params,
                                                                                        isa="avx512vlx2")
     near = HYBRID.neighbours(c, "zen4", "avx2")
@@ -232,7 +234,8 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     assert sorted(x.code.params.isa for x in near if x.code.params.isa != "avx") == ["ssse3", "ssse3k"]
     assert all(x.code.params == dataclasses.replace(base, isa=x.code.params.isa) for x in near
                if x.code.params.isa != "avx")
-    near = [x for x in near if x.code.params.isa == "avx"]
+    assert [x.code.params for x in near if x.code.params.ahead] == [dataclasses.replace(base, ahead=True)]
+    near = [x for x in near if x.code.params.isa == "avx" and not x.code.params.ahead]
     assert sorted(x.code.params.scalar for x in near if x.code.params.scalar != "recipe") == ["lazy", "lazy-chain"]
     fields = [x for x in near if x.code.params.scalar == "recipe"]
     assert fields and all(sum(getattr(x.code.params.recipe, f) != getattr(base.recipe, f) for f in SCALAR_FIELDS)
@@ -240,7 +243,8 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     assert not any("rorx" in str(x.code.params.recipe) or "andn" in str(x.code.params.recipe) for x in fields)
     lazy = Choice(HYBRID, family_hybrid.ARCHES["i386"].build(dataclasses.replace(base, scalar="lazy")), "i386")
     assert sorted(x.code.params.scalar for x in HYBRID.neighbours(lazy, "zen4", "avx")
-                  if (x.code.params.lead, x.code.params.every, x.code.params.isa) == (2, 2, "avx")) == \
+                  if (x.code.params.lead, x.code.params.every, x.code.params.isa, x.code.params.ahead) ==
+                  (2, 2, "avx", False)) == \
         ["lazy-chain", "recipe"]
 
 
