@@ -34,8 +34,8 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.driver import HybridReport, known_hybrid_block, scalar_best, search_hybrid_block, stored_search
-from sha1opt.search.engines.hybrid import (SCALAR_FIELDS, block_cost, build_on, point, scalar_isa_for, scalars_for,
-                                           search_hybrid)
+from sha1opt.search.engines.hybrid import (SCALAR_FIELDS, block_cost, build_on, dialects_for, point, scalar_isa_for,
+                                           scalars_for, search_hybrid)
 from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.family_rows import put_hybrid, stored_hybrid
 from sha1opt.search.measure import block_loop_cycles, hybrid_loop_items
@@ -170,16 +170,11 @@ def structure(p: HybridParams) -> tuple[tuple, ...]:
     return ((dialect(p.isa).blocks,), (p.isa,), (p.ahead, layout), shape(p))
 
 
-def model_has_dialect(model: Model, name: str) -> bool:
-    """Whether ``model``'s CPU runs dialect ``name`` (the x86 feature its vector stream needs)."""
-    return model_runs(model, dialect(name).feature)
-
-
 def _varied(p: HybridParams, **changes) -> HybridParams | None:
-    """``p`` with ``changes``, or None where they refuse ``p``'s other choices (``HybridParams``: a dialect built
-    for another arch, the rol2 recurrence without read-ahead on x86-64)."""
+    """``engines.hybrid.point``, also None where ``HybridParams`` itself refuses the changes (the rol2 recurrence
+    without read-ahead on x86-64)."""
     try:
-        return replace(p, **changes)
+        return point(p, **changes)
     except Sha1optError:
         return None
 
@@ -317,8 +312,8 @@ class HybridFamily(Family):
         if p.placement == "every":          # the interleaving one step away, the rounds kept
             near += [replace(p, lead=lead) for lead in LEADS if abs(lead - p.lead) == 1]
             near += [replace(p, every=e) for e in (p.every - 1, p.every + 1) if 1 <= e <= MAX_EVERY]
-        near += [_varied(p, isa=d) for d in vector_dialects(level, choice.arch)
-                 if d != p.isa and dialect(d).blocks == p.dialect.blocks and model_has_dialect(model, d)]
+        near += [_varied(p, isa=d) for d in dialects_for(model, level, choice.arch)
+                 if d != p.isa and dialect(d).blocks == p.dialect.blocks]
         near.append(_varied(p, ahead=not p.ahead))
         blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
         return [Choice(self, b, choice.arch, [key]) for key, b in

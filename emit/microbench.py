@@ -20,8 +20,10 @@ kernel is made. Kernels (``Kernel``, names in brackets):
 * ``rule.scheduler.N`` -- a chain of 8 dependent loads (the pointer chase through %rbp), N adds that read its
   end, then a second chain (through %r11): while the N adds wait for the first chain in the scheduler, the
   second chain is allocated, and runs beside the first, only if the scheduler has room for them. Over N =
-  ``SCHEDULER_FILLERS`` the time per iteration stays at one chain's latency, then climbs: the knee is the
-  scheduler's size (``rules.scheduler``). On a Zen 4 the climb starts between 72 and 80 adds;
+  ``SCHEDULER_FILLERS`` the time per iteration stays at one chain's latency, then climbs where the adds and
+  the chains' loads no longer fit in the scheduler (``rules.scheduler``; in zen4 with 80 entries, from 80 adds
+  on); past about 128 adds their own throughput binds too (4 ALUs), which the model prices. On a Zen 4 the
+  kernel with 64 adds ran flat and the one with 80 did not (a finer sweep: the climb starts at 72-80);
 * ``frontend.width`` -- a long body of loads, stores and register writes, more than the ALUs take: the
   issue width; ``loop.overhead`` -- the bare loop control, evidence for no row (every kernel carries the loop
   control; a slow bare loop is the loop's, not the counter's or the branch's units: the fit may not move a row
@@ -54,8 +56,7 @@ from sha1opt.semantics.listing import parse_listing
 from sha1opt.semantics.opaque import Opaque, gpr_name
 from sha1opt.semantics.x86 import Instr, Mem, effects, required_isa
 from sha1opt.search.cost.classes import classify, vector_effects
-from sha1opt.search.cost.fit import ISSUE_WIDTH, pools
-from sha1opt.search.cost.fit_params import SCHEDULER
+from sha1opt.search.cost.fit import ISSUE_WIDTH, SCHEDULER, pools
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import READS_MEMORY, RULE_NAMES, WRITES_MEMORY, Model
 from sha1opt.emit.toolchain import compile_text

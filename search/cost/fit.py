@@ -11,12 +11,14 @@ The free parameters (``parameters``; ``fit_params`` defines them): per class see
 unit set (``ports``) and how many uops it puts there (``compute_uops``); the ``issue_width`` (moved only on the
 evidence of observations whose ``classes`` name ``ISSUE_WIDTH``: a front-end kernel); the rule constants
 (store-forwarding, vector store-forwarding, read-modify-write and memory-renaming latencies, whether an RMW
-by an immediate forwards as one by a register, move elimination). A class's
+by an immediate forwards as one by a register, move elimination) and the scheduler's size (moved only on
+the evidence of observations whose ``classes`` name ``SCHEDULER``: the scheduler kernels). A class's
 front-end slots are not fitted (``fit_params`` says why).
 
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight
-1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2 -- the p90 taken no further above the median than twice
-the spread below it (``Observation.top``) -- so a noisy measurement pulls less (an error of one band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others held (only the
+1 / max(``MIN_SPREAD``, relative p10-p90 spread)^2 -- the p90 taken no further above the median than
+twice the spread below it (``Observation.top``) -- so a noisy measurement pulls less (an error of one
+band counts 1). Coordinate search: for each parameter in turn, every candidate is tried with the others held (only the
 observations the parameter can affect are re-simulated) and the admissible one with the lowest objective is
 kept if it lowers the objective by more than ``MIN_GAIN`` x sqrt(observations hit) -- what noise alone moves
 such a sum by --
@@ -67,7 +69,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from sha1opt.search.cost.classes import Item, classify
-from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, Param, parameters as _parameters,  # noqa: F401
+from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, SCHEDULER, Param, parameters as _parameters,  # noqa: F401
                                             pools, port_candidates)
 from sha1opt.search.cost.fit_pool import Evaluator
 from sha1opt.search.cost.model import Model
@@ -108,8 +110,8 @@ class Observation:
     @property
     def weight(self) -> float:
         """1 / the relative p10..``top`` spread squared (at least ``MIN_SPREAD``). Example: rule.scheduler.80 on a
-        Zen 4, median 35.6, p10 35.3, p90 59.8 (a run with slowed samples): spread 1.7 % (floored at 2 %), not
-        69 % -- with the p90 the scheduler kernels of that run weighed 1/1000 of a quiet run's, and their
+        Zen 4, median 35.6, p10 35.3, p90 59.8 (a run with slowed samples): top 36.2, spread 2.5 %, not 69 % --
+        with the p90 the scheduler kernels of that run weighed 1/1000 of a quiet run's, and their
         knee moved nothing."""
         spread = (self.top - self.p10) / self.cycles if self.cycles > 0 and self.top >= self.p10 else 0.0
         return 1.0 / max(MIN_SPREAD, spread) ** 2
@@ -181,10 +183,9 @@ def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], eviden
     others = [v for v in p.candidates if v != now]
     if len(hit) <= SCREEN:
         return others
-    probe = sorted(hit, key=lambda o: (o.name not in evidence, -err[o.name]))[:SCREEN]
     whole = p.screen_all_evidence and any(o.name in evidence for o in hit)
-    if whole:
-        probe = [o for o in hit if o.name in evidence]
+    probe = [o for o in hit if o.name in evidence] if whole else \
+        sorted(hit, key=lambda o: (o.name not in evidence, -err[o.name]))[:SCREEN]
     names = [o.name for o in probe]
     got = ev.many([p.set(model, v) for v in others], [names] * len(others))
     scored = sorted(((sum(_error(tp[o.name], o) for o in probe), k) for k, tp in enumerate(got)

@@ -211,7 +211,8 @@ def _rule_params(model: Model) -> list[Param]:
         out.append(Param("rules.scheduler", "entries", tuple(dict.fromkeys([cur, *SCHEDULER_SIZES])),
                          lambda m: m.rules.scheduler.entries if m.rules.scheduler else None,
                          lambda m, v, s=ssrc: _rule(m, scheduler=None if v is None else
-                                                    Scheduler("scheduler full", int(v), s)),
+                                                    dataclasses.replace(m.rules.scheduler, entries=int(v))
+                                                    if m.rules.scheduler else Scheduler("scheduler full", int(v), s)),
                          lambda cs: True, lambda cs: SCHEDULER in cs, screen_all_evidence=True))
     for cls in ("mov_rr", "vec_mov"):
         if cls in model.classes:

@@ -212,7 +212,7 @@ def test_a_shared_round_loses_every_kernels_sample(monkeypatch):
     assert {len(x) for x in samples.values()} == {6}
 
 
-def test_regression_a_slowed_median_let_stage_2_put_logic_rm_on_two_alus():
+def test_regression_a_slowed_median_did_not_refute_logic_rm_on_two_alus():
     """A kernel's time is its median, at most MIN_SPREAD above its p10 (``calibrate.kernel_time``): interference only
     slows a microbenchmark's samples. In one Zen 4 run (AuthenticAMD family 25 model 17) tput.logic_rm measured
     median 19.06, p10 16.26, p90 31.44 (quiet runs: 16.5 / 16.3); judged by that median, logic_rm on alu1|alu2
@@ -234,3 +234,31 @@ def test_regression_a_slowed_median_let_stage_2_put_logic_rm_on_two_alus():
     assert now[k.name] < 17 and new[k.name] >= 23
     assert refuted(new, now, [slowed]) is None and refuted(new, now, [timed]) == k.name
     assert kernel_time(16.5, 16.3) == 16.5 and kernel_time(19.06, 16.26) == pytest.approx(16.585, abs=1e-3)
+
+
+def test_kernel_observations_take_the_kernel_time_not_a_slowed_median():
+    """``calibrate.observations`` (what both stages fit and the file records) uses ``kernel_time``: a kernel whose
+    median sits far above its p10 is observed at its p10 and 2 %; a quiet kernel at its median."""
+    import numpy as np
+    from sha1opt.emit.calibrate import observations
+    from sha1opt.emit.microbench import Checked, kernels
+    from sha1opt.search.cost.model import load_model
+    k = next(k for k in kernels(load_model("zen4"), pairs=False) if k.name == "tput.logic_rm")
+    slowed = np.array([16.2, 16.3, 16.3, 19.0, 19.1, 25.0, 31.5])
+    quiet = np.array([16.3, 16.4, 16.5, 16.5, 16.5, 16.6, 16.7])
+    (a,), (b,) = observations([Checked(k)], {k.name: slowed}), observations([Checked(k)], {k.name: quiet})
+    assert a.cycles == pytest.approx(np.percentile(slowed, 10) * 1.02) and a.cycles < float(np.median(slowed))
+    assert b.cycles == pytest.approx(16.5)
+
+
+def test_a_fitted_scheduler_row_is_written_as_the_loader_reads_it():
+    """``calibrate._row`` writes rules.scheduler with the loader's keys (name, entries, source): a model table
+    carrying the written row loads with that size."""
+    import dataclasses
+    from sha1opt.emit.calibrate import _row
+    from sha1opt.search.cost.model import Scheduler, load_model, model_from_table, model_table
+    base = load_model("zen4")
+    fitted = dataclasses.replace(base, rules=dataclasses.replace(base.rules, scheduler=Scheduler("full", 80, "t")))
+    table = model_table("zen4")
+    table.setdefault("rules", {})["scheduler"] = _row(fitted, "rules.scheduler", "calibrated: from rule.scheduler.N")
+    assert model_from_table(table).rules.scheduler.entries == 80

@@ -127,7 +127,7 @@ def _scheduler_observations(truth, base):
 def test_fit_recovers_the_scheduler_size_from_its_knee():
     """rules.scheduler (fit_params.SCHEDULER): the scheduler kernels priced by zen4 with an 80-entry scheduler fit
     zen4, which has none, to exactly 80 entries -- the size measured on a Zen 4 (AuthenticAMD family 25 model 17),
-    where the kernels climb from 72-80 waiting adds on (emit/microbench.py)."""
+    where the kernel with 64 waiting adds ran flat and the one with 80 did not (emit/microbench.py)."""
     base = load_model("zen4")
     truth = _rule(base, scheduler=Scheduler("scheduler full", 80, "test"))
     f = fit(base, _scheduler_observations(truth, base))
