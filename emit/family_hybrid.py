@@ -30,7 +30,6 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from sha1opt.semantics.block import describe_failure
-from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.driver import HybridReport, known_hybrid_block, scalar_best, search_hybrid_block, stored_search
@@ -170,15 +169,6 @@ def structure(p: HybridParams) -> tuple[tuple, ...]:
     return ((dialect(p.isa).blocks,), (p.isa,), (p.ahead, layout), shape(p))
 
 
-def _varied(p: HybridParams, **changes) -> HybridParams | None:
-    """``engines.hybrid.point``, also None where ``HybridParams`` itself refuses the changes (the rol2 recurrence
-    without read-ahead on x86-64)."""
-    try:
-        return point(p, **changes)
-    except Sha1optError:
-        return None
-
-
 def build_block(params: HybridParams, model: Model | None = None) -> HybridBlock | None:
     """The block of ``params`` on its arch (on ``model``'s unit classes when given)."""
     row = ARCHES[params.arch]
@@ -312,9 +302,9 @@ class HybridFamily(Family):
         if p.placement == "every":          # the interleaving one step away, the rounds kept
             near += [replace(p, lead=lead) for lead in LEADS if abs(lead - p.lead) == 1]
             near += [replace(p, every=e) for e in (p.every - 1, p.every + 1) if 1 <= e <= MAX_EVERY]
-        near += [_varied(p, isa=d) for d in dialects_for(model, level, choice.arch)
+        near += [point(p, isa=d) for d in dialects_for(model, level, choice.arch)
                  if d != p.isa and dialect(d).blocks == p.dialect.blocks]
-        near.append(_varied(p, ahead=not p.ahead))
+        near.append(point(p, ahead=not p.ahead))
         blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
         return [Choice(self, b, choice.arch, [key]) for key, b in
                 cheapest_distinct([(block_cost(b, model).cycles, b.params.key(), b) for b in blocks],

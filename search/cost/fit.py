@@ -69,8 +69,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from sha1opt.search.cost.classes import Item, classify
-from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, SCHEDULER, Param, parameters as _parameters,  # noqa: F401
-                                            pools, port_candidates)
+from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, SCHEDULER, Param,  # noqa: F401
+                                            parameters as _parameters, pools, port_candidates)
 from sha1opt.search.cost.fit_pool import Evaluator
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulator
@@ -183,7 +183,7 @@ def _screen(p: Param, model: Model, now: Any, hit: Sequence[Observation], eviden
     others = [v for v in p.candidates if v != now]
     if len(hit) <= SCREEN:
         return others
-    whole = p.screen_all_evidence and any(o.name in evidence for o in hit)
+    whole = p.screen_all_evidence          # (``_fit`` screens only a parameter with evidence in ``hit``)
     probe = [o for o in hit if o.name in evidence] if whole else \
         sorted(hit, key=lambda o: (o.name not in evidence, -err[o.name]))[:SCREEN]
     names = [o.name for o in probe]

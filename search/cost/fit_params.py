@@ -18,8 +18,8 @@ read and set it on a model:
   ``move_elimination`` of ``mov_rr`` / ``vec_mov``; out of order, the scheduler's size (``rules.scheduler.entries``,
   ``SCHEDULER_SIZES`` or absent), moved only on the evidence of observations whose ``classes`` name
   ``SCHEDULER``: the scheduler kernels, whose filler instructions wait in it for a load chain (an idle
-  scheduler bounds nothing a throughput or latency kernel shows). Out of order ``store_forwarding`` is evidenced only by
-  load-op kernels (the others have their own rules).
+  scheduler bounds nothing a throughput or latency kernel shows). Out of order ``store_forwarding`` is
+  evidenced only by load-op kernels (the others have their own rules).
 
 A parameter is *structural* when it says how many resources an instruction takes or how many there are
 (``ports``, ``compute_uops``, ``rthroughput``, ``issue_width``); ``Param.resource`` names the resource
@@ -166,6 +166,13 @@ def _rule(model: Model, **changes) -> Model:
     return dataclasses.replace(model, rules=dataclasses.replace(model.rules, **changes))
 
 
+def _sized(row: Scheduler | None, entries: int | None, source: str) -> Scheduler | None:
+    """``row`` (its name kept) with ``entries``, a new row when there was none, absent for None."""
+    if entries is None:
+        return None
+    return dataclasses.replace(row, entries=int(entries)) if row else Scheduler("scheduler full", int(entries), source)
+
+
 def _rule_params(model: Model) -> list[Param]:
     r = model.rules
     lats = tuple(range(0, 16))
@@ -210,9 +217,7 @@ def _rule_params(model: Model) -> list[Param]:
         # absent is a candidate only where the base has no scheduler row: a literature size is never dropped
         out.append(Param("rules.scheduler", "entries", tuple(dict.fromkeys([cur, *SCHEDULER_SIZES])),
                          lambda m: m.rules.scheduler.entries if m.rules.scheduler else None,
-                         lambda m, v, s=ssrc: _rule(m, scheduler=None if v is None else
-                                                    dataclasses.replace(m.rules.scheduler, entries=int(v))
-                                                    if m.rules.scheduler else Scheduler("scheduler full", int(v), s)),
+                         lambda m, v, s=ssrc: _rule(m, scheduler=_sized(m.rules.scheduler, v, s)),
                          lambda cs: True, lambda cs: SCHEDULER in cs, screen_all_evidence=True))
     for cls in ("mov_rr", "vec_mov"):
         if cls in model.classes:

@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from sha1opt.semantics.errors import Sha1optError
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulation
 from sha1opt.search.measure import hybrid_loop_cost
@@ -92,11 +93,15 @@ def dialects_for(model: Model, cap: str | None, arch: str = "x86_64") -> tuple[s
 
 def point(base: HybridParams, **changes) -> HybridParams | None:
     """``replace(base, **changes)``, or None when the dialect row refuses that combination
-    (``hybrid.pair_refusal``: a two-block dialect takes no read-ahead and the rol1 recurrence)."""
+    (``hybrid.pair_refusal``: a two-block dialect takes no read-ahead and the rol1 recurrence) or
+    ``HybridParams`` does (the rol2 recurrence without read-ahead on x86-64)."""
     p = {f: changes.get(f, getattr(base, f)) for f in ("isa", "arch", "ahead", "recurrence", "scalar")}
     if pair_refusal(dialect(p["isa"]), p["arch"], p["ahead"], p["recurrence"], p["scalar"]):
         return None
-    return replace(base, **changes)
+    try:
+        return replace(base, **changes)
+    except Sha1optError:
+        return None
 
 
 def scalar_isa_for(model: Model, cap: str | None) -> str:
