@@ -10,7 +10,8 @@ the W+K ring at 0..63 is 16-aligned (its stores are the unaligned forms, each
 dialect row's ``store`` in ``hybrid_dialects``, which cost the same there: the
 whole-function prover knows the stack aligned only after an ``and $-N, %rsp``).
 The block count lives at ``COUNT(%rsp)``. No red zone is used. Then the setup
-(``hybrid.constant_setup``: K and the byte-swap mask into xmm11-15) runs
+(``hybrid.constant_setup``: K and the byte-swap mask into xmm11-15; a ``k_copy`` row's K into the table
+at 80..143, ``K_FRAME``) runs
 once, then the block loop (below). The exit restores ``%rsp`` from the frame (after
 ``vzeroupper`` where the dialect row says so: the VEX/EVEX dialects), pops and returns. xmm registers
 are caller-saved in the SysV ABI, so none is saved.
@@ -39,18 +40,23 @@ prover's two-block invariant (``semantics.lift.multiblock``) covers the odd tail
 from __future__ import annotations
 
 from sha1opt.search.space.hybrid import HybridBlock
+from sha1opt.search.space.hybrid_regs import K_TABLE
 from sha1opt.search.space.hybrid_pair import FIRST_PTR, NEXT_HIGH, NEXT_LOW, PAIR_COUNT, PAIR_FRAME, PAIR_PTR, SPLIT
 from sha1opt.semantics.x86 import Reg
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.emit.assembly import FLAVORS, SYMBOL, X64_SAVED, format_instr, function_opening
 
 FRAME = 72         # ring 0..63, the block count at 64; 8 mod 16 (see the docstring)
+K_FRAME = K_TABLE + 64 + 8   # a k_copy row's: and K_0..K_3 at 80..143 (16-aligned); 152, 8 mod 16
 COUNT = 64
 
 
 def frame_bytes(block: HybridBlock) -> int:
-    """``FRAME``, or a two-block dialect's (``hybrid_pair.PAIR_FRAME``: the 640-byte W+K area, the count)."""
-    return FRAME if block.blocks == 1 else PAIR_FRAME
+    """``FRAME``; a ``k_copy`` row's ``K_FRAME`` (the K table its setup writes, ``hybrid.k_in_memory``); or a
+    two-block dialect's (``hybrid_pair.PAIR_FRAME``: the 640-byte W+K area, the count)."""
+    if block.blocks == 2:
+        return PAIR_FRAME
+    return K_FRAME if block.params.dialect.k_copy else FRAME
 
 
 def count_at(block: HybridBlock) -> int:
@@ -103,7 +109,9 @@ def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha
         clamp(FIRST_PTR, "%rsi", 64, 1, "e", "%rsi")
     what = "; the state into a..e and block 0's W+K 0..15" if ahead and not pair else ""
     what = f"; the first pair's groups 0-{SPLIT - 1}" if ahead and pair else what
-    out.append(f"\t/* setup: K and the byte-swap mask into %xmm11-%xmm15{what} (hybrid {block.params.key()}) */")
+    where = "K into 80..143(%rsp), the byte-swap mask into %xmm15" if block.params.dialect.k_copy else \
+        "K and the byte-swap mask into %xmm11-%xmm15"
+    out.append(f"\t/* setup: {where}{what} (hybrid {block.params.key()}) */")
     for i in block.setup:
         ins(format_instr(i, "x86_64"))
     out.append("\t.p2align 4")

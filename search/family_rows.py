@@ -2,8 +2,10 @@
 
 A row's ``params`` is the JSON object of the family's parameter dataclass
 (``HybridParams``, ``ShaniParams``): one member per field, a ``Recipe`` as
-its ``key()``, tuples as lists. Reading it back is exact: the field names
-must be the dataclass's, every value of its field's type, and the
+its ``key()``, tuples as lists. Reading it back is exact: every field name
+must be the dataclass's (a field added since the row was written, absent from
+it, takes its default: a ``HybridParams`` row from before ``shifts`` is the
+point without shifts), every value of its field's type, and the
 dataclass's own checks must pass -- else ``StoreError`` (one line), as for
 any impossible row. The row is used only if the parameters still build to
 the stored ``code`` (the proved block's text); a row that no longer does is
@@ -65,10 +67,12 @@ def params_json(params) -> dict:
 def params_from(cls, data: dict, where: str):
     """``cls`` from ``params_json``'s object, exactly, or ``StoreError`` naming the row (``where``)."""
     names = [f.name for f in fields(cls)]
-    if sorted(data) != sorted(names):
+    if not set(data) <= set(names):
         raise StoreError(f"{where}: params are not {cls.__name__}'s fields")
     values = {}
     for f in fields(cls):
+        if f.name not in data:          # a field newer than the row: its default (module docstring)
+            continue
         default, v = f.default, data[f.name]
         if isinstance(default, Recipe):
             if not isinstance(v, str):

@@ -8,7 +8,8 @@ rol2) x the scalar rounds (``I386_SCALARS``: the textbook recipe, the lazy round
 ``EVERY``, or the ``slots`` placement over the model's unit classes) -- then annealing from the
 grid's best, a move changing the dialect, the recurrence, the scalar rounds, read-ahead, the lead,
 ``every``, the placement, one scalar recipe field (options the scalar ISA has) or one (round,
-chain) priority offset by +-1. Costs are ``engines.hybrid.block_cost`` (the per-block body as a loop in steady
+chain) priority offset by +-1 -- and last ``engines.hybrid.polish_shifts`` (each group's release, by
+coordinate descent). Costs are ``engines.hybrid.block_cost`` (the per-block body as a loop in steady
 state), ties to the shorter body; deterministic per seed and budget; the result is an
 ``engines.hybrid.HybridSearch``. The engine proves nothing (``hybrid_proof.prove_hybrid`` does).
 
@@ -25,9 +26,9 @@ from dataclasses import replace
 from typing import Callable
 
 from sha1opt.search.cost.model import Model
-from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, TIE, HybridSearch, anneal_params, block_cost, build_on,
-                                           dialects_for, ranked_points, recipe_or_offset_move, scalar_isa_for,
-                                           slots_of)
+from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, POLISH, TIE, HybridSearch, anneal_params, block_cost,
+                                           build_on, dialects_for, polish_shifts, ranked_points,
+                                           recipe_or_offset_move, scalar_isa_for, slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_i386 import build_i386
@@ -119,7 +120,9 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     best, k, reason = anneal_params(best, evaluate, lambda p, rng: _neighbour(p, rng, dialects, scalar_isa),
                                     evaluations=evaluations, seed=seed, deadline=deadline, should_stop=should_stop,
                                     reason=reason)
+    best, j, reason = polish_shifts(best, evaluate, evaluations=POLISH * evaluations, deadline=deadline,
+                                    should_stop=should_stop, reason=reason)
     block = cache[best][1]
     sim = block_cost(block, model)
     return HybridSearch(model.name, best, block, sim.cycles, sim.cycles_per_byte, sim.bottleneck, grid_best,
-                        n + k, time.monotonic() - t0, reason, ranked_points(cache, best))
+                        n + k + j, time.monotonic() - t0, reason, ranked_points(cache, best))

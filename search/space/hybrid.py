@@ -10,7 +10,7 @@ written in (a row of ``hybrid_dialects``: ``ssse3`` two-operand, ``avx`` three-o
 ``avx512vl`` with ``vprold`` / ``vpternlogd``; ``avx2x2`` / ``avx512vlx2`` two blocks an iteration in
 the halves of ymm registers, built by ``hybrid_pair`` from this module's groups), how many groups it runs ahead of the rounds
 (``lead``) and how it is interleaved (one vector op after every ``every``
-scalar ops).
+scalar ops), each group's release moved by its ``shifts`` entry.
 
 The recurrence, four words at a time (derived here, the invariant the
 vector code keeps). With t = 4g and the groups G_k = (W_4k .. W_4k+3) in
@@ -74,7 +74,7 @@ from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
 from sha1opt.search.space.hybrid_dialects import (Dialect, add_k, binop, dialect, imm_binop, imm_op, load, rol, store,
                                                   ternlog)
-from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, wk_slot
+from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, k_slot, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_pair import merge_after_reads, pair_parts, retarget, wide_group
 from sha1opt.search.space.hybrid_w8 import W8_REGS, W8_TEMPS, w8_groups
@@ -82,6 +82,7 @@ from sha1opt.search.space.regalloc import TEMPS, allocate
 
 LEADS = (1, 2, 3)                       # groups ahead: a 16-entry ring allows at most 3
 PLACEMENTS = ("every", "slots")
+MAX_SHIFT = 16                          # a group's release moves at most this many scalar ops (``HybridParams.shifts``)
 # the scalar rounds: ``recipe``'s, or one of ``hybrid_forms.FORMS`` (bmi: rorx/andn; lean: OpenSSL's f forms,
 # mix: in parity rounds; early: W+K one round ahead; keep: a..e back in their registers)
 SCALARS = ("recipe",) + tuple(FORMS)
@@ -95,7 +96,7 @@ BSWAP_MASK = (0x00010203, 0x04050607, 0x08090A0B, 0x0C0D0E0F)
 
 def pair_refusal(d: Dialect, arch: str, ahead: bool, recurrence: str, scalar: str) -> str | None:
     """Why dialect ``d`` cannot take these choices, or None: it is built for ``d.arches`` only (a two-block row,
-    ``hybrid_pair``, for x86-64; a ``k_copy`` row for i386); a two-block row's read-ahead (the next pair's loads
+    ``hybrid_pair``, for x86-64); a two-block row's read-ahead (the next pair's loads
     through %r13/%r14 during block 2's rounds) takes the ``hybrid_forms`` rounds, which leave %r12-%r15 free.
     (rol2 needs read-ahead, as for one block.)"""
     if arch not in d.arches:
@@ -126,6 +127,7 @@ class HybridParams:
     scalar: str = "recipe"           # "rotate"/"rotate-bmi": ``hybrid_rounds`` (recipe and offsets unused)
     recurrence: str = "rol1"         # "rol2": groups 8-19 as ``hybrid_w8.rol2_group_ops`` (8 W registers)
     arch: str = "x86_64"             # "i386": ``hybrid_i386``'s layout (the recipe's or the lazy rounds)
+    shifts: tuple[tuple[int, int], ...] = ()   # (group, scalar ops): its release moved (``interleave``)
 
     def __post_init__(self) -> None:
         dialect(self.isa)             # a row of the dialect table (``hybrid_dialects``), else refused
@@ -141,6 +143,11 @@ class HybridParams:
             # The whole-function prover proves schedule identities through the W definitions only for a
             # loop whose head holds the block's words (``semantics.lift.template.uses_block_words``).
             raise Sha1optError("the rol2 recurrence needs read-ahead (ahead=True): only that loop proves whole")
+        groups = [g for g, _ in self.shifts]
+        if groups != sorted(set(groups)) or any(not 4 <= g < 20 or not 0 < abs(n) <= MAX_SHIFT
+                                                for g, n in self.shifts):
+            raise Sha1optError(f"shifts {self.shifts} are not (group 4..19, 1..{MAX_SHIFT} scalar ops either way) "
+                               "pairs, one per group in order")
         if self.placement not in PLACEMENTS:
             raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
         if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):
@@ -163,6 +170,8 @@ class HybridParams:
     def key(self) -> str:
         place = f"every={self.every}" if self.placement == "every" else "placement=slots"
         ahead = (",ahead" if self.ahead else "") + (",w=rol2" if self.recurrence == "rol2" else "")
+        if self.shifts:
+            ahead += ",shift=" + "/".join(f"{g}:{n:+d}" for g, n in self.shifts)
         if self.arch != "x86_64":
             rounds = self.recipe.key() if self.scalar == "recipe" else f"rounds={self.scalar}"
             return f"hybrid-{self.arch}:isa={self.isa},lead={self.lead},{place}{ahead};{rounds}"
@@ -233,8 +242,10 @@ def _i(m: str, *ops) -> Instr:
     return Instr(m, tuple(ops))
 
 
-def constant_setup() -> tuple[Instr, ...]:
-    """K_0..K_3 broadcast into ``K_REGS`` and the byte-swap mask into ``MASK``, from immediates via ``%eax``.
+def constant_setup(k_table: bool = False) -> tuple[Instr, ...]:
+    """K_0..K_3 broadcast into ``K_REGS`` -- or, with ``k_table`` (a ``k_copy`` row, ``k_in_memory``), into
+    the stack table at ``hybrid_regs.K_TABLE`` by 16 ``movl`` -- and the byte-swap mask into ``MASK``, from
+    immediates via ``%eax``.
 
     Legacy-SSE forms only (SSE2/SSSE3), so one setup serves every dialect.
     The mask is assembled right to left with ``palignr $12`` (lane 0 of the
@@ -242,12 +253,34 @@ def constant_setup() -> tuple[Instr, ...]:
     """
     eax = Reg("eax")
     out: list[Instr] = []
-    for k, reg in zip(K, K_REGS):
-        out += [_i("mov", Imm(k), eax), _i("movd", eax, reg), _i("pshufd", Imm(0), reg, reg)]
+    for n, (k, reg) in enumerate(zip(K, K_REGS)):
+        if k_table:
+            out += [_i("mov", Imm(k), Mem(SP, None, 1, k_slot(n).disp + 4 * lane)) for lane in range(4)]
+        else:
+            out += [_i("mov", Imm(k), eax), _i("movd", eax, reg), _i("pshufd", Imm(0), reg, reg)]
     out += [_i("mov", Imm(BSWAP_MASK[3]), eax), _i("movd", eax, MASK)]
     for lane in (2, 1, 0):
         out += [_i("mov", Imm(BSWAP_MASK[lane]), eax), _i("movd", eax, TEMP_A),
                 _i("pshufd", Imm(0), TEMP_A, TEMP_A), _i("palignr", Imm(12), TEMP_A, MASK)]
+    return tuple(out)
+
+
+def k_in_memory(code) -> tuple[Instr, ...]:
+    """A ``k_copy`` row's x86-64 code with K read from the stack table (``hybrid_regs.k_slot``): ``add_k``'s
+    copy ``movdqa %xmm11+k, x`` -- the one reader of K in such a row -- becomes ``movdqu 80+16k(%rsp), x``, a
+    load and not a vector ALU uop (the unaligned form: the whole-function prover knows ``%rsp`` aligned only
+    after an ``and``; on an aligned address it costs what ``movdqa`` costs). Any other read of a K register is
+    a misuse and refused by name."""
+    names = [r.name for r in K_REGS]
+    out = []
+    for ins in code:
+        ks = [o for o in ins.operands if isinstance(o, Reg) and o.name in names]
+        if not ks:
+            out.append(ins)
+        elif ins.mnemonic == "movdqa" and len(ins.operands) == 2 and ins.operands[0] == ks[0] and len(ks) == 1:
+            out.append(Instr("movdqu", (k_slot(names.index(ks[0].name)), ins.operands[1]), ins.line))
+        else:
+            raise Sha1optError(f"`{ins}` reads K other than by add_k's copy: no stack-table form")
     return tuple(out)
 
 
@@ -318,19 +351,39 @@ def scalar_code(params: HybridParams) -> tuple[list[Instr], list[int]] | None:
     return code, [ops[i].round for i in order]
 
 
-def interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], lead: int,
+def merge_groups(params: HybridParams, scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]],
+                 slots: Slots | None) -> list[Instr]:
+    """Groups 4..19 merged into the scalar rounds by ``params``' placement: ``interleave`` (one vector op every
+    ``params.every`` scalar ops) or ``slot_interleave`` (``slots``, the model's unit classes), each group
+    released where ``release_points`` says."""
+    release = release_points(scalar, rounds, params.lead, dict(params.shifts))
+    if params.placement == "every":
+        return interleave(scalar, rounds, groups, release, params.every)
+    return slot_interleave(scalar, rounds, groups, release, slots)
+
+
+def release_points(scalar: list[Instr], rounds: list[int], lead: int, shifts: dict[int, int]) -> dict[int, int]:
+    """Per group g in 4..19, the first scalar op it may follow: the first op of round 4(g - lead), moved by
+    ``shifts[g]`` ops (clamped to the rounds), but never before the last read of the ring words it overwrites
+    (those of rounds 4g-16..4g-13). Example: with ``lead=2`` group 6 is released at round 16's first op;
+    ``shifts={6: -3}`` releases it three scalar ops sooner (round 15's last ops)."""
+    first_of, last_read, _ = _round_marks(scalar, rounds)
+    return {g: max(min(max(first_of[4 * (g - lead)] + shifts.get(g, 0), 0), len(scalar) - 1), last_read[g - 4] + 1)
+            for g in range(4, 20)}
+
+
+def interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], release: dict[int, int],
                every: int) -> list[Instr]:
     """Merge the vector groups 4..19 into the scalar rounds.
 
-    Group g is released at the first op of round 4(g - lead) (and after the
-    last read of the ring words it overwrites, those of rounds 4g-16..4g-13),
+    Group g is released after scalar op ``release[g]`` (``release_points``),
     then one vector op follows every ``every`` scalar ops; whatever of group g
     is left is flushed before the first read of its own words (rounds
-    4g..4g+3), so every read of ``wk(t)`` sees this block's W_t + K_t.
+    4g..4g+3), so every read of ``wk(t)`` sees this block's W_t + K_t
+    wherever the release is.
     """
-    first_of, last_read, first_read = _round_marks(scalar, rounds)
+    _, _, first_read = _round_marks(scalar, rounds)
     queue: list[tuple[int, Instr]] = [(g, ins) for g in range(4, 20) for ins in groups[g]]
-    release = {g: max(first_of[4 * (g - lead)], last_read[g - 4] + 1) for g in range(4, 20)}
     out: list[Instr] = []
     q = 0
     since = 0
@@ -363,19 +416,17 @@ class Slots:
     shared: int
 
 
-def slot_interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], lead: int,
+def slot_interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], release: dict[int, int],
                     slots: Slots) -> list[Instr]:
     """Merge the vector groups clock by clock into the scalar stream, by unit class.
 
     Each clock takes up to ``slots.width`` instructions: scalar ones first
     (on scalar-only units, then shared ones), then released vector ones on
     the vector-only and the still free shared units. Release and deadline
-    are ``interleave``'s (round 4(g - lead), after the last read of the
-    words group g overwrites; flushed before its first read), so the same
-    invariant holds.
+    are ``interleave``'s (``release``, ``release_points``; flushed before
+    the group's first read), so the same invariant holds.
     """
-    first_of, last_read, first_read = _round_marks(scalar, rounds)
-    release = {g: max(first_of[4 * (g - lead)], last_read[g - 4] + 1) for g in range(4, 20)}
+    _, _, first_read = _round_marks(scalar, rounds)
     queue = [(g, ins) for g in range(4, 20) for ins in groups[g]]
     out: list[Instr] = []
     p = q = 0
@@ -419,8 +470,19 @@ def _round_marks(scalar: list[Instr], rounds: list[int]) -> tuple[dict, dict, di
 def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | None:
     """The whole block for ``params``; None when the scalar order needs more temporaries than x86-64 has.
 
-    ``slots`` (a model's unit classes) is needed for ``placement="slots"`` only.
+    ``slots`` (a model's unit classes) is needed for ``placement="slots"`` only. A ``k_copy`` row's block
+    reads K from the stack table its setup writes (``k_in_memory``).
     """
+    block = _build(params, slots)
+    if block is None or not params.dialect.k_copy:
+        return block
+    block = replace(block, setup=k_in_memory(block.setup), body=k_in_memory(block.body),
+                    main=k_in_memory(block.main), tail=k_in_memory(block.tail))
+    refuse_unknown(block.code())
+    return block
+
+
+def _build(params: HybridParams, slots: Slots | None) -> HybridBlock | None:
     if params.placement == "slots" and slots is None:
         raise Sha1optError("placement 'slots' needs the model's unit classes (Slots)")
     if params.arch != "x86_64":
@@ -443,13 +505,12 @@ def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | Non
     else:
         groups = {g: group_ops(g, params.isa) for g in range(4, 20)}
         head = [ins for j in range(4) for ins in load_group_ops(j, params.isa)]
-    merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
-              else slot_interleave(scalar, rounds, groups, params.lead, slots))
+    merged = merge_groups(params, scalar, rounds, groups, slots)
     nvec = len(head) + sum(len(v) for v in groups.values())
     if params.ahead:
         return _ahead_block(params, head, merged, groups[19][-1], nvec, len(scalar), epi, final == state_regs(0))
     body = list(prologue("x86_64")) + head + merged + epi
-    setup = constant_setup()
+    setup = constant_setup(params.dialect.k_copy)
     refuse_unknown(setup + tuple(body))
     return HybridBlock(params, setup, tuple(body), nvec, len(scalar))
 
@@ -467,8 +528,7 @@ def _pair_block(params: HybridParams, scalar: list[Instr], rounds: list[int], ep
         w_regs, temp = W_REGS, TEMP_A
 
     def merge(first: list[Instr], gs: dict[int, list[Instr]]) -> list[Instr]:
-        return (interleave(first, rounds, gs, params.lead, params.every) if params.placement == "every"
-                else slot_interleave(first, rounds, gs, params.lead, slots))
+        return merge_groups(params, first, rounds, gs, slots)
     setup, body, main, units, nvec = pair_parts(
         params.dialect, params.ahead, params.every, constant_setup(), list(prologue("x86_64")), groups,
         retarget(scalar, rounds, 0), retarget(scalar, rounds, 1), epi, merge, w_regs, temp)
@@ -499,7 +559,7 @@ def _ahead_block(params: HybridParams, head: list[Instr], merged: list[Instr], l
     nxt = [(j, ins) for j in range(4) for ins in load_group_ops(j, params.isa, block=1, temp=temp)]
     main = read_ahead(rest, nxt, params.every)
     load = tuple(prologue("x86_64"))
-    setup = constant_setup() + (load if state_in_registers else ()) + tuple(head)
+    setup = constant_setup(params.dialect.k_copy) + (load if state_in_registers else ()) + tuple(head)
     body = (() if state_in_registers else load) + tuple(merged[:split])
     block = HybridBlock(params, setup, body, nvec, nscalar, tuple(main), tuple(rest))
     refuse_unknown(block.code())

@@ -9,9 +9,9 @@ included by one of the cap's.
 
 Examples: ``allows("avx2", "bmi2")`` and ``allows("avx2", "ssse3")`` are
 True, ``allows("avx", "bmi2")`` is False; ``scalar_level("avx512")`` is
-``"bmi2"``; ``vector_dialects("avx2", "x86_64")`` is ``("ssse3", "avx", "avx2x2")``
-(``avx2x2``: two blocks in ymm, x86-64 only; ``vector_dialects("avx2", "i386")``
-is ``("ssse3k", "ssse3", "avx")``: ``ssse3k`` loads K from the i386 stack table).
+``"bmi2"``; ``vector_dialects("avx2", "x86_64")`` is ``("ssse3k", "ssse3", "avx", "avx2x2")``
+(``ssse3k``: K loaded from a table on the stack; ``avx2x2``: two blocks in ymm, x86-64 only);
+``vector_dialects("avx2", "i386")`` is ``("ssse3k", "ssse3", "avx")``.
 """
 
 from __future__ import annotations

@@ -25,10 +25,12 @@ compare a dialect's name:
   halves of ymm registers, as OpenSSL's and libgcrypt's AVX2 paths; x86-64
   only, ``hybrid.pair_refusal``);
 * ``k_copy`` -- a legacy-SSE K addition copies K and adds W (``add_k``:
-  ``movdqa K, T; paddd W, T``) instead of copying W; i386 only, where K is
-  the stack table's memory operand (``hybrid_i386``), so the copy is a load
-  and not a vector ALU uop (one fewer per group; a CPU whose loads are
-  dearer, Atom's port 0, prefers the plain row);
+  ``movdqa K, T; paddd W, T``) instead of copying W, with K in a table on
+  the stack (i386: ``hybrid_i386``'s; x86-64: ``hybrid.k_in_memory``, read
+  with ``movdqu``), so the copy is a load and not a vector ALU uop (one
+  fewer per group: 20 a block -- nehalem prices OpenSSL's SSSE3 loop, which
+  does the same, 333 cycles, and the register row's best 339; a CPU whose
+  loads are dearer, Atom's port 0, prefers the plain row);
 * ``shl1_add`` -- rol 1's left shift as ``paddd x, x`` (an add: every vector
   ALU port) instead of ``pslld $1`` (the shift port: Core 2's and Nehalem's
   p0, which the rol2 shifts and ``psrld`` also need).
@@ -64,15 +66,13 @@ class Dialect:
     store: str                # the W+K ring store
     vzeroupper: bool          # vzeroupper before the function returns
     blocks: int = 1           # blocks per loop iteration: 2 = ymm, a block in each 128-bit half (``hybrid_pair``)
-    k_copy: bool = False      # K copied, W added (``add_k``): on i386 a load of the K table; i386 only
+    k_copy: bool = False      # K copied, W added (``add_k``): a load of the K table on the stack
     shl1_add: bool = False    # rol 1's left shift as paddd x, x (``rol``)
 
     @property
     def arches(self) -> tuple[str, ...]:
         """The arches the dialect's blocks are built for: a two-block row needs x86-64's 16 vector registers and
-        the frame's block-2 pointer (``hybrid_pair``); a ``k_copy`` row pays only where K is in memory (i386)."""
-        if self.k_copy:
-            return ("i386",)
+        the frame's block-2 pointer (``hybrid_pair``)."""
         return ("x86_64",) if self.blocks > 1 else ("x86_64", "i386")
 
     def mnemonic(self, legacy: str) -> str:

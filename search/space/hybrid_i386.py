@@ -47,19 +47,18 @@ from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, effects
 from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, state_regs
 from sha1opt.search.space.hybrid import (BSWAP_MASK, TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams, Slots,
-                                         group_ops, interleave, load_group_ops, refuse_unknown, scalar_ops,
-                                         slot_interleave)
+                                         group_ops, load_group_ops, merge_groups, refuse_unknown, scalar_ops)
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_dialects import add_k, binop, dialect, imm_binop, load, rol, store, ternlog
 from sha1opt.search.space.hybrid_pair import merge_after_reads
-from sha1opt.search.space.hybrid_regs import DATA, K_REGS, RING, SP, wk_slot
+from sha1opt.search.space.hybrid_regs import DATA, K_REGS, K_TABLE, RING, SP, wk_slot
 from sha1opt.search.space.hybrid_regs import MASK as X64_MASK
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
 ESP = Reg("esp")
 SAVED_ESP = 76                 # the caller's %esp, written by the frame
-K_TABLE = 80                   # K_k broadcast at K_TABLE + 16k .. + 16k + 15 (16-aligned)
+# K_k broadcast at K_TABLE + 16k .. + 16k + 15 (16-aligned): ``hybrid_regs.K_TABLE``, as on x86-64
 HISTORY = K_TABLE + 64         # rol2: group G_k's W at HISTORY + 16 (k mod 8) (16-aligned)
 FRAME_BYTES = HISTORY + 128    # 272 bytes below the realigned %esp's frame
 MASK = Reg("xmm7", 128)
@@ -201,8 +200,7 @@ def build_i386(params: HybridParams, slots: Slots | None = None) -> HybridBlock 
         rr = FORMS[params.scalar].rounds("i386")
         scalar, rounds = list(rr.code), list(rr.rounds)
     head, groups = groups_i386(params)
-    merged = (interleave(scalar, rounds, groups, params.lead, params.every) if params.placement == "every"
-              else slot_interleave(scalar, rounds, groups, params.lead, slots))
+    merged = merge_groups(params, scalar, rounds, groups, slots)
     nvec = len(head) + sum(len(v) for v in groups.values())
     load = state_loads() + [_i("mov", Mem(ESP, None, 1, I386_DATA_SLOT), DATA_PTR)] + relocate(head)
     if params.ahead:

@@ -204,8 +204,9 @@ def _hybrid_lines(h: HybridReport) -> list[str]:
         f"{h.uarch} ({p.arch}) hybrid block, --isa {h.cap}: {s.cycles_per_byte:.2f} cycles/byte predicted "
         f"({s.cycles:.0f} cycles/block, bottleneck {s.bottleneck}) vs scalar best {h.scalar_cycles / 64:.2f} "
         f"(ratio {h.ratio:.3f}; winner: {h.winner})",
-        f"  vector dialect {p.isa}, lead {p.lead} groups, one vector op every {p.every} scalar ops; "
-        f"scalar recipe {p.recipe.key()}; {len(p.offsets)} priority offsets",
+        f"  vector dialect {p.isa}, lead {p.lead} groups, one vector op every {p.every} scalar ops"
+        + (f", {len(p.shifts)} groups' release shifted" if p.shifts else "")
+        + f"; scalar recipe {p.recipe.key()}; {len(p.offsets)} priority offsets",
         f"  search: grid best {s.grid_best:.0f} cycles, {s.evaluations} evaluations in {s.seconds:.1f} s, "
         f"stopped: {s.reason}",
         f"  scalar best: {h.scalar_source}",

@@ -10,7 +10,8 @@ from sha1opt.semantics.prove import Proved
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid_dialects import dialect, dialect_names, dialects
 from sha1opt.search.space.hybrid import (CONSTANT_REGS, HybridBlock, HybridParams, build, features, group_ops,
-                                         interleave, read_ahead, refuse_unknown, setup_invariant, wk_slot)
+                                         interleave, read_ahead, refuse_unknown, release_points, setup_invariant,
+                                         wk_slot)
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_rounds import rotating_rounds
 from sha1opt.search.space.hybrid_w8 import rol2_group_ops
@@ -22,7 +23,7 @@ from sha1opt.semantics.domain import NumpyDomain
 
 @pytest.mark.parametrize("isa", dialect_names())
 def test_each_dialect_proves_equal_to_the_80_round_spec(isa):
-    arch = dialect(isa).arches[0]         # (a k_copy row is built for i386 only)
+    arch = dialect(isa).arches[0]
     res = prove_hybrid((build if arch == "x86_64" else build_i386)(HybridParams(isa=isa, arch=arch)))
     assert res.ok and isinstance(res.outcome, Proved), describe_failure(res)
 
@@ -70,7 +71,7 @@ def test_vector_op_counts_per_dialect():
     # 4 load groups + 16 recurrence groups (a two-block row's loads take one vinserti128 more: hybrid_pair)
     counts = {isa: build(HybridParams(isa=isa)).vector_ops for isa in dialect_names()
               if "x86_64" in dialect(isa).arches}
-    assert counts == {"ssse3": 4 * 5 + 16 * 21, "avx": 4 * 4 + 16 * 15, "avx512vl": 4 * 4 + 16 * 10,
+    assert counts == {"ssse3k": 4 * 5 + 16 * 21, "ssse3": 4 * 5 + 16 * 21, "avx": 4 * 4 + 16 * 15, "avx512vl": 4 * 4 + 16 * 10,
                       "avx2x2": 4 * 5 + 16 * 15, "avx512vlx2": 4 * 5 + 16 * 10}
 
 
@@ -86,7 +87,9 @@ def test_an_instruction_outside_the_table_is_refused_by_name():
         refuse_unknown([Instr("vpaddq", (Reg("xmm0", 128), Reg("xmm1", 128), Reg("xmm2", 128)))])
 
 
-@pytest.mark.parametrize("bad", [dict(lead=4), dict(isa="avx2"), dict(every=0), dict(recipe=Recipe(kw="add"))])
+@pytest.mark.parametrize("bad", [dict(lead=4), dict(isa="avx2"), dict(every=0), dict(recipe=Recipe(kw="add")),
+                                 dict(shifts=((3, 1),)), dict(shifts=((5, 0),)), dict(shifts=((5, 17),)),
+                                 dict(shifts=((6, 1), (5, 1))), dict(shifts=((5, 1), (5, 2)))])
 def test_params_outside_the_space_are_refused(bad):
     with pytest.raises(Sha1optError):
         HybridParams(**bad)
@@ -102,12 +105,17 @@ def test_lane_machine_reports_each_lane_of_a_vector_write():
     assert seen[1][1] == ("reg", "xmm1.0")
 
 
-@pytest.mark.parametrize("lead,every", [(1, 1), (2, 3), (3, 20)])
-def test_interleave_releases_each_group_lead_groups_early_and_never_late(lead, every):
+def _one_read_per_round():
     scalar = [Instr("add", (wk_slot(t), Reg("eax"))) for t in range(80)]       # one wk read per round
     groups = {g: [Instr("pxor", (Reg(f"xmm{k}", 128), Reg("xmm0", 128))) for k in (g % 8, 8 + g % 8)]
               for g in range(4, 20)}
-    out = interleave(scalar, list(range(80)), groups, lead, every)
+    return scalar, groups
+
+
+@pytest.mark.parametrize("lead,every", [(1, 1), (2, 3), (3, 20)])
+def test_interleave_releases_each_group_lead_groups_early_and_never_late(lead, every):
+    scalar, groups = _one_read_per_round()
+    out = interleave(scalar, list(range(80)), groups, release_points(scalar, list(range(80)), lead, {}), every)
     pos = {id(x): i for i, x in enumerate(out)}
     for g in range(4, 20):
         first, last = pos[id(groups[g][0])], pos[id(groups[g][-1])]
@@ -116,7 +124,36 @@ def test_interleave_releases_each_group_lead_groups_early_and_never_late(lead, e
         assert pos[id(scalar[4 * g - 13])] < first                 # after the last read of the words it overwrites
 
 
-# (two-block rows: no read-ahead; a k_copy row: i386 only)
+@pytest.mark.parametrize("shift", [-16, -3, 2, 16])
+def test_a_shifted_group_moves_its_release_but_never_past_its_ring_reads(shift):
+    """HybridParams.shifts moves one group's release by that many scalar ops; the ring's two bounds (after the
+    last read of the words it overwrites, done before the first read of its own) still hold wherever it lands."""
+    scalar, groups = _one_read_per_round()
+    rounds = list(range(80))
+    release = release_points(scalar, rounds, 2, {9: shift})
+    assert release[9] == max(4 * 7 + shift, 4 * 5 + 3 + 1)        # round 28's op moved, not before round 23's read
+    assert {g: r for g, r in release.items() if g != 9} == {g: r for g, r in release_points(
+        scalar, rounds, 2, {}).items() if g != 9}
+    out = interleave(scalar, rounds, groups, release, 1)
+    pos = {id(x): i for i, x in enumerate(out)}
+    assert pos[id(scalar[min(release[9], 35)])] < pos[id(groups[9][0])]   # (past round 36's read: flushed there)
+    assert pos[id(groups[9][-1])] < pos[id(scalar[36])] and pos[id(scalar[23])] < pos[id(groups[9][0])]
+
+
+@pytest.mark.parametrize("isa,arch", [("ssse3", "x86_64"), ("avx512vl", "x86_64"), ("ssse3k", "i386")])
+def test_a_block_with_shifted_groups_proves(isa, arch):
+    """The shifts change only where a group's ops sit among the rounds; the block still proves (x86-64 and i386)."""
+    p = HybridParams(isa=isa, ahead=True, recurrence="rol2", lead=2, every=2, shifts=((5, -4), (12, 6), (19, -16)),
+                     arch=arch, scalar="lazy-chain" if arch == "i386" else "recipe")
+    make = build if arch == "x86_64" else build_i386
+    block = make(p)
+    assert block.body != make(replace(p, shifts=())).body
+    res = prove_hybrid(block)
+    assert res.ok, describe_failure(res)
+    assert "shift=5:-4/12:+6/19:-16" in p.key()
+
+
+# (two-block rows: no read-ahead)
 @pytest.mark.parametrize("isa", [d.name for d in dialects() if d.blocks == 1 and "x86_64" in d.arches])
 def test_the_read_ahead_blocks_last_path_proves(isa):
     block = build(HybridParams(isa=isa, ahead=True))

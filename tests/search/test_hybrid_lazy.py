@@ -24,7 +24,7 @@ from sha1opt.search.space.hybrid_dialects import Dialect, add_k, dialect
 from sha1opt.search.space.hybrid_i386 import K_TABLE, build_i386
 from sha1opt.search.space.hybrid_lazy import lazy_rounds
 from sha1opt.search.space.hybrid_proof import prove_hybrid
-from sha1opt.search.space.hybrid_regs import wk_slot
+from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, SP, wk_slot
 
 
 @pytest.mark.parametrize("scalar", ["lazy", "lazy-chain"])
@@ -82,9 +82,21 @@ def test_the_k_copy_row_copies_k_from_the_table_on_i386():
     assert len(plain.body) == len(block.body)                     # the same count, one vector ALU op fewer a group
 
 
-def test_the_k_copy_row_is_i386_and_legacy_sse_only():
-    with pytest.raises(Sha1optError, match="built for i386 only"):
-        HybridParams(isa="ssse3k")
+def test_the_k_copy_row_copies_k_from_the_stack_table_on_x86_64():
+    """x86-64 keeps K in xmm11-14 for every other row; the k_copy row reads it from the table its setup writes at
+    80..143(%rsp) with movdqu (the prover knows %rsp aligned only after an and), and no body op names xmm11-14."""
+    block = build(HybridParams(isa="ssse3k", ahead=True, recurrence="rol2"))
+    code = block.setup + block.body + block.main + block.tail
+    copies = [ins for ins in code if isinstance(ins.operands[0], Mem) and ins.operands[0].base == SP
+              and K_TABLE <= ins.operands[0].disp < K_TABLE + 64]
+    assert len(copies) == 20 + 4 and {ins.mnemonic for ins in copies} == {"movdqu"}   # 20 groups, 4 read ahead
+    assert not any(o.name in CONSTANT_REGS - {"xmm15"} for ins in code for o in ins.operands if isinstance(o, Reg))
+    table = [ins for ins in block.setup if ins.mnemonic == "mov" and isinstance(ins.operands[1], Mem)]
+    assert [ins.operands[1].disp for ins in table] == list(range(K_TABLE, K_TABLE + 64, 4))
+    assert prove_hybrid(block).ok
+
+
+def test_the_k_copy_row_is_legacy_sse_only():
     with pytest.raises(Sha1optError, match="legacy-SSE"):
         hybrid_dialects.register(Dialect("vexk", "avx", True, False, False, "vmovdqu", True, k_copy=True))
     x, k, t = Reg("xmm1", 128), Reg("xmm12", 128), Reg("xmm8", 128)

@@ -1,6 +1,7 @@
 """ISA caps (search/space/hybrid_caps.py), the hybrid engine (search/engines/hybrid.py) and the driver's wiring."""
 
 import math
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -9,8 +10,9 @@ from sha1opt.cli import main
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.driver import _setup, search_hybrid_block
 from sha1opt.search.measure import block_items, hybrid_loop_items
-from sha1opt.search.engines.hybrid import (block_cost, build_on, dialects_for, first_forms, scalar_isa_for,
-                                           scalars_for, search_hybrid, slots_of, TOP_FORMS)
+from sha1opt.search.engines.hybrid import (POLISH, SHIFT_STEPS, TOP_FORMS, block_cost, build_on, dialects_for,
+                                           first_forms, polish_shifts, scalar_isa_for, scalars_for, search_hybrid,
+                                           slots_of)
 from sha1opt.search.space.hybrid import HybridParams, Slots, build
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.hybrid_forms import FORMS
@@ -35,7 +37,7 @@ def test_caps_are_cpu_families(level, feature, want):
 
 def test_scalar_level_and_dialects_of_each_cap():
     assert [scalar_level(level) for level in LEVELS] == ["base", "bmi2", "base", "base", "bmi2", "bmi2", "bmi2"]
-    assert vector_dialects("avx2", "x86_64") == ("ssse3", "avx", "avx2x2")
+    assert vector_dialects("avx2", "x86_64") == ("ssse3k", "ssse3", "avx", "avx2x2")
     assert vector_dialects("avx2") == ("ssse3k", "ssse3", "avx", "avx2x2")
     assert vector_dialects("avx2", "i386") == ("ssse3k", "ssse3", "avx") and vector_dialects("base") == ()
 
@@ -46,10 +48,10 @@ def test_an_unknown_level_is_refused():
 
 
 def test_the_models_cpu_bounds_the_dialects():
-    assert dialects_for(load_model("core2"), None) == ("ssse3",)
-    assert dialects_for(load_model("skylake"), "avx512") == ("ssse3", "avx", "avx2x2")
+    assert dialects_for(load_model("core2"), None) == ("ssse3k", "ssse3")
+    assert dialects_for(load_model("skylake"), "avx512") == ("ssse3k", "ssse3", "avx", "avx2x2")
     assert dialects_for(load_model("skylake"), "avx512", "i386") == ("ssse3k", "ssse3", "avx")
-    assert dialects_for(load_model("zen5"), None) == ("ssse3", "avx", "avx2x2", "avx512vl", "avx512vlx2")
+    assert dialects_for(load_model("zen5"), None) == ("ssse3k", "ssse3", "avx", "avx2x2", "avx512vl", "avx512vlx2")
     assert dialects_for(load_model("zen5"), "bmi2") == ()
 
 
@@ -75,7 +77,7 @@ def test_grid_only_search_is_deterministic_and_says_why_it_stopped():
     # tests/search/test_space_snapshot.py's)
     a = search_hybrid(load_model("core2"), evaluations=0)
     b = search_hybrid(load_model("core2"), evaluations=0)
-    assert a.params == b.params and a.cycles == b.cycles and a.reason == "grid" and a.params.isa == "ssse3"
+    assert a.params == b.params and a.cycles == b.cycles and a.reason == "grid" and a.params.isa == "ssse3k"
     assert math.isfinite(a.cycles) and a.cycles == a.grid_best
 
 
@@ -87,7 +89,27 @@ def test_annealing_never_ends_worse_than_the_grid():
     forms = (len(scalars_for(isa)) - len(first_forms(isa))) * dialects      # then the other forms x dialect
     interleavings = TOP_FORMS * 3 * (5 + 1)       # the best forms x lead x (every x5, slots)
     grid = families * dialects + forms + interleavings + len(scalars_for(isa))    # then every form again
-    assert r.cycles <= r.grid_best and r.reason == "budget" and r.evaluations == grid + 6
+    assert r.cycles <= r.grid_best and r.reason == "budget" and grid + 6 <= r.evaluations <= grid + 6 + POLISH * 6
+
+
+def test_the_release_polish_never_ends_worse_keeps_its_budget_and_stops_when_a_sweep_keeps_nothing():
+    """polish_shifts (engines/hybrid.py): coordinate descent on HybridParams.shifts, strict improvements only."""
+    m = load_model("nehalem")
+    start = HybridParams(isa="ssse3k", lead=3, every=2, ahead=True, recurrence="rol2", scalar="lazy-chain")
+    scores = {}
+
+    def evaluate(p):
+        scores[p] = scores.get(p) or block_cost(build(p), m).cycles
+        return scores[p]
+    best, k, reason = polish_shifts(start, evaluate, evaluations=150, deadline=math.inf, should_stop=lambda: False,
+                                    reason="budget")
+    assert k == 150 and reason == "budget" and evaluate(best) < evaluate(start) and best.shifts   # 340 -> 333
+    assert all(replace(p, shifts=()) == start for p in scores)          # it moves the shifts and nothing else
+    flat, k, _ = polish_shifts(start, lambda p: 100.0, evaluations=1000, deadline=math.inf,
+                               should_stop=lambda: False, reason="budget")
+    assert flat == start and k == 16 * len(SHIFT_STEPS)                  # one sweep that kept nothing
+    assert polish_shifts(start, evaluate, evaluations=40, deadline=math.inf, should_stop=lambda: True,
+                         reason="budget")[1:] == (0, "interrupted")
 
 
 def test_a_stop_request_is_reported():

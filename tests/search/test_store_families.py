@@ -88,6 +88,19 @@ def test_hand_edited_params_are_refused_in_one_line(tmp_path, edit, needle):
     assert "\n" not in str(e.value)
 
 
+def test_regression_a_row_stored_before_the_shifts_field_refused_the_database(tmp_path):
+    """A hybrid row written before ``HybridParams.shifts`` existed has no such member; it is the point without
+    shifts (the field's default), not an impossible row (export stopped: "params are not HybridParams's fields")."""
+    db = tmp_path / "r.sqlite"
+    _put_hybrid(db, "zen3", "avx", HybridParams(isa="avx"))
+    old = {k: v for k, v in params_json(HybridParams(isa="avx")).items() if k != "shifts"}
+    con = sqlite3.connect(db)
+    con.execute("UPDATE results SET params=?", (json.dumps(old),))
+    con.commit()
+    con.close()
+    assert stored_hybrid(db, load_model("zen3"), "x86_64", "avx").params == HybridParams(isa="avx")
+
+
 @pytest.mark.parametrize("sql, needle", [
     ("UPDATE results SET params='[1]'", "params is not a JSON object"),
     ("UPDATE results SET family='multibuffer'", "family multibuffer is not one of"),
