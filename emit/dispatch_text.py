@@ -43,7 +43,8 @@ from sha1opt.emit.dispatch_word import WORD_SYMBOL, init_text, mask_of
 from sha1opt.emit.hybrid_frame import count_at, frame_bytes, loop_lines
 from sha1opt.emit.hybrid_i386_frame import function_text as i386_function_text
 
-# the entry %rsp is kept at ``frame_bytes(block)(%rsp)``, above the W+K ring or area and the count; the frame
+# the entry %rsp is kept at ``frame_bytes(block)(%rsp)``, above the W+K ring or area, the count (and a k_copy
+# row's K table: ``hybrid_frame.K_FRAME``); the frame
 # takes 8 bytes more below the pushes before the realignment
 GNU_STACK = '\t.section .note.GNU-stack,"",@progbits\n'
 

@@ -15,7 +15,8 @@ run): the arch's engine with the cap, the winner proved
 (``hybrid_proof.prove_hybrid``) and stored (``family_rows.put_hybrid``), ranked
 against the capped scalar best (``HybridReport``; figures: the block-loop
 measure). ``choose`` reads the stored row first (``known_hybrid_block`` /
-``known_i386_block``), else searches with ``EXPORT_EVALUATIONS`` moves, seed 0;
+``known_i386_block``), else searches with ``EXPORT_EVALUATIONS`` annealing moves (and up to
+``engines.hybrid.POLISH`` times as many release-polish points), seed 0;
 the family decides between its block and the scalar best itself (the
 report ranks them), so its choice may be the scalar family's.
 

@@ -3,7 +3,7 @@
     void sha1_block_data_order(uint32_t state[5], const void *data, size_t nblocks);
 
 Frame: ``nblocks == 0`` returns at once; rbx, rbp and r12-r15 are pushed
-and ``FRAME`` bytes allocated. The SysV ABI has ``%rsp`` = 8 mod 16 at
+and ``frame_bytes`` allocated (``FRAME``; a ``k_copy`` row's ``K_FRAME``). The SysV ABI has ``%rsp`` = 8 mod 16 at
 entry (the call pushed the return address onto a 16-aligned stack); six
 pushes keep it 8 mod 16 and ``FRAME`` = 8 mod 16 makes it 16-aligned, so
 the W+K ring at 0..63 is 16-aligned (its stores are the unaligned forms, each
@@ -27,7 +27,7 @@ and block 0's W+K 0..15, and the loop forks after ``block.body``::
     tail: tail ; <epilogue>
 
 ``main`` computes the next block's W+K 0..15 (read from 64..127(%rsi)) during
-the last rounds, so the loop-head invariant is "xmm11-15 the constants, a..e
+the last rounds, so the loop-head invariant is "xmm11-15 (a ``k_copy`` row: xmm15 and the K table) the constants, a..e
 the chaining value, the ring and xmm0-3 this block's W+K and W 0..15" --
 what the whole-function prover reads off the object (head terms,
 ``semantics.lift.template``); the export proves nothing else.
@@ -109,8 +109,8 @@ def loop_lines(block: HybridBlock, loop: str = ".Lsha1_loop", tail: str = ".Lsha
         clamp(FIRST_PTR, "%rsi", 64, 1, "e", "%rsi")
     what = "; the state into a..e and block 0's W+K 0..15" if ahead and not pair else ""
     what = f"; the first pair's groups 0-{SPLIT - 1}" if ahead and pair else what
-    where = "K into 80..143(%rsp), the byte-swap mask into %xmm15" if block.params.dialect.k_copy else \
-        "K and the byte-swap mask into %xmm11-%xmm15"
+    where = ("K into 80..143(%rsp), the byte-swap mask into %xmm15" if block.params.dialect.k_copy
+             else "K and the byte-swap mask into %xmm11-%xmm15")
     out.append(f"\t/* setup: {where}{what} (hybrid {block.params.key()}) */")
     for i in block.setup:
         ins(format_instr(i, "x86_64"))

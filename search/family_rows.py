@@ -3,9 +3,10 @@
 A row's ``params`` is the JSON object of the family's parameter dataclass
 (``HybridParams``, ``ShaniParams``): one member per field, a ``Recipe`` as
 its ``key()``, tuples as lists. Reading it back is exact: every field name
-must be the dataclass's (a field added since the row was written, absent from
-it, takes its default: a ``HybridParams`` row from before ``shifts`` is the
-point without shifts), every value of its field's type, and the
+must be the dataclass's and every field present but those of ``NEWER_FIELDS``
+(added since rows were first written: absent, it takes its default -- a
+``HybridParams`` row from before ``shifts`` is the point without shifts),
+every value of its field's type, and the
 dataclass's own checks must pass -- else ``StoreError`` (one line), as for
 any impossible row. The row is used only if the parameters still build to
 the stored ``code`` (the proved block's text); a row that no longer does is
@@ -40,6 +41,7 @@ from sha1opt.search.space.recipe import Recipe
 from sha1opt.search.space.shani import ShaniParams, default_params
 from sha1opt.search.store import Row, Store, StoreError
 
+NEWER_FIELDS = frozenset({"shifts"})     # fields a stored row may lack (module docstring)
 SHANI_FULL = "sha"            # the SHA-NI block with every feature the model's CPU has
 SHANI_NO_AVX = "sha-no-avx"       # without AVX / AVX-512 / BMI (``best_shani(..., without=...)``)
 
@@ -67,11 +69,11 @@ def params_json(params) -> dict:
 def params_from(cls, data: dict, where: str):
     """``cls`` from ``params_json``'s object, exactly, or ``StoreError`` naming the row (``where``)."""
     names = [f.name for f in fields(cls)]
-    if not set(data) <= set(names):
+    if not set(data) <= set(names) or not set(names) - NEWER_FIELDS <= set(data):
         raise StoreError(f"{where}: params are not {cls.__name__}'s fields")
     values = {}
     for f in fields(cls):
-        if f.name not in data:          # a field newer than the row: its default (module docstring)
+        if f.name not in data:          # one of NEWER_FIELDS: its default (module docstring)
             continue
         default, v = f.default, data[f.name]
         if isinstance(default, Recipe):

@@ -1,4 +1,4 @@
-"""The hybrid engine: cost a hybrid block on a model, and search its parameters (grid, then annealing).
+"""The hybrid engine: cost a hybrid block on a model, and search its parameters (grid, annealing, release polish).
 
 ``block_cost(block, model)`` is the block-loop measure of the block
 (``search.measure.hybrid_loop_cost``: one iteration in steady state with its
@@ -20,9 +20,11 @@ grid's best: a move changes one scalar recipe field (options the scalar
 ISA has, ``kw``/``wsrc`` fixed), the dialect, the lead, ``every``, the
 placement, read-ahead, the recurrence, the scalar form, or one (round,
 chain) priority offset by +-1. Metropolis acceptance, temperature falling linearly in the
-budget; equal cycles go to the shorter body (``TIE``). Last, ``polish_shifts`` moves each vector group's
-release (``HybridParams.shifts``) by coordinate descent, with at most ``POLISH`` times the annealing's budget. It stops on the evaluation budget, the deadline or ``should_stop``
-and says which (``reason``: "grid", "budget", "deadline", "interrupted").
+budget; equal cycles go to the shorter body (``TIE``). Last, ``polish_shifts`` moves each vector
+group's release (``HybridParams.shifts``) by coordinate descent, with at most ``POLISH`` times the
+annealing's budget (so ``evaluations`` N scores up to 3N points after the grid). It stops on the
+evaluation budget, the deadline or ``should_stop`` and says which (``reason``: "grid", "budget",
+"deadline", "interrupted").
 The engine proves nothing; ``search.driver.search_hybrid_block`` proves
 the winner with ``hybrid_proof.prove_hybrid``.
 
@@ -44,8 +46,8 @@ from sha1opt.search.cost.simulator import Simulation
 from sha1opt.search.measure import hybrid_loop_cost
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.progress import Progress, ProgressFn, ignore
-from sha1opt.search.space.hybrid import (LEADS, MAX_SHIFT, PLACEMENTS, HybridBlock, HybridParams, Slots, build,
-                                         pair_refusal)
+from sha1opt.search.space.hybrid import LEADS, MAX_SHIFT, HybridBlock, HybridParams, build, pair_refusal
+from sha1opt.search.space.hybrid_merge import Slots
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_forms import FIRST_FORMS, FORMS
@@ -223,7 +225,7 @@ def polish_shifts(best: HybridParams, evaluate: Callable[[HybridParams], float],
     Why: on an out-of-order model whose scheduler fills (nehalem's 36 entries) the cycles of a block move by
     several per cent with where a group sits among the rounds, which ``lead`` and ``every`` set for all
     groups at once; this stage sets them group by group."""
-    if reason not in ("grid", "budget") or best.placement not in PLACEMENTS:
+    if reason not in ("grid", "budget"):
         return best, 0, reason
     cost, k = evaluate(best), 0
     improved = True
@@ -319,7 +321,7 @@ def search_hybrid(model: Model, *, cap: str | None = None, evaluations: int = 40
     best, k, reason = anneal_params(best, evaluate, lambda p, rng: _neighbour(p, rng, dialects, scalar_isa),
                                     evaluations=evaluations, seed=seed, deadline=deadline, should_stop=should_stop,
                                     reason=reason)
-    phase.update(name="release shifts", done=0, total=evaluations)
+    phase.update(name="release shifts", done=0, total=POLISH * evaluations)
     best, j, reason = polish_shifts(best, evaluate, evaluations=POLISH * evaluations, deadline=deadline,
                                     should_stop=should_stop, reason=reason)
     block = cache[best][1]

@@ -1,4 +1,4 @@
-"""The i386 hybrid engine: grid, then annealing, over ``HybridParams(arch="i386")`` blocks.
+"""The i386 hybrid engine: grid, annealing and release polish over ``HybridParams(arch="i386")`` blocks.
 
 The i386 space (``space.hybrid_i386``) is the x86-64 one without the families i386 has no
 registers for (the rotating rounds), so the search is ``engines.hybrid``'s reduced to what is

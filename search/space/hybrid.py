@@ -6,10 +6,11 @@ here for x86-64; ``hybrid_i386`` moves the same code into the i386 layout,
 ``add wk(t), e`` -- W_t + K_t read from a 16-entry ring on the stack --
 and a vector stream that computes W_16..W_79 in groups of four and stores
 W + K into that ring. ``HybridParams`` says which dialect the vector stream is
-written in (a row of ``hybrid_dialects``: ``ssse3`` two-operand, ``avx`` three-operand,
+written in (a row of ``hybrid_dialects``: ``ssse3`` two-operand (``ssse3k``: K copied from a table),
+``avx`` three-operand,
 ``avx512vl`` with ``vprold`` / ``vpternlogd``; ``avx2x2`` / ``avx512vlx2`` two blocks an iteration in
 the halves of ymm registers, built by ``hybrid_pair`` from this module's groups), how many groups it runs ahead of the rounds
-(``lead``) and how it is interleaved (one vector op after every ``every``
+(``lead``) and how it is interleaved (``hybrid_merge``: one vector op after every ``every``
 scalar ops), each group's release moved by its ``shifts`` entry.
 
 The recurrence, four words at a time (derived here, the invariant the
@@ -35,7 +36,8 @@ vpxor, vpaddd K, vmovdqu to the ring).
 
 Registers: G_k lives in ``%xmm{k mod 4}`` (group g overwrites G_{g-4},
 its last reader); ``%xmm4``-``%xmm6`` are the vector temporaries; the
-constants -- K_0..K_3 broadcast in ``%xmm11``-``%xmm14``, the byte-swap mask
+constants -- K_0..K_3 broadcast in ``%xmm11``-``%xmm14`` (a ``k_copy`` row:
+in a table at 80..143(%rsp), ``k_in_memory``), the byte-swap mask
 in ``%xmm15`` -- are built by ``constant_setup`` from immediates (``mov``,
 ``movd``, ``pshufd``, ``palignr``: lane moves, so every lane stays a known
 constant for ``pshufb``) once per call; ``setup_invariant`` checks that no
@@ -74,8 +76,9 @@ from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.recipe import TEXTBOOK, Op, Recipe, prologue, range_ops
 from sha1opt.search.space.hybrid_dialects import (Dialect, add_k, binop, dialect, imm_binop, imm_op, load, rol, store,
                                                   ternlog)
-from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, MASK, RING, SP, k_slot, wk_slot
+from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, K_TABLE, MASK, RING, SP, k_slot, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
+from sha1opt.search.space.hybrid_merge import Slots, interleave, release_points, slot_interleave
 from sha1opt.search.space.hybrid_pair import merge_after_reads, pair_parts, retarget, wide_group
 from sha1opt.search.space.hybrid_w8 import W8_REGS, W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
@@ -143,9 +146,10 @@ class HybridParams:
             # The whole-function prover proves schedule identities through the W definitions only for a
             # loop whose head holds the block's words (``semantics.lift.template.uses_block_words``).
             raise Sha1optError("the rol2 recurrence needs read-ahead (ahead=True): only that loop proves whole")
-        groups = [g for g, _ in self.shifts]
-        if groups != sorted(set(groups)) or any(not 4 <= g < 20 or not 0 < abs(n) <= MAX_SHIFT
-                                                for g, n in self.shifts):
+        pairs = all(isinstance(s, tuple) and len(s) == 2 and all(type(x) is int for x in s) for s in self.shifts)
+        groups = [s[0] for s in self.shifts] if pairs else []
+        if not pairs or groups != sorted(set(groups)) or any(not 4 <= g < 20 or not 0 < abs(n) <= MAX_SHIFT
+                                                             for g, n in self.shifts):
             raise Sha1optError(f"shifts {self.shifts} are not (group 4..19, 1..{MAX_SHIFT} scalar ops either way) "
                                "pairs, one per group in order")
         if self.placement not in PLACEMENTS:
@@ -362,111 +366,6 @@ def merge_groups(params: HybridParams, scalar: list[Instr], rounds: list[int], g
     return slot_interleave(scalar, rounds, groups, release, slots)
 
 
-def release_points(scalar: list[Instr], rounds: list[int], lead: int, shifts: dict[int, int]) -> dict[int, int]:
-    """Per group g in 4..19, the first scalar op it may follow: the first op of round 4(g - lead), moved by
-    ``shifts[g]`` ops (clamped to the rounds), but never before the last read of the ring words it overwrites
-    (those of rounds 4g-16..4g-13). Example: with ``lead=2`` group 6 is released at round 16's first op;
-    ``shifts={6: -3}`` releases it three scalar ops sooner (round 15's last ops)."""
-    first_of, last_read, _ = _round_marks(scalar, rounds)
-    return {g: max(min(max(first_of[4 * (g - lead)] + shifts.get(g, 0), 0), len(scalar) - 1), last_read[g - 4] + 1)
-            for g in range(4, 20)}
-
-
-def interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], release: dict[int, int],
-               every: int) -> list[Instr]:
-    """Merge the vector groups 4..19 into the scalar rounds.
-
-    Group g is released after scalar op ``release[g]`` (``release_points``),
-    then one vector op follows every ``every`` scalar ops; whatever of group g
-    is left is flushed before the first read of its own words (rounds
-    4g..4g+3), so every read of ``wk(t)`` sees this block's W_t + K_t
-    wherever the release is.
-    """
-    _, _, first_read = _round_marks(scalar, rounds)
-    queue: list[tuple[int, Instr]] = [(g, ins) for g in range(4, 20) for ins in groups[g]]
-    out: list[Instr] = []
-    q = 0
-    since = 0
-    for p, ins in enumerate(scalar):
-        while q < len(queue) and first_read.get(queue[q][0], len(scalar)) <= p:
-            out.append(queue[q][1])
-            q += 1
-        out.append(ins)
-        since += 1
-        if since >= every and q < len(queue) and release[queue[q][0]] <= p:
-            out.append(queue[q][1])
-            q += 1
-            since = 0
-    out += [ins for _, ins in queue[q:]]
-    return out
-
-
-@dataclass(frozen=True)
-class Slots:
-    """Per clock: instructions issued, scalar-only units, vector-only units, units both kinds share.
-
-    From a cost model's port data (``engines.hybrid.slots_of``): skylake is
-    ``Slots(4, 1, 0, 3)`` (p6 scalar only; p0/p1/p5 run both), zen5
-    ``Slots(8, 6, 4, 0)`` (separate integer and FP pipes).
-    """
-
-    width: int
-    scalar: int
-    vector: int
-    shared: int
-
-
-def slot_interleave(scalar: list[Instr], rounds: list[int], groups: dict[int, list[Instr]], release: dict[int, int],
-                    slots: Slots) -> list[Instr]:
-    """Merge the vector groups clock by clock into the scalar stream, by unit class.
-
-    Each clock takes up to ``slots.width`` instructions: scalar ones first
-    (on scalar-only units, then shared ones), then released vector ones on
-    the vector-only and the still free shared units. Release and deadline
-    are ``interleave``'s (``release``, ``release_points``; flushed before
-    the group's first read), so the same invariant holds.
-    """
-    _, _, first_read = _round_marks(scalar, rounds)
-    queue = [(g, ins) for g in range(4, 20) for ins in groups[g]]
-    out: list[Instr] = []
-    p = q = 0
-    n = len(scalar)
-    while p < n or q < len(queue):
-        while q < len(queue) and first_read.get(queue[q][0], n) <= p:
-            out.append(queue[q][1])
-            q += 1
-        width, shared = slots.width, slots.shared
-        took = 0
-        while p < n and took < width and took < slots.scalar + shared:
-            out.append(scalar[p])
-            p += 1
-            took += 1
-            if p < n and q < len(queue) and first_read.get(queue[q][0], n) <= p:
-                break
-        shared -= max(0, took - slots.scalar)
-        room = min(width - took, slots.vector + shared)
-        while room > 0 and q < len(queue) and (release[queue[q][0]] < p or p >= n):
-            out.append(queue[q][1])
-            q += 1
-            room -= 1
-    return out
-
-
-def _round_marks(scalar: list[Instr], rounds: list[int]) -> tuple[dict, dict, dict]:
-    """Per round, its first op; per group, the first and last read of its ring words."""
-    first_of: dict[int, int] = {}
-    last_read: dict[int, int] = {}
-    first_read: dict[int, int] = {}
-    for p, ins in enumerate(scalar):
-        first_of.setdefault(rounds[p], p)
-        m = ins.operands[0] if ins.mnemonic == "add" and ins.operands else None
-        if isinstance(m, Mem) and m.base == SP:
-            g = rounds[p] // 4
-            first_read[g] = min(first_read.get(g, p), p)
-            last_read[g] = max(last_read.get(g, -1), p)
-    return first_of, last_read, first_read
-
-
 def build(params: HybridParams, slots: Slots | None = None) -> HybridBlock | None:
     """The whole block for ``params``; None when the scalar order needs more temporaries than x86-64 has.
 
@@ -578,11 +477,17 @@ def read_ahead(rest: list[Instr], nxt: list[tuple[int, Instr]], every: int) -> l
 
 
 def setup_invariant(block: HybridBlock) -> str | None:
-    """Why the setup could not be hoisted out of the block loop, or None: the loop writes no constant register."""
+    """Why the setup could not be hoisted out of the block loop, or None: the loop writes no constant register
+    and, for a ``k_copy`` row, no word of the K table (``hybrid_regs.K_TABLE`` .. + 63)."""
     for ins in block.body + block.main + block.tail:
-        hit = set(effects(ins).writes) & CONSTANT_REGS
+        e = effects(ins)
+        hit = set(e.writes) & CONSTANT_REGS
         if hit:
             return f"`{ins}` writes %{sorted(hit)[0]}, a constant register of the setup"
+        dest = ins.operands[-1] if ins.operands else None
+        if (block.params.dialect.k_copy and e.mem_write and isinstance(dest, Mem) and dest.base == SP
+                and K_TABLE - 15 <= dest.disp < K_TABLE + 64):
+            return f"`{ins}` writes the K table"
     return None
 
 

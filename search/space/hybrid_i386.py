@@ -1,6 +1,7 @@
 """The hybrid block on i386: 8 xmm registers, 7 GPRs, the constants on the stack.
 
-The x86-64 block (``hybrid``) keeps K_0..K_3 in xmm11-14, the byte-swap mask in xmm15, the data
+The x86-64 block (``hybrid``) keeps K_0..K_3 in xmm11-14 (a ``k_copy`` row: in a stack table), the byte-swap
+mask in xmm15, the data
 pointer in ``%rsi`` and the state pointer in ``%rdi``. i386 has none of these registers, so its
 layout (the frame, ``emit.hybrid_i386_frame``, realigns ``%esp`` to 64 bytes and provides it)::
 
@@ -46,9 +47,10 @@ from sha1opt.semantics.sha1 import K
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, effects
 from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, state_regs
-from sha1opt.search.space.hybrid import (BSWAP_MASK, TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams, Slots,
+from sha1opt.search.space.hybrid import (BSWAP_MASK, TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams,
                                          group_ops, load_group_ops, merge_groups, refuse_unknown, scalar_ops)
 from sha1opt.search.space.hybrid_forms import FORMS
+from sha1opt.search.space.hybrid_merge import Slots
 from sha1opt.search.space.hybrid_dialects import add_k, binop, dialect, imm_binop, load, rol, store, ternlog
 from sha1opt.search.space.hybrid_pair import merge_after_reads
 from sha1opt.search.space.hybrid_regs import DATA, K_REGS, K_TABLE, RING, SP, wk_slot

@@ -15,7 +15,8 @@ from __future__ import annotations
 from sha1opt.semantics.x86 import Mem, Reg
 
 RING = 0                                # W+K ring: 16 words at 0..63(%rsp), W_t+K_t at 4*(t mod 16)
-K_TABLE = 80                            # a k_copy row's K_0..K_3 at 80..143 (both layouts; 16-aligned)
+K_TABLE = 80                            # K_0..K_3 at 80..143 where they are in memory (16-aligned): every
+                                        # i386 row's table, an x86-64 k_copy row's
 SP = Reg("esp", 64)
 DATA = Reg("esi", 64)
 K_REGS = tuple(Reg(f"xmm{k}", 128) for k in (11, 12, 13, 14))

@@ -18,7 +18,7 @@ vpxor, vprold $2, vpaddd K, the ring store) where the rol1 group takes 10.
 Groups 4-7 keep the rol1 recurrence with its lane-3 fix-up, written into
 G_g's own register so that G_{g-4} stays for the groups that still read it
 (``rol1_group_ops``). Registers: W in xmm0-7, temporaries ``W8_TEMPS``
-(xmm8-10), the setup's constants in xmm11-15 (``hybrid_regs``).
+(xmm8-10), the setup's constants in xmm11-15 (``hybrid_regs``; a ``k_copy`` row's K in memory).
 
 The block proof of such code needs the spec's W definitions behind each cut
 (``semantics.lift.schedule.ScheduleProver``: both sides expanded to affine

@@ -10,10 +10,11 @@ from sha1opt.emit.families import export_choice
 from sha1opt.emit.family_hybrid import HYBRID
 from sha1opt.emit.family_scalar import SCALAR
 from sha1opt.emit.hybrid_export import PROOF_SCOPE, export_hybrid, validate_hybrid
-from sha1opt.emit.hybrid_frame import FRAME, function_text, loop_lines
+from sha1opt.emit.hybrid_frame import FRAME, K_FRAME, function_text, loop_lines
 from sha1opt.emit.host_cpu import lacking
 from tests.support.cpu import needs
 from sha1opt.search.space.hybrid import HybridParams, build, group_ops
+from sha1opt.search.space.hybrid_regs import K_TABLE
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.semantics.x86 import Imm, Instr
 
@@ -24,9 +25,11 @@ def test_frame_keeps_the_ring_16_aligned_under_the_abi():
     # (the ring stores are the unaligned forms; aligned under the ABI they cost what movdqa costs)
     # entry %rsp = 8 mod 16; six pushes keep it; FRAME = 8 mod 16 makes the ring at 0(%rsp) 16-aligned
     assert (8 + 6 * 8 + FRAME) % 16 == 0
+    assert (8 + 6 * 8 + K_FRAME) % 16 == 0 and K_TABLE % 16 == 0 and K_TABLE >= FRAME    # a k_copy row's table too
 
 
-@pytest.mark.parametrize("isa,ahead", [("ssse3", False), ("avx512vl", False), ("avx", True), ("ssse3", True)])
+@pytest.mark.parametrize("isa,ahead", [("ssse3", False), ("avx512vl", False), ("avx", True), ("ssse3", True),
+                                       ("ssse3k", False), ("ssse3k", True)])
 def test_export_proves_the_whole_function_before_writing_it(tmp_path, isa, ahead):
     out = tmp_path / "h.S"
     res = export_hybrid(build(HybridParams(isa=isa, ahead=ahead)), out, uarch="zen5")

@@ -10,8 +10,9 @@ from sha1opt.semantics.prove import Proved
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.hybrid_dialects import dialect, dialect_names, dialects
 from sha1opt.search.space.hybrid import (CONSTANT_REGS, HybridBlock, HybridParams, build, features, group_ops,
-                                         interleave, read_ahead, refuse_unknown, release_points, setup_invariant,
-                                         wk_slot)
+                                         read_ahead, refuse_unknown, setup_invariant, wk_slot)
+from sha1opt.search.space.hybrid_merge import interleave, release_points
+from sha1opt.search.space.hybrid_regs import k_slot
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_rounds import rotating_rounds
 from sha1opt.search.space.hybrid_w8 import rol2_group_ops
@@ -71,8 +72,15 @@ def test_vector_op_counts_per_dialect():
     # 4 load groups + 16 recurrence groups (a two-block row's loads take one vinserti128 more: hybrid_pair)
     counts = {isa: build(HybridParams(isa=isa)).vector_ops for isa in dialect_names()
               if "x86_64" in dialect(isa).arches}
-    assert counts == {"ssse3k": 4 * 5 + 16 * 21, "ssse3": 4 * 5 + 16 * 21, "avx": 4 * 4 + 16 * 15, "avx512vl": 4 * 4 + 16 * 10,
-                      "avx2x2": 4 * 5 + 16 * 15, "avx512vlx2": 4 * 5 + 16 * 10}
+    assert counts == {"ssse3k": 4 * 5 + 16 * 21, "ssse3": 4 * 5 + 16 * 21, "avx": 4 * 4 + 16 * 15,
+                      "avx512vl": 4 * 4 + 16 * 10, "avx2x2": 4 * 5 + 16 * 15, "avx512vlx2": 4 * 5 + 16 * 10}
+
+
+def test_a_k_copy_block_that_writes_its_k_table_cannot_hoist_its_setup():
+    block = build(HybridParams(isa="ssse3k"))
+    assert setup_invariant(block) is None
+    bad = replace(block, body=block.body + (Instr("movdqu", (Reg("xmm4", 128), k_slot(2))),))
+    assert "writes the K table" in setup_invariant(bad)
 
 
 def test_the_body_never_writes_the_setup_constants():
@@ -89,7 +97,8 @@ def test_an_instruction_outside_the_table_is_refused_by_name():
 
 @pytest.mark.parametrize("bad", [dict(lead=4), dict(isa="avx2"), dict(every=0), dict(recipe=Recipe(kw="add")),
                                  dict(shifts=((3, 1),)), dict(shifts=((5, 0),)), dict(shifts=((5, 17),)),
-                                 dict(shifts=((6, 1), (5, 1))), dict(shifts=((5, 1), (5, 2)))])
+                                 dict(shifts=((6, 1), (5, 1))), dict(shifts=((5, 1), (5, 2))), dict(shifts=((5,),)),
+                                 dict(shifts=((5, 1, 2),)), dict(shifts=((5, 1.0),))])
 def test_params_outside_the_space_are_refused(bad):
     with pytest.raises(Sha1optError):
         HybridParams(**bad)
@@ -138,6 +147,14 @@ def test_a_shifted_group_moves_its_release_but_never_past_its_ring_reads(shift):
     pos = {id(x): i for i, x in enumerate(out)}
     assert pos[id(scalar[min(release[9], 35)])] < pos[id(groups[9][0])]   # (past round 36's read: flushed there)
     assert pos[id(groups[9][-1])] < pos[id(scalar[36])] and pos[id(scalar[23])] < pos[id(groups[9][0])]
+    if shift == 2:                                 # group 8 is done by op 25: group 9 starts right after op 30
+        assert pos[id(groups[9][0])] == pos[id(scalar[30])] + 1
+
+
+def test_a_release_shifted_past_the_rounds_is_clamped_to_the_last_op():
+    scalar, _ = _one_read_per_round()
+    assert release_points(scalar, list(range(80)), 1, {19: 16})[19] == 79          # round 72's op + 16, past 79
+    assert release_points(scalar, list(range(80)), 3, {4: -16})[4] == 4            # before op 0: the ring bound
 
 
 @pytest.mark.parametrize("isa,arch", [("ssse3", "x86_64"), ("avx512vl", "x86_64"), ("ssse3k", "i386")])

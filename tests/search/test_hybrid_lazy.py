@@ -21,10 +21,10 @@ from sha1opt.search.engines.hybrid_i386 import I386_SCALARS, build_on_arch
 from sha1opt.search.space import hybrid_dialects
 from sha1opt.search.space.hybrid import HybridParams, build
 from sha1opt.search.space.hybrid_dialects import Dialect, add_k, dialect
-from sha1opt.search.space.hybrid_i386 import K_TABLE, build_i386
+from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.hybrid_lazy import lazy_rounds
 from sha1opt.search.space.hybrid_proof import prove_hybrid
-from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, SP, wk_slot
+from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, K_TABLE, SP, wk_slot
 
 
 @pytest.mark.parametrize("scalar", ["lazy", "lazy-chain"])

@@ -13,7 +13,8 @@ from sha1opt.search.measure import block_items, hybrid_loop_items
 from sha1opt.search.engines.hybrid import (POLISH, SHIFT_STEPS, TOP_FORMS, block_cost, build_on, dialects_for,
                                            first_forms, polish_shifts, scalar_isa_for, scalars_for, search_hybrid,
                                            slots_of)
-from sha1opt.search.space.hybrid import HybridParams, Slots, build
+from sha1opt.search.space.hybrid import HybridParams, build
+from sha1opt.search.space.hybrid_merge import Slots
 from sha1opt.search.space.hybrid_proof import prove_hybrid
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.semantics.block import describe_failure
@@ -90,6 +91,7 @@ def test_annealing_never_ends_worse_than_the_grid():
     interleavings = TOP_FORMS * 3 * (5 + 1)       # the best forms x lead x (every x5, slots)
     grid = families * dialects + forms + interleavings + len(scalars_for(isa))    # then every form again
     assert r.cycles <= r.grid_best and r.reason == "budget" and grid + 6 <= r.evaluations <= grid + 6 + POLISH * 6
+    assert any(p.shifts for p in r.ranked)        # the release polish ran after the annealing
 
 
 def test_the_release_polish_never_ends_worse_keeps_its_budget_and_stops_when_a_sweep_keeps_nothing():

@@ -93,3 +93,4 @@ def test_the_i386_search_is_deterministic_and_stays_i386():
     b = search_hybrid_i386(model, cap="ssse3", evaluations=10, seed=3)
     assert a.params == b.params and a.params.arch == "i386" and a.params.isa == "ssse3"
     assert a.cycles <= a.grid_best and a.reason == "budget"
+    assert any(p.shifts for p in a.ranked)        # the release polish ran after the annealing

@@ -71,6 +71,8 @@ def test_only_proved_results_are_stored(tmp_path):
 
 @pytest.mark.parametrize("edit, needle", [
     (lambda p: {**p, "colour": 1}, "are not HybridParams's fields"),
+    (lambda p: {k: v for k, v in p.items() if k != "isa"}, "are not HybridParams's fields"),   # only shifts may lack
+    (lambda p: {**p, "shifts": [[5]]}, "not a valid HybridParams"),
     (lambda p: {**p, "lead": "2"}, "params lead is not int"),
     (lambda p: {**p, "ahead": 1}, "params ahead is not bool"),
     (lambda p: {**p, "lead": 9}, "not a valid HybridParams"),
