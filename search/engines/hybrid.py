@@ -46,7 +46,8 @@ from sha1opt.search.cost.simulator import Simulation
 from sha1opt.search.measure import hybrid_loop_cost
 from sha1opt.search.engines.anneal import MAX_OFFSET, T0_FRACTION
 from sha1opt.search.progress import Progress, ProgressFn, ignore
-from sha1opt.search.space.hybrid import LEADS, MAX_SHIFT, HybridBlock, HybridParams, build, pair_refusal
+from sha1opt.search.space.hybrid import (LEADS, MAX_SHIFT, HybridBlock, HybridParams, build, pair_refusal,
+                                         released_groups)
 from sha1opt.search.space.hybrid_merge import Slots
 from sha1opt.search.space.hybrid_caps import scalar_level, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
@@ -217,7 +218,8 @@ def anneal_params(best: HybridParams, evaluate: Callable[[HybridParams], float],
 def polish_shifts(best: HybridParams, evaluate: Callable[[HybridParams], float], *, evaluations: int,
                   deadline: float, should_stop: Callable[[], bool], reason: str) -> tuple[HybridParams, int, str]:
     """The last stage of both hybrid searches: coordinate descent on where each vector group is released
-    (``HybridParams.shifts``). Sweeps groups 4..19, each moved by ``SHIFT_STEPS`` scalar ops from its current
+    (``HybridParams.shifts``). Sweeps the groups released among the rounds (``hybrid.released_groups``: 4..19,
+    or 10..19 for a two-block row with read-ahead), each moved by ``SHIFT_STEPS`` scalar ops from its current
     shift, keeping a move only when it lowers the score; stops after a sweep that kept nothing, or after
     ``evaluations`` points (the searches give it ``POLISH`` x the annealing's), the deadline or a stop request.
     Returns (best, points scored, reason: the annealing's, or "deadline" / "interrupted").
@@ -231,7 +233,7 @@ def polish_shifts(best: HybridParams, evaluate: Callable[[HybridParams], float],
     improved = True
     while improved:
         improved = False
-        for g in range(4, 20):
+        for g in released_groups(best.dialect, best.ahead):
             for step in SHIFT_STEPS:
                 if k >= evaluations:
                     return best, k, reason

@@ -79,7 +79,7 @@ from sha1opt.search.space.hybrid_dialects import (Dialect, add_k, binop, dialect
 from sha1opt.search.space.hybrid_regs import CONSTANT_REGS, DATA, K_REGS, K_TABLE, MASK, RING, SP, k_slot, wk_slot
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_merge import Slots, interleave, release_points, slot_interleave
-from sha1opt.search.space.hybrid_pair import merge_after_reads, pair_parts, retarget, wide_group
+from sha1opt.search.space.hybrid_pair import SPLIT, merge_after_reads, pair_parts, retarget, wide_group
 from sha1opt.search.space.hybrid_w8 import W8_REGS, W8_TEMPS, w8_groups
 from sha1opt.search.space.regalloc import TEMPS, allocate
 
@@ -109,6 +109,13 @@ def pair_refusal(d: Dialect, arch: str, ahead: bool, recurrence: str, scalar: st
     if ahead and scalar == "recipe":
         return f"the two-block dialect {d.name} reads ahead only with the hybrid_forms rounds (not the recipe's)"
     return None
+
+
+def released_groups(d: Dialect, ahead: bool) -> range:
+    """The vector groups released among the rounds (``merge_groups``), the ones a shift can move: 4..19; a
+    two-block row with read-ahead merges only ``SPLIT``..19 there (the next pair's 4..``SPLIT``-1 run during
+    block 2, after its reads: ``hybrid_pair``)."""
+    return range(SPLIT, 20) if d.blocks == 2 and ahead else range(4, 20)
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,10 @@ class HybridParams:
                                                              for g, n in self.shifts):
             raise Sha1optError(f"shifts {self.shifts} are not (group 4..19, 1..{MAX_SHIFT} scalar ops either way) "
                                "pairs, one per group in order")
+        idle = [g for g in groups if g not in released_groups(self.dialect, self.ahead)]
+        if idle:
+            raise Sha1optError(f"group {idle[0]} is not released among the rounds here (a two-block row with "
+                               f"read-ahead runs groups 4..{SPLIT - 1} during block 2): no shift")
         if self.placement not in PLACEMENTS:
             raise Sha1optError(f"unknown placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
         if (self.recipe.kw, self.recipe.wsrc) != (TEXTBOOK.kw, TEXTBOOK.wsrc):

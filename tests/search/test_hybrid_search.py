@@ -114,6 +114,18 @@ def test_the_release_polish_never_ends_worse_keeps_its_budget_and_stops_when_a_s
                          reason="budget")[1:] == (0, "interrupted")
 
 
+def test_the_polish_moves_only_groups_released_among_the_rounds():
+    """A two-block row with read-ahead runs the next pair's groups 4..9 during block 2 (hybrid_pair.SPLIT): a shift
+    of theirs would change nothing, so HybridParams refuses it and the polish never spends a point on it."""
+    pair = HybridParams(isa="avx512vlx2", ahead=True, recurrence="rol2", scalar="rotate-bmi-early-keep")
+    with pytest.raises(Sha1optError, match="group 5 is not released among the rounds"):
+        replace(pair, shifts=((5, 1),))
+    tried = []
+    _, k, _ = polish_shifts(pair, lambda p: tried.append(p) or 100.0, evaluations=1000, deadline=math.inf,
+                            should_stop=lambda: False, reason="budget")
+    assert k == 10 * len(SHIFT_STEPS) and {g for p in tried for g, _ in p.shifts} == set(range(10, 20))
+
+
 def test_a_stop_request_is_reported():
     r = search_hybrid(load_model("core2"), evaluations=50, should_stop=lambda: True)
     assert r.reason == "interrupted" and r.evaluations == 1 and r.block is not None
