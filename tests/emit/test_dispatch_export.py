@@ -112,6 +112,17 @@ def test_regression_sha_ni_saved_its_state_over_the_return_address(tmp_path):
     assert v.ok, v.failure
 
 
+def test_an_x86_64_k_table_block_proves_as_a_dispatch_path(tmp_path):
+    """The ssse3k row keeps K at 80..143(%rsp) (hybrid.k_in_memory); the dispatch frame realigns the stack and
+    keeps the entry %rsp at frame_bytes(block)(%rsp) = 152, above the table: the whole function proves."""
+    block = build(HybridParams(isa="ssse3k", ahead=True, recurrence="rol2"))
+    paths = [PathCode("ssse3", frozenset({"ssse3"}), hybrid_path_text(block)),
+             PathCode("scalar", frozenset(), function_text(textbook("x86_64")))]
+    assert "movdqu 80(%rsp)" in paths[0].text
+    v = validate_dispatch(dispatch_function_text("x86_64", paths), paths, "x86_64", tmp_path, native=False)
+    assert v.ok, v.failure
+
+
 def test_a_path_the_dispatch_never_takes_fails_the_proof_check(tmp_path):
     """SSSE3 before AVX: every AVX CPU has SSSE3, so the AVX path is dead code -- not a proved path."""
     ssse3, avx = build(HybridParams(isa="ssse3")), build(HybridParams(isa="avx"))
