@@ -3,8 +3,8 @@
     void sha1_block_data_order(uint32_t state[5], const void *data, size_t nblocks);
 
 Frame: ``nblocks == 0`` returns at once; rbx, rbp and r12-r15 are pushed
-and ``frame_bytes`` allocated (``FRAME``; a ``k_copy`` row's ``K_FRAME``). The SysV ABI has ``%rsp`` = 8 mod 16 at
-entry (the call pushed the return address onto a 16-aligned stack); six
+and ``frame_bytes`` allocated (``FRAME``; a ``k_copy`` row's ``K_FRAME``). The SysV ABI has
+``%rsp`` = 8 mod 16 at entry (the call pushed the return address onto a 16-aligned stack); six
 pushes keep it 8 mod 16 and ``FRAME`` = 8 mod 16 makes it 16-aligned, so
 the W+K ring at 0..63 is 16-aligned (its stores are the unaligned forms, each
 dialect row's ``store`` in ``hybrid_dialects``, which cost the same there: the
@@ -27,8 +27,8 @@ and block 0's W+K 0..15, and the loop forks after ``block.body``::
     tail: tail ; <epilogue>
 
 ``main`` computes the next block's W+K 0..15 (read from 64..127(%rsi)) during
-the last rounds, so the loop-head invariant is "xmm11-15 (a ``k_copy`` row: xmm15 and the K table) the constants, a..e
-the chaining value, the ring and xmm0-3 this block's W+K and W 0..15" --
+the last rounds, so the loop-head invariant is "xmm11-15 (a ``k_copy`` row: xmm15 and the
+K table) the constants, a..e the chaining value, the ring and xmm0-3 this block's W+K and W 0..15" --
 what the whole-function prover reads off the object (head terms,
 ``semantics.lift.template``); the export proves nothing else.
 
@@ -47,7 +47,7 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.emit.assembly import FLAVORS, SYMBOL, X64_SAVED, format_instr, function_opening
 
 FRAME = 72         # ring 0..63, the block count at 64; 8 mod 16 (see the docstring)
-K_FRAME = K_TABLE + 64 + 8   # a k_copy row's: and K_0..K_3 at 80..143 (16-aligned); 152, 8 mod 16
+K_FRAME = K_TABLE + 64 + 8   # a k_copy row's: FRAME's, then K_0..K_3 at 80..143 (16-aligned); 152, 8 mod 16
 COUNT = 64
 
 

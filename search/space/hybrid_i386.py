@@ -43,17 +43,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.sha1 import K
-from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, effects
+from sha1opt.semantics.x86 import Instr, Mem, Reg, effects
 from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, state_regs
-from sha1opt.search.space.hybrid import (BSWAP_MASK, TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams,
-                                         group_ops, load_group_ops, merge_groups, refuse_unknown, scalar_ops)
+from sha1opt.search.space.hybrid import (TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams,
+                                         constant_setup, group_ops, load_group_ops, merge_groups, refuse_unknown, scalar_ops)
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_merge import Slots
 from sha1opt.search.space.hybrid_dialects import add_k, binop, dialect, imm_binop, load, rol, store, ternlog
 from sha1opt.search.space.hybrid_pair import merge_after_reads
-from sha1opt.search.space.hybrid_regs import DATA, K_REGS, K_TABLE, RING, SP, wk_slot
+from sha1opt.search.space.hybrid_regs import DATA, K_REGS, K_TABLE, RING, SP, k_slot, wk_slot
 from sha1opt.search.space.hybrid_regs import MASK as X64_MASK
 from sha1opt.search.space.order import build_graph, list_schedule
 from sha1opt.search.space.regalloc import TEMPS, allocate
@@ -75,8 +74,8 @@ def _i(m: str, *ops) -> Instr:
 
 
 def k_operand(k: int) -> Mem:
-    """Where K_k's four copies live."""
-    return Mem(ESP, None, 1, K_TABLE + 16 * k)
+    """Where K_k's four copies live: x86-64's ``hybrid_regs.k_slot`` on ``%esp``."""
+    return replace(k_slot(k), base=ESP)
 
 
 def _operand(o):
@@ -108,16 +107,10 @@ def relocate(code) -> list[Instr]:
 
 
 def constant_setup_i386() -> tuple[Instr, ...]:
-    """K_0..K_3 into the stack table (16 ``movl``), the byte-swap mask into xmm7 (``hybrid.constant_setup``'s
-    right-to-left ``palignr`` build, through ``%eax`` and xmm4). Legacy SSE only: one setup for every dialect."""
-    eax = Reg("eax")
-    out = [_i("mov", Imm(k), Mem(ESP, None, 1, K_TABLE + 16 * n + 4 * lane)) for n, k in enumerate(K)
-           for lane in range(4)]
-    out += [_i("mov", Imm(BSWAP_MASK[3]), eax), _i("movd", eax, MASK)]
-    for lane in (2, 1, 0):
-        out += [_i("mov", Imm(BSWAP_MASK[lane]), eax), _i("movd", eax, TEMP_A),
-                _i("pshufd", Imm(0), TEMP_A, TEMP_A), _i("palignr", Imm(12), TEMP_A, MASK)]
-    return tuple(out)
+    """K_0..K_3 into the stack table (16 ``movl``), the byte-swap mask into xmm7: the x86-64 setup of a
+    ``k_copy`` row (``hybrid.constant_setup(k_table=True)``) relocated. Legacy SSE only: one setup for every
+    dialect."""
+    return tuple(relocate(constant_setup(k_table=True)))
 
 
 def history(k: int) -> Mem:

@@ -30,5 +30,6 @@ def wk_slot(t: int) -> Mem:
 
 
 def k_slot(k: int) -> Mem:
-    """Where a ``k_copy`` row's K_k (four copies) lives on x86-64 (``hybrid.k_in_memory``)."""
+    """Where K_k (four copies) lives when it is in memory: an x86-64 ``k_copy`` row's (``hybrid.k_in_memory``),
+    and on ``%esp`` every i386 row's (``hybrid_i386.k_operand``)."""
     return Mem(SP, None, 1, K_TABLE + 16 * k)
