@@ -46,8 +46,8 @@ from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Instr, Mem, Reg, effects
 from sha1opt.search.space.candidate import Candidate, priorities
 from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, state_regs
-from sha1opt.search.space.hybrid import (TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams,
-                                         constant_setup, group_ops, load_group_ops, merge_groups, refuse_unknown, scalar_ops)
+from sha1opt.search.space.hybrid import (TEMP_A, TEMP_B, W_REGS, HybridBlock, HybridParams, constant_setup,
+                                         group_ops, load_group_ops, merge_groups, refuse_unknown, scalar_ops)
 from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_merge import Slots
 from sha1opt.search.space.hybrid_dialects import add_k, binop, dialect, imm_binop, load, rol, store, ternlog

@@ -6,8 +6,8 @@ One place for what ``hybrid`` (the block), ``hybrid_rounds`` (rotating scalar ro
 ``K_REGS`` (xmm11-14) -- or, for a ``k_copy`` row (``hybrid_dialects``), each broadcast to 16 bytes at
 ``K_TABLE + 16k(%rsp)`` (``k_slot``) -- and the byte-swap mask in ``MASK`` (xmm15), and the ring is stored with the
 unaligned forms (each dialect row's ``store``, ``hybrid_dialects``; the ring is 16-aligned under
-the ABI, so they cost what ``movdqa`` costs, but only they let the whole-function prover, which knows the stack aligned only after an
-``and $-N, %rsp``, read the function). Example: ``wk_slot(17)`` is ``4(%rsp)``.
+the ABI, so they cost what ``movdqa`` costs, but only they let the whole-function prover, which knows
+the stack aligned only after an ``and $-N, %rsp``, read the function). Example: ``wk_slot(17)`` is ``4(%rsp)``.
 """
 
 from __future__ import annotations
