@@ -51,7 +51,8 @@ from sha1opt.search.measure import block_loop_items
 from sha1opt.search.space.hybrid import HybridBlock
 from sha1opt.search.engines.shani import loop_items
 from sha1opt.semantics.datafiles import atomic_write
-from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, isa_set
+from sha1opt.semantics.features import ISA_LEVELS
+from sha1opt.semantics.x86 import SEMANTICS, isa_set
 
 TABLE_BEGIN, TABLE_END = markers("best_vs_openssl.py")
 

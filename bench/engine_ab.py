@@ -1,10 +1,10 @@
 """The out-of-order engine against an earlier version of itself, in one process, interleaved.
 
-Loads ``search/cost/ooo.py`` and ``allocation.py`` as they were at a commit (``git show``; default
-27949d2, before the speed work of issue 27) beside the current ones, and times both on the same
-decoded sequences, alternating old and new run by run, so a shared, loaded machine slows both
-alike. Per model and workload it prints the median CPU seconds (``time.process_time``) of each
-and their ratio (old / new), after checking both give the same trace.
+Loads ``search/cost/ooo.py``, ``allocation.py`` and ``execute.py`` (where it exists) as they were at a commit
+(``git show``; default 27949d2, before the speed work of issue 27) beside the current ones, and times both on
+the same decoded sequences, alternating old and new run by run, so a shared, loaded machine slows both alike.
+Per model and workload it prints the median CPU seconds (``time.process_time``) of each and their ratio (old /
+new), after checking both give the same trace.
 
 Workloads (the searches' own, ``tests/support/engine_digest.py``'s sequences):
   loop    a seeded walk of the scalar search's moves over the whole block, each candidate's block
@@ -42,15 +42,25 @@ from tests.support.engine_digest import hybrid_items, walk  # noqa: E402
 
 
 def old_engine(commit: str) -> types.ModuleType:
-    """``ooo.py`` (and its ``allocation.py``) at ``commit``, as modules of their own (``old_ooo``,
-    ``old_allocation``), written to a temporary folder and imported from there."""
-    def source(name: str) -> str:
-        return subprocess.run(["git", "show", f"{commit}:search/cost/{name}.py"], cwd=ROOT, check=True,
-                              capture_output=True, text=True, timeout=60).stdout
+    """``ooo.py`` (with its ``allocation.py``, and its ``execute.py`` where the commit has one) at ``commit``, as
+    modules of their own (``old_ooo``, ``old_allocation``, ``old_execute``), written to a temporary folder and
+    imported from there."""
+    def source(name: str) -> str | None:
+        got = subprocess.run(["git", "show", f"{commit}:search/cost/{name}.py"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=60)
+        return got.stdout if got.returncode == 0 else None
+
+    def local(text: str) -> str:
+        for name in ("allocation", "execute"):
+            text = text.replace(f"from sha1opt.search.cost.{name} import", f"from old_{name} import")
+        return text
     folder = Path(tempfile.mkdtemp(prefix="sha1opt-old-engine-"))
-    (folder / "old_allocation.py").write_text(source("allocation"))
-    (folder / "old_ooo.py").write_text(
-        source("ooo").replace("from sha1opt.search.cost.allocation import", "from old_allocation import"))
+    for name in ("allocation", "execute", "ooo"):
+        text = source(name)
+        if text is None and name != "execute":
+            raise SystemExit(f"search/cost/{name}.py is not in commit {commit}")
+        if text is not None:
+            (folder / f"old_{name}.py").write_text(local(text))
     sys.path.insert(0, str(folder))
     try:
         return importlib.import_module("old_ooo")

@@ -44,7 +44,7 @@ from sha1opt.search.space.hybrid import HybridParams, build
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.recipe import Recipe
 from sha1opt.search.space.shani import default_params
-from sha1opt.semantics.x86 import includes
+from sha1opt.semantics.features import includes
 
 ROOT = Path(__file__).resolve().parent.parent
 QEMU = {"x86_64": "qemu-x86_64", "i386": "qemu-i386"}

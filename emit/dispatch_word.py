@@ -5,12 +5,12 @@ The dispatching ``sha1_block_data_order`` (``dispatch_text``) never runs ``cpuid
 first path whose feature mask it covers -- as OpenSSL's reads ``OPENSSL_ia32cap_P``. The word is
 written once, before ``main``, by ``INIT_SYMBOL`` (``sha1opt_cpu_init``), an ELF constructor
 (a pointer in ``.init_array``; ``init_text``). Bit ``FEATURE_BITS[f]`` is set when the CPU has
-feature ``f`` (an ``x86.ISA_INCLUDES`` key) *and*, for the AVX family, the OS saves its state
+feature ``f`` (an ``features.ISA_INCLUDES`` key) *and*, for the AVX family, the OS saves its state
 (``xgetbv``: XCR0 bits 1-2 for AVX/AVX2, bits 1-2 and 5-7 for AVX-512, which EVEX code needs even
 on xmm registers). A word of 0 (a call from a constructor that ran before ours, or a harness
 without ``.init_array``) takes the path that needs nothing.
 
-Invariant: ``mask_of(features)`` covers the inclusion closure (``x86.ISA_INCLUDES``), so a path
+Invariant: ``mask_of(features)`` covers the inclusion closure (``features.ISA_INCLUDES``), so a path
 needing ``{"avx", "bmi2"}`` tests the bits of sse, sse2, ssse3, sse4.1, avx, bmi1 and bmi2 -- a
 word covers a path's mask exactly when every instruction of the path runs on that CPU, and path Q
 is reached before P for every word that takes P exactly when ``mask_of(Q) & ~mask_of(P) == 0``.
@@ -25,7 +25,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import ISA_INCLUDES, Arch
+from sha1opt.semantics.features import ISA_INCLUDES
+from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.host_cpu import AVX512F, CPUID_BITS, OSXSAVE, XCR0_AVX, XCR0_AVX512
 
 WORD_SYMBOL = "sha1opt_ia32cap"

@@ -2,14 +2,14 @@
 
 A row names an emulator for one arch (``qemu-x86_64`` for x86-64 code, ``qemu-i386`` for i386), the
 argv it runs a static executable under (``["qemu-x86_64", "-cpu", "max"]``), the range of its
-versions the row was found true for, and the features (``x86.ISA_INCLUDES`` names) those versions
+versions the row was found true for, and the features (``features.ISA_INCLUDES`` names) those versions
 execute *correctly* -- found by running sha1opt's own functions of each level through the full
 vector harness under it (``bench/qemu_levels.py``, results in ``bench/results/qemu_levels.txt``),
 not taken from the emulator's documentation.
 
 ``emulator_for(arch, features)`` is the emulator installed here that the table says runs code
 needing ``features`` (every feature the code needs, not only those this CPU lacks: the emulator runs
-all of it; a row's feature covers what it includes, ``x86.includes``: ``avx`` covers ``ssse3``), or
+all of it; a row's feature covers what it includes, ``features.includes``: ``avx`` covers ``ssse3``), or
 None. The installed version is asked once per program (``PROGRAM --version`` through
 ``toolchain.run``: an argument list under the tool limits) and must lie in the row's range. A row
 only says trying is meaningful: the vectors themselves must still pass under the emulator.
@@ -31,7 +31,8 @@ from typing import Iterable
 
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError
-from sha1opt.semantics.x86 import ISA_INCLUDES, Arch, includes
+from sha1opt.semantics.features import ISA_INCLUDES, includes
+from sha1opt.semantics.x86 import Arch
 from sha1opt.emit.toolchain import ToolchainError, run
 
 _VERSION = re.compile(r"version (\d+)\.(\d+)(?:\.(\d+))?")

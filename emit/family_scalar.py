@@ -20,7 +20,8 @@ from dataclasses import fields, replace
 from typing import Sequence
 
 from sha1opt.semantics.block import prove_block
-from sha1opt.semantics.x86 import ISA_LEVELS, Arch, isa_set
+from sha1opt.semantics.features import ISA_LEVELS
+from sha1opt.semantics.x86 import Arch, isa_set
 from sha1opt.search.blocks import best_block, capped_best
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.measure import block_loop_cycles, block_loop_items

@@ -6,7 +6,7 @@ Three facts, each computed in one place:
   cpuid leaves 0, 1 and 0x80000002-4, decoded as Linux's ``x86_family``/``x86_model`` do (the
   extended family is added when the base family is 0xF; the extended model is prefixed from
   family 6 up), so the numbers are the ones ``/proc/cpuinfo`` prints. The features are the
-  ``x86.ISA_INCLUDES`` names the CPU reports (``CPUID_BITS``, the same table the dispatching
+  ``features.ISA_INCLUDES`` names the CPU reports (``CPUID_BITS``, the same table the dispatching
   export's constructor reads) *and*, for the AVX family, the OS saves the state (OSXSAVE and
   XCR0 from ``xgetbv``: bits 1-2 for AVX/AVX2, bits 1-2 and 5-7 for AVX-512). The raw leaves come
   from the ``cpuid-native`` package; where it cannot be loaded, ``/proc/cpuinfo`` (whose AVX
@@ -41,7 +41,7 @@ from typing import Callable, Iterable
 
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
-from sha1opt.semantics.x86 import ISA_INCLUDES
+from sha1opt.semantics.features import ISA_INCLUDES
 from sha1opt.search.cost.calibrated import cpu_key
 from sha1opt.search.cost.model import calibrated_names, canonical_name, model_names
 from sha1opt.search.space.hybrid_caps import CAPS, LEVELS
@@ -234,7 +234,7 @@ def host() -> HostCpu | None:
 
 
 def lacking(features: Iterable[str], cpu: HostCpu | None = None) -> tuple[str, ...]:
-    """The features of ``features`` (``x86.ISA_INCLUDES`` names, ``"base"`` allowed) the CPU does not run,
+    """The features of ``features`` (``features.ISA_INCLUDES`` names, ``"base"`` allowed) the CPU does not run,
     sorted; ``()`` when code needing them runs here. An unreadable CPU runs only ``base`` code."""
     cpu = cpu if cpu is not None else host()
     have = cpu.features if cpu is not None else frozenset()

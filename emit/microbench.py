@@ -173,7 +173,7 @@ class Kernel:
     name: str
     body: str
     classes: frozenset[str]
-    needs: frozenset[str]          # ISA features (``x86.ISA_INCLUDES`` names)
+    needs: frozenset[str]          # ISA features (``features.ISA_INCLUDES`` names)
     informs: str
 
     def items(self, arch: str = "x86_64") -> tuple:

@@ -7,6 +7,8 @@ What lives here (one concept per module):
                   each mnemonic's form, value function, ISA level and flag writes;
                   ``effects``, ``arguments``, ``required_isa``, ``rename`` derive
                   everything else from it.
+- ``features``    the ISA features (``ISA_INCLUDES``: which extensions a CPU with
+                  one also has, a partial order; ``ISA_LEVELS``, the scalar chain).
 - ``vector``      the vector and SHA-NI rows of the table, over 32-bit lanes
                   (xmm = 4 lanes, ymm = 8), registered into ``x86.SEMANTICS``.
 - ``sha_ni``      the SHA-NI rows' value functions, transcribed from the SDM.

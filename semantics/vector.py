@@ -73,7 +73,7 @@ registers whose upper half the interpreter does not know (``Machine``:
 
 ISA: ``widths`` maps each operand width (128, 256) to the CPUID feature that
 form needs (``vpaddd``: AVX on xmm, AVX2 on ymm); features are not a line
-but a partial order, see ``x86.ISA_INCLUDES``. A row that needs a second,
+but a partial order, see ``features.ISA_INCLUDES``. A row that needs a second,
 unrelated feature at every width names it in ``also``: ``vaesenc`` is VEX
 (AVX) *and* AES-NI, ``features_for(128) == {"avx", "aes"}`` (a CPU may have
 either without the other). No vector row reads or writes the arithmetic

@@ -27,18 +27,14 @@ registers are named by their xmm name (``Reg("xmm3", 128)`` is ``%xmm3``,
 ``Reg("xmm3", 256)`` is ``%ymm3``: one register, two widths); i386 has
 xmm0-7, x86-64 xmm0-15 (xmm16-31 and zmm are EVEX-only and not modelled).
 
-ISA features are a partial order, not a line: ``ISA_INCLUDES[f]`` is the set
-of features a CPU with ``f`` has (gas's ``.arch .f`` and the CPUID
-dependencies agree: AVX2 includes AVX, SSE4.1, SSSE3, SSE2; SHA-NI and AES-NI
-include only SSE2 -- neither is "above" AVX2, and AVX2 is not above them). An
+ISA features (``features``: a partial order, ``ISA_INCLUDES``): an
 instruction needs ``required_features(ins)`` -- one feature, or two where its
 row says so (``vaesenc``: AVX and AES-NI; ``required_isa`` is the one feature
 and refuses such rows by name); a piece of code needs ``isa_set(code)``, the
 minimal features whose inclusions cover every instruction (``{"avx2",
-"bmi2"}`` for OpenSSL's AVX2 path, ``{"avx", "aes"}`` for a ``vaesenc``).
-``ISA_LEVELS`` stays the scalar chain ``base < bmi1 < bmi2`` the search
-ranks recipes on; ``isa_of`` is the one feature covering the code, refused
-when there is none (code that needs two unrelated features).
+"bmi2"}`` for OpenSSL's AVX2 path, ``{"avx", "aes"}`` for a ``vaesenc``);
+``isa_of`` is the one feature covering the code, refused when there is none
+(code that needs two unrelated features).
 """
 
 from __future__ import annotations
@@ -49,6 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Literal
 
 from sha1opt.semantics.errors import UnsupportedError
+from sha1opt.semantics.features import ISA, ISA_LEVELS, includes
 from sha1opt.semantics.vector import FORMS as VECTOR_FORMS
 from sha1opt.semantics.vector import VECTOR_ROWS, VectorRow, shape
 
@@ -207,31 +204,6 @@ class Instr:
 # Vector rows (``vector.VectorRow``) have their own forms, ``vector.FORMS``.
 
 Form = Literal["binary", "shift", "unary", "move", "lea", "andn", "rorx", "double"]
-
-
-ISA = Literal["base", "bmi1", "bmi2", "sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "avx512vl", "sha", "aes"]
-ISA_LEVELS: tuple[ISA, ...] = ("base", "bmi1", "bmi2")  # the scalar chain: each includes the ones before it
-
-
-def _chain(*features: str) -> dict[str, frozenset[str]]:
-    return {f: frozenset(("base",) + features[:k + 1]) for k, f in enumerate(features)}
-
-
-# Feature -> every feature a CPU with it has (itself included). Intel SDM vol. 2's
-# CPUID columns and gas's ``.arch`` agree on these inclusions; SHA-NI and AES-NI sit
-# beside the AVX line, on SSE2 only.
-ISA_INCLUDES: dict[str, frozenset[str]] = {
-    "base": frozenset({"base"}),
-    **_chain("bmi1", "bmi2"),
-    **_chain("sse", "sse2", "ssse3", "sse4.1", "avx", "avx2", "avx512vl"),
-    "sha": frozenset({"base", "sse", "sse2", "sha"}),
-    "aes": frozenset({"base", "sse", "sse2", "aes"}),
-}
-
-
-def includes(have: str, need: str) -> bool:
-    """Whether a CPU with feature ``have`` runs an instruction needing ``need`` (``includes("avx2", "ssse3")``)."""
-    return need in ISA_INCLUDES[have]
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from pathlib import Path
 from sha1opt.emit.families import FAMILIES, preference
 from sha1opt.search.space.hybrid_caps import LEVELS
 from sha1opt.search.space.hybrid_dialects import DIALECTS
-from sha1opt.semantics.x86 import ISA_INCLUDES
+from sha1opt.semantics.features import ISA_INCLUDES
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"semantics": "sha1opt.semantics", "search": "sha1opt.search", "emit": "sha1opt.emit",

@@ -22,11 +22,12 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from sha1opt.search.cost import allocation, attribution, classes, decode, floor, inorder, model, ooo, rules, simulator
+from sha1opt.search.cost import (allocation, attribution, classes, decode, execute, floor, inorder, model, ooo, rules,
+                                 simulator)
 from sha1opt.search.cost.model import Model
 
 # Every module whose code decides a predicted cycle count.
-ENGINE_MODULES = (model, rules, classes, decode, inorder, ooo, allocation, attribution, floor, simulator)
+ENGINE_MODULES = (model, rules, classes, decode, inorder, ooo, execute, allocation, attribution, floor, simulator)
 
 
 def canonical(obj):

@@ -49,7 +49,7 @@ from sha1opt.search.cost.rules import (RULE_NAMES, STORE_KINDS, AddressStall, Di
                                        string as _string)
 from sha1opt.semantics.datafiles import check_keys, corpus_dir, load_toml
 from sha1opt.semantics.errors import CorpusError, Sha1optError
-from sha1opt.semantics.x86 import ISA_LEVELS
+from sha1opt.semantics.features import ISA_LEVELS
 
 
 class UarchError(Sha1optError):
@@ -157,7 +157,7 @@ class Model:
 
     @property
     def isa(self) -> str:
-        """The highest ISA level of ``x86.ISA_LEVELS`` the CPU has: ``"base"``, ``"bmi1"`` or ``"bmi2"``.
+        """The highest ISA level of ``features.ISA_LEVELS`` the CPU has: ``"base"``, ``"bmi1"`` or ``"bmi2"``.
 
         Example: zen3 (BMI1 and BMI2) -> ``"bmi2"``; core2 -> ``"base"``.
         """

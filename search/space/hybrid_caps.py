@@ -1,7 +1,7 @@
 """ISA caps: the ``--isa LEVEL`` a user gives search and export, as the features code may use.
 
 A level names a CPU family, not one extension, so it is a *set* of features
-(``x86.ISA_INCLUDES`` closes each under inclusion): ``avx`` is Sandy Bridge
+(``features.ISA_INCLUDES`` closes each under inclusion): ``avx`` is Sandy Bridge
 (AVX, no BMI), ``avx2`` Haswell (AVX2 with BMI1/BMI2), ``avx512`` AVX-512VL
 with BMI2, ``shani`` everything plus SHA-NI -- the x86-64 psABI's v2/v3/v4
 levels read the same way. Code fits a cap when every feature it needs is
@@ -17,7 +17,7 @@ True, ``allows("avx", "bmi2")`` is False; ``scalar_level("avx512")`` is
 from __future__ import annotations
 
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import ISA_LEVELS, includes
+from sha1opt.semantics.features import ISA_LEVELS, includes
 from sha1opt.search.space.hybrid_dialects import dialects
 
 LEVELS = ("base", "bmi2", "ssse3", "avx", "avx2", "avx512", "shani")
@@ -44,7 +44,7 @@ def allows(level: str, feature: str) -> bool:
 
 
 def scalar_level(level: str) -> str:
-    """The highest ``x86.ISA_LEVELS`` entry (the scalar chain) the cap allows."""
+    """The highest ``features.ISA_LEVELS`` entry (the scalar chain) the cap allows."""
     return next(s for s in reversed(ISA_LEVELS) if allows(level, s))
 
 

@@ -51,7 +51,8 @@ from itertools import product
 
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.sha1 import k_const, kind
-from sha1opt.semantics.x86 import ISA_LEVELS, Arch, Imm, Instr, Mem, Reg, isa_of
+from sha1opt.semantics.features import ISA_LEVELS
+from sha1opt.semantics.x86 import Arch, Imm, Instr, Mem, Reg, isa_of
 from sha1opt.search.space.frame import I386_DATA_SLOT, I386_STATE_SLOT, RING, state_regs
 from sha1opt.search.space.synthesized import SynthesizedOption, instantiate, synthesized_options
 from sha1opt.search.synth.discovered import load_discovered
@@ -101,7 +102,7 @@ JUSTIFIED_BY.update({(f, name): name for f, opts in SYNTHESIZED.items() for name
 
 
 def isa_rank(level: str) -> int:
-    """Position of an ISA level in ``x86.ISA_LEVELS`` (base < bmi1 < bmi2)."""
+    """Position of an ISA level in ``features.ISA_LEVELS`` (base < bmi1 < bmi2)."""
     return ISA_LEVELS.index(level)
 
 

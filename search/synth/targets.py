@@ -6,7 +6,7 @@ goes: any register the code may write (``f1 f2 f3``, ``w-word``) or e's
 register (``*-into-e``: e + f(b,c,d); ``*-round``: e + f + K + W). A
 *setting* (``Setting``) says how many free temporaries there are (esi, edi,
 eax, r8d, ... minus input registers), the ISA level (``base`` i386,
-``bmi1`` adds andn, ``bmi2`` adds rorx; ``x86.ISA_LEVELS``, each level
+``bmi1`` adds andn, ``bmi2`` adds rorx; ``features.ISA_LEVELS``, each level
 including the ones before it) and whether input registers may be
 overwritten (``destroy``); with ``destroy`` off they are read-only -- never
 written, not even to be restored.
@@ -35,7 +35,8 @@ from sha1opt.semantics.errors import Sha1optError, UnsupportedError
 from sha1opt.semantics.expr import parse
 from sha1opt.semantics.ir import MASK32, Builder, Term, reachable, variables
 from sha1opt.semantics.sha1 import F_FORMS, K
-from sha1opt.semantics.x86 import ISA_LEVELS, Imm, Instr, Mem, Reg, required_isa
+from sha1opt.semantics.features import ISA_LEVELS
+from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, required_isa
 
 ISAS: tuple[str, ...] = ISA_LEVELS
 TEMP_ORDER = ("esi", "edi", "eax", "r8d", "r9d", "r10d", "r11d", "r12d")

@@ -63,7 +63,7 @@ def test_the_emulator_must_run_every_feature_the_code_needs_not_only_the_lacking
 
 
 def test_a_rows_feature_covers_what_it_includes(monkeypatch):
-    """``avx`` in a row covers code needing ``ssse3`` (x86.includes); ``ssse3`` does not cover ``avx``."""
+    """``avx`` in a row covers code needing ``ssse3`` (features.includes); ``ssse3`` does not cover ``avx``."""
     import sha1opt.emit.emulator as emulator_module
     monkeypatch.setattr(emulator_module, "installed_version", lambda program: (7, 2, 0))
     row_ssse3 = EmulatorRow("e", "x86_64", ("e",), (7, 2), (7, 2), frozenset({"ssse3"}), "t")
@@ -83,7 +83,7 @@ def test_an_installed_emulator_outside_the_rows_version_range_does_not_qualify(m
 
 
 def test_the_emulator_table_refuses_unknown_keys_and_unknown_features(tmp_path):
-    """Loader rule: unknown keys and features outside x86.ISA_INCLUDES are refused; the shipped table loads."""
+    """Loader rule: unknown keys and features outside features.ISA_INCLUDES are refused; the shipped table loads."""
     assert {r.arch for r in emulator_table()} == {"x86_64", "i386"}
     base = ('[[emulator]]\nname = "q"\narch = "x86_64"\nargv = ["q"]\nversions = ["7.2", "7.2"]\n'
             'features = ["avx"]\nsource = "s"\n')

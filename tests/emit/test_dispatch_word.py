@@ -12,7 +12,7 @@ from sha1opt.emit.toolchain import compile_preprocessed
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.lift.decode import CAPABILITY_SYMBOLS
 from sha1opt.semantics.lift.elf import ObjectFile
-from sha1opt.semantics.x86 import ISA_INCLUDES
+from sha1opt.semantics.features import ISA_INCLUDES
 
 
 def test_a_mask_covers_every_feature_the_code_implies():

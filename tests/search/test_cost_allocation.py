@@ -1,6 +1,6 @@
 """The out-of-order allocation rules of issue 10 (``search/cost/allocation.py``): the reservation station's size,
 ports bound at allocation, the renamer's room for eliminating moves, and the delay from allocation to
-dispatch (``rules.dispatch_delay``, applied in ``ooo.Execute``).
+dispatch (``rules.dispatch_delay``, applied in ``execute.Execute``).
 
 Each test states the rule, its source (the ``source`` of the TOML row) and a case where the
 rule alone changes the schedule (the same model without the rule is the control).

@@ -11,7 +11,7 @@ from sha1opt.search.cost import model as uarch
 from sha1opt.search.cost.model import (BMI1_CLASSES, BMI2_CLASSES, CLASSES, UarchError, derived_rthroughput,
                                   load_model, model_names)
 from sha1opt.semantics.errors import CorpusError, Sha1optError
-from sha1opt.semantics.x86 import ISA_LEVELS
+from sha1opt.semantics.features import ISA_LEVELS
 from sha1opt.views import uarch_notes
 
 EXPECTED = ["atom", "core2", "k10", "k7", "k8", "nehalem", "p4", "p4-prescott", "p6", "pentium", "skylake",
@@ -116,7 +116,7 @@ def test_arch_and_gcc_mtune_are_data():
 
 
 def test_isa_level_of_each_model():
-    """``Model.isa`` is the highest x86.ISA_LEVELS level the CPU has; ``has_isa`` includes the lower levels."""
+    """``Model.isa`` is the highest features.ISA_LEVELS level the CPU has; ``has_isa`` includes the lower levels."""
     assert {n: load_model(n).isa for n in EXPECTED} == {n: ("bmi2" if n in BMI else "base")
                                                         for n in EXPECTED}
     zen3, core2 = load_model("zen3"), load_model("core2")

@@ -24,7 +24,8 @@ from sha1opt.semantics.domain import NumpyDomain, TermDomain, Z3Domain
 from sha1opt.semantics.ir import evaluate
 from sha1opt.semantics.machine import Machine
 from sha1opt.semantics.errors import UnsupportedError
-from sha1opt.semantics.x86 import ISA_LEVELS, SEMANTICS, Imm, Reg, arguments
+from sha1opt.semantics.features import ISA_LEVELS
+from sha1opt.semantics.x86 import SEMANTICS, Imm, Reg, arguments
 
 LANES = 64
 Z3_LANES = 8

@@ -36,8 +36,8 @@ from sha1opt.semantics.errors import UnsupportedError
 from sha1opt.semantics.ir import evaluate, to_text, uninterpreted_ops
 from sha1opt.semantics.machine import Machine, Pointer
 from sha1opt.semantics.vector import VECTOR_ROWS, lane_name, shape
-from sha1opt.semantics.x86 import (ISA_INCLUDES, SEMANTICS, effects, includes, isa_of, isa_set, operand_kinds,
-                                   required_features, required_isa)
+from sha1opt.semantics.features import ISA_INCLUDES, includes
+from sha1opt.semantics.x86 import SEMANTICS, effects, isa_of, isa_set, operand_kinds, required_features, required_isa
 
 LANES = 24          # random states per snippet, natively and in numpy
 Z3_LANES = 4        # of those, also through Z3 and terms

@@ -1,6 +1,6 @@
 """What the tests may run natively here: the one question every native-run test asks.
 
-``not_run_here(*features)`` is the reason code needing ``features`` (``x86.ISA_INCLUDES`` names;
+``not_run_here(*features)`` is the reason code needing ``features`` (``features.ISA_INCLUDES`` names;
 none: base x86-64 code) is not run on this machine, or None when it runs: not an x86-64 host, else
 ``emit.host_cpu.lacking`` -- the product's own predicate, so ``SHA1OPT_CPU_LACKS`` (which removes a
 feature and every feature including it) skips the same tests on any host -- worded by
