@@ -40,7 +40,7 @@ from sha1opt.search.engines.hybrid_i386 import build_on_i386, search_hybrid_i386
 from sha1opt.search.family_rows import put_hybrid, stored_hybrid
 from sha1opt.search.measure import block_loop_cycles, hybrid_loop_items
 from sha1opt.search.progress import Progress, ProgressFn, ignore
-from sha1opt.search.space.hybrid import LEADS, HybridBlock, HybridParams, build
+from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams, build
 from sha1opt.search.space.hybrid_caps import CAPS, vector_dialects
 from sha1opt.search.space.hybrid_dialects import dialect
 from sha1opt.search.space.hybrid_forms import FORMS, one_change
@@ -277,7 +277,10 @@ class HybridFamily(Family):
         another dialect of the level with as many blocks per iteration (the i386 recipe block at lead 3 / every
         1 measured 0.781 in avx512vl and 0.764 in avx there, both priced 2.58), the same block with read-ahead
         switched (on or off: the i386 avx512vl recipe block measured 0.781 with it and 0.809 without, both
-        priced 2.58), or the blocks of its
+        priced 2.58), the same block with the other recurrence (rol1 or rol2, where the dialect row takes it:
+        on Zen 4 the i386 avx512vl lazy-chain block at lead 2 / every 3 with read-ahead measured 4.8 % slower
+        with rol2 than with rol1, both priced 2.83-2.84 c/B, and a climb that started among rol2 blocks
+        stopped there), or the blocks of its
         structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
         level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
@@ -306,6 +309,7 @@ class HybridFamily(Family):
         near += [point(p, isa=d) for d in dialects_for(model, level, choice.arch)
                  if d != p.isa and dialect(d).blocks == p.dialect.blocks]
         near.append(point(p, ahead=not p.ahead))
+        near += [point(p, recurrence=r) for r in RECURRENCES if r != p.recurrence]
         blocks = [b for q in near if q is not None and (b := ARCHES[choice.arch].build_on(q, model)) is not None]
         return [Choice(self, b, choice.arch, [key]) for key, b in
                 cheapest_distinct([(block_cost(b, model).cycles, b.params.key(), b) for b in blocks],

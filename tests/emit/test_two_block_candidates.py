@@ -198,7 +198,8 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     (the same seven registers); a lazy block's: the other lazy order and the recipe's, never a rotating form.
     Apart from these, the same block in each other dialect of the level with as many blocks per iteration (on
     Zen 4 the i386 recipe block measured 2 % apart in avx and avx512vl, both priced 2.58 c/B), and the same
-    block with read-ahead switched: avx2x2's neighbours at --isa avx512 include its avx512vlx2 twin (not one
+    block with read-ahead switched, and with the other recurrence where the dialect row takes it (the
+    two-block avx2x2 block: rol1; the i386 avx block: rol2): avx2x2's neighbours at --isa avx512 include its avx512vlx2 twin (not one
     without read-ahead: its rol2 recurrence needs it), the i386 avx block's at --isa avx its ssse3 and ssse3k
     twins and itself with read-ahead."""
     from sha1opt.search.space.hybrid_forms import one_change
@@ -209,6 +210,9 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     assert [q.isa for q in twins] == ["avx512vlx2"] and twins[0] == dataclasses.replace(c.code.params,
                                                                                        isa="avx512vlx2")
     near = HYBRID.neighbours(c, "zen4", "avx2")
+    other = [x.code.params for x in near if x.code.params.recurrence != "rol2"]      # the other recurrence
+    assert other == [dataclasses.replace(c.code.params, recurrence="rol1")]
+    near = [x for x in near if x.code.params.recurrence == "rol2"]
     ps = [x.code.params for x in near]
     assert all((q.isa, q.ahead, q.recurrence) == ("avx2x2", True, "rol2") for q in ps)
     forms = [q for q in ps if (q.lead, q.every) == (1, 4)]
@@ -230,6 +234,9 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
                   "i386")
     near = [x for x in HYBRID.neighbours(i386, "zen4", "avx")    # the recipe's rounds: one field changed
             if (x.code.params.lead, x.code.params.every) == (2, 2)]
+    assert [x.code.params for x in near if x.code.params.recurrence == "rol2"] == \
+        [dataclasses.replace(i386.code.params, recurrence="rol2")]        # (i386 keeps rol2's history on its stack)
+    near = [x for x in near if x.code.params.recurrence == "rol1"]
     base = i386.code.params
     assert sorted(x.code.params.isa for x in near if x.code.params.isa != "avx") == ["ssse3", "ssse3k"]
     assert all(x.code.params == dataclasses.replace(base, isa=x.code.params.isa) for x in near
@@ -243,8 +250,8 @@ def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_
     assert not any("rorx" in str(x.code.params.recipe) or "andn" in str(x.code.params.recipe) for x in fields)
     lazy = Choice(HYBRID, family_hybrid.ARCHES["i386"].build(dataclasses.replace(base, scalar="lazy")), "i386")
     assert sorted(x.code.params.scalar for x in HYBRID.neighbours(lazy, "zen4", "avx")
-                  if (x.code.params.lead, x.code.params.every, x.code.params.isa, x.code.params.ahead) ==
-                  (2, 2, "avx", False)) == \
+                  if (x.code.params.lead, x.code.params.every, x.code.params.isa, x.code.params.ahead,
+                      x.code.params.recurrence) == (2, 2, "avx", False, "rol1")) == \
         ["lazy-chain", "recipe"]
 
 
