@@ -147,6 +147,7 @@ ARCHES: dict[str, HybridArch] = {
 
 
 MAX_EVERY = 8      # the largest ``every`` the climb offers (the engines' annealing moves stay within 1-8)
+SLOTS_TO_EVERY = (2, 3, 4)    # from a ``placement="slots"`` block the climb steps to these fixed interleavings
 
 
 def shape(p: HybridParams) -> tuple:
@@ -280,7 +281,10 @@ class HybridFamily(Family):
         priced 2.58), the same block with the other recurrence (rol1 or rol2, where the dialect row takes it:
         on Zen 4 the i386 avx512vl lazy-chain block at lead 2 / every 3 with read-ahead measured 4.8 % slower
         with rol2 than with rol1, both priced 2.83-2.84 c/B, and a climb that started among rol2 blocks
-        stopped there), or the blocks of its
+        stopped there), a ``slots`` block (the model's unit-class placement) placed every 2, 3 or 4 scalar ops
+        instead (``SLOTS_TO_EVERY``: on Zen 4 the model's first i386 choice is a slots block, and a climb from
+        it reached no fixed interleaving, where the i386 block ``export --tune`` had found measured 0.720 x the
+        textbook against the slots blocks' 0.762-0.81), or the blocks of its
         structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
         level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
@@ -306,6 +310,8 @@ class HybridFamily(Family):
         if p.placement == "every":          # the interleaving one step away, the rounds kept
             near += [replace(p, lead=lead) for lead in LEADS if abs(lead - p.lead) == 1]
             near += [replace(p, every=e) for e in (p.every - 1, p.every + 1) if 1 <= e <= MAX_EVERY]
+        else:                               # the model's unit-class placement: the fixed interleavings beside it
+            near += [replace(p, placement="every", every=e) for e in SLOTS_TO_EVERY]
         near += [point(p, isa=d) for d in dialects_for(model, level, choice.arch)
                  if d != p.isa and dialect(d).blocks == p.dialect.blocks]
         near.append(point(p, ahead=not p.ahead))

@@ -292,3 +292,14 @@ def test_regression_the_climb_offered_a_two_block_read_ahead_block_the_recipe_ro
     near = HYBRID.neighbours(Choice(HYBRID, build(p), "x86_64"), "zen4", "avx2")
     assert near and all(x.code.params.scalar != "recipe" for x in near)
     assert "lazy-chain" in {x.code.params.scalar for x in near}
+
+
+def test_a_slots_blocks_neighbours_include_the_fixed_interleavings_beside_it():
+    """From a ``placement="slots"`` block (the model's unit-class placement, the zen4 i386 search's first choice)
+    the climb steps to the same block placed every 2, 3 and 4 scalar ops (``SLOTS_TO_EVERY``): without them
+    a climb that starts at a slots block never reaches a fixed interleaving."""
+    base = HybridParams(isa="avx", lead=2, placement="slots", arch="i386", ahead=True)
+    c = Choice(HYBRID, family_hybrid.ARCHES["i386"].build_on(base, load_model("zen4")), "i386")
+    fixed = sorted(x.code.params.every for x in HYBRID.neighbours(c, "zen4", "avx")
+                   if x.code.params == dataclasses.replace(base, placement="every", every=x.code.params.every))
+    assert fixed == list(family_hybrid.SLOTS_TO_EVERY) == [2, 3, 4]
