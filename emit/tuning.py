@@ -38,8 +38,9 @@ so where the machine can judge, the machine judges, as the seeds' hand-tuners di
 4. Then the second stage (``tune(..., refine=True)``), coarse to fine as an autotuner's: the first
    stage picked a structure, and where the model cannot rank the codes of that structure the machine
    does. A measured climb of up to ``STEPS`` steps: the winner's ``Family.neighbours`` (a hybrid block's
-   scalar-round forms one choice away, its interleaving one step away, the same block in another dialect
-   of the level or with read-ahead switched; a recipe schedule's recipes one field away -- the textbook's
+   scalar-round forms one choice away, its interleaving one step away (from a ``slots`` placement: every
+   2, 3, 4), the same block in another dialect of the level, with read-ahead switched or with the other
+   recurrence; a recipe schedule's recipes one field away -- the textbook's
    when the reference wins; none for SHA-NI and searched schedules)
    are validated and timed with the winner and the control in as many rounds again; the fastest
    becomes the winner when it is ``MARGIN`` below it, else the climb stops, and its last winner is

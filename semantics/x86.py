@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Literal
 
 from sha1opt.semantics.errors import UnsupportedError
-from sha1opt.semantics.features import ISA, ISA_LEVELS, includes
+from sha1opt.semantics.features import ISA, includes
 from sha1opt.semantics.vector import FORMS as VECTOR_FORMS
 from sha1opt.semantics.vector import VECTOR_ROWS, VectorRow, shape
 
@@ -549,7 +549,7 @@ def isa_set(code) -> frozenset[str]:
 def isa_of(code) -> ISA:
     """The one feature that runs every instruction of ``code`` (``"base"`` for base code).
 
-    On scalar code this is the lowest level of ``ISA_LEVELS``; code that needs two
+    On scalar code this is the lowest level of ``features.ISA_LEVELS``; code that needs two
     unrelated features (SHA-NI and AVX2, BMI2 and SSSE3) has no single one and is
     refused: ask ``isa_set``.
     """

@@ -9,7 +9,8 @@ What lives here:
 * ``items``: decoded machine code (``semantics.lift``) as the simulator's items (``cost_items``);
 * ``decode``: per-instruction facts the engines need;
 * ``inorder`` / ``ooo``: the in-order and out-of-order engines, in stages (``allocation``: the
-  out-of-order allocation stage's scheduler entries, port choice and move-elimination room);
+  out-of-order allocation stage's scheduler entries, port choice and move-elimination room;
+  ``execute``: its execute stage, renaming, forwarding and the units);
 * ``attribution``: utilisation, bottleneck and critical-chain causes;
 * ``simulator``: ``Simulation`` / ``Slot`` results, the per-model
   ``Simulator`` (owns its decode cache) and ``simulate``;

@@ -100,7 +100,8 @@ def dialects_for(model: Model, cap: str | None, arch: str = "x86_64") -> tuple[s
 
 def point(base: HybridParams, **changes) -> HybridParams | None:
     """``replace(base, **changes)``, or None when the dialect row refuses that combination
-    (``hybrid.pair_refusal``: a two-block dialect takes no read-ahead and the rol1 recurrence) or
+    (``hybrid.pair_refusal``: a dialect built for other arches; a two-block dialect's read-ahead with the
+    recipe's rounds) or
     ``HybridParams`` does (the rol2 recurrence without read-ahead on x86-64)."""
     p = {f: changes.get(f, getattr(base, f)) for f in ("isa", "arch", "ahead", "recurrence", "scalar")}
     if pair_refusal(dialect(p["isa"]), p["arch"], p["ahead"], p["recurrence"], p["scalar"]):

@@ -192,16 +192,16 @@ def test_scalar_neighbours_are_the_recipe_one_field_away_and_none_for_a_searched
 
 def test_hybrid_neighbours_keep_the_structure_and_change_the_form_in_one_choice_cheapest_first():
     """zen4, avx2x2 lead 1 every 4, rotate-bmi-early-majn-keep: the neighbours have the block's dialect,
-    interleaving, read-ahead and recurrence, and the five forms one choice away (``one_change``), cheapest
-    on zen4 first; at ``--isa avx`` (no BMI) no ``-bmi`` form is allowed; an i386 block with the recipe's
-    rounds: its neighbours change one recipe field, none needing BMI at ``--isa avx``, or take the lazy rounds
-    (the same seven registers); a lazy block's: the other lazy order and the recipe's, never a rotating form.
-    Apart from these, the same block in each other dialect of the level with as many blocks per iteration (on
-    Zen 4 the i386 recipe block measured 2 % apart in avx and avx512vl, both priced 2.58 c/B), and the same
-    block with read-ahead switched, and with the other recurrence where the dialect row takes it (the
-    two-block avx2x2 block: rol1; the i386 avx block: rol2): avx2x2's neighbours at --isa avx512 include its avx512vlx2 twin (not one
-    without read-ahead: its rol2 recurrence needs it), the i386 avx block's at --isa avx its ssse3 and ssse3k
-    twins and itself with read-ahead."""
+    interleaving, read-ahead and recurrence, and the five forms one choice away (``one_change``), cheapest on
+    zen4 first; at ``--isa avx`` (no BMI) no ``-bmi`` form is allowed; an i386 block with the recipe's rounds:
+    its neighbours change one recipe field, none needing BMI at ``--isa avx``, or take the lazy rounds (the same
+    seven registers); a lazy block's: the other lazy order and the recipe's, never a rotating form. Apart from
+    these, the same block in each other dialect of the level with as many blocks per iteration (on Zen 4 the
+    i386 recipe block measured 2 % apart in avx and avx512vl, both priced 2.58 c/B), and the same block with
+    read-ahead switched, and with the other recurrence where the dialect row takes it (the two-block avx2x2
+    block: rol1; the i386 avx block: rol2): avx2x2's neighbours at --isa avx512 include its avx512vlx2 twin (not
+    one without read-ahead: its rol2 recurrence needs it), the i386 avx block's at --isa avx its ssse3 and
+    ssse3k twins and itself with read-ahead."""
     from sha1opt.search.space.hybrid_forms import one_change
     model = load_model("zen4")
     c = Choice(HYBRID, build(_p("avx2x2", 1, 4)), "x86_64")
