@@ -82,10 +82,11 @@ def build_on(params: HybridParams, model: Model) -> HybridBlock | None:
     return build(params, slots_of(model) if params.placement == "slots" else None)
 
 
-def scalars_for(scalar_isa: str) -> tuple[str, ...]:
-    """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows: the ``-bmi`` forms need BMI2 (rorx, andn)."""
+def scalars_for(scalar_isa: str, arch: str = "x86_64") -> tuple[str, ...]:
+    """The scalar-round forms (``hybrid.SCALARS``) a scalar ISA allows on ``arch``: the ``-bmi`` forms need BMI2
+    (rorx, andn); each form is built for its ``RoundsForm.arches``."""
     bmi = isa_rank(scalar_isa) >= isa_rank("bmi2")
-    return ("recipe",) + tuple(name for name, form in FORMS.items() if bmi or not form.bmi)
+    return ("recipe",) + tuple(name for name, form in FORMS.items() if (bmi or not form.bmi) and arch in form.arches)
 
 
 def first_forms(scalar_isa: str) -> tuple[str, ...]:

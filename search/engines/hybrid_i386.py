@@ -3,7 +3,8 @@
 The i386 space (``space.hybrid_i386``) is the x86-64 one without the families i386 has no
 registers for (the rotating rounds), so the search is ``engines.hybrid``'s reduced to what is
 left: a grid in two stages -- every dialect the model and the cap allow x the recurrence (rol1,
-rol2) x the scalar rounds (``I386_SCALARS``: the textbook recipe, the lazy rounds) x read-ahead
+rol2) x the scalar rounds (``scalars_for(isa, "i386")``: the textbook recipe, the lazy rounds, with BMI2
+``lazy-bmi``) x read-ahead
 (off, on) at lead 2 / every 2; then, for the best of them, ``lead`` 1-3 x (``every`` in
 ``EVERY``, or the ``slots`` placement over the model's unit classes) -- then annealing from the
 grid's best, a move changing the dialect, the recurrence, the scalar rounds, read-ahead, the lead,
@@ -28,9 +29,8 @@ from typing import Callable
 from sha1opt.search.cost.model import Model
 from sha1opt.search.engines.hybrid import (EVERY, P_PARAM, POLISH, TIE, HybridSearch, anneal_params, block_cost,
                                            build_on, dialects_for, polish_shifts, ranked_points,
-                                           recipe_or_offset_move, scalar_isa_for, slots_of)
+                                           recipe_or_offset_move, scalar_isa_for, scalars_for, slots_of)
 from sha1opt.search.space.hybrid import LEADS, RECURRENCES, HybridBlock, HybridParams
-from sha1opt.search.space.hybrid_forms import FORMS
 from sha1opt.search.space.hybrid_i386 import build_i386
 from sha1opt.search.space.recipe import Recipe, isa_rank
 
@@ -45,8 +45,6 @@ def build_on_i386(params: HybridParams, model: Model) -> HybridBlock | None:
     return build_i386(params, slots_of(model) if params.placement == "slots" else None)
 
 
-# the scalar rounds an i386 block can take: the recipe's, and the forms with i386's registers (``lazy``)
-I386_SCALARS = ("recipe",) + tuple(name for name, form in FORMS.items() if "i386" in form.arches)
 
 # the hybrid family's arch variants: how a block of each arch is built on a model
 BUILD_ON = {"x86_64": build_on, "i386": build_on_i386}
@@ -59,7 +57,7 @@ def _neighbour(p: HybridParams, rng: random.Random, dialects: tuple[str, ...], s
         if which == "ahead":
             return replace(p, ahead=not p.ahead)
         if which == "rounds":
-            return replace(p, scalar=rng.choice([s for s in I386_SCALARS if s != p.scalar]))
+            return replace(p, scalar=rng.choice([s for s in scalars_for(scalar_isa, "i386") if s != p.scalar]))
         if which == "recurrence":
             return replace(p, recurrence="rol1" if p.recurrence == "rol2" else "rol2")
         if which == "isa" and len(dialects) > 1:
@@ -99,7 +97,8 @@ def search_hybrid_i386(model: Model, *, cap: str | None = None, evaluations: int
     reason = "grid"
     best: HybridParams | None = None
     # stage 1: dialect x recurrence at one interleaving; stage 2: lead x placement for the best of them
-    grid = [replace(base, isa=d, recurrence=r, scalar=sc, ahead=a) for a in (False, True) for sc in I386_SCALARS
+    grid = [replace(base, isa=d, recurrence=r, scalar=sc, ahead=a) for a in (False, True)
+            for sc in scalars_for(scalar_isa, "i386")
             for r in RECURRENCES for d in dialects]
     for stage in (1, 2):
         if stage == 2:

@@ -172,10 +172,11 @@ class HybridParams:
         why = pair_refusal(self.dialect, self.arch, self.ahead, self.recurrence, self.scalar)
         if why:
             raise Sha1optError(why)
-        if self.arch == "i386" and self.scalar != "recipe" and "i386" not in FORMS[self.scalar].arches:
-            # 7 GPRs: no rotating rounds (9 registers); rol2 keeps its older groups on the stack, and the
+        if self.scalar != "recipe" and self.arch not in FORMS[self.scalar].arches:
+            # i386's 7 GPRs: no rotating rounds (9 registers); rol2 keeps its older groups on the stack, and the
             # read-ahead's data pointer borrows a scalar temporary where it is dead (``hybrid_i386``).
-            raise Sha1optError("the i386 hybrid block takes the recipe or the lazy rounds")
+            raise Sha1optError("the i386 hybrid block takes the recipe or the lazy rounds" if self.arch == "i386"
+                               else f"the scalar rounds {self.scalar} are built for i386 only")
 
     @property
     def dialect(self) -> Dialect:

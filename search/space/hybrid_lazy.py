@@ -65,10 +65,12 @@ def _kind(t: int) -> str:
     return "ch" if t < 20 else "maj" if 40 <= t < 60 else "parity"
 
 
-def _round(t: int, t0: Reg, t1: Reg, order: str) -> list[Instr]:
-    """Round t (module docstring): f from ``t0``, the next round's term into ``t1``; ``order`` (``ORDERS``)."""
+def lazy_round(t: int, t0: Reg, t1: Reg, order: str = "f", prepare: bool = True) -> list[Instr]:
+    """Round t (module docstring): f from ``t0``, the next round's term into ``t1``; ``order`` (``ORDERS``).
+    ``prepare=False``: nothing for round t+1 (as after round 79) -- ``t1`` holds a copy of A_t, and b's
+    register rol30(B_t) = C_{t+1} (``hybrid_seven`` takes over from there)."""
     a, b, c, d, e = state_regs(t)
-    kind, after = _kind(t), (_kind(t + 1) if t < 79 else None)
+    kind, after = _kind(t), (_kind(t + 1) if t < 79 and prepare else None)
     rot_b = _i("ror", Imm(2 if t == 0 else 7), b)            # b's register := rol30(B_t) = C_{t+1}
     wk = _i("add", wk_slot(t), e)
     if kind == "ch":
@@ -109,7 +111,7 @@ def lazy_rounds(temps: tuple[str, str], order: str = "f") -> RotatingRounds:
     code = [_i("mov", c, t[0]), _i("xor", d, t[0]), _i("and", b, t[0])]      # round 0's T0 = B & (C ^ D)
     rounds = [0, 0, 0]
     for r in range(80):
-        ops = _round(r, t[r % 2], t[(r + 1) % 2], order)
+        ops = lazy_round(r, t[r % 2], t[(r + 1) % 2], order)
         code += ops
         rounds += [r] * len(ops)
     code.append(_i("ror", Imm(5), state_regs(80)[1]))       # b's register held rol5(A_79)

@@ -17,7 +17,8 @@ from sha1opt.semantics.prove import Counterexample
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost
-from sha1opt.search.engines.hybrid_i386 import I386_SCALARS, build_on_arch
+from sha1opt.search.engines.hybrid import scalars_for
+from sha1opt.search.engines.hybrid_i386 import build_on_arch
 from sha1opt.search.space import hybrid_dialects
 from sha1opt.search.space.hybrid import HybridParams, build
 from sha1opt.search.space.hybrid_dialects import Dialect, add_k, dialect
@@ -61,7 +62,13 @@ def test_a_wrong_restore_in_one_round_is_a_counterexample():
 
 
 def test_i386_takes_the_lazy_rounds_and_refuses_the_rotating_ones():
-    assert I386_SCALARS == ("recipe", "lazy", "lazy-chain")
+    """i386 takes the recipe's and the lazy rounds (with BMI2 also lazy-bmi); x86-64 never lazy-bmi (it has
+    the rotating BMI forms' nine registers)."""
+    assert scalars_for("bmi2", "i386") == ("recipe", "lazy", "lazy-chain", "lazy-bmi")
+    assert scalars_for("base", "i386") == ("recipe", "lazy", "lazy-chain")
+    assert "lazy-bmi" not in scalars_for("bmi2")
+    with pytest.raises(Sha1optError, match="built for i386 only"):
+        HybridParams(isa="avx", scalar="lazy-bmi")
     HybridParams(isa="ssse3", scalar="lazy-chain", arch="i386")
     with pytest.raises(Sha1optError, match="recipe or the lazy rounds"):
         HybridParams(isa="ssse3", scalar="rotate", arch="i386")
