@@ -40,11 +40,12 @@ registers and the two temporaries, and leave a..e of round 80 in
 ``frame.state_regs(80)``; the block proof checks every value.
 
 Example: ``bmi_lazy_rounds(("esi", "edi")).code`` is 701 instructions (the
-lazy rounds' 741), its first ``rorx $2, %ebx, ...``; on the Zen 4 host
+lazy rounds' 741), its first ``rorx $2, %ebx, ...``. On the Zen 4 host
 (AuthenticAMD family 25 model 17) the i386 avx512vl block at lead 3 / every
-3 with read-ahead measured 0.953-0.956 x the lazy-chain block at lead 2
-(60 pairs each, two runs; ``bench/results/simd_i386_zen4.txt`` has the
-export's figures).
+3 with read-ahead measured 0.953-0.964 x the lazy-chain block at lead 2 (60
+pairs each, three runs), and ``export --arch i386 --isa avx512 --tune 6``
+exports it with the rol2 recurrence: 0.653-0.661 x the textbook, 0.868-0.885
+x OpenSSL's 32-bit SSSE3 path (``bench/results/simd_i386_zen4.txt``).
 """
 
 from __future__ import annotations
