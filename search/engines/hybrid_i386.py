@@ -45,7 +45,6 @@ def build_on_i386(params: HybridParams, model: Model) -> HybridBlock | None:
     return build_i386(params, slots_of(model) if params.placement == "slots" else None)
 
 
-
 # the hybrid family's arch variants: how a block of each arch is built on a model
 BUILD_ON = {"x86_64": build_on, "i386": build_on_i386}
 
