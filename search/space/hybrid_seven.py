@@ -50,6 +50,8 @@ x OpenSSL's 32-bit SSSE3 path (``bench/results/simd_i386_zen4.txt``).
 
 from __future__ import annotations
 
+from functools import cache
+
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 from sha1opt.search.space.frame import state_regs
@@ -121,8 +123,11 @@ def _takeover(last: int, temps: tuple[str, str]) -> list[Roles]:
     return [(e, t1, b, c, d, t0, a), (e, t1, b, c, d, a, t0)]
 
 
+@cache
 def bmi_lazy_rounds(temps: tuple[str, str], order: str = "f") -> RotatingRounds:
-    """Rounds 0..79: Ch and Maj in the seven-register form, parity lazy in ``order`` (module docstring)."""
+    """Rounds 0..79: Ch and Maj in the seven-register form, parity lazy in ``order`` (module docstring).
+    Kept per (temps, order): the free-register search costs as much as pricing a block, and every block the
+    hybrid search builds with these rounds asks for the same code (a ``RotatingRounds`` is immutable)."""
     t = (Reg(temps[0]), Reg(temps[1]))
     code: list[Instr] = []
     rounds: list[int] = []
