@@ -138,6 +138,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--out", default=None, help="also prepend the output to this file")
     args = ap.parse_args()
+    if args.pairs < 2 or args.rounds < 1:
+        ap.error("--pairs must be at least 2 and --rounds at least 1")
     try:
         args.uarch = uarch_name(args.uarch)
     except Sha1optError as e:
