@@ -348,6 +348,8 @@ def _row(model: Model, row: str, why: str) -> dict:
         return {"latency": r.memory_renaming.latency, "source": why}
     if name == "scheduler":
         return {"name": r.scheduler.name, "entries": r.scheduler.entries, "source": why}
+    if name == "microcode":
+        return {"classes": sorted(r.microcode.classes), "slots": r.microcode.slots, "source": why}
     if name == "move_elimination":
         out = {"classes": sorted(r.move_elimination), "source": why}
         if r.move_elimination_slots is not None:

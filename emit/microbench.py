@@ -24,6 +24,10 @@ kernel is made. Kernels (``Kernel``, names in brackets):
   the chains' loads no longer fit in the scheduler (``rules.scheduler``; in zen4 with 80 entries, from 80 adds
   on); past about 128 adds their own throughput binds too (4 ALUs), which the model prices. On a Zen 4 the
   kernel with 64 adds ran flat and the one with 80 did not (a finer sweep: the climb starts at 72-80);
+* ``rule.microcode.K`` -- groups of one ``shldl $5, a, a`` (a microcoded double shift, ``fit.MICROCODED``) and
+  K independent ``leal 1(%r15), x``, for K = ``MICROCODE_FILLERS``: what a microcoded instruction costs
+  among others (``rules.microcode``; its own ``tput`` kernel shows it alone). On a Zen 4, 2 clocks per group
+  for K = 1 to 4 and 3 clocks for K = 5, where alone it runs at 1.5 (bench/results/microcode_mix_zen4.txt);
 * ``frontend.width`` -- a long body of loads, stores and register writes, more than the ALUs take: the
   issue width; ``loop.overhead`` -- the bare loop control, evidence for no row (every kernel carries the loop
   control; a slow bare loop is the loop's, not the counter's or the branch's units: the fit may not move a row
@@ -56,13 +60,13 @@ from sha1opt.semantics.listing import parse_listing
 from sha1opt.semantics.opaque import Opaque, gpr_name
 from sha1opt.semantics.x86 import Instr, Mem, effects, required_isa
 from sha1opt.search.cost.classes import classify, vector_effects
-from sha1opt.search.cost.fit import ISSUE_WIDTH, SCHEDULER, pools
+from sha1opt.search.cost.fit import ISSUE_WIDTH, MICROCODE, SCHEDULER, pools
 from sha1opt.search.cost.items import cost_items
 from sha1opt.search.cost.model import READS_MEMORY, RULE_NAMES, WRITES_MEMORY, Model
 from sha1opt.emit.toolchain import compile_text
 
 __all__ = ["EXEMPLARS", "CHAINS", "NO_CHAIN", "UNMEASURED", "FITTED_RULES", "NOT_FITTED", "MicrobenchError", "Kernel", "Checked", "kernels",
-           "validate", "validate_all", "LOOP_CONTROL"]
+           "validate", "validate_all", "priced", "LOOP_CONTROL"]
 
 
 class MicrobenchError(Sha1optError):
@@ -144,9 +148,12 @@ RULE_KERNELS: dict[str, str] = {
     "vector_store_forwarding": "movdqa %xmm0, 128(%rsp)\naddl 128(%rsp), %eax\nmovd %eax, %xmm0\n",
 }
 FITTED_RULES = ("store_forwarding", "memory_renaming", "rmw_forwarding", "vector_store_forwarding",
-                "move_elimination", "scheduler")
+                "move_elimination", "scheduler", "microcode")
 SCHEDULER_CHAIN = 8                         # dependent loads per chain of a scheduler kernel (L1: ~4 clocks each)
 SCHEDULER_FILLERS = tuple(range(32, 161, 16))   # the adds waiting behind the first chain (``rule.scheduler.N``)
+MICROCODE_FILLERS = (1, 2, 4, 5)            # instructions after each microcoded one (``rule.microcode.K``): on a
+#   Zen 4 four still fit the two clocks and five do not, which pins the slots to 8; no 3 (with 8 slots that
+#   group fills two clocks exactly, and the loop control's slot would add a clock the machine does not spend)
 NOT_FITTED: dict[str, str] = {
     "address_stall": "in-order and P4-era CPUs only (no such host runs x86-64 code here)",
     "pairing": "in-order Pentium/Atom pairing: no such host",
@@ -228,6 +235,12 @@ def _make(name: str, body: str, model: Model, allowed: frozenset[str], informs: 
     return Kernel(name, body, frozenset(got), _needs(body, name), informs)
 
 
+def priced(name: str, body: str, model: Model, informs: str) -> Kernel:
+    """A kernel of any ``body`` the model prices (its classes read off the model, its ISA off the body): for a
+    bench that times mixes ``kernels`` does not make (bench/microcode_mix.py). ``validate`` it before it runs."""
+    return Kernel(name, body, frozenset(_classes(body, model, name)), _needs(body, name), informs)
+
+
 def model_classes(model: Model) -> list[str]:
     """The classes the model prices (its rows), in the model's order."""
     return list(model.classes)
@@ -289,6 +302,19 @@ def _scheduler(model: Model, n: int) -> Kernel:
     return Kernel(k.name, k.body, frozenset({SCHEDULER}), k.needs, k.informs)
 
 
+def _microcode(model: Model, k: int) -> Kernel:
+    """``rule.microcode.K`` (module docstring): evidence for ``rules.microcode`` only (``MICROCODE``)."""
+    lines, n = [], 0
+    for g in range(COPIES // (1 + k)):
+        lines.append(f"shldl $5, %{REGS[g % 4]}, %{REGS[g % 4]}\n")
+        for _ in range(k):
+            lines.append(f"leal 1(%r15), %{REGS[4 + n % 4]}\n")
+            n += 1
+    m = _make(f"rule.microcode.{k}", "".join(lines), model, frozenset({"double_rot", "lea_simple"}),
+              f"rules.microcode: a microcoded instruction and {k} others")
+    return Kernel(m.name, m.body, frozenset({MICROCODE}), m.needs, m.informs)
+
+
 def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
     """Every microbenchmark of ``model`` (module docstring); ``MicrobenchError`` for a class with no exemplar."""
     unlisted = sorted(set(RULE_NAMES) - set(FITTED_RULES) - set(NOT_FITTED))
@@ -314,6 +340,8 @@ def kernels(model: Model, *, pairs: bool = True) -> list[Kernel]:
         out.append(Kernel(k.name, k.body, k.classes & (READS_MEMORY | WRITES_MEMORY), k.needs, k.informs))
     if not model.in_order:
         out += [_scheduler(model, n) for n in SCHEDULER_FILLERS]
+        if "double_rot" in model.classes and "lea_simple" in model.classes:
+            out += [_microcode(model, k) for k in MICROCODE_FILLERS]
     if pairs:
         mixable = [c for c in model_classes(model) if c not in UNMEASURED and _mixable(c, model)]
         groups = pools(model)

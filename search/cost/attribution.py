@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sha1opt.search.cost.decode import FE
+from sha1opt.search.cost.decode import FE, integer_slots
 from sha1opt.search.cost.model import Model
 
 # Causes the engines name themselves (a stall rule's cause is named by the model's data).
@@ -66,7 +66,10 @@ def utilisation(model: Model, seq: list[tuple], units: list[tuple], span: range,
     if model.in_order:
         out = {ISSUE_WIDTH: len(span) / model.issue_width / cycles}
     else:
-        out = {FRONT_END: sum(seq[i][FE] for i in span) / model.issue_width / cycles}
+        slots = sum(seq[i][FE] for i in span)
+        if model.rules.microcode is not None:     # the integer side's dispatch is the front end's too
+            slots = max(slots, sum(integer_slots(seq[i], model) for i in span))
+        out = {FRONT_END: slots / model.issue_width / cycles}
     out.update({unit_port(u.name): b / cycles for u, b in zip(model.units, busy)})
     return out
 

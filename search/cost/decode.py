@@ -51,6 +51,16 @@ CLS, FE, UOPS, LAT, DATA, ADDR, WRITES, MREAD, MWRITE, ELIM, EXEMPT, ALONE, TEXT
 FLAGS = "flags"     # the arithmetic flags, tracked as one more register
 
 
+def integer_slots(d: tuple, model: Model) -> int:
+    """``rules.microcode``: the integer side's dispatch slots decoded instruction ``d`` takes on ``model`` (``ooo.
+    FrontEnd.integer``): none for a vector instruction, the rule's ``slots`` for a microcoded one, else its fused
+    uops. Example (the calibrated Zen 4): ``shldl $5, %eax, %eax`` 9, ``roll $5, %eax`` 1, ``pshufd`` 0."""
+    micro = model.rules.microcode
+    if micro is not None and d[CLS] in micro.classes:
+        return micro.slots
+    return 0 if d[CLS] in VECTOR_CLASSES else d[FE]
+
+
 def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) -> tuple:
     """The decoded tuple of ``item`` on ``model`` (layout above); ``unit_index``: unit name -> position."""
     cls = classify(item, model)

@@ -11,8 +11,9 @@ The free parameters (``parameters``; ``fit_params`` defines them): per class see
 unit set (``ports``) and how many uops it puts there (``compute_uops``); the ``issue_width`` (moved only on the
 evidence of observations whose ``classes`` name ``ISSUE_WIDTH``: a front-end kernel); the rule constants
 (store-forwarding, vector store-forwarding, read-modify-write and memory-renaming latencies, whether an RMW
-by an immediate forwards as one by a register, move elimination) and the scheduler's size (moved only on
-the evidence of observations whose ``classes`` name ``SCHEDULER``: the scheduler kernels). A class's
+by an immediate forwards as one by a register, move elimination), the scheduler's size (moved only on
+the evidence of observations whose ``classes`` name ``SCHEDULER``: the scheduler kernels) and the front-end
+slots of a microcoded instruction (``rules.microcode``, on the evidence of those naming ``MICROCODE``). A class's
 front-end slots are not fitted (``fit_params`` says why).
 
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight
@@ -69,7 +70,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from sha1opt.search.cost.classes import Item, classify
-from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, SCHEDULER, Param,  # noqa: F401
+from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, MICROCODE, SCHEDULER, Param,  # noqa: F401
                                             parameters as _parameters, pools, port_candidates)
 from sha1opt.search.cost.fit_pool import Evaluator
 from sha1opt.search.cost.model import Model

@@ -36,6 +36,7 @@ from typing import Any, Callable, Sequence
 
 from sha1opt.search.cost.model import READS_MEMORY, RMW_CLASSES, WRITES_MEMORY, ClassCost, MemoryRenaming, Model, \
     RmwForwarding, Scheduler, Uop, VectorForwarding, derived_rthroughput
+from sha1opt.search.cost.rules import Microcode
 
 # Classes whose instructions write no register (nor flags): their latency delays nothing a kernel can time,
 # only their own retirement -- a Zen 4 calibration "explained" its slow taken jumps (tput.jump, one per eight
@@ -44,6 +45,14 @@ NO_RESULT = frozenset({"jump", "branch", "nop"})
 ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is evidence for the issue width
 SCHEDULER = "scheduler_entries"    # named in an observation's ``classes``: it is evidence for the scheduler's size
 SCHEDULER_SIZES = tuple(range(16, 257, 8))   # the sizes the fit may give ``rules.scheduler.entries``
+MICROCODE = "microcode_switch"     # named in an observation's ``classes``: it is evidence for ``rules.microcode``
+MICROCODE_SLOTS = tuple(range(4, 13))       # the front-end slots the fit may give a microcoded instruction
+# The classes ``rules.microcode`` names when the fit adds it: the double shifts (shld/shrd), 4 macro-ops on
+# the Zen models (zen3.toml ``uops = 4``), and AMD's optimisation guides (family 17h/19h, "Microcoded
+# instructions") send every instruction of more than two macro-ops to the microcode sequencer. The only
+# integer classes of more than two in any model; on a CPU where they are not microcoded the kernels refute
+# the rule (their time is the units' alone) and the fit leaves it absent.
+MICROCODED = frozenset({"double_rot", "double_shift"})
 FRONT_END = frozenset({"front end"})    # the resource a front-end change binds (``attribution.FRONT_END``)
 
 
@@ -219,6 +228,17 @@ def _rule_params(model: Model) -> list[Param]:
                          lambda m: m.rules.scheduler.entries if m.rules.scheduler else None,
                          lambda m, v, s=ssrc: _rule(m, scheduler=_sized(m.rules.scheduler, v, s)),
                          lambda cs: True, lambda cs: SCHEDULER in cs, screen_all_evidence=True))
+        coded = frozenset(r.microcode.classes if r.microcode else MICROCODED & set(model.classes))
+        if coded:
+            cur = r.microcode.slots if r.microcode else None
+            msrc = r.microcode.source if r.microcode else "calibrated"
+            # as the scheduler's size: absent is a candidate only where the base has no microcode row
+            out.append(Param("rules.microcode", "slots", tuple(dict.fromkeys([cur, *MICROCODE_SLOTS])),
+                             lambda m: m.rules.microcode.slots if m.rules.microcode else None,
+                             lambda m, v, c=coded, s=msrc: _rule(m, microcode=None if v is None else
+                                                                 Microcode(c, int(v), s)),
+                             lambda cs, c=coded: MICROCODE in cs or bool(cs & c), lambda cs: MICROCODE in cs,
+                             screen_all_evidence=True))
     for cls in ("mov_rr", "vec_mov"):
         if cls in model.classes:
             now = cls in r.move_elimination

@@ -11,6 +11,12 @@ Per instruction, in program order:
    ``rules.scheduler``, while the reservation station has no free entry for
    its uops (``ReservationStation``), and with ``rules.register_reads``
    while the register file's read ports are taken (``FrontEnd.read_ports``);
+   with ``rules.microcode`` a microcoded instruction comes from the sequencer,
+   not the op cache (none of the ``width`` slots), and an integer instruction
+   is dispatched by the integer side too, ``issue_width`` slots per clock, of
+   which a microcoded one takes the rule's ``slots``; after one, the next
+   instruction that is not microcoded starts the integer side on a new clock
+   (``FrontEnd.integer``, ``FrontEnd.switch``);
    with ``rules.port_binding`` each compute uop's port is chosen here, by
    issue slot (``PortBinder``);
 2. execute (``execute.Execute.run``): each uop is placed, at the first tick its
@@ -87,17 +93,21 @@ class ReorderBuffer:
 
 
 class FrontEnd:
-    """Dispatch stage: ``width`` fused uops per clock into a ``window``-entry reorder buffer."""
+    """Dispatch stage: ``width`` fused uops per clock into a ``window``-entry reorder buffer; with
+    ``rules.microcode``, the integer side's dispatch too (``integer``)."""
 
-    __slots__ = ("width", "window", "tpc", "cycle", "count")
+    __slots__ = ("width", "window", "tpc", "cycle", "count", "icycle", "icount")
 
     def __init__(self, width: int, window: int, tpc: int) -> None:
         self.width, self.window, self.tpc = width, window, tpc
         self.cycle = 0
         self.count = 0
+        self.icycle = 0          # rules.microcode: the integer side's dispatch clock and the slots taken in it
+        self.icount = 0
 
-    def allocate(self, i: int, k: int, rob: ReorderBuffer, nodes: list) -> int:
-        """The tick instruction ``i`` (``k`` fused uops) is allocated; records its allocation node."""
+    def allocate(self, i: int, k: int, rob: ReorderBuffer, nodes: list, fe: int | None = None) -> int:
+        """The tick instruction ``i`` (``k`` fused uops, ``fe`` of them from the op cache where not all:
+        ``rules.microcode``) is allocated; records its allocation node."""
         width, cycle, count = self.width, self.cycle, self.count
         if count >= width:
             cycle += 1
@@ -107,7 +117,7 @@ class FrontEnd:
         windowed = slot >= 0 and slots[slot] > cycle
         if windowed:
             cycle, count = slots[slot], 0
-        count += k
+        count += k if fe is None else fe
         while count > width:
             cycle += 1
             count -= width
@@ -118,6 +128,35 @@ class FrontEnd:
             wait = alloc - nodes[a_pred][0] if a_pred >= 0 else alloc
             nodes[2 * i + 1] = (alloc, a_pred, ((a_cause, wait if wait > 0 else 0),))
         return alloc
+
+    def switch(self) -> None:
+        """``rules.microcode``: back from the microcode sequencer, the integer side starts a new clock."""
+        if self.icount:
+            self.icycle += 1
+            self.icount = 0
+
+    def integer(self, i: int, alloc: int, slots: int, nodes: list | None) -> int:
+        """``rules.microcode``: integer instruction ``i``, allocated at tick ``alloc`` by the front end, takes
+        ``slots`` of the integer side's ``width`` per clock; the tick it is dispatched. Where the integer side
+        is behind, the front end waits for it (its clock moves on, its slots there free), and the stall is
+        charged to the front end."""
+        tpc, width = self.tpc, self.width
+        c = alloc // tpc
+        ic, n = self.icycle, self.icount
+        if c > ic:
+            ic, n = c, 0
+        n += slots
+        while n > width:
+            ic += 1
+            n -= width
+        self.icycle, self.icount = ic, n
+        if ic <= c:
+            return alloc
+        self.cycle, self.count = ic, 0
+        if nodes is not None:
+            at, pred, segs = nodes[2 * i + 1]
+            nodes[2 * i + 1] = (ic * tpc, pred, segs + ((FRONT_END, ic * tpc - at),))
+        return ic * tpc
 
     def read_ports(self, i: int, k: int, d: tuple, alloc: int, ex: "Execute", retired: list, rule, state: list,
                    nodes: list) -> int:
@@ -197,7 +236,8 @@ class Resume:
 
 def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,
           rstate: list, mover: MoveEliminator | None) -> tuple:
-    return (i, rstate[0], set(rstate[1]), front.cycle, front.count, rob.cycle, rob.count, len(rob.slots),
+    return (i, rstate[0], set(rstate[1]), front.cycle, front.count, front.icycle, front.icount, rob.cycle, rob.count,
+            len(rob.slots),
             ex.ports.state(front.cycle * front.tpc), dict(ex.regs), dict(ex.gen), dict(ex.stores),
             rs.state() if rs else None,
             ex.binder.state() if ex.binder else None, mover.state() if mover else None)
@@ -205,8 +245,8 @@ def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: Reservat
 
 def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute,
              rs: ReservationStation | None, rstate: list, mover: MoveEliminator | None) -> int:
-    (i, rcycle, rset, front.cycle, front.count, rob.cycle, rob.count, nslots, ports, regs, gen, stores, held,
-     bound, moves) = point
+    (i, rcycle, rset, front.cycle, front.count, front.icycle, front.icount, rob.cycle, rob.count, nslots, ports, regs,
+     gen, stores, held, bound, moves) = point
     rstate[0], rstate[1] = rcycle, set(rset)
     if rs is not None:
         rs.restore(held)
@@ -285,6 +325,8 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
                 retired[:start] = memo.retired[:start]
     read_ports = front.read_ports
     binding = ex.binder is not None
+    micro = model.rules.microcode
+    coded = micro.classes if micro is not None else None
     step = Resume.STEP
     last_point = len(seq) if horizon is None else min(len(seq), horizon)
     next_point = (start // step + 1) * step if saving else len(seq)
@@ -295,7 +337,16 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
             next_point += step
         d = seq[i]
         k = d[FE]
-        alloc = allocate(i, k, rob, nodes)         # 1. dispatch
+        if coded is None:
+            alloc = allocate(i, k, rob, nodes)     # 1. dispatch
+        else:                                      # ... with the microcode sequencer (rules.microcode)
+            cls = d[CLS]
+            mc = cls in coded
+            alloc = allocate(i, k, rob, nodes, 0 if mc else k)
+            if not mc and i and seq[i - 1][CLS] in coded:
+                front.switch()
+            if cls not in VECTOR_CLASSES:
+                alloc = front.integer(i, alloc, micro.slots if mc else k, nodes)
         if mover is not None:                      # ... eliminating a move only while the renamer has room
             d = _renamed(d, mover, front.cycle)
         if rs is not None and not d[ELIM]:         # ... into free reservation-station entries

@@ -30,6 +30,7 @@ RULE_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "port_binding": ({"source"}, set()),
     "scheduler": ({"name", "entries", "source"}, set()),
     "dispatch_delay": ({"name", "cycles", "source"}, set()),
+    "microcode": ({"classes", "slots", "source"}, set()),
 }
 RULE_NAMES: tuple[str, ...] = tuple(RULE_KEYS)     # every rule a model may carry
 
@@ -102,6 +103,24 @@ class DispatchDelay:
 
 
 @dataclass(frozen=True)
+class Microcode:
+    """Instructions of ``classes`` come from the microcode sequencer, not the op cache (out of order only).
+
+    Such an instruction takes none of the front end's ``issue_width`` slots but ``slots`` of the integer
+    side's dispatch (as many per clock; other integer instructions take their uops there, vector ones none),
+    and after it the next instruction that is not of ``classes`` starts the integer side on a new clock: the
+    switch back to the op cache ends its dispatch group. Back to back, microcoded instructions stream
+    (``ooo.FrontEnd.integer``). Example (the calibrated Zen 4, 8 slots): ``shldl $5, %eax, %eax`` alone runs
+    at its units' 1.5 clocks; with one to four leas after each at 2 clocks per group (8 + 4 slots), with five
+    at 3, and with five vector instructions at 2 (bench/results/microcode_mix_zen4.txt) -- without the rule,
+    1.5-2.1 for all of them.
+    """
+    classes: frozenset[str]
+    slots: int
+    source: str
+
+
+@dataclass(frozen=True)
 class Scheduler:
     name: str                   # how the cause is reported, e.g. "scheduler full"
     entries: int                # fused uops allocated and not yet dispatched to a unit, at most
@@ -125,6 +144,7 @@ class Rules:
     dispatch_delay: DispatchDelay | None = None     # None: a uop may dispatch the clock after its allocation
     rmw_forwarding: RmwForwarding | None = None     # None: a read-modify-write's store forwards as a mov store
     memory_renaming: MemoryRenaming | None = None   # None: a plain load forwards as a load-op does
+    microcode: Microcode | None = None              # None: every instruction comes from the op cache
 
     def forward_latency(self, store: str, load: str = "other") -> float:
         """Clocks from a store's data to a later load of its address having it -- the one place both engines
@@ -256,5 +276,11 @@ def parse_rules(fname: str, raw: Any, class_names: set[str], in_order: bool) -> 
         rmw = RmwForwarding(w[1], w[0]["source"], imm)
     n = forwarding("memory_renaming")
     renaming = MemoryRenaming(n[1], n[0]["source"]) if n else None
+    micro = None
+    if (r := ooo_row("microcode")) is not None:
+        if not isinstance(r["classes"], list) or not r["classes"] or \
+                not all(isinstance(c, str) and c in class_names for c in r["classes"]):
+            raise CorpusError(f"{fname}: rules.microcode.classes must list instruction classes of the model")
+        micro = Microcode(frozenset(r["classes"]), count(r, "microcode", "slots", 1), r["source"])
     return Rules(lat, sf["source"], stall, pairing, elim, elim_src, replay, reads, binding, sched, elim_slots, vfwd,
-                 delay, rmw, renaming)
+                 delay, rmw, renaming, micro)

@@ -638,3 +638,59 @@ def test_regression_the_in_order_engine_forwards_through_a_reloaded_pointer_too(
     t = simulate(parse_text(src, "i386"), slow).timeline
     store, load = t[3], t[6]
     assert load.text.startswith("add (%esi)") and load.issue == store.issue + 9
+
+
+def _microcoded(m, slots: int):
+    from sha1opt.search.cost.rules import Microcode
+    return dataclasses.replace(m, name=f"{m.name}+microcode{slots}", rules=dataclasses.replace(
+        m.rules, microcode=Microcode(frozenset({"double_rot", "double_shift"}), slots, "test")))
+
+
+def _groups(k: int, n: int, filler: str = "leal 1(%r15), %{}") -> list:
+    """``n`` groups of one ``shldl $5, a, a`` and ``k`` independent fillers (bench/microcode_mix.py's kernels)."""
+    regs, fill, vec, lines = ("eax", "ebx", "edx", "esi"), ("r8d", "r9d", "r13d", "r14d"), ("xmm1", "xmm2"), []
+    for g in range(n):
+        lines.append(f"shldl $5, %{regs[g % 4]}, %{regs[g % 4]}")
+        lines += [filler.format((vec if "xmm" in filler else fill)[(g * k + j) % 2]) for j in range(k)]
+    return parse_listing("1:\n" + "\n".join(lines) + "\n", "x86_64", "mc").items
+
+
+@pytest.mark.parametrize("k,clocks", [(0, 1.5), (1, 2.0), (2, 2.0), (4, 2.0), (5, 3.0)])
+def test_microcode_takes_its_slots_and_the_switch_back_starts_a_clock(k, clocks):
+    """rules.microcode (measured on a Zen 4 by calibrate's rule.microcode kernels, bench/microcode_mix.py): a
+    microcoded instruction takes the rule's slots of the integer side's dispatch (8 of 6 per clock), and the next
+    instruction that is not microcoded starts a new clock there. Alone, ``shld`` runs at its units' 1.5 clocks;
+    with 1 to 4 leas after each, 2 clocks per group (8 + 4 slots, then a new clock); with 5, 3 (13 slots).
+    Without the rule the same groups cost 1.5-2.1 (the units and 6 slots per clock), as zen4 prices them."""
+    m = _microcoded(load_model("zen4"), 8)
+    n = 48 // (1 + k)
+    assert Simulator(m).simulate(_groups(k, n), loop=True).cycles / n == pytest.approx(clocks, abs=0.02)
+    plain = load_model("zen4")
+    assert Simulator(plain).simulate(_groups(k, n), loop=True).cycles / n < clocks or k == 0
+
+
+def test_microcode_leaves_vector_instructions_to_their_own_dispatch():
+    """rules.microcode: vector instructions are not the integer side's, so they dispatch beside a microcoded
+    one -- on a Zen 4 ``shld`` with five vector ops (``pshufd``) after each ran at 2.0-2.2 clocks per group, with five leas at
+    3.0 (bench/results/microcode_mix_zen4.txt)."""
+    m = _microcoded(load_model("zen4"), 8)
+    vec = Simulator(m).simulate(_groups(5, 8, "vpaddd %xmm15, %xmm15, %{}"), loop=True).cycles / 8
+    ints = Simulator(m).simulate(_groups(5, 8), loop=True).cycles / 8
+    assert vec == pytest.approx(2.0, abs=0.05) and ints == pytest.approx(3.0, abs=0.02)
+
+
+def test_microcode_rule_is_out_of_order_only_and_names_model_classes():
+    """The loader refuses ``rules.microcode`` on an in-order model and a class the model has no row for."""
+    from sha1opt.search.cost.rules import parse_rules
+    from sha1opt.semantics.errors import CorpusError
+    sf = {"latency": 4, "source": "s"}
+    row = {"classes": ["double_rot"], "slots": 8, "source": "s"}
+    r = parse_rules("m.toml", {"store_forwarding": sf, "microcode": row}, {"double_rot"}, False)
+    assert r.microcode.slots == 8 and r.microcode.classes == {"double_rot"}
+    with pytest.raises(CorpusError, match="out-of-order models only"):
+        parse_rules("m.toml", {"store_forwarding": sf, "microcode": row}, {"double_rot"}, True)
+    with pytest.raises(CorpusError, match="instruction classes of the model"):
+        parse_rules("m.toml", {"store_forwarding": sf, "microcode": {**row, "classes": ["nosuch"]}}, {"double_rot"},
+                    False)
+    with pytest.raises(CorpusError, match="unknown"):
+        parse_rules("m.toml", {"store_forwarding": sf, "microcode": {**row, "width": 2}}, {"double_rot"}, False)

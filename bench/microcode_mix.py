@@ -1,0 +1,137 @@
+"""Microcoded instructions among others, on this host: what ``shld`` costs in a mix, timed and predicted (issue 25).
+
+``sha1opt calibrate`` times every class alone (``tput.X``, ``lat.X``) and in pairs of classes of the model
+(``mix.A+B``). The double shifts (``shld``/``shrd``: classes ``double_rot`` and ``double_shift``) are the
+model's only multi-uop integer classes; on AMD CPUs an instruction of more than two macro-ops comes from the
+microcode sequencer, not the op cache. Alone, their throughput is what the calibrated rows say. This bench
+asks whether they cost the same between other instructions -- OpenSSL's AVX SHA-1 path writes every
+rotate of its rounds as ``shld``/``shrd``, and the calibrated Zen 4 model prices that loop 28 % fast
+(``bench/results/calibrate_holdout_zen4.txt``).
+
+Kernels (each about 48 instructions, the loop control after them): groups of one *subject* and ``k`` fillers,
+for k = 0 to 5:
+
+* subjects: ``shldl $5, a, a`` (a rotate, ``double_rot``), ``shldl $5, %r15d, a`` (``double_shift``), and
+  ``roll $5, a`` (``rot_imm``, one macro-op: the control);
+* fillers: ``nop``, ``leal 1(%r15), x`` (an integer ALU op with a constant input), ``movl 64(%rsp), x``
+  (a load), ``pshufd $27, %xmm15, v`` (a vector op). Subjects write %eax/%ebx/%edx/%esi in turn, fillers
+  %r8d/%r9d/%r13d/%r14d or %xmm1-%xmm4: nothing chains a group to the next but a subject's own register,
+  four groups back.
+
+Every kernel is checked as calibrate's are (``microbench.validate_all``: registers and the private buffer
+only, and the machine code is the intended instructions) and timed the same way (``calibrate.measure_kernels``:
+core cycles per iteration from the add-chain clock, rounds of a shared core left out by its probes). Printed per
+kernel: core cycles per group, measured (``calibrate.kernel_time`` [p10, p90]) and predicted by ``--uarch``;
+and for the microcoded subjects, the clocks each costs beyond the model (measured - model, per group).
+
+Usage: nice -n -10 python bench/microcode_mix.py [--uarch host] [--passes 3]
+       [--out bench/results/microcode_mix.txt] (the output is prepended to ``--out``)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pair_table import banner, load
+
+from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
+from sha1opt.emit.host_cpu import host, host_refusal, uarch_name
+from sha1opt.emit.microbench import Checked, kernels, priced, validate_all
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.cost.simulator import simulate
+from sha1opt.semantics.errors import Sha1optError
+
+SUBJECTS = {"shld rotate": "shldl $5, %{a}, %{a}", "shld shift": "shldl $5, %r15d, %{a}", "rol": "roll $5, %{a}"}
+FILLERS = {"nop": "nop", "lea": "leal 1(%r15), %{x}", "load": "movl 64(%rsp), %{x}",
+           "vector": "pshufd $27, %xmm15, %{v}"}
+KS = (0, 1, 2, 3, 4, 5)
+SIZE = 48                                    # instructions per kernel (divisible by 1 + k for every k)
+SUBJECT_REGS = ("eax", "ebx", "edx", "esi")
+FILLER_REGS = ("r8d", "r9d", "r13d", "r14d")
+VECTOR_REGS = ("xmm1", "xmm2", "xmm3", "xmm4")
+
+
+def body(subject: str, filler: str, k: int) -> tuple[str, int]:
+    """A kernel's body and its number of groups (module docstring)."""
+    groups = SIZE // (1 + k)
+    lines, n = [], 0
+    for g in range(groups):
+        lines.append(SUBJECTS[subject].format(a=SUBJECT_REGS[g % len(SUBJECT_REGS)]))
+        for _ in range(k):
+            lines.append(FILLERS[filler].format(x=FILLER_REGS[n % len(FILLER_REGS)],
+                                                v=VECTOR_REGS[n % len(VECTOR_REGS)]))
+            n += 1
+    return "".join(line + "\n" for line in lines), groups
+
+
+def plan(model) -> list[tuple[str, str, int, str, int]]:
+    """(subject, filler, k, body, groups) per kernel; k = 0 once per subject."""
+    out = []
+    for s in SUBJECTS:
+        for f in FILLERS:
+            for k in KS:
+                if k == 0 and f != next(iter(FILLERS)):
+                    continue
+                text, groups = body(s, f, k)
+                out.append((s, f if k else "-", k, text, groups))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--uarch", default="host", help="the model that prices the kernels (default: this CPU's)")
+    ap.add_argument("--passes", type=int, default=3, help="timing passes over every kernel (calibrate's: 3)")
+    ap.add_argument("--out", default=None, help="also prepend the output to this file")
+    args = ap.parse_args()
+    if not 1 <= args.passes <= 20:
+        ap.error("--passes must be 1 to 20")
+    try:
+        args.uarch = uarch_name(args.uarch)
+    except Sha1optError as e:
+        ap.error(f"--uarch: {e}")
+    why = host_refusal(args.uarch, host())
+    if why:
+        ap.error(f"--uarch {args.uarch}: {why}")
+    lines: list[str] = []
+
+    def say(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    say(banner("bench/microcode_mix.py"))
+    model = load_model(args.uarch)
+    rows = plan(model)
+    ks = [priced(f"mc.{n}", text, model, "microcoded instructions in a mix") for n, (*_, text, _g) in enumerate(rows)]
+    probes = [k for k in kernels(model, pairs=False) if k.name in SHARE_PROBES]
+    checked = validate_all(ks + probes, model)
+    refused = [c for c in checked if not isinstance(c, Checked)]
+    if refused:
+        say(f"# a kernel was refused, nothing is timed: {refused[0]}")
+        return 1
+    samples = measure_kernels(checked, passes=args.passes)
+    say(f"# model {args.uarch}; {len(ks)} kernels of {SIZE} instructions, {args.passes} passes (core cycles "
+        f"from the add-chain clock, shared rounds left out); per group of one subject and k fillers:")
+    say(f"{'subject':12s} {'filler':6s} {'k':>2s} {'groups':>6s} {'measured':>8s} {'[p10':>6s} {'p90]':>6s} "
+        f"{'model':>6s} {'meas-model':>10s}")
+    for (s, f, k, _text, groups), kern in zip(rows, ks):
+        m, lo, hi = band(samples[kern.name])
+        t = kernel_time(m, lo)
+        pred = simulate(kern.items(), model, loop=True).cycles
+        say(f"{s:12s} {f:6s} {k:2d} {groups:6d} {t / groups:8.2f} {lo / groups:6.2f} {hi / groups:6.2f} "
+            f"{pred / groups:6.2f} {(t - pred) / groups:10.2f}")
+    say(f"# done; {load()}")
+    if args.out:
+        out = Path(args.out)
+        before = out.read_text() if out.exists() else ""
+        out.write_text("\n".join(lines) + "\n\n" + before)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (Sha1optError, KeyboardInterrupt) as e:
+        print(f"bench/microcode_mix.py: {e or 'interrupted'}", file=sys.stderr)
+        sys.exit(1)
