@@ -135,17 +135,20 @@ class FrontEnd:
             self.icycle += 1
             self.icount = 0
 
-    def integer(self, i: int, alloc: int, slots: int, nodes: list | None) -> int:
+    def integer(self, i: int, alloc: int, slots: int, extra: int, nodes: list | None) -> int:
         """``rules.microcode``: integer instruction ``i``, allocated at tick ``alloc`` by the front end, takes
-        ``slots`` of the integer side's ``width`` per clock; the tick it is dispatched. Where the integer side
-        is behind, the front end waits for it (its clock moves on, its slots there free), and the stall is
-        charged to the front end."""
+        ``slots`` of the integer side's ``width`` per clock (``extra`` of them beyond its op-cache slots: a
+        microcoded one's); the tick it is dispatched. While the integer side is not behind the front end it
+        follows it (the front end's slots of that clock, and the extra), so it delays nothing but microcode;
+        where it is behind, the front end waits for it (its clock moves on, its slots there free), and the
+        stall is charged to the front end."""
         tpc, width = self.tpc, self.width
         c = alloc // tpc
         ic, n = self.icycle, self.icount
         if c > ic:
-            ic, n = c, 0
-        n += slots
+            ic, n = c, self.count + extra
+        else:
+            n += slots
         while n > width:
             ic += 1
             n -= width
@@ -326,7 +329,8 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
     read_ports = front.read_ports
     binding = ex.binder is not None
     micro = model.rules.microcode
-    coded = micro.classes if micro is not None else None
+    # (the integer side follows the front end exactly while no microcoded instruction runs: skipped then)
+    coded = micro.classes if micro is not None and any(d[CLS] in micro.classes for d in seq) else None
     step = Resume.STEP
     last_point = len(seq) if horizon is None else min(len(seq), horizon)
     next_point = (start // step + 1) * step if saving else len(seq)
@@ -346,7 +350,7 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
             if not mc and i and seq[i - 1][CLS] in coded:
                 front.switch()
             if cls not in VECTOR_CLASSES:
-                alloc = front.integer(i, alloc, micro.slots if mc else k, nodes)
+                alloc = front.integer(i, alloc, micro.slots if mc else k, micro.slots if mc else 0, nodes)
         if mover is not None:                      # ... eliminating a move only while the renamer has room
             d = _renamed(d, mover, front.cycle)
         if rs is not None and not d[ELIM]:         # ... into free reservation-station entries
