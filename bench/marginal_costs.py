@@ -35,13 +35,12 @@ import argparse
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
 
-from pair_table import banner, load
+from pair_table import Output, banner, host_model, load
 
 from sha1opt.emit.family import Choice
 from sha1opt.emit.family_hybrid import ARCHES, HYBRID
-from sha1opt.emit.host_cpu import host, host_refusal, lacking, uarch_name
+from sha1opt.emit.host_cpu import lacking
 from sha1opt.emit.tuning import Entry, tune_choices
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.engines.hybrid import block_cost, dialects_for
@@ -140,18 +139,9 @@ def main() -> int:
     args = ap.parse_args()
     if args.pairs < 2 or args.rounds < 1:
         ap.error("--pairs must be at least 2 and --rounds at least 1")
-    try:
-        args.uarch = uarch_name(args.uarch)
-    except Sha1optError as e:
-        ap.error(f"--uarch: {e}")
-    why = host_refusal(args.uarch, host())
-    if why:
-        ap.error(f"--uarch {args.uarch}: {why}")
-    lines: list[str] = []
-
-    def say(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
+    args.uarch = host_model(ap, args.uarch)
+    output = Output()
+    say = output.say
 
     say(banner("bench/marginal_costs.py"))
     model = load_model(args.uarch)
@@ -195,10 +185,7 @@ def main() -> int:
     say(f"# done; {load()}")
     say("# measured = median [p10, p90] of the paired ratios variant / subject in TSC ticks per byte; model = the "
         "same ratio under the model; marginal = core cycles per added instruction (fillers after rounds 0-78)")
-    if args.out:
-        out = Path(args.out)
-        before = out.read_text() if out.exists() else ""
-        out.write_text("\n".join(lines) + "\n\n" + before)
+    output.prepend(args.out)
     return 0
 
 

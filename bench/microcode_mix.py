@@ -32,12 +32,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from pair_table import banner, load
+from pair_table import Output, banner, host_model, load
 
 from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
-from sha1opt.emit.host_cpu import host, host_refusal, uarch_name
 from sha1opt.emit.microbench import Checked, kernels, priced, validate_all
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.simulator import simulate
@@ -87,18 +85,9 @@ def main() -> int:
     args = ap.parse_args()
     if not 1 <= args.passes <= 20:
         ap.error("--passes must be 1 to 20")
-    try:
-        args.uarch = uarch_name(args.uarch)
-    except Sha1optError as e:
-        ap.error(f"--uarch: {e}")
-    why = host_refusal(args.uarch, host())
-    if why:
-        ap.error(f"--uarch {args.uarch}: {why}")
-    lines: list[str] = []
-
-    def say(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
+    args.uarch = host_model(ap, args.uarch)
+    output = Output()
+    say = output.say
 
     say(banner("bench/microcode_mix.py"))
     model = load_model(args.uarch)
@@ -122,10 +111,7 @@ def main() -> int:
         say(f"{s:12s} {f:6s} {k:2d} {groups:6d} {t / groups:8.2f} {lo / groups:6.2f} {hi / groups:6.2f} "
             f"{pred / groups:6.2f} {(t - pred) / groups:10.2f}")
     say(f"# done; {load()}")
-    if args.out:
-        out = Path(args.out)
-        before = out.read_text() if out.exists() else ""
-        out.write_text("\n".join(lines) + "\n\n" + before)
+    output.prepend(args.out)
     return 0
 
 

@@ -20,8 +20,11 @@ import os
 import platform
 import time
 
+from pathlib import Path
+
 from sha1opt.emit.bench import BenchRefusal, BenchReport, PeerStats
-from sha1opt.emit.host_cpu import host, identify
+from sha1opt.emit.host_cpu import host, host_refusal, identify, uarch_name
+from sha1opt.semantics.errors import Sha1optError
 
 HEADER_COLUMNS = f"{'peer':16s} {'bytes':>8s} {'median':>7s} {'p10':>6s} {'p90':>6s} " \
                  f"{'min/min':>7s} {'ours t/B':>8s} {'peer t/B':>8s}"
@@ -75,3 +78,34 @@ def report_lines(label: str, width: int, rep: BenchReport | BenchRefusal) -> lis
         return [f"{label} refused: {rep.reason}"]
     return [row(label, st) for st in rep.stats] + [
         f"{'':{width}s} validated first: {', '.join(rep.validated)}; TSC {rep.tsc_hz / 1e9:.3f} GHz; {load()}"]
+
+
+def host_model(ap, name: str) -> str:
+    """``--uarch NAME`` of a bench that times on this CPU: the model's name (``host`` resolved), or
+    ``ap.error`` (one line, exit 2) for an unknown model or one of another CPU."""
+    try:
+        name = uarch_name(name)
+    except Sha1optError as e:
+        ap.error(f"--uarch: {e}")
+    why = host_refusal(name, host())
+    if why:
+        ap.error(f"--uarch {name}: {why}")
+    return name
+
+
+class Output:
+    """A bench's printed lines, kept to be prepended to its results file (``prepend``)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def say(self, text: str = "") -> None:
+        print(text, flush=True)
+        self.lines.append(text)
+
+    def prepend(self, path: str | None) -> None:
+        """The lines, a blank line and the file's old text (none when ``path`` is None)."""
+        if path:
+            out = Path(path)
+            before = out.read_text() if out.exists() else ""
+            out.write_text("\n".join(self.lines) + "\n\n" + before)
