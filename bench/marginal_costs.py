@@ -32,11 +32,10 @@ Usage: nice -n -10 python bench/marginal_costs.py [--arch i386] [--uarch host] [
 from __future__ import annotations
 
 import argparse
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from pair_table import Output, banner, host_model, load
+from pair_table import Output, host_model, load, run_main
 
 from sha1opt.emit.family import Choice
 from sha1opt.emit.family_hybrid import ARCHES, HYBRID
@@ -49,7 +48,6 @@ from sha1opt.search.space.hybrid import HybridParams, features
 from sha1opt.search.space.hybrid_forms import LAZY_TEMPS
 from sha1opt.search.space.hybrid_regs import wk_slot
 from sha1opt.search.space.hybrid_rounds import RotatingRounds
-from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Reg
 
 ROUNDS = 80
@@ -140,10 +138,8 @@ def main() -> int:
     if args.pairs < 2 or args.rounds < 1:
         ap.error("--pairs must be at least 2 and --rounds at least 1")
     args.uarch = host_model(ap, args.uarch)
-    output = Output()
+    output = Output("bench/marginal_costs.py")
     say = output.say
-
-    say(banner("bench/marginal_costs.py"))
     model = load_model(args.uarch)
     p = subject(model, args.arch)
     if p is None:
@@ -190,8 +186,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (Sha1optError, KeyboardInterrupt) as e:
-        print(f"bench/marginal_costs.py: {e or 'interrupted'}", file=sys.stderr)
-        sys.exit(1)
+    run_main(main, "bench/marginal_costs.py")

@@ -31,15 +31,13 @@ Usage: nice -n -10 python bench/microcode_mix.py [--uarch host] [--passes 3]
 from __future__ import annotations
 
 import argparse
-import sys
 
-from pair_table import Output, banner, host_model, load
+from pair_table import Output, host_model, load, run_main
 
 from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
 from sha1opt.emit.microbench import Checked, kernels, priced, validate_all
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.simulator import simulate
-from sha1opt.semantics.errors import Sha1optError
 
 SUBJECTS = {"shld rotate": "shldl $5, %{a}, %{a}", "shld shift": "shldl $5, %r15d, %{a}", "rol": "roll $5, %{a}"}
 FILLERS = {"nop": "nop", "lea": "leal 1(%r15), %{x}", "load": "movl 64(%rsp), %{x}",
@@ -86,10 +84,8 @@ def main() -> int:
     if not 1 <= args.passes <= 20:
         ap.error("--passes must be 1 to 20")
     args.uarch = host_model(ap, args.uarch)
-    output = Output()
+    output = Output("bench/microcode_mix.py")
     say = output.say
-
-    say(banner("bench/microcode_mix.py"))
     model = load_model(args.uarch)
     rows = plan(model)
     ks = [priced(f"mc.{n}", text, model, "microcoded instructions in a mix") for n, (*_, text, _g) in enumerate(rows)]
@@ -116,8 +112,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (Sha1optError, KeyboardInterrupt) as e:
-        print(f"bench/microcode_mix.py: {e or 'interrupted'}", file=sys.stderr)
-        sys.exit(1)
+    run_main(main, "bench/microcode_mix.py")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 import time
 
 from pathlib import Path
@@ -94,10 +95,11 @@ def host_model(ap, name: str) -> str:
 
 
 class Output:
-    """A bench's printed lines, kept to be prepended to its results file (``prepend``)."""
+    """A bench's printed lines, its ``banner`` first, kept to be prepended to its results file (``prepend``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: str) -> None:
         self.lines: list[str] = []
+        self.say(banner(script))
 
     def say(self, text: str = "") -> None:
         print(text, flush=True)
@@ -109,3 +111,12 @@ class Output:
             out = Path(path)
             before = out.read_text() if out.exists() else ""
             out.write_text("\n".join(self.lines) + "\n\n" + before)
+
+
+def run_main(main, script: str) -> None:
+    """Exit with ``main()``'s status; a refusal (``Sha1optError``) or Ctrl-C is one line naming ``script``."""
+    try:
+        sys.exit(main())
+    except (Sha1optError, KeyboardInterrupt) as e:
+        print(f"{script}: {e or 'interrupted'}", file=sys.stderr)
+        sys.exit(1)
