@@ -5,8 +5,8 @@
 model's only multi-uop integer classes; on AMD CPUs an instruction of more than two macro-ops comes from the
 microcode sequencer, not the op cache. Alone, their throughput is what the calibrated rows say. This bench
 asks whether they cost the same between other instructions -- OpenSSL's AVX SHA-1 path writes every
-rotate of its rounds as ``shld``/``shrd``, and the calibrated Zen 4 model prices that loop 28 % fast
-(``bench/results/calibrate_holdout_zen4.txt``).
+rotate of its rounds as ``shld``/``shrd``, and the calibrated Zen 4 model without ``rules.microcode`` priced
+that loop 28 % fast (with it, 6 %: ``bench/results/calibrate_holdout_zen4.txt``).
 
 Kernels (each about 48 instructions, the loop control after them): groups of one *subject* and ``k`` fillers,
 for k = 0 to 5:
@@ -14,9 +14,9 @@ for k = 0 to 5:
 * subjects: ``shldl $5, a, a`` (a rotate, ``double_rot``), ``shldl $5, %r15d, a`` (``double_shift``), and
   ``roll $5, a`` (``rot_imm``, one macro-op: the control);
 * fillers: ``nop``, ``leal 1(%r15), x`` (an integer ALU op with a constant input), ``movl 64(%rsp), x``
-  (a load), ``pshufd $27, %xmm15, v`` (a vector op). Subjects write %eax/%ebx/%edx/%esi in turn, fillers
-  %r8d/%r9d/%r13d/%r14d or %xmm1-%xmm4: nothing chains a group to the next but a subject's own register,
-  four groups back.
+  (a load), ``pshufd $27, %xmm15, v`` (a vector op). The groups are ``microbench.groups``' (calibrate's
+  ``rule.microcode.K`` kernels are the shld-and-lea rows): nothing chains a group to the next but a subject's
+  own register, four groups back.
 
 Every kernel is checked as calibrate's are (``microbench.validate_all``: registers and the private buffer
 only, and the machine code is the intended instructions) and timed the same way (``calibrate.measure_kernels``:
@@ -35,43 +35,27 @@ import argparse
 from pair_table import Output, host_model, load, run_main
 
 from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
-from sha1opt.emit.microbench import Checked, kernels, priced, validate_all
+from sha1opt.emit.microbench import Checked, groups, kernels, priced, validate_all
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.cost.simulator import simulate
 
 SUBJECTS = {"shld rotate": "shldl $5, %{a}, %{a}", "shld shift": "shldl $5, %r15d, %{a}", "rol": "roll $5, %{a}"}
 FILLERS = {"nop": "nop", "lea": "leal 1(%r15), %{x}", "load": "movl 64(%rsp), %{x}",
-           "vector": "pshufd $27, %xmm15, %{v}"}
+           "vector": "pshufd $27, %xmm15, %{v}"}     # registers: ``microbench.groups``
 KS = (0, 1, 2, 3, 4, 5)
-SIZE = 48                                    # instructions per kernel (divisible by 1 + k for every k)
-SUBJECT_REGS = ("eax", "ebx", "edx", "esi")
-FILLER_REGS = ("r8d", "r9d", "r13d", "r14d")
-VECTOR_REGS = ("xmm1", "xmm2", "xmm3", "xmm4")
+SIZE = 48                                    # instructions per kernel, at most (SIZE // (1 + k) groups)
 
 
-def body(subject: str, filler: str, k: int) -> tuple[str, int]:
-    """A kernel's body and its number of groups (module docstring)."""
-    groups = SIZE // (1 + k)
-    lines, n = [], 0
-    for g in range(groups):
-        lines.append(SUBJECTS[subject].format(a=SUBJECT_REGS[g % len(SUBJECT_REGS)]))
-        for _ in range(k):
-            lines.append(FILLERS[filler].format(x=FILLER_REGS[n % len(FILLER_REGS)],
-                                                v=VECTOR_REGS[n % len(VECTOR_REGS)]))
-            n += 1
-    return "".join(line + "\n" for line in lines), groups
-
-
-def plan(model) -> list[tuple[str, str, int, str, int]]:
-    """(subject, filler, k, body, groups) per kernel; k = 0 once per subject."""
+def plan() -> list[tuple[str, str, int, str, int]]:
+    """(subject, filler, k, body, groups) per kernel (``microbench.groups``); k = 0 once per subject."""
     out = []
     for s in SUBJECTS:
         for f in FILLERS:
             for k in KS:
                 if k == 0 and f != next(iter(FILLERS)):
                     continue
-                text, groups = body(s, f, k)
-                out.append((s, f if k else "-", k, text, groups))
+                n = SIZE // (1 + k)
+                out.append((s, f if k else "-", k, groups(SUBJECTS[s], FILLERS[f], k, n), n))
     return out
 
 
@@ -87,7 +71,7 @@ def main() -> int:
     output = Output("bench/microcode_mix.py")
     say = output.say
     model = load_model(args.uarch)
-    rows = plan(model)
+    rows = plan()
     ks = [priced(f"mc.{n}", text, model, "microcoded instructions in a mix") for n, (*_, text, _g) in enumerate(rows)]
     probes = [k for k in kernels(model, pairs=False) if k.name in SHARE_PROBES]
     checked = validate_all(ks + probes, model)

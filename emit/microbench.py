@@ -66,7 +66,7 @@ from sha1opt.search.cost.model import READS_MEMORY, RULE_NAMES, WRITES_MEMORY, M
 from sha1opt.emit.toolchain import compile_text
 
 __all__ = ["EXEMPLARS", "CHAINS", "NO_CHAIN", "UNMEASURED", "FITTED_RULES", "NOT_FITTED", "MicrobenchError", "Kernel", "Checked", "kernels",
-           "validate", "validate_all", "priced", "LOOP_CONTROL"]
+           "validate", "validate_all", "priced", "groups", "LOOP_CONTROL"]
 
 
 class MicrobenchError(Sha1optError):
@@ -152,8 +152,9 @@ FITTED_RULES = ("store_forwarding", "memory_renaming", "rmw_forwarding", "vector
 SCHEDULER_CHAIN = 8                         # dependent loads per chain of a scheduler kernel (L1: ~4 clocks each)
 SCHEDULER_FILLERS = tuple(range(32, 161, 16))   # the adds waiting behind the first chain (``rule.scheduler.N``)
 MICROCODE_FILLERS = (1, 2, 4, 5)            # instructions after each microcoded one (``rule.microcode.K``): on a
-#   Zen 4 four still fit the two clocks and five do not, which pins the slots to 8; no 3 (with 8 slots that
-#   group fills two clocks exactly, and the loop control's slot would add a clock the machine does not spend)
+#   Zen 4 four still fit the two clocks and five do not, which pins the slots to 8. No 3: its 12 groups end on
+#   a clock where the loop control's slot adds one the machine does not spend (priced 2.08 a group, measured
+#   2.02-2.03) -- a kernel the slots' true value would be refuted by
 NOT_FITTED: dict[str, str] = {
     "address_stall": "in-order and P4-era CPUs only (no such host runs x86-64 code here)",
     "pairing": "in-order Pentium/Atom pairing: no such host",
@@ -302,15 +303,25 @@ def _scheduler(model: Model, n: int) -> Kernel:
     return Kernel(k.name, k.body, frozenset({SCHEDULER}), k.needs, k.informs)
 
 
+def groups(subject: str, filler: str, k: int, n: int) -> str:
+    """``n`` groups of ``subject`` and ``k`` copies of ``filler`` after it: ``{a}`` in the subject is %eax, %ebx,
+    %edx, %esi in turn, ``{x}`` in a filler %r8d, %r9d, %r13d, %r14d and ``{v}`` %xmm1-%xmm4 in turn, so nothing
+    chains a group to the next but a subject's own register, four groups back (``rule.microcode.K``,
+    bench/microcode_mix.py). Example: ``groups("shldl $5, %{a}, %{a}", "nop", 1, 2)`` is
+    ``shldl $5, %eax, %eax; nop; shldl $5, %ebx, %ebx; nop``, one per line."""
+    lines, j = [], 0
+    for g in range(n):
+        lines.append(subject.format(a=REGS[g % 4]))
+        for _ in range(k):
+            lines.append(filler.format(x=REGS[4 + j % 4], v=f"xmm{1 + j % 4}"))
+            j += 1
+    return "".join(line + "\n" for line in lines)
+
+
 def _microcode(model: Model, k: int) -> Kernel:
     """``rule.microcode.K`` (module docstring): evidence for ``rules.microcode`` only (``MICROCODE``)."""
-    lines, n = [], 0
-    for g in range(COPIES // (1 + k)):
-        lines.append(f"shldl $5, %{REGS[g % 4]}, %{REGS[g % 4]}\n")
-        for _ in range(k):
-            lines.append(f"leal 1(%r15), %{REGS[4 + n % 4]}\n")
-            n += 1
-    m = _make(f"rule.microcode.{k}", "".join(lines), model, frozenset({"double_rot", "lea_simple"}),
+    body = groups("shldl $5, %{a}, %{a}", "leal 1(%r15), %{x}", k, COPIES // (1 + k))
+    m = _make(f"rule.microcode.{k}", body, model, frozenset({"double_rot", "lea_simple"}),
               f"rules.microcode: a microcoded instruction and {k} others")
     return Kernel(m.name, m.body, frozenset({MICROCODE}), m.needs, m.informs)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sha1opt.search.cost.decode import FE, integer_slots
+from sha1opt.search.cost.decode import CLS, FE, integer_slots
 from sha1opt.search.cost.model import Model
 
 # Causes the engines name themselves (a stall rule's cause is named by the model's data).
@@ -66,9 +66,12 @@ def utilisation(model: Model, seq: list[tuple], units: list[tuple], span: range,
     if model.in_order:
         out = {ISSUE_WIDTH: len(span) / model.issue_width / cycles}
     else:
-        slots = sum(seq[i][FE] for i in span)
-        if model.rules.microcode is not None:     # the integer side's dispatch is the front end's too
-            slots = max(slots, sum(integer_slots(seq[i], model) for i in span))
+        micro = model.rules.microcode
+        if micro is None:
+            slots = sum(seq[i][FE] for i in span)
+        else:                   # the op cache's slots (none for a microcoded instruction), or the integer side's
+            slots = max(sum(seq[i][FE] for i in span if seq[i][CLS] not in micro.classes),
+                        sum(integer_slots(seq[i], model) for i in span))
         out = {FRONT_END: slots / model.issue_width / cycles}
     out.update({unit_port(u.name): b / cycles for u, b in zip(model.units, busy)})
     return out

@@ -54,7 +54,7 @@ FLAGS = "flags"     # the arithmetic flags, tracked as one more register
 def integer_slots(d: tuple, model: Model) -> int:
     """``rules.microcode``: the integer side's dispatch slots decoded instruction ``d`` takes on ``model`` (``ooo.
     FrontEnd.integer``): none for a vector instruction, the rule's ``slots`` for a microcoded one, else its fused
-    uops. Example (the calibrated Zen 4): ``shldl $5, %eax, %eax`` 9, ``roll $5, %eax`` 1, ``pshufd`` 0."""
+    uops. Example (the calibrated Zen 4): ``shldl $5, %eax, %eax`` 8, ``roll $5, %eax`` 1, ``pshufd`` 0."""
     micro = model.rules.microcode
     if micro is not None and d[CLS] in micro.classes:
         return micro.slots

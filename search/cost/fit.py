@@ -12,8 +12,9 @@ unit set (``ports``) and how many uops it puts there (``compute_uops``); the ``i
 evidence of observations whose ``classes`` name ``ISSUE_WIDTH``: a front-end kernel); the rule constants
 (store-forwarding, vector store-forwarding, read-modify-write and memory-renaming latencies, whether an RMW
 by an immediate forwards as one by a register, move elimination), the scheduler's size (moved only on
-the evidence of observations whose ``classes`` name ``SCHEDULER``: the scheduler kernels) and the front-end
-slots of a microcoded instruction (``rules.microcode``, on the evidence of those naming ``MICROCODE``). A class's
+the evidence of observations whose ``classes`` name ``SCHEDULER``: the scheduler kernels) and the integer-side
+dispatch slots of a microcoded instruction (``rules.microcode``, on the evidence of those naming ``MICROCODE``).
+A class's
 front-end slots are not fitted (``fit_params`` says why).
 
 The objective is the weighted sum over observations of (log predicted / measured)^2, each weight

@@ -46,7 +46,7 @@ ISSUE_WIDTH = "issue_width"     # named in an observation's ``classes``: it is e
 SCHEDULER = "scheduler_entries"    # named in an observation's ``classes``: it is evidence for the scheduler's size
 SCHEDULER_SIZES = tuple(range(16, 257, 8))   # the sizes the fit may give ``rules.scheduler.entries``
 MICROCODE = "microcode_switch"     # named in an observation's ``classes``: it is evidence for ``rules.microcode``
-MICROCODE_SLOTS = tuple(range(4, 13))       # the front-end slots the fit may give a microcoded instruction
+MICROCODE_SLOTS = tuple(range(4, 13))       # the integer-side dispatch slots the fit may give a microcoded instruction
 # The classes ``rules.microcode`` names when the fit adds it: the double shifts (shld/shrd), 4 macro-ops on
 # the Zen models (zen3.toml ``uops = 4``), and AMD's optimisation guides (family 17h/19h, "Microcoded
 # instructions") send every instruction of more than two macro-ops to the microcode sequencer. The only
@@ -237,7 +237,7 @@ def _rule_params(model: Model) -> list[Param]:
                              lambda m: m.rules.microcode.slots if m.rules.microcode else None,
                              lambda m, v, c=coded, s=msrc: _rule(m, microcode=None if v is None else
                                                                  Microcode(c, int(v), s)),
-                             lambda cs, c=coded: MICROCODE in cs or bool(cs & c), lambda cs: MICROCODE in cs,
+                             lambda cs, c=coded: bool(cs & c), lambda cs: MICROCODE in cs,
                              screen_all_evidence=True))
     for cls in ("mov_rr", "vec_mov"):
         if cls in model.classes:

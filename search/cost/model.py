@@ -393,6 +393,8 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
     if not in_order:
         _check_roles(fname, classes)
     rules = parse_rules(fname, raw["rules"], set(classes), in_order)
+    if rules.microcode is not None and rules.microcode.classes & set(VECTOR_CLASSES):
+        raise CorpusError(f"{fname}: rules.microcode.classes names a vector class: the rule is the integer side's")
     return Model(stem, _string(raw["description"], f"{fname}: description"), tuple(aliases), engine, issue,
                  retire, window, bmi1, bmi2, tuple(units), classes, rules,
                  _string(raw["source"], f"{fname}: source"), arch, gcc_mtune, vector_isa, path)

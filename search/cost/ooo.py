@@ -96,12 +96,13 @@ class FrontEnd:
     """Dispatch stage: ``width`` fused uops per clock into a ``window``-entry reorder buffer; with
     ``rules.microcode``, the integer side's dispatch too (``integer``)."""
 
-    __slots__ = ("width", "window", "tpc", "cycle", "count", "icycle", "icount")
+    __slots__ = ("width", "window", "tpc", "cycle", "count", "ints", "icycle", "icount")
 
     def __init__(self, width: int, window: int, tpc: int) -> None:
         self.width, self.window, self.tpc = width, window, tpc
         self.cycle = 0
         self.count = 0
+        self.ints = 0            # rules.microcode: the integer instructions' share of ``count``
         self.icycle = 0          # rules.microcode: the integer side's dispatch clock and the slots taken in it
         self.icount = 0
 
@@ -109,7 +110,7 @@ class FrontEnd:
         """The tick instruction ``i`` (``k`` fused uops, ``fe`` of them from the op cache where not all:
         ``rules.microcode``) is allocated; records its allocation node."""
         width, cycle, count = self.width, self.cycle, self.count
-        if count >= width:
+        if count >= width and fe != 0:             # (a microcoded instruction needs no op-cache slot)
             cycle += 1
             count = 0
         slots = rob.slots
@@ -135,18 +136,18 @@ class FrontEnd:
             self.icycle += 1
             self.icount = 0
 
-    def integer(self, i: int, alloc: int, slots: int, extra: int, nodes: list | None) -> int:
+    def integer(self, i: int, alloc: int, slots: int, own: int, nodes: list | None) -> int:
         """``rules.microcode``: integer instruction ``i``, allocated at tick ``alloc`` by the front end, takes
-        ``slots`` of the integer side's ``width`` per clock (``extra`` of them beyond its op-cache slots: a
-        microcoded one's); the tick it is dispatched. While the integer side is not behind the front end it
-        follows it (the front end's slots of that clock, and the extra), so it delays nothing but microcode;
-        where it is behind, the front end waits for it (its clock moves on, its slots there free), and the
-        stall is charged to the front end."""
+        ``slots`` of the integer side's ``width`` per clock (``own``: its op-cache slots, 0 for a microcoded
+        one); the tick it is dispatched. While the integer side is not behind the front end it follows it --
+        the integer instructions' slots of the front end's clock (``ints``), vector ones never counted -- so it
+        delays nothing but microcode; where it is behind, the front end waits for it (its clock moves on, the
+        instruction's own slots the only ones taken there), and the stall is charged to the front end."""
         tpc, width = self.tpc, self.width
         c = alloc // tpc
         ic, n = self.icycle, self.icount
         if c > ic:
-            ic, n = c, self.count + extra
+            ic, n = c, self.ints - own + slots
         else:
             n += slots
         while n > width:
@@ -155,7 +156,8 @@ class FrontEnd:
         self.icycle, self.icount = ic, n
         if ic <= c:
             return alloc
-        self.cycle, self.count = ic, 0
+        self.cycle = ic
+        self.count = self.ints = own
         if nodes is not None:
             at, pred, segs = nodes[2 * i + 1]
             nodes[2 * i + 1] = (ic * tpc, pred, segs + ((FRONT_END, ic * tpc - at),))
@@ -238,18 +240,20 @@ class Resume:
 
 
 def _save(i: int, front: FrontEnd, rob: ReorderBuffer, ex: Execute, rs: ReservationStation | None,
-          rstate: list, mover: MoveEliminator | None) -> tuple:
-    return (i, rstate[0], set(rstate[1]), front.cycle, front.count, front.icycle, front.icount, rob.cycle, rob.count,
-            len(rob.slots),
+          rstate: list, mover: MoveEliminator | None, coded: bool) -> tuple:
+    """A resume point before instruction ``i``; ``coded``: whether the run kept the integer side
+    (``rules.microcode``), which only a run that keeps it too may resume from."""
+    return (i, rstate[0], set(rstate[1]), front.cycle, front.count, front.ints, front.icycle, front.icount, rob.cycle,
+            rob.count, len(rob.slots),
             ex.ports.state(front.cycle * front.tpc), dict(ex.regs), dict(ex.gen), dict(ex.stores),
             rs.state() if rs else None,
-            ex.binder.state() if ex.binder else None, mover.state() if mover else None)
+            ex.binder.state() if ex.binder else None, mover.state() if mover else None, coded)
 
 
 def _restore(point: tuple, memo: Resume, front: FrontEnd, rob: ReorderBuffer, ex: Execute,
              rs: ReservationStation | None, rstate: list, mover: MoveEliminator | None) -> int:
-    (i, rcycle, rset, front.cycle, front.count, front.icycle, front.icount, rob.cycle, rob.count, nslots, ports, regs,
-     gen, stores, held, bound, moves) = point
+    (i, rcycle, rset, front.cycle, front.count, front.ints, front.icycle, front.icount, rob.cycle, rob.count, nslots,
+     ports, regs, gen, stores, held, bound, moves, _coded) = point
     rstate[0], rstate[1] = rcycle, set(rset)
     if rs is not None:
         rs.restore(held)
@@ -319,42 +323,52 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
     start = 0
     points: list[tuple] = []
     saving = memo is not None and not record
+    micro = model.rules.microcode
+    # rules.microcode: the integer side is kept only for a sequence with a microcoded instruction (without one it
+    # follows the front end exactly: nothing to keep); a run resumes only from a point that kept it alike
+    coded = micro.classes if micro is not None and any(d[CLS] in micro.classes for d in seq) else None
     if saving:
         shared = memo.shared(seq)
-        points = [p for p in memo.points if p[0] <= shared]
+        points = [p for p in memo.points if p[0] <= shared and p[-1] == (coded is not None)]
         if points:
             start = _restore(points[-1], memo, front, rob, ex, rs, rstate, mover)
             if retired is not None:
                 retired[:start] = memo.retired[:start]
     read_ports = front.read_ports
     binding = ex.binder is not None
-    micro = model.rules.microcode
-    # (the integer side follows the front end exactly while no microcoded instruction runs: skipped then)
-    coded = micro.classes if micro is not None and any(d[CLS] in micro.classes for d in seq) else None
     step = Resume.STEP
     last_point = len(seq) if horizon is None else min(len(seq), horizon)
     next_point = (start // step + 1) * step if saving else len(seq)
     for i in range(start, len(seq)):
         if i == next_point:
             if i < last_point:
-                points.append(_save(i, front, rob, ex, rs, rstate, mover))
+                points.append(_save(i, front, rob, ex, rs, rstate, mover, coded is not None))
             next_point += step
         d = seq[i]
         k = d[FE]
         if coded is None:
+            own = k
             alloc = allocate(i, k, rob, nodes)     # 1. dispatch
         else:                                      # ... with the microcode sequencer (rules.microcode)
             cls = d[CLS]
             mc = cls in coded
-            alloc = allocate(i, k, rob, nodes, 0 if mc else k)
-            if not mc and i and seq[i - 1][CLS] in coded:
-                front.switch()
-            if cls not in VECTOR_CLASSES:
-                alloc = front.integer(i, alloc, micro.slots if mc else k, micro.slots if mc else 0, nodes)
+            own = 0 if mc else k                   # its op-cache slots
+            before = front.cycle
+            alloc = allocate(i, k, rob, nodes, own)
         if mover is not None:                      # ... eliminating a move only while the renamer has room
             d = _renamed(d, mover, front.cycle)
         if rs is not None and not d[ELIM]:         # ... into free reservation-station entries
-            alloc = rs.admit(i, len(d[UOPS]), k, alloc, front, nodes)
+            alloc = rs.admit(i, len(d[UOPS]), own, alloc, front, nodes)
+        if coded is not None:                      # ... and by the integer side
+            vector = cls in VECTOR_CLASSES
+            if front.cycle != before:              # (the integer instructions' share of the front end's clock)
+                front.ints = 0 if vector else front.count
+            elif not vector:
+                front.ints += own
+            if not mc and i and seq[i - 1][CLS] in coded:
+                front.switch()
+            if not vector:
+                alloc = front.integer(i, alloc, micro.slots if mc else k, own, nodes)
         if retired is not None:                    # ... reading at most so many retired registers per clock
             alloc = read_ports(i, k, d, alloc, ex, retired, reads, rstate, nodes)
         if binding:                                # ... the issue slot it took (rules.port_binding)

@@ -25,22 +25,26 @@ def mm(monkeypatch):
     return importlib.import_module("microcode_mix")
 
 
+SUBJECT_REGS = ("eax", "ebx", "edx", "esi")       # microbench.groups' {a}
+
+
 def test_every_subject_filler_and_k_once(mm):
-    rows = mm.plan(load_model("zen4"))
+    rows = mm.plan()
     assert len(rows) == len(mm.SUBJECTS) * (1 + len(mm.FILLERS) * (len(mm.KS) - 1))
+    assert len({(s, f, k) for s, f, k, _t, _g in rows}) == len(rows)
     for subject, filler, k, text, groups in rows:
         lines = text.splitlines()
         assert len(lines) == groups * (1 + k) and 40 <= len(lines) <= mm.SIZE
         heads = lines[::1 + k]
-        assert all(h.split()[0] == mm.SUBJECTS[subject].split()[0] for h in heads)
-        written = {h.rsplit("%", 1)[1] for h in heads}
-        assert written <= set(mm.SUBJECT_REGS)
-        assert not any(r in line for line in lines if line not in heads for r in mm.SUBJECT_REGS)
+        assert heads == [mm.SUBJECTS[subject].format(a=SUBJECT_REGS[g % 4]) for g in range(groups)]
+        fills = [line for n, line in enumerate(lines) if n % (1 + k)]
+        assert all(line.split()[0] == mm.FILLERS[filler].split()[0] for line in fills)
+        assert not any(r in line for line in fills for r in SUBJECT_REGS)
 
 
 def test_every_kernel_passes_calibrates_checks(mm):
     model = load_model("zen4")
-    ks = [priced(f"mc.{n}", text, model, "test") for n, (*_, text, _g) in enumerate(mm.plan(model))]
+    ks = [priced(f"mc.{n}", text, model, "test") for n, (*_, text, _g) in enumerate(mm.plan())]
     assert all(isinstance(c, Checked) for c in validate_all(ks, model))
     assert {c for k in ks for c in k.classes} >= {"double_rot", "double_shift", "rot_imm", "lea_simple", "load",
                                                    "nop"}

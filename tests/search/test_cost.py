@@ -646,13 +646,10 @@ def _microcoded(m, slots: int):
         m.rules, microcode=Microcode(frozenset({"double_rot", "double_shift"}), slots, "test")))
 
 
-def _groups(k: int, n: int, filler: str = "leal 1(%r15), %{}") -> list:
-    """``n`` groups of one ``shldl $5, a, a`` and ``k`` independent fillers (bench/microcode_mix.py's kernels)."""
-    regs, fill, vec, lines = ("eax", "ebx", "edx", "esi"), ("r8d", "r9d", "r13d", "r14d"), ("xmm1", "xmm2"), []
-    for g in range(n):
-        lines.append(f"shldl $5, %{regs[g % 4]}, %{regs[g % 4]}")
-        lines += [filler.format((vec if "xmm" in filler else fill)[(g * k + j) % 2]) for j in range(k)]
-    return parse_listing("1:\n" + "\n".join(lines) + "\n", "x86_64", "mc").items
+def _groups(k: int, n: int, filler: str = "leal 1(%r15), %{x}") -> list:
+    """``n`` groups of one ``shldl $5, a, a`` and ``k`` independent fillers (calibrate's rule.microcode.K)."""
+    from sha1opt.emit.microbench import groups
+    return parse_listing("1:\n" + groups("shldl $5, %{a}, %{a}", filler, k, n), "x86_64", "mc").items
 
 
 @pytest.mark.parametrize("k,clocks", [(0, 1.5), (1, 2.0), (2, 2.0), (4, 2.0), (5, 3.0)])
@@ -671,16 +668,19 @@ def test_microcode_takes_its_slots_and_the_switch_back_starts_a_clock(k, clocks)
 
 def test_microcode_leaves_vector_instructions_to_their_own_dispatch():
     """rules.microcode: vector instructions are not the integer side's, so they dispatch beside a microcoded
-    one -- on a Zen 4 ``shld`` with five vector ops (``pshufd``) after each ran at 2.0-2.2 clocks per group, with five leas at
-    3.0 (bench/results/microcode_mix_zen4.txt)."""
+    one -- on a Zen 4 ``shld`` with five ``pshufd`` after each ran at 2.0-2.2 clocks per group, with five leas at
+    3.0 (bench/results/microcode_mix_zen4.txt); here five ``vpaddd`` (zen4 puts ``pshufd`` on two pipes, which
+    would bind first)."""
     m = _microcoded(load_model("zen4"), 8)
-    vec = Simulator(m).simulate(_groups(5, 8, "vpaddd %xmm15, %xmm15, %{}"), loop=True).cycles / 8
+    vec = Simulator(m).simulate(_groups(5, 8, "vpaddd %xmm15, %xmm15, %{v}"), loop=True).cycles / 8
     ints = Simulator(m).simulate(_groups(5, 8), loop=True).cycles / 8
     assert vec == pytest.approx(2.0, abs=0.05) and ints == pytest.approx(3.0, abs=0.02)
 
 
 def test_microcode_rule_is_out_of_order_only_and_names_model_classes():
-    """The loader refuses ``rules.microcode`` on an in-order model and a class the model has no row for."""
+    """The loader refuses ``rules.microcode`` on an in-order model, with no class, a class the model has no row
+    for, a vector class (the rule is the integer side's), unknown keys, and fewer than one slot."""
+    from sha1opt.search.cost.model import model_from_table, model_table
     from sha1opt.search.cost.rules import parse_rules
     from sha1opt.semantics.errors import CorpusError
     sf = {"latency": 4, "source": "s"}
@@ -694,6 +694,14 @@ def test_microcode_rule_is_out_of_order_only_and_names_model_classes():
                     False)
     with pytest.raises(CorpusError, match="unknown"):
         parse_rules("m.toml", {"store_forwarding": sf, "microcode": {**row, "width": 2}}, {"double_rot"}, False)
+    with pytest.raises(CorpusError, match="instruction classes of the model"):
+        parse_rules("m.toml", {"store_forwarding": sf, "microcode": {**row, "classes": []}}, {"double_rot"}, False)
+    with pytest.raises(CorpusError, match="slots"):
+        parse_rules("m.toml", {"store_forwarding": sf, "microcode": {**row, "slots": 0}}, {"double_rot"}, False)
+    raw = model_table("zen4")
+    raw["rules"]["microcode"] = {**row, "classes": ["double_rot", "vec_alu"]}
+    with pytest.raises(CorpusError, match="vector class"):
+        model_from_table(raw)
 
 
 def test_regression_the_integer_side_delayed_code_before_any_microcode():
@@ -708,3 +716,37 @@ def test_regression_the_integer_side_delayed_code_before_any_microcode():
     plain = load_model("zen4")
     with_rule, without = (Simulator(m).simulate(items) for m in (_microcoded(plain, 8), plain))
     assert issues(with_rule)[:-1] == issues(without)[:-1]
+
+
+def test_regression_vector_instructions_before_microcode_counted_on_the_integer_side():
+    """A reviewer's probe: where the integer side caught up with the front end it took the front end's count of
+    the clock, vector slots included, so ``addl; 4 x vpaddd; shld`` and ``4 x vpaddd; addl; shld`` put the
+    ``shld`` a clock apart. It now counts the integer instructions' share only: the order inside a clock does
+    not matter."""
+    m = _microcoded(load_model("zen4"), 8)
+    full = [f"addl %r15d, %{r}" for r in ("r8d", "r9d", "r10d", "r11d", "r12d", "r13d")]     # one whole clock
+    vec = ["vpaddd %xmm15, %xmm15, %xmm{}".format(1 + j) for j in range(4)]
+    a = parse_listing("1:\n" + "\n".join([*full, "addl %r15d, %ebx", *vec, "shldl $5, %esi, %esi"]) + "\n",
+                      "x86_64", "a").items
+    b = parse_listing("1:\n" + "\n".join([*full, *vec, "addl %r15d, %ebx", "shldl $5, %esi, %esi"]) + "\n",
+                      "x86_64", "b").items
+    assert issues(Simulator(m).simulate(a))[-1] == issues(Simulator(m).simulate(b))[-1]
+
+
+def test_regression_a_resume_point_without_the_integer_side_served_a_run_with_microcode():
+    """A reviewer's probe: the integer side is kept only for a sequence with a microcoded instruction, and a
+    resume point saved by a run without one (integer side never set) served a later run that had one, which then
+    timed differently from the same run from the start. A run now resumes only from a point that kept the
+    integer side alike."""
+    m = _microcoded(load_model("zen4"), 8)
+    vec = [f"pshufd $27, %xmm15, %xmm{j}" for j in range(1, 5)]
+    pre = ["addl %r15d, %ebx", vec[0], vec[1]] * 11           # a resume point (every 32) after a vector op
+    plain = pre + ["addl %r15d, %ecx"] + [vec[2]] * 3 + ["addl %r15d, %edx"] * 20
+    coded = pre + vec[2:] + ["shldl $5, %esi, %esi"] + ["addl %r15d, %edx"] * 4 + ["shldl $5, %esi, %esi"] + \
+        ["addl %r15d, %edx"] * 20
+    from sha1opt.search.cost.ooo import Resume, run_out_of_order
+    sim = Simulator(m)
+    a, b = (sim.decode(parse_listing("1:\n" + "\n".join(x) + "\n", "x86_64", "t").items) for x in (plain, coded))
+    memo = Resume()
+    run_out_of_order(a, m, False, memo)
+    assert run_out_of_order(b, m, False, memo).issue == run_out_of_order(b, m, False, None).issue
