@@ -18,8 +18,10 @@ read and set it on a model:
   ``move_elimination`` of ``mov_rr`` / ``vec_mov``; out of order, the scheduler's size (``rules.scheduler.entries``,
   ``SCHEDULER_SIZES`` or absent), moved only on the evidence of observations whose ``classes`` name
   ``SCHEDULER``: the scheduler kernels, whose filler instructions wait in it for a load chain (an idle
-  scheduler bounds nothing a throughput or latency kernel shows). Out of order ``store_forwarding`` is
-  evidenced only by load-op kernels (the others have their own rules).
+  scheduler bounds nothing a throughput or latency kernel shows); and the integer-side dispatch slots of a
+  microcoded instruction (``rules.microcode.slots``, ``MICROCODE_SLOTS`` or absent, for ``MICROCODED``), moved
+  only on the evidence of observations whose ``classes`` name ``MICROCODE``: the ``rule.microcode.K`` kernels.
+  Out of order ``store_forwarding`` is evidenced only by load-op kernels (the others have their own rules).
 
 A parameter is *structural* when it says how many resources an instruction takes or how many there are
 (``ports``, ``compute_uops``, ``rthroughput``, ``issue_width``); ``Param.resource`` names the resource
