@@ -2,7 +2,9 @@
 
 Shared by bench/simd.py (x86-64) and bench/simd_i386.py so that both print the same columns in
 the same format; each script keeps its own prose (what is measured, the closing note). Nothing
-here measures or prints: every function returns text, the scripts print it.
+here measures; the table functions return text. Beside them, what every timing bench does alike:
+``host_model`` (its ``--uarch``, refused in one line unless this CPU's), ``Output`` (its printed lines,
+prepended to its results file) and ``run_main`` (a refusal or Ctrl-C as one line).
 
 Invariant: a row is ``label`` (already padded by the caller to the width of the header's
 ``block`` column) followed by the fixed columns of ``HEADER_COLUMNS`` in that order, so
@@ -20,7 +22,6 @@ import os
 import platform
 import sys
 import time
-
 from pathlib import Path
 
 from sha1opt.emit.bench import BenchRefusal, BenchReport, PeerStats

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from sha1opt.search.cost.allocation import MoveEliminator, ReservationStation
 from sha1opt.search.cost.attribution import FRONT_END, WINDOW, Trace
-from sha1opt.search.cost.decode import ADDR, CLS, DATA, ELIM, FE, FLAGS, UOPS, WRITES
+from sha1opt.search.cost.decode import ADDR, CLS, DATA, ELIM, FE, FLAGS, UOPS, WRITES, integer_slots
 from sha1opt.search.cost.execute import Execute
 from sha1opt.search.cost.model import VECTOR_CLASSES, Model
 
@@ -368,7 +368,7 @@ def run_out_of_order(seq: list[tuple], model: Model, record: bool = True, memo: 
             if not mc and i and seq[i - 1][CLS] in coded:
                 front.switch()
             if not vector:
-                alloc = front.integer(i, alloc, micro.slots if mc else k, own, nodes)
+                alloc = front.integer(i, alloc, integer_slots(d, model), own, nodes)
         if retired is not None:                    # ... reading at most so many retired registers per clock
             alloc = read_ports(i, k, d, alloc, ex, retired, reads, rstate, nodes)
         if binding:                                # ... the issue slot it took (rules.port_binding)

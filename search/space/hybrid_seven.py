@@ -124,10 +124,10 @@ def _takeover(last: int, temps: tuple[str, str]) -> list[Roles]:
 
 
 @cache
-def bmi_lazy_rounds(temps: tuple[str, str], order: str = "f") -> RotatingRounds:
-    """Rounds 0..79: Ch and Maj in the seven-register form, parity lazy in ``order`` (module docstring).
-    Kept per (temps, order): the free-register search costs as much as pricing a block, and every block the
-    hybrid search builds with these rounds asks for the same code (a ``RotatingRounds`` is immutable)."""
+def bmi_lazy_rounds(temps: tuple[str, str]) -> RotatingRounds:
+    """Rounds 0..79: Ch and Maj in the seven-register form, parity lazy (module docstring). Kept per ``temps``:
+    the free-register search costs as much as pricing a block, and every block the hybrid search builds with
+    these rounds asks for the same code (a ``RotatingRounds`` is immutable)."""
     t = (Reg(temps[0]), Reg(temps[1]))
     code: list[Instr] = []
     rounds: list[int] = []
@@ -147,7 +147,7 @@ def bmi_lazy_rounds(temps: tuple[str, str], order: str = "f") -> RotatingRounds:
             code += ops
             rounds += [r] * len(ops)
         for r in range(hi, hi + 20):        # the parity rounds after the run
-            ops = lazy_round(r, t[r % 2], t[(r + 1) % 2], order, prepare=r != hi + 19 or r == 79)
+            ops = lazy_round(r, t[r % 2], t[(r + 1) % 2], prepare=r != hi + 19 or r == 79)
             code += ops
             rounds += [r] * len(ops)
     code.append(_i("ror", Imm(5), state_regs(80)[1]))       # b's register held rol5(A_79)
