@@ -1,0 +1,117 @@
+"""bench/loop_kernels.py's kernels (nothing timed): what it times is what its docstring says.
+
+What is proved: the frame rewrite moves a block loop into calibrate's kernel frame as its docstring's example
+says; every kernel passes calibrate's checks (``microbench.validate_all``: registers and the private buffer
+only, the machine code the intended instructions) -- the only kernels it ever runs natively; with the ring
+apart no read of the W ring reads a slot a store writes, and the instructions are the loop's own, in order;
+each ablation changes only what its name says; a loop needing a register the frame lacks is left out with a
+note, not timed wrongly; and a bad argument is one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sha1opt.emit.microbench import Checked, priced, validate_all
+from sha1opt.search.cost.model import load_model
+from sha1opt.search.space.candidate import textbook
+from sha1opt.semantics.listing import parse_listing
+from sha1opt.semantics.x86 import Instr, Mem
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def lk(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))    # the script imports its sibling pair_table.py
+    return importlib.import_module("loop_kernels")
+
+
+def _code(body: str) -> list[Instr]:
+    return [i for i in parse_listing("1:\n" + body, "x86_64", "test").items if isinstance(i, Instr)]
+
+
+def _ring(lk, m: Mem) -> bool:
+    return lk.RING <= m.disp < lk.RING + 64 or lk.APART <= m.disp < lk.APART + 64
+
+
+def test_the_frame_example_of_the_docstring(lk):
+    out = lk.frame(_code("xorl 28(%rsp), %r8d\nleal 0x5a827999(%ebp,%r8d), %ebp\nmovl 4(%rsi), %r8d\n"
+                         "addl 8(%rdi), %ecx\nmovl %r8d, 12(%rsp)\n"))
+    assert [str(i) for i in out[:3]] == ["xor 92(%rsp), %r8d", "lea 0x5a827999(%r14d,%r8d), %r14d",
+                                         "mov 196(%rsp), %r8d"]
+    assert (out[3].operands[0].disp, str(out[3].operands[1])) == (lk.STATE + 8, "%r13d")
+    apart = lk.frame(_code("xorl 28(%rsp), %r8d\nmovl %r8d, 12(%rsp)\n"), apart=True)
+    assert apart[0].operands[0].disp == 428 and apart[1].operands[1].disp == 76   # reads apart, stores not
+
+
+def test_a_register_the_frame_lacks_is_refused(lk):
+    with pytest.raises(lk.FrameRefusal, match="r11d"):
+        lk.frame(_code("movl %r11d, %eax\n"))
+    with pytest.raises(lk.FrameRefusal, match="no room"):
+        lk.frame(_code("movl 64(%rsi), %eax\n"))
+
+
+def test_every_kernel_passes_calibrates_checks_and_the_left_out_loops_are_named(lk):
+    model = load_model("zen4")
+    rows, notes = lk.plan(model)
+    ks = [priced(f"lk.{n}", r.body, model, "test") for n, r in enumerate(rows)]
+    assert all(isinstance(c, Checked) for c in validate_all(ks, model))
+    names = {r.name for r in rows}
+    assert {"textbook", "textbook, ring apart", "kw=add", "wsrc=late, ring apart"} <= names
+    assert set(lk.ABLATIONS) <= names and {f"lea3 + {k} add" for k in lk.LEA_KS} <= names
+    # the loops with five temporaries need ten registers; the frame has nine: named, not timed
+    assert any("wsrc=reg3" in n for n in notes) and "wsrc=reg3" not in names
+
+
+def test_ring_apart_reads_no_stored_slot_and_keeps_the_instructions(lk):
+    model = load_model("zen4")
+    rows = {r.name: r for r in lk.plan(model)[0]}
+    for name in ("textbook", "wsrc=late", "wsrc=load"):
+        written, apart = _code(rows[name].body), _code(rows[f"{name}, ring apart"].body)
+        assert [i.mnemonic for i in written] == [i.mnemonic for i in apart]
+        stored = {i.operands[-1].disp for i in apart if isinstance(i.operands[-1], Mem) and i.mnemonic == "mov"}
+        read = {o.disp for i in apart for o in i.operands[:-1] if isinstance(o, Mem) and i.mnemonic != "lea"}
+        assert not {d for d in read if _ring(lk, Mem(None, disp=d))} & stored
+        # as written, the ring's reads are the stores' slots (the recurrence through memory)
+        read_w = {o.disp for i in written for o in i.operands[:-1] if isinstance(o, Mem) and i.mnemonic != "lea"}
+        assert {d for d in read_w if lk.RING <= d < lk.RING + 64} <= stored
+
+
+def test_each_ablation_changes_only_what_it_names(lk):
+    tb = lk.frame(textbook("x86_64").body[textbook("x86_64").loop_start:], apart=True)
+    n_lea = sum(1 for i in tb if lk._kwe(i))
+    assert n_lea == 80
+    for name, edit in lk.ABLATIONS.items():
+        out = edit(list(tb))
+        if name.startswith(("lea K", "->")):
+            assert not any(lk._kwe(i) for i in out)
+            assert len(out) == len(tb) + (80 if name.startswith("->") else 0)
+        elif name == "ring xors -> register xors":
+            assert not any(i.mnemonic == "xor" and isinstance(i.operands[0], Mem) for i in out)
+            assert len(out) == len(tb)
+        elif name == "rotates -> adds":
+            assert not any(i.mnemonic in ("rol", "ror") for i in out) and len(out) == len(tb)
+        else:
+            assert name == "ring stores left out"
+            assert len(tb) - len(out) == 64 + 16 - 3     # W_16..76 and W_0..15 stored; W_77..79 never read
+
+
+def test_the_lea_groups(lk):
+    for k in lk.LEA_KS:
+        body, groups = lk.lea_body(k)
+        lines = body.splitlines()
+        assert len(lines) == groups * (1 + k) <= lk.LEA_SIZE
+        assert all(ln.startswith("leal 1(%r15,") for ln in lines[::1 + k])
+
+
+@pytest.mark.parametrize("args", [["--passes", "0"], ["--uarch", "nosuch"]])
+def test_a_bad_argument_is_one_line_and_exit_2(args):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "loop_kernels.py"), *args], capture_output=True,
+                       text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()[-1:]) == 1 and "Traceback" not in r.stderr
