@@ -14,6 +14,10 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   a..e state in its private buffer) -- each as written, and with the **ring apart**: every read of the W
   ring from a slot no store writes, so no load waits for a store (the W recurrence through memory is cut;
   the instructions and their classes are the same).
+* **Two fields changed**: every recipe two fields away from the textbook's (``recipe_variants`` of each
+  one-field variant), as written. Over these and the one-field loops -- the recipe space the search and
+  measured selection choose from -- the bench prints the spread measured and priced, and the model's Kendall
+  tau and MAPE against the measurement.
 * **Ablations** of the textbook with the ring apart (``ABLATIONS``): one feature changed at a time -- the
   three-term ``lea K(e,w), e`` as one ``add`` (K left out), as two adds in either order; the ring's
   memory-operand xors as register xors; the rotates as adds; the ring stores left out. They no longer
@@ -41,6 +45,7 @@ from typing import Callable, Sequence
 from pair_table import Output, host_model, load, run_main
 
 from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
+from sha1opt.emit.calibration import kendall_tau, mape
 from sha1opt.emit.family_scalar import recipe_variants
 from sha1opt.emit.host_cpu import host, lacking
 from sha1opt.emit.microbench import Checked, kernels, priced, validate_all
@@ -185,6 +190,17 @@ def plan(model: Model) -> tuple[list[Row], list[str]]:
                                                                    text(frame(body, apart=True)), 1)]
         except FrameRefusal as e:
             notes.append(f"# left out: {name}: {e}")
+    firsts = {sched.recipe: name for name, sched in loops[1:]}
+    seen = set(firsts)
+    for first in firsts:                          # two fields changed (recipe_variants of a one-field variant)
+        for name, sched in recipe_variants("x86_64", model.isa, model, base=first):
+            if name == "textbook" or sched.recipe in seen:
+                continue
+            seen.add(sched.recipe)
+            try:
+                rows.append(Row("pairs", name, text(frame(sched.body[sched.loop_start:])), 1))
+            except FrameRefusal:
+                pass                              # the one-field loop's note says why
     tb = frame(textbook("x86_64").body[textbook("x86_64").loop_start:], apart=True)
     rows += [Row("ablations", name, text(edit(tb)), 1) for name, edit in ABLATIONS.items()]
     for k in LEA_KS:
@@ -222,26 +238,31 @@ def main() -> int:
         f"shared rounds left out)")
     for n in notes:
         say(n)
-    base: dict[str, tuple[float, float]] = {}
+    timed: dict[str, tuple[Row, float, float, float, float]] = {}     # name -> (row, time, p10, p90, model)
+    for r, k in runs:
+        m, lo, hi = band(samples[k.name])
+        timed[r.name] = (r, kernel_time(m, lo), lo, hi, simulate(k.items(), model, loop=True).cycles)
+    base = timed.get("textbook, ring apart")
     for table, head in (("loops", "SHA-1 block loops, clocks per block"),
+                        ("pairs", "SHA-1 block loops with two recipe fields changed, clocks per block"),
                         ("ablations", "the textbook, ring apart, one feature changed (clocks per block)"),
                         ("lea", "three-term lea and k adds, clocks per group")):
         say(f"## {head}")
         say(f"{'kernel':34s} {'measured':>8s} {'[p10':>7s} {'p90]':>7s} {'model':>7s} {'meas/model':>10s}"
             + (f" {'d meas':>7s} {'d model':>7s}" if table == "ablations" else ""))
-        for r, k in runs:
+        for r, t, lo, hi, pred in timed.values():
             if r.table != table:
                 continue
-            m, lo, hi = band(samples[k.name])
-            t = kernel_time(m, lo)
-            pred = simulate(k.items(), model, loop=True).cycles
-            if r.name == "textbook, ring apart":
-                base["tb"] = (t, pred)
-            extra = ""
-            if table == "ablations" and "tb" in base:
-                extra = f" {t - base['tb'][0]:+7.1f} {pred - base['tb'][1]:+7.1f}"
+            extra = f" {t - base[1]:+7.1f} {pred - base[4]:+7.1f}" if table == "ablations" and base else ""
             say(f"{r.name:34s} {t / r.per:8.2f} {lo / r.per:7.2f} {hi / r.per:7.2f} {pred / r.per:7.2f} "
                 f"{t / pred:10.3f}{extra}")
+    space = [(t, pred) for r, t, _lo, _hi, pred in timed.values()
+             if r.table == "pairs" or r.table == "loops" and not r.name.endswith("ring apart")]
+    if len(space) > 2:
+        ts, ps = [t for t, _ in space], [p for _, p in space]
+        say(f"# the recipe space as written ({len(space)} loops): measured {min(ts):.1f}-{max(ts):.1f} clocks a block, "
+            f"priced {min(ps):.1f}-{max(ps):.1f}; Kendall tau of model against measurement {kendall_tau(ps, ts):.2f}; "
+            f"MAPE {100 * mape(ps, ts):.1f} %")
     say(f"# done; {load()}")
     output.prepend(args.out)
     return 0
