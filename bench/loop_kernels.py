@@ -52,7 +52,8 @@ from sha1opt.emit.microbench import Checked, kernels, priced, validate_all
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.candidate import textbook
-from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
+from sha1opt.semantics.errors import Sha1optError
+from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, effects
 
 # calibrate's kernel frame (emit.microbench): %rsp over 512 private bytes; %ecx, %r15, %rdi, %r12, %rsp are the
 # harness's, %rbp / %r11 its pointer chase. The loops' a..e and temporaries go to the free registers.
@@ -65,7 +66,7 @@ LEA_KS = (0, 1, 2, 3, 4, 5)
 LEA_SIZE = 48                                     # instructions per lea kernel, at most
 
 
-class FrameRefusal(Exception):
+class FrameRefusal(Sha1optError):
     """A loop that does not fit calibrate's kernel frame (a register it needs, an address outside the buffer)."""
 
 
@@ -94,15 +95,16 @@ def frame(body: Sequence[Instr], apart: bool = False) -> list[Instr]:
     ``leal K(%r14d,%r8d), %r14d``."""
     out = []
     for ins in body:
-        last = len(ins.operands) - 1
+        written = effects(ins).mem_write                  # the semantics table: the operand it stores to
         ops = []
-        for n, o in enumerate(ins.operands):
+        for o in ins.operands:
             if isinstance(o, Reg):
                 ops.append(_reg(o))
             elif isinstance(o, Mem) and ins.mnemonic == "lea":         # registers, not an address of the buffer
-                ops.append(Mem(_reg(o.base) if o.base else None, _reg(o.index) if o.index else None, o.scale, o.disp))
+                ops.append(Mem(_reg(o.base) if o.base else None, _reg(o.index) if o.index else None, o.scale,
+                               o.disp))
             elif isinstance(o, Mem):
-                ops.append(_mem(o, stored=n == last and ins.mnemonic == "mov", apart=apart))
+                ops.append(_mem(o, stored=o == written, apart=apart))
             else:
                 ops.append(o)
         out.append(Instr(ins.mnemonic, tuple(ops)))

@@ -1,11 +1,12 @@
 """bench/loop_kernels.py's kernels (nothing timed): what it times is what its docstring says.
 
 What is proved: the frame rewrite moves a block loop into calibrate's kernel frame as its docstring's example
-says; the kernels (every fifth two-field loop; the bench itself checks all) pass calibrate's checks (``microbench.validate_all``: registers and the private buffer
-only, the machine code the intended instructions) -- the only kernels it ever runs natively; with the ring
-apart no read of the W ring reads a slot a store writes, and the instructions are the loop's own, in order;
-each ablation changes only what its name says; the two-field loops are distinct; a loop needing a register the frame lacks is left out with a
-note, not timed wrongly; and a bad argument is one line and exit 2.
+says; the kernels pass calibrate's checks (``microbench.validate_all``: registers and the private buffer only,
+the machine code the intended instructions; every fifth two-field loop here, the bench checks all before it
+runs any); with the ring apart no read of the W ring reads a slot a store writes, and the instructions are the
+loop's own, in order; each ablation changes only what its name says; the two-field loops are distinct; a loop
+needing a register the frame lacks is left out with a note, not timed wrongly; and a bad argument is one line
+and exit 2.
 """
 
 from __future__ import annotations
