@@ -42,15 +42,14 @@ import argparse
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from pair_table import Output, host_model, load, run_main
+from kernel_bench import arguments, measured
+from pair_table import Output, load, run_main
 
-from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
 from sha1opt.emit.calibration import kendall_tau, mape
 from sha1opt.emit.family_scalar import recipe_variants
 from sha1opt.emit.host_cpu import host, lacking
-from sha1opt.emit.microbench import Checked, kernels, priced, validate_all
+from sha1opt.emit.microbench import priced
 from sha1opt.search.cost.model import Model, load_model
-from sha1opt.search.cost.simulator import simulate
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
 from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, effects
@@ -212,14 +211,7 @@ def plan(model: Model) -> tuple[list[Row], list[str]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--uarch", default="host", help="the model that prices the kernels (default: this CPU's)")
-    ap.add_argument("--passes", type=int, default=3, help="timing passes over every kernel (calibrate's: 3)")
-    ap.add_argument("--out", default=None, help="also prepend the output to this file")
-    args = ap.parse_args()
-    if not 1 <= args.passes <= 20:
-        ap.error("--passes must be 1 to 20")
-    args.uarch = host_model(ap, args.uarch)
+    args = arguments(argparse.ArgumentParser())
     output = Output("bench/loop_kernels.py")
     say = output.say
     model = load_model(args.uarch)
@@ -229,21 +221,15 @@ def main() -> int:
     runs = [(r, k) for r, k in zip(rows, ks) if not lacking(k.needs, cpu)]
     notes += [f"# left out: {r.name}: this CPU lacks {', '.join(sorted(lacking(k.needs, cpu)))}"
               for r, k in zip(rows, ks) if lacking(k.needs, cpu)]
-    probes = [k for k in kernels(model, pairs=False) if k.name in SHARE_PROBES]
-    checked = validate_all([k for _, k in runs] + probes, model)
-    refused = [c for c in checked if not isinstance(c, Checked)]
-    if refused:
-        say(f"# a kernel was refused, nothing is timed: {refused[0]}")
+    got = measured([k for _, k in runs], model, args.passes)
+    if isinstance(got, str):
+        say(f"# {got}")
         return 1
-    samples = measure_kernels(checked, passes=args.passes)
     say(f"# model {args.uarch}; {len(runs)} kernels, {args.passes} passes (core cycles from the add-chain clock, "
         f"shared rounds left out)")
     for n in notes:
         say(n)
-    timed: dict[str, tuple[Row, float, float, float, float]] = {}     # name -> (row, time, p10, p90, model)
-    for r, k in runs:
-        m, lo, hi = band(samples[k.name])
-        timed[r.name] = (r, kernel_time(m, lo), lo, hi, simulate(k.items(), model, loop=True).cycles)
+    timed = {r.name: (r, got[k.name]) for r, k in runs}
     base = timed.get("textbook, ring apart")
     for table, head in (("loops", "SHA-1 block loops, clocks per block"),
                         ("pairs", "SHA-1 block loops with two recipe fields changed, clocks per block"),
@@ -252,19 +238,20 @@ def main() -> int:
         say(f"## {head}")
         say(f"{'kernel':34s} {'measured':>8s} {'[p10':>7s} {'p90]':>7s} {'model':>7s} {'meas/model':>10s}"
             + (f" {'d meas':>7s} {'d model':>7s}" if table == "ablations" else ""))
-        for r, t, lo, hi, pred in timed.values():
+        for r, t in timed.values():
             if r.table != table:
                 continue
-            extra = f" {t - base[1]:+7.1f} {pred - base[4]:+7.1f}" if table == "ablations" and base else ""
-            say(f"{r.name:34s} {t / r.per:8.2f} {lo / r.per:7.2f} {hi / r.per:7.2f} {pred / r.per:7.2f} "
-                f"{t / pred:10.3f}{extra}")
-    space = [(t, pred) for r, t, _lo, _hi, pred in timed.values()
+            extra = f" {t.time - base[1].time:+7.1f} {t.model - base[1].model:+7.1f}" \
+                if table == "ablations" and base else ""
+            say(f"{r.name:34s} {t.time / r.per:8.2f} {t.p10 / r.per:7.2f} {t.p90 / r.per:7.2f} "
+                f"{t.model / r.per:7.2f} {t.time / t.model:10.3f}{extra}")
+    space = [t for r, t in timed.values()
              if r.table == "pairs" or r.table == "loops" and not r.name.endswith("ring apart")]
     if len(space) > 2:
-        ts, ps = [t for t, _ in space], [p for _, p in space]
-        say(f"# the recipe space as written ({len(space)} loops): measured {min(ts):.1f}-{max(ts):.1f} clocks a block, "
-            f"priced {min(ps):.1f}-{max(ps):.1f}; Kendall tau of model against measurement {kendall_tau(ps, ts):.2f}; "
-            f"MAPE {100 * mape(ps, ts):.1f} %")
+        ts, ps = [t.time for t in space], [t.model for t in space]
+        say(f"# the recipe space as written ({len(space)} loops): measured {min(ts):.1f}-{max(ts):.1f} clocks a "
+            f"block, priced {min(ps):.1f}-{max(ps):.1f}; Kendall tau of model against measurement "
+            f"{kendall_tau(ps, ts):.2f}; MAPE {100 * mape(ps, ts):.1f} %")
     say(f"# done; {load()}")
     output.prepend(args.out)
     return 0

@@ -32,12 +32,11 @@ from __future__ import annotations
 
 import argparse
 
-from pair_table import Output, host_model, load, run_main
+from kernel_bench import arguments, measured
+from pair_table import Output, load, run_main
 
-from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
-from sha1opt.emit.microbench import Checked, groups, kernels, priced, validate_all
+from sha1opt.emit.microbench import groups, priced
 from sha1opt.search.cost.model import load_model
-from sha1opt.search.cost.simulator import simulate
 
 SUBJECTS = {"shld rotate": "shldl $5, %{a}, %{a}", "shld shift": "shldl $5, %r15d, %{a}", "rol": "roll $5, %{a}"}
 FILLERS = {"nop": "nop", "lea": "leal 1(%r15), %{x}", "load": "movl 64(%rsp), %{x}",
@@ -60,36 +59,24 @@ def plan() -> list[tuple[str, str, int, str, int]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--uarch", default="host", help="the model that prices the kernels (default: this CPU's)")
-    ap.add_argument("--passes", type=int, default=3, help="timing passes over every kernel (calibrate's: 3)")
-    ap.add_argument("--out", default=None, help="also prepend the output to this file")
-    args = ap.parse_args()
-    if not 1 <= args.passes <= 20:
-        ap.error("--passes must be 1 to 20")
-    args.uarch = host_model(ap, args.uarch)
+    args = arguments(argparse.ArgumentParser())
     output = Output("bench/microcode_mix.py")
     say = output.say
     model = load_model(args.uarch)
     rows = plan()
     ks = [priced(f"mc.{n}", text, model, "microcoded instructions in a mix") for n, (*_, text, _g) in enumerate(rows)]
-    probes = [k for k in kernels(model, pairs=False) if k.name in SHARE_PROBES]
-    checked = validate_all(ks + probes, model)
-    refused = [c for c in checked if not isinstance(c, Checked)]
-    if refused:
-        say(f"# a kernel was refused, nothing is timed: {refused[0]}")
+    timed = measured(ks, model, args.passes)
+    if isinstance(timed, str):
+        say(f"# {timed}")
         return 1
-    samples = measure_kernels(checked, passes=args.passes)
     say(f"# model {args.uarch}; {len(ks)} kernels of {SIZE} instructions, {args.passes} passes (core cycles "
         f"from the add-chain clock, shared rounds left out); per group of one subject and k fillers:")
     say(f"{'subject':12s} {'filler':6s} {'k':>2s} {'groups':>6s} {'measured':>8s} {'[p10':>6s} {'p90]':>6s} "
         f"{'model':>6s} {'meas-model':>10s}")
     for (s, f, k, _text, groups), kern in zip(rows, ks):
-        m, lo, hi = band(samples[kern.name])
-        t = kernel_time(m, lo)
-        pred = simulate(kern.items(), model, loop=True).cycles
-        say(f"{s:12s} {f:6s} {k:2d} {groups:6d} {t / groups:8.2f} {lo / groups:6.2f} {hi / groups:6.2f} "
-            f"{pred / groups:6.2f} {(t - pred) / groups:10.2f}")
+        t = timed[kern.name]
+        say(f"{s:12s} {f:6s} {k:2d} {groups:6d} {t.time / groups:8.2f} {t.p10 / groups:6.2f} {t.p90 / groups:6.2f} "
+            f"{t.model / groups:6.2f} {(t.time - t.model) / groups:10.2f}")
     say(f"# done; {load()}")
     output.prepend(args.out)
     return 0
