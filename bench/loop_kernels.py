@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from kernel_bench import arguments, measured
-from pair_table import Output, load, run_main
+from pair_table import Output, run_main
 
 from sha1opt.emit.calibration import kendall_tau, mape
 from sha1opt.emit.family_scalar import recipe_variants
@@ -252,9 +252,7 @@ def main() -> int:
         say(f"# the recipe space as written ({len(space)} loops): measured {min(ts):.1f}-{max(ts):.1f} clocks a "
             f"block, priced {min(ps):.1f}-{max(ps):.1f}; Kendall tau of model against measurement "
             f"{kendall_tau(ps, ts):.2f}; MAPE {100 * mape(ps, ts):.1f} %")
-    say(f"# done; {load()}")
-    output.prepend(args.out)
-    return 0
+    return output.finish(args.out)
 
 
 if __name__ == "__main__":

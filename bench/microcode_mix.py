@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 
 from kernel_bench import arguments, measured
-from pair_table import Output, load, run_main
+from pair_table import Output, run_main
 
 from sha1opt.emit.microbench import groups, priced
 from sha1opt.search.cost.model import load_model
@@ -77,9 +77,7 @@ def main() -> int:
         t = timed[kern.name]
         say(f"{s:12s} {f:6s} {k:2d} {groups:6d} {t.time / groups:8.2f} {t.p10 / groups:6.2f} {t.p90 / groups:6.2f} "
             f"{t.model / groups:6.2f} {(t.time - t.model) / groups:10.2f}")
-    say(f"# done; {load()}")
-    output.prepend(args.out)
-    return 0
+    return output.finish(args.out)
 
 
 if __name__ == "__main__":

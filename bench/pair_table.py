@@ -106,6 +106,12 @@ class Output:
         print(text, flush=True)
         self.lines.append(text)
 
+    def finish(self, path: str | None) -> int:
+        """The closing line (the load average after the run), the lines prepended to ``path``; exit status 0."""
+        self.say(f"# done; {load()}")
+        self.prepend(path)
+        return 0
+
     def prepend(self, path: str | None) -> None:
         """The lines, a blank line and the file's old text (none when ``path`` is None)."""
         if path:
