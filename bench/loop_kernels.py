@@ -14,6 +14,16 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   a..e state in its private buffer) -- each as written, and with the **ring apart**: every read of the W
   ring from a slot no store writes, so no load waits for a store (the W recurrence through memory is cut;
   the instructions and their classes are the same).
+* **The hybrid's loop** (``families.HYBRID``'s default block at the highest level this CPU runs: vector
+  message schedule, W+K through a 64-byte ring, scalar rounds), as written, and split: its scalar part alone
+  (the rounds, reading W+K from the ring, which nothing then writes) and its vector part alone.
+* **Rounds alone**: 80 rounds of registers only, the a..e names rotating as in a block, one part added at a
+  time -- the recurrence ``mov a,t; rol $5,t; add t,e``; with ``ror $2,b``; with one f (the textbook's Ch,
+  parity or Maj form) added into e; parity with instructions more that nothing reads (an add on its own
+  register; 1-4 loads; 1-5 moves, which the renamer eliminates; a nop); and Ch with W+K added into e from
+  memory (a load-op, as the hybrid does).
+  Two dependence cycles bound the parity round at 2 clocks (a -> rol -> add, and the f term of the round
+  after), with ALUs to spare; whatever the machine loses on top is its scheduling.
 * **Two fields changed**: every recipe two fields away from the textbook's (``recipe_variants`` of each
   one-field variant), as written. Over these and the one-field loops -- the recipe space the search and
   measured selection choose from -- the bench prints the spread measured and priced, and the model's Kendall
@@ -46,18 +56,20 @@ from kernel_bench import arguments, measured
 from pair_table import Output, run_main
 
 from sha1opt.emit.calibration import kendall_tau, mape
+from sha1opt.emit.families import HYBRID, levels_of
 from sha1opt.emit.family_scalar import recipe_variants
 from sha1opt.emit.host_cpu import host, lacking
 from sha1opt.emit.microbench import priced
+from sha1opt.emit.training_loops import family_levels
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg, effects
+from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg, effects
 
 # calibrate's kernel frame (emit.microbench): %rsp over 512 private bytes; %ecx, %r15, %rdi, %r12, %rsp are the
 # harness's, %rbp / %r11 its pointer chase. The loops' a..e and temporaries go to the free registers.
 MOVED = {"ecx": "r13d", "ebp": "r14d"}
-FREE = {"eax", "ebx", "edx", "esi", "r8d", "r9d", "r10d", "r13d", "r14d"}
+FREE = {"eax", "ebx", "edx", "esi", "r8d", "r9d", "r10d", "r13d", "r14d", *(f"xmm{i}" for i in range(16))}
 DATA, STATE, RING, APART = 192, 320, 64, 400      # buffer offsets: message words, a..e, the W ring, its reads apart
 SP, SI, DI = Reg("esp", 64), Reg("esi", 64), Reg("edi", 64)
 CONSTANT = Reg("r15d")                            # the frame's constant register (never written by a kernel)
@@ -180,6 +192,62 @@ def lea_body(k: int) -> tuple[str, int]:
     return "".join(f"{ln}\n" for ln in lines), n
 
 
+# Rounds alone (module docstring): per round, the lines after the recurrence's; {a}..{e} rotate per round
+ROUND_NAMES = ("eax", "ebx", "edx", "r13d", "r14d")
+ROUND = ["movl %{a}, %r8d", "roll $5, %r8d", "addl %r8d, %{e}"]
+ROR = ["rorl $2, %{b}"]
+CH = ["movl %{c}, %r9d", "xorl %{d}, %r9d", "andl %{b}, %r9d", "xorl %{d}, %r9d", "addl %r9d, %{e}"]
+PARITY = ["movl %{b}, %r9d", "xorl %{c}, %r9d", "xorl %{d}, %r9d", "addl %r9d, %{e}"]
+MAJ = ["movl %{b}, %r9d", "andl %{c}, %r9d", "movl %{b}, %r10d", "orl %{c}, %r10d", "andl %{d}, %r10d",
+       "orl %r9d, %r10d", "addl %r10d, %{e}"]
+WK = ["addl {wk}(%rsp), %{e}"]
+ROUND_FORMS = {
+    "a -> rol 5 -> add": ROUND,
+    "+ ror 2 b": ROUND + ROR,
+    "+ parity": PARITY + ROUND,
+    "+ parity, ror 2 b": PARITY + ROUND + ROR,
+    "+ parity, an independent add": PARITY + ROUND + ["addl %r15d, %r10d"],
+    **{f"+ parity, {k} independent load{'s' if k > 1 else ''}": PARITY + ROUND + ["movl 64(%rsp), %r10d"] * k
+       for k in (1, 2, 3, 4)},
+    **{f"+ parity, {k} independent mov{'s' if k > 1 else ''}": PARITY + ROUND + ["movl %r15d, %r10d"] * k
+       for k in (1, 2, 3, 4, 5)},
+    "+ parity, a nop": PARITY + ROUND + ["nop"],
+    "+ ror 2 b, Ch": CH + ROUND + ROR,
+    "+ ror 2 b, Ch, W+K from memory": WK + CH + ROUND + ROR,
+    "+ ror 2 b, Maj": MAJ + ROUND + ROR,
+}
+
+
+def rounds_body(lines: list[str], n: int = 80) -> str:
+    """``n`` rounds of ``lines`` with a..e on ``ROUND_NAMES``, renamed per round as a block does (round t's
+    new a is in the register its e was in)."""
+    out = []
+    for t in range(n):
+        a, b, c, d, e = (ROUND_NAMES[(k - t) % 5] for k in range(5))
+        out += [ln.format(a=a, b=b, c=c, d=d, e=e, wk=RING + 4 * (t % 16)) for ln in lines]
+    return "".join(f"{ln}\n" for ln in out)
+
+
+def hybrid_rows(notes: list[str]) -> list[Row]:
+    """The hybrid default block's loop at the highest hybrid level this CPU runs, whole and split (module
+    docstring); none (and a note) when this CPU runs no hybrid level or the block does not fit the frame."""
+    levels = [lv for lv in family_levels(host()) if lv in levels_of(HYBRID)]
+    if not levels:
+        notes.append("# left out: the hybrid loop: this CPU runs none of its levels")
+        return []
+    choice = HYBRID.choose(None, "x86_64", levels[-1])
+    name = f"hybrid default ({levels[-1]})"
+    try:
+        whole = frame(choice.code.loop_body())
+    except FrameRefusal as e:
+        notes.append(f"# left out: {name}: {e}")
+        return []
+    vector = [i for i in whole if SEMANTICS[i.mnemonic].vector]
+    scalar = [i for i in whole if not SEMANTICS[i.mnemonic].vector]
+    return [Row("hybrid", name, text(whole), 1), Row("hybrid", "  its scalar part alone", text(scalar), 1),
+            Row("hybrid", "  its vector part alone", text(vector), 1)]
+
+
 def plan(model: Model) -> tuple[list[Row], list[str]]:
     """Every kernel (module docstring) and notes on the loops left out (the frame lacks a register they use)."""
     rows, notes = [], []
@@ -202,6 +270,8 @@ def plan(model: Model) -> tuple[list[Row], list[str]]:
                 rows.append(Row("pairs", name, text(frame(sched.body[sched.loop_start:])), 1))
             except FrameRefusal:
                 pass                              # the one-field loop's note says why
+    rows += hybrid_rows(notes)
+    rows += [Row("rounds", name, rounds_body(lines), 80) for name, lines in ROUND_FORMS.items()]
     tb = frame(textbook("x86_64").body[textbook("x86_64").loop_start:], apart=True)
     rows += [Row("ablations", name, text(edit(tb)), 1) for name, edit in ABLATIONS.items()]
     for k in LEA_KS:
@@ -233,6 +303,8 @@ def main() -> int:
     base = timed.get("textbook, ring apart")
     for table, head in (("loops", "SHA-1 block loops, clocks per block"),
                         ("pairs", "SHA-1 block loops with two recipe fields changed, clocks per block"),
+                        ("hybrid", "the hybrid's block loop, whole and split, clocks per block"),
+                        ("rounds", "80 rounds alone, registers only, clocks per round"),
                         ("ablations", "the textbook, ring apart, one feature changed (clocks per block)"),
                         ("lea", "three-term lea and k adds, clocks per group")):
         say(f"## {head}")

@@ -121,3 +121,23 @@ def test_a_bad_argument_is_one_line_and_exit_2(args):
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "loop_kernels.py"), *args], capture_output=True,
                        text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()[-1:]) == 1 and "Traceback" not in r.stderr
+
+
+def test_the_hybrid_split_is_the_whole_loop_or_a_note(lk):
+    rows, notes = lk.plan(load_model("zen4"))
+    hyb = [r for r in rows if r.table == "hybrid"]
+    if not hyb:                                   # a host that runs no hybrid level (or a block the frame refuses)
+        assert any("hybrid" in n for n in notes)
+        return
+    whole, scalar, vector = (r.body.splitlines() for r in hyb)
+    assert sorted(scalar + vector) == sorted(whole) and scalar and vector
+    assert all(lk.SEMANTICS[ln.split()[0]].vector for ln in vector)
+    assert not any(lk.SEMANTICS[ln.split()[0]].vector for ln in scalar)
+
+
+def test_rounds_alone_rename_a_to_e_as_a_block_does(lk):
+    body = lk.rounds_body(lk.ROUND, 2).splitlines()
+    # round 0: a = eax, e = r14d; round 1: a = r14d (round 0's new a), e = r13d
+    assert body == ["movl %eax, %r8d", "roll $5, %r8d", "addl %r8d, %r14d",
+                    "movl %r14d, %r8d", "roll $5, %r8d", "addl %r8d, %r13d"]
+    assert all(lk.rounds_body(lines).count("\n") == 80 * len(lines) for lines in lk.ROUND_FORMS.values())
