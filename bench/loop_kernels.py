@@ -12,8 +12,9 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   (``family_scalar.recipe_variants``) the model's ISA and this CPU run, moved into calibrate's kernel frame
   (``frame``: a..e and the temporaries on the frame's free registers, the message words, the W ring and the
   a..e state in its private buffer) -- each as written, and with the **ring apart**: every read of the W
-  ring from a slot no store writes, so no load waits for a store (the W recurrence through memory is cut;
-  the instructions and their classes are the same).
+  ring from a slot no store writes, so no read of the ring waits for a store (the W recurrence through
+  memory is cut; the a..e state's update at the end of a block still goes through its slots; the
+  instructions and their classes are the same).
 * **The hybrid's loop** (``families.HYBRID``'s default block at the highest level this CPU runs: vector
   message schedule, W+K through a 64-byte ring, scalar rounds), as written, and split: its scalar part alone
   (the rounds, reading W+K from the ring, which nothing then writes) and its vector part alone.
@@ -59,7 +60,7 @@ from sha1opt.emit.calibration import kendall_tau, mape
 from sha1opt.emit.families import HYBRID, levels_of
 from sha1opt.emit.family_scalar import recipe_variants
 from sha1opt.emit.host_cpu import host, lacking
-from sha1opt.emit.microbench import priced
+from sha1opt.emit.microbench import REGS, groups, priced
 from sha1opt.emit.training_loops import family_levels
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.space.candidate import textbook
@@ -69,7 +70,7 @@ from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg, effects
 # calibrate's kernel frame (emit.microbench): %rsp over 512 private bytes; %ecx, %r15, %rdi, %r12, %rsp are the
 # harness's, %rbp / %r11 its pointer chase. The loops' a..e and temporaries go to the free registers.
 MOVED = {"ecx": "r13d", "ebp": "r14d"}
-FREE = {"eax", "ebx", "edx", "esi", "r8d", "r9d", "r10d", "r13d", "r14d", *(f"xmm{i}" for i in range(16))}
+FREE = {*REGS, "r10d", *(f"xmm{i}" for i in range(16))}   # microbench's eight, %r10 (emit.clock zeroes it)
 DATA, STATE, RING, APART = 192, 320, 64, 400      # buffer offsets: message words, a..e, the W ring, its reads apart
 SP, SI, DI = Reg("esp", 64), Reg("esi", 64), Reg("edi", 64)
 CONSTANT = Reg("r15d")                            # the frame's constant register (never written by a kernel)
@@ -88,9 +89,9 @@ def _reg(r: Reg) -> Reg:
     return Reg(name, r.width)
 
 
-def _mem(m: Mem, stored: bool, apart: bool) -> Mem:
+def _mem(m: Mem, stored: bool, apart: bool, width: int) -> Mem:
     base = {SI: DATA, DI: STATE, SP: RING}.get(m.base)
-    if base is None or m.index is not None or not 0 <= m.disp < 64:
+    if base is None or m.index is not None or not 0 <= m.disp <= 64 - width:
         raise FrameRefusal(f"an address the frame has no room for: {m}")
     if base == RING and apart and not stored:
         base = APART
@@ -104,9 +105,14 @@ def frame(body: Sequence[Instr], apart: bool = False) -> list[Instr]:
     ``FrameRefusal`` for a register the frame does not have free. Example: ``xorl 28(%rsp), %r8d`` is
     ``xorl 92(%rsp), %r8d``, apart ``xorl 428(%rsp), %r8d``; ``leal K(%ebp,%r8d), %ebp`` is
     ``leal K(%r14d,%r8d), %r14d``."""
+    used = {o.name for ins in body for o in ins.operands if isinstance(o, Reg)}
+    taken = used & set(MOVED.values())
+    if taken:
+        raise FrameRefusal(f"uses %{sorted(taken)[0]}, where the frame moves %{next(iter(MOVED))}")
     out = []
     for ins in body:
         written = effects(ins).mem_write                  # the semantics table: the operand it stores to
+        width = max([o.width // 8 for o in ins.operands if isinstance(o, Reg) and o.width >= 128] or [4])
         ops = []
         for o in ins.operands:
             if isinstance(o, Reg):
@@ -115,7 +121,7 @@ def frame(body: Sequence[Instr], apart: bool = False) -> list[Instr]:
                 ops.append(Mem(_reg(o.base) if o.base else None, _reg(o.index) if o.index else None, o.scale,
                                o.disp))
             elif isinstance(o, Mem):
-                ops.append(_mem(o, stored=o == written, apart=apart))
+                ops.append(_mem(o, stored=o == written, apart=apart, width=width))
             else:
                 ops.append(o)
         out.append(Instr(ins.mnemonic, tuple(ops)))
@@ -180,16 +186,10 @@ class Row:
 
 
 def lea_body(k: int) -> tuple[str, int]:
-    """Groups of one three-term lea (its own chain, four groups back) and ``k`` independent adds; (body, groups)."""
-    a, q, x = ("eax", "ebx", "edx", "esi"), ("rax", "rbx", "rdx", "rsi"), ("r8d", "r9d", "r13d", "r14d")
+    """Groups of one three-term lea (its own chain, four groups back) and ``k`` independent adds
+    (``microbench.groups``); (body, groups)."""
     n = LEA_SIZE // (1 + k)
-    lines, j = [], 0
-    for g in range(n):
-        lines.append(f"leal 1(%r15,%{q[g % 4]}), %{a[g % 4]}")
-        for _ in range(k):
-            lines.append(f"addl %r15d, %{x[j % 4]}")
-            j += 1
-    return "".join(f"{ln}\n" for ln in lines), n
+    return groups("leal 1(%r15,%{q}), %{a}", "addl %r15d, %{x}", k, n), n
 
 
 # Rounds alone (module docstring): per round, the lines after the recurrence's; {a}..{e} rotate per round

@@ -22,7 +22,7 @@ from sha1opt.emit.microbench import Checked, priced, validate_all
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.listing import parse_listing
-from sha1opt.semantics.x86 import Instr, Mem
+from sha1opt.semantics.x86 import Instr, Mem, Reg
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,6 +56,10 @@ def test_a_register_the_frame_lacks_is_refused(lk):
         lk.frame(_code("movl %r11d, %eax\n"))
     with pytest.raises(lk.FrameRefusal, match="no room"):
         lk.frame(_code("movl 64(%rsi), %eax\n"))
+    with pytest.raises(lk.FrameRefusal, match="no room"):          # 16 bytes from 56 would leave the slot
+        lk.frame([Instr("movdqu", (Reg("xmm1", 128), Mem(Reg("esp", 64), None, 1, 56)))])
+    with pytest.raises(lk.FrameRefusal, match="r13d"):             # %ecx moves there: two names, one register
+        lk.frame(_code("movl %ecx, %eax\naddl %r13d, %eax\n"))
 
 
 def test_the_kernels_pass_calibrates_checks_and_the_left_out_loops_are_named(lk):
@@ -91,20 +95,36 @@ def test_ring_apart_reads_no_stored_slot_and_keeps_the_instructions(lk):
 
 def test_each_ablation_changes_only_what_it_names(lk):
     tb = lk.frame(textbook("x86_64").body[textbook("x86_64").loop_start:], apart=True)
-    n_lea = sum(1 for i in tb if lk._kwe(i))
-    assert n_lea == 80
+    assert sum(1 for i in tb if lk._kwe(i)) == 80
     for name, edit in lk.ABLATIONS.items():
         out = edit(list(tb))
-        if name.startswith(("lea K", "->")):
-            assert not any(lk._kwe(i) for i in out)
-            assert len(out) == len(tb) + (80 if name.startswith("->") else 0)
+        if name.startswith(("lea K", "->")):      # each lea K(e,w),e, in place, as the name says; nothing else
+            j = 0
+            for ins in tb:
+                hit = lk._kwe(ins)
+                if not hit:
+                    assert out[j] == ins
+                    j += 1
+                    continue
+                m, e = hit
+                want = {"lea K(e,w),e -> add w,e": ["add %s, %s" % (m.index, e)],
+                        "lea K(e,w),e -> lea (e,w),e": ["lea (%s,%s), %s" % (m.base, m.index, e)],
+                        "-> add $K,e; add w,e": [f"add ${m.disp:#x}, {e}", f"add {m.index}, {e}"],
+                        "-> add w,e; add $K,e": [f"add {m.index}, {e}", f"add ${m.disp:#x}, {e}"]}[name]
+                assert [str(i) for i in out[j:j + len(want)]] == want
+                j += len(want)
+            assert j == len(out)
         elif name == "ring xors -> register xors":
-            assert not any(i.mnemonic == "xor" and isinstance(i.operands[0], Mem) for i in out)
-            assert len(out) == len(tb)
+            assert [i for i in out if i not in tb] == [lk.Instr("xor", (lk.CONSTANT, i.operands[1])) for i in tb
+                                                        if i.mnemonic == "xor" and isinstance(i.operands[0], Mem)]
         elif name == "rotates -> adds":
-            assert not any(i.mnemonic in ("rol", "ror") for i in out) and len(out) == len(tb)
+            assert len(out) == len(tb) and not any(i.mnemonic in ("rol", "ror") for i in out)
+            assert all(a == b for a, b in zip(out, tb) if b.mnemonic not in ("rol", "ror"))
         else:
             assert name == "ring stores left out"
+            ring_stores = [i for i in tb if i.mnemonic == "mov" and isinstance(i.dest, Mem)
+                           and lk.RING <= i.dest.disp < lk.RING + 64]
+            assert [i for i in tb if i not in out] == ring_stores
             assert len(tb) - len(out) == 64 + 16 - 3     # W_16..76 and W_0..15 stored; W_77..79 never read
 
 
@@ -120,7 +140,9 @@ def test_the_lea_groups(lk):
 def test_a_bad_argument_is_one_line_and_exit_2(args):
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "loop_kernels.py"), *args], capture_output=True,
                        text=True, timeout=120, cwd=ROOT)
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()[-1:]) == 1 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()       # argparse's usage line, then the one line naming the problem
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(lines) == 2 and lines[0].startswith("usage:") and lines[1].startswith("loop_kernels.py: error: ")
 
 
 def test_the_hybrid_split_is_the_whole_loop_or_a_note(lk):
