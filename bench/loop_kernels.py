@@ -21,7 +21,8 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
 * **Rounds alone**: 80 rounds of registers only, the a..e names rotating as in a block, one part added at a
   time -- the recurrence ``mov a,t; rol $5,t; add t,e``; with ``ror $2,b``; with one f (the textbook's Ch,
   parity or Maj form) added into e; parity with instructions more that nothing reads (an add on its own
-  register; 1-4 loads; 1-5 moves, which the renamer eliminates; a nop); and Ch with W+K added into e from
+  register, at each place in the round: "at k" is before the round's k-th instruction, 0-based, and at 7 after
+  the last; 1-4 loads; 1-5 moves, which the renamer eliminates; a nop); and Ch with W+K added into e from
   memory (a load-op, as the hybrid does).
   Two dependence cycles bound the parity round at 2 clocks (a -> rol -> add, and the f term of the round
   after), with ALUs to spare; whatever the machine loses on top is its scheduling.
@@ -206,7 +207,8 @@ ROUND_FORMS = {
     "+ ror 2 b": ROUND + ROR,
     "+ parity": PARITY + ROUND,
     "+ parity, ror 2 b": PARITY + ROUND + ROR,
-    "+ parity, an independent add": PARITY + ROUND + ["addl %r15d, %r10d"],
+    **{f"+ parity, an independent add at {k}": (PARITY + ROUND)[:k] + ["addl %r15d, %r10d"] + (PARITY + ROUND)[k:]
+       for k in range(len(PARITY + ROUND) + 1)},
     **{f"+ parity, {k} independent load{'s' if k > 1 else ''}": PARITY + ROUND + ["movl 64(%rsp), %r10d"] * k
        for k in (1, 2, 3, 4)},
     **{f"+ parity, {k} independent mov{'s' if k > 1 else ''}": PARITY + ROUND + ["movl %r15d, %r10d"] * k
