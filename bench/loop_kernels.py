@@ -107,9 +107,10 @@ def frame(body: Sequence[Instr], apart: bool = False) -> list[Instr]:
     ``xorl 92(%rsp), %r8d``, apart ``xorl 428(%rsp), %r8d``; ``leal K(%ebp,%r8d), %ebp`` is
     ``leal K(%r14d,%r8d), %r14d``."""
     used = {o.name for ins in body for o in ins.operands if isinstance(o, Reg)}
-    taken = used & set(MOVED.values())
+    taken = sorted(used & set(MOVED.values()))
     if taken:
-        raise FrameRefusal(f"uses %{sorted(taken)[0]}, where the frame moves %{next(iter(MOVED))}")
+        moved = next(k for k, v in MOVED.items() if v == taken[0])
+        raise FrameRefusal(f"uses %{taken[0]}, where the frame moves %{moved}")
     out = []
     for ins in body:
         written = effects(ins).mem_write                  # the semantics table: the operand it stores to
@@ -180,7 +181,7 @@ ABLATIONS: dict[str, Callable[[list[Instr]], list[Instr]]] = {
 
 @dataclass(frozen=True)
 class Row:
-    table: str          # "loops", "ablations", "lea"
+    table: str          # "loops", "pairs", "hybrid", "rounds", "ablations", "lea"
     name: str
     body: str
     per: int            # the printed figure is per iteration / this (groups for the lea table)
