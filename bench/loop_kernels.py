@@ -275,7 +275,8 @@ def plan(model: Model) -> tuple[list[Row], list[str]]:
                 pass                              # the one-field loop's note says why
     rows += hybrid_rows(notes)
     rows += [Row("rounds", name, rounds_body(lines), 80) for name, lines in ROUND_FORMS.items()]
-    tb = frame(textbook("x86_64").body[textbook("x86_64").loop_start:], apart=True)
+    tb_sched = loops[0][1]
+    tb = frame(tb_sched.body[tb_sched.loop_start:], apart=True)
     rows += [Row("ablations", name, text(edit(tb)), 1) for name, edit in ABLATIONS.items()]
     for k in LEA_KS:
         body, n = lea_body(k)

@@ -282,9 +282,10 @@ class HybridFamily(Family):
         on Zen 4 the i386 avx512vl lazy-chain block at lead 2 / every 3 with read-ahead measured 0.760 x the
         textbook with rol2 and 0.723 with rol1, both priced 2.83-2.84 c/B, bench/results/simd_i386_zen4.txt,
         and a climb that started among rol2 blocks stopped there), a ``slots`` block (the model's unit-class
-        placement) placed every 2, 3 or 4 scalar ops instead (``SLOTS_TO_EVERY``: on Zen 4 the model's first i386 choice is a slots block, and a climb from
-        it reached no fixed interleaving, where the i386 block ``export --tune`` had found measured 0.720 x the
-        textbook against the slots blocks' 0.762-0.81), or the blocks of its
+        placement) placed every 2, 3 or 4 scalar ops instead (``SLOTS_TO_EVERY``: on Zen 4 the model's first
+        i386 choice is a slots block, and a climb from it reached no fixed interleaving, where the i386 block
+        ``export --tune`` had found measured 0.720 x the textbook against the slots blocks' 0.762-0.81), or the
+        blocks of its
         structure -- its dialect, interleaving, read-ahead and recurrence -- one
         choice away in their scalar rounds: a rounds form one choice away (``hybrid_forms.one_change``) that the
         level's scalar ISA takes (``engines.hybrid.scalars_for``: the ``-bmi`` forms need BMI2) and the arch has
