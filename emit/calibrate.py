@@ -336,7 +336,7 @@ def _row(model: Model, row: str, why: str) -> dict:
     if kind == "classes":
         c = model.classes[name]
         return {"uops": c.uops, "latency": c.latency, "rthroughput": c.rthroughput, "ports": [str(u) for u in c.ports],
-                "source": why}
+                **({"busy": c.busy} if c.busy != 1 else {}), "source": why}
     r = model.rules
     if name == "store_forwarding":
         return {"latency": r.store_forward_latency, "source": why}

@@ -73,7 +73,7 @@ def decode_item(item: Item, model: Model, unit_index: dict[str, int], tpc: int) 
         ld = model.classes["load"].ports[0]
         uops.append(("load", tuple(unit_index[u] for u in ld.units), tpc // speed[ld.units[0]] or 1))
     for u in cost.ports:
-        busy = max(1, tpc // speed[u.units[0]])
+        busy = max(1, tpc // speed[u.units[0]]) * (cost.busy if not u.role else 1)
         uops.append((u.role, tuple(unit_index[x] for x in u.units), busy))
     lat = int(round(cost.latency * tpc))
     into_vector = cls in VECTOR_CLASSES and "vec_load" in model.classes

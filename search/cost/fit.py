@@ -344,7 +344,8 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
     after = ev.all(cur, [o.name for o in observations])
     changes = []
     for p in params:
-        old, new = p.get(model), p.get(cur)
+        value = p.recorded or p.get
+        old, new = value(model), value(cur)
         if old != new:
             hit = [o for o in observations if p.touches(kinds[o.name])]
             own = [o for o in hit if p.speaks(_classes_of(model, o))]     # cited first: its own evidence

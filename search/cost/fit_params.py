@@ -6,8 +6,10 @@ read and set it on a model:
 * per instruction class: ``latency`` (not for ``NO_RESULT`` classes; whole clocks from 1 -- 0 only for a class with no compute uop, or one the
   literature already gives 0: a computing instruction takes at least a clock -- up to max(literature + 4, 7)),
   ``ports`` (the unit set every compute uop may use: a set the model already names, a single unit, or the whole
-  pool: ``port_candidates``) and ``compute_uops`` (1-4 uops on those units; in-order: ``rthroughput``, the clocks
-  a unit is held);
+  pool: ``port_candidates``), ``compute_uops`` (1-4 uops on those units) and ``busy`` (1-4 clocks each of them
+  holds its unit: a uop that is not pipelined, as Zen 4's sha1rnds4 -- half the throughput of one uop, the
+  latency chain unchanged, where a second uop would lengthen the chain); in-order: ``rthroughput``, the clocks
+  a unit is held;
 * ``issue_width`` (out-of-order models) -- the front end's one free parameter. A class's front-end slots
   (``uops``, its macro-op count) are a decode fact the literature states (AMD's and Intel's guides, uops.info)
   and are never fitted: timing without per-port counters cannot tell a class's front-end slots from its
@@ -24,7 +26,7 @@ read and set it on a model:
   Out of order ``store_forwarding`` is evidenced only by load-op kernels (the others have their own rules).
 
 A parameter is *structural* when it says how many resources an instruction takes or how many there are
-(``ports``, ``compute_uops``, ``rthroughput``, ``issue_width``); ``Param.resource`` names the resource
+(``ports``, ``compute_uops``, ``busy``, ``rthroughput``, ``issue_width``); ``Param.resource`` names the resource
 a change of it binds (the class's compute units, or the front end), which ``fit``'s witness rule asks of the
 simulator's bottleneck. ``parameters(model, evidence)`` lists the parameters of the classes seen, given one
 class set per observation (the classes it is evidence for).
@@ -73,6 +75,8 @@ class Param:
 
     resource: Callable[[Model], frozenset[str]] | None = None   # what a structural change binds: unit names,
     #                                                 or ``FRONT_END`` (None: not structural)
+    recorded: Callable[[Model], Any] | None = None   # the value a change records (None: ``get``): a joint
+    #                                                 parameter records its own field, the other's has its own
     screen_all_evidence: bool = False   # ``fit._screen`` probes on all of its evidence, not the worst-explained
     #                                     few: a size whose kernels form one curve (the scheduler's knee) is
     #                                     judged on the whole curve, else the worst points pick sizes the
@@ -97,7 +101,7 @@ def compute_units(model: Model, cls: str) -> frozenset[str]:
 
 def _set_class(model: Model, name: str, **changes) -> Model:
     row = dataclasses.replace(model.classes[name], **changes)
-    if "ports" in changes:
+    if "ports" in changes or "busy" in changes:
         row = dataclasses.replace(row, rthroughput=round(derived_rthroughput(row, model), 6))
     return dataclasses.replace(model, classes={**model.classes, name: row})
 
@@ -143,6 +147,22 @@ def port_candidates(model: Model, cls: str) -> tuple[tuple[str, ...], ...]:
     return tuple([cur] + sorted((s for s in canon if set(s) != set(cur)), key=lambda s: (len(s), s)))
 
 
+def _units_of(model: Model, cls: str) -> tuple[str, ...]:
+    return next(tuple(p.units) for p in model.classes[cls].ports if not p.role)
+
+
+def busy_candidates(model: Model, cls: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """(clocks held, unit set) pairs for a class's compute uops: its own first, then every other count of 1-4
+    clocks on its own set or on one unit of its pool (its own count elsewhere is the ``ports`` parameter's). Held clocks and units move together: a uop not pipelined on a unit its mixes share
+    with another class is refuted by those mixes, on an exclusive one it explains them, and one step at a time
+    the fit could take neither (Zen 4's sha1rnds4: one every 2 clocks; on fp1 or fp2, where the vector<->GPR
+    moves run, two of its mixes price 72 clocks against 53-55 measured). Its evidence is the class's own
+    kernels (``tput.X``, ``lat.X``): a uop that holds its unit shows in the throughput of its class alone."""
+    cur = (model.classes[cls].busy, _units_of(model, cls))
+    sets = [cur[1]] + [s for s in port_candidates(model, cls) if len(s) == 1 and s != cur[1]]
+    return tuple(dict.fromkeys([cur] + [(b, s) for b in (1, 2, 3, 4) if b != cur[0] for s in sets]))
+
+
 def _class_params(model: Model, cls: str) -> list[Param]:
     row = model.classes[cls]
     out = []
@@ -165,6 +185,12 @@ def _class_params(model: Model, cls: str) -> list[Param]:
                          lambda m, c=cls: sum(1 for u in m.classes[c].ports if not u.role),
                          lambda m, v, c=cls: _set_class(m, c, ports=_with_count(m.classes[c], int(v))),
                          lambda cs, c=cls: c in cs, None, units))
+        out.append(Param(f"classes.{cls}", "busy", busy_candidates(model, cls),
+                         lambda m, c=cls: (m.classes[c].busy, _units_of(m, c)),
+                         lambda m, v, c=cls: _set_class(m, c, busy=int(v[0]),
+                                                        ports=_with_ports(m.classes[c], tuple(v[1]))),
+                         lambda cs, c=cls: c in cs, lambda cs, c=cls: cs == {c}, units,
+                         lambda m, c=cls: m.classes[c].busy))
     elif compute:
         occ = tuple(dict.fromkeys([row.rthroughput, 1.0, 2.0, 3.0, 4.0]))
         out.append(Param(f"classes.{cls}", "rthroughput", occ, lambda m, c=cls: m.classes[c].rthroughput,

@@ -1,8 +1,9 @@
 """Microarchitecture models: one TOML file per CPU in ``corpus/uarch/``, loaded into a frozen ``Model``.
 
 A model is data: execution units, one cost row per instruction class
-(uops, latency, reciprocal throughput, the units each uop may use, a
-``source``) and the CPU's quirks as typed rules (store forwarding, the
+(uops, latency, reciprocal throughput, the units each uop may use, on an
+out-of-order model the clocks each compute uop holds its unit (``busy``,
+default 1), a ``source``) and the CPU's quirks as typed rules (store forwarding, the
 address-generation stall, Pentium pairing, move elimination, the P4
 replay, vector-store forwarding, the out-of-order allocation rules and the
 issue-to-dispatch delay), plus the CPU's default architecture (``arch``) and GCC's
@@ -24,6 +25,8 @@ naming the file and row):
   ``BMI2_CLASSES`` when the model has those extensions), and no other row;
 * every uop names defined units; every latency is >= 0 and a multiple of
   half a clock (the double-pumped P4 ALUs are the finest grain);
+* ``busy`` only on an out-of-order model (the in-order engine holds a pipe
+  ``rthroughput`` clocks), a whole number >= 1;
 * ``inherits`` names another model file; the child's rows replace the
   parent's rows of the same name whole (a row is never half-inherited), and
   ``aliases`` are not inherited.
@@ -91,6 +94,7 @@ _TOP_OPTIONAL = {"inherits", "aliases", "retire_width", "window", "has_bmi1", "h
                  "calibration"}     # calibration: a calibrated model's record (``calibrated.py``)
 _UNIT_KEYS = {"speed", "what", "source"}
 _CLASS_KEYS = {"uops", "latency", "rthroughput", "ports", "source"}
+_CLASS_OPTIONAL = {"busy"}
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,8 @@ class ClassCost:
     rthroughput: float          # documented reciprocal throughput, clocks
     ports: tuple[Uop, ...]      # one entry per executed uop
     source: str
+    busy: int = 1               # out-of-order: clocks each compute uop holds its unit (a uop not pipelined:
+    #                             Zen 4's sha1rnds4, 2 -- one every 2 clocks on its unit, its latency unchanged)
 
 
 
@@ -374,7 +380,7 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
             raise CorpusError(f"{where}: unknown instruction class{extra}")
         if not isinstance(row, dict):
             raise CorpusError(f"{where}: not a table")
-        check_keys(row, where, _CLASS_KEYS)
+        check_keys(row, where, _CLASS_KEYS, _CLASS_OPTIONAL)
         ports = row["ports"]
         if not isinstance(ports, list) or not ports or not all(isinstance(p, str) for p in ports):
             raise CorpusError(f"{where}.ports: must be a non-empty list of strings")
@@ -386,6 +392,7 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
             float(_number(row["rthroughput"], f"{where}.rthroughput")),
             uops,
             _string(row["source"], f"{where}.source"),
+            _busy(row, where, in_order),
         )
     missing = sorted(wanted - set(classes))
     if missing:
@@ -439,6 +446,15 @@ def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
             raise CorpusError(f"{where}: needs a compute uop")
 
 
+def _busy(row: dict, where: str, in_order: bool) -> int:
+    if "busy" not in row:
+        return 1
+    if in_order:
+        raise CorpusError(f"{where}.busy: only on an out-of-order model (in order, 'rthroughput' is the clocks a "
+                          f"pipe is held)")
+    return int(_number(row["busy"], f"{where}.busy", integer=True, minimum=1))
+
+
 def derived_rthroughput(c: ClassCost, model: Model) -> float:
     """The reciprocal throughput the port map implies (the busiest set of units), for consistency checks."""
     speed = {u.name: u.speed for u in model.units}
@@ -446,6 +462,6 @@ def derived_rthroughput(c: ClassCost, model: Model) -> float:
     sets.add(frozenset(x for u in c.ports for x in u.units))
     best = 0.0
     for s in sets:
-        n = sum(1 for u in c.ports if set(u.units) <= s)
+        n = sum(c.busy if not u.role else 1 for u in c.ports if set(u.units) <= s)
         best = max(best, n / sum(speed[x] for x in s))
     return best

@@ -67,6 +67,9 @@ def notable(m: Model) -> list[str]:
         c = m.classes[cname]
         # "a|b": either unit; "a+b": one uop on each (a Pentium NP instruction takes both pipes)
         out.append(f"{cname}: {c.latency:g} clk, {c.uops} slot(s), uops {' + '.join(map(str, c.ports))}")
+    for cname, c in m.classes.items():
+        if c.busy != 1:
+            out.append(f"{cname}: each compute uop holds its unit {c.busy} clk (not pipelined)")
     return out
 
 

@@ -69,7 +69,7 @@ def test_a_kernel_bound_by_its_dependency_chain_moves_no_unit_set():
         base.classes["rot_imm"], ports=(base.classes["rot_imm"].ports[0],) * 4)})
     assert objective(four, obs) < 0.01 * objective(base, obs)
     structural = [p for p in parameters(base, obs) if p.structural and p.row == "classes.rot_imm"]
-    assert {p.field for p in structural} == {"ports", "compute_uops"}
+    assert {p.field for p in structural} == {"ports", "compute_uops", "busy"}
     assert fit(base, obs, params=structural).changes == ()
 
 
