@@ -22,8 +22,9 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   time -- the recurrence ``mov a,t; rol $5,t; add t,e``; with ``ror $2,b``; with one f (the textbook's Ch,
   parity or Maj form) added into e; parity with instructions more that nothing reads (an add on its own
   register, at each place in the round: "at k" is before the round's k-th instruction, 0-based, and at 7 after
-  the last; 1-4 loads; 1-5 moves, which the renamer eliminates; a nop); and Ch with W+K added into e from
-  memory (a load-op, as the hybrid does).
+  the last; 1-4 loads; 1-5 moves, which the renamer eliminates; a nop); parity and Ch with ``ror $2,b`` at
+  each place after f's read of b, not only at the end; and Ch with W+K added into e from memory (a load-op, as
+  the hybrid does).
   Two dependence cycles bound the parity round at 2 clocks (a -> rol -> add, and the f term of the round
   after), with ALUs to spare; whatever the machine loses on top is its scheduling.
 * **Two fields changed**: every recipe two fields away from the textbook's (``recipe_variants`` of each
@@ -215,6 +216,8 @@ ROUND_FORMS = {
     **{f"+ parity, {k} independent mov{'s' if k > 1 else ''}": PARITY + ROUND + ["movl %r15d, %r10d"] * k
        for k in (1, 2, 3, 4, 5)},
     "+ parity, a nop": PARITY + ROUND + ["nop"],
+    **{f"+ parity, ror 2 b at {k}": (PARITY + ROUND)[:k] + ROR + (PARITY + ROUND)[k:] for k in range(1, 7)},
+    **{f"+ Ch, ror 2 b at {k}": (CH + ROUND)[:k] + ROR + (CH + ROUND)[k:] for k in range(3, 8)},
     "+ ror 2 b, Ch": CH + ROUND + ROR,
     "+ ror 2 b, Ch, W+K from memory": WK + CH + ROUND + ROR,
     "+ ror 2 b, Maj": MAJ + ROUND + ROR,
