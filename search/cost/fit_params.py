@@ -153,11 +153,13 @@ def _units_of(model: Model, cls: str) -> tuple[str, ...]:
 
 def busy_candidates(model: Model, cls: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
     """(clocks held, unit set) pairs for a class's compute uops: its own first, then every other count of 1-4
-    clocks on its own set or on one unit of its pool (its own count elsewhere is the ``ports`` parameter's). Held clocks and units move together: a uop not pipelined on a unit its mixes share
-    with another class is refuted by those mixes, on an exclusive one it explains them, and one step at a time
-    the fit could take neither (Zen 4's sha1rnds4: one every 2 clocks; on fp1 or fp2, where the vector<->GPR
-    moves run, two of its mixes price 72 clocks against 53-55 measured). Its evidence is the class's own
-    kernels (``tput.X``, ``lat.X``): a uop that holds its unit shows in the throughput of its class alone."""
+    clocks on its own set or on one unit of its pool (its own count elsewhere is the ``ports`` parameter's).
+
+    Held clocks and units move together: a uop not pipelined on a unit its mixes share with another class is
+    refuted by those mixes, on an exclusive one it explains them, and one step at a time the fit could take
+    neither (Zen 4's sha1rnds4: one every 2 clocks; on fp1 or fp2 with a vector<->GPR move moved there, two of
+    its mixes price 72 clocks against 53-55 measured). Its evidence is the class's own kernels (``tput.X``,
+    ``lat.X``): a uop that holds its unit shows in the throughput of its class alone."""
     cur = (model.classes[cls].busy, _units_of(model, cls))
     sets = [cur[1]] + [s for s in port_candidates(model, cls) if len(s) == 1 and s != cur[1]]
     return tuple(dict.fromkeys([cur] + [(b, s) for b in (1, 2, 3, 4) if b != cur[0] for s in sets]))
