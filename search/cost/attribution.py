@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sha1opt.search.cost.decode import CLS, FE, integer_slots
+from sha1opt.search.cost.decode import CLS, FE, UOPS, integer_slots
 from sha1opt.search.cost.model import Model
 
 # Causes the engines name themselves (a stall rule's cause is named by the model's data).
@@ -59,8 +59,8 @@ def utilisation(model: Model, seq: list[tuple], units: list[tuple], span: range,
     tpc = model.ticks_per_cycle
     busy = [0.0] * len(model.units)
     for i in span:
-        for u in units[i]:
-            busy[u] += max(1, tpc // model.units[u].speed) / tpc
+        for u, (_role, _alts, ticks) in zip(units[i], seq[i][UOPS]):      # one unit per uop, in UOPS order
+            busy[u] += ticks / tpc
     # The front end first: on a tie with a unit it is the limit (units are
     # shared out unevenly below it).
     if model.in_order:

@@ -8,7 +8,8 @@ code: the prediction of every observation is ``Simulator(model).simulate(items, 
 the same simulator the search prices candidates with.
 
 The free parameters (``parameters``; ``fit_params`` defines them): per class seen, its ``latency``, its
-unit set (``ports``) and how many uops it puts there (``compute_uops``); the ``issue_width`` (moved only on the
+unit set (``ports``), how many uops it puts there (``compute_uops``) and, out of order, the clocks each holds
+its unit with the unit set (``busy``); the ``issue_width`` (moved only on the
 evidence of observations whose ``classes`` name ``ISSUE_WIDTH``: a front-end kernel); the rule constants
 (store-forwarding, vector store-forwarding, read-modify-write and memory-renaming latencies, whether an RMW
 by an immediate forwards as one by a register, move elimination), the scheduler's size (moved only on
@@ -39,10 +40,10 @@ Admissible (the rule that keeps the fit from inventing hardware; ``admissible``)
    measured is refuted by that measurement, however much it helps the sum of the others. (Measured slower
    than predicted is no refutation: the front end, loop control, a busy sibling hardware thread, anything
    the model does not express can slow a loop.)
-2. *Witness* (structural parameters: unit sets, uops on units, the issue width): the change must be required
-   by one of the parameter's own evidence observations that the current model prices faster than measured
-   (below its p10), that is bound by a resource of the same kind under the current model (a unit for a unit
-   change, the front end for the issue width -- not its dependency chain, nor the loop control's, nor the
+2. *Witness* (structural parameters: unit sets, uops on units, clocks held, the issue width): the change must
+   be required by one of the parameter's own evidence observations that the current model prices faster than
+   measured (below its p10), that is bound by a resource of the same kind under the current model (a unit for
+   a unit change, the front end for the issue width -- not its dependency chain, nor the loop control's, nor the
    front end for a unit change: those say nothing about a class's units), and whose binding resource under
    the new value -- the simulator's bottleneck -- is the resource the parameter sets: one of the class's
    units, or the front end.
@@ -352,5 +353,11 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
             gain = sorted(((abs(math.log(before[o.name] / o.cycles)) - abs(math.log(after[o.name] / o.cycles)), o.name)
                            for o in (own or hit)), reverse=True)
             changes.append((p.name, old, new, tuple(n for g, n in gain[:3] if g > 0) or tuple(n for _, n in gain[:1])))
+    named = {name for name, *_ in changes}
+    for c, row in cur.classes.items():     # a unit set a joint parameter moved (``busy``'s) while the ``ports``
+        was = model.classes[c]             # parameter was not in ``params``: recorded as that field still
+        units = [next((tuple(u.units) for u in r.ports if not u.role), ()) for r in (was, row)]
+        if units[0] != units[1] and f"classes.{c}.ports" not in named:
+            changes.append((f"classes.{c}.ports", units[0], units[1], ()))
     return Fit(cur, tuple(changes), before, after, sum(_error(before[o.name], o) for o in observations),
                sum(_error(after[o.name], o) for o in observations), complete)

@@ -392,7 +392,7 @@ def _build(stem: str, raw: dict[str, Any], path: str) -> Model:
             float(_number(row["rthroughput"], f"{where}.rthroughput")),
             uops,
             _string(row["source"], f"{where}.source"),
-            _busy(row, where, in_order),
+            _busy(row, where, in_order, uops),
         )
     missing = sorted(wanted - set(classes))
     if missing:
@@ -446,12 +446,14 @@ def _check_roles(fname: str, classes: dict[str, ClassCost]) -> None:
             raise CorpusError(f"{where}: needs a compute uop")
 
 
-def _busy(row: dict, where: str, in_order: bool) -> int:
+def _busy(row: dict, where: str, in_order: bool, uops: tuple[Uop, ...]) -> int:
     if "busy" not in row:
         return 1
     if in_order:
         raise CorpusError(f"{where}.busy: only on an out-of-order model (in order, 'rthroughput' is the clocks a "
                           f"pipe is held)")
+    if all(u.role for u in uops):
+        raise CorpusError(f"{where}.busy: the row has no compute uop to hold a unit")
     return int(_number(row["busy"], f"{where}.busy", integer=True, minimum=1))
 
 

@@ -70,7 +70,7 @@ def test_the_loader_reads_busy_out_of_order_only():
     assert model_from_table(table).classes["sha1rnds4"].busy == 1          # default
     table["classes"]["sha1rnds4"]["busy"] = 2
     assert model_from_table(table).classes["sha1rnds4"].busy == 2
-    for bad, message in ((0, "busy"), (1.5, "busy")):
+    for bad, message in ((0, "must be >= 1"), (1.5, "must be an integer")):
         table["classes"]["sha1rnds4"]["busy"] = bad
         with pytest.raises(CorpusError, match=message):
             model_from_table(table)
@@ -78,6 +78,10 @@ def test_the_loader_reads_busy_out_of_order_only():
     p5["classes"]["add_rr"]["busy"] = 2
     with pytest.raises(CorpusError, match="only on an out-of-order model"):
         model_from_table(p5)
+    table["classes"]["sha1rnds4"]["busy"] = 1
+    table["classes"]["store"]["busy"] = 2
+    with pytest.raises(CorpusError, match="no compute uop"):
+        model_from_table(table)
 
 
 def test_a_uop_held_two_clocks_halves_throughput_and_keeps_the_latency_chain():
@@ -113,7 +117,8 @@ def test_regression_calibrate_put_sha1rnds4_on_fp1_in_one_run_and_fp2_in_the_nex
     assert all(after[o.name] <= o.ceiling for o in obs)              # nothing refuted ...
     assert after["tput.sha1rnds4"] == 96                              # ... and its own kernel explained
     recorded = {name: (old, new) for name, old, new, _ in f.changes}
-    assert recorded["classes.sha1rnds4.busy"] == (1, 2)              # the change records its own field
+    assert recorded["classes.sha1rnds4.busy"] == (1, 2)              # the change records its own field ...
+    assert recorded["classes.sha1rnds4.ports"] == (("fp1",), row.ports[0].units)     # ... the units as ports
     # the same row from the run's measurements moved within their noise (each kernel by up to 1 %, both ways)
     for sign in (1, -1):
         odd = set(list(ZEN4_SHA1RNDS4)[1::2])
@@ -126,3 +131,50 @@ def test_uarchs_says_which_uop_is_not_pipelined():
     held = _held(load_model("zen4"), "sha1rnds4", 2)
     assert "sha1rnds4: each compute uop holds its unit 2 clk (not pipelined)" in uarch_notes.notable(held)
     assert not any("not pipelined" in line for line in uarch_notes.notable(load_model("zen4")))
+
+
+def test_a_unit_set_busy_moved_is_recorded_even_without_the_ports_parameter():
+    """``fit`` records a class row a joint parameter moved under ``ports`` when no parameter it was given names
+    that field: the written calibration lists every row it changes."""
+    m = _zen4_stage1()
+    obs = _observations()
+    only_busy = [p for p in parameters(m, obs) if p.name == "classes.sha1rnds4.busy"]
+    f = fit(m, obs, params=only_busy)
+    recorded = {name: (old, new) for name, old, new, _ in f.changes}
+    assert recorded["classes.sha1rnds4.busy"] == (1, 2)
+    assert recorded["classes.sha1rnds4.ports"] == (("fp1",), f.model.classes["sha1rnds4"].ports[0].units) != \
+        (("fp1",), ("fp1",))
+
+
+def test_busy_on_its_own_set_keeps_every_uop_where_it_was():
+    """A class whose compute uops sit on different unit sets (goldencove's sha1msg: the SHA unit and an ALU
+    port) keeps them when only its held clocks move."""
+    gc = load_model("goldencove")
+    row = gc.classes["sha1msg"]
+    assert len({u.units for u in row.ports if not u.role}) > 1
+    p = next(p for p in parameters(gc, [Observation("x", (), 1.0, classes=frozenset({"sha1msg"}))])
+             if p.name == "classes.sha1msg.busy")
+    held = p.set(gc, (2, p.get(gc)[1]))
+    assert held.classes["sha1msg"].ports == row.ports and held.classes["sha1msg"].busy == 2
+
+
+def test_calibrate_writes_busy_as_the_loader_reads_it():
+    from sha1opt.emit.calibrate import _row
+    fitted = _held(load_model("zen4"), "sha1rnds4", 2)
+    table = model_table("zen4")
+    table["classes"]["sha1rnds4"] = _row(fitted, "classes.sha1rnds4", "calibrated: from tput.sha1rnds4")
+    loaded = model_from_table(table).classes["sha1rnds4"]
+    assert loaded.busy == 2 and loaded.ports == fitted.classes["sha1rnds4"].ports
+    assert "busy" not in _row(load_model("zen4"), "classes.sha1rnds4", "x")       # 1 is the default, not written
+
+
+def test_the_simulator_names_a_held_unit_as_the_bottleneck():
+    """Attribution charges a uop the clocks it holds its unit: held 4 clocks on four pipes, 48 GPR->vector moves
+    are bound by those pipes (reported as the scheduler before)."""
+    from sha1opt.search.cost.simulator import simulate
+    m = load_model("zen4")
+    rows = dict(m.classes)
+    rows["gpr_to_vec"] = dataclasses.replace(rows["gpr_to_vec"], busy=4)
+    held = dataclasses.replace(m, classes=rows)
+    sim = simulate(_kernels()["tput.gpr_to_vec"].items(), held, loop=True)
+    assert sim.cycles == 48 and sim.bottleneck.startswith("port")
