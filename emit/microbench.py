@@ -307,7 +307,8 @@ def groups(subject: str, filler: str, k: int, n: int) -> str:
     """``n`` groups of ``subject`` and ``k`` copies of ``filler`` after it: ``{a}`` in the subject is %eax, %ebx,
     %edx, %esi in turn (``{q}`` its 64-bit name), ``{x}`` in a filler %r8d, %r9d, %r13d, %r14d and ``{v}``
     %xmm1-%xmm4 in turn, so nothing chains a group to the next but a subject's own register, four groups back
-    (``rule.microcode.K``, bench/microcode_mix.py, bench/loop_kernels.py). Example: ``groups("shldl $5, %{a}, %{a}", "nop", 1, 2)`` is
+    (``rule.microcode.K``, bench/microcode_mix.py, bench/loop_kernels.py). Example:
+    ``groups("shldl $5, %{a}, %{a}", "nop", 1, 2)`` is
     ``shldl $5, %eax, %eax; nop; shldl $5, %ebx, %ebx; nop``, one per line."""
     lines, j = [], 0
     for g in range(n):

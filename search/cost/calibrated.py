@@ -13,8 +13,8 @@ Schema of ``[calibration]``:
 * ``vendor``, ``family``, ``model``, ``stepping``, ``cpu_name`` -- the CPU (cpuid, as /proc/cpuinfo prints);
 * ``date`` -- UTC, ISO 8601; ``base`` -- the literature model fitted from; ``seconds`` -- the run's wall time;
 * ``[[calibration.change]]`` -- one per changed parameter: ``row`` (``classes.rot_imm``, ``rules.store_forwarding``,
-  ``issue_width``), ``field`` (``latency``, ``ports``, ``uops``, ``compute_uops``, ``busy``, ``value``), ``old``, ``new``
-  (``"absent"``: the model had no such rule) and
+  ``issue_width``), ``field`` (``latency``, ``ports``, ``uops``, ``compute_uops``, ``busy``, ``value``),
+  ``old``, ``new`` (``"absent"``: the model had no such rule) and
   ``measurements`` (the kernels whose error it reduced most);
 * ``[calibration.measurements.<kernel>]`` -- every kernel measured: ``median``, ``p10``, ``p90`` (core cycles
   per loop iteration), ``samples``, ``literature`` and ``calibrated`` (the two models' predictions).

@@ -73,7 +73,7 @@ from typing import Any, Callable, Sequence
 
 from sha1opt.search.cost.classes import Item, classify
 from sha1opt.search.cost.fit_params import (FRONT_END, ISSUE_WIDTH, MICROCODE, SCHEDULER, Param,  # noqa: F401
-                                            parameters as _parameters, pools, port_candidates)
+                                            parameters as _parameters, pools, port_candidates, units_of)
 from sha1opt.search.cost.fit_pool import Evaluator
 from sha1opt.search.cost.model import Model
 from sha1opt.search.cost.simulator import Simulator
@@ -354,10 +354,9 @@ def _fit(model: Model, observations: Sequence[Observation], max_sweeps: int, dea
                            for o in (own or hit)), reverse=True)
             changes.append((p.name, old, new, tuple(n for g, n in gain[:3] if g > 0) or tuple(n for _, n in gain[:1])))
     named = {name for name, *_ in changes}
-    for c, row in cur.classes.items():     # a unit set a joint parameter moved (``busy``'s) while the ``ports``
-        was = model.classes[c]             # parameter was not in ``params``: recorded as that field still
-        units = [next((tuple(u.units) for u in r.ports if not u.role), ()) for r in (was, row)]
-        if units[0] != units[1] and f"classes.{c}.ports" not in named:
-            changes.append((f"classes.{c}.ports", units[0], units[1], ()))
+    for c in cur.classes:       # a unit set a joint parameter moved (``busy``'s) while the ``ports`` parameter
+        was, now = units_of(model, c), units_of(cur, c)     # was not in ``params``: recorded as that field still
+        if was != now and f"classes.{c}.ports" not in named:
+            changes.append((f"classes.{c}.ports", was, now, ()))
     return Fit(cur, tuple(changes), before, after, sum(_error(before[o.name], o) for o in observations),
                sum(_error(after[o.name], o) for o in observations), complete)

@@ -133,21 +133,22 @@ def pools(model: Model) -> list[frozenset[str]]:
     return [frozenset(g) for g in groups]
 
 
-def _units_of(model: Model, cls: str) -> tuple[str, ...]:
-    """The unit set of a class's first compute uop (the one ``ports`` sets on every compute uop)."""
-    return next(tuple(p.units) for p in model.classes[cls].ports if not p.role)
+def units_of(model: Model, cls: str) -> tuple[str, ...]:
+    """The unit set of a class's first compute uop (the one ``ports`` sets on every compute uop); () for a
+    class with none."""
+    return next((tuple(p.units) for p in model.classes[cls].ports if not p.role), ())
 
 
 def port_candidates(model: Model, cls: str) -> tuple[tuple[str, ...], ...]:
     """The unit sets a class's compute uops may be given: the model's sets inside its pool, single units, the pool."""
     if all(p.role for p in model.classes[cls].ports):
         return ()
-    mine = set(_units_of(model, cls))       # the first compute uop's pool (a second uop may sit in another:
+    mine = set(units_of(model, cls))       # the first compute uop's pool (a second uop may sit in another:
     pool = next(p for p in pools(model) if mine <= p)       # goldencove's sha1msg, the SHA unit and p0|p1|p5)
     order = [u.name for u in model.units]
     sets = {tuple(p.units) for c in model.classes.values() for p in c.ports if not p.role and set(p.units) <= pool}
     sets |= {(u,) for u in pool} | {tuple(u for u in order if u in pool)}
-    cur = _units_of(model, cls)
+    cur = units_of(model, cls)
     canon = {tuple(sorted(s, key=order.index)) for s in sets}
     return tuple([cur] + sorted((s for s in canon if set(s) != set(cur)), key=lambda s: (len(s), s)))
 
@@ -163,7 +164,7 @@ def busy_candidates(model: Model, cls: str) -> tuple[tuple[int, tuple[str, ...]]
     its mixes price 72 clocks against 53-55 measured). Its evidence is a kernel of the class alone (``tput.X``,
     ``lat.X``; not one with helper instructions of another class): a uop that holds its unit shows in the
     throughput of its class alone."""
-    cur = (model.classes[cls].busy, _units_of(model, cls))
+    cur = (model.classes[cls].busy, units_of(model, cls))
     sets = [cur[1]] + [s for s in port_candidates(model, cls) if len(s) == 1 and s != cur[1]]
     return tuple(dict.fromkeys([cur] + [(b, s) for b in (1, 2, 3, 4) if b != cur[0] for s in sets]))
 
@@ -182,7 +183,7 @@ def _class_params(model: Model, cls: str) -> list[Param]:
     ports = port_candidates(model, cls)
     if len(ports) > 1:
         out.append(Param(f"classes.{cls}", "ports", ports,
-                         lambda m, c=cls: _units_of(m, c),
+                         lambda m, c=cls: units_of(m, c),
                          lambda m, v, c=cls: _set_class(m, c, ports=_with_ports(m.classes[c], tuple(v))),
                          lambda cs, c=cls: c in cs, None, units))
     if compute and not model.in_order:
@@ -191,8 +192,8 @@ def _class_params(model: Model, cls: str) -> list[Param]:
                          lambda m, v, c=cls: _set_class(m, c, ports=_with_count(m.classes[c], int(v))),
                          lambda cs, c=cls: c in cs, None, units))
         out.append(Param(f"classes.{cls}", "busy", busy_candidates(model, cls),
-                         lambda m, c=cls: (m.classes[c].busy, _units_of(m, c)),
-                         lambda m, v, c=cls: _set_class(m, c, busy=int(v[0])) if tuple(v[1]) == _units_of(m, c)
+                         lambda m, c=cls: (m.classes[c].busy, units_of(m, c)),
+                         lambda m, v, c=cls: _set_class(m, c, busy=int(v[0])) if tuple(v[1]) == units_of(m, c)
                          else _set_class(m, c, busy=int(v[0]), ports=_with_ports(m.classes[c], tuple(v[1]))),
                          lambda cs, c=cls: c in cs, lambda cs, c=cls: cs == {c}, units,
                          lambda m, c=cls: m.classes[c].busy))
