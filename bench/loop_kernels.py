@@ -22,7 +22,9 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   time -- the recurrence ``mov a,t; rol $5,t; add t,e``; with ``ror $2,b``; with one f (the textbook's Ch,
   parity or Maj form) added into e; parity with instructions more that nothing reads (an add on its own
   register, at each place in the round: "at k" is before the round's k-th instruction, 0-based, and at 7 after
-  the last; 1-4 loads; 1-5 moves, which the renamer eliminates; a nop); parity and Ch with ``ror $2,b`` at
+  the last; 1-4 loads; 1-5 moves, which the renamer eliminates, and one at other places; one or two nops of 1
+  or 4 bytes; a zero idiom; instructions that use an ALU and write no register the round reads: a mov of an
+  immediate, a cmp, a test); parity and Ch with ``ror $2,b`` at
   each place after f's read of b, not only at the end; and Ch with W+K added into e from memory (a load-op, as
   the hybrid does).
   Two dependence cycles bound the parity round at 2 clocks (a -> rol -> add, and the f term of the round
@@ -35,6 +37,11 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   three-term ``lea K(e,w), e`` as one ``add`` (K left out), as two adds in either order; the ring's
   memory-operand xors as register xors; the rotates as adds; the ring stores left out. They no longer
   compute SHA-1; they are timing kernels, checked as calibrate's are.
+* **Orders** of the textbook with the ring apart (``ORDERS``): each round's W group (its ring loads and xors or
+  bswap, rol 1, store, and the ``lea K(e,w), e``), on a temporary of its own, placed before one of f's
+  instructions, before or after f's add into e, or split (the lea first, the rest before f's add). The same
+  instructions and dependences, except after f's add, where the lea joins e's chain; they compute SHA-1 as the
+  textbook does (the lea's sum commutes).
 * **Three-term lea among adds**: groups of one ``leal 1(%r15,q), a`` and k independent adds, k = 0-5 (the
   textbook's K+W+e is such a lea; calibrate's ``tput.lea_complex`` and ``mix.X+lea_complex`` kernels time
   only k = 0 and k = 1).
@@ -180,9 +187,63 @@ ABLATIONS: dict[str, Callable[[list[Instr]], list[Instr]]] = {
 }
 
 
+W_TEMP = Reg("esi")           # the W group's own temporary in the order kernels (a microbench register)
+
+
+def _rounds(code: list[Instr]) -> tuple[list[list[Instr]], list[Instr]]:
+    """The textbook's rounds (each ends with its ``ror $2, b``) and what follows the last (the state update)."""
+    rounds, cur = [], []
+    for ins in code:
+        cur.append(ins)
+        if ins.mnemonic == "ror" and ins.operands[0] == Imm(2):
+            rounds.append(cur)
+            cur = []
+    return rounds, cur
+
+
+def _parts(r: list[Instr]) -> tuple[list[Instr], list[Instr], list[Instr]]:
+    """A textbook round as (W, F, R): the W group (its ring loads and xors or bswap, rol 1, store, then the
+    ``lea K(e,w), e``) on ``W_TEMP``; f up to its add into e; the rest (``mov a,t; rol $5,t; add t,e; ror $2,b``).
+    Example: ``mov 92(%rsp),%r8d; ...; lea K(%r14d,%r8d),%r14d`` is W with %esi for %r8d."""
+    li = next(k for k, ins in enumerate(r) if _kwe(ins))
+    temp = r[0].operands[-1]
+    w = [Instr(i.mnemonic, tuple(_renamed(o, temp) for o in i.operands)) for i in r[:li + 1]]
+    rest = r[li + 1:]
+    fa = next(k for k, ins in enumerate(rest) if ins.mnemonic == "add" and isinstance(ins.operands[0], Reg))
+    return w, rest[:fa + 1], rest[fa + 1:]
+
+
+def _renamed(o, temp: Reg):
+    if o == temp:
+        return W_TEMP
+    if isinstance(o, Mem) and o.index == temp:
+        return Mem(o.base, W_TEMP, o.scale, o.disp)
+    return o
+
+
+def _w_placed(place: Callable[[list[Instr], list[Instr], list[Instr]], list[Instr]]) -> Callable[[list[Instr]],
+                                                                                             list[Instr]]:
+    def edit(code: list[Instr]) -> list[Instr]:
+        rounds, tail = _rounds(code)
+        return [ins for r in rounds for ins in place(*_parts(r))] + tail
+    return edit
+
+
+# name -> where each round's W group goes (the textbook: first); the same instructions and dependences, except
+# where the lea lands after f's add into e and so joins e's chain. They compute SHA-1 as the textbook does.
+ORDERS: dict[str, Callable[[list[Instr]], list[Instr]]] = {
+    "W group first (the textbook's)": _w_placed(lambda w, f, r: w + f + r),
+    **{f"W group before f's instruction {k}": _w_placed((lambda k: lambda w, f, r: f[:k] + w + f[k:] + r)(k))
+       for k in (1, 2, 3)},
+    "W group before f's add into e": _w_placed(lambda w, f, r: f[:-1] + w + f[-1:] + r),
+    "W group after f's add into e": _w_placed(lambda w, f, r: f + w + r),
+    "lea first, the rest before f's add": _w_placed(lambda w, f, r: w[-1:] + f[:-1] + w[:-1] + f[-1:] + r),
+}
+
+
 @dataclass(frozen=True)
 class Row:
-    table: str          # "loops", "pairs", "hybrid", "rounds", "ablations", "lea"
+    table: str          # "loops", "pairs", "hybrid", "rounds", "ablations", "orders", "lea"
     name: str
     body: str
     per: int            # the printed figure is per iteration / this (groups for the lea table)
@@ -216,6 +277,16 @@ ROUND_FORMS = {
     **{f"+ parity, {k} independent mov{'s' if k > 1 else ''}": PARITY + ROUND + ["movl %r15d, %r10d"] * k
        for k in (1, 2, 3, 4, 5)},
     "+ parity, a nop": PARITY + ROUND + ["nop"],
+    "+ parity, two nops": PARITY + ROUND + ["nop", "nop"],
+    "+ parity, a 4-byte nop": PARITY + ROUND + ["nopl 0(%rsp)"],
+    "+ parity, two 4-byte nops": PARITY + ROUND + ["nopl 0(%rsp)"] * 2,
+    "+ parity, a zero idiom": PARITY + ROUND + ["xorl %r10d, %r10d"],
+    "+ parity, a mov from %esi": PARITY + ROUND + ["movl %esi, %r10d"],
+    **{f"+ parity, an independent mov at {k}": (PARITY + ROUND)[:k] + ["movl %r15d, %r10d"] + (PARITY + ROUND)[k:]
+       for k in (0, 4)},
+    "+ parity, a mov of an immediate": PARITY + ROUND + ["movl $1, %r10d"],
+    "+ parity, a cmp": PARITY + ROUND + ["cmpl %r15d, %r10d"],
+    "+ parity, a test": PARITY + ROUND + ["testl %r15d, %r15d"],
     **{f"+ parity, ror 2 b at {k}": (PARITY + ROUND)[:k] + ROR + (PARITY + ROUND)[k:] for k in range(1, 7)},
     **{f"+ Ch, ror 2 b at {k}": (CH + ROUND)[:k] + ROR + (CH + ROUND)[k:] for k in range(3, 8)},
     "+ ror 2 b, Ch": CH + ROUND + ROR,
@@ -281,6 +352,7 @@ def plan(model: Model) -> tuple[list[Row], list[str]]:
     tb_sched = loops[0][1]
     tb = frame(tb_sched.body[tb_sched.loop_start:], apart=True)
     rows += [Row("ablations", name, text(edit(tb)), 1) for name, edit in ABLATIONS.items()]
+    rows += [Row("orders", name, text(edit(tb)), 1) for name, edit in ORDERS.items()]
     for k in LEA_KS:
         body, n = lea_body(k)
         rows.append(Row("lea", f"lea3 + {k} add", body, n))
@@ -313,15 +385,16 @@ def main() -> int:
                         ("hybrid", "the hybrid's block loop, whole and split, clocks per block"),
                         ("rounds", "80 rounds alone, registers only, clocks per round"),
                         ("ablations", "the textbook, ring apart, one feature changed (clocks per block)"),
+                        ("orders", "the textbook, ring apart, each round's W group placed elsewhere (clocks per block)"),
                         ("lea", "three-term lea and k adds, clocks per group")):
         say(f"## {head}")
         say(f"{'kernel':34s} {'measured':>8s} {'[p10':>7s} {'p90]':>7s} {'model':>7s} {'meas/model':>10s}"
-            + (f" {'d meas':>7s} {'d model':>7s}" if table == "ablations" else ""))
+            + (f" {'d meas':>7s} {'d model':>7s}" if table in ("ablations", "orders") else ""))
         for r, t in timed.values():
             if r.table != table:
                 continue
             extra = f" {t.time - base[1].time:+7.1f} {t.model - base[1].model:+7.1f}" \
-                if table == "ablations" and base else ""
+                if table in ("ablations", "orders") and base else ""
             say(f"{r.name:34s} {t.time / r.per:8.2f} {t.p10 / r.per:7.2f} {t.p90 / r.per:7.2f} "
                 f"{t.model / r.per:7.2f} {t.time / t.model:10.3f}{extra}")
     space = [t for r, t in timed.values()

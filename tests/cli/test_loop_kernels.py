@@ -4,7 +4,8 @@ What is proved: the frame rewrite moves a block loop into calibrate's kernel fra
 says; the kernels pass calibrate's checks (``microbench.validate_all``: registers and the private buffer only,
 the machine code the intended instructions; every fifth two-field loop here, the bench checks all before it
 runs any); with the ring apart no read of the W ring reads a slot a store writes, and the instructions are the
-loop's own, in order; each ablation changes only what its name says; the two-field loops are distinct; a loop
+loop's own, in order; each ablation changes only what its name says; each order moves only a round's W
+group, to where its name says; the two-field loops are distinct; a loop
 needing a register the frame lacks is left out with a note, not timed wrongly; and a bad argument is one line
 and exit 2.
 """
@@ -74,7 +75,7 @@ def test_the_kernels_pass_calibrates_checks_and_the_left_out_loops_are_named(lk)
     assert all(isinstance(c, Checked) for c in validate_all(ks, model))
     names = {r.name for r in rows}
     assert {"textbook", "textbook, ring apart", "kw=add", "wsrc=late, ring apart"} <= names
-    assert set(lk.ABLATIONS) <= names and {f"lea3 + {k} add" for k in lk.LEA_KS} <= names
+    assert set(lk.ABLATIONS) | set(lk.ORDERS) <= names and {f"lea3 + {k} add" for k in lk.LEA_KS} <= names
     # the loops with five temporaries need ten registers; the frame has nine: named, not timed
     assert any("wsrc=reg3" in n for n in notes) and "wsrc=reg3" not in names
 
@@ -126,6 +127,37 @@ def test_each_ablation_changes_only_what_it_names(lk):
                            and lk.RING <= i.dest.disp < lk.RING + 64]
             assert [i for i in tb if i not in out] == ring_stores
             assert len(tb) - len(out) == 64 + 16 - 3     # W_16..76 and W_0..15 stored; W_77..79 never read
+
+
+def test_each_order_moves_only_the_w_group_within_its_round(lk):
+    """The orders table: every round keeps its instructions (the W group on its own temporary), f and the rest
+    keep their order, and the W group lands where the name says."""
+    tb = lk.frame(textbook("x86_64").body[textbook("x86_64").loop_start:], apart=True)
+    rounds, tail = lk._rounds(tb)
+    assert len(rounds) == 80 and all(len(r) >= 10 for r in rounds)
+    base = lk.ORDERS["W group first (the textbook's)"](list(tb))
+    assert len(base) == len(tb) and [i.mnemonic for i in base] == [i.mnemonic for i in tb]
+    assert sum(1 for i in base if lk.W_TEMP in i.operands) >= 80     # the W groups' own temporary
+    where = {"W group before f's instruction 1": 1, "W group before f's instruction 2": 2,
+             "W group before f's instruction 3": 3}
+    for name, edit in lk.ORDERS.items():
+        out = edit(list(tb))
+        assert len(out) == len(tb) and out[-len(tail):] == tail
+        at = 0
+        for r in rounds:
+            w, f, rest = lk._parts(r)
+            got = out[at:at + len(r)]
+            at += len(r)
+            assert sorted(map(str, got)) == sorted(map(str, w + f + rest))
+            assert [i for i in got if i not in w] == f + rest        # f and the rest in their order
+            first = next(k for k, i in enumerate(got) if i == w[0])
+            assert got[first:first + len(w)] == w or name.startswith("lea first")
+            want = {**where, "W group first (the textbook's)": 0, "W group before f's add into e": len(f) - 1,
+                    "W group after f's add into e": len(f)}.get(name)
+            if want is not None:
+                assert first == want, (name, [str(i) for i in got])
+            else:                                                   # the lea first, the rest before f's add
+                assert got[0] == w[-1] and got[len(f):len(f) + len(w) - 1] == w[:-1]
 
 
 def test_the_lea_groups(lk):
