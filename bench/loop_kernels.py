@@ -22,11 +22,10 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   time -- the recurrence ``mov a,t; rol $5,t; add t,e``; with ``ror $2,b``; with one f (the textbook's Ch,
   parity or Maj form) added into e; parity with instructions more that nothing reads (an add on its own
   register, at each place in the round: "at k" is before the round's k-th instruction, 0-based, and at 7 after
-  the last; 1-4 loads; 1-5 moves, which the renamer eliminates, and one at other places; one or two nops of 1
-  or 4 bytes; a zero idiom; instructions that use an ALU and write no register the round reads: a mov of an
-  immediate, a cmp, a test); parity and Ch with ``ror $2,b`` at
-  each place after f's read of b, not only at the end; and Ch with W+K added into e from memory (a load-op, as
-  the hybrid does).
+  the last; 1-4 loads; 1-5 moves, which the renamer eliminates, one at other places and one from another
+  register; one or two nops of 1 or 4 bytes; a zero idiom; instructions that use an ALU and write no register
+  the round reads: a mov of an immediate, a cmp, a test); parity and Ch with ``ror $2,b`` at each place after
+  f's read of b, not only at the end; and Ch with W+K added into e from memory (a load-op, as the hybrid does).
   Two dependence cycles bound the parity round at 2 clocks (a -> rol -> add, and the f term of the round
   after), with ALUs to spare; whatever the machine loses on top is its scheduling.
 * **Two fields changed**: every recipe two fields away from the textbook's (``recipe_variants`` of each
@@ -39,9 +38,9 @@ Kernels (one iteration: a block's 80 rounds, about 1240 instructions; the harnes
   compute SHA-1; they are timing kernels, checked as calibrate's are.
 * **Orders** of the textbook with the ring apart (``ORDERS``): each round's W group (its ring loads and xors or
   bswap, rol 1, store, and the ``lea K(e,w), e``), on a temporary of its own, placed before one of f's
-  instructions, before or after f's add into e, or split (the lea first, the rest before f's add). The same
-  instructions and dependences, except after f's add, where the lea joins e's chain; they compute SHA-1 as the
-  textbook does (the lea's sum commutes).
+  instructions, before or after f's add into e, or split (W first, its lea before f's add). The same
+  instructions and dependences (the adds into e commute), so each computes what the textbook with the ring
+  apart computes; after f's add the lea stands on the path from the round before's a to this round's.
 * **Three-term lea among adds**: groups of one ``leal 1(%r15,q), a`` and k independent adds, k = 0-5 (the
   textbook's K+W+e is such a lea; calibrate's ``tput.lea_complex`` and ``mix.X+lea_complex`` kernels time
   only k = 0 and k = 1).
@@ -74,7 +73,7 @@ from sha1opt.emit.training_loops import family_levels
 from sha1opt.search.cost.model import Model, load_model
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.errors import Sha1optError
-from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg, effects
+from sha1opt.semantics.x86 import SEMANTICS, Imm, Instr, Mem, Reg, effects, rename
 
 # calibrate's kernel frame (emit.microbench): %rsp over 512 private bytes; %ecx, %r15, %rdi, %r12, %rsp are the
 # harness's, %rbp / %r11 its pointer chase. The loops' a..e and temporaries go to the free registers.
@@ -207,18 +206,10 @@ def _parts(r: list[Instr]) -> tuple[list[Instr], list[Instr], list[Instr]]:
     Example: ``mov 92(%rsp),%r8d; ...; lea K(%r14d,%r8d),%r14d`` is W with %esi for %r8d."""
     li = next(k for k, ins in enumerate(r) if _kwe(ins))
     temp = r[0].operands[-1]
-    w = [Instr(i.mnemonic, tuple(_renamed(o, temp) for o in i.operands)) for i in r[:li + 1]]
+    w = [rename(i, {temp.name: W_TEMP.name}) for i in r[:li + 1]]
     rest = r[li + 1:]
     fa = next(k for k, ins in enumerate(rest) if ins.mnemonic == "add" and isinstance(ins.operands[0], Reg))
     return w, rest[:fa + 1], rest[fa + 1:]
-
-
-def _renamed(o, temp: Reg):
-    if o == temp:
-        return W_TEMP
-    if isinstance(o, Mem) and o.index == temp:
-        return Mem(o.base, W_TEMP, o.scale, o.disp)
-    return o
 
 
 def _w_placed(place: Callable[[list[Instr], list[Instr], list[Instr]], list[Instr]]) -> Callable[[list[Instr]],
@@ -229,15 +220,17 @@ def _w_placed(place: Callable[[list[Instr], list[Instr], list[Instr]], list[Inst
     return edit
 
 
-# name -> where each round's W group goes (the textbook: first); the same instructions and dependences, except
-# where the lea lands after f's add into e and so joins e's chain. They compute SHA-1 as the textbook does.
+# name -> where each round's W group goes (the textbook: first). The same instructions and dependences, so each
+# computes what the textbook with the ring apart computes; after f's add into e, the lea stands between that add
+# and ``add t,e``, on the path from the round before's a to this round's. The parity f has four instructions,
+# so "before f's instruction 3" is "before f's add" in rounds 20-39 and 60-79.
 ORDERS: dict[str, Callable[[list[Instr]], list[Instr]]] = {
     "W group first (the textbook's)": _w_placed(lambda w, f, r: w + f + r),
     **{f"W group before f's instruction {k}": _w_placed((lambda k: lambda w, f, r: f[:k] + w + f[k:] + r)(k))
        for k in (1, 2, 3)},
     "W group before f's add into e": _w_placed(lambda w, f, r: f[:-1] + w + f[-1:] + r),
     "W group after f's add into e": _w_placed(lambda w, f, r: f + w + r),
-    "lea first, the rest before f's add": _w_placed(lambda w, f, r: w[-1:] + f[:-1] + w[:-1] + f[-1:] + r),
+    "W first, its lea before f's add": _w_placed(lambda w, f, r: w[:-1] + f[:-1] + w[-1:] + f[-1:] + r),
 }
 
 
@@ -379,13 +372,13 @@ def main() -> int:
     for n in notes:
         say(n)
     timed = {r.name: (r, got[k.name]) for r, k in runs}
-    base = timed.get("textbook, ring apart")
+    bases = {"ablations": timed.get("textbook, ring apart"), "orders": timed.get("W group first (the textbook's)")}
     for table, head in (("loops", "SHA-1 block loops, clocks per block"),
                         ("pairs", "SHA-1 block loops with two recipe fields changed, clocks per block"),
                         ("hybrid", "the hybrid's block loop, whole and split, clocks per block"),
                         ("rounds", "80 rounds alone, registers only, clocks per round"),
                         ("ablations", "the textbook, ring apart, one feature changed (clocks per block)"),
-                        ("orders", "the textbook, ring apart, each round's W group placed elsewhere (clocks per block)"),
+                        ("orders", "the textbook, ring apart, each round's W group elsewhere (clocks per block)"),
                         ("lea", "three-term lea and k adds, clocks per group")):
         say(f"## {head}")
         say(f"{'kernel':34s} {'measured':>8s} {'[p10':>7s} {'p90]':>7s} {'model':>7s} {'meas/model':>10s}"
@@ -393,8 +386,8 @@ def main() -> int:
         for r, t in timed.values():
             if r.table != table:
                 continue
-            extra = f" {t.time - base[1].time:+7.1f} {t.model - base[1].model:+7.1f}" \
-                if table in ("ablations", "orders") and base else ""
+            base = bases.get(table)
+            extra = f" {t.time - base[1].time:+7.1f} {t.model - base[1].model:+7.1f}" if base else ""
             say(f"{r.name:34s} {t.time / r.per:8.2f} {t.p10 / r.per:7.2f} {t.p90 / r.per:7.2f} "
                 f"{t.model / r.per:7.2f} {t.time / t.model:10.3f}{extra}")
     space = [t for r, t in timed.values()

@@ -5,7 +5,7 @@ says; the kernels pass calibrate's checks (``microbench.validate_all``: register
 the machine code the intended instructions; every fifth two-field loop here, the bench checks all before it
 runs any); with the ring apart no read of the W ring reads a slot a store writes, and the instructions are the
 loop's own, in order; each ablation changes only what its name says; each order moves only a round's W
-group, to where its name says; the two-field loops are distinct; a loop
+group, to where its name says, and computes what the textbook with the ring apart computes; the two-field loops are distinct; a loop
 needing a register the frame lacks is left out with a note, not timed wrongly; and a bad argument is one line
 and exit 2.
 """
@@ -15,15 +15,19 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sha1opt.emit.microbench import Checked, priced, validate_all
+from sha1opt.semantics.domain import NumpyDomain
+from sha1opt.semantics.machine import Machine
 from sha1opt.search.cost.model import load_model
 from sha1opt.search.space.candidate import textbook
 from sha1opt.semantics.listing import parse_listing
-from sha1opt.semantics.x86 import Instr, Mem, Reg
+from sha1opt.semantics.x86 import Imm, Instr, Mem, Reg
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -129,35 +133,49 @@ def test_each_ablation_changes_only_what_it_names(lk):
             assert len(tb) - len(out) == 64 + 16 - 3     # W_16..76 and W_0..15 stored; W_77..79 never read
 
 
-def test_each_order_moves_only_the_w_group_within_its_round(lk):
-    """The orders table: every round keeps its instructions (the W group on its own temporary), f and the rest
-    keep their order, and the W group lands where the name says."""
+def _state(code: list[Instr]) -> tuple[dict, dict]:
+    """Registers (but the round temporaries) and buffer words after ``code``, from the project's interpreter on
+    two random lanes: what the code computes."""
+    def val(*key):
+        h = zlib.crc32(repr(key).encode())
+        return np.array([h, h ^ 0x9E3779B9], dtype=np.uint32)
+    m = Machine(NumpyDomain(2), initial_reg=lambda n: val("r", n), initial_mem=lambda reg, off: val("m", reg, off),
+                pointers={"esp": "stack"})
+    m.run(code)
+    regs = {k: tuple(map(int, v)) for k, v in m.regs.items() if k not in ("r8d", "r9d", "esi", "esp")}
+    return regs, {k: tuple(map(int, v)) for k, v in m.mem.items()}
+
+
+def test_each_order_moves_only_the_w_group_within_its_round_and_computes_what_the_textbook_does(lk):
+    """The orders table: every order computes what the textbook with the ring apart computes (a..e and every
+    buffer word, run by the interpreter); every round keeps its instructions, f and the rest in their order, and
+    the W group lands where the name says. The round's parts are checked apart from ``_parts``: f's length per
+    round form, f's last instruction the add into the lea's e, the rest ``mov; rol $5; add; ror $2``."""
     tb = lk.frame(textbook("x86_64").body[textbook("x86_64").loop_start:], apart=True)
     rounds, tail = lk._rounds(tb)
-    assert len(rounds) == 80 and all(len(r) >= 10 for r in rounds)
-    base = lk.ORDERS["W group first (the textbook's)"](list(tb))
-    assert len(base) == len(tb) and [i.mnemonic for i in base] == [i.mnemonic for i in tb]
-    assert sum(1 for i in base if lk.W_TEMP in i.operands) >= 80     # the W groups' own temporary
-    where = {"W group before f's instruction 1": 1, "W group before f's instruction 2": 2,
-             "W group before f's instruction 3": 3}
+    assert len(rounds) == 80
+    want_state = _state(tb)
+    where = {"W group first (the textbook's)": 0, **{f"W group before f's instruction {k}": k for k in (1, 2, 3)}}
     for name, edit in lk.ORDERS.items():
         out = edit(list(tb))
+        assert _state(out) == want_state, name
         assert len(out) == len(tb) and out[-len(tail):] == tail
         at = 0
-        for r in rounds:
+        for t, r in enumerate(rounds):
             w, f, rest = lk._parts(r)
+            assert len(f) == (5 if t < 20 else 7 if 40 <= t < 60 else 4)       # Ch, Maj, parity
+            assert f[-1].mnemonic == "add" and f[-1].operands[1] == w[-1].operands[1]
+            assert [i.mnemonic for i in rest] == ["mov", "rol", "add", "ror"] and rest[1].operands[0] == Imm(5)
+            assert len(w) + len(f) + len(rest) == len(r)
             got = out[at:at + len(r)]
             at += len(r)
-            assert sorted(map(str, got)) == sorted(map(str, w + f + rest))
-            assert [i for i in got if i not in w] == f + rest        # f and the rest in their order
-            first = next(k for k, i in enumerate(got) if i == w[0])
-            assert got[first:first + len(w)] == w or name.startswith("lea first")
-            want = {**where, "W group first (the textbook's)": 0, "W group before f's add into e": len(f) - 1,
-                    "W group after f's add into e": len(f)}.get(name)
-            if want is not None:
-                assert first == want, (name, [str(i) for i in got])
-            else:                                                   # the lea first, the rest before f's add
-                assert got[0] == w[-1] and got[len(f):len(f) + len(w) - 1] == w[:-1]
+            assert [i for i in got if i not in w] == f + rest                   # f and the rest in their order
+            first = got.index(w[0])
+            if name in where or name.startswith("W group"):
+                k = where.get(name, len(f) - 1 if "before f's add" in name else len(f))
+                assert got[first:first + len(w)] == w and first == k, (name, t)
+            else:                                                               # W first, its lea before f's add
+                assert got[:len(w) - 1] == w[:-1] and got[len(w) - 1 + len(f) - 1] == w[-1]
 
 
 def test_the_lea_groups(lk):
