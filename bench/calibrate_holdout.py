@@ -33,14 +33,13 @@
    and its wall time.
 
 Usage (alone on the machine): python bench/calibrate_holdout.py [--check] [--pairs N] [--rounds K] [--stored]
-(output: bench/results/calibrate_holdout.txt)
+[--out FILE] (``--out``: the output prepended to FILE, e.g. bench/results/calibrate_holdout_zen4.txt)
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
 import tempfile
@@ -74,6 +73,7 @@ from sha1opt.semantics.opaque import Opaque
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cost_fidelity  # noqa: E402  (OpenSSL's loops, cut)
+from pair_table import Output  # noqa: E402
 from cost_fidelity_host import MASKS, PEER_PATH, clang_variant, mca_text  # noqa: E402
 
 SEED = 1                     # the hold-out searches' seed (the training's hybrid candidates: seed 0)
@@ -252,34 +252,35 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=600.0, help="calibrate's budget, seconds")
     ap.add_argument("--stored", action="store_true", help="score the stored calibrated model; do not calibrate")
     ap.add_argument("--check", action="store_true", help="then run calibrate --check and print its agreement")
+    ap.add_argument("--out", default=None, help="prepend the output to this results file (e.g. "
+                    "bench/results/calibrate_holdout_zen4.txt)")
     ap.add_argument("--mca-cpu", default=None, help="llvm-mca's -mcpu (default: the base model's gcc_mtune; name "
                     "the newest LLVM model of this CPU where GCC's is older, e.g. znver4 for a Zen 4)")
     args = ap.parse_args()
     cpu, base_name = host_base()
     base = load_model(base_name)
-    up = os.getloadavg()
-    print(f"# bench/calibrate_holdout.py on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; host: {cpu}; "
-          f"base model {base_name}; load average {up[0]:.2f} {up[1]:.2f} {up[2]:.2f}")
+    out = Output("bench/calibrate_holdout.py")
+    out.say(f"## base model {base_name}")
     t0 = time.monotonic()
     if args.stored:
         path, cal = stored(cpu)
         fitted, loops = load_model(path.stem), []
-        print(f"## stored calibrated model {path.name} ({cal.date}, {cal.seconds:.0f} s): "
-              f"{len(cal.changes)} rows changed")
+        out.say(f"## stored calibrated model {path.name} ({cal.date}, {cal.seconds:.0f} s): "
+                f"{len(cal.changes)} rows changed")
     else:
         res = calibrate(budget=args.budget, progress=say)
         fitted, loops = res.fitted.model, res.loops
-        print(f"## calibrate: {res.seconds:.0f} s wall (budget {args.budget:.0f} s), {len(res.samples)} kernels, "
-              f"{len(res.loops)} training loops{' (INTERRUPTED)' if res.interrupted else ''}")
+        out.say(f"## calibrate: {res.seconds:.0f} s wall (budget {args.budget:.0f} s), {len(res.samples)} kernels, "
+                f"{len(res.loops)} training loops{' (INTERRUPTED)' if res.interrupted else ''}")
         for note in res.notes:
-            print(f"#   {note}")
+            out.say(f"#   {note}")
         for c in res.calibration.changes:
-            print(f"  {c.row}.{c.field}: {c.old} -> {c.new}  (from {', '.join(c.measurements)})")
+            out.say(f"  {c.row}.{c.field}: {c.old} -> {c.new}  (from {', '.join(c.measurements)})")
         if res.loop_check is not None:
-            print(f"  {res.loop_check.text()}")
+            out.say(f"  {res.loop_check.text()}")
             for x in res.loop_check.loops:
-                print(f"    {x.name}: measured {x.measured:.2f} c/B; {base_name} {x.base:.2f}, calibrated {x.calibrated:.2f}")
-        print(f"  written: {res.path}" if res.path else "  NOT written (the model below is still scored)")
+                out.say(f"    {x.name}: measured {x.measured:.2f} c/B; {base_name} {x.base:.2f}, calibrated {x.calibrated:.2f}")
+        out.say(f"  written: {res.path}" if res.path else "  NOT written (the model below is still scored)")
     training = {x.digest for x in loops} or {digest(e.choice.family.path_text(e.choice))
                                              for e in entries(base, cpu)}
     notes: list[str] = []
@@ -294,14 +295,14 @@ def main() -> int:
     tool = newest_llvm_mca()
     ver = re.search(r"LLVM version ([\d.]+)", run([tool, "--version"], "llvm-mca").stdout)
     cpu_mca = args.mca_cpu or base.gcc_mtune
-    print(f"## training: {len(training)} distinct codes of sha1opt's own (stage 2); the hold-out shares none")
-    print(f"## hold-out: {len(codes)} codes no fit saw; core c/B at {SIZE} B per call, {args.pairs} pairs each in "
-          f"{args.rounds} rounds against the textbook (textbook {T:.3f} c/B, add-chain clock)")
-    print(f"## {left_out} of {all_pairs} pairs left out: another hardware thread shared the core during them "
-          "(the core-share probes after every pair, emit/timing.py)")
-    print(f"## llvm-mca: {tool} (LLVM {ver.group(1) if ver else '?'}) -mcpu={cpu_mca}")
-    print(f"{'code':<36} {'scalar':>6} {'meas':>6} {'[p10':>6} {'p90]':>6} {'lit':>6} {'err%':>6} {'cal':>6} "
-          f"{'err%':>6} {'mca':>6} {'err%':>6}")
+    out.say(f"## training: {len(training)} distinct codes of sha1opt's own (stage 2); the hold-out shares none")
+    out.say(f"## hold-out: {len(codes)} codes no fit saw; core c/B at {SIZE} B per call, {args.pairs} pairs each in "
+            f"{args.rounds} rounds against the textbook (textbook {T:.3f} c/B, add-chain clock)")
+    out.say(f"## {left_out} of {all_pairs} pairs left out: another hardware thread shared the core during them "
+            "(the core-share probes after every pair, emit/timing.py)")
+    out.say(f"## llvm-mca: {tool} (LLVM {ver.group(1) if ver else '?'}) -mcpu={cpu_mca}")
+    out.say(f"{'code':<36} {'scalar':>6} {'meas':>6} {'[p10':>6} {'p90]':>6} {'lit':>6} {'err%':>6} {'cal':>6} "
+            f"{'err%':>6} {'mca':>6} {'err%':>6}")
     meas, cols = [], {"literature": [], "calibrated": [], "llvm-mca": []}
     timed = [c for c in codes if c.ratios]
     for c in codes:
@@ -322,14 +323,14 @@ def main() -> int:
         for k, v in (("literature", lit), ("calibrated", cal), ("llvm-mca", q)):
             cols[k].append(v)
         err = lambda p: 100 * (p - m) / m  # noqa: E731
-        print(f"{c.name:<36} {'yes' if c.scalar else 'no':>6} {m:6.2f} {lo:6.2f} {hi:6.2f} {lit:6.2f} {err(lit):+6.1f} "
-              f"{cal:6.2f} {err(cal):+6.1f} {q:6.2f} {err(q):+6.1f}")
+        out.say(f"{c.name:<36} {'yes' if c.scalar else 'no':>6} {m:6.2f} {lo:6.2f} {hi:6.2f} "
+                f"{lit:6.2f} {err(lit):+6.1f} {cal:6.2f} {err(cal):+6.1f} {q:6.2f} {err(q):+6.1f}")
     for n in notes:
-        print(n)
+        out.say(n)
     everything = [True] * len(codes)
     scalar = [c.scalar for c in codes]
-    print(f"## statistics on the hold-out only (goals: MAPE <= {100 * GOALS[0]:.0f} %, tau >= {GOALS[1]}, "
-          f"scalar tau >= {GOALS[2]})")
+    out.say(f"## statistics on the hold-out only (goals: MAPE <= {100 * GOALS[0]:.0f} %, tau >= {GOALS[1]}, "
+            f"scalar tau >= {GOALS[2]})")
     for k, pred in cols.items():
         e, tau, n = stats(pred, meas, everything)
         _, stau, ns = stats(pred, meas, scalar)
@@ -337,24 +338,25 @@ def main() -> int:
         if k == "calibrated":
             met = [e <= GOALS[0], tau >= GOALS[1], stau >= GOALS[2]]
             verdict = "  -- " + ", ".join(f"{w} {'met' if ok else 'MISSED'}" for w, ok in zip(("MAPE", "tau", "scalar tau"), met))
-        print(f"  {k:<11} MAPE {100 * e:5.1f} %  tau {tau:5.2f} ({n} codes)  scalar tau {stau:5.2f} ({ns} codes){verdict}")
+        out.say(f"  {k:<11} MAPE {100 * e:5.1f} %  tau {tau:5.2f} ({n} codes)  scalar tau {stau:5.2f} ({ns} codes){verdict}")
     e, tau, n = repeatability(codes, everything)
     _, stau, ns = repeatability(codes, scalar)
-    print(f"  {'round vs round':<11} MAPE {100 * e:5.1f} %  tau {tau:5.2f} ({n} codes)  scalar tau {stau:5.2f} ({ns} codes)"
-          f"  -- the measurement against itself: one round's medians against another's, median over round pairs")
-    print(f"# wall: calibrate {t1 - t0:.0f} s, hold-out build + search + timing {t2 - t1:.0f} s")
-    if args.check:
-        t3 = time.monotonic()
-        try:
-            a = check(budget=args.budget, progress=say)
-        except Sha1optError as e:           # nothing stored to compare with (the gate failed)
-            print(f"## calibrate --check: not run: {e}")
-            return 0
-        print(f"## calibrate --check: {'agree' if a.agree else 'DISAGREE'}: {a.rows} rows, {a.kernels} measurements "
+    out.say(f"  {'round vs round':<11} MAPE {100 * e:5.1f} %  tau {tau:5.2f} ({n} codes)  scalar tau {stau:5.2f} ({ns} codes)"
+            f"  -- the measurement against itself: one round's medians against another's, median over round pairs")
+    out.say(f"# wall: calibrate {t1 - t0:.0f} s, hold-out build + search + timing {t2 - t1:.0f} s")
+    if not args.check:
+        return out.finish(args.out)
+    t3 = time.monotonic()
+    try:
+        a = check(budget=args.budget, progress=say)
+    except Sha1optError as e:           # nothing stored to compare with (the gate failed)
+        out.say(f"## calibrate --check: not run: {e}")
+        return out.finish(args.out)
+    out.say(f"## calibrate --check: {'agree' if a.agree else 'DISAGREE'}: {a.rows} rows, {a.kernels} measurements "
               f"compared, {len(a.kernel_disagreements)} beyond noise; {time.monotonic() - t3:.0f} s wall")
-        for r, x, y in a.row_disagreements:
-            print(f"  row {r}: stored {x}, now {y}")
-    return 0
+    for r, x, y in a.row_disagreements:
+        out.say(f"  row {r}: stored {x}, now {y}")
+    return out.finish(args.out)
 
 
 if __name__ == "__main__":          # the searches' local Dask cluster starts processes: guard the entry point
