@@ -382,7 +382,7 @@ def main() -> int:
                         ("lea", "three-term lea and k adds, clocks per group")):
         say(f"## {head}")
         say(f"{'kernel':34s} {'measured':>8s} {'[p10':>7s} {'p90]':>7s} {'model':>7s} {'meas/model':>10s}"
-            + (f" {'d meas':>7s} {'d model':>7s}" if table in ("ablations", "orders") else ""))
+            + (f" {'d meas':>7s} {'d model':>7s}" if table in bases else ""))
         for r, t in timed.values():
             if r.table != table:
                 continue
