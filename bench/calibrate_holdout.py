@@ -73,7 +73,7 @@ from sha1opt.semantics.opaque import Opaque
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cost_fidelity  # noqa: E402  (OpenSSL's loops, cut)
-from pair_table import Output  # noqa: E402
+from pair_table import Output, results_file  # noqa: E402
 from cost_fidelity_host import MASKS, PEER_PATH, clang_variant, mca_text  # noqa: E402
 
 SEED = 1                     # the hold-out searches' seed (the training's hybrid candidates: seed 0)
@@ -252,7 +252,7 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=600.0, help="calibrate's budget, seconds")
     ap.add_argument("--stored", action="store_true", help="score the stored calibrated model; do not calibrate")
     ap.add_argument("--check", action="store_true", help="then run calibrate --check and print its agreement")
-    ap.add_argument("--out", default=None, help="prepend the output to this results file (e.g. "
+    ap.add_argument("--out", type=results_file, default=None, help="prepend the output to this results file (e.g. "
                     "bench/results/calibrate_holdout_zen4.txt)")
     ap.add_argument("--mca-cpu", default=None, help="llvm-mca's -mcpu (default: the base model's gcc_mtune; name "
                     "the newest LLVM model of this CPU where GCC's is older, e.g. znver4 for a Zen 4)")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from pair_table import host_model
+from pair_table import host_model, results_file
 
 from sha1opt.emit.calibrate import SHARE_PROBES, band, kernel_time, measure_kernels
 from sha1opt.emit.microbench import Checked, Kernel, kernels, validate_all
@@ -36,7 +36,7 @@ def arguments(ap: argparse.ArgumentParser) -> argparse.Namespace:
     """Parse a kernel bench's command line (module docstring); ``ap.error`` (one line, exit 2) when bad."""
     ap.add_argument("--uarch", default="host", help="the model that prices the kernels (default: this CPU's)")
     ap.add_argument("--passes", type=int, default=3, help="timing passes over every kernel (calibrate's: 3)")
-    ap.add_argument("--out", default=None, help="also prepend the output to this file")
+    ap.add_argument("--out", type=results_file, default=None, help="also prepend the output to this file")
     args = ap.parse_args()
     if not 1 <= args.passes <= 20:
         ap.error("--passes must be 1 to 20")

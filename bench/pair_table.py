@@ -18,6 +18,7 @@ min/min ours t/B peer t/B"`` (one line), and for a ``PeerStats`` of OpenSSL ssse
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import sys
@@ -93,6 +94,22 @@ def host_model(ap, name: str) -> str:
     if why:
         ap.error(f"--uarch {name}: {why}")
     return name
+
+
+def results_file(text: str) -> str:
+    """An ``--out`` argument (argparse ``type``): a file this process can write, checked by opening it for
+    appending before the run (``Output.prepend`` writes it only at the end; a file the check creates is
+    removed again). Example: ``results_file("/nosuch/x.txt")`` raises argparse's error, one line and exit 2."""
+    path = Path(text)
+    existed = path.exists()
+    try:
+        with path.open("a"):
+            pass
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {e.strerror or e}") from None
+    if not existed:
+        path.unlink()
+    return text
 
 
 class Output:

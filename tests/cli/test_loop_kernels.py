@@ -186,7 +186,7 @@ def test_the_lea_groups(lk):
         assert all(ln.startswith("leal 1(%r15,") for ln in lines[::1 + k])
 
 
-@pytest.mark.parametrize("args", [["--passes", "0"], ["--uarch", "nosuch"]])
+@pytest.mark.parametrize("args", [["--passes", "0"], ["--uarch", "nosuch"], ["--out", "/nosuch/folder/x.txt"]])
 def test_a_bad_argument_is_one_line_and_exit_2(args):
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "loop_kernels.py"), *args], capture_output=True,
                        text=True, timeout=120, cwd=ROOT)
